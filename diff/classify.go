@@ -1,0 +1,108 @@
+package diff
+
+import (
+	"strings"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// frameRule is what the classifier needs to know about one frame, computed
+// once per distinct function.
+type frameRule struct {
+	rule    *Rule
+	preempt bool // runtime.asyncPreempt*: an interrupt, not a real callee
+}
+
+func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
+	return frameRule{
+		rule:    rs.Match(normalized, k),
+		preempt: strings.HasPrefix(normalized, "runtime.asyncPreempt"),
+	}
+}
+
+// classify decides the bucket of one stack, given leaf first, and returns the
+// index of the frame that decided it (the leaf-most non-skip frame when no
+// rule did, or -1 for an empty stack).
+//
+// The order is: the strong frame nearest the leaf; a GC context anywhere in
+// the stack overrides a lock verdict (lock contention inside the collector is
+// GC); else the weak frame nearest the leaf, considering only frames below
+// the first context frame (a scheduler loop's own mechanism frames are not
+// the sample's wait); else the nearest context frame; else cpu.
+//
+// Kind adjusts the verdict: every sample of a mutex profile is lock
+// contention (decided by its leaf, the unlocker), and block profiles and
+// traces record only off-CPU time, so what no rule claims there is wait.
+func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
+	leaf := -1
+	strongAt, weakAt, ctxAt, gcCtxAt := -1, -1, -1, -1
+	sawCallee := false
+	for i, f := range frames {
+		r := f.rule
+		if r != nil && r.Strength == Skip {
+			if !f.preempt {
+				sawCallee = true
+			}
+			continue
+		}
+		if leaf < 0 {
+			leaf = i
+		}
+		if r != nil {
+			switch r.Strength {
+			case Strong:
+				if strongAt < 0 && (!r.NotLeaf || sawCallee) {
+					strongAt = i
+				}
+			case Weak:
+				if weakAt < 0 && ctxAt < 0 {
+					weakAt = i
+				}
+			case Ctx:
+				if ctxAt < 0 {
+					ctxAt = i
+				}
+				if r.Bucket == GC && gcCtxAt < 0 {
+					gcCtxAt = i
+				}
+			}
+		}
+		if !f.preempt {
+			sawCallee = true
+		}
+	}
+	if leaf < 0 && len(frames) > 0 {
+		leaf = 0
+	}
+	b, at := CPU, leaf
+	switch {
+	case kind == profile.KindMutex:
+		return LockContention, leaf
+	case strongAt >= 0:
+		b, at = frames[strongAt].rule.Bucket, strongAt
+	case weakAt >= 0:
+		b, at = frames[weakAt].rule.Bucket, weakAt
+	case ctxAt >= 0:
+		b, at = frames[ctxAt].rule.Bucket, ctxAt
+	}
+	if b == LockContention && gcCtxAt >= 0 {
+		b, at = GC, gcCtxAt
+	}
+	if b == CPU && (kind == profile.KindBlock || kind == profile.KindTrace) {
+		b = Wait
+	}
+	return b, at
+}
+
+// ClassifyStack classifies a stack of frame names given leaf first and
+// returns the bucket and the index of the deciding frame. It is the
+// classifier the diff engine uses, for callers that hold names rather than
+// profiles (tests, `profdiff rules --explain`).
+func (rs *RuleSet) ClassifyStack(stack []string, kind profile.Kind) (Bucket, int) {
+	frames := make([]frameRule, len(stack))
+	for i, name := range stack {
+		frames[i] = rs.frameRule(symbolize.Normalize(name), kind)
+	}
+	return classify(frames, kind)
+}

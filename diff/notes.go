@@ -1,0 +1,118 @@
+package diff
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// ratioNote describes a change of share from base to new the way a person
+// would: "new", "gone", "doubled", "halved", "Nx increase", "Nx decrease".
+// A ratio of 1.75 up to 2.5 reads as doubled (its inverse as halved); from
+// 2.5 on the ratio is rounded, so the smallest "Nx" is 3x. Smaller changes
+// get no note: the delta column says enough.
+func ratioNote(base, new float64) string {
+	switch {
+	case base == 0 && new == 0:
+		return ""
+	case base == 0:
+		return "new"
+	case new == 0:
+		return "gone"
+	}
+	r := new / base
+	switch {
+	case r >= 2.5:
+		return fmt.Sprintf("%.0fx increase", math.Round(r))
+	case r >= 1.75:
+		return "doubled"
+	case r <= 1/2.5:
+		return fmt.Sprintf("%.0fx decrease", math.Round(1/r))
+	case r <= 1/1.75:
+		return "halved"
+	}
+	return ""
+}
+
+// annotateMoves finds methods that appeared on the new side while a method
+// of the same MatchKey vanished from a different module (a native export
+// that became managed code, a function that moved between libraries) and
+// notes both ends: "was in native" on the new row, "now in <module>" on the
+// gone one. Pairs are only made between different modules (or a C-style
+// native name and a managed one), so two unrelated `Wait` methods of one
+// library never pair.
+func annotateMoves(rows []MethodRow) {
+	gone := map[string][]int{}
+	for i := range rows {
+		if rows[i].New == 0 && rows[i].Base > 0 {
+			k := symbolize.MatchKey(rows[i].Name)
+			gone[k] = append(gone[k], i)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	var appeared []int
+	for i := range rows {
+		if rows[i].Base == 0 && rows[i].New > 0 {
+			appeared = append(appeared, i)
+		}
+	}
+	// Pair the largest appearances first so the pairing is deterministic.
+	sort.Slice(appeared, func(x, y int) bool {
+		a, b := rows[appeared[x]], rows[appeared[y]]
+		if a.New != b.New {
+			return a.New > b.New
+		}
+		return a.Name < b.Name
+	})
+	used := map[int]bool{}
+	for _, i := range appeared {
+		cands := gone[symbolize.MatchKey(rows[i].Name)]
+		best := -1
+		for _, j := range cands {
+			if used[j] || !movedBetween(rows[j], rows[i]) {
+				continue
+			}
+			if best < 0 || rows[j].Base > rows[best].Base {
+				best = j
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		used[best] = true
+		rows[i].Note = "was in " + originLabel(rows[best])
+		rows[best].Note = "now in " + originLabel(rows[i])
+	}
+}
+
+// movedBetween reports whether old and new are the same code in different
+// places: different modules, or one a C-style native symbol and the other a
+// managed name.
+func movedBetween(old, new MethodRow) bool {
+	if old.Module != "" && new.Module != "" {
+		return old.Module != new.Module
+	}
+	return isCStyle(old.Name) != isCStyle(new.Name)
+}
+
+// isCStyle reports whether a name is a bare native symbol (no namespace or
+// type separator).
+func isCStyle(name string) bool {
+	n := symbolize.Normalize(name)
+	return !strings.ContainsAny(n, ".+:/")
+}
+
+func originLabel(r MethodRow) string {
+	if r.Module == "" {
+		if isCStyle(r.Name) {
+			return "native"
+		}
+		return "managed code"
+	}
+	return symbolize.ModuleLabel(r.Module)
+}

@@ -1,0 +1,111 @@
+package diff
+
+import "github.com/profdiff/profdiff/profile"
+
+// SideSummary describes one side of a comparison (or the one side of `top`).
+// Total is in Unit; Samples counts samples (the sum of the profile's count
+// column where it has one, else sample records).
+type SideSummary struct {
+	Sources       []string     `json:"sources"`
+	Total         float64      `json:"total"`
+	Unit          string       `json:"unit"`
+	Samples       int64        `json:"samples"`
+	Kind          profile.Kind `json:"kind"`
+	Period        int64        `json:"period,omitempty"`
+	PeriodType    string       `json:"period_type,omitempty"`
+	DurationNanos int64        `json:"duration_nanos,omitempty"`
+}
+
+// BucketRow is one bucket's share (fraction 0..1 of its side's total) on
+// each side. Noisy is set when |Delta| is within two standard errors of the
+// sampling noise implied by the sample counts.
+type BucketRow struct {
+	Bucket Bucket  `json:"bucket"`
+	Base   float64 `json:"base"`
+	New    float64 `json:"new"`
+	Delta  float64 `json:"delta"`
+	Noisy  bool    `json:"noisy,omitempty"`
+}
+
+// MethodRow is one method's share on each side (self, or inclusive with
+// Options.Cum), as fractions 0..1, with raw values in the result's unit.
+type MethodRow struct {
+	Name      string  `json:"name"`
+	Bucket    Bucket  `json:"bucket"`
+	Base      float64 `json:"base"`
+	New       float64 `json:"new"`
+	Delta     float64 `json:"delta"`
+	Note      string  `json:"note"`
+	Noisy     bool    `json:"noisy,omitempty"`
+	BaseValue float64 `json:"base_value"`
+	NewValue  float64 `json:"new_value"`
+	Module    string  `json:"module,omitempty"`
+}
+
+// Result is a comparison of two sides. Numbers only: renderers format them.
+// Warnings are for the user's stderr and never part of rendered data.
+type Result struct {
+	SampleType string       `json:"sample_type"`
+	Kind       profile.Kind `json:"kind"`
+	By         By           `json:"by"`
+	Cum        bool         `json:"cum"`
+	Base       SideSummary  `json:"base"`
+	New        SideSummary  `json:"new"`
+	Buckets    []BucketRow  `json:"buckets"`
+	Methods    []MethodRow  `json:"methods"`
+	Warnings   []string     `json:"-"`
+}
+
+// SyncShare returns the "total wait/synchronization" share of each side:
+// everything but cpu.
+func (r *Result) SyncShare() (base, new float64) {
+	for _, b := range r.Buckets {
+		if b.Bucket != CPU {
+			base += b.Base
+			new += b.New
+		}
+	}
+	return base, new
+}
+
+// TopBucket is one bucket of a single side: share (0..1) and value in Unit.
+type TopBucket struct {
+	Bucket Bucket  `json:"bucket"`
+	Share  float64 `json:"share"`
+	Value  float64 `json:"value"`
+}
+
+// TopMethod is one method of a single side.
+type TopMethod struct {
+	Name   string  `json:"name"`
+	Bucket Bucket  `json:"bucket"`
+	Share  float64 `json:"share"`
+	Value  float64 `json:"value"`
+	Module string  `json:"module,omitempty"`
+}
+
+// TopResult is the analysis of one side (`profdiff top`).
+type TopResult struct {
+	SampleType string       `json:"sample_type"`
+	Kind       profile.Kind `json:"kind"`
+	By         By           `json:"by"`
+	Cum        bool         `json:"cum"`
+	Sources    []string     `json:"sources"`
+	Total      float64      `json:"total"`
+	Unit       string       `json:"unit"`
+	Samples    int64        `json:"samples"`
+	Buckets    []TopBucket  `json:"buckets"`
+	Methods    []TopMethod  `json:"methods"`
+	Warnings   []string     `json:"-"`
+}
+
+// SyncShare is the share of everything but cpu.
+func (t *TopResult) SyncShare() float64 {
+	s := 0.0
+	for _, b := range t.Buckets {
+		if b.Bucket != CPU {
+			s += b.Share
+		}
+	}
+	return s
+}

@@ -1,0 +1,227 @@
+package diff
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// Strength says how a rule's frame takes part in deciding a sample's bucket
+// (see Classify).
+type Strength uint8
+
+const (
+	Strong Strength = iota // a semantic API frame: the strong frame nearest the leaf decides
+	Weak                   // a mechanism frame: decides only when no strong frame exists
+	Ctx                    // a thread-loop or scheduler context: decides only if nothing else did
+	Skip                   // transparent: never matched, the caller decides
+)
+
+var strengthNames = []string{"strong", "weak", "ctx", "skip"}
+
+func (s Strength) String() string { return strengthNames[s] }
+
+// Rule is one row of a rule pack: frames whose normalized name matches
+// Pattern are evidence for Bucket with the given Strength.
+type Rule struct {
+	Runtime  string         // rule pack: go, dotnet, jvm, native, rust, or a user file's name
+	Bucket   Bucket         // ignored for Skip rules
+	Strength Strength       //
+	NotLeaf  bool           // only counts when the frame has a callee (runtime.lock2)
+	Kinds    []profile.Kind // only in profiles of these kinds (nil: every kind)
+	Pattern  string         // RE2, matched against symbolize.Normalize(name)
+	Note     string         // why the rule exists
+	Source   string         // file:line the rule came from
+	re       *regexp.Regexp
+}
+
+// Modifiers renders the strength column as written in rule files.
+func (r *Rule) Modifiers() string {
+	s := r.Strength.String()
+	if r.NotLeaf {
+		s += ",notleaf"
+	}
+	if len(r.Kinds) > 0 {
+		ks := make([]string, len(r.Kinds))
+		for i, k := range r.Kinds {
+			ks[i] = string(k)
+		}
+		s += ",kind=" + strings.Join(ks, "|")
+	}
+	return s
+}
+
+// BucketName is the bucket column as written in rule files ("-" for skip).
+func (r *Rule) BucketName() string {
+	if r.Strength == Skip {
+		return "-"
+	}
+	return r.Bucket.String()
+}
+
+func (r *Rule) appliesTo(k profile.Kind) bool {
+	if len(r.Kinds) == 0 {
+		return true
+	}
+	for _, x := range r.Kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// RuleSet is an ordered list of rules; for each frame the first rule that
+// matches (and applies to the profile's kind) is the frame's rule. User rules
+// come first so they override the built-in packs.
+type RuleSet struct {
+	Rules []*Rule
+}
+
+//go:embed rules/*.rules
+var builtinFS embed.FS
+
+// PackOrder is the order of the built-in packs. Go comes first because its
+// names are the most specific; native frames come last because every
+// managed runtime calls into them.
+var PackOrder = []string{"go", "dotnet", "jvm", "rust", "native"}
+
+// DefaultRules returns the built-in rule packs.
+func DefaultRules() *RuleSet {
+	rs := &RuleSet{}
+	for _, name := range PackOrder {
+		f, err := builtinFS.Open("rules/" + name + ".rules")
+		if err != nil {
+			panic(err) // embedded at build time
+		}
+		rules, err := ParseRules("rules/"+name+".rules", f)
+		f.Close()
+		if err != nil {
+			panic(err) // a broken built-in pack is caught by the tests
+		}
+		rs.Rules = append(rs.Rules, rules...)
+	}
+	return rs
+}
+
+// builtinFiles lists the embedded packs (for tests).
+func builtinFiles() []string {
+	names, _ := fs.Glob(builtinFS, "rules/*.rules")
+	sort.Strings(names)
+	return names
+}
+
+// WithUserRules returns a rule set with user rules ahead of rs's rules.
+func (rs *RuleSet) WithUserRules(user []*Rule) *RuleSet {
+	return &RuleSet{Rules: append(append([]*Rule{}, user...), rs.Rules...)}
+}
+
+// ParseRules reads a rule file. Each non-blank line that does not start with
+// '#' holds tab-separated columns:
+//
+//	runtime  bucket  strength[,notleaf][,kind=K1|K2]  pattern  [note]
+//
+// bucket is cpu, wait, lock-contention, gc, io, syscall, or "-" for skip;
+// strength is strong, weak, ctx or skip; pattern is an RE2 regular
+// expression matched against the normalized frame name. Errors name the file
+// and line.
+func ParseRules(name string, r io.Reader) ([]*Rule, error) {
+	var rules []*Rule
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(strings.TrimSpace(text), "#") {
+			continue
+		}
+		var cols []string
+		for _, c := range strings.Split(text, "\t") {
+			if c = strings.TrimSpace(c); c != "" {
+				cols = append(cols, c)
+			}
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+		}
+		if len(cols) < 4 {
+			return nil, bad("want 4 or 5 tab-separated columns (runtime, bucket, strength, pattern, note), got %d", len(cols))
+		}
+		rule := &Rule{Runtime: cols[0], Pattern: cols[3], Source: fmt.Sprintf("%s:%d", name, line)}
+		if len(cols) > 4 {
+			rule.Note = strings.Join(cols[4:], " ")
+		}
+		mods := strings.Split(cols[2], ",")
+		found := false
+		for i, n := range strengthNames {
+			if mods[0] == n {
+				rule.Strength, found = Strength(i), true
+			}
+		}
+		if !found {
+			return nil, bad("unknown strength %q (want strong, weak, ctx or skip)", mods[0])
+		}
+		for _, m := range mods[1:] {
+			switch {
+			case m == "notleaf":
+				rule.NotLeaf = true
+			case strings.HasPrefix(m, "kind="):
+				for _, k := range strings.Split(strings.TrimPrefix(m, "kind="), "|") {
+					kind, err := profile.ParseKind(k)
+					if err != nil {
+						return nil, bad("%v", err)
+					}
+					rule.Kinds = append(rule.Kinds, kind)
+				}
+			default:
+				return nil, bad("unknown modifier %q (want notleaf or kind=K)", m)
+			}
+		}
+		if cols[1] == "-" {
+			if rule.Strength != Skip {
+				return nil, bad("bucket \"-\" is only for skip rules")
+			}
+		} else {
+			b, err := ParseBucket(cols[1])
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			if rule.Strength == Skip {
+				return nil, bad("a skip rule takes bucket \"-\", not %q", cols[1])
+			}
+			rule.Bucket = b
+		}
+		re, err := regexp.Compile(rule.Pattern)
+		if err != nil {
+			return nil, bad("bad pattern: %v", err)
+		}
+		rule.re = re
+		rules = append(rules, rule)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(rules) == 0 {
+		return nil, fmt.Errorf("%s: no rules", name)
+	}
+	return rules, nil
+}
+
+// Match returns the first rule that matches the normalized frame name in a
+// profile of kind k, or nil.
+func (rs *RuleSet) Match(normalized string, k profile.Kind) *Rule {
+	for _, r := range rs.Rules {
+		if r.appliesTo(k) && r.re.MatchString(normalized) {
+			return r
+		}
+	}
+	return nil
+}

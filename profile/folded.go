@@ -1,0 +1,229 @@
+package profile
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// maxLineWarnings bounds how many malformed lines are named one by one; the
+// rest are counted in a final warning so a broken file cannot flood stderr.
+const maxLineWarnings = 5
+
+// ParseFolded parses folded stacks (Brendan Gregg's stackcollapse format, also
+// written by inferno, async-profiler `collapsed`, speedscope and py-spy):
+// one stack per line, frames root first separated by ';', then whitespace and
+// a sample count. The count is the last field, so frames may contain spaces.
+//
+// Input may be UTF-8 (with or without BOM) or UTF-16 with a BOM, with LF or
+// CRLF line ends. Blank lines are ignored; comment lines (`#`) and malformed
+// lines are skipped and reported as warnings naming the line number. It is an
+// error if no line parses.
+//
+// The result has one sample type, samples/count, and period 1. A frame written
+// as `Module!Function` (TraceEvent) keeps its module as the location's mapping.
+func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
+	text, err := decodeText(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := newBuilder()
+	var warns []string
+	bad, comments, valid := 0, 0, 0
+	warn := func(line int, msg string) {
+		bad++
+		if bad <= maxLineWarnings {
+			warns = append(warns, fmt.Sprintf("line %d: %s", line, msg))
+		}
+	}
+	lineNo := 0
+	for len(text) > 0 {
+		lineNo++
+		var line string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			line, text = text, ""
+		}
+		line = strings.TrimRight(line, "\r \t")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			comments++
+			if comments <= maxLineWarnings {
+				warns = append(warns, fmt.Sprintf("line %d: skipped comment line", lineNo))
+			}
+			continue
+		}
+		sp := strings.LastIndexAny(line, " \t")
+		if sp <= 0 {
+			warn(lineNo, "no sample count after the stack")
+			continue
+		}
+		countStr := line[sp+1:]
+		count, err := strconv.ParseInt(countStr, 10, 64)
+		if err != nil {
+			// Some writers emit fractional weights (speedscope exports of
+			// wall time); round them rather than drop the stack.
+			f, ferr := strconv.ParseFloat(countStr, 64)
+			if ferr != nil || f < 0 {
+				warn(lineNo, fmt.Sprintf("sample count %q is not a number", truncate(countStr, 40)))
+				continue
+			}
+			count = int64(f + 0.5)
+		}
+		if count < 0 {
+			warn(lineNo, fmt.Sprintf("negative sample count %d", count))
+			continue
+		}
+		stack := strings.TrimRight(line[:sp], " \t")
+		if stack == "" {
+			warn(lineNo, "empty stack")
+			continue
+		}
+		if count == 0 {
+			valid++
+			continue
+		}
+		if !b.addFolded(stack, count) {
+			warn(lineNo, "stack has an empty frame")
+			continue
+		}
+		valid++
+	}
+	if comments > maxLineWarnings {
+		warns = append(warns, fmt.Sprintf("%d more comment line(s) skipped", comments-maxLineWarnings))
+	}
+	if bad > maxLineWarnings {
+		warns = append(warns, fmt.Sprintf("%d more malformed line(s) skipped", bad-maxLineWarnings))
+	}
+	if len(b.p.Sample) == 0 {
+		if bad > 0 {
+			return nil, warns, fmt.Errorf("no valid folded-stack line (%d malformed)", bad)
+		}
+		return nil, warns, fmt.Errorf("no samples")
+	}
+	// A file in another text format may contain a few lines that happen to
+	// end in a number; folded stacks are mostly well-formed.
+	if bad > valid {
+		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed", bad, bad+valid)
+	}
+	return b.p, warns, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// decodeText returns data as UTF-8 text, honouring UTF-8 and UTF-16 byte
+// order marks.
+func decodeText(data []byte) (string, error) {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		data = data[3:]
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		le := data[0] == 0xFF
+		data = data[2:]
+		if len(data)%2 != 0 {
+			return "", fmt.Errorf("UTF-16 text has an odd number of bytes")
+		}
+		u := make([]uint16, len(data)/2)
+		for i := range u {
+			if le {
+				u[i] = uint16(data[2*i]) | uint16(data[2*i+1])<<8
+			} else {
+				u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+			}
+		}
+		return string(utf16.Decode(u)), nil
+	}
+	if !utf8.Valid(data) {
+		return "", fmt.Errorf("not UTF-8 text")
+	}
+	return string(data), nil
+}
+
+// builder assembles a pprof profile from named stacks, interning functions,
+// locations and mappings so identical frames share one Location.
+type builder struct {
+	p       *pprofile.Profile
+	funcs   map[string]*pprofile.Function
+	locs    map[*pprofile.Function]*pprofile.Location
+	maps    map[string]*pprofile.Mapping
+	samples map[string]*pprofile.Sample
+}
+
+func newBuilder() *builder {
+	return &builder{
+		p: &pprofile.Profile{
+			SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}},
+			PeriodType: &pprofile.ValueType{Type: "samples", Unit: "count"},
+			Period:     1,
+		},
+		funcs:   map[string]*pprofile.Function{},
+		locs:    map[*pprofile.Function]*pprofile.Location{},
+		maps:    map[string]*pprofile.Mapping{},
+		samples: map[string]*pprofile.Sample{},
+	}
+}
+
+// addFolded adds one root-first `a;b;c` stack with its count. It reports
+// false when a frame is empty.
+func (b *builder) addFolded(stack string, count int64) bool {
+	if s, ok := b.samples[stack]; ok {
+		s.Value[0] += count
+		return true
+	}
+	frames := strings.Split(stack, ";")
+	locs := make([]*pprofile.Location, len(frames))
+	for i, f := range frames {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return false
+		}
+		locs[len(frames)-1-i] = b.location(f)
+	}
+	s := &pprofile.Sample{Location: locs, Value: []int64{count}}
+	b.samples[stack] = s
+	b.p.Sample = append(b.p.Sample, s)
+	return true
+}
+
+func (b *builder) location(frame string) *pprofile.Location {
+	fn, ok := b.funcs[frame]
+	if !ok {
+		module, name := "", frame
+		if i := strings.IndexByte(frame, '!'); i > 0 && i < len(frame)-1 && !strings.ContainsAny(frame[:i], " ;<>()") {
+			module, name = frame[:i], frame[i+1:]
+		}
+		fn = &pprofile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
+		b.p.Function = append(b.p.Function, fn)
+		b.funcs[frame] = fn
+		loc := &pprofile.Location{ID: uint64(len(b.p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
+		if module != "" {
+			loc.Mapping = b.mapping(module)
+		}
+		b.p.Location = append(b.p.Location, loc)
+		b.locs[fn] = loc
+	}
+	return b.locs[fn]
+}
+
+func (b *builder) mapping(module string) *pprofile.Mapping {
+	m, ok := b.maps[module]
+	if !ok {
+		m = &pprofile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: module, HasFunctions: true}
+		b.p.Mapping = append(b.p.Mapping, m)
+		b.maps[module] = m
+	}
+	return m
+}

@@ -1,0 +1,108 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// Kind says what a profile's samples measure. The names are part of the JSON
+// output (`"kind"`).
+type Kind string
+
+const (
+	KindCPU       Kind = "cpu"       // on-CPU samples (SIGPROF, perf cycles)
+	KindWall      Kind = "wall"      // wall-clock samples of every thread/goroutine (fgprof)
+	KindMutex     Kind = "mutex"     // lock hold delay recorded at the unlocker
+	KindBlock     Kind = "block"     // off-CPU time recorded at the blocked caller
+	KindGoroutine Kind = "goroutine" // a snapshot count of goroutines per stack
+	KindTrace     Kind = "trace"     // derived from an execution trace
+	KindHeap      Kind = "heap"      // allocations; buckets are not meaningful
+	KindUnknown   Kind = "unknown"   // folded stacks and others that say nothing
+)
+
+// Kinds lists every kind in a fixed order, for flag help and validation.
+var Kinds = []Kind{KindCPU, KindWall, KindMutex, KindBlock, KindGoroutine, KindTrace, KindHeap, KindUnknown}
+
+// ParseKind validates a --kind value.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("unknown profile kind %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// DetectKind infers the kind from the sample and period types, the way the
+// writers set them:
+//
+//	Go CPU:        samples/count, cpu/nanoseconds; period cpu/nanoseconds
+//	fgprof:        samples/count, time/nanoseconds; period wall/nanoseconds
+//	Go mutex:      contentions/count, delay/nanoseconds; leaves are Unlock
+//	Go block:      contentions/count, delay/nanoseconds; leaves are Lock, chanrecv, ...
+//	gperftools:    contentions/count, delay/microseconds (lock contention)
+//	Go goroutine:  goroutine/count
+//	heap:          alloc_*/inuse_* or space/bytes
+//
+// Go writes mutex and block profiles with identical types, so the two are told
+// apart by their frames: a mutex profile's stacks end in an unlock.
+func DetectKind(p *pprofile.Profile) Kind {
+	has := func(typ string) bool {
+		for _, st := range p.SampleType {
+			if st.Type == typ {
+				return true
+			}
+		}
+		return false
+	}
+	period := ""
+	if p.PeriodType != nil {
+		period = p.PeriodType.Type + "/" + p.PeriodType.Unit
+	}
+	switch {
+	case period == "wall/nanoseconds" || has("wall"):
+		return KindWall
+	case has("cpu") || period == "cpu/nanoseconds":
+		return KindCPU
+	case has("contentions") || has("delay"):
+		if looksLikeMutex(p) {
+			return KindMutex
+		}
+		return KindBlock
+	case has("goroutine") || has("goroutines") || has("threads"):
+		return KindGoroutine
+	case has("alloc_objects") || has("alloc_space") || has("inuse_objects") || has("inuse_space") || has("space") || has("objects"):
+		return KindHeap
+	case has("samples") && p.PeriodType != nil && strings.Contains(p.PeriodType.Type, "cpu"):
+		return KindCPU
+	}
+	return KindUnknown
+}
+
+// looksLikeMutex reports whether most leaf frames of a contention profile are
+// unlock calls (Go mutex profile) rather than lock/channel calls (Go block
+// profile). Legacy (non-Go) contention profiles record the contended lock and
+// are lock contention too, so a profile whose leaves are not Go is a mutex
+// profile.
+func looksLikeMutex(p *pprofile.Profile) bool {
+	unlock, goBlock := 0, 0
+	for _, s := range p.Sample {
+		if len(s.Location) == 0 || len(s.Location[0].Line) == 0 || s.Location[0].Line[0].Function == nil {
+			continue
+		}
+		name := s.Location[0].Line[0].Function.Name
+		switch {
+		case strings.HasSuffix(name, "Unlock") || strings.HasSuffix(name, "RUnlock") || name == "runtime.unlock" || strings.HasSuffix(name, "unlockSlow"):
+			unlock++
+		case strings.HasPrefix(name, "sync.") || strings.HasPrefix(name, "runtime.") || strings.HasPrefix(name, "internal/"):
+			goBlock++
+		}
+	}
+	return unlock > 0 || goBlock == 0
+}

@@ -1,0 +1,336 @@
+// Package profile loads profiles from files, standard input and live
+// /debug/pprof URLs into the shared data model, *pprofile.Profile
+// (github.com/google/pprof/profile).
+//
+// The format is detected from the content, never from the file name: pprof
+// protobuf (gzipped or not), the legacy formats pprof reads (gperftools CPU,
+// `--- contention ---`, heap and thread text, Java), and folded stacks. Real
+// writers bend the rules; where the meaning is still unambiguous (function or
+// location messages without ids, a missing period, a `.gz` name on an
+// uncompressed file) the profile loads with a warning. Anything else fails
+// with an error that names the source and says what is wrong.
+package profile
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// DefaultMaxSize is the largest profile, after decompression, that Load
+// accepts unless Options.MaxSize says otherwise: 1 GiB.
+const DefaultMaxSize = 1 << 30
+
+// Options control loading. The zero value is usable.
+type Options struct {
+	// MaxSize bounds the bytes read and the bytes a gzip stream may expand
+	// to (0 means DefaultMaxSize).
+	MaxSize int64
+	// KeepProfiler keeps samples of the profiler's own goroutines (fgprof,
+	// the runtime/pprof writer), which are dropped by default.
+	KeepProfiler bool
+	// Stdin is read for the source "-" (nil means os.Stdin).
+	Stdin io.Reader
+	// HTTPClient fetches URL sources (nil means a client with a timeout
+	// derived from the URL's seconds= parameter).
+	HTTPClient *http.Client
+}
+
+// Loaded is one loaded profile with what was learned while loading it.
+type Loaded struct {
+	Source   string            // as given by the user: a path, "-" or a URL
+	Format   string            // "pprof", "pprof-legacy" or "folded"
+	Kind     Kind              // detected kind (see DetectKind)
+	Profile  *pprofile.Profile // valid per CheckValid
+	Dropped  int64             // profiler-own samples dropped (sample records)
+	Warnings []string          // each already prefixed with the source
+}
+
+// Error is a load failure: the source and what is wrong with it.
+type Error struct {
+	Source string
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Source + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads one source: a file path, "-" for standard input, or an http(s)
+// URL such as http://127.0.0.1:6060/debug/pprof/profile?seconds=5.
+func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
+	maxSize := opts.MaxSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	data, err := readSource(ctx, source, maxSize, opts)
+	if err != nil {
+		return nil, &Error{source, err}
+	}
+	l, err := Parse(source, data, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.KeepProfiler {
+		if n := DropProfilerSamples(l.Profile); n > 0 {
+			l.Dropped = n
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: dropped %d sample(s) of the profiler's own goroutines (--keep-profiler keeps them)", source, n))
+		}
+	}
+	return l, nil
+}
+
+// Parse detects the format of data and parses it. Source names the data in
+// errors and warnings. Any panic inside a third-party parser is turned into
+// an error: bad input must never crash the program.
+func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l, err = nil, &Error{source, fmt.Errorf("corrupt profile (parser failed: %v)", r)}
+		}
+	}()
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	fail := func(err error) (*Loaded, error) { return nil, &Error{source, err} }
+	l = &Loaded{Source: source}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fail(errors.New("empty file"))
+	}
+	gzipped := len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
+	if gzipped {
+		data, err = gunzip(data, maxSize)
+		if err != nil {
+			return fail(err)
+		}
+		if len(data) == 0 {
+			return fail(errors.New("empty file (gzip stream holds no data)"))
+		}
+	} else if strings.HasSuffix(source, ".gz") {
+		l.Warnings = append(l.Warnings, source+": named .gz but not gzip-compressed; read as is")
+	}
+
+	// Protobuf first (the common case, parsed once), then pprof's legacy
+	// parsers, then folded stacks.
+	format := "pprof"
+	p, perr := pprofile.ParseUncompressed(data)
+	if perr == nil {
+		if err := p.CheckValid(); err != nil {
+			perr = fmt.Errorf("malformed profile: %v", err)
+		}
+	} else {
+		format = "pprof-legacy"
+		p, perr = pprofile.ParseData(data)
+	}
+	if perr != nil && strings.Contains(perr.Error(), "reserved ID=0") {
+		// Some writers leave out Function/Location/Mapping ids and refer to
+		// them by position. Numbering them by position is the only reading.
+		if fixed, n := numberMissingIDs(data); n > 0 {
+			if p2, err2 := pprofile.ParseData(fixed); err2 == nil {
+				p, perr, format = p2, nil, "pprof"
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %d function/location/mapping message(s) had no id; numbered them by position", source, n))
+			}
+		}
+	}
+	switch {
+	case perr == nil:
+		l.Format = format
+	case looksBinary(data):
+		return fail(describeProtoError(perr, gzipped))
+	default:
+		fp, warns, ferr := ParseFolded(data)
+		for _, w := range warns {
+			l.Warnings = append(l.Warnings, source+": "+w)
+		}
+		if ferr != nil {
+			return fail(fmt.Errorf("unknown format: not pprof (%v) and not folded stacks (%v)", trimPprofErr(perr), ferr))
+		}
+		p = fp
+		l.Format = "folded"
+	}
+	if err := p.CheckValid(); err != nil {
+		return fail(fmt.Errorf("malformed profile: %v", err))
+	}
+	if len(p.Sample) == 0 {
+		return fail(errors.New("profile has no samples"))
+	}
+	if p.Period == 0 && l.Format != "folded" {
+		l.Warnings = append(l.Warnings, source+": profile has no sampling period")
+	}
+	l.Kind = DetectKind(p)
+	l.Profile = p
+	return l, nil
+}
+
+// looksBinary reports whether data is not text; such data that pprof cannot
+// parse is a corrupt or truncated profile, not a folded file.
+func looksBinary(data []byte) bool {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return false // UTF-16 text
+	}
+	n := len(data)
+	if n > 4096 {
+		n = 4096
+	}
+	ctrl := 0
+	for _, c := range data[:n] {
+		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+			ctrl++
+		}
+	}
+	return ctrl > 0
+}
+
+func trimPprofErr(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "parsing profile: ")
+	return s
+}
+
+func describeProtoError(err error, gzipped bool) error {
+	s := trimPprofErr(err)
+	if strings.Contains(s, "unexpected EOF") || strings.Contains(s, "truncated") || strings.Contains(s, "buffer") {
+		return fmt.Errorf("truncated or corrupt pprof data: %s", s)
+	}
+	if gzipped {
+		return fmt.Errorf("gzip data is not a profile: %s", s)
+	}
+	return fmt.Errorf("unknown binary format (not pprof: %s)", s)
+}
+
+// gunzip decompresses data, failing once the output passes maxSize so a gzip
+// bomb cannot exhaust memory.
+func gunzip(data []byte, maxSize int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("corrupt gzip header: %v", err)
+	}
+	// Profiles compress about 3-10x; start with that guess.
+	buf := bytes.NewBuffer(make([]byte, 0, min(int64(len(data))*4, maxSize)))
+	n, err := io.Copy(buf, io.LimitReader(zr, maxSize+1))
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("truncated gzip stream after %d bytes", n)
+		}
+		return nil, fmt.Errorf("corrupt gzip stream after %d bytes: %v", n, err)
+	}
+	if n > maxSize {
+		return nil, fmt.Errorf("gzip stream expands past the %s limit (raise it with --max-size)", FormatSize(maxSize))
+	}
+	return buf.Bytes(), nil
+}
+
+// FormatSize prints a byte count the way --max-size accepts it.
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// ParseSize reads a size such as 1GiB, 512MiB, 64KiB, 1G, 100M or 4096.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSuffix(t, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("invalid size %q (want a positive number with an optional unit: 1GiB, 512MiB, 64KiB)", s)
+	}
+	return n * mult, nil
+}
+
+func readSource(ctx context.Context, source string, maxSize int64, opts Options) ([]byte, error) {
+	switch {
+	case source == "-":
+		in := opts.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return readLimited(in, maxSize)
+	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
+		return fetch(ctx, source, maxSize, opts.HTTPClient)
+	}
+	f, err := os.Open(source)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, errors.New("is a directory, not a profile")
+	}
+	return readLimited(f, maxSize)
+}
+
+func readLimited(r io.Reader, maxSize int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxSize {
+		return nil, fmt.Errorf("larger than the %s limit (raise it with --max-size)", FormatSize(maxSize))
+	}
+	return data, nil
+}
+
+// fetch GETs a /debug/pprof endpoint. The timeout covers the profile's own
+// duration (the seconds= parameter) plus 30 s for transfer.
+func fetch(ctx context.Context, source string, maxSize int64, client *http.Client) ([]byte, error) {
+	u, err := url.Parse(source)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL: %v", err)
+	}
+	timeout := 30 * time.Second
+	if s := u.Query().Get("seconds"); s != "" {
+		if secs, err := strconv.Atoi(s); err == nil && secs > 0 {
+			timeout += time.Duration(secs) * time.Second
+		}
+	}
+	if client == nil {
+		client = &http.Client{Timeout: timeout}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetching profile: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+		msg := strings.TrimSpace(strings.SplitN(string(body), "\n", 2)[0])
+		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+	}
+	return readLimited(resp.Body, maxSize)
+}

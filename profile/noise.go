@@ -1,0 +1,54 @@
+package profile
+
+import (
+	"regexp"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// profilerFrame matches frames that only the profiler's own goroutines run:
+// fgprof's sampling loop and runtime/pprof's profile writer and goroutine
+// dumper (also reached through net/http/pprof). runtime/pprof.Do and the
+// label helpers run user code and are deliberately not matched.
+var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/pprof\.|runtime/pprof\.(profileWriter|\(\*profileBuilder\)|writeGoroutine|writeRuntimeProfile|writeProfileInternal|writeHeap|writeAlloc|writeMutex|writeBlock|writeThreadCreate|\(\*Profile\)\.WriteTo|runtime_goroutineProfileWithLabels|StartCPUProfile|StopCPUProfile|readProfile)|runtime\.(goroutineProfileWithLabels|pprof_goroutineProfileWithLabels))`)
+
+// DropProfilerSamples removes samples whose stack contains a profiler-only
+// frame and returns how many sample records it removed. Locations and
+// functions are left in place; they are harmless without samples.
+func DropProfilerSamples(p *pprofile.Profile) int64 {
+	memo := map[*pprofile.Location]bool{}
+	isProfiler := func(loc *pprofile.Location) bool {
+		v, ok := memo[loc]
+		if !ok {
+			for _, ln := range loc.Line {
+				if ln.Function != nil && profilerFrame.MatchString(ln.Function.Name) {
+					v = true
+					break
+				}
+			}
+			memo[loc] = v
+		}
+		return v
+	}
+	kept := p.Sample[:0]
+	var dropped int64
+	for _, s := range p.Sample {
+		drop := false
+		for _, loc := range s.Location {
+			if isProfiler(loc) {
+				drop = true
+				break
+			}
+		}
+		if drop {
+			dropped++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	for i := len(kept); i < len(p.Sample); i++ {
+		p.Sample[i] = nil
+	}
+	p.Sample = kept
+	return dropped
+}

@@ -1,0 +1,197 @@
+// Package symbolize turns profile locations into frame names and normalizes
+// those names so that the same function matches across builds, runtimes and
+// profile writers.
+//
+// Two operations matter to the rest of profdiff:
+//
+//   - [Normalize] rewrites a frame name into the form the classification rules
+//     and the method table use: it strips writer decorations (TraceEvent's
+//     `Module!` prefix, perf-map's `[module] ` prefix, trailing parameter lists,
+//     glibc `@@GLIBC_x` version tags and `__GI_` aliases, Rust `::h<hash>`
+//     suffixes, async-profiler `_[j]` annotations) and turns JVM slashes into
+//     dots. Go names are never rewritten beyond that: `internal/sync.` keeps
+//     its slash.
+//   - [MatchKey] reduces a name to the identity used to notice that a method
+//     moved between modules, e.g. native `SystemNative_WaitForSocketEvents`
+//     and managed `Interop+Sys.WaitForSocketEvents` both become
+//     `WaitForSocketEvents`.
+package symbolize
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+var (
+	rustHash     = regexp.MustCompile(`::h[0-9a-f]{16}$`)
+	asyncProfTag = regexp.MustCompile(`_\[[jikI0-9]\]$`)
+	moduleBang   = regexp.MustCompile(`^([A-Za-z0-9_.\-]+)!(.+)$`)
+	perfMapMod   = regexp.MustCompile(`^\[([^\]]+)\] (.+)$`)
+)
+
+// SplitModule separates a module prefix written into a frame name by
+// TraceEvent (`System.Private.CoreLib!System.Threading.Monitor.Wait`) or by
+// perf-map based tools (`[libc.so.6] __lll_lock_wait`). It returns the module
+// ("" when there is none) and the rest of the name unchanged.
+func SplitModule(name string) (module, rest string) {
+	if m := moduleBang.FindStringSubmatch(name); m != nil {
+		return m[1], m[2]
+	}
+	if m := perfMapMod.FindStringSubmatch(name); m != nil {
+		return m[1], m[2]
+	}
+	return "", name
+}
+
+// Normalize returns the canonical form of a frame name (see the package
+// comment). It is idempotent: Normalize(Normalize(s)) == Normalize(s).
+func Normalize(name string) string {
+	_, s := SplitModule(strings.TrimSpace(name))
+	if i := strings.Index(s, "@@"); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimPrefix(s, "__GI_")
+	s = rustHash.ReplaceAllString(s, "")
+	s = asyncProfTag.ReplaceAllString(s, "")
+	s = stripParams(s)
+	if isJVMSlashName(s) {
+		s = strings.ReplaceAll(s, "/", ".")
+	}
+	return s
+}
+
+// stripParams removes a trailing parameter list such as `(int, string)` or
+// `(class System.Object)`. Go's receiver syntax `sync.(*Mutex).Lock` never
+// ends in a parenthesis, and a parenthesis directly after a dot (`pkg.(*T)`)
+// is a receiver, not a parameter list, so both are left alone.
+func stripParams(s string) string {
+	if !strings.HasSuffix(s, ")") {
+		return s
+	}
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				// "pkg.(*T)" is a Go receiver and "Thread (1234)" a
+				// TraceEvent thread label: neither is a parameter list.
+				if i == 0 || s[i-1] == '.' || s[i-1] == ' ' {
+					return s
+				}
+				return strings.TrimRight(s[:i], " ")
+			}
+		}
+	}
+	return s
+}
+
+// isJVMSlashName reports whether s looks like an async-profiler JVM name such
+// as `java/util/concurrent/locks/ReentrantLock.lock`: slash-separated package
+// segments followed by a class name that starts with an upper-case letter.
+// Go import paths (`net/http.(*conn).serve`) continue with a lower-case
+// package name after the last slash and are not touched.
+func isJVMSlashName(s string) bool {
+	i := strings.LastIndexByte(s, '/')
+	if i <= 0 || i+1 >= len(s) {
+		return false
+	}
+	if strings.ContainsAny(s[:i], ".() ") {
+		return false
+	}
+	c := s[i+1]
+	return c >= 'A' && c <= 'Z'
+}
+
+// MatchKey returns the name a method is known by independent of the module or
+// interop layer it lives in: the last member of a managed name (after `.`,
+// `+` or `::`), with the `SystemNative_` export prefix of .NET's native shims
+// removed. Two methods with equal MatchKeys in different modules are taken to
+// be the same code that moved.
+func MatchKey(name string) string {
+	s := Normalize(name)
+	if i := strings.LastIndexAny(s, ".+:"); i >= 0 && i+1 < len(s) {
+		s = s[i+1:]
+	}
+	s = strings.TrimPrefix(s, "SystemNative_")
+	return s
+}
+
+// IsNativeModule reports whether a module name denotes native code: a shared
+// library or executable (`libSystem.Native.so`, `libc.so.6`, `kernel.dll`
+// is not distinguishable from a managed `.dll`, so only names starting with
+// `lib` or ending in `.so`/`.so.N`/`.dylib` count, plus `[kernel.kallsyms]`).
+func IsNativeModule(module string) bool {
+	if module == "" {
+		return false
+	}
+	base := path.Base(module)
+	switch {
+	case strings.HasPrefix(base, "lib"), strings.Contains(base, ".so"),
+		strings.HasSuffix(base, ".dylib"), strings.Contains(base, "kernel"),
+		strings.Contains(base, "vmlinux"):
+		return true
+	}
+	return false
+}
+
+// ModuleLabel is how a note names a module: "native" for native libraries,
+// else the module's base name.
+func ModuleLabel(module string) string {
+	if IsNativeModule(module) {
+		return "native"
+	}
+	if module == "" {
+		return "unknown module"
+	}
+	return path.Base(module)
+}
+
+// Frame is one frame of a stack as profdiff sees it: a display name and the
+// module it came from ("" when unknown).
+type Frame struct {
+	Name   string
+	Module string
+}
+
+// LocationFrames appends the frames of one location to dst, innermost
+// (inlined) frame first, as pprof orders Location.Line. A location without
+// symbol information becomes one frame named by its address, relative to its
+// mapping when the mapping is known (`libfoo.so+0x1a2b`), so unsymbolized
+// profiles still diff by address instead of failing.
+func LocationFrames(dst []Frame, loc *pprofile.Location) []Frame {
+	module := ""
+	if loc.Mapping != nil {
+		module = path.Base(loc.Mapping.File)
+	}
+	named := false
+	for _, ln := range loc.Line {
+		if ln.Function == nil || ln.Function.Name == "" {
+			continue
+		}
+		named = true
+		mod, name := SplitModule(ln.Function.Name)
+		if mod == "" {
+			mod = module
+		}
+		dst = append(dst, Frame{Name: name, Module: mod})
+	}
+	if !named {
+		dst = append(dst, Frame{Name: AddressName(loc), Module: module})
+	}
+	return dst
+}
+
+// AddressName names an unsymbolized location by its address.
+func AddressName(loc *pprofile.Location) string {
+	if m := loc.Mapping; m != nil && m.File != "" && loc.Address >= m.Start && loc.Address < m.Limit {
+		return fmt.Sprintf("%s+0x%x", path.Base(m.File), loc.Address-m.Start+m.Offset)
+	}
+	return fmt.Sprintf("0x%x", loc.Address)
+}
