@@ -54,8 +54,8 @@ func Pct(f float64) string {
 // PP formats a share delta in percentage points with its sign: "+4.59pp".
 func PP(d float64) string {
 	s := strconv.FormatFloat(d*100, 'f', 2, 64)
-	if s == "-0.00" {
-		s = "0.00"
+	if s == "-0.00" || s == "0.00" {
+		return "0.00pp"
 	}
 	if !strings.HasPrefix(s, "-") {
 		s = "+" + s

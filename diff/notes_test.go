@@ -1,0 +1,53 @@
+package diff
+
+import "testing"
+
+func TestRatioNote(t *testing.T) {
+	cases := []struct {
+		base, new float64
+		want      string
+	}{
+		{0, 0, ""},
+		{0, 0.0456, "new"},
+		{0.1280, 0, "gone"},
+		{0.0027, 0.0486, "18x increase"},
+		{0.0552, 0.1091, "doubled"},
+		{0.10, 0.1751, "doubled"},
+		{0.10, 0.174, ""},
+		{0.10, 0.249, "doubled"},
+		{0.10, 0.25, "3x increase"},
+		{0.10, 0.05, "halved"},
+		{0.10, 0.04, "3x decrease"},
+		{0.0620, 0.0250, "halved"},
+		{0.10, 0.11, ""},
+		{0.10, 0.09, ""},
+	}
+	for _, c := range cases {
+		if got := ratioNote(c.base, c.new); got != c.want {
+			t.Errorf("ratioNote(%v, %v) = %q, want %q", c.base, c.new, got, c.want)
+		}
+	}
+}
+
+func TestAnnotateMoves(t *testing.T) {
+	rows := []MethodRow{
+		{Name: "SystemNative_WaitForSocketEvents", Module: "libSystem.Native", Base: 0.153},
+		{Name: "Interop+Sys.WaitForSocketEvents", Module: "System.Net.Sockets", New: 0.1551},
+		// Same MatchKey "Wait", same module: not a move.
+		{Name: "System.Threading.LowLevelLifoSemaphore.Wait", Module: "System.Private.CoreLib", Base: 0.05},
+		{Name: "System.Threading.WaitSubsystem+ThreadWaitInfo.Wait", Module: "System.Private.CoreLib", New: 0.0456},
+		// No module on either side: a C symbol that became a managed name moved.
+		{Name: "SystemNative_Read", Base: 0.01},
+		{Name: "Interop+Sys.Read", New: 0.01},
+	}
+	for i := range rows {
+		rows[i].Note = ratioNote(rows[i].Base, rows[i].New)
+	}
+	annotateMoves(rows)
+	want := []string{"now in System.Net.Sockets", "was in native", "gone", "new", "now in managed code", "was in native"}
+	for i, w := range want {
+		if rows[i].Note != w {
+			t.Errorf("row %d (%s): note %q, want %q", i, rows[i].Name, rows[i].Note, w)
+		}
+	}
+}

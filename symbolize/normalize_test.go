@@ -1,0 +1,118 @@
+package symbolize
+
+import (
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+func TestNormalize(t *testing.T) {
+	cases := []struct{ in, want string }{
+		// Go names are left alone, receivers and import paths included.
+		{"sync.(*Mutex).Lock", "sync.(*Mutex).Lock"},
+		{"internal/sync.runtime_SemacquireMutex", "internal/sync.runtime_SemacquireMutex"},
+		{"net/http.(*conn).serve", "net/http.(*conn).serve"},
+		{"main.(*T).Run.func1", "main.(*T).Run.func1"},
+		// TraceEvent module prefix and parameter lists.
+		{"System.Private.CoreLib!System.Threading.Monitor.Wait(class System.Object,int32)", "System.Threading.Monitor.Wait"},
+		{"System.Threading.LowLevelLock.WaitAndAcquire()", "System.Threading.LowLevelLock.WaitAndAcquire"},
+		// TraceEvent thread labels are not parameter lists.
+		{"Thread (1234)", "Thread (1234)"},
+		// perf-map module prefix, glibc decorations.
+		{"[libc.so.6] __lll_lock_wait", "__lll_lock_wait"},
+		{"pthread_cond_wait@@GLIBC_2.3.2", "pthread_cond_wait"},
+		{"__GI___pthread_mutex_lock", "__pthread_mutex_lock"},
+		// Rust hash suffix, C++ parameters.
+		{"std::sys::sync::mutex::futex::Mutex::lock_contended::h0123456789abcdef", "std::sys::sync::mutex::futex::Mutex::lock_contended"},
+		{"ObjectMonitor::enter(JavaThread*)", "ObjectMonitor::enter"},
+		// async-profiler: slashes and frame-type annotations.
+		{"java/util/concurrent/locks/ReentrantLock.lock_[j]", "java.util.concurrent.locks.ReentrantLock.lock"},
+		{"java/lang/Object.wait0_[i]", "java.lang.Object.wait0"},
+	}
+	for _, c := range cases {
+		got := Normalize(c.in)
+		if got != c.want {
+			t.Errorf("Normalize(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if again := Normalize(got); again != got {
+			t.Errorf("Normalize is not idempotent on %q: %q", got, again)
+		}
+	}
+}
+
+func TestSplitModule(t *testing.T) {
+	cases := []struct{ in, mod, rest string }{
+		{"libSystem.Native!SystemNative_WaitForSocketEvents", "libSystem.Native", "SystemNative_WaitForSocketEvents"},
+		{"[kernel.kallsyms] do_syscall_64", "kernel.kallsyms", "do_syscall_64"},
+		{"runtime.gopark", "", "runtime.gopark"},
+		// A Rust never type is not a module prefix.
+		{"<impl core::ops::Fn() -> !>::call", "", "<impl core::ops::Fn() -> !>::call"},
+	}
+	for _, c := range cases {
+		mod, rest := SplitModule(c.in)
+		if mod != c.mod || rest != c.rest {
+			t.Errorf("SplitModule(%q) = %q, %q; want %q, %q", c.in, mod, rest, c.mod, c.rest)
+		}
+	}
+}
+
+func TestMatchKey(t *testing.T) {
+	same := [][2]string{
+		{"SystemNative_WaitForSocketEvents", "Interop+Sys.WaitForSocketEvents(int,struct SocketEvent*,int32*)"},
+		{"libSystem.Native!SystemNative_WaitForSocketEvents", "System.Net.Sockets!Interop+Sys.WaitForSocketEvents"},
+		{"Foo::Bar::baz", "Other.Namespace.baz"},
+	}
+	for _, p := range same {
+		if MatchKey(p[0]) != MatchKey(p[1]) {
+			t.Errorf("MatchKey(%q) = %q, MatchKey(%q) = %q; want equal", p[0], MatchKey(p[0]), p[1], MatchKey(p[1]))
+		}
+	}
+	if MatchKey("WaitSubsystem+ThreadWaitInfo.Wait") == MatchKey("LowLevelLock.WaitAndAcquire") {
+		t.Error("different methods share a MatchKey")
+	}
+}
+
+func TestModuleLabel(t *testing.T) {
+	cases := map[string]string{
+		"libSystem.Native":       "native",
+		"/usr/lib/libc.so.6":     "native",
+		"[kernel.kallsyms]":      "native",
+		"System.Net.Sockets":     "System.Net.Sockets",
+		"/opt/app/bin/server":    "server",
+		"":                       "unknown module",
+		"libcoreclr.dylib":       "native",
+		"System.Private.CoreLib": "System.Private.CoreLib",
+	}
+	for in, want := range cases {
+		if got := ModuleLabel(in); got != want {
+			t.Errorf("ModuleLabel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLocationFrames(t *testing.T) {
+	m := &pprofile.Mapping{ID: 1, Start: 0x400000, Limit: 0x500000, Offset: 0, File: "/usr/bin/app"}
+	inlined := &pprofile.Location{ID: 1, Mapping: m, Address: 0x401000, Line: []pprofile.Line{
+		{Function: &pprofile.Function{ID: 1, Name: "inner"}},
+		{Function: &pprofile.Function{ID: 2, Name: "outer"}},
+	}}
+	got := LocationFrames(nil, inlined)
+	if len(got) != 2 || got[0].Name != "inner" || got[1].Name != "outer" || got[0].Module != "app" {
+		t.Errorf("inlined location frames = %+v, want inner, outer in module app", got)
+	}
+	// Unsymbolized locations are named by address, mapping-relative when
+	// the mapping is known.
+	bare := &pprofile.Location{ID: 2, Mapping: m, Address: 0x401a2b}
+	if got := LocationFrames(nil, bare); len(got) != 1 || got[0].Name != "app+0x1a2b" {
+		t.Errorf("unsymbolized frame = %+v, want app+0x1a2b", got)
+	}
+	noMap := &pprofile.Location{ID: 3, Address: 0xdeadbeef}
+	if got := LocationFrames(nil, noMap); len(got) != 1 || got[0].Name != "0xdeadbeef" {
+		t.Errorf("unmapped frame = %+v, want 0xdeadbeef", got)
+	}
+	// A TraceEvent module prefix in a function name wins over the mapping.
+	pref := &pprofile.Location{ID: 4, Mapping: m, Line: []pprofile.Line{{Function: &pprofile.Function{ID: 3, Name: "libSystem.Native!SystemNative_Read"}}}}
+	if got := LocationFrames(nil, pref); got[0].Module != "libSystem.Native" || got[0].Name != "SystemNative_Read" {
+		t.Errorf("prefixed frame = %+v", got)
+	}
+}
