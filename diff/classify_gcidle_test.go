@@ -1,0 +1,29 @@
+package diff
+
+import (
+	"testing"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// Idle collector threads wait; busy ones do GC work. The thread-loop (ctx)
+// rows must come before the broad strong GC rows of their pack, or every
+// frame of a GC thread would be GC work.
+func TestIdleGCThreadsAreWait(t *testing.T) {
+	rs := DefaultRules()
+	cases := []struct {
+		stack []string // leaf first
+		want  Bucket
+	}{
+		{[]string{"GCEvent::Wait", "SVR::gc_heap::gc_thread_function", "SVR::gc_heap::gc_thread_stub"}, Wait},
+		{[]string{"SVR::gc_heap::mark_phase", "SVR::gc_heap::gc1", "SVR::gc_heap::gc_thread_function"}, GC},
+		{[]string{"PosixSemaphore::wait", "GCTaskThread::run", "Thread::call_run"}, Wait},
+		{[]string{"Monitor::wait_without_safepoint_check", "G1ServiceThread::wait_for_task", "G1ServiceThread::run_service", "ConcurrentGCThread::run"}, Wait},
+		{[]string{"G1ParScanThreadState::trim_queue", "G1ParEvacuateFollowersClosure::do_void", "WorkerThread::run"}, GC},
+	}
+	for _, c := range cases {
+		if got, _ := rs.ClassifyStack(c.stack, profile.KindWall); got != c.want {
+			t.Errorf("%v: %s, want %s", c.stack, got, c.want)
+		}
+	}
+}
