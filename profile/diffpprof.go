@@ -17,6 +17,18 @@ const BaseLabel = "pprof::base"
 // reduced to newIdx[i]. `go tool pprof -top diff.pb.gz` then shows new minus
 // base in raw values. The inputs are not modified.
 func DiffProfile(base []*pprofile.Profile, baseIdx []int, new []*pprofile.Profile, newIdx []int) (*pprofile.Profile, error) {
+	if len(base) != len(baseIdx) || len(new) != len(newIdx) {
+		return nil, fmt.Errorf("building diff profile: %d base and %d new profiles but %d and %d sample-type indexes", len(base), len(new), len(baseIdx), len(newIdx))
+	}
+	if len(base)+len(new) == 0 {
+		return nil, fmt.Errorf("building diff profile: no profiles")
+	}
+	profiles := append(append([]*pprofile.Profile(nil), base...), new...)
+	for i, idx := range append(append([]int(nil), baseIdx...), newIdx...) {
+		if n := len(profiles[i].SampleType); idx < 0 || idx >= n {
+			return nil, fmt.Errorf("building diff profile: sample type index %d out of range (the profile has %d)", idx, n)
+		}
+	}
 	var all []*pprofile.Profile
 	var period *pprofile.ValueType
 	var periodN int64

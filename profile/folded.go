@@ -2,7 +2,9 @@ package profile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -10,6 +12,10 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 )
+
+// errZeroCounts is ParseFolded's error for well-formed folded stacks whose
+// counts are all zero.
+var errZeroCounts = errors.New("no samples: every stack has count 0")
 
 // maxLineWarnings bounds how many malformed lines are named one by one; the
 // rest are counted in a final warning so a broken file cannot flood stderr.
@@ -23,7 +29,8 @@ const maxLineWarnings = 5
 // Input may be UTF-8 (with or without BOM) or UTF-16 with a BOM, with LF or
 // CRLF line ends. Blank lines are ignored; comment lines (`#`) and malformed
 // lines are skipped and reported as warnings naming the line number. It is an
-// error if no line parses.
+// error if no line parses, if most lines are malformed, or if the text is
+// recognizably another format (JSON, perf script output, ...).
 //
 // The result has one sample type, samples/count, and period 1. A frame written
 // as `Module!Function` (TraceEvent) keeps its module as the location's mapping.
@@ -31,6 +38,11 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	text, err := decodeText(data)
 	if err != nil {
 		return nil, nil, err
+	}
+	// JSON and perf script lines can pass for stacks ("samples": 145 is a
+	// one-frame stack); formats recognized as something else are not read.
+	if what := sniffUnsupportedText(text); what != "" {
+		return nil, nil, fmt.Errorf("not folded stacks: %s", what)
 	}
 	b := newBuilder()
 	var warns []string
@@ -72,8 +84,15 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 			// Some writers emit fractional weights (speedscope exports of
 			// wall time); round them rather than drop the stack.
 			f, ferr := strconv.ParseFloat(countStr, 64)
-			if ferr != nil || f < 0 {
+			switch {
+			case !isDecimal(countStr) || ferr != nil && !errors.Is(ferr, strconv.ErrRange):
 				warn(lineNo, fmt.Sprintf("sample count %q is not a number", truncate(countStr, 40)))
+				continue
+			case f < 0:
+				warn(lineNo, fmt.Sprintf("negative sample count %s", truncate(countStr, 40)))
+				continue
+			case ferr != nil || f >= math.MaxInt64:
+				warn(lineNo, fmt.Sprintf("sample count %s is too large", truncate(countStr, 40)))
 				continue
 			}
 			count = int64(f + 0.5)
@@ -104,7 +123,10 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 		warns = append(warns, fmt.Sprintf("%d more malformed line(s) skipped", bad-maxLineWarnings))
 	}
 	if len(b.p.Sample) == 0 {
-		if bad > 0 {
+		switch {
+		case valid > bad:
+			return nil, warns, errZeroCounts
+		case bad > 0:
 			return nil, warns, fmt.Errorf("no valid folded-stack line (%d malformed)", bad)
 		}
 		return nil, warns, fmt.Errorf("no samples")
@@ -115,6 +137,21 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed", bad, bad+valid)
 	}
 	return b.p, warns, nil
+}
+
+// isDecimal reports whether s is a plain decimal number such as 12, 3.5 or
+// 1e3 (ParseFloat also takes "inf", "nan", hex floats and underscores).
+func isDecimal(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	if s == "" || s[0] < '0' && s[0] != '.' || s[0] > '9' {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func truncate(s string, n int) string {

@@ -97,7 +97,7 @@ func hasField1(body []byte) bool {
 			i += 4
 		case 2:
 			l, m := binary.Uvarint(body[i:])
-			if m <= 0 {
+			if m <= 0 || l > uint64(len(body)-i-m) {
 				return false
 			}
 			i += m + int(l)

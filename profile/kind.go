@@ -43,11 +43,12 @@ func ParseKind(s string) (Kind, error) {
 // writers set them:
 //
 //	Go CPU:        samples/count, cpu/nanoseconds; period cpu/nanoseconds
-//	fgprof:        samples/count, time/nanoseconds; period wall/nanoseconds
+//	fgprof:        samples/count, time/nanoseconds; period wallclock/nanoseconds
 //	Go mutex:      contentions/count, delay/nanoseconds; leaves are Unlock
 //	Go block:      contentions/count, delay/nanoseconds; leaves are Lock, chanrecv, ...
 //	gperftools:    contentions/count, delay/microseconds (lock contention)
-//	Go goroutine:  goroutine/count
+//	Go goroutine:  goroutine/count (threadcreate/count and legacy thread/count
+//	               are snapshots of threads, read the same way)
 //	heap:          alloc_*/inuse_* or space/bytes
 //
 // Go writes mutex and block profiles with identical types, so the two are told
@@ -66,7 +67,7 @@ func DetectKind(p *pprofile.Profile) Kind {
 		period = p.PeriodType.Type + "/" + p.PeriodType.Unit
 	}
 	switch {
-	case period == "wall/nanoseconds" || has("wall"):
+	case period == "wall/nanoseconds" || period == "wallclock/nanoseconds" || has("wall") || has("wallclock"):
 		return KindWall
 	case has("cpu") || period == "cpu/nanoseconds":
 		return KindCPU
@@ -75,7 +76,7 @@ func DetectKind(p *pprofile.Profile) Kind {
 			return KindMutex
 		}
 		return KindBlock
-	case has("goroutine") || has("goroutines") || has("threads"):
+	case has("goroutine") || has("goroutines") || has("threads") || has("thread") || has("threadcreate"):
 		return KindGoroutine
 	case has("alloc_objects") || has("alloc_space") || has("inuse_objects") || has("inuse_space") || has("space") || has("objects"):
 		return KindHeap

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -63,7 +64,14 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string { return e.Source + ": " + e.Err.Error() }
+// Error returns "source: problem" on one line.
+func (e *Error) Error() string {
+	msg := e.Source + ": " + e.Err.Error()
+	if strings.ContainsAny(msg, "\r\n") {
+		msg = strings.Join(strings.Fields(msg), " ")
+	}
+	return msg
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads one source: a file path, "-" for standard input, or an http(s)
@@ -91,8 +99,11 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 }
 
 // Parse detects the format of data and parses it. Source names the data in
-// errors and warnings. Any panic inside a third-party parser is turned into
-// an error: bad input must never crash the program.
+// errors and warnings. Formats profdiff does not read (JSON profiles, perf
+// script output, Go execution traces, .nettrace, ...) are recognized and
+// named in an "unknown format" error rather than half-read as folded stacks.
+// Any panic inside a third-party parser is turned into an error: bad input
+// must never crash the program.
 func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -107,53 +118,57 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return fail(errors.New("empty file"))
 	}
-	gzipped := len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
-	if gzipped {
+	isGzip := func(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+	gzipped := isGzip(data)
+	// A profile gzipped twice (a .pb.gz compressed again in transit) is
+	// still a profile; a third layer is not worth reading.
+	for layers := 0; layers < 2 && isGzip(data); layers++ {
 		data, err = gunzip(data, maxSize)
 		if err != nil {
 			return fail(err)
 		}
-		if len(data) == 0 {
+		if len(bytes.TrimSpace(data)) == 0 {
 			return fail(errors.New("empty file (gzip stream holds no data)"))
 		}
-	} else if strings.HasSuffix(source, ".gz") {
+	}
+	if !gzipped && strings.HasSuffix(source, ".gz") {
 		l.Warnings = append(l.Warnings, source+": named .gz but not gzip-compressed; read as is")
 	}
 
 	// Protobuf first (the common case, parsed once), then pprof's legacy
 	// parsers, then folded stacks.
-	format := "pprof"
-	p, perr := pprofile.ParseUncompressed(data)
-	if perr == nil {
-		if err := p.CheckValid(); err != nil {
-			perr = fmt.Errorf("malformed profile: %v", err)
-		}
-	} else {
-		format = "pprof-legacy"
-		p, perr = pprofile.ParseData(data)
-	}
-	if perr != nil && strings.Contains(perr.Error(), "reserved ID=0") {
-		// Some writers leave out Function/Location/Mapping ids and refer to
-		// them by position. Numbering them by position is the only reading.
-		if fixed, n := numberMissingIDs(data); n > 0 {
-			if p2, err2 := pprofile.ParseData(fixed); err2 == nil {
-				p, perr, format = p2, nil, "pprof"
-				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %d function/location/mapping message(s) had no id; numbered them by position", source, n))
-			}
-		}
-	}
+	p, format, perr := parsePprof(source, data, l)
+	binary := looksBinary(data)
 	switch {
 	case perr == nil:
 		l.Format = format
-	case looksBinary(data):
-		return fail(describeProtoError(perr, gzipped))
+	case format == "pprof":
+		// A well-formed protobuf whose content is inconsistent.
+		return fail(perr)
+	case binary:
+		if what := sniffUnsupportedBinary(data); what != "" {
+			return fail(unsupported(what))
+		}
+		return fail(describeProtoError(perr, data, gzipped))
 	default:
+		text, terr := decodeText(data)
+		if terr == nil {
+			if what := sniffUnsupportedText(text); what != "" {
+				return fail(unsupported(what))
+			}
+		}
 		fp, warns, ferr := ParseFolded(data)
+		if ferr != nil {
+			if errors.Is(ferr, errZeroCounts) {
+				return fail(errors.New("profile has no samples (every folded stack has count 0)"))
+			}
+			if strings.HasPrefix(perr.Error(), "legacy pprof profile: ") {
+				return fail(fmt.Errorf("malformed %v", perr))
+			}
+			return fail(fmt.Errorf("unknown format: not pprof, legacy pprof or folded stacks (%v)", ferr))
+		}
 		for _, w := range warns {
 			l.Warnings = append(l.Warnings, source+": "+w)
-		}
-		if ferr != nil {
-			return fail(fmt.Errorf("unknown format: not pprof (%v) and not folded stacks (%v)", trimPprofErr(perr), ferr))
 		}
 		p = fp
 		l.Format = "folded"
@@ -170,6 +185,52 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 	l.Kind = DetectKind(p)
 	l.Profile = p
 	return l, nil
+}
+
+// parsePprof tries the protobuf format, then pprof's legacy formats. The
+// format it returns is "pprof" when data is a protobuf (err then says what is
+// wrong with its content), "pprof-legacy" when a legacy parser read it, and
+// "" when neither did (err then is the protobuf decoder's error, or the
+// legacy parser's when that recognized its format but not the content).
+func parsePprof(source string, data []byte, l *Loaded) (*pprofile.Profile, string, error) {
+	p, err := pprofile.ParseUncompressed(data)
+	if err == nil && len(p.SampleType) == 0 && len(p.Sample) == 0 && len(p.Location) == 0 && len(p.Function) == 0 {
+		// Nearly any short byte string decodes as some protobuf; one that
+		// holds nothing of a profile is not one.
+		err = errors.New("no profile data")
+	}
+	if err == nil {
+		verr := p.CheckValid()
+		if verr == nil {
+			return p, "pprof", nil
+		}
+		// Some writers leave out Function/Location/Mapping ids and refer to
+		// them by position. Numbering them by position is the only reading.
+		// (CheckValid reports this as a reserved id 0, or as a sample or
+		// line with a nil location or function, depending on what it checks
+		// first.)
+		if fixed, n := numberMissingIDs(data); n > 0 {
+			if p2, err2 := pprofile.ParseUncompressed(fixed); err2 == nil {
+				if err2 = p2.CheckValid(); err2 == nil {
+					l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %d function/location/mapping message(s) had no id; numbered them by position", source, n))
+					return p2, "pprof", nil
+				}
+			}
+		}
+		return nil, "pprof", fmt.Errorf("malformed pprof profile: %v", verr)
+	}
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		// ParseData would decompress it again, without the size limit.
+		return nil, "", err
+	}
+	lp, lerr := pprofile.ParseData(data) // the protobuf again, then the legacy parsers
+	if lerr == nil {
+		return lp, "pprof-legacy", nil
+	}
+	if le := trimPprofErr(lerr); le != "unrecognized profile format" && !strings.Contains(le, "token too long") && !looksBinary(data) {
+		return nil, "", fmt.Errorf("legacy pprof profile: %s", le)
+	}
+	return nil, "", err
 }
 
 // looksBinary reports whether data is not text; such data that pprof cannot
@@ -194,16 +255,34 @@ func looksBinary(data []byte) bool {
 func trimPprofErr(err error) string {
 	s := err.Error()
 	s = strings.TrimPrefix(s, "parsing profile: ")
+	if strings.Contains(s, "token too long") {
+		s = "unrecognized profile format"
+	}
 	return s
 }
 
-func describeProtoError(err error, gzipped bool) error {
-	s := trimPprofErr(err)
-	if strings.Contains(s, "unexpected EOF") || strings.Contains(s, "truncated") || strings.Contains(s, "buffer") {
-		return fmt.Errorf("truncated or corrupt pprof data: %s", s)
+// protoStart reports whether data starts with the tag of a field of
+// profile.proto's Profile message with its wire type, as every pprof
+// protobuf does (Go's writer starts with sample_type, 0x0a).
+func protoStart(data []byte) bool {
+	if len(data) == 0 {
+		return false
 	}
-	if gzipped {
-		return fmt.Errorf("gzip data is not a profile: %s", s)
+	switch data[0] {
+	case 0x0a, 0x12, 0x1a, 0x22, 0x2a, 0x32, // sample_type ... string_table
+		0x38, 0x40, 0x48, 0x50, 0x5a, 0x60, 0x68, 0x6a, 0x70: // drop_frames ... default_sample_type
+		return true
+	}
+	return false
+}
+
+func describeProtoError(err error, data []byte, gzipped bool) error {
+	s := trimPprofErr(err)
+	switch {
+	case protoStart(data):
+		return fmt.Errorf("truncated or corrupt pprof data: %s", s)
+	case gzipped:
+		return fmt.Errorf("unknown format: gzip data that is not a profile (not pprof: %s)", s)
 	}
 	return fmt.Errorf("unknown binary format (not pprof: %s)", s)
 }
@@ -257,7 +336,7 @@ func ParseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
-	if err != nil || n <= 0 {
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
 		return 0, fmt.Errorf("invalid size %q (want a positive number with an optional unit: 1GiB, 512MiB, 64KiB)", s)
 	}
 	return n * mult, nil

@@ -1,0 +1,296 @@
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// corpusDir finds ../shared/corpus next to the module root (the directory
+// holding go.mod), or returns "".
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	c := filepath.Join(dir, "..", "shared", "corpus")
+	if _, err := os.Stat(filepath.Join(c, "index.tsv")); err != nil {
+		return ""
+	}
+	return c
+}
+
+type corpusEntry struct {
+	file, format, runtime, kind, origPath string
+}
+
+func readCorpusIndex(t *testing.T, dir string) []corpusEntry {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "index.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []corpusEntry
+	sc := bufio.NewScanner(f)
+	header := true
+	for sc.Scan() {
+		if header {
+			header = false
+			continue
+		}
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) < 7 || cols[0] == "" {
+			continue
+		}
+		out = append(out, corpusEntry{file: cols[0], format: cols[1], runtime: cols[2], kind: cols[3], origPath: cols[6]})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// corpusLoads lists the index formats profdiff reads; every other format
+// must fail with an "unknown format" error.
+var corpusLoads = map[string]bool{
+	"pprof-protobuf":      true,
+	"pprof-legacy-binary": true,
+	"pprof-legacy-text":   true,
+	"folded-stacks":       true,
+}
+
+// corpusNames maps an unsupported index format to what its error must name.
+var corpusNames = map[string]string{
+	"speedscope-json":         "speedscope JSON",
+	"chrome-trace-event-json": "JSON",
+	"chrome-cpuprofile-json":  "JSON",
+	"chrome-heapprofile-json": "JSON",
+	"firefox-legacy-json":     "JSON",
+	"ruby-stackprof-json":     "JSON",
+	"ghc-prof-json":           "JSON",
+	"perf-script-text":        "perf script",
+	"text-other":              "perf script",
+	"go-exec-trace-binary":    "Go execution trace",
+	"go-exec-trace-text":      "Go execution trace",
+	"dotnet-nettrace":         ".NET EventPipe trace",
+	"callgrind":               "callgrind",
+	"v8-log-text":             "V8",
+	"jfr":                     "Java Flight Recorder",
+}
+
+// corpusKinds maps the index's kind column to the kind DetectKind must find
+// in profiles that load.
+var corpusKinds = map[string][]Kind{
+	"cpu":                       {KindCPU},
+	"cpu (sampled)":             {KindUnknown}, // folded stacks say nothing
+	"page faults":               {KindUnknown},
+	"heap/alloc":                {KindHeap},
+	"contention":                {KindMutex, KindBlock},
+	"threads":                   {KindGoroutine},
+	"wall (fgprof: on+off CPU)": {KindWall},
+}
+
+// baseFormat strips the index's annotations: "dotnet-nettrace (zip)" is a
+// dotnet-nettrace.
+func baseFormat(f string) string {
+	if i := strings.Index(f, " ("); i > 0 {
+		return f[:i]
+	}
+	return f
+}
+
+func mustFailInCorpus(e corpusEntry) bool {
+	return strings.Contains(e.origPath, "speedscope/invalid/") ||
+		strings.Contains(e.file, "go122-create-syscall-with-p") ||
+		strings.Contains(e.file, "go122-fail-first-gen-first")
+}
+
+// TestCorpus loads every file of the shared corpus: supported formats must
+// load into valid profiles of the expected kind, everything else must fail
+// with a one-line *Error that names the file and says the format is unknown.
+// Nothing may panic.
+func TestCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	if dir == "" {
+		t.Skip("../shared/corpus not found")
+	}
+	entries := readCorpusIndex(t, dir)
+	if len(entries) == 0 {
+		t.Fatal("index.tsv lists no files")
+	}
+	type counts struct{ loaded, failed int }
+	summary := map[string]*counts{}
+	var heapSeries []*pprofile.Profile
+	for _, e := range entries {
+		format := baseFormat(e.format)
+		c := summary[e.format]
+		if c == nil {
+			c = &counts{}
+			summary[e.format] = c
+		}
+		path := filepath.Join(dir, filepath.FromSlash(e.file))
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: listed in index.tsv but %v", e.file, err)
+			continue
+		}
+		l, err := loadRecovered(path, Options{})
+		if err != nil {
+			c.failed++
+			var pe *Error
+			msg := err.Error()
+			switch {
+			case strings.HasPrefix(msg, "panic:"):
+				t.Errorf("%s: %s", e.file, msg)
+				continue
+			case !errors.As(err, &pe):
+				t.Errorf("%s: error %q is a %T, not a *profile.Error", e.file, msg, err)
+			case pe.Source != path || !strings.HasPrefix(msg, path+": "):
+				t.Errorf("%s: error %q does not name the file", e.file, msg)
+			}
+			if strings.ContainsAny(msg, "\r\n") {
+				t.Errorf("%s: error spans lines: %q", e.file, msg)
+			}
+			if corpusLoads[format] && !mustFailInCorpus(e) {
+				t.Errorf("%s (%s): %v", e.file, e.format, err)
+				continue
+			}
+			if !strings.Contains(msg, "unknown format") && !strings.Contains(msg, "unknown binary format") {
+				t.Errorf("%s (%s): error does not say the format is unknown: %v", e.file, e.format, err)
+			}
+			if want := corpusNames[format]; want != "" && !strings.Contains(msg, want) {
+				t.Errorf("%s (%s): error does not name %q: %v", e.file, e.format, want, err)
+			}
+			if testing.Verbose() {
+				t.Logf("%-28s %s", e.format, strings.TrimPrefix(msg, dir+string(filepath.Separator)))
+			}
+			continue
+		}
+		c.loaded++
+		switch {
+		case mustFailInCorpus(e):
+			t.Errorf("%s: meant to fail, loaded as %s (%d samples)", e.file, l.Format, len(l.Profile.Sample))
+			continue
+		case !corpusLoads[format]:
+			t.Errorf("%s: %s is not supported, yet it loaded as %s (%d samples, warnings %q)", e.file, e.format, l.Format, len(l.Profile.Sample), l.Warnings)
+			continue
+		}
+		checkCorpusProfile(t, e, path, l)
+		if strings.Contains(e.file, "pkg__query__testdata__many__") {
+			heapSeries = append(heapSeries, l.Profile)
+		}
+	}
+
+	// The heap series of one process diffs cleanly, first against last.
+	if n := len(heapSeries); n >= 2 {
+		d, err := DiffProfile(heapSeries[:1], []int{1}, heapSeries[n-1:], []int{1})
+		if err != nil {
+			t.Errorf("diff of the parca heap series: %v", err)
+		} else if err := d.CheckValid(); err != nil {
+			t.Errorf("diff of the parca heap series: %v", err)
+		}
+	}
+
+	formats := make([]string, 0, len(summary))
+	for f := range summary {
+		formats = append(formats, f)
+	}
+	sort.Strings(formats)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-45s %6s %6s\n", "format", "loaded", "failed")
+	var tl, tf int
+	for _, f := range formats {
+		c := summary[f]
+		fmt.Fprintf(&b, "%-45s %6d %6d\n", f, c.loaded, c.failed)
+		tl += c.loaded
+		tf += c.failed
+	}
+	fmt.Fprintf(&b, "%-45s %6d %6d", "total", tl, tf)
+	t.Logf("corpus %s:\n%s", dir, b.String())
+}
+
+// loadRecovered loads path, turning a panic into an error starting "panic:".
+func loadRecovered(path string, opts Options) (l *Loaded, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return Load(context.Background(), path, opts)
+}
+
+func checkCorpusProfile(t *testing.T, e corpusEntry, path string, l *Loaded) {
+	t.Helper()
+	p := l.Profile
+	if err := p.CheckValid(); err != nil {
+		t.Errorf("%s: CheckValid: %v", e.file, err)
+	}
+	if len(p.Sample) == 0 {
+		t.Errorf("%s: no samples", e.file)
+	}
+	format := baseFormat(e.format)
+	switch {
+	case format == "folded-stacks" && l.Format != "folded",
+		strings.HasPrefix(format, "pprof-legacy") && l.Format != "pprof-legacy",
+		format == "pprof-protobuf" && !strings.HasPrefix(l.Format, "pprof"):
+		t.Errorf("%s (%s): loaded as %s", e.file, e.format, l.Format)
+	}
+	if kinds, ok := corpusKinds[e.kind]; ok {
+		found := false
+		for _, k := range kinds {
+			found = found || l.Kind == k
+		}
+		if !found {
+			t.Errorf("%s (%s): kind %q, want one of %q", e.file, e.kind, l.Kind, kinds)
+		}
+	}
+	for _, w := range l.Warnings {
+		if !strings.HasPrefix(w, path+": ") || strings.ContainsAny(w, "\r\n") {
+			t.Errorf("%s: malformed warning %q", e.file, w)
+		}
+	}
+	// Every location shows as at least one named frame: a function name or,
+	// unsymbolized, its address.
+	var frames []symbolize.Frame
+	for _, loc := range p.Location {
+		frames = symbolize.LocationFrames(frames[:0], loc)
+		if len(frames) == 0 || frames[0].Name == "" {
+			t.Errorf("%s: location %d has no frame name", e.file, loc.ID)
+			break
+		}
+	}
+	// The loaded profile survives a write and a reload.
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Errorf("%s: Write: %v", e.file, err)
+		return
+	}
+	back, err := Parse(path, buf.Bytes(), 0)
+	if err != nil {
+		t.Errorf("%s: reloading the written profile: %v", e.file, err)
+	} else if len(back.Profile.Sample) != len(p.Sample) || back.Kind != l.Kind {
+		t.Errorf("%s: reloaded %d samples of kind %s, want %d of %s", e.file, len(back.Profile.Sample), back.Kind, len(p.Sample), l.Kind)
+	}
+}

@@ -1,0 +1,40 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that no input crashes Parse and that every result is
+// either a valid profile with samples or a one-line *Error naming the
+// source. Without -fuzz it runs the seeds.
+func FuzzParse(f *testing.F) {
+	f.Add(encodeT(f, testCPUProfile(), false))
+	f.Add(encodeT(f, testCPUProfile(), true))
+	f.Add(handProfile(true))
+	f.Add(legacyCPU())
+	f.Add([]byte(simpleFolded))
+	f.Add(utf16Bytes(simpleFolded, false))
+	f.Add([]byte("--- contentionz 1 ---\ncycles/second = 1000\nsampling period = 1\n  5 2 @ 0x1 0x2\n"))
+	f.Add([]byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1\n"))
+	f.Add([]byte("goroutine profile: total 1\n1 @ 0x1\n"))
+	f.Add([]byte(perfScript))
+	f.Add([]byte(`{"traceEvents": []}`))
+	f.Add([]byte("app.exe!Main;ntdll!Start 3\n# c\nbad\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse("fuzz.pb", data, 1<<20)
+		if err != nil {
+			checkError(t, err, "fuzz.pb")
+			if strings.Contains(err.Error(), "parser failed") && testing.Verbose() {
+				t.Logf("recovered: %v", err)
+			}
+			return
+		}
+		checkLoaded(t, l, "fuzz.pb")
+		DetectKind(l.Profile)
+		DropProfilerSamples(l.Profile)
+		if err := l.Profile.CheckValid(); err != nil {
+			t.Errorf("after DropProfilerSamples: %v", err)
+		}
+	})
+}

@@ -1,0 +1,163 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// Formats that profdiff does not read are recognized by their content so
+// that they fail with an error naming them, rather than being half-read as
+// folded stacks (a JSON line such as `"samples": 145` looks like a one-frame
+// stack) or reported as some vague parse failure.
+
+// unsupported is the error for a recognized format that cannot be loaded.
+func unsupported(what string) error {
+	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy) and folded stacks", what)
+}
+
+// sniffUnsupportedBinary names a known binary format that is not a profile
+// profdiff reads, or returns "".
+func sniffUnsupportedBinary(data []byte) string {
+	head := data[:min(len(data), 64)]
+	switch {
+	case bytes.HasPrefix(head, []byte("go 1.")) && bytes.Contains(head, []byte(" trace\x00")):
+		return "Go execution trace (open it with `go tool trace`)"
+	case bytes.HasPrefix(head, []byte("Nettrace")) || bytes.Contains(head, []byte("!FastSerialization")):
+		return ".NET EventPipe trace (.nettrace)"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		if len(data) > 30 {
+			// The first member's name follows the 30-byte local header.
+			n := int(data[26]) | int(data[27])<<8
+			if name := data[30:min(len(data), 30+n)]; bytes.HasSuffix(name, []byte(".nettrace")) {
+				return ".NET EventPipe trace (.nettrace, zipped)"
+			}
+		}
+		return "zip archive (unzip it first; a zipped .nettrace is not supported either)"
+	case bytes.HasPrefix(head, []byte("FLR\x00")):
+		return "Java Flight Recorder recording (.jfr; convert it with `jfr print` or async-profiler's converter)"
+	case bytes.HasPrefix(head, []byte("PERFILE2")) || bytes.HasPrefix(head, []byte("PERFFILE")):
+		return "perf.data file (fold it with `perf script | stackcollapse-perf.pl` first)"
+	case bytes.HasPrefix(head, []byte("\x7fELF")):
+		return "ELF binary, not a profile"
+	case bytes.HasPrefix(head, []byte("\x1f\x8b")):
+		return "gzip stream inside two gzip layers"
+	}
+	return ""
+}
+
+// sniffUnsupportedText names a known text format that is not a profile
+// profdiff reads, or returns "". It must never claim real folded stacks, so
+// every test is one that a folded line cannot pass.
+func sniffUnsupportedText(text string) string {
+	text = strings.TrimPrefix(text, "\uFEFF")
+	if what := sniffJSON(text); what != "" {
+		return what
+	}
+	head := text[:min(len(text), 64<<10)]
+	first := firstLines(head, 20)
+	for _, l := range first {
+		if foldedCountRE.MatchString(l) {
+			continue // could be a stack with its count
+		}
+		switch {
+		case strings.HasPrefix(l, "Trace Go1."):
+			return "Go execution trace in text form (open the binary form with `go tool trace`)"
+		case l == "# callgrind format" || strings.HasPrefix(l, "events: ") && strings.Contains(head, "\nfn="):
+			return "callgrind output"
+		case strings.HasPrefix(l, "v8-version,"):
+			return "V8 --prof log (process it with `node --prof-process`)"
+		}
+	}
+	if looksPerfScript(head) {
+		return "`perf script` output (fold it with `stackcollapse-perf.pl` or `inferno-collapse-perf` first)"
+	}
+	return ""
+}
+
+// sniffJSON recognizes a JSON document (speedscope, Chrome trace events and
+// .cpuprofile, Firefox, stackprof, GHC...), complete or truncated, by
+// decoding its first tokens. A folded file starting with `[unknown];...` or
+// `{{closure}};...` fails at once.
+func sniffJSON(text string) string {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if t == "" || (t[0] != '{' && t[0] != '[') {
+		return ""
+	}
+	dec := json.NewDecoder(strings.NewReader(t[:min(len(t), 64<<10)]))
+	for i := 0; i < 8; i++ {
+		if _, err := dec.Token(); err != nil {
+			if err == io.EOF && i > 1 {
+				break
+			}
+			return ""
+		}
+	}
+	head := t[:min(len(t), 4096)]
+	switch {
+	case strings.Contains(head, "speedscope.app/file-format-schema"):
+		return "speedscope JSON"
+	case strings.Contains(head, `"traceEvents"`) || strings.Contains(head, `"ph"`):
+		return "Chrome trace-event JSON"
+	case strings.Contains(head, `"nodes"`) && (strings.Contains(t, `"samples"`) || strings.Contains(t, `"callFrame"`)):
+		return "Chrome/V8 .cpuprofile or .heapprofile JSON"
+	}
+	return "JSON profile (speedscope, Chrome, Firefox, stackprof and other JSON formats are not supported)"
+}
+
+// firstLines returns up to n non-blank lines of s, trimmed.
+func firstLines(s string, n int) []string {
+	var out []string
+	for len(s) > 0 && len(out) < n {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+var (
+	// The end of a folded line: whitespace and a count.
+	foldedCountRE = regexp.MustCompile(`\s[0-9.eE+-]+$`)
+	// A perf script event header: comm, pid[/tid], optional [cpu], time:
+	// `java 12345/12346 [003] 2034.423940: 1 cycles:`.
+	perfHeaderRE = regexp.MustCompile(`^\s*\S.*?\s\d+(/\d+)?\s+(\[\d+\]\s+)?\d+\.\d+:(\s|$)`)
+	// A perf script stack frame: address, symbol, (dso); indented, or not
+	// when the address is hex.
+	perfFrameRE = regexp.MustCompile(`^(\s*[0-9a-fA-F]+|\s+\S+)\s+\S.*\(.*\)$`)
+)
+
+// looksPerfScript reports whether most lines of text (comments aside) are
+// perf script event headers or frames. Neither kind of line is a valid
+// folded line (a header ends in `event:` or event fields, a frame in
+// `(dso)`), so this cannot turn away a file that would load as folded.
+func looksPerfScript(text string) bool {
+	perf, other := 0, 0
+	for len(text) > 0 && perf+other < 1000 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimRight(line, "\r \t")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if perfHeaderRE.MatchString(line) || perfFrameRE.MatchString(line) {
+			perf++
+		} else {
+			other++
+		}
+	}
+	return perf > 0 && perf >= other
+}

@@ -1,0 +1,127 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+)
+
+const perfScript = `# ========
+# captured on: Wed Aug 15 16:01:24 2018
+# ========
+#
+java 12345/12346 [003] 2034.423940:     10101010 cpu-clock:
+	ffffffff8105e3a4 native_write_msr_safe ([kernel.kallsyms])
+	    7f0e1a2b3c4d Interpreter (/usr/lib/jvm/libjvm.so)
+	          401000 main (/usr/bin/java)
+
+java 12345/12346 [003] 2034.433940:     10101010 cpu-clock:
+	ffffffff8105e3a4 native_write_msr_safe ([kernel.kallsyms])
+	          401000 main (/usr/bin/java)
+`
+
+// TestParseUnsupportedFormats checks that formats profdiff does not read
+// fail with an error that names them, and are never read as folded stacks.
+func TestParseUnsupportedFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data string
+		want string
+	}{
+		{"speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": [], "shared": {"frames": []}}`, "speedscope JSON"},
+		{"trace.json", "[\n{\"pid\": 1, \"tid\": 1, \"ph\": \"B\", \"name\": \"a\", \"ts\": 1},\n{\"pid\": 1, \"tid\": 1, \"ph\": \"E\", \"name\": \"a\", \"ts\": 2}\n]\n", "Chrome trace-event JSON"},
+		{"trace-partial.json", "[{\"pid\": 1, \"tid\": 1, \"ph\": \"B\", \"name\": \"a\", \"ts\": 1},\n{\"pid\": 1,", "Chrome trace-event JSON"},
+		{"trace-object.json", `{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}]}`, "Chrome trace-event JSON"},
+		{"x.cpuprofile", `{"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}}], "startTime": 1, "endTime": 2, "samples": [1], "timeDeltas": [1]}`, ".cpuprofile"},
+		// Pretty-printed JSON whose number lines would pass as one-frame stacks.
+		{"stackprof.json", "{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n", "JSON profile"},
+		{"empty.json", "{}", "JSON profile"},
+		{"perf.txt", perfScript, "`perf script` output"},
+		{"perf-bom.txt", "\uFEFF" + perfScript, "`perf script` output"},
+		{"perf-nostack.txt", "fio 236193/236193 [021] 1.791544:          1    block:block_rq_issue: 259,76 R 4096 () 57622160 + 8 [fio]\n", "`perf script` output"},
+		{"perf-addrs.txt", "java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff810275f1 intel_pmu_enable_all ([kernel.kallsyms])\n", "`perf script` output"},
+		{"go122.test", "-- expect --\nSUCCESS\n-- trace --\nTrace Go1.22\nEventBatch gen=1 m=0 time=1 size=5\n", "Go execution trace"},
+		{"callgrind.out", "# callgrind format\nevents: Instructions\n\nfl=file1.c\nfn=main\n16 20\n", "callgrind"},
+		{"v8.log", "v8-version,6,0,287,53,0\nshared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n", "V8 --prof log"},
+		{"trace.out", "go 1.22 trace\x00\x00\x00\x01\x01\x00\x00\x05", "Go execution trace"},
+		{"old.trace", "go 1.11 trace\x00\x00\x00A\x01", "Go execution trace"},
+		{"x.nettrace", "Nettrace\x14\x00\x00\x00!FastSerialization.1", ".NET EventPipe trace"},
+		{"x.nettrace.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x0a\x00\x00\x00a.nettrace\x01\x02", ".NET EventPipe trace (.nettrace, zipped)"},
+		{"x.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x05\x00\x00\x00a.txt\x01\x02", "zip archive"},
+		{"x.jfr", "FLR\x00\x00\x02\x00\x01\x00\x00", "Java Flight Recorder"},
+		{"perf.data", "PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00", "perf.data"},
+		{"a.out", "\x7fELF\x02\x01\x01\x00", "ELF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, data := range [][]byte{[]byte(tc.data), gzipT(t, []byte(tc.data))} {
+				l, err := Parse(tc.name, data, 0)
+				if err == nil {
+					t.Fatalf("loaded as %s (%d samples)", l.Format, len(l.Profile.Sample))
+				}
+				checkError(t, err, tc.name, "unknown format", tc.want)
+			}
+		})
+	}
+}
+
+// TestParseFoldedLookalikes checks folded files that start or look like
+// other formats still load as folded stacks.
+func TestParseFoldedLookalikes(t *testing.T) {
+	for _, data := range []string{
+		"[unknown];[unknown];main 5\n[unknown];foo 2\n",
+		"[[vdso]];main 5\n",
+		"{{closure}};main 3\n",
+		"{anonymous};main 3\n",
+		"[1];main 3\n",
+		"java;Interpreter (/usr/lib/jvm/libjvm.so);main 7\n", // parentheses inside a frame
+		"swapper;[unknown];cpu_idle 12\nperf 20353 2034.423940;x 1\n",
+		"go 1.22 trace;main 1\n",
+		"Trace Go1.22;x 1\n", // a frame named like the header, with a count: not the header line
+		"events: a 1\nfn=x 2\n",
+	} {
+		l, err := Parse("lookalike.txt", []byte(data), 0)
+		if err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if l.Format != "folded" {
+			t.Errorf("%q: Format %q", data, l.Format)
+		}
+	}
+}
+
+func TestSniffJSON(t *testing.T) {
+	for text, isJSON := range map[string]bool{
+		`{"a": 1}`:                     true,
+		"  \n[\n 1, 2, 3, 4, 5, 6, 7]": true,
+		`[]`:                           true,
+		"[unknown];a 1":                false,
+		"{{closure}};a 1":              false,
+		"[1];a 1":                      false,
+		"a;b 1":                        false,
+		"":                             false,
+	} {
+		if got := sniffJSON(text) != ""; got != isJSON {
+			t.Errorf("sniffJSON(%q) = %v, want %v", text, got, isJSON)
+		}
+	}
+	if !strings.Contains(sniffUnsupportedText("\uFEFF{\"x\": 1}"), "JSON") {
+		t.Errorf("JSON with a BOM not recognized")
+	}
+}
+
+// TestParseFoldedRejectsOtherFormats checks ParseFolded, called directly,
+// does not read JSON or perf script output as stacks.
+func TestParseFoldedRejectsOtherFormats(t *testing.T) {
+	for _, data := range []string{
+		perfScript,
+		"{\n  \"samples\": 145\n}\n",
+		"[\n  {\"name\": \"a\", \"value\": 3}\n]\n",
+	} {
+		p, _, err := ParseFolded([]byte(data))
+		if err == nil {
+			t.Errorf("%q: parsed %d samples", data, len(p.Sample))
+		} else if !strings.Contains(err.Error(), "not folded stacks") {
+			t.Errorf("%q: error %v", data, err)
+		}
+	}
+}
