@@ -27,3 +27,12 @@ func TestIdleGCThreadsAreWait(t *testing.T) {
 		}
 	}
 }
+
+// os/signal's loop goroutine parks in runtime.sigNoteSleep (stack from the
+// parca fgprof profile in the corpus); it waits, it does not compute.
+func TestSignalLoopIsWait(t *testing.T) {
+	stack := []string{"runtime.sigNoteSleep", "os/signal.signal_recv", "os/signal.loop", "runtime.goexit"}
+	if got, at := DefaultRules().ClassifyStack(stack, profile.KindWall); got != Wait || at != 0 {
+		t.Errorf("signal loop: %s decided by frame %d, want wait by frame 0", got, at)
+	}
+}
