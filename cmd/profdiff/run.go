@@ -26,6 +26,7 @@ Usage:
   profdiff diff [flags] BASE NEW            compare two profiles
   profdiff diff [flags] --base A --new B    several profiles per side (repeat the flags)
   profdiff top [flags] PROFILE...           one profile (or several, merged): buckets and top methods
+  profdiff gate [flags] --base A --new B    CI gate: exit 1 when lock contention (or wait, gc...) grew significantly
   profdiff rules [--format F] [--rules F]   print the classification rules
   profdiff help                             this text
 
@@ -48,13 +49,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDiff(ctx, args[1:], stdin, stdout, stderr)
 	case "top":
 		return runTop(ctx, args[1:], stdin, stdout, stderr)
+	case "gate":
+		return runGate(ctx, args[1:], stdin, stdout, stderr)
 	case "rules":
 		return runRules(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return nil
 	}
-	return usagef("unknown command %q (want diff, top, rules or help)", args[0])
+	return usagef("unknown command %q (want diff, top, gate, rules or help)", args[0])
 }
 
 // common holds the flags shared by diff and top.

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/gate"
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/profile"
+)
+
+const gateSynopsis = `  profdiff gate [flags] --base 'main/*.pb.gz' --new 'pr/*.pb.gz' [--max BUCKET=+Npp] [--max-method RE=+N%]
+  profdiff gate [flags] BASE NEW
+
+Fails (exit 1) when a share grew past its threshold and, with enough
+profiles per side (3 or more; 4 for two checks at --alpha 0.05; 5 is a good
+habit), the growth is significant (one-sided Mann-Whitney U test over
+per-profile shares, Holm-adjusted over the checks). Thresholds: +Npp
+(percentage points of share) or +N% (relative to base). Buckets: cpu, wait,
+lock-contention, gc, io, syscall, and sync (everything but cpu). Without
+thresholds: --max lock-contention=+1pp --max sync=+5pp.
+`
+
+// gateFlags are gate's own flags (the shared ones live in common).
+type gateFlags struct {
+	bases, news       []string
+	maxes, maxMethods []string
+	alpha             float64
+	config            string
+	markdown          string
+}
+
+func runGate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var c common
+	var g gateFlags
+	fs := newFlagSet("gate", gateSynopsis, stderr)
+	fs.StringArrayVar(&g.bases, "base", nil, "a base-side profile, one per run (repeatable; globs are expanded)")
+	fs.StringArrayVar(&g.news, "new", nil, "a new-side profile, one per run (repeatable; globs are expanded)")
+	fs.StringArrayVar(&g.maxes, "max", nil, "BUCKET=THRESHOLD: most growth allowed, e.g. lock-contention=+2pp or gc=+25% (repeatable)")
+	fs.StringArrayVar(&g.maxMethods, "max-method", nil, "REGEXP=THRESHOLD: most growth of the share of samples with a frame matching REGEXP (repeatable)")
+	fs.Float64Var(&g.alpha, "alpha", gate.DefaultAlpha, "significance level of the test (shared by all checks)")
+	fs.StringVar(&g.config, "config", "", "JSON file with thresholds (alpha, max, max_method); flags override its entries")
+	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to this file (also appended to $GITHUB_STEP_SUMMARY when set)")
+	c.register(fs)
+	// The shared flags, adapted: --top counts the frames listed behind each
+	// failed check; --cum and --by do not apply (method checks are
+	// inclusive, and failures list both deciding frames and callers).
+	c.top = gate.DefaultTop
+	fs.Lookup("top").DefValue = fmt.Sprint(gate.DefaultTop)
+	fs.Lookup("top").Usage = "frames listed behind each failed check (0 for all)"
+	_ = fs.MarkHidden("cum")
+	_ = fs.MarkHidden("by")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	for _, name := range []string{"cum", "by"} {
+		if fs.Changed(name) {
+			return usagef("gate: --%s does not apply: method checks are already inclusive, and each failure lists the deciding frames and their callers", name)
+		}
+	}
+	opts, format, lopts, err := c.options()
+	if err != nil {
+		return err
+	}
+	lopts.Stdin = stdin
+	gopts, err := g.gateOptions(fs, opts, c.top)
+	if err != nil {
+		return err
+	}
+	bases, news, err := gateSides(g.bases, g.news, fs.Args())
+	if err != nil {
+		return err
+	}
+
+	gt := gate.New(gopts)
+	for side, srcs := range [2][]string{bases, news} {
+		for _, src := range srcs {
+			l, err := profile.Load(ctx, src, lopts)
+			if err != nil {
+				return err
+			}
+			warn(stderr, l.Warnings...)
+			if err := gt.Add(diff.Side(side), l); err != nil {
+				return err
+			}
+		}
+	}
+	r, err := gt.Report()
+	if err != nil {
+		return err
+	}
+	warn(stderr, r.Warnings...)
+	if err := gate.Render(stdout, r, format); err != nil {
+		return fmt.Errorf("writing report: %v", err)
+	}
+	if err := writeGateMarkdown(r, g.markdown, stderr); err != nil {
+		return err
+	}
+	if r.Verdict == gate.Fail {
+		fmt.Fprintf(stderr, "profdiff: gate failed: %s\n", failures(r))
+		return errGateFailed
+	}
+	return nil
+}
+
+// gateOptions turns the config file and the threshold flags into the
+// gate's options: flags override config entries with the same name, and
+// without any threshold the defaults apply.
+func (g *gateFlags) gateOptions(fs *flag.FlagSet, opts diff.Options, top int) (gate.Options, error) {
+	o := gate.Options{Analysis: opts, Alpha: g.alpha, Top: top}
+	if top == 0 {
+		o.Top = 1 << 30
+	}
+	var cfgChecks []gate.Check
+	if g.config != "" {
+		data, err := os.ReadFile(g.config)
+		if err != nil {
+			return o, fmt.Errorf("--config: %v", err)
+		}
+		cfg, checks, err := gate.ParseConfig(g.config, data)
+		if err != nil {
+			return o, usagef("--config %v", err)
+		}
+		cfgChecks = checks
+		if cfg.Alpha != nil && !fs.Changed("alpha") {
+			o.Alpha = *cfg.Alpha
+		}
+	}
+	if err := gate.CheckAlpha(o.Alpha); err != nil {
+		return o, usagef("--alpha: %v", err)
+	}
+	var flagChecks []gate.Check
+	for _, s := range g.maxes {
+		ch, err := gate.ParseMax(s)
+		if err != nil {
+			return o, usagef("--max %q: %v", s, err)
+		}
+		flagChecks = append(flagChecks, ch)
+	}
+	for _, s := range g.maxMethods {
+		ch, err := gate.ParseMaxMethod(s)
+		if err != nil {
+			return o, usagef("--max-method %q: %v", s, err)
+		}
+		flagChecks = append(flagChecks, ch)
+	}
+	if err := gate.Duplicates(flagChecks, "flags"); err != nil {
+		return o, usagef("%v", err)
+	}
+	if all := gate.Merge(cfgChecks, flagChecks); len(all) > 0 {
+		o.Checks = all
+	}
+	return o, nil
+}
+
+// gateSides resolves the profiles of each side from --base/--new (globs
+// expanded) or two positional arguments.
+func gateSides(bases, news, pos []string) ([]string, []string, error) {
+	switch {
+	case len(bases) > 0 || len(news) > 0:
+		if len(pos) > 0 {
+			return nil, nil, usagef("gate: give profiles either as BASE NEW or with --base/--new, not both (extra: %s)", strings.Join(pos, " "))
+		}
+		if len(bases) == 0 || len(news) == 0 {
+			return nil, nil, usagef("gate: both --base and --new need at least one profile (ideally 5 or more each, one per run)")
+		}
+	case len(pos) == 2:
+		bases, news = pos[:1], pos[1:]
+	default:
+		return nil, nil, usagef("gate: want --base and --new profiles (or BASE NEW), got %d argument(s)", len(pos))
+	}
+	var err error
+	if bases, err = expandGlobs(bases); err != nil {
+		return nil, nil, err
+	}
+	if news, err = expandGlobs(news); err != nil {
+		return nil, nil, err
+	}
+	if countStdin(bases)+countStdin(news) > 1 {
+		return nil, nil, usagef("gate: standard input (-) can be read only once")
+	}
+	return bases, news, nil
+}
+
+// writeGateMarkdown writes the Markdown report to --markdown FILE and
+// appends it to $GITHUB_STEP_SUMMARY when that is set. A step summary that
+// cannot be written is only warned about: it must not turn a passing gate
+// into a failed job.
+func writeGateMarkdown(r *gate.Report, file string, stderr io.Writer) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if file == "" && summary == "" {
+		return nil
+	}
+	var md bytes.Buffer
+	if err := gate.Render(&md, r, render.Markdown); err != nil {
+		return fmt.Errorf("writing report: %v", err)
+	}
+	if file != "" {
+		if err := os.WriteFile(file, md.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--markdown: %v", err)
+		}
+	}
+	if summary != "" {
+		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, err = f.Write(append(md.Bytes(), '\n'))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			warn(stderr, fmt.Sprintf("GITHUB_STEP_SUMMARY: %v", err))
+		}
+	}
+	return nil
+}
+
+// failures summarizes the failed checks in one line for stderr.
+func failures(r *gate.Report) string {
+	var parts []string
+	for _, c := range r.Checks {
+		if c.Verdict != gate.Fail {
+			continue
+		}
+		s := fmt.Sprintf("%s grew %s (threshold %s", c.Check, gate.DeltaCell(c), c.Threshold)
+		if c.P != nil {
+			s += ", p=" + gate.PValue(c.P)
+		}
+		parts = append(parts, s+")")
+	}
+	return strings.Join(parts, "; ")
+}
