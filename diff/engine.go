@@ -74,7 +74,7 @@ type method struct {
 	val     [2]float64
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
-	seen    uint64 // stamp for inclusive (cum) counting
+	seen    uint64    // stamp for inclusive (cum) counting
 }
 
 type sideAcc struct {
@@ -219,28 +219,46 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		}
 	}
 
-	// Resolve each location's frames to method ids once.
-	locFrames := a.locationFrames(p, side)
+	// Resolve each location's frames to method ids once, and their frame
+	// rules once the location first shows up in a kept sample.
+	lr := a.newLocResolver(p, side)
+	filtering := a.opts.Focus != nil || a.opts.Ignore != nil
 	cum := a.opts.Cum
+	stack, frames := a.stack, a.frames
 	for _, smp := range p.Sample {
 		v := float64(smp.Value[idx])
 		if v == 0 {
 			continue
 		}
-		stack := a.stack[:0]
-		for _, loc := range smp.Location {
-			stack = append(stack, locFrames(loc)...)
+		stack, frames = stack[:0], frames[:0]
+		if filtering {
+			for _, loc := range smp.Location {
+				stack = lr.appendIDs(stack, lr.entry(loc))
+			}
+			if !a.keep(stack) {
+				s.filtered++
+				continue
+			}
+			for _, loc := range smp.Location {
+				frames = lr.appendRules(frames, lr.entry(loc), kind)
+			}
+		} else {
+			dense := lr.dense
+			for _, loc := range smp.Location {
+				// Fast path: a known one-frame location, with no calls so
+				// the loads of successive frames overlap.
+				if id := loc.ID; id < uint64(len(dense)) {
+					if e := &dense[id]; e.n == 1 && e.frDone {
+						stack = append(stack, e.id)
+						frames = append(frames, e.fr)
+						continue
+					}
+				}
+				e := lr.entry(loc)
+				stack = lr.appendIDs(stack, e)
+				frames = lr.appendRules(frames, e, kind)
+			}
 		}
-		a.stack = stack
-		if !a.keep(stack) {
-			s.filtered++
-			continue
-		}
-		frames := a.frames[:0]
-		for _, m := range stack {
-			frames = append(frames, a.frameRuleOf(m, kind))
-		}
-		a.frames = frames
 		b, at := classify(frames, kind)
 
 		s.total += v
@@ -275,6 +293,7 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		}
 		a.credit(a.methods[stack[target]], side, b, v)
 	}
+	a.stack, a.frames = stack, frames
 	return nil
 }
 
@@ -294,61 +313,171 @@ func leafIndex(frames []frameRule) int {
 	return 0
 }
 
-// locationFrames returns a resolver from locations to method ids for p,
-// memoized per location. Locations are indexed by ID in a slice when IDs are
-// dense (as every pprof writer makes them), else by a map.
-func (a *Analyzer) locationFrames(p *pprofile.Profile, side Side) func(*pprofile.Location) []int32 {
+// locResolver maps the locations of one profile to method ids and frame
+// rules, memoized per location: a location with one frame (the common case)
+// keeps it in its entry, others in two flat arenas, idv[e.off:e.off+e.n]
+// and frv[e.off:e.off+e.n]. Locations are indexed by ID in a slice when IDs
+// are dense (as every pprof writer makes them), else by a map. Functions are
+// memoized the same way, so a name is split and interned once per profile.
+type locResolver struct {
+	a       *Analyzer
+	side    Side
+	dense   []locEntry
+	byPtr   map[*pprofile.Location]*locEntry
+	idv     []int32
+	frv     []frameRule
+	fnDense []fnEntry // by Function.ID
+	fnMap   map[*pprofile.Function]int32
+	buf     []symbolize.Frame
+}
+
+type fnEntry struct {
+	fn *pprofile.Function
+	id int32
+}
+
+type locEntry struct {
+	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
+	off    uint32 // in idv and frv when n > 1
+	id     int32  // the frame when n == 1
+	frDone bool   // fr or frv filled in
+	fr     frameRule
+}
+
+func (a *Analyzer) newLocResolver(p *pprofile.Profile, side Side) *locResolver {
+	r := &locResolver{a: a, side: side}
 	maxID := uint64(0)
 	for _, l := range p.Location {
 		maxID = max(maxID, l.ID)
 	}
-	var frames [][]int32
-	var byPtr map[*pprofile.Location][]int32
-	dense := maxID <= uint64(4*len(p.Location)+16)
-	if dense {
-		frames = make([][]int32, maxID+1)
+	if maxID <= uint64(4*len(p.Location)+16) {
+		r.dense = make([]locEntry, maxID+1)
 	} else {
-		byPtr = make(map[*pprofile.Location][]int32, len(p.Location))
+		r.byPtr = make(map[*pprofile.Location]*locEntry, len(p.Location))
 	}
-	fnMemo := map[*pprofile.Function]int32{}
-	var buf []symbolize.Frame
-	resolve := func(loc *pprofile.Location) []int32 {
-		buf = symbolize.LocationFrames(buf[:0], loc)
-		ids := make([]int32, 0, len(buf))
-		// LocationFrames names by function; memoize on the function so a
-		// name is interned once per profile.
-		if len(loc.Line) == len(buf) {
-			for i, ln := range loc.Line {
-				id, ok := fnMemo[ln.Function]
-				if !ok {
-					id = a.intern(buf[i].Name, buf[i].Module, side)
-					fnMemo[ln.Function] = id
+	maxID = 0
+	for _, f := range p.Function {
+		maxID = max(maxID, f.ID)
+	}
+	if maxID <= uint64(4*len(p.Function)+16) {
+		r.fnDense = make([]fnEntry, maxID+1)
+	} else {
+		r.fnMap = make(map[*pprofile.Function]int32, len(p.Function))
+	}
+	return r
+}
+
+// entry returns loc's memo entry, resolving its method ids on first sight.
+func (r *locResolver) entry(loc *pprofile.Location) *locEntry {
+	var e *locEntry
+	if r.dense != nil && loc.ID < uint64(len(r.dense)) {
+		e = &r.dense[loc.ID]
+	} else {
+		if r.byPtr == nil {
+			r.byPtr = map[*pprofile.Location]*locEntry{}
+		}
+		e = r.byPtr[loc]
+		if e == nil {
+			e = &locEntry{}
+			r.byPtr[loc] = e
+		}
+	}
+	if e.n == 0 {
+		r.resolve(e, loc)
+	}
+	return e
+}
+
+// appendIDs appends the method ids of a resolved location's frames.
+func (r *locResolver) appendIDs(dst []int32, e *locEntry) []int32 {
+	if e.n == 1 {
+		return append(dst, e.id)
+	}
+	return append(dst, r.idv[e.off:e.off+e.n]...)
+}
+
+// appendRules appends the frame rules of a resolved location's frames.
+func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
+	if e.n == 1 {
+		if !e.frDone {
+			e.fr, e.frDone = r.a.frameRuleOf(e.id, kind), true
+		}
+		return append(dst, e.fr)
+	}
+	frs := r.frv[e.off : e.off+e.n]
+	if !e.frDone {
+		for i, id := range r.idv[e.off : e.off+e.n] {
+			frs[i] = r.a.frameRuleOf(id, kind)
+		}
+		e.frDone = true
+	}
+	return append(dst, frs...)
+}
+
+func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
+	a := r.a
+	ids := r.idv[len(r.idv):]
+	named := 0
+	for _, ln := range loc.Line {
+		if ln.Function != nil && ln.Function.Name != "" {
+			named++
+		}
+	}
+	if n := len(loc.Line); n > 0 && (named == n || n == 1) {
+		// One frame per line (a lone unnamed line gives one address
+		// frame): memoize on the function, and name the location's
+		// frames only when a function is new.
+		r.buf = r.buf[:0]
+		for i, ln := range loc.Line {
+			id, ok := r.funcID(ln.Function)
+			if !ok {
+				if len(r.buf) == 0 {
+					r.buf = symbolize.LocationFrames(r.buf, loc)
 				}
-				ids = append(ids, id)
+				id = a.intern(r.buf[i].Name, r.buf[i].Module, r.side)
+				r.setFuncID(ln.Function, id)
 			}
-			return ids
+			ids = append(ids, id)
 		}
-		for _, f := range buf {
-			ids = append(ids, a.intern(f.Name, f.Module, side))
+	} else {
+		r.buf = symbolize.LocationFrames(r.buf[:0], loc)
+		for _, f := range r.buf {
+			ids = append(ids, a.intern(f.Name, f.Module, r.side))
 		}
-		return ids
 	}
-	return func(loc *pprofile.Location) []int32 {
-		if dense {
-			if f := frames[loc.ID]; f != nil {
-				return f
-			}
-			f := resolve(loc)
-			frames[loc.ID] = f
-			return f
-		}
-		f, ok := byPtr[loc]
-		if !ok {
-			f = resolve(loc)
-			byPtr[loc] = f
-		}
-		return f
+	e.n = uint32(len(ids))
+	if e.n == 1 {
+		e.id = ids[0]
+		return
 	}
+	e.off = uint32(len(r.idv))
+	r.idv = append(r.idv, ids...)
+	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
+}
+
+// funcID returns the method of a function seen before (fn may be nil).
+func (r *locResolver) funcID(fn *pprofile.Function) (int32, bool) {
+	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
+		if e := &r.fnDense[fn.ID]; e.fn == fn {
+			return e.id, true
+		}
+	}
+	id, ok := r.fnMap[fn]
+	return id, ok
+}
+
+func (r *locResolver) setFuncID(fn *pprofile.Function, id int32) {
+	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
+		if e := &r.fnDense[fn.ID]; e.fn == nil {
+			e.fn, e.id = fn, id
+			return
+		}
+	}
+	// Not dense, nil, or two functions with one ID (a hand-built profile).
+	if r.fnMap == nil {
+		r.fnMap = map[*pprofile.Function]int32{}
+	}
+	r.fnMap[fn] = id
 }
 
 // intern returns the method id for a raw frame name, creating the method on

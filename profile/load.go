@@ -173,8 +173,12 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 		p = fp
 		l.Format = "folded"
 	}
-	if err := p.CheckValid(); err != nil {
-		return fail(fmt.Errorf("malformed profile: %v", err))
+	// The pprof and legacy paths have validated already; this checks what
+	// the folded parser built.
+	if l.Format == "folded" {
+		if err := p.CheckValid(); err != nil {
+			return fail(fmt.Errorf("malformed profile: %v", err))
+		}
 	}
 	if len(p.Sample) == 0 {
 		return fail(errors.New("profile has no samples"))

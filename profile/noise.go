@@ -16,20 +16,27 @@ var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/
 // frame and returns how many sample records it removed. Locations and
 // functions are left in place; they are harmless without samples.
 func DropProfilerSamples(p *pprofile.Profile) int64 {
-	memo := map[*pprofile.Location]bool{}
-	isProfiler := func(loc *pprofile.Location) bool {
-		v, ok := memo[loc]
-		if !ok {
-			for _, ln := range loc.Line {
-				if ln.Function != nil && profilerFrame.MatchString(ln.Function.Name) {
-					v = true
-					break
-				}
-			}
-			memo[loc] = v
+	// Match each function once; most profiles hold no profiler frame at
+	// all, and then the samples need not be walked.
+	profFn := map[*pprofile.Function]bool{}
+	for _, fn := range p.Function {
+		if fn != nil && profilerFrame.MatchString(fn.Name) {
+			profFn[fn] = true
 		}
-		return v
 	}
+	if len(profFn) == 0 {
+		return 0
+	}
+	profLoc := map[*pprofile.Location]bool{}
+	for _, loc := range p.Location {
+		for _, ln := range loc.Line {
+			if profFn[ln.Function] {
+				profLoc[loc] = true
+				break
+			}
+		}
+	}
+	isProfiler := func(loc *pprofile.Location) bool { return profLoc[loc] }
 	kept := p.Sample[:0]
 	var dropped int64
 	for _, s := range p.Sample {

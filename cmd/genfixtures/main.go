@@ -39,7 +39,7 @@ const (
 )
 
 var (
-	workerRoot = []string{corelib + "Thread.StartCallback", corelib + "PortableThreadPool+WorkerThread.WorkerThreadStart"}
+	workerRoot  = []string{corelib + "Thread.StartCallback", corelib + "PortableThreadPool+WorkerThread.WorkerThreadStart"}
 	requestRoot = append(append([]string{}, workerRoot...),
 		corelib+"ExecutionContext.RunFromThreadPoolDispatchLoop",
 		kestrel+"HttpProtocol.ProcessRequests")

@@ -133,7 +133,7 @@ func TestJSONSchema(t *testing.T) {
 			Samples int64    `json:"samples"`
 		} `json:"base"`
 		Buckets []struct {
-			Bucket          string
+			Bucket           string
 			Base, New, Delta float64
 		} `json:"buckets"`
 		Methods []struct {

@@ -1,0 +1,128 @@
+package diff
+
+import (
+	"math/rand"
+	"regexp/syntax"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
+)
+
+// TestRuleFilter checks that the literal pre-filter inside RuleSet.Match never hides
+// a rule that matches: for strings generated from every rule's pattern (and
+// for synthetic Go frame names), matching only the candidate rules gives
+// what RuleSet.Match gives.
+func TestRuleFilter(t *testing.T) {
+	extra, err := ParseRules("extra.rules", strings.NewReader(strings.Join([]string{
+		"user\tlock-contention\tstrong\t(?i)mutex",
+		"user\twait\tstrong\t\\bWait\\b",
+		"user\tio\tweak\t[Rr]ead(er)?$|^$",
+		"user\tcpu\tctx\t(?m)^hot\\.",
+		"user\tgc\tstrong\tx{2,}y|.*gcAll$",
+		"user\tsyscall\tstrong,kind=block\tfoo(bar)+baz|qux(quux)*",
+		"user\t-\tskip\t^(a|b)c|^(?:d|e)+f",
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := DefaultRules().WithUserRules(extra)
+	f := newRuleFilter(rs)
+	r := rand.New(rand.NewSource(1))
+	var corpus []string
+	matched := 0
+	for i, rule := range rs.Rules {
+		re, err := syntax.Parse(rule.re.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 60 {
+			var b strings.Builder
+			if r.Intn(3) == 0 {
+				b.WriteString("pkg.(*T).")
+			}
+			genMatch(&b, re, r)
+			if r.Intn(3) == 0 {
+				b.WriteString(".func1")
+			}
+			s := b.String()
+			corpus = append(corpus, s)
+			if !rule.re.MatchString(s) {
+				continue // an anchor the prefix or suffix broke
+			}
+			matched++
+			if !f.rules[i].pass(s) || !f.any.pass(s) {
+				t.Errorf("%s: pattern %q matches %q but the filter drops it", rule.Source, rule.Pattern, s)
+			}
+		}
+	}
+	if matched < len(corpus)/2 {
+		t.Errorf("only %d of %d generated strings match their pattern", matched, len(corpus))
+	}
+	p := synth.Generate(synth.Config{Seed: 3, Stacks: 2000, MinDepth: 5, MaxDepth: 30, Functions: 2000})
+	skipped, builtin := 0, newRuleFilter(DefaultRules())
+	for _, fn := range p.Function {
+		corpus = append(corpus, fn.Name)
+		if !builtin.any.pass(fn.Name) {
+			skipped++
+		}
+	}
+	if skipped < len(p.Function)/2 {
+		t.Errorf("the built-in rules' filter skips only %d of %d synthetic function names", skipped, len(p.Function))
+	}
+	for _, s := range corpus {
+		for _, k := range []profile.Kind{profile.KindCPU, profile.KindBlock} {
+			if got, want := rs.Match(s, k), rs.matchUnfiltered(s, k); got != want {
+				t.Fatalf("%q (%s): filtered match %v, want %v", s, k, got, want)
+			}
+		}
+	}
+}
+
+// genMatch writes a random string that re matches, if re's anchors allow.
+func genMatch(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && r.Intn(2) == 0 {
+				c = unicode.SimpleFold(c)
+			}
+			b.WriteRune(c)
+		}
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return
+		}
+		i := r.Intn(len(re.Rune)/2) * 2
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		b.WriteRune(lo + rune(r.Intn(int(min(hi-lo, 200))+1)))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteByte("aZ._:/()*$ 09"[r.Intn(13)])
+	case syntax.OpCapture:
+		genMatch(b, re.Sub[0], r)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, 2
+		switch re.Op {
+		case syntax.OpPlus:
+			lo, hi = 1, 3
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+			if hi < 0 {
+				hi = lo + 2
+			}
+		}
+		for range lo + r.Intn(hi-lo+1) {
+			genMatch(b, re.Sub[0], r)
+		}
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			genMatch(b, sub, r)
+		}
+	case syntax.OpAlternate:
+		genMatch(b, re.Sub[r.Intn(len(re.Sub))], r)
+	}
+}
