@@ -21,15 +21,21 @@ type By string
 const (
 	ByFrame   By = "frame"   // the sample's leaf (first non-skip frame)
 	ByDecider By = "decider" // the frame that decided the sample's bucket
+	// ByCaller charges a sample to the program's own code behind its
+	// bucket: from the deciding frame towards the root, the first frame no
+	// rule matches that is not in the Go standard library (the function
+	// that called Lock, not the runtime's semaphore); failing that the
+	// first rule-free frame, failing that the decider.
+	ByCaller By = "caller"
 )
 
 // ParseBy validates a --by value.
 func ParseBy(s string) (By, error) {
 	switch By(s) {
-	case ByFrame, ByDecider:
+	case ByFrame, ByDecider, ByCaller:
 		return By(s), nil
 	}
-	return "", fmt.Errorf("unknown --by %q (want frame or decider)", s)
+	return "", fmt.Errorf("unknown --by %q (want frame, decider or caller)", s)
 }
 
 // Options configure an Analyzer. The zero value means: the profile's default
@@ -75,6 +81,7 @@ type method struct {
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
 	seen    uint64    // stamp for inclusive (cum) counting
+	std     int8      // 0 unknown, 1 Go standard library, 2 not (for ByCaller)
 }
 
 type sideAcc struct {
@@ -285,8 +292,11 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 			continue
 		}
 		target := at
-		if a.opts.By == ByFrame {
+		switch a.opts.By {
+		case ByFrame:
 			target = leafIndex(frames)
+		case ByCaller:
+			target = a.callerIndex(stack, frames, at)
 		}
 		if target < 0 {
 			target = 0
@@ -300,6 +310,36 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 func (a *Analyzer) credit(m *method, side Side, b Bucket, v float64) {
 	m.val[side] += v
 	m.buckets[side][b] += v
+}
+
+// callerIndex implements ByCaller (see there).
+func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
+	if at < 0 {
+		return at
+	}
+	free := -1
+	for i := at; i < len(stack); i++ {
+		if frames[i].rule != nil {
+			continue
+		}
+		if free < 0 {
+			free = i
+		}
+		m := a.methods[stack[i]]
+		if m.std == 0 {
+			m.std = 2
+			if symbolize.IsGoStd(m.key) {
+				m.std = 1
+			}
+		}
+		if m.std == 2 {
+			return i
+		}
+	}
+	if free >= 0 {
+		return free
+	}
+	return at
 }
 
 // leafIndex is the first frame that is not a skip frame (the frame a sample's

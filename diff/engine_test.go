@@ -276,3 +276,26 @@ func TestMultipleProfilesPerSide(t *testing.T) {
 		t.Errorf("a = %+v", m)
 	}
 }
+
+func TestByCaller(t *testing.T) {
+	stacks := `main.main;app.handle;app.(*registry).acquire;sync.(*Mutex).Lock;internal/sync.(*Mutex).lockSlow;internal/sync.runtime_SemacquireMutex;runtime.semacquire1;runtime.gopark 30
+net/http.(*conn).serve;net/http.(*connReader).Read;internal/poll.(*FD).Read;internal/poll.(*pollDesc).waitRead;internal/poll.(*pollDesc).wait;internal/poll.runtime_pollWait;runtime.netpollblock;runtime.gopark 70
+`
+	a := NewAnalyzer(Options{By: ByCaller, Top: -1})
+	if err := a.Add(Base, folded(t, "s", stacks)); err != nil {
+		t.Fatal(err)
+	}
+	top := a.Top()
+	got := map[string]float64{}
+	for _, m := range top.Methods {
+		got[m.Name] = m.Share
+	}
+	// The program's own frame behind the lock wait; for the all-stdlib
+	// network wait, the first frame no rule decides.
+	if got["app.(*registry).acquire"] != 0.3 || got["internal/poll.(*FD).Read"] != 0.7 || len(got) != 2 {
+		t.Errorf("by caller = %v", got)
+	}
+	if _, err := ParseBy("caller"); err != nil {
+		t.Error(err)
+	}
+}

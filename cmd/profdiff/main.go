@@ -23,6 +23,7 @@ import (
 )
 
 func main() {
+	runChildIfAsked() // hidden child mode (child.go): serve a workload and exit
 	os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 

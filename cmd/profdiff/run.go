@@ -29,6 +29,10 @@ Usage:
   profdiff top [flags] PROFILE...           one profile (or several, merged): buckets and top methods
   profdiff gate [flags] --base A --new B    CI gate: exit 1 when lock contention (or wait, gc...) grew significantly
   profdiff rules [--format F] [--rules F]   print the classification rules
+  profdiff demo                             run the built-in JSON server with and without a global lock, diff them
+  profdiff workload json [flags]            run the built-in JSON server at several core counts: scaling table + captures
+  profdiff load [flags] URL                 closed-loop HTTP load, like wrk: requests/s, latency, errors
+  profdiff capture URL --out DIR            pull cpu, wall, mutex, block, goroutine and trace from a live server
   profdiff help                             this text
 
 A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
@@ -54,6 +58,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runGate(ctx, args[1:], stdin, stdout, stderr)
 	case "rules":
 		return runRules(args[1:], stdout, stderr)
+	case "load":
+		return runLoad(ctx, args[1:], stdout, stderr)
+	case "workload":
+		return runWorkload(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "capture":
+		return runCapture(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return nil
@@ -81,7 +93,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.sampleIndex, "sample-index", "", "sample type to use, by name (cpu, delay, samples, ...) or index; default: the profile's default")
 	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown")
 	fs.BoolVar(&c.cum, "cum", false, "inclusive (cumulative) method shares instead of self")
-	fs.StringVar(&c.by, "by", "frame", "attribute a sample to its leaf 'frame' or to the 'decider' frame that chose its bucket")
+	fs.StringVar(&c.by, "by", "frame", "attribute a sample to its leaf 'frame', to the 'decider' frame that chose its bucket, or to the program's own 'caller' behind it")
 	fs.IntVar(&c.top, "top", diff.DefaultTop, "method rows to show (0 for all)")
 	fs.StringVar(&c.focus, "focus", "", "keep only samples with a frame matching this regexp")
 	fs.StringVar(&c.ignore, "ignore", "", "drop samples with a frame matching this regexp")
@@ -217,6 +229,11 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if news, err = expandGlobs(news); err != nil {
+		return err
+	}
+	// A capture folder (profdiff capture --out DIR) stands for its profile
+	// of --kind's kind, default wall, else cpu (capture.go).
+	if bases, news, err = resolveCaptureDirs(bases, news, c.kind); err != nil {
 		return err
 	}
 	if countStdin(bases)+countStdin(news) > 1 {

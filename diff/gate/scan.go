@@ -302,18 +302,6 @@ func (s *scanner) caller(names []string, at int, kind profile.Kind) string {
 	return names[at]
 }
 
-// goStdRoots are the top-level packages of the Go standard library.
-var goStdRoots = map[string]bool{
-	"archive": true, "bufio": true, "builtin": true, "bytes": true, "cmp": true, "compress": true,
-	"container": true, "context": true, "crypto": true, "database": true, "debug": true, "embed": true,
-	"encoding": true, "errors": true, "expvar": true, "flag": true, "fmt": true, "go": true, "hash": true,
-	"html": true, "image": true, "index": true, "internal": true, "io": true, "iter": true, "log": true,
-	"maps": true, "math": true, "mime": true, "net": true, "os": true, "path": true, "plugin": true,
-	"reflect": true, "regexp": true, "runtime": true, "slices": true, "sort": true, "strconv": true,
-	"strings": true, "structs": true, "sync": true, "syscall": true, "testing": true, "text": true,
-	"time": true, "unicode": true, "unique": true, "unsafe": true, "vendor": true, "weak": true,
-}
-
 // isGoStd reports whether a frame name is a Go standard-library function
 // ("sync.(*Mutex).Lock", "internal/sync.runtime_SemacquireMutex",
 // "net/http.(*conn).serve"): its import path's first element is a standard
@@ -321,11 +309,7 @@ var goStdRoots = map[string]bool{
 func (s *scanner) isGoStd(name string) bool {
 	r, ok := s.goStd[name]
 	if !ok {
-		root := name
-		if i := strings.IndexAny(root, "/."); i >= 0 {
-			root = root[:i]
-		}
-		r = goStdRoots[root]
+		r = symbolize.IsGoStd(name)
 		s.goStd[name] = r
 	}
 	return r

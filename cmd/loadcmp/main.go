@@ -1,0 +1,469 @@
+// Command loadcmp checks profdiff's built-in load generator (package
+// workloads/loadgen) against wrk, the tool TechEmpower and crank use: both
+// drive the same TechEmpower JSON server (workloads/jsonserver, variant
+// baseline by default) on 127.0.0.1 with the same number of connections and
+// the same request headers, in alternating rounds, and loadcmp prints both
+// requests/s and their ratio. The target is loadgen ≥ 90% of wrk.
+//
+// The server runs in a child process (loadcmp re-executes itself), so the
+// server, wrk and loadgen each have a process of their own, as with
+// `profdiff load` against a real server. On a small machine all three share
+// the CPUs: the numbers say how much CPU each generator leaves the server,
+// which is what decides the requests/s. loadcmp also prints the CPU time per
+// request of the server and of each generator (from /proc and rusage).
+//
+// Each wrk run is preceded by a discarded wrk warmup run of the same length
+// as loadgen's warmup, and the order alternates between rounds so that drift
+// does not favour one side. wrk runs with -t min(C, NumCPU) threads, --latency
+// and --timeout 8s, as in TechEmpower's toolset.
+//
+// Run it (wrk must be installed: apt-get install -y wrk):
+//
+//	go run ./cmd/loadcmp                        # C=64 and C=256, 3 rounds of 5s each
+//	go run ./cmd/loadcmp -c 64 -d 10s -rounds 5
+//	go run ./cmd/loadcmp -variant global-lock   # another jsonserver variant
+//
+// The exit status is 0 when every C reached the target, 1 when one did not,
+// and 2 on errors (wrk missing, server not starting).
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/profdiff/profdiff/workloads/jsonserver"
+	"github.com/profdiff/profdiff/workloads/loadgen"
+)
+
+const childEnv = "LOADCMP_SERVE_VARIANT"
+
+func main() {
+	if v := os.Getenv(childEnv); v != "" {
+		if err := serveChild(v); err != nil {
+			fmt.Fprintf(os.Stderr, "loadcmp server: %v\n", err)
+			os.Exit(2)
+		}
+		return
+	}
+	code, err := run()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loadcmp: %v\n", err)
+		os.Exit(2)
+	}
+	os.Exit(code)
+}
+
+// serveChild is the server process: it listens on 127.0.0.1, prints the
+// address on stdout and serves until its stdin closes (the parent exited).
+func serveChild(variant string) error {
+	h, err := jsonserver.Handler(variant)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String())
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
+	return (&http.Server{Handler: h}).Serve(ln)
+}
+
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	in   io.Closer
+}
+
+func startServer(variant string) (*server, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	// The server picks its own GOMAXPROCS, whatever this process was given.
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "GOMAXPROCS=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, childEnv+"="+variant)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("server did not start: %v", err)
+	}
+	return &server{cmd: cmd, addr: strings.TrimSpace(line), in: in}, nil
+}
+
+func (s *server) stop() {
+	s.in.Close()
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// cpu returns the server's user+system CPU time from /proc/PID/stat.
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the ")" that closes the command name: state is field 3,
+	// utime 14 and stime 15 (1-based, over the whole line).
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is sysconf(_SC_CLK_TCK), 100 on Linux.
+const clockTicks = 100
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// machineBusy returns the CPU time all processes used, from /proc/stat.
+func machineBusy() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0
+	}
+	var busy int64
+	for i, x := range f[1:9] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		v, _ := strconv.ParseInt(x, 10, 64)
+		busy += v
+	}
+	return time.Duration(busy) * time.Second / clockTicks
+}
+
+// waitQuiet waits, up to max, for half a second in which all processes
+// together used less than maxOther CPUs (the server is idle between runs).
+func waitQuiet(max time.Duration, maxOther float64) {
+	const step = 500 * time.Millisecond
+	for range int(max / step) {
+		b0 := machineBusy()
+		time.Sleep(step)
+		if (machineBusy() - b0).Seconds() < maxOther*step.Seconds() {
+			return
+		}
+	}
+}
+
+// other is the CPU share, in CPUs, that neither the server nor the
+// generator used during a run: other tenants of the machine.
+func other(busy, server, client, wall time.Duration) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	return max(0, (busy-server-client).Seconds()/wall.Seconds())
+}
+
+var (
+	engine    string
+	dedicated bool
+)
+
+type result struct {
+	other     float64 // CPUs used by other processes during the run
+	rps       float64
+	serverUS  float64 // server CPU µs per 2xx response
+	clientUS  float64 // generator CPU µs per 2xx response
+	failed    int64
+	latP99ms  float64
+	rawErrors string
+}
+
+func run() (int, error) {
+	conns := flag.String("c", "64,256", "connection counts to compare, comma-separated")
+	dur := flag.Duration("d", 5*time.Second, "measured duration of each run")
+	warm := flag.Duration("warmup", time.Second, "warmup before each run (loadgen: discarded window; wrk: a discarded run)")
+	rounds := flag.Int("rounds", 3, "alternating rounds per connection count")
+	threads := flag.Int("t", 0, "wrk threads (0 = min(C, NumCPU))")
+	wrkPath := flag.String("wrk", "wrk", "wrk binary")
+	variant := flag.String("variant", jsonserver.Baseline, "jsonserver variant to serve")
+	target := flag.Float64("target", 0.90, "required loadgen/wrk ratio of median requests/s")
+	maxOther := flag.Float64("max-other", 0.1, "rounds in which other processes used more CPUs than this are left out of the medians")
+	flag.StringVar(&engine, "engine", "", "loadgen engine: epoll or goroutines (default: loadgen.DefaultEngine())")
+	flag.BoolVar(&dedicated, "dedicated", true, "loadgen.Config.Dedicated, as profdiff load sets it")
+	quietWait := flag.Duration("quiet-wait", 30*time.Second, "before each round, wait up to this long for the machine to be quiet (other processes using < max-other CPUs); 0 to not wait")
+	only := flag.String("only", "", "run only 'wrk' or 'loadgen' (no ratio; for profiling)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the loadgen runs) to this file")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		return 2, fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if *rounds < 1 || *rounds > 50 || *dur <= 0 || *dur > 2*time.Minute {
+		return 2, errors.New("want 1..50 rounds and a duration of up to 2m")
+	}
+	if *only != "" && *only != "wrk" && *only != "loadgen" {
+		return 2, fmt.Errorf("-only wants wrk or loadgen, not %q", *only)
+	}
+	var cs []int
+	for _, f := range strings.Split(*conns, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 1 || c > 4096 {
+			return 2, fmt.Errorf("bad -c %q", f)
+		}
+		cs = append(cs, c)
+	}
+	wrk, err := exec.LookPath(*wrkPath)
+	if err != nil && *only != "loadgen" {
+		return 2, fmt.Errorf("wrk not found (apt-get install -y wrk): %v", err)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return 2, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return 2, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	srv, err := startServer(*variant)
+	if err != nil {
+		return 2, err
+	}
+	defer srv.stop()
+	url := "http://" + srv.addr + "/json"
+	fmt.Printf("server: jsonserver %q, pid %d, %s; NumCPU %d; %d rounds of %v (+%v warmup) per C\n",
+		*variant, srv.cmd.Process.Pid, url, runtime.NumCPU(), *rounds, *dur, *warm)
+	fmt.Printf("cpu columns: µs of CPU per 2xx response (server + generator); other: CPUs used by other processes meanwhile\n")
+
+	ctx := context.Background()
+	pass := true
+	for _, c := range cs {
+		t := *threads
+		if t <= 0 {
+			t = min(c, runtime.NumCPU())
+		}
+		fmt.Printf("\nC=%d: wrk -t %d -c %d -d %v --latency --timeout 8s (TFB headers) vs loadgen -connections %d\n", c, t, c, *dur, c)
+		fmt.Printf("%-6s %9s %9s %7s  %-16s %-16s %s\n", "round", "wrk rps", "lg rps", "ratio", "wrk cpu", "loadgen cpu", "other")
+		var ws, ls, wsAll, lsAll []float64
+		for i := range *rounds {
+			if *quietWait > 0 {
+				waitQuiet(*quietWait, *maxOther)
+			}
+			var w, l result
+			var err error
+			switch {
+			case *only == "wrk":
+				w, err = runWrk(ctx, wrk, srv, url, t, c, *dur, *warm)
+				l = w
+			case *only == "loadgen":
+				l, err = runLoadgen(ctx, srv, url, c, *dur, *warm)
+				w = l
+			case i%2 == 0:
+				if w, err = runWrk(ctx, wrk, srv, url, t, c, *dur, *warm); err == nil {
+					l, err = runLoadgen(ctx, srv, url, c, *dur, *warm)
+				}
+			default:
+				if l, err = runLoadgen(ctx, srv, url, c, *dur, *warm); err == nil {
+					w, err = runWrk(ctx, wrk, srv, url, t, c, *dur, *warm)
+				}
+			}
+			if err != nil {
+				return 2, err
+			}
+			oth := max(w.other, l.other)
+			mark := ""
+			if oth > *maxOther {
+				mark = " (noisy: left out)"
+			} else {
+				ws, ls = append(ws, w.rps), append(ls, l.rps)
+			}
+			wsAll, lsAll = append(wsAll, w.rps), append(lsAll, l.rps)
+			fmt.Printf("%-6d %9.0f %9.0f %6.1f%%  %5.1f + %-8.1f %5.1f + %-8.1f %.2f%s\n", i+1, w.rps, l.rps, 100*l.rps/w.rps,
+				w.serverUS, w.clientUS, l.serverUS, l.clientUS, oth, mark)
+			if w.failed > 0 || l.failed > 0 {
+				fmt.Printf("       WARNING: failed requests: wrk %d (%s), loadgen %d\n", w.failed, w.rawErrors, l.failed)
+			}
+		}
+		if len(ws) == 0 {
+			fmt.Printf("       every round was noisy: the medians use all rounds\n")
+			ws, ls = wsAll, lsAll
+		}
+		mw, ml := median(ws), median(ls)
+		ratio := ml / mw
+		verdict := "ok"
+		if ratio < *target {
+			verdict = fmt.Sprintf("BELOW the %.0f%% target", 100**target)
+			pass = false
+		}
+		fmt.Printf("median %9.0f %9.0f %6.1f%%  %s (%d rounds)\n", mw, ml, 100*ratio, verdict, len(ws))
+	}
+	if !pass {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+var (
+	reRPS    = regexp.MustCompile(`(?m)^Requests/sec:\s+([0-9.]+)`)
+	reReqs   = regexp.MustCompile(`(?m)^\s*([0-9]+) requests in`)
+	reNon2xx = regexp.MustCompile(`(?m)^\s*Non-2xx or 3xx responses:\s+([0-9]+)`)
+	reSock   = regexp.MustCompile(`(?m)^\s*Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+)`)
+	reP99    = regexp.MustCompile(`(?m)^\s*99%\s+([0-9.]+)(us|ms|s)`)
+)
+
+func runWrk(ctx context.Context, wrk string, srv *server, url string, threads, conns int, d, warm time.Duration) (result, error) {
+	args := func(d time.Duration) []string {
+		return []string{
+			"-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns), "-d", fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second)),
+			"--latency", "--timeout", "8s",
+			"-H", "Accept: " + loadgen.DefaultAccept, "-H", "Connection: keep-alive", url,
+		}
+	}
+	if warm >= time.Second {
+		if out, err := exec.CommandContext(ctx, wrk, args(warm)...).CombinedOutput(); err != nil {
+			return result{}, fmt.Errorf("wrk warmup: %v\n%s", err, out)
+		}
+	}
+	cmd := exec.CommandContext(ctx, wrk, args(d)...)
+	cpu0, busy0, t0 := srv.cpu(), machineBusy(), time.Now()
+	out, err := cmd.CombinedOutput()
+	cpu1, busy1, wall := srv.cpu(), machineBusy(), time.Since(t0)
+	if err != nil {
+		return result{}, fmt.Errorf("wrk: %v\n%s", err, out)
+	}
+	m := reRPS.FindSubmatch(out)
+	n := reReqs.FindSubmatch(out)
+	if m == nil || n == nil {
+		return result{}, fmt.Errorf("cannot parse wrk output:\n%s", out)
+	}
+	var r result
+	r.rps, _ = strconv.ParseFloat(string(m[1]), 64)
+	reqs, _ := strconv.ParseInt(string(n[1]), 10, 64)
+	var errs []string
+	if x := reNon2xx.FindSubmatch(out); x != nil {
+		v, _ := strconv.ParseInt(string(x[1]), 10, 64)
+		r.failed += v
+		errs = append(errs, "non-2xx/3xx "+string(x[1]))
+	}
+	if x := reSock.FindSubmatch(out); x != nil {
+		for _, s := range x[1:] {
+			v, _ := strconv.ParseInt(string(s), 10, 64)
+			r.failed += v
+		}
+		errs = append(errs, strings.TrimSpace(string(x[0])))
+	}
+	r.rawErrors = strings.Join(errs, "; ")
+	// wrk's Requests/sec counts every response, so take the failures out.
+	if ok := reqs - r.failed; ok > 0 && reqs > 0 {
+		r.rps *= float64(ok) / float64(reqs)
+		r.serverUS = float64((cpu1 - cpu0).Nanoseconds()) / 1e3 / float64(ok)
+		if ru, ok2 := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok2 {
+			client := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			r.clientUS = float64(client.Nanoseconds()) / 1e3 / float64(ok)
+			r.other = other(busy1-busy0, cpu1-cpu0, client, wall)
+		}
+	}
+	if x := reP99.FindSubmatch(out); x != nil {
+		v, _ := strconv.ParseFloat(string(x[1]), 64)
+		switch string(x[2]) {
+		case "us":
+			v /= 1000
+		case "s":
+			v *= 1000
+		}
+		r.latP99ms = v
+	}
+	return r, nil
+}
+
+func runLoadgen(ctx context.Context, srv *server, url string, conns int, d, warm time.Duration) (result, error) {
+	// The generator's own CPU and the machine's over the measured window,
+	// read at the same moments as the server's, through the ServerCPU hook.
+	var self, busy [2]time.Duration
+	var at [2]time.Time
+	var srvCPU [2]time.Duration
+	n := 0
+	rep, err := loadgen.Run(ctx, loadgen.Config{
+		URL: url, Connections: conns, Duration: d, Warmup: warm, Timeout: 8 * time.Second, Engine: engine, Dedicated: dedicated,
+		ServerCPU: func() time.Duration {
+			i := min(n, 1)
+			n++
+			self[i], busy[i], at[i], srvCPU[i] = selfCPU(), machineBusy(), time.Now(), srv.cpu()
+			return srvCPU[i]
+		},
+	})
+	if err != nil {
+		return result{}, fmt.Errorf("loadgen: %v", err)
+	}
+	if rep.ConnectionsOpened != conns {
+		fmt.Printf("       WARNING: loadgen opened %d connections for %d\n", rep.ConnectionsOpened, conns)
+	}
+	r := result{rps: rep.RPSOK, serverUS: rep.ServerCPUPerRequestUS, failed: rep.Failed(), latP99ms: rep.LatencyMS.P99}
+	if rep.OK > 0 {
+		client := self[1] - self[0]
+		r.clientUS = float64(client.Nanoseconds()) / 1e3 / float64(rep.OK)
+		r.other = other(busy[1]-busy[0], srvCPU[1]-srvCPU[0], client, at[1].Sub(at[0]))
+	}
+	return r, nil
+}

@@ -1,0 +1,13 @@
+package main
+
+import "github.com/profdiff/profdiff/workloads/child"
+
+// runChildIfAsked is profdiff's hidden child mode: when this process was
+// started by child.Start (the environment variable PROFDIFF_CHILD holds
+// the spec), it serves the workload, with GOMAXPROCS and CPU affinity set
+// by the parent, on loopback ports, and exits without returning; otherwise
+// it returns at once. main calls it before anything else, so no flag
+// parsing or output of the CLI happens in a child. Workloads other than the
+// built-in "json" register with child.Register in an init function; import
+// their packages here so the child can serve them.
+func runChildIfAsked() { child.MaybeRun() }

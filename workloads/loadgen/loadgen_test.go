@@ -1,0 +1,462 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// server is an httptest server on 127.0.0.1 that counts the connections it
+// accepts.
+type server struct {
+	*httptest.Server
+	accepted atomic.Int64
+}
+
+func newServer(t *testing.T, h http.HandlerFunc) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewUnstartedServer(h)
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.accepted.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func helloJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Server", "test")
+	json.NewEncoder(w).Encode(map[string]string{"message": "Hello, World!"})
+}
+
+// short is a config for tests: a short warmup and window.
+func short(url string, conns int, engine string) Config {
+	return Config{URL: url, Connections: conns, Warmup: 50 * time.Millisecond, Duration: 300 * time.Millisecond, Engine: engine}
+}
+
+// forEngines runs f for every engine available.
+func forEngines(t *testing.T, f func(t *testing.T, engine string)) {
+	for _, e := range []string{EngineEpoll, EngineGoroutines} {
+		if e == EngineEpoll && !epollSupported {
+			continue
+		}
+		t.Run(e, func(t *testing.T) { f(t, e) })
+	}
+}
+
+// checkCounts checks the invariant every report must keep.
+func checkCounts(t *testing.T, r *Report) {
+	t.Helper()
+	var non2xx int64
+	for _, n := range r.Non2xx {
+		non2xx += n
+	}
+	if r.OK+non2xx+r.SocketErrors != r.Sent {
+		t.Errorf("ok %d + non-2xx %d + socket errors %d != sent %d", r.OK, non2xx, r.SocketErrors, r.Sent)
+	}
+	var kinds int64
+	for _, n := range r.SocketErrorKinds {
+		kinds += n
+	}
+	if kinds != r.SocketErrors {
+		t.Errorf("socket error kinds add up to %d, not %d", kinds, r.SocketErrors)
+	}
+	if r.Failed() != non2xx+r.SocketErrors {
+		t.Errorf("Failed() = %d", r.Failed())
+	}
+	if r.Non2xx == nil {
+		t.Error("Non2xx is nil; want {} when empty")
+	}
+	if r.DurationS > 0 {
+		if want := float64(r.OK) / r.DurationS; r.RPSOK != want {
+			t.Errorf("rps_ok %f, want ok/duration = %f", r.RPSOK, want)
+		}
+	}
+}
+
+func firstLine(r *Report) string {
+	var b bytes.Buffer
+	r.WriteText(&b)
+	line, _, _ := strings.Cut(b.String(), "\n")
+	return line
+}
+
+func TestKeepAliveCountsAddUp(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		var accept, conn, host atomic.Value
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			accept.Store(r.Header.Get("Accept"))
+			conn.Store(r.Header.Get("Connection"))
+			host.Store(r.Host)
+			helloJSON(w, r)
+		})
+		const c = 8
+		rep, err := Run(context.Background(), short(s.URL+"/json", c, engine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, rep)
+		if rep.Sent == 0 || rep.OK != rep.Sent || rep.Failed() != 0 || len(rep.Non2xx) != 0 {
+			t.Errorf("sent %d ok %d failed %d non-2xx %v", rep.Sent, rep.OK, rep.Failed(), rep.Non2xx)
+		}
+		if rep.ConnectionsOpened != c || s.accepted.Load() != c || rep.Connections != c {
+			t.Errorf("keep-alive: opened %d, server accepted %d, want %d", rep.ConnectionsOpened, s.accepted.Load(), c)
+		}
+		if rep.Engine != engine {
+			t.Errorf("engine %q, want %q", rep.Engine, engine)
+		}
+		if rep.DurationS != 0.3 || rep.WarmupS != 0.05 || rep.TimeoutS != 8 {
+			t.Errorf("duration %v warmup %v timeout %v", rep.DurationS, rep.WarmupS, rep.TimeoutS)
+		}
+		l := rep.LatencyMS
+		if !(l.P50 > 0 && l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.Max*1.001+0.001) {
+			t.Errorf("latency %+v", l)
+		}
+		if accept.Load() != DefaultAccept || conn.Load() != "keep-alive" || host.Load() != strings.TrimPrefix(s.URL, "http://") {
+			t.Errorf("request headers: Accept %q Connection %q Host %q", accept.Load(), conn.Load(), host.Load())
+		}
+		if line := firstLine(rep); strings.HasPrefix(line, "WARNING") {
+			t.Errorf("warning without failures: %s", line)
+		}
+		js, _ := json.Marshal(rep)
+		for _, want := range []string{`"non_2xx":{}`, `"connections_opened":8`, `"latency_ms":{"p50":`} {
+			if !strings.Contains(string(js), want) {
+				t.Errorf("JSON lacks %s: %s", want, js)
+			}
+		}
+		if strings.Contains(string(js), "socket_error_kinds") || strings.Contains(string(js), "server_cpu_per_request_us") {
+			t.Errorf("empty optional fields in JSON: %s", js)
+		}
+	})
+}
+
+func TestNon2xxShare(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		var n atomic.Int64
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1)%4 == 0 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			helloJSON(w, r)
+		})
+		rep, err := Run(context.Background(), short(s.URL+"/json", 4, engine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, rep)
+		n503 := rep.Non2xx["503"]
+		if len(rep.Non2xx) != 1 || n503 == 0 || rep.SocketErrors != 0 {
+			t.Fatalf("non-2xx %v, socket errors %d", rep.Non2xx, rep.SocketErrors)
+		}
+		if share := float64(n503) / float64(rep.Sent); share < 0.2 || share > 0.3 {
+			t.Errorf("503 share %.3f, want about 1/4", share)
+		}
+		if rep.ConnectionsOpened != 4 {
+			t.Errorf("opened %d connections: a 503 must not break keep-alive", rep.ConnectionsOpened)
+		}
+		want := fmt.Sprintf("WARNING: %d of %d requests failed (503: %d): requests/s counts only 2xx responses — this is not saturation", n503, rep.Sent, n503)
+		if line := firstLine(rep); line != want {
+			t.Errorf("first line\n%s\nwant\n%s", line, want)
+		}
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		if !strings.Contains(b.String(), fmt.Sprintf("  non-2xx        503: %d\n", n503)) {
+			t.Errorf("report:\n%s", b.String())
+		}
+	})
+}
+
+func TestServerClosesConnections(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		var n atomic.Int64
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			c, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			if n.Add(1)%2 == 0 {
+				// A response cut short: Content-Length promises more.
+				buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"message\":")
+				buf.Flush()
+			}
+			c.Close()
+		})
+		const conns = 4
+		rep, err := Run(context.Background(), short(s.URL+"/json", conns, engine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, rep)
+		if rep.OK != 0 || rep.SocketErrors == 0 || rep.SocketErrors != rep.Sent {
+			t.Fatalf("ok %d, socket errors %d, sent %d", rep.OK, rep.SocketErrors, rep.Sent)
+		}
+		if rep.SocketErrorKinds[KindRead] == 0 {
+			t.Errorf("kinds %v: want read errors", rep.SocketErrorKinds)
+		}
+		for k := range rep.SocketErrorKinds {
+			if k != KindRead && k != KindWrite {
+				t.Errorf("unexpected kind %q: %v", k, rep.SocketErrorKinds)
+			}
+		}
+		if ex := rep.SocketErrorExamples[KindRead]; ex == "" {
+			t.Errorf("no example of the read errors")
+		}
+		if rep.ConnectionsOpened <= conns {
+			t.Errorf("opened %d connections; every request needs a new one", rep.ConnectionsOpened)
+		}
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		out := b.String()
+		for _, want := range []string{
+			fmt.Sprintf("WARNING: %d of %d requests failed (socket errors: %d)", rep.SocketErrors, rep.Sent, rep.SocketErrors),
+			"WARNING: no 2xx response in the measured window",
+			"WARNING: keep-alive was not held",
+			"first read error: ",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("report lacks %q:\n%s", want, out)
+			}
+		}
+		if !strings.HasPrefix(out, "WARNING: ") {
+			t.Errorf("the failure warning is not first:\n%s", out)
+		}
+	})
+}
+
+func TestTimeouts(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		release := make(chan struct{})
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		defer close(release) // before s.Close (cleanup) waits for the handlers
+		cfg := Config{URL: s.URL, Connections: 2, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Engine: engine}
+		start := time.Now()
+		rep, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Errorf("Run took %v for a 500ms window", el)
+		}
+		checkCounts(t, rep)
+		if rep.OK != 0 || rep.SocketErrorKinds[KindTimeout] < 2 || len(rep.SocketErrorKinds) != 1 {
+			t.Errorf("ok %d, kinds %v: want only timeouts, at least one per connection", rep.OK, rep.SocketErrorKinds)
+		}
+		if line := firstLine(rep); !strings.HasPrefix(line, "WARNING: ") || !strings.Contains(line, "requests failed (socket errors: ") {
+			t.Errorf("first line: %s", line)
+		}
+	})
+}
+
+// TestStopsInFlight: requests still in flight when the window closes are
+// dropped, and Run does not wait for them to time out.
+func TestStopsInFlight(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		release := make(chan struct{})
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		defer close(release)
+		start := time.Now()
+		rep, err := Run(context.Background(), Config{URL: s.URL, Connections: 3, Duration: 200 * time.Millisecond, Engine: engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Errorf("Run took %v: it waited for hanging requests", el)
+		}
+		checkCounts(t, rep)
+		if rep.Sent != 0 || rep.ConnectionsOpened != 3 {
+			t.Errorf("sent %d, opened %d", rep.Sent, rep.ConnectionsOpened)
+		}
+		if line := firstLine(rep); line != "WARNING: no request completed in the measured window" {
+			t.Errorf("first line: %s", line)
+		}
+	})
+}
+
+func TestChunkedAndConnectionClose(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		var n atomic.Int64
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1)%10 == 0 {
+				w.Header().Set("Connection", "close")
+			}
+			io.WriteString(w, "part one,")
+			http.NewResponseController(w).Flush() // forces chunked encoding
+			io.WriteString(w, "part two")
+		})
+		rep, err := Run(context.Background(), short(s.URL, 2, engine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, rep)
+		if rep.OK == 0 || rep.Failed() != 0 {
+			t.Fatalf("ok %d failed %d %v %v", rep.OK, rep.Failed(), rep.Non2xx, rep.SocketErrorExamples)
+		}
+		if rep.ConnectionsOpened <= 2 || int64(rep.ConnectionsOpened) != s.accepted.Load() {
+			t.Errorf("opened %d, server accepted %d: want a new connection after each Connection: close", rep.ConnectionsOpened, s.accepted.Load())
+		}
+		if line := firstLine(rep); !strings.HasPrefix(line, "WARNING: keep-alive was not held") {
+			t.Errorf("first line: %s", line)
+		}
+	})
+}
+
+func TestServerCPUHook(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		s := newServer(t, helloJSON)
+		calls := 0
+		cfg := short(s.URL, 2, engine)
+		cfg.ServerCPU = func() time.Duration {
+			calls++
+			return time.Duration(calls) * time.Second
+		}
+		rep, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 2 {
+			t.Errorf("ServerCPU called %d times, want 2", calls)
+		}
+		if want := 1e6 / float64(rep.OK); rep.OK == 0 || rep.ServerCPUPerRequestUS != want {
+			t.Errorf("server CPU per request %v, want %v", rep.ServerCPUPerRequestUS, want)
+		}
+		js, _ := json.Marshal(rep)
+		if !strings.Contains(string(js), `"server_cpu_per_request_us":`) {
+			t.Errorf("JSON: %s", js)
+		}
+	})
+}
+
+func TestContextCancel(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var n atomic.Int64
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 2000 {
+				cancel()
+			}
+			helloJSON(w, r)
+		})
+		start := time.Now()
+		rep, err := Run(ctx, Config{URL: s.URL, Connections: 2, Duration: time.Minute, Engine: engine})
+		if !errors.Is(err, context.Canceled) || rep == nil {
+			t.Fatalf("err %v, report %v", err, rep)
+		}
+		if el := time.Since(start); el > 10*time.Second {
+			t.Errorf("Run took %v after the cancel", el)
+		}
+		checkCounts(t, rep)
+		if rep.OK == 0 || rep.DurationS <= 0 || rep.DurationS > 10 {
+			t.Errorf("partial report: ok %d over %vs", rep.OK, rep.DurationS)
+		}
+	})
+}
+
+func TestUnreachable(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		_, err = Run(context.Background(), Config{URL: "http://" + addr + "/", Connections: 2, Duration: time.Second, Timeout: time.Second, Engine: engine})
+		if err == nil || !strings.Contains(err.Error(), "cannot connect to "+addr) {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestBadConfig(t *testing.T) {
+	ok := "http://127.0.0.1:1/"
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{URL: "https://127.0.0.1/", Duration: time.Second}, "only http://"},
+		{Config{URL: ok, Connections: -1, Duration: time.Second}, "connections must be positive"},
+		{Config{URL: ok, Duration: 0}, "duration must be positive"},
+		{Config{URL: ok, Duration: time.Second, Warmup: -time.Second}, "warmup must not be negative"},
+		{Config{URL: ok, Duration: time.Second, Timeout: -time.Second}, "timeout must be positive"},
+		{Config{URL: ok, Duration: time.Second, Engine: "threads"}, `unknown engine "threads"`},
+	} {
+		if _, err := Run(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+func TestDefaultConnections(t *testing.T) {
+	if got, want := DefaultConnections(), min(256, 64*runtime.NumCPU()); got != want {
+		t.Errorf("DefaultConnections() = %d, want %d", got, want)
+	}
+}
+
+func TestReportTextAndJSON(t *testing.T) {
+	r := &Report{
+		URL: "http://127.0.0.1:8080/json", Connections: 4, ConnectionsOpened: 6, DurationS: 2, Sent: 1000, OK: 900,
+		Non2xx:           map[string]int64{"503": 60, "404": 10},
+		SocketErrors:     30,
+		SocketErrorKinds: map[string]int64{"timeout": 10, "read": 20}, SocketErrorExamples: map[string]string{"read": "EOF", "timeout": "i/o timeout"},
+		RPSOK: 450, LatencyMS: Latency{P50: 1, P90: 2, P99: 3, Max: 4}, ServerCPUPerRequestUS: 12.5,
+		WarmupS: 1, WarmupFailed: 3, TimeoutS: 8,
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `WARNING: 100 of 1000 requests failed (404: 10, 503: 60, socket errors: 30): requests/s counts only 2xx responses — this is not saturation
+WARNING: keep-alive was not held: 6 connections opened for 4 workers (reconnects after errors or Connection: close); dials cost the server extra work
+WARNING: 3 requests failed during the warmup (not counted)
+GET http://127.0.0.1:8080/json
+  connections    4 (6 opened)
+  window         2.00s measured after 1.00s warmup (discarded); timeout 8s
+  requests       1000 in the window: 900 2xx, 100 failed
+  requests/s     450.0 (2xx only)
+  latency (ms)   p50 1.000  p90 2.000  p99 3.000  max 4.000 (2xx responses)
+  non-2xx        404: 10, 503: 60
+  socket errors  30 (read: 20, timeout: 10)
+    first read error: EOF
+    first timeout error: i/o timeout
+  server CPU     12.50 µs per 2xx response
+`
+	if b.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
+	}
+	js1, _ := json.Marshal(r)
+	js2, _ := json.Marshal(r)
+	if !bytes.Equal(js1, js2) || !strings.Contains(string(js1), `"non_2xx":{"404":10,"503":60}`) ||
+		!strings.Contains(string(js1), `"socket_error_kinds":{"read":20,"timeout":10}`) {
+		t.Errorf("JSON: %s", js1)
+	}
+	r.SetServerCPU(0)
+	if r.ServerCPUPerRequestUS != 12.5 {
+		t.Error("SetServerCPU(0) changed the field")
+	}
+}

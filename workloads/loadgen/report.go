@@ -1,0 +1,142 @@
+package loadgen
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Latency holds percentiles of the 2xx responses' latency, in milliseconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Report is the result of a Run. Its JSON encoding is deterministic
+// (encoding/json sorts map keys).
+type Report struct {
+	URL               string           `json:"url"`
+	Engine            string           `json:"engine"` // epoll or goroutines
+	Connections       int              `json:"connections"`
+	ConnectionsOpened int              `json:"connections_opened"` // successful dials, warmup included; == Connections when keep-alive held
+	DurationS         float64          `json:"duration_s"`         // measured window
+	Sent              int64            `json:"sent"`               // requests completed or failed in the window
+	OK                int64            `json:"ok"`                 // 2xx
+	Non2xx            map[string]int64 `json:"non_2xx"`            // status code → count (always present, {} when none)
+	SocketErrors      int64            `json:"socket_errors"`
+	SocketErrorKinds  map[string]int64 `json:"socket_error_kinds,omitempty"` // connect/read/write/timeout
+	// SocketErrorExamples holds the first error message seen of each kind.
+	SocketErrorExamples map[string]string `json:"socket_error_examples,omitempty"`
+	RPSOK               float64           `json:"rps_ok"`     // OK / DurationS
+	LatencyMS           Latency           `json:"latency_ms"` // of the 2xx responses in the window
+	// ServerCPUPerRequestUS is the server's CPU time per 2xx response in µs,
+	// filled by Config.ServerCPU or SetServerCPU; the generator cannot
+	// measure it by itself.
+	ServerCPUPerRequestUS float64 `json:"server_cpu_per_request_us,omitempty"`
+
+	WarmupS      float64 `json:"warmup_s"`
+	WarmupFailed int64   `json:"warmup_failed,omitempty"` // failed requests in the discarded warmup
+	TimeoutS     float64 `json:"timeout_s"`
+}
+
+// Failed is the number of requests in the window that did not get a 2xx
+// response: non-2xx responses plus socket errors.
+func (r *Report) Failed() int64 {
+	n := r.SocketErrors
+	for _, c := range r.Non2xx {
+		n += c
+	}
+	return n
+}
+
+// SetServerCPU sets ServerCPUPerRequestUS from the server's CPU time over
+// the measured window (it stays 0 when there was no 2xx response).
+func (r *Report) SetServerCPU(cpu time.Duration) {
+	if r.OK > 0 && cpu > 0 {
+		r.ServerCPUPerRequestUS = float64(cpu.Nanoseconds()) / 1e3 / float64(r.OK)
+	}
+}
+
+// Warnings returns the report's warnings, most important first; WriteText
+// prints them before anything else. The first is about failed requests when
+// there were any.
+func (r *Report) Warnings() []string {
+	var ws []string
+	if f := r.Failed(); f > 0 {
+		var parts []string
+		for _, code := range sortedKeys(r.Non2xx) {
+			parts = append(parts, fmt.Sprintf("%s: %d", code, r.Non2xx[code]))
+		}
+		if r.SocketErrors > 0 {
+			parts = append(parts, fmt.Sprintf("socket errors: %d", r.SocketErrors))
+		}
+		ws = append(ws, fmt.Sprintf("%d of %d requests failed (%s): requests/s counts only 2xx responses — this is not saturation",
+			f, r.Sent, strings.Join(parts, ", ")))
+	}
+	if r.Sent == 0 {
+		ws = append(ws, "no request completed in the measured window")
+	} else if r.OK == 0 {
+		ws = append(ws, "no 2xx response in the measured window")
+	}
+	if r.ConnectionsOpened > r.Connections {
+		ws = append(ws, fmt.Sprintf("keep-alive was not held: %d connections opened for %d workers (reconnects after errors or Connection: close); dials cost the server extra work",
+			r.ConnectionsOpened, r.Connections))
+	} else if r.ConnectionsOpened < r.Connections {
+		ws = append(ws, fmt.Sprintf("only %d of %d connections could be opened", r.ConnectionsOpened, r.Connections))
+	}
+	if r.WarmupFailed > 0 {
+		ws = append(ws, fmt.Sprintf("%d requests failed during the warmup (not counted)", r.WarmupFailed))
+	}
+	return ws
+}
+
+// WriteText writes the human report. When any request failed its first line
+// is a WARNING saying how many and that requests/s counts only 2xx.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, s := range r.Warnings() {
+		fmt.Fprintf(&b, "WARNING: %s\n", s)
+	}
+	fmt.Fprintf(&b, "GET %s\n", r.URL)
+	fmt.Fprintf(&b, "  connections    %d (%d opened)\n", r.Connections, r.ConnectionsOpened)
+	fmt.Fprintf(&b, "  window         %.2fs measured after %.2fs warmup (discarded); timeout %gs\n", r.DurationS, r.WarmupS, r.TimeoutS)
+	fmt.Fprintf(&b, "  requests       %d in the window: %d 2xx, %d failed\n", r.Sent, r.OK, r.Failed())
+	fmt.Fprintf(&b, "  requests/s     %.1f (2xx only)\n", r.RPSOK)
+	l := r.LatencyMS
+	fmt.Fprintf(&b, "  latency (ms)   p50 %.3f  p90 %.3f  p99 %.3f  max %.3f (2xx responses)\n", l.P50, l.P90, l.P99, l.Max)
+	if len(r.Non2xx) > 0 {
+		var parts []string
+		for _, code := range sortedKeys(r.Non2xx) {
+			parts = append(parts, fmt.Sprintf("%s: %d", code, r.Non2xx[code]))
+		}
+		fmt.Fprintf(&b, "  non-2xx        %s\n", strings.Join(parts, ", "))
+	}
+	if r.SocketErrors > 0 {
+		var parts []string
+		for _, k := range sortedKeys(r.SocketErrorKinds) {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, r.SocketErrorKinds[k]))
+		}
+		fmt.Fprintf(&b, "  socket errors  %d (%s)\n", r.SocketErrors, strings.Join(parts, ", "))
+		for _, k := range sortedKeys(r.SocketErrorExamples) {
+			fmt.Fprintf(&b, "    first %s error: %s\n", k, r.SocketErrorExamples[k])
+		}
+	}
+	if r.ServerCPUPerRequestUS > 0 {
+		fmt.Fprintf(&b, "  server CPU     %.2f µs per 2xx response\n", r.ServerCPUPerRequestUS)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,263 @@
+// Package workloads runs profdiff's built-in workloads end to end: a server
+// in a child process (the profdiff binary re-executed with GOMAXPROCS=N,
+// package child), closed-loop load against it (package loadgen), and a live
+// capture of its profiles during the measured window (package
+// profile/capture), so that anyone can watch the analysis work on their own
+// machine.
+//
+// The load generator runs in the parent and the server in the child, so the
+// generator's own goroutines never appear in the server's profiles; the
+// profiles are pulled from the child's /debug/pprof endpoints, the same path
+// `profdiff capture` takes against a user's server.
+package workloads
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/workloads/child"
+	"github.com/profdiff/profdiff/workloads/loadgen"
+)
+
+// RunConfig describes one run of a workload.
+type RunConfig struct {
+	Workload    string        // registered workload name: "json"
+	Variant     string        // e.g. "baseline", "global-lock", "sharded"
+	Path        string        // request path on the workload server ("/json")
+	Cores       int           // the child's GOMAXPROCS (and CPU affinity where possible)
+	Connections int           // load generator connections (0: loadgen.DefaultConnections)
+	Warmup      time.Duration // load before the measured window, discarded
+	Seconds     int           // measured window, whole seconds (the capture window too)
+	Out         string        // capture folder for this run (created; must be new or empty)
+	Log         io.Writer     // progress and problems (nil: discarded)
+}
+
+// Result is what one run measured.
+type Result struct {
+	Config   RunConfig
+	Manifest *capture.Manifest
+	Load     *loadgen.Report
+	// Kind is the profile the bucket shares come from: the wall-clock
+	// (fgprof) profile when it was captured, else the CPU profile.
+	Kind profile.Kind
+	// Buckets are that profile's bucket shares (fractions 0..1).
+	Buckets [diff.NumBuckets]float64
+}
+
+func (c *RunConfig) validate() error {
+	switch {
+	case c.Workload == "":
+		return errors.New("no workload given")
+	case c.Cores < 1:
+		return fmt.Errorf("cores must be at least 1, not %d", c.Cores)
+	case c.Seconds < 1:
+		return fmt.Errorf("the measured window must be at least 1 second, not %d", c.Seconds)
+	case c.Warmup < 0:
+		return fmt.Errorf("negative warmup %v", c.Warmup)
+	case c.Out == "":
+		return errors.New("no output folder given")
+	}
+	return nil
+}
+
+func logf(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", a...)
+	}
+}
+
+// Run starts the workload's server in a child process, drives it with the
+// load generator for Warmup plus Seconds, captures every profile during the
+// measured window, writes the capture folder with its manifest (parameters,
+// load report, requests/s, latency, errors, server CPU per request) and
+// stops the child. The child is stopped on every path, the error ones too.
+func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Path == "" {
+		cfg.Path = "/" + cfg.Workload
+	}
+	if cfg.Cores > runtime.NumCPU() {
+		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
+	}
+	proc, err := child.Start(ctx, child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Log: cfg.Log})
+	if err != nil {
+		return nil, fmt.Errorf("starting the %s server (%s, %d cores): %w", cfg.Workload, cfg.Variant, cfg.Cores, err)
+	}
+	defer func() {
+		if serr := proc.Stop(); serr != nil && err == nil {
+			err = fmt.Errorf("stopping the %s server: %w", cfg.Workload, serr)
+		}
+	}()
+	logf(cfg.Log, "%s %s: server pid %d at %s, GOMAXPROCS=%d, pinned to CPUs %v", cfg.Workload, cfg.Variant, proc.Pid, proc.URL, proc.GOMAXPROCS, proc.CPUs)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	window := time.Duration(cfg.Seconds) * time.Second
+
+	type loadDone struct {
+		rep *loadgen.Report
+		err error
+	}
+	loadCh := make(chan loadDone, 1)
+	go func() {
+		rep, err := loadgen.Run(ctx, loadgen.Config{
+			URL:         proc.URL + cfg.Path,
+			Connections: cfg.Connections,
+			Warmup:      cfg.Warmup,
+			Duration:    window,
+			ServerCPU: func() time.Duration {
+				d, err := proc.CPUTime()
+				if err != nil {
+					logf(cfg.Log, "server CPU time unavailable: %v", err)
+				}
+				return d
+			},
+		})
+		loadCh <- loadDone{rep, err}
+	}()
+
+	// The capture window opens when the warmup ends. A timer, not a
+	// handshake: the load generator's window is also time-based, and the
+	// capture's seconds= requests end on the server's own clock.
+	select {
+	case <-time.After(cfg.Warmup):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case ld := <-loadCh:
+		// The generator stopped during the warmup: nothing to capture.
+		if ld.err == nil {
+			ld.err = errors.New("load generator stopped before the measured window")
+		}
+		return nil, fmt.Errorf("load on %s: %w", proc.URL+cfg.Path, ld.err)
+	}
+	man, cerr := capture.Capture(ctx, proc.DebugURL, capture.Options{Seconds: cfg.Seconds, Out: cfg.Out, Log: cfg.Log})
+	ld := <-loadCh
+	if ld.err != nil {
+		return nil, fmt.Errorf("load on %s: %w", proc.URL+cfg.Path, ld.err)
+	}
+	if cerr != nil {
+		return nil, fmt.Errorf("capturing profiles: %w", cerr)
+	}
+	rep := ld.rep
+
+	// What the runner knows better than a remote capture can.
+	man.GOMAXPROCS = proc.GOMAXPROCS
+	man.GoVersion = runtime.Version()
+	if len(proc.CPUs) > 0 {
+		man.CPUs = len(proc.CPUs)
+	} else {
+		man.CPUs = runtime.NumCPU()
+	}
+	if man.Params == nil {
+		man.Params = map[string]any{}
+	}
+	man.Params["workload"] = cfg.Workload
+	man.Params["variant"] = cfg.Variant
+	man.Params["cores"] = cfg.Cores
+	man.Params["connections"] = rep.Connections
+	man.Params["warmup_s"] = cfg.Warmup.Seconds()
+	man.Params["pinned_cpus"] = proc.CPUs
+	if b, err := json.Marshal(rep); err == nil {
+		man.Load = b
+	}
+	man.RequestsPerS = rep.RPSOK
+	man.Requests = rep.Sent
+	man.RequestErrors = rep.Failed()
+	man.LatencyMS = &capture.Latency{P50: rep.LatencyMS.P50, P90: rep.LatencyMS.P90, P99: rep.LatencyMS.P99, Max: rep.LatencyMS.Max}
+	man.CPUPerRequestUS = rep.ServerCPUPerRequestUS
+	if err := capture.WriteManifest(cfg.Out, man); err != nil {
+		return nil, err
+	}
+	res = &Result{Config: cfg, Manifest: man, Load: rep}
+	if err := res.loadBuckets(ctx); err != nil {
+		logf(cfg.Log, "bucket shares unavailable for %s: %v", cfg.Out, err)
+	}
+	return res, nil
+}
+
+// loadBuckets computes the run's bucket shares from its wall-clock profile,
+// or its CPU profile when fgprof was not captured.
+func (r *Result) loadBuckets(ctx context.Context) error {
+	for _, k := range []profile.Kind{profile.KindWall, profile.KindCPU} {
+		f, ok := r.Manifest.File(string(k))
+		if !ok {
+			continue
+		}
+		l, err := profile.Load(ctx, filepath.Join(r.Config.Out, f.Path), profile.Options{})
+		if err != nil {
+			return err
+		}
+		a := diff.NewAnalyzer(diff.Options{})
+		if err := a.Add(diff.Base, l); err != nil {
+			return err
+		}
+		t := a.Top()
+		for _, b := range t.Buckets {
+			r.Buckets[b.Bucket] = b.Share
+		}
+		r.Kind = k
+		return nil
+	}
+	return errors.New("neither a wall-clock nor a CPU profile was captured")
+}
+
+// SweepRow is one line of a core-count sweep.
+type SweepRow struct {
+	Cores           int                      `json:"cores"`
+	RequestsPerS    float64                  `json:"requests_per_s"`
+	P99MS           float64                  `json:"p99_ms"`
+	Errors          int64                    `json:"errors"`
+	CPUPerRequestUS float64                  `json:"cpu_per_request_us"`
+	Buckets         map[string]float64       `json:"buckets"`
+	Kind            profile.Kind             `json:"buckets_from"`
+	Efficiency      float64                  `json:"scaling_efficiency"` // (rps/cores) ÷ (rps/cores at the smallest core count), scaled to that count
+	Peak            bool                     `json:"peak"`
+	Folder          string                   `json:"folder"`
+	Load            *loadgen.Report          `json:"-"`
+	raw             [diff.NumBuckets]float64 // same as Buckets, indexed
+}
+
+// SweepRows turns run results into table rows: efficiency relative to the
+// first (smallest) core count, and a marker on the highest requests/s.
+func SweepRows(results []*Result) []SweepRow {
+	rows := make([]SweepRow, len(results))
+	peak := -1
+	for i, r := range results {
+		rows[i] = SweepRow{
+			Cores: r.Config.Cores, RequestsPerS: r.Load.RPSOK, P99MS: r.Load.LatencyMS.P99,
+			Errors: r.Load.Failed(), CPUPerRequestUS: r.Load.ServerCPUPerRequestUS,
+			Kind: r.Kind, Folder: r.Config.Out, Load: r.Load, raw: r.Buckets,
+			Buckets: map[string]float64{},
+		}
+		for _, b := range diff.Buckets {
+			rows[i].Buckets[b.String()] = r.Buckets[b]
+		}
+		if peak < 0 || r.Load.RPSOK > rows[peak].RequestsPerS {
+			peak = i
+		}
+	}
+	if peak >= 0 {
+		rows[peak].Peak = true
+	}
+	if len(rows) > 0 && rows[0].RequestsPerS > 0 {
+		perCore0 := rows[0].RequestsPerS / float64(rows[0].Cores)
+		for i := range rows {
+			rows[i].Efficiency = rows[i].RequestsPerS / float64(rows[i].Cores) / perCore0
+		}
+	}
+	return rows
+}
+
+// Share returns a row's bucket share.
+func (r SweepRow) Share(b diff.Bucket) float64 { return r.raw[b] }

@@ -1,0 +1,106 @@
+package workloads
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/workloads/child"
+)
+
+// The test binary doubles as the workload child (see child.MaybeRun).
+func TestMain(m *testing.M) {
+	child.MaybeRun()
+	os.Exit(m.Run())
+}
+
+func runJSON(t *testing.T, variant string, cores int) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, RunConfig{
+		Workload: "json", Variant: variant, Cores: cores, Connections: 16,
+		Warmup: 300 * time.Millisecond, Seconds: 1, Out: filepath.Join(t.TempDir(), variant),
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", variant, err)
+	}
+	return res
+}
+
+// One short run of each variant end to end: the child serves, the load
+// generator's counts add up with no errors, every profile kind is captured
+// and loads, and the global registry lock shows up as lock contention led
+// by the registry's own frames, which the baseline does not have.
+func TestJSONWorkloadEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers and drives load for a few seconds")
+	}
+	base := runJSON(t, "baseline", 2)
+	lock := runJSON(t, "global-lock", 2)
+	for _, r := range []*Result{base, lock} {
+		l := r.Load
+		if l.OK == 0 || l.Failed() != 0 || l.ConnectionsOpened != l.Connections {
+			t.Errorf("%s: load report %+v", r.Config.Variant, l)
+		}
+		if r.Manifest.RequestsPerS != l.RPSOK || r.Manifest.GOMAXPROCS != 2 || len(r.Manifest.Load) == 0 {
+			t.Errorf("%s: manifest lacks the run's numbers: %+v", r.Config.Variant, r.Manifest)
+		}
+		for _, k := range []string{"cpu", "wall", "mutex", "block", "goroutine", "trace"} {
+			f, ok := r.Manifest.File(k)
+			if !ok {
+				t.Errorf("%s: no %s profile captured (errors %q, notes %q)", r.Config.Variant, k, r.Manifest.Errors, r.Manifest.Notes)
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(r.Config.Out, f.Path)); err != nil {
+				t.Error(err)
+			}
+		}
+		sum := 0.0
+		for _, s := range r.Buckets {
+			sum += s
+		}
+		if r.Kind != profile.KindWall || sum < 0.999 || sum > 1.001 {
+			t.Errorf("%s: bucket shares from %s sum to %v", r.Config.Variant, r.Kind, sum)
+		}
+	}
+	// The baseline has no lock of its own; runtime-internal locks give it a
+	// trace of contention at most.
+	if bl, gl := base.Buckets[diff.LockContention], lock.Buckets[diff.LockContention]; gl <= 0 || bl*10 > gl {
+		t.Fatalf("lock-contention share: baseline %.4f, global-lock %.4f; want global-lock > 10x baseline", bl, gl)
+	}
+
+	// The diff names the registry as the caller behind the growth.
+	a := diff.NewAnalyzer(diff.Options{By: diff.ByCaller, Top: -1})
+	for side, r := range []*Result{base, lock} {
+		f, _ := r.Manifest.File("wall")
+		l, err := profile.Load(context.Background(), filepath.Join(r.Config.Out, f.Path), profile.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Add(diff.Side(side), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := a.Diff()
+	var lead *diff.MethodRow
+	for i := range res.Methods {
+		if res.Methods[i].Bucket == diff.LockContention && res.Methods[i].Delta > 0 {
+			lead = &res.Methods[i]
+			break
+		}
+	}
+	if lead == nil || !strings.Contains(lead.Name, "waitRegistry") {
+		t.Errorf("lock-contention growth is not led by the registry: %+v", lead)
+	}
+
+	rows := SweepRows([]*Result{base, lock})
+	if rows[0].Efficiency != 1 || (rows[0].Peak == rows[1].Peak) {
+		t.Errorf("sweep rows: %+v", rows)
+	}
+}
