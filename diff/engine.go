@@ -652,12 +652,22 @@ func (a *Analyzer) sideWarnings(s Side, label string) {
 	if len(acc.kinds) > 1 {
 		a.warnings = append(a.warnings, fmt.Sprintf("%s: mixes profile kinds %s", label, kindList(acc.kinds)))
 	}
-	if len(acc.periods) > 1 {
+	if periodsDiffer(acc.periods) {
 		a.warnings = append(a.warnings, fmt.Sprintf("%s: profiles have different sampling periods (%s); merged values weigh them unequally", label, periodList(acc.periods)))
 	}
 	if acc.kind == profile.KindHeap {
 		a.warnings = append(a.warnings, fmt.Sprintf("%s: heap profile: buckets describe where memory was allocated, not where time went", label))
 	}
+}
+
+// periodsDiffer reports whether a side's sampling periods differ by more
+// than 10% (see the cross-side check in Diff).
+func periodsDiffer(m map[int64]bool) bool {
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for p := range m {
+		lo, hi = min(lo, p), max(hi, p)
+	}
+	return len(m) > 1 && float64(hi) > 1.1*float64(lo)
 }
 
 func kindList(m map[profile.Kind]bool) string {
@@ -694,7 +704,10 @@ func (a *Analyzer) Diff() *Result {
 	if base.kind != "" && nw.kind != "" && base.kind != nw.kind {
 		a.warnings = append(a.warnings, fmt.Sprintf("profile kinds differ: base is %s, new is %s", base.kind, nw.kind))
 	}
-	if base.period != 0 && nw.period != 0 && base.period != nw.period {
+	// fgprof and other wall-clock writers report a measured period that
+	// wobbles by a few percent between runs; only a real difference in
+	// sampling rate is worth a warning.
+	if base.period != 0 && nw.period != 0 && float64(max(base.period, nw.period)) > 1.1*float64(min(base.period, nw.period)) {
 		a.warnings = append(a.warnings, fmt.Sprintf("sampling periods differ: base %d, new %d (%s); shares compare, raw values do not", base.period, nw.period, base.periodType))
 	}
 	if db, dn := base.duration, nw.duration; db > 0 && dn > 0 {

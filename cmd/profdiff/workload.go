@@ -236,7 +236,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if f == render.Table || f == render.Markdown {
-		fmt.Fprintf(stdout, "\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block works on them).\n", res[0].Config.Out, res[1].Config.Out)
+		lc := result.Buckets[diff.LockContention]
+		fmt.Fprintf(stdout, "\nLock contention: %s → %s", render.Pct(lc.Base), render.Pct(lc.New))
+		for _, m := range result.Methods {
+			if m.Bucket == diff.LockContention && m.Delta > 0 {
+				fmt.Fprintf(stdout, ", led by %s (%s)", m.Name, render.PP(m.Delta))
+				break
+			}
+		}
+		fmt.Fprintf(stdout, ".\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block works on them).\n", res[0].Config.Out, res[1].Config.Out)
 	}
 	return nil
 }
