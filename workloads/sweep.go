@@ -6,11 +6,10 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render"
 )
 
 // WriteSweep writes a core-count sweep as a table ("table" or "markdown")
@@ -22,20 +21,10 @@ func WriteSweep(w io.Writer, rows []SweepRow, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	}
-	if format == "markdown" {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
 	r, l := tw.AlignRight, tw.AlignLeft
-	align := []tw.Align{r, r, r, r, r, r, r, r, r, l}
-	opts = append(opts, tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}))
-	t := tablewriter.NewTable(w, opts...)
-	t.Header([]string{"cores", "requests/s", "p99 ms", "errors", "CPU/req µs", "lock-contention", "wait", "gc", "efficiency", ""})
+	t := render.NewTable(w, format == "markdown",
+		[]string{"cores", "requests/s", "p99 ms", "errors", "CPU/req µs", "lock-contention", "wait", "gc", "efficiency", ""},
+		[]tw.Align{r, r, r, r, r, r, r, r, r, l})
 	for _, row := range rows {
 		mark := ""
 		if row.Peak {
@@ -51,7 +40,7 @@ func WriteSweep(w io.Writer, rows []SweepRow, format string) error {
 			strconv.FormatFloat(row.P99MS, 'f', 2, 64),
 			errs,
 			strconv.FormatFloat(row.CPUPerRequestUS, 'f', 1, 64),
-			pct(row.Share(diff.LockContention)), pct(row.Share(diff.Wait)), pct(row.Share(diff.GC)),
+			render.Pct(row.Share(diff.LockContention)), render.Pct(row.Share(diff.Wait)), render.Pct(row.Share(diff.GC)),
 			strconv.FormatFloat(row.Efficiency*100, 'f', 0, 64) + "%",
 			mark,
 		}); err != nil {
@@ -75,5 +64,3 @@ func firstCores(rows []SweepRow) int {
 	}
 	return rows[0].Cores
 }
-
-func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" }

@@ -13,7 +13,6 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/gate"
 	"github.com/profdiff/profdiff/diff/render"
-	"github.com/profdiff/profdiff/profile"
 )
 
 const gateSynopsis = `  profdiff gate [flags] --base 'main/*.pb.gz' --new 'pr/*.pb.gz' [--max BUCKET=+Npp] [--max-method RE=+N%]
@@ -80,17 +79,8 @@ func runGate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 
 	gt := gate.New(gopts)
-	for side, srcs := range [2][]string{bases, news} {
-		for _, src := range srcs {
-			l, err := profile.Load(ctx, src, lopts)
-			if err != nil {
-				return err
-			}
-			warn(stderr, l.Warnings...)
-			if err := gt.Add(diff.Side(side), l); err != nil {
-				return err
-			}
-		}
+	if err := loadSides(ctx, bases, news, lopts, stderr, gt.Add); err != nil {
+		return err
 	}
 	r, err := gt.Report()
 	if err != nil {

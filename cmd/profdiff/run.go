@@ -244,24 +244,19 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	keep := outPprof != ""
 	var kept [2][]*pprofile.Profile
 	var keptIdx [2][]int
-	for side, srcs := range [2][]string{bases, news} {
-		for _, src := range srcs {
-			l, err := profile.Load(ctx, src, lopts)
-			if err != nil {
-				return err
-			}
-			warn(stderr, l.Warnings...)
-			if err := a.Add(diff.Side(side), l); err != nil {
-				return err
-			}
-			if keep {
-				idx, _ := diff.SampleTypeIndex(l.Profile, opts.SampleIndex)
-				kept[side] = append(kept[side], l.Profile)
-				keptIdx[side] = append(keptIdx[side], idx)
-			} else {
-				releaseProfile()
-			}
+	err = loadSides(ctx, bases, news, lopts, stderr, func(side diff.Side, l *profile.Loaded) error {
+		if err := a.Add(side, l); err != nil {
+			return err
 		}
+		if keep {
+			idx, _ := diff.SampleTypeIndex(l.Profile, opts.SampleIndex)
+			kept[side] = append(kept[side], l.Profile)
+			keptIdx[side] = append(keptIdx[side], idx)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	r := a.Diff()
 	warn(stderr, r.Warnings...)
@@ -275,6 +270,27 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		if err := writeProfile(outPprof, dp); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// loadSides loads the base and the new sources in order, prints their load
+// warnings, and hands each profile to add. After add returns the profile is
+// garbage unless add kept it, and a collection runs before the next one is
+// parsed (see releaseProfile).
+func loadSides(ctx context.Context, bases, news []string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
+	for side, srcs := range [2][]string{bases, news} {
+		for _, src := range srcs {
+			l, err := profile.Load(ctx, src, lopts)
+			if err != nil {
+				return err
+			}
+			warn(stderr, l.Warnings...)
+			if err := add(diff.Side(side), l); err != nil {
+				return err
+			}
+			releaseProfile()
 		}
 	}
 	return nil
@@ -326,16 +342,9 @@ func runTop(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return usagef("top: standard input (-) can be read only once")
 	}
 	a := diff.NewAnalyzer(opts)
-	for _, src := range srcs {
-		l, err := profile.Load(ctx, src, lopts)
-		if err != nil {
-			return err
-		}
-		warn(stderr, l.Warnings...)
-		if err := a.Add(diff.Base, l); err != nil {
-			return err
-		}
-		releaseProfile()
+	err = loadSides(ctx, srcs, nil, lopts, stderr, a.Add)
+	if err != nil {
+		return err
 	}
 	t := a.Top()
 	warn(stderr, t.Warnings...)

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/profdiff/profdiff/diff/render"
@@ -104,7 +102,7 @@ func plural(n int, one, many string) string {
 func sources(s []string, md bool) string {
 	q := func(x string) string {
 		if md {
-			return code(x)
+			return render.MarkdownCode(x)
 		}
 		return x
 	}
@@ -126,30 +124,6 @@ func method(r *Report) string {
 	n := len(r.Checks)
 	return fmt.Sprintf("each profile is one observation: one-sided Mann–Whitney U test per check, p Holm-adjusted over %d %s; a check fails when its growth exceeds the threshold and p ≤ %s",
 		n, plural(n, "check", "checks"), alpha)
-}
-
-// code wraps a name for Markdown so `*` and `_` in names such as
-// `sync.(*Mutex).Lock` are not read as emphasis, and escapes '|' for tables.
-func code(s string) string {
-	s = strings.ReplaceAll(s, "`", "'")
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return "`" + s + "`"
-}
-
-func newTable(w io.Writer, md bool, header []string, align []tw.Align) *tablewriter.Table {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
-	if md {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(header)
-	return t
 }
 
 type errWriter struct {
@@ -181,12 +155,12 @@ func text(w io.Writer, r *Report, md bool) error {
 		return bw.err
 	}
 	right, left := tw.AlignRight, tw.AlignLeft
-	t := newTable(w, md, []string{"Check", "base", "new", "Δ", "threshold", "p", "verdict"},
+	t := render.NewTable(w, md, []string{"Check", "base", "new", "Δ", "threshold", "p", "verdict"},
 		[]tw.Align{left, right, right, right, right, right, left})
 	for _, c := range r.Checks {
 		name := c.Check
 		if md {
-			name = code(c.Name)
+			name = render.MarkdownCode(c.Name)
 			if c.Target == TargetMethod {
 				name = "method " + name
 			}
@@ -208,7 +182,7 @@ func text(w io.Writer, r *Report, md bool) error {
 			continue
 		}
 		if md {
-			bw.printf("\n#### Behind %s (%s, threshold %s)\n\n", code(c.Check), render.PP(c.Delta), c.Threshold)
+			bw.printf("\n#### Behind %s (%s, threshold %s)\n\n", render.MarkdownCode(c.Check), render.PP(c.Delta), c.Threshold)
 		} else {
 			bw.printf("\nbehind %s (%s, threshold %s):\n", c.Check, render.PP(c.Delta), c.Threshold)
 		}
@@ -225,11 +199,11 @@ func text(w io.Writer, r *Report, md bool) error {
 			if i > 0 {
 				bw.printf("\n")
 			}
-			ft := newTable(w, md, []string{part.head, "base", "new", "Δ"}, []tw.Align{left, right, right, right})
+			ft := render.NewTable(w, md, []string{part.head, "base", "new", "Δ"}, []tw.Align{left, right, right, right})
 			for _, f := range part.frames {
 				name := f.Name
 				if md {
-					name = code(name)
+					name = render.MarkdownCode(name)
 				}
 				if err := ft.Append([]string{name, render.Pct(f.Base), render.Pct(f.New), render.PP(f.Delta)}); err != nil {
 					return err

@@ -115,10 +115,11 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// newTable returns a table for the terminal (box drawing) or Markdown
+// NewTable returns a table for the terminal (box drawing) or Markdown
 // (pipes), with headers kept as written and no wrapping, since wrapped
-// method names cannot be pasted into an issue.
-func newTable(w io.Writer, md bool, header []string, align []tw.Align) *tablewriter.Table {
+// method names cannot be pasted into an issue. Every profdiff table is made
+// here, so all of them look alike.
+func NewTable(w io.Writer, md bool, header []string, align []tw.Align) *tablewriter.Table {
 	opts := []tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
@@ -140,6 +141,12 @@ func code(s string, md bool) string {
 	if !md {
 		return s
 	}
+	return MarkdownCode(s)
+}
+
+// MarkdownCode writes a name as a Markdown code span that is safe in a
+// table cell.
+func MarkdownCode(s string) string {
 	s = strings.ReplaceAll(s, "`", "'")
 	// GitHub ends a table cell at '|' even inside a code span; '\|' is the
 	// escape it honours there.
@@ -195,7 +202,7 @@ func diffText(w io.Writer, r *diff.Result, md bool) error {
 		return bw.err
 	}
 	right := tw.AlignRight
-	bt := newTable(w, md, []string{"Bucket", "base", "new", "Δ"}, []tw.Align{tw.AlignLeft, right, right, right})
+	bt := NewTable(w, md, []string{"Bucket", "base", "new", "Δ"}, []tw.Align{tw.AlignLeft, right, right, right})
 	for _, b := range r.Buckets {
 		if err := bt.Append([]string{b.Bucket.String(), Pct(b.Base), Pct(b.New), deltaCell(b.Delta, b.Noisy, "")}); err != nil {
 			return err
@@ -205,7 +212,7 @@ func diffText(w io.Writer, r *diff.Result, md bool) error {
 		return err
 	}
 	bw.printf("\n")
-	mt := newTable(w, md, []string{"Method", "base", "new", "Δ", "Bucket"}, []tw.Align{tw.AlignLeft, right, right, right, tw.AlignLeft})
+	mt := NewTable(w, md, []string{"Method", "base", "new", "Δ", "Bucket"}, []tw.Align{tw.AlignLeft, right, right, right, tw.AlignLeft})
 	for _, m := range r.Methods {
 		if err := mt.Append([]string{code(m.Name, md), Pct(m.Base), Pct(m.New), deltaCell(m.Delta, m.Noisy, m.Note), m.Bucket.String()}); err != nil {
 			return err
@@ -249,7 +256,7 @@ func topText(w io.Writer, t *diff.TopResult, md bool) error {
 		return bw.err
 	}
 	right := tw.AlignRight
-	bt := newTable(w, md, []string{"Bucket", "share", "value"}, []tw.Align{tw.AlignLeft, right, right})
+	bt := NewTable(w, md, []string{"Bucket", "share", "value"}, []tw.Align{tw.AlignLeft, right, right})
 	for _, b := range t.Buckets {
 		if err := bt.Append([]string{b.Bucket.String(), Pct(b.Share), num(b.Value)}); err != nil {
 			return err
@@ -259,7 +266,7 @@ func topText(w io.Writer, t *diff.TopResult, md bool) error {
 		return err
 	}
 	bw.printf("\n")
-	mt := newTable(w, md, []string{"Method", "share", "value", "Bucket"}, []tw.Align{tw.AlignLeft, right, right, tw.AlignLeft})
+	mt := NewTable(w, md, []string{"Method", "share", "value", "Bucket"}, []tw.Align{tw.AlignLeft, right, right, tw.AlignLeft})
 	for _, m := range t.Methods {
 		if err := mt.Append([]string{code(m.Name, md), Pct(m.Share), num(m.Value), m.Bucket.String()}); err != nil {
 			return err
@@ -336,7 +343,7 @@ func Rules(w io.Writer, rules []*diff.Rule, f Format) error {
 		return cw.Error()
 	case Table, Markdown:
 		md := f == Markdown
-		t := newTable(w, md, []string{"Runtime", "Bucket", "Strength", "Pattern", "Note"}, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft})
+		t := NewTable(w, md, []string{"Runtime", "Bucket", "Strength", "Pattern", "Note"}, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft})
 		for _, r := range rules {
 			pat := r.Pattern
 			if md {
