@@ -41,7 +41,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		engine      string
 	)
 	fs := newFlagSet("load", loadSynopsis, stderr)
-	fs.IntVarP(&conns, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight (default min(256, 64×NumCPU))")
+	fs.IntVarP(&conns, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight; min(256, 64×NumCPU) by default")
 	fs.DurationVarP(&duration, "duration", "d", 10*time.Second, "measured window")
 	fs.DurationVar(&warmup, "warmup", time.Second, "warmup before the window, not counted")
 	fs.DurationVar(&timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")

@@ -139,7 +139,7 @@ func newLoops(r *runner, conns int) ([]unit, error) {
 func (l *loop) stats() *counters     { return &l.counters }
 func (l *loop) opened() (int, error) { return l.nOpened, l.openErr }
 
-// interrupt does nothing: a loop notices the stop within checkEvery.
+// interrupt does nothing: a loop notices the stop within waitFor.
 func (l *loop) interrupt() {}
 
 func (l *loop) run(dialed *sync.WaitGroup) {
@@ -172,7 +172,13 @@ func (l *loop) run(dialed *sync.WaitGroup) {
 		case csIdle:
 			l.send(c, now)
 		case csDown:
-			l.connectFailed(c, c.dialErr, now)
+			// The connect before the start failed: count it now. (A
+			// connection the server closed before any request was sent
+			// is no failure; it is opened again, which shows in
+			// ConnectionsOpened.)
+			if c.dialErr != nil {
+				l.fail(kConnect, c.dialErr, now)
+			}
 		}
 	}
 	next := now.Add(checkEvery)
@@ -200,7 +206,7 @@ func (l *loop) anyConnecting() bool {
 	return false
 }
 
-// poll waits up to checkEvery for events and handles them.
+// poll waits up to waitFor for events and handles them.
 func (l *loop) poll() {
 	var n int
 	var err error
@@ -237,9 +243,7 @@ func (l *loop) poll() {
 			// something unasked. Drop it; it is opened again when needed.
 			if e&(syscall.EPOLLIN|syscall.EPOLLERR|syscall.EPOLLHUP|syscall.EPOLLRDHUP) != 0 {
 				l.closeConn(c)
-				if l.started {
-					c.retryAt = time.Time{}
-				}
+				c.retryAt = time.Time{}
 			}
 		}
 	}

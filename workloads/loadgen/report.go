@@ -102,7 +102,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "WARNING: %s\n", s)
 	}
 	fmt.Fprintf(&b, "GET %s\n", r.URL)
-	fmt.Fprintf(&b, "  connections    %d (%d opened)\n", r.Connections, r.ConnectionsOpened)
+	fmt.Fprintf(&b, "  connections    %d (%d opened)", r.Connections, r.ConnectionsOpened)
+	if r.Engine != "" {
+		fmt.Fprintf(&b, ", %s engine", r.Engine)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "  window         %.2fs measured after %.2fs warmup (discarded); timeout %gs\n", r.DurationS, r.WarmupS, r.TimeoutS)
 	fmt.Fprintf(&b, "  requests       %d in the window: %d 2xx, %d failed\n", r.Sent, r.OK, r.Failed())
 	fmt.Fprintf(&b, "  requests/s     %.1f (2xx only)\n", r.RPSOK)
