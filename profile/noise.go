@@ -8,9 +8,10 @@ import (
 
 // profilerFrame matches frames that only the profiler's own goroutines run:
 // fgprof's sampling loop and runtime/pprof's profile writer and goroutine
-// dumper (also reached through net/http/pprof). runtime/pprof.Do and the
+// dumper (also reached through net/http/pprof), and the execution tracer's
+// reader goroutine while a trace is being taken. runtime/pprof.Do and the
 // label helpers run user code and are deliberately not matched.
-var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/pprof\.|runtime/pprof\.(profileWriter|\(\*profileBuilder\)|writeGoroutine|writeRuntimeProfile|writeProfileInternal|writeHeap|writeAlloc|writeMutex|writeBlock|writeThreadCreate|\(\*Profile\)\.WriteTo|runtime_goroutineProfileWithLabels|StartCPUProfile|StopCPUProfile|readProfile)|runtime\.(goroutineProfileWithLabels|pprof_goroutineProfileWithLabels))`)
+var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/pprof\.|runtime/pprof\.(profileWriter|\(\*profileBuilder\)|writeGoroutine|writeRuntimeProfile|writeProfileInternal|writeHeap|writeAlloc|writeMutex|writeBlock|writeThreadCreate|\(\*Profile\)\.WriteTo|runtime_goroutineProfileWithLabels|StartCPUProfile|StopCPUProfile|readProfile)|runtime\.(goroutineProfileWithLabels\w*|pprof_goroutineProfileWithLabels|ReadTrace)$|runtime/trace\.Start\.func\d+$)`)
 
 // DropProfilerSamples removes samples whose stack contains a profiler-only
 // frame and returns how many sample records it removed. Locations and

@@ -63,3 +63,20 @@ func TestDropProfilerSamplesEmpty(t *testing.T) {
 		t.Errorf("stackless sample: dropped %d", n)
 	}
 }
+
+// The goroutine that drains an execution trace (runtime/trace.Start →
+// runtime.ReadTrace) exists only while a trace is taken; a user's own
+// trace annotations are their code.
+func TestTraceReaderIsProfilerNoise(t *testing.T) {
+	for name, want := range map[string]bool{
+		"runtime.ReadTrace":         true,
+		"runtime/trace.Start.func1": true,
+		"runtime/trace.WithRegion":  false,
+		"runtime/trace.(*Task).End": false,
+		"runtime.ReadTraceStats":    false,
+	} {
+		if got := profilerFrame.MatchString(name); got != want {
+			t.Errorf("%s: profiler frame = %v, want %v", name, got, want)
+		}
+	}
+}
