@@ -76,7 +76,7 @@ type method struct {
 	key     string // symbolize.Normalize(name)
 	fr      frameRule
 	frDone  bool
-	filter  int8 // 0 unknown, 1 focus match, 2 ignore match, 3 both, 4 neither
+	filter  int8 // 0 unknown, else a FilterClass
 	val     [2]float64
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
@@ -560,27 +560,37 @@ func (a *Analyzer) keep(stack []int32) bool {
 	for _, id := range stack {
 		m := a.methods[id]
 		if m.filter == 0 {
-			f := int8(4)
-			fm := a.opts.Focus != nil && a.opts.Focus.MatchString(m.name)
-			im := a.opts.Ignore != nil && a.opts.Ignore.MatchString(m.name)
-			switch {
-			case fm && im:
-				f = 3
-			case fm:
-				f = 1
-			case im:
-				f = 2
-			}
-			m.filter = f
+			m.filter = int8(a.opts.FilterClass(m.name))
 		}
-		if m.filter == 2 || m.filter == 3 {
+		switch FilterClass(m.filter) {
+		case Ignored:
 			return false
-		}
-		if m.filter == 1 {
+		case Focused:
 			focused = true
 		}
 	}
 	return focused
+}
+
+// FilterClass is what --focus and --ignore say about one frame name.
+type FilterClass int8
+
+const (
+	Focused FilterClass = 1 // matches focus (and not ignore)
+	Ignored FilterClass = 2 // matches ignore: the sample is dropped
+	Neutral FilterClass = 4 // matches neither
+)
+
+// FilterClass classifies a frame name by the options' Focus and Ignore
+// regexps; ignore wins over focus. Callers memoize it per name.
+func (o *Options) FilterClass(name string) FilterClass {
+	switch {
+	case o.Ignore != nil && o.Ignore.MatchString(name):
+		return Ignored
+	case o.Focus != nil && o.Focus.MatchString(name):
+		return Focused
+	}
+	return Neutral
 }
 
 // noiseSE is the standard error of a share p estimated from n samples

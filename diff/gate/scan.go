@@ -34,7 +34,7 @@ type scanner struct {
 	classes   map[string]classified            // compressed stack → verdict
 	placebo   map[profile.Kind]bool            // placeholder is rule-free for the kind
 	goStd     map[string]bool                  // frame name is in the Go standard library
-	focus     map[string]int8                  // frame name: 1 focus, 2 ignore, 3 both, 4 neither
+	focus     map[string]diff.FilterClass      // frame name → what --focus/--ignore say
 	methodHit []map[string]bool                // per check: frame name matches the method regexp
 }
 
@@ -52,7 +52,7 @@ func newScanner(opts diff.Options, rules *diff.RuleSet, checks []Check) *scanner
 		opts: opts, rules: rules, checks: checks,
 		dec: make([]map[string]*[2]float64, len(checks)), call: make([]map[string]*[2]float64, len(checks)),
 		ruled: map[profile.Kind]map[string]bool{}, classes: map[string]classified{},
-		placebo: map[profile.Kind]bool{}, goStd: map[string]bool{}, focus: map[string]int8{},
+		placebo: map[profile.Kind]bool{}, goStd: map[string]bool{}, focus: map[string]diff.FilterClass{},
 		methodHit: make([]map[string]bool, len(checks)),
 	}
 	for i := range checks {
@@ -189,23 +189,13 @@ func (s *scanner) keep(names []string) bool {
 	for _, n := range names {
 		f, ok := s.focus[n]
 		if !ok {
-			fm := s.opts.Focus != nil && s.opts.Focus.MatchString(n)
-			im := s.opts.Ignore != nil && s.opts.Ignore.MatchString(n)
-			f = 4
-			switch {
-			case fm && im:
-				f = 3
-			case fm:
-				f = 1
-			case im:
-				f = 2
-			}
+			f = s.opts.FilterClass(n)
 			s.focus[n] = f
 		}
-		if f == 2 || f == 3 {
+		switch f {
+		case diff.Ignored:
 			return false
-		}
-		if f == 1 {
+		case diff.Focused:
 			focused = true
 		}
 	}
