@@ -463,10 +463,10 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 			named++
 		}
 	}
-	if n := len(loc.Line); n > 0 && (named == n || n == 1) {
-		// One frame per line (a lone unnamed line gives one address
-		// frame): memoize on the function, and name the location's
-		// frames only when a function is new.
+	if n := len(loc.Line); n > 0 && named == n {
+		// One frame per named line: memoize on the function, and name the
+		// location's frames only when a function is new. Unsymbolized
+		// locations take the other path, so each keeps its own address.
 		r.buf = r.buf[:0]
 		for i, ln := range loc.Line {
 			id, ok := r.funcID(ln.Function)

@@ -299,3 +299,38 @@ net/http.(*conn).serve;net/http.(*connReader).Read;internal/poll.(*FD).Read;inte
 		t.Error(err)
 	}
 }
+
+// Unsymbolized locations (lines without a function name, as legacy
+// profiles have) keep one row per address rather than all taking the name
+// of the first one.
+func TestUnsymbolizedLocationsKeepTheirAddresses(t *testing.T) {
+	m := &pprofile.Mapping{ID: 1, Start: 0x400000, Limit: 0x800000, File: "/bin/server"}
+	var locs []*pprofile.Location
+	for i, addr := range []uint64{0x401000, 0x402000, 0x403000} {
+		locs = append(locs, &pprofile.Location{ID: uint64(i + 1), Mapping: m, Address: addr, Line: []pprofile.Line{{}}})
+	}
+	p := &pprofile.Profile{
+		SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}},
+		Mapping:    []*pprofile.Mapping{m}, Location: locs,
+	}
+	for i, l := range locs {
+		p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{l}, Value: []int64{int64(i + 1)}})
+	}
+	a := NewAnalyzer(Options{Top: -1})
+	if err := a.Add(Base, &profile.Loaded{Source: "x", Profile: p}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range a.Top().Methods {
+		got[m.Name] = m.Value
+	}
+	want := map[string]float64{"server+0x1000": 1, "server+0x2000": 2, "server+0x3000": 3}
+	if len(got) != len(want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (rows %v)", k, got[k], v, got)
+		}
+	}
+}
