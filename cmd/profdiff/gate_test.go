@@ -99,16 +99,7 @@ func captureGateRun(t *testing.T, path string, contended bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writePprofFile(t, path, p)
 }
 
 // TestGateRealRegression captures the test program 5 times without the
@@ -226,6 +217,12 @@ func writeTinyProfile(t *testing.T, path, typ, unit string, stacks map[string]in
 		}
 		p.Sample = append(p.Sample, s)
 	}
+	writePprofFile(t, path, p)
+}
+
+// writePprofFile writes p, gzipped, to path.
+func writePprofFile(t *testing.T, path string, p *pprofile.Profile) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
+
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
@@ -25,23 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./diff/gate -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./diff/gate -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldenfile.Check(t, "./diff/gate", name, got, *update)
 }
 
 func TestSynthStacksClassify(t *testing.T) {

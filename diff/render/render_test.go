@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
+
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -58,20 +60,7 @@ func dotnetTop(t *testing.T) *diff.TopResult {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./diff/render -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./diff/render -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldenfile.Check(t, "./diff/render", name, got, *update)
 }
 
 // Golden files are named after the command and flags that produce them.
