@@ -38,7 +38,21 @@ type RunConfig struct {
 	Warmup      time.Duration // load before the measured window, discarded
 	Seconds     int           // measured window, whole seconds (the capture window too)
 	Out         string        // capture folder for this run (created; must be new or empty)
-	Log         io.Writer     // progress and problems (nil: discarded)
+	Log         io.Writer     // progress and problems, the child's log lines too (nil: discarded)
+
+	// Args are handed to the workload in the child (child.Spec.Args).
+	Args []string
+	// Loop drives the workload's in-process loop instead of HTTP load: a
+	// POST to Path with ?seconds= (and ?warmup=) whose JSON answer is the
+	// window's loadgen.Report (the wasm host's /loop). Connections is
+	// ignored.
+	Loop bool
+	// StatsPath, when set, is fetched from the workload when the window
+	// opens and after it closes, and the two JSON documents stored in the
+	// manifest's params as "server_stats_start" and "server_stats".
+	StatsPath string
+	// Params are added to the manifest's params.
+	Params map[string]any
 }
 
 // Result is what one run measured.
@@ -90,7 +104,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
 	}
-	proc, err := child.Start(ctx, child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Log: cfg.Log})
+	proc, err := child.Start(ctx, child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s server (%s, %d cores): %w", cfg.Workload, cfg.Variant, cfg.Cores, err)
 	}
@@ -110,22 +124,30 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 		err error
 	}
 	loadCh := make(chan loadDone, 1)
-	go func() {
-		rep, err := loadgen.Run(ctx, loadgen.Config{
-			URL:         proc.URL + cfg.Path,
-			Connections: cfg.Connections,
-			Warmup:      cfg.Warmup,
-			Duration:    window,
-			ServerCPU: func() time.Duration {
-				d, err := proc.CPUTime()
-				if err != nil {
-					logf(cfg.Log, "server CPU time unavailable: %v", err)
-				}
-				return d
-			},
-		})
-		loadCh <- loadDone{rep, err}
-	}()
+	serverCPU := func() time.Duration {
+		d, err := proc.CPUTime()
+		if err != nil {
+			logf(cfg.Log, "server CPU time unavailable: %v", err)
+		}
+		return d
+	}
+	if cfg.Loop {
+		go func() {
+			rep, err := runLoop(ctx, proc.URL+cfg.Path, cfg.Warmup, window, serverCPU)
+			loadCh <- loadDone{rep, err}
+		}()
+	} else {
+		go func() {
+			rep, err := loadgen.Run(ctx, loadgen.Config{
+				URL:         proc.URL + cfg.Path,
+				Connections: cfg.Connections,
+				Warmup:      cfg.Warmup,
+				Duration:    window,
+				ServerCPU:   serverCPU,
+			})
+			loadCh <- loadDone{rep, err}
+		}()
+	}
 
 	// The capture window opens when the warmup ends. A timer, not a
 	// handshake: the load generator's window is also time-based, and the
@@ -140,6 +162,12 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 			ld.err = errors.New("load generator stopped before the measured window")
 		}
 		return nil, fmt.Errorf("load on %s: %w", proc.URL+cfg.Path, ld.err)
+	}
+	var statsStart any
+	if cfg.StatsPath != "" {
+		if statsStart, err = fetchJSON(ctx, proc.URL+cfg.StatsPath); err != nil {
+			logf(cfg.Log, "workload stats unavailable from %s: %v", proc.URL+cfg.StatsPath, err)
+		}
 	}
 	man, cerr := capture.Capture(ctx, proc.DebugURL, capture.Options{Seconds: cfg.Seconds, Out: cfg.Out, Log: cfg.Log})
 	ld := <-loadCh
@@ -168,6 +196,23 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	man.Params["connections"] = rep.Connections
 	man.Params["warmup_s"] = cfg.Warmup.Seconds()
 	man.Params["pinned_cpus"] = proc.CPUs
+	if cfg.Loop {
+		man.Params["mode"] = "loop"
+	}
+	for k, v := range cfg.Params {
+		man.Params[k] = v
+	}
+	if cfg.StatsPath != "" {
+		st, err := fetchJSON(ctx, proc.URL+cfg.StatsPath)
+		if err != nil {
+			logf(cfg.Log, "workload stats unavailable from %s: %v", proc.URL+cfg.StatsPath, err)
+		} else {
+			man.Params["server_stats"] = st
+		}
+		if statsStart != nil {
+			man.Params["server_stats_start"] = statsStart
+		}
+	}
 	if b, err := json.Marshal(rep); err == nil {
 		man.Load = b
 	}

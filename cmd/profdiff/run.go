@@ -31,12 +31,14 @@ Usage:
   profdiff rules [--format F] [--rules F]   print the classification rules
   profdiff demo                             run the built-in JSON server with and without a global lock, diff them
   profdiff workload json [flags]            run the built-in JSON server at several core counts: scaling table + captures
+  profdiff workload wasm [flags]            run the Wasm plugin host: keep-resident sweep, loop vs concurrent load
   profdiff load [flags] URL                 closed-loop HTTP load, like wrk: requests/s, latency, errors
   profdiff capture URL --out DIR            pull cpu, wall, mutex, block, goroutine and trace from a live server
   profdiff help                             this text
 
 A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
-stacks), "-" for standard input, or an http(s) URL of a /debug/pprof endpoint.
+stacks; a Go execution trace, read as goroutine time), "-" for standard
+input, or an http(s) URL of a /debug/pprof endpoint.
 The format is detected from the content.
 
 Run 'profdiff COMMAND --help' for a command's flags.

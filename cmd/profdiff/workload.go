@@ -108,6 +108,11 @@ func checkVariant(v string) error {
 // runWorkload is `profdiff workload json`: one run per core count, each
 // with its own capture folder, then the scaling table.
 func runWorkload(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	for _, a := range args {
+		if a == "wasm" {
+			return runWasmWorkload(ctx, args, stdout, stderr)
+		}
+	}
 	var wf workloadFlags
 	var cores, variant, format string
 	fs := newFlagSet("workload", "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--seconds 5]\n", stderr)

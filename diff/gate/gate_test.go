@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
+	goldenfile "github.com/profdiff/profdiff/diff/render/golden"
 
 	pprofile "github.com/google/pprof/profile"
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
+	goldenfile "github.com/profdiff/profdiff/diff/render/golden"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"

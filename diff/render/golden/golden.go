@@ -1,4 +1,4 @@
-// Package golden compares renderer output with golden files in testdata/,
+// Package golden is a test helper: it compares renderer output with golden files in testdata/,
 // named after the command and flags that produce them; `go test -update`
 // rewrites them.
 package golden

@@ -1,0 +1,258 @@
+package wasmhost
+
+import "fmt"
+
+// The plugin is a WebAssembly module emitted byte by byte by Guest below:
+// no toolchain, no opaque binary. It is small (a few hundred bytes), so
+// compiling it costs well under a millisecond and the cost of a request is
+// what the keep_resident sweep is about: instantiating, the guest touching
+// its memory, and tearing the memory down.
+//
+// Memory layout (one memory, min = max = Pages pages, exported as "memory"):
+//
+//	[0, RequestArea)                  the request bytes, written by the host
+//	[RequestArea, RequestArea+touch)  the plugin's working set ("heap")
+//
+// Exports:
+//
+//	handle(req_len i32, touch i32) -> i64
+//	    FNV-1a hashes the request bytes, then walks the working set (touch
+//	    bytes, a multiple of 4 KiB) one 64-byte cache line at a time: it
+//	    reads the line's first 8 bytes,
+//	    counts the ones that are not zero (memory it should have received
+//	    zeroed), and writes a value derived from the hash there, so every
+//	    line and page of the working set is dirtied. It returns
+//	    dirty<<32 | hash. A host that reuses memory without resetting it
+//	    gets dirty > 0 on the next request: the isolation check.
+//	trap()   executes `unreachable` (fault injection: a guest that traps).
+//	spin()   loops forever (fault injection: a guest past its time limit).
+
+// RequestArea is the part of guest memory the request is copied into; the
+// working set starts after it.
+const RequestArea = 64 << 10
+
+// PageSize is the WebAssembly page size.
+const PageSize = 64 << 10
+
+// Wasm value types and opcodes used by the encoder.
+const (
+	tI32 = 0x7f
+	tI64 = 0x7e
+
+	opUnreachable = 0x00
+	opBlock       = 0x02
+	opLoop        = 0x03
+	opBr          = 0x0c
+	opBrIf        = 0x0d
+	opEnd         = 0x0b
+	opLocalGet    = 0x20
+	opLocalSet    = 0x21
+	opI32Load8U   = 0x2d
+	opI64Load     = 0x29
+	opI64Store    = 0x37
+	opI32Const    = 0x41
+	opI64Const    = 0x42
+	opI32GeU      = 0x4f
+	opI64Ne       = 0x52
+	opI32Add      = 0x6a
+	opI32Mul      = 0x6c
+	opI32Xor      = 0x73
+	opI64Mul      = 0x7e
+	opI64Or       = 0x84
+	opI64Shl      = 0x86
+	opI64ExtendU  = 0xad
+	blockTypeNone = 0x40
+)
+
+// Guest returns the plugin module with the given number of 64 KiB pages of
+// memory (its minimum and maximum: the memory cannot grow, like a pool slot
+// sized to the module).
+func Guest(pages int) ([]byte, error) {
+	if pages < 2 || pages > 1<<14 {
+		return nil, fmt.Errorf("guest memory must be 2 to 16384 pages of 64 KiB, not %d", pages)
+	}
+	var m []byte
+	m = append(m, 0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00)
+
+	// Types: 0 = (i32 i32) -> i64, 1 = () -> ().
+	m = section(m, 1, vec(2,
+		[]byte{0x60, 2, tI32, tI32, 1, tI64},
+		[]byte{0x60, 0, 0},
+	))
+	// Functions: handle, trap, spin.
+	m = section(m, 3, vec(3, []byte{0}, []byte{1}, []byte{1}))
+	// Memory 0: limits flag 1 (min and max).
+	m = section(m, 5, vec(1, cat([]byte{0x01}, uleb(uint64(pages)), uleb(uint64(pages)))))
+	// Exports.
+	m = section(m, 7, vec(4,
+		export("memory", 0x02, 0),
+		export("handle", 0x00, 0),
+		export("trap", 0x00, 1),
+		export("spin", 0x00, 2),
+	))
+	m = section(m, 10, vec(3, body(handleLocals(), handleCode()), body(nil, []byte{opUnreachable}), body(nil, spinCode())))
+	return m, nil
+}
+
+// Locals of handle beyond its two parameters (0 = req_len, 1 = touch):
+// 2 = i, 3 = hash, 4 = dirty, 5 = end (i32); 6 = v (i64).
+const (
+	lReqLen = 0
+	lTouch  = 1
+	lI      = 2
+	lHash   = 3
+	lDirty  = 4
+	lEnd    = 5
+	lV      = 6
+)
+
+// guestPage is the unit the guest walks its working set in: touch is
+// rounded up to it.
+const guestPage = 4096
+
+func handleLocals() []byte { return vec(2, []byte{4, tI32}, []byte{1, tI64}) }
+
+func handleCode() []byte {
+	var c []byte
+	get := func(l byte) { c = append(c, opLocalGet, l) }
+	set := func(l byte) { c = append(c, opLocalSet, l) }
+	i32 := func(v int64) { c = append(c, opI32Const); c = append(c, sleb(v)...) }
+
+	// hash = FNV offset basis; i = 0
+	i32(int64(int32(-2128831035))) // 2166136261 as a signed i32
+	set(lHash)
+	i32(0)
+	set(lI)
+	// while i < req_len: hash = (hash ^ mem8[i]) * FNV prime; i++
+	c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
+	get(lI)
+	get(lReqLen)
+	c = append(c, opI32GeU, opBrIf, 1)
+	get(lHash)
+	get(lI)
+	c = append(c, opI32Load8U, 0, 0, opI32Xor)
+	i32(16777619)
+	c = append(c, opI32Mul)
+	set(lHash)
+	get(lI)
+	i32(1)
+	c = append(c, opI32Add)
+	set(lI)
+	c = append(c, opBr, 0, opEnd, opEnd)
+
+	// i = RequestArea; end = RequestArea + touch
+	i32(RequestArea)
+	set(lI)
+	i32(RequestArea)
+	get(lTouch)
+	c = append(c, opI32Add)
+	set(lEnd)
+	// while i < end (one 4 KiB page per iteration):
+	//   v = u64(hash^i)*golden | 1
+	//   for each of the page's 64 cache lines k (unrolled):
+	//     dirty += mem64[i+64k] != 0; mem64[i+64k] = v
+	//   i += 4096
+	// The unrolling keeps wazero's termination check (a call at every loop
+	// header when CloseOnContextDone is on, ~35 ns) to one per page
+	// instead of one per line, where it would cost 12x the guest's work.
+	c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
+	get(lI)
+	get(lEnd)
+	c = append(c, opI32GeU, opBrIf, 1)
+	get(lHash)
+	get(lI)
+	c = append(c, opI32Xor, opI64ExtendU, opI64Const)
+	c = append(c, sleb(-7046029254386353131)...) // 0x9E3779B97F4A7C15
+	c = append(c, opI64Mul, opI64Const, 1, opI64Or)
+	set(lV)
+	for k := 0; k < guestPage/64; k++ {
+		off := uleb(uint64(k * 64))
+		get(lDirty)
+		get(lI)
+		c = append(c, opI64Load, 3)
+		c = append(c, off...)
+		c = append(c, opI64Const, 0, opI64Ne, opI32Add)
+		set(lDirty)
+		get(lI)
+		get(lV)
+		c = append(c, opI64Store, 3)
+		c = append(c, off...)
+	}
+	get(lI)
+	i32(guestPage)
+	c = append(c, opI32Add)
+	set(lI)
+	c = append(c, opBr, 0, opEnd, opEnd)
+
+	// return u64(dirty)<<32 | u64(hash)
+	get(lDirty)
+	c = append(c, opI64ExtendU, opI64Const, 32, opI64Shl)
+	get(lHash)
+	c = append(c, opI64ExtendU, opI64Or)
+	return c
+}
+
+func spinCode() []byte {
+	return []byte{opLoop, blockTypeNone, opBr, 0, opEnd}
+}
+
+func body(locals, code []byte) []byte {
+	if locals == nil {
+		locals = []byte{0}
+	}
+	b := cat(locals, code, []byte{opEnd})
+	return cat(uleb(uint64(len(b))), b)
+}
+
+func export(name string, kind byte, index uint64) []byte {
+	return cat(uleb(uint64(len(name))), []byte(name), []byte{kind}, uleb(index))
+}
+
+func section(m []byte, id byte, content []byte) []byte {
+	m = append(m, id)
+	m = append(m, uleb(uint64(len(content)))...)
+	return append(m, content...)
+}
+
+func vec(n int, items ...[]byte) []byte {
+	return cat(append([][]byte{uleb(uint64(n))}, items...)...)
+}
+
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+func uleb(v uint64) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v != 0 {
+			c |= 0x80
+		}
+		b = append(b, c)
+		if v == 0 {
+			return b
+		}
+	}
+}
+
+func sleb(v int64) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		done := (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0)
+		if !done {
+			c |= 0x80
+		}
+		b = append(b, c)
+		if done {
+			return b
+		}
+	}
+}
