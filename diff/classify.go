@@ -3,22 +3,64 @@ package diff
 import (
 	"strings"
 
+	pprofile "github.com/google/pprof/profile"
+
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
 // frameRule is what the classifier needs to know about one frame, computed
 // once per distinct function.
 type frameRule struct {
-	rule    *Rule
-	preempt bool // runtime.asyncPreempt*: an interrupt, not a real callee
+	rule      *Rule
+	preempt   bool // runtime.asyncPreempt*: an interrupt, not a real callee
+	synthetic bool // "[running]" and other bracketed pseudo-frames
 }
 
 func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
 	return frameRule{
-		rule:    rs.Match(normalized, k),
-		preempt: strings.HasPrefix(normalized, "runtime.asyncPreempt"),
+		rule:      rs.Match(normalized, k),
+		preempt:   strings.HasPrefix(normalized, "runtime.asyncPreempt"),
+		synthetic: len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']',
 	}
+}
+
+// LabelledBucket returns the bucket a sample's gotrace.LabelBucket label
+// names. A Go execution trace decides it from the goroutine's recorded
+// state and block reason, which say more than frame names, so the engine
+// uses it instead of the frame rules. sched reports runnable time
+// (scheduler latency), which is in no bucket; ok is false when the sample
+// has no such label (or an unknown value).
+func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
+	if len(s.Label) == 0 {
+		return 0, false, false
+	}
+	v := s.Label[gotrace.LabelBucket]
+	if len(v) != 1 {
+		return 0, false, false
+	}
+	if v[0] == gotrace.Sched {
+		return 0, true, true
+	}
+	b, err := ParseBucket(v[0])
+	if err != nil {
+		return 0, false, false
+	}
+	return b, false, true
+}
+
+// labelDecider is the deciding frame of a sample whose bucket a label
+// gave: the first frame that is neither a skip frame nor a synthetic one
+// (a trace's "[running]" leaf), so --by decider and --by caller reach the
+// stack where the goroutine blocked or resumed. Else the leaf.
+func labelDecider(frames []frameRule) int {
+	for i, f := range frames {
+		if !f.synthetic && (f.rule == nil || f.rule.Strength != Skip) {
+			return i
+		}
+	}
+	return leafIndex(frames)
 }
 
 // classify decides the bucket of one stack, given leaf first, and returns the

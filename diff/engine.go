@@ -98,6 +98,7 @@ type sideAcc struct {
 	duration   int64
 	dropped    int64
 	filtered   int64
+	sched      float64 // runnable time (gotrace.Sched), in no bucket
 }
 
 // Analyzer accumulates profiles into two sides and computes a Result. Add
@@ -109,6 +110,7 @@ type Analyzer struct {
 	rules      *RuleSet
 	sampleType string // "type/unit", fixed by the first profile
 	typeSource string
+	typeFolded bool // the first profile was folded stacks
 	unit       string
 	methods    []*method
 	byName     map[string]int32 // raw frame name → method
@@ -179,7 +181,9 @@ func SampleTypes(p *pprofile.Profile) string {
 }
 
 // Add streams one loaded profile into a side. It fails when the profile's
-// selected sample type differs from the profiles added before.
+// selected sample type differs from the profiles added before, unless one of
+// them is folded stacks, which say nothing about what they count (a warning
+// then says so).
 func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	p := l.Profile
 	idx, err := SampleTypeIndex(p, a.opts.SampleIndex)
@@ -188,7 +192,12 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	}
 	st := p.SampleType[idx].Type + "/" + p.SampleType[idx].Unit
 	if a.sampleType == "" {
-		a.sampleType, a.typeSource, a.unit = st, l.Source, p.SampleType[idx].Unit
+		a.sampleType, a.typeSource, a.unit, a.typeFolded = st, l.Source, p.SampleType[idx].Unit, l.Format == "folded"
+	} else if st != a.sampleType && (a.typeFolded || l.Format == "folded") {
+		// Folded stacks do not say what they count (stackcollapse-perf.pl
+		// sums perf's periods, other collapsers count samples), and shares
+		// are compared, not values: a folded side compares with any type.
+		a.warnings = append(a.warnings, fmt.Sprintf("comparing %s (%s) with %s (%s): folded stacks do not say what they count; shares are compared", a.typeSource, a.sampleType, l.Source, st))
 	} else if st != a.sampleType {
 		return fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
 			a.typeSource, a.sampleType, l.Source, st, l.Source, SampleTypes(p))
@@ -237,6 +246,7 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		if v == 0 {
 			continue
 		}
+		lb, lsched, lok := LabelledBucket(smp)
 		stack, frames = stack[:0], frames[:0]
 		if filtering {
 			for _, loc := range smp.Location {
@@ -266,7 +276,19 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 				frames = lr.appendRules(frames, e, kind)
 			}
 		}
-		b, at := classify(frames, kind)
+		if lsched {
+			// Scheduler latency is reported on its own (Result.Sched),
+			// outside the buckets and the method table.
+			s.sched += v
+			continue
+		}
+		var b Bucket
+		var at int
+		if lok {
+			b, at = lb, labelDecider(frames)
+		} else {
+			b, at = classify(frames, kind)
+		}
 
 		s.total += v
 		s.records++
@@ -729,6 +751,10 @@ func (a *Analyzer) Diff() *Result {
 		pb, pn := share(base.buckets[b], base.total), share(nw.buckets[b], nw.total)
 		r.Buckets = append(r.Buckets, BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb, Noisy: pb != pn && noisy(pb, pn, base.samples, nw.samples)})
 	}
+	if base.sched > 0 || nw.sched > 0 {
+		pb, pn := share(base.sched, base.total+base.sched), share(nw.sched, nw.total+nw.sched)
+		r.Sched = &SchedRow{Base: pb, New: pn, Delta: pn - pb, BaseValue: base.sched, NewValue: nw.sched}
+	}
 	rows := make([]MethodRow, 0, len(a.methods))
 	for _, m := range a.methods {
 		if m.val[0] == 0 && m.val[1] == 0 {
@@ -777,6 +803,9 @@ func (a *Analyzer) Top() *TopResult {
 	a.sideWarnings(Base, "profile")
 	for _, b := range Buckets {
 		t.Buckets = append(t.Buckets, TopBucket{Bucket: b, Share: share(s.buckets[b], s.total), Value: s.buckets[b]})
+	}
+	if s.sched > 0 {
+		t.Sched = &TopSched{Share: share(s.sched, s.total+s.sched), Value: s.sched}
 	}
 	for _, m := range a.methods {
 		if m.val[0] == 0 {

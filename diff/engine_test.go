@@ -102,7 +102,9 @@ func TestDotnetRegressionExample(t *testing.T) {
 
 func TestSampleTypeMismatch(t *testing.T) {
 	a := NewAnalyzer(Options{})
-	if err := a.Add(Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
+	first := folded(t, "a.folded", "main;f 10\n")
+	first.Format = "pprof" // a samples/count profile that is not folded
+	if err := a.Add(Base, first); err != nil {
 		t.Fatal(err)
 	}
 	p := &pprofile.Profile{
@@ -121,6 +123,18 @@ func TestSampleTypeMismatch(t *testing.T) {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not mention %q", err, s)
 		}
+	}
+	// Folded stacks say nothing about what they count: they compare with
+	// any sample type, with a warning.
+	f := NewAnalyzer(Options{})
+	if err := f.Add(Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Add(New, &profile.Loaded{Source: "b.pb.gz", Profile: p, Kind: profile.DetectKind(p)}); err != nil {
+		t.Fatalf("folded vs delay/nanoseconds: %v", err)
+	}
+	if r := f.Diff(); len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "folded stacks do not say what they count") {
+		t.Errorf("no warning for folded vs delay/nanoseconds: %q", r.Warnings)
 	}
 	// Asking for an absent sample type names what the profile has.
 	b := NewAnalyzer(Options{SampleIndex: "cpu"})

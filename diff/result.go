@@ -52,8 +52,24 @@ type Result struct {
 	Base       SideSummary  `json:"base"`
 	New        SideSummary  `json:"new"`
 	Buckets    []BucketRow  `json:"buckets"`
-	Methods    []MethodRow  `json:"methods"`
-	Warnings   []string     `json:"-"`
+	// Sched is scheduler latency, when a side has any (Go execution
+	// traces: time goroutines spent runnable, waiting for a P).
+	Sched    *SchedRow   `json:"sched_latency,omitempty"`
+	Methods  []MethodRow `json:"methods"`
+	Warnings []string    `json:"-"`
+}
+
+// SchedRow is scheduler latency on each side: runnable time as a share of
+// all goroutine time including it (runnable/(runnable+bucketed)). It is in
+// none of the buckets, whose shares are of the bucketed time alone, so a
+// change in scheduling delay does not shift the bucket shares. Values are
+// in the result's unit.
+type SchedRow struct {
+	Base      float64 `json:"base"`
+	New       float64 `json:"new"`
+	Delta     float64 `json:"delta"`
+	BaseValue float64 `json:"base_value"`
+	NewValue  float64 `json:"new_value"`
 }
 
 // SyncShare returns the "total wait/synchronization" share of each side:
@@ -95,8 +111,17 @@ type TopResult struct {
 	Unit       string       `json:"unit"`
 	Samples    int64        `json:"samples"`
 	Buckets    []TopBucket  `json:"buckets"`
-	Methods    []TopMethod  `json:"methods"`
-	Warnings   []string     `json:"-"`
+	// Sched is scheduler latency, when the profile has any (see SchedRow).
+	Sched    *TopSched   `json:"sched_latency,omitempty"`
+	Methods  []TopMethod `json:"methods"`
+	Warnings []string    `json:"-"`
+}
+
+// TopSched is scheduler latency of a single side: runnable time as a share
+// of all goroutine time including it, and its value in Unit.
+type TopSched struct {
+	Share float64 `json:"share"`
+	Value float64 `json:"value"`
 }
 
 // SyncShare is the share of everything but cpu.

@@ -12,34 +12,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
-// corpusDir finds ../shared/corpus next to the module root (the directory
-// holding go.mod), or returns "".
+// corpusDir is the shared corpus folder, or "" when it is absent.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "index.tsv")); err != nil {
-		return ""
-	}
-	return c
+	return corpus.Dir()
 }
 
 type corpusEntry struct {
@@ -76,15 +60,30 @@ func readCorpusIndex(t *testing.T, dir string) []corpusEntry {
 // corpusLoads lists the index formats profdiff reads; every other format
 // must fail with an "unknown format" error.
 var corpusLoads = map[string]bool{
-	"pprof-protobuf":      true,
-	"pprof-legacy-binary": true,
-	"pprof-legacy-text":   true,
-	"folded-stacks":       true,
+	"pprof-protobuf":       true,
+	"pprof-legacy-binary":  true,
+	"pprof-legacy-text":    true,
+	"folded-stacks":        true,
+	"go-exec-trace-binary": true,
+	"speedscope-json":      true,
+	"perf-script-text":     true,
+	"text-other":           true, // the one such file is perf script text
+}
+
+// corpusFormats maps a supported index format to profdiff's Loaded.Format
+// and to what the errors of its broken files must name.
+var corpusFormats = map[string]struct{ format, name string }{
+	"folded-stacks":        {"folded", ""},
+	"pprof-legacy-binary":  {"pprof-legacy", ""},
+	"pprof-legacy-text":    {"pprof-legacy", ""},
+	"go-exec-trace-binary": {"go-trace", "Go execution trace"},
+	"speedscope-json":      {"speedscope", "speedscope JSON"},
+	"perf-script-text":     {"perf-script", "perf script"},
+	"text-other":           {"perf-script", "perf script"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
 var corpusNames = map[string]string{
-	"speedscope-json":         "speedscope JSON",
 	"chrome-trace-event-json": "JSON",
 	"chrome-cpuprofile-json":  "JSON",
 	"chrome-heapprofile-json": "JSON",
@@ -92,7 +91,6 @@ var corpusNames = map[string]string{
 	"ruby-stackprof-json":     "JSON",
 	"ghc-prof-json":           "JSON",
 	"perf-script-text":        "perf script",
-	"text-other":              "perf script",
 	"go-exec-trace-binary":    "Go execution trace",
 	"go-exec-trace-text":      "Go execution trace",
 	"dotnet-nettrace":         ".NET EventPipe trace",
@@ -105,12 +103,13 @@ var corpusNames = map[string]string{
 // in profiles that load.
 var corpusKinds = map[string][]Kind{
 	"cpu":                       {KindCPU},
-	"cpu (sampled)":             {KindUnknown}, // folded stacks say nothing
+	"cpu (sampled)":             {KindUnknown, KindCPU}, // folded stacks say nothing; perf script names its event
 	"page faults":               {KindUnknown},
 	"heap/alloc":                {KindHeap},
 	"contention":                {KindMutex, KindBlock},
 	"threads":                   {KindGoroutine},
 	"wall (fgprof: on+off CPU)": {KindWall},
+	"execution trace":           {KindTrace},
 }
 
 // baseFormat strips the index's annotations: "dotnet-nettrace (zip)" is a
@@ -122,10 +121,27 @@ func baseFormat(f string) string {
 	return f
 }
 
+// mustFailInCorpus lists the files that must not load: invalid speedscope
+// files, the two traces the Go team wrote to fail parsing, and two valid
+// traces without a single goroutine (nothing to compare; `go tool trace
+// -pprof` fails on them too).
 func mustFailInCorpus(e corpusEntry) bool {
 	return strings.Contains(e.origPath, "speedscope/invalid/") ||
 		strings.Contains(e.file, "go122-create-syscall-with-p") ||
-		strings.Contains(e.file, "go122-fail-first-gen-first")
+		strings.Contains(e.file, "go122-fail-first-gen-first") ||
+		baseFormat(e.format) == "go-exec-trace-binary" && (strings.Contains(e.file, "go123-sync.") || strings.Contains(e.file, "go125-sync."))
+}
+
+// traceFailure is what a trace that must fail says: why, not "unknown
+// format".
+func traceFailure(e corpusEntry, msg string) bool {
+	if baseFormat(e.format) != "go-exec-trace-binary" {
+		return false
+	}
+	if strings.Contains(e.file, "-sync.") {
+		return strings.Contains(msg, "holds no goroutine time")
+	}
+	return strings.Contains(msg, "corrupt Go execution trace (go 1.22) after ") && strings.Contains(msg, "expected a proc but didn't have one")
 }
 
 // TestCorpus loads every file of the shared corpus: supported formats must
@@ -175,6 +191,20 @@ func TestCorpus(t *testing.T) {
 			}
 			if corpusLoads[format] && !mustFailInCorpus(e) {
 				t.Errorf("%s (%s): %v", e.file, e.format, err)
+				continue
+			}
+			if format == "go-exec-trace-binary" {
+				if !traceFailure(e, msg) {
+					t.Errorf("%s (%s): unexpected error: %v", e.file, e.format, err)
+				}
+				continue
+			}
+			if corpusLoads[format] {
+				// A broken file of a format profdiff reads: the error says
+				// what is wrong in that format's terms.
+				if want := corpusFormats[format].name; want != "" && !strings.Contains(msg, want) {
+					t.Errorf("%s (%s): error does not name %q: %v", e.file, e.format, want, err)
+				}
 				continue
 			}
 			if !strings.Contains(msg, "unknown format") && !strings.Contains(msg, "unknown binary format") {
@@ -251,11 +281,20 @@ func checkCorpusProfile(t *testing.T, e corpusEntry, path string, l *Loaded) {
 		t.Errorf("%s: no samples", e.file)
 	}
 	format := baseFormat(e.format)
-	switch {
-	case format == "folded-stacks" && l.Format != "folded",
-		strings.HasPrefix(format, "pprof-legacy") && l.Format != "pprof-legacy",
-		format == "pprof-protobuf" && !strings.HasPrefix(l.Format, "pprof"):
+	if want, ok := corpusFormats[format]; ok && l.Format != want.format ||
+		format == "pprof-protobuf" && !strings.HasPrefix(l.Format, "pprof") {
 		t.Errorf("%s (%s): loaded as %s", e.file, e.format, l.Format)
+	}
+	if e.kind == "cpu (sampled)" {
+		// Folded stacks say nothing; perf script names its event (PerfView's
+		// test dumps use a placeholder event name).
+		want := KindUnknown
+		if l.Format == "perf-script" && perfscript.OnCPUEvent(p.PeriodType.Type) {
+			want = KindCPU
+		}
+		if l.Kind != want {
+			t.Errorf("%s (%s, %s): kind %q, want %q", e.file, e.kind, l.Format, l.Kind, want)
+		}
 	}
 	if kinds, ok := corpusKinds[e.kind]; ok {
 		found := false

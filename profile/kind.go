@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/gotrace"
+	"github.com/profdiff/profdiff/profile/perfscript"
 )
 
 // Kind says what a profile's samples measure. The names are part of the JSON
@@ -51,6 +54,9 @@ func ParseKind(s string) (Kind, error) {
 //	               are snapshots of threads, read the same way)
 //	heap:          alloc_*/inuse_* or space/bytes
 //
+// A profile profdiff built from a Go execution trace (and wrote out again,
+// say with --output-pprof) says so in a comment and in its samples' labels.
+//
 // Go writes mutex and block profiles with identical types, so the two are told
 // apart by their frames: a mutex profile's stacks end in an unlock.
 func DetectKind(p *pprofile.Profile) Kind {
@@ -67,9 +73,14 @@ func DetectKind(p *pprofile.Profile) Kind {
 		period = p.PeriodType.Type + "/" + p.PeriodType.Unit
 	}
 	switch {
+	case fromGoTrace(p):
+		return KindTrace
 	case period == "wall/nanoseconds" || period == "wallclock/nanoseconds" || has("wall") || has("wallclock"):
 		return KindWall
 	case has("cpu") || period == "cpu/nanoseconds":
+		return KindCPU
+	case p.PeriodType != nil && perfscript.OnCPUEvent(p.PeriodType.Type):
+		// perf script: cycles, instructions, cpu-clock, task-clock, ...
 		return KindCPU
 	case has("contentions") || has("delay"):
 		if looksLikeMutex(p) {
@@ -106,4 +117,15 @@ func looksLikeMutex(p *pprofile.Profile) bool {
 		}
 	}
 	return unlock > 0 || goBlock == 0
+}
+
+// fromGoTrace reports whether p is goroutine time read from a Go execution
+// trace by package gotrace.
+func fromGoTrace(p *pprofile.Profile) bool {
+	for _, c := range p.Comments {
+		if strings.HasPrefix(c, gotrace.CommentPrefix) {
+			return true
+		}
+	}
+	return len(p.Sample) > 0 && len(p.Sample[0].Label[gotrace.LabelBucket]) > 0
 }

@@ -4,7 +4,9 @@
 //
 // The format is detected from the content, never from the file name: pprof
 // protobuf (gzipped or not), the legacy formats pprof reads (gperftools CPU,
-// `--- contention ---`, heap and thread text, Java), and folded stacks. Real
+// `--- contention ---`, heap and thread text, Java), folded stacks, Go
+// execution traces (read by package gotrace into goroutine time), speedscope
+// JSON (package speedscope) and `perf script` text (package perfscript). Real
 // writers bend the rules; where the meaning is still unambiguous (function or
 // location messages without ids, a missing period, a `.gz` name on an
 // uncompressed file) the profile loads with a warning. Anything else fails
@@ -27,6 +29,10 @@ import (
 	"time"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/gotrace"
+	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/speedscope"
 )
 
 // DefaultMaxSize is the largest profile, after decompression, that Load
@@ -51,7 +57,7 @@ type Options struct {
 // Loaded is one loaded profile with what was learned while loading it.
 type Loaded struct {
 	Source   string            // as given by the user: a path, "-" or a URL
-	Format   string            // "pprof", "pprof-legacy" or "folded"
+	Format   string            // "pprof", "pprof-legacy", "folded", "go-trace", "speedscope" or "perf-script"
 	Kind     Kind              // detected kind (see DetectKind)
 	Profile  *pprofile.Profile // valid per CheckValid
 	Dropped  int64             // profiler-own samples dropped (sample records)
@@ -99,8 +105,9 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 }
 
 // Parse detects the format of data and parses it. Source names the data in
-// errors and warnings. Formats profdiff does not read (JSON profiles, perf
-// script output, Go execution traces, .nettrace, ...) are recognized and
+// errors and warnings. A Go execution trace becomes a profile of goroutine
+// time (see package gotrace) of kind KindTrace. Formats profdiff does not
+// read (Chrome and other JSON profiles, .nettrace, ...) are recognized and
 // named in an "unknown format" error rather than half-read as folded stacks.
 // Any panic inside a third-party parser is turned into an error: bad input
 // must never crash the program.
@@ -134,6 +141,9 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 	if !gzipped && strings.HasSuffix(source, ".gz") {
 		l.Warnings = append(l.Warnings, source+": named .gz but not gzip-compressed; read as is")
 	}
+	if gotrace.Looks(data) {
+		return parseGoTrace(source, data, l)
+	}
 
 	// Protobuf first (the common case, parsed once), then pprof's legacy
 	// parsers, then folded stacks.
@@ -152,6 +162,20 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 		return fail(describeProtoError(perr, data, gzipped))
 	default:
 		text, terr := decodeText(data)
+		// A legacy pprof parser that recognized its format has the last
+		// word on what is wrong with the file.
+		legacy := strings.HasPrefix(perr.Error(), "legacy pprof profile: ")
+		if terr == nil && !legacy {
+			text = strings.TrimPrefix(text, "\uFEFF")
+			if speedscope.Looks([]byte(text)) {
+				sp, warns, err := speedscope.Parse([]byte(text))
+				return foreign(source, "speedscope", "speedscope JSON", sp, warns, err, l)
+			}
+			if perfscript.Looks(text) {
+				pp, warns, err := perfscript.Parse(text)
+				return foreign(source, "perf-script", "perf script", pp, warns, err, l)
+			}
+		}
 		if terr == nil {
 			if what := sniffUnsupportedText(text); what != "" {
 				return fail(unsupported(what))
@@ -162,7 +186,7 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 			if errors.Is(ferr, errZeroCounts) {
 				return fail(errors.New("profile has no samples (every folded stack has count 0)"))
 			}
-			if strings.HasPrefix(perr.Error(), "legacy pprof profile: ") {
+			if legacy {
 				return fail(fmt.Errorf("malformed %v", perr))
 			}
 			return fail(fmt.Errorf("unknown format: not pprof, legacy pprof or folded stacks (%v)", ferr))
@@ -186,6 +210,46 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 	if p.Period == 0 && l.Format != "folded" {
 		l.Warnings = append(l.Warnings, source+": profile has no sampling period")
 	}
+	l.Kind = DetectKind(p)
+	l.Profile = p
+	return l, nil
+}
+
+// parseGoTrace reads a Go execution trace into goroutine time. The samples
+// of the profiler's own goroutines are labelled, and Load drops them like
+// other profiler samples.
+func parseGoTrace(source string, data []byte, l *Loaded) (*Loaded, error) {
+	p, warns, err := gotrace.Parse(data, gotrace.Options{ProfilerFrame: profilerFrame.MatchString})
+	if err == nil && len(p.Sample) == 0 {
+		err = fmt.Errorf("Go execution trace (go %s) holds no goroutine time", gotrace.Version(data))
+	}
+	l, err = foreign(source, "go-trace", "Go execution trace", p, warns, err, l)
+	if err == nil {
+		l.Kind = KindTrace
+	}
+	return l, err
+}
+
+// foreign finishes a profile that a parser of another tool's format built
+// (format goes into Loaded.Format, what names the format in errors): the
+// parser's error or warnings, then the checks every profile passes.
+func foreign(source, format, what string, p *pprofile.Profile, warns []string, err error, l *Loaded) (*Loaded, error) {
+	if err != nil {
+		if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(what)) {
+			err = fmt.Errorf("%s: %w", what, err)
+		}
+		return nil, &Error{source, err}
+	}
+	for _, w := range warns {
+		l.Warnings = append(l.Warnings, source+": "+w)
+	}
+	if len(p.Sample) == 0 {
+		return nil, &Error{source, fmt.Errorf("%s holds no samples", what)}
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, &Error{source, fmt.Errorf("%s: %v", what, err)}
+	}
+	l.Format = format
 	l.Kind = DetectKind(p)
 	l.Profile = p
 	return l, nil

@@ -4,17 +4,23 @@ import (
 	"regexp"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/gotrace"
 )
 
 // profilerFrame matches frames that only the profiler's own goroutines run:
 // fgprof's sampling loop and runtime/pprof's profile writer and goroutine
 // dumper (also reached through net/http/pprof), and the execution tracer's
-// reader goroutine while a trace is being taken. runtime/pprof.Do and the
+// reader goroutine while a trace is being taken (runtime/trace.Start's, or in
+// newer Go versions its multiplexer's), with the runtime's trace advancer and
+// CPU-sample reader goroutines. runtime/pprof.Do and the
 // label helpers run user code and are deliberately not matched.
-var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/pprof\.|runtime/pprof\.(profileWriter|\(\*profileBuilder\)|writeGoroutine|writeRuntimeProfile|writeProfileInternal|writeHeap|writeAlloc|writeMutex|writeBlock|writeThreadCreate|\(\*Profile\)\.WriteTo|runtime_goroutineProfileWithLabels|StartCPUProfile|StopCPUProfile|readProfile)|runtime\.(goroutineProfileWithLabels\w*|pprof_goroutineProfileWithLabels|ReadTrace)$|runtime/trace\.Start\.func\d+$)`)
+var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/pprof\.|runtime/pprof\.(profileWriter|\(\*profileBuilder\)|writeGoroutine|writeRuntimeProfile|writeProfileInternal|writeHeap|writeAlloc|writeMutex|writeBlock|writeThreadCreate|\(\*Profile\)\.WriteTo|runtime_goroutineProfileWithLabels|StartCPUProfile|StopCPUProfile|readProfile)|runtime\.(goroutineProfileWithLabels\w*|pprof_goroutineProfileWithLabels|ReadTrace)$|runtime/trace\.Start\.func\d+$|runtime/trace\.\(\*traceMultiplexer\)\.startLocked\.func\d+$|runtime\.\(\*traceAdvancerState\)\.start\.func\d+$|runtime\.traceStartReadCPU\.func\d+$)`)
 
 // DropProfilerSamples removes samples whose stack contains a profiler-only
-// frame and returns how many sample records it removed. Locations and
+// frame, and the samples a Go execution trace labels as the profiler's own
+// goroutines' (gotrace.LabelProfiler: the goroutine had such a frame in
+// any of its stacks, so its time with no stack goes too), and returns how many sample records it removed. Locations and
 // functions are left in place; they are harmless without samples.
 func DropProfilerSamples(p *pprofile.Profile) int64 {
 	// Match each function once; most profiles hold no profiler frame at
@@ -25,7 +31,7 @@ func DropProfilerSamples(p *pprofile.Profile) int64 {
 			profFn[fn] = true
 		}
 	}
-	if len(profFn) == 0 {
+	if len(profFn) == 0 && !hasProfilerLabel(p) {
 		return 0
 	}
 	profLoc := map[*pprofile.Location]bool{}
@@ -41,8 +47,11 @@ func DropProfilerSamples(p *pprofile.Profile) int64 {
 	kept := p.Sample[:0]
 	var dropped int64
 	for _, s := range p.Sample {
-		drop := false
+		drop := len(s.Label) > 0 && len(s.Label[gotrace.LabelProfiler]) > 0
 		for _, loc := range s.Location {
+			if drop {
+				break
+			}
 			if isProfiler(loc) {
 				drop = true
 				break
@@ -59,4 +68,13 @@ func DropProfilerSamples(p *pprofile.Profile) int64 {
 	}
 	p.Sample = kept
 	return dropped
+}
+
+func hasProfilerLabel(p *pprofile.Profile) bool {
+	for _, s := range p.Sample {
+		if len(s.Label) > 0 && len(s.Label[gotrace.LabelProfiler]) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -69,11 +69,14 @@ func TestDropProfilerSamplesEmpty(t *testing.T) {
 // trace annotations are their code.
 func TestTraceReaderIsProfilerNoise(t *testing.T) {
 	for name, want := range map[string]bool{
-		"runtime.ReadTrace":         true,
-		"runtime/trace.Start.func1": true,
-		"runtime/trace.WithRegion":  false,
-		"runtime/trace.(*Task).End": false,
-		"runtime.ReadTraceStats":    false,
+		"runtime.ReadTrace":                                   true,
+		"runtime/trace.Start.func1":                           true,
+		"runtime/trace.(*traceMultiplexer).startLocked.func1": true,
+		"runtime.(*traceAdvancerState).start.func1":           true,
+		"runtime.traceStartReadCPU.func1":                     true,
+		"runtime/trace.WithRegion":                            false,
+		"runtime/trace.(*Task).End":                           false,
+		"runtime.ReadTraceStats":                              false,
 	} {
 		if got := profilerFrame.MatchString(name); got != want {
 			t.Errorf("%s: profiler frame = %v, want %v", name, got, want)

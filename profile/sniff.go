@@ -25,7 +25,8 @@ func sniffUnsupportedBinary(data []byte) string {
 	head := data[:min(len(data), 64)]
 	switch {
 	case bytes.HasPrefix(head, []byte("go 1.")) && bytes.Contains(head, []byte(" trace\x00")):
-		return "Go execution trace (open it with `go tool trace`)"
+		// Parse reads what gotrace.Looks accepts before it gets here.
+		return "Go execution trace with a malformed header"
 	case bytes.HasPrefix(head, []byte("Nettrace")) || bytes.Contains(head, []byte("!FastSerialization")):
 		return ".NET EventPipe trace (.nettrace)"
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):

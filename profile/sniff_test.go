@@ -19,6 +19,50 @@ java 12345/12346 [003] 2034.433940:     10101010 cpu-clock:
 	          401000 main (/usr/bin/java)
 `
 
+// The formats read by packages speedscope and perfscript are detected by
+// content (a BOM, gzip), get their format and kind, and their broken files
+// fail with an error that names the format.
+func TestParseForeignFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, format string
+		kind               Kind
+		samples            int
+	}{
+		{"perf.txt", perfScript, "perf-script", KindCPU, 2},
+		{"perf-bom.txt", "\uFEFF" + perfScript, "perf-script", KindCPU, 2},
+		{"perf-nostack.txt", "fio 236193/236193 [021] 1.791544:          1    block:block_rq_issue: 259,76 R 4096 () 57622160 + 8 [fio]\n", "perf-script", KindUnknown, 1},
+		{"perf-addrs.txt", "java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff810275f1 intel_pmu_enable_all ([kernel.kallsyms])\n", "perf-script", KindCPU, 1},
+		{"s.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": [{"name": "main"}, {"name": "work"}]},
+			"profiles": [{"type": "sampled", "name": "Thread (1)", "unit": "milliseconds", "startValue": 0, "endValue": 3, "samples": [[0, 1], [0]], "weights": [2, 1]}]}`, "speedscope", KindWall, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, data := range [][]byte{[]byte(tc.data), gzipT(t, []byte(tc.data))} {
+				l, err := Parse(tc.name, data, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l.Format != tc.format || l.Kind != tc.kind || len(l.Profile.Sample) != tc.samples {
+					t.Errorf("loaded as %s, kind %s, %d samples; want %s, %s, %d", l.Format, l.Kind, len(l.Profile.Sample), tc.format, tc.kind, tc.samples)
+				}
+			}
+		})
+	}
+	for _, tc := range []struct{ name, data, want string }{
+		{"empty.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": [], "shared": {"frames": []}}`, "speedscope JSON: no profiles"},
+		{"bad-frame.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": [{"name": "a"}]},
+			"profiles": [{"type": "sampled", "name": "t", "unit": "none", "startValue": 0, "endValue": 1, "samples": [[0, 7]], "weights": [1]}]}`, "profiles[0].samples[0][1]: frame index 7 out of range"},
+		{"bad-frame.perf.txt", perfScript + "java 12345/12346 [003] 2034.443940:     10101010 cpu-clock:\n\tthis is not a frame line\n", "perf script: line 14: malformed stack frame"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.name, []byte(tc.data), 0)
+			if err == nil {
+				t.Fatal("loaded; want an error")
+			}
+			checkError(t, err, tc.name, tc.want)
+		})
+	}
+}
+
 // TestParseUnsupportedFormats checks that formats profdiff does not read
 // fail with an error that names them, and are never read as folded stacks.
 func TestParseUnsupportedFormats(t *testing.T) {
@@ -27,7 +71,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		data string
 		want string
 	}{
-		{"speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": [], "shared": {"frames": []}}`, "speedscope JSON"},
 		{"trace.json", "[\n{\"pid\": 1, \"tid\": 1, \"ph\": \"B\", \"name\": \"a\", \"ts\": 1},\n{\"pid\": 1, \"tid\": 1, \"ph\": \"E\", \"name\": \"a\", \"ts\": 2}\n]\n", "Chrome trace-event JSON"},
 		{"trace-partial.json", "[{\"pid\": 1, \"tid\": 1, \"ph\": \"B\", \"name\": \"a\", \"ts\": 1},\n{\"pid\": 1,", "Chrome trace-event JSON"},
 		{"trace-object.json", `{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}]}`, "Chrome trace-event JSON"},
@@ -35,15 +78,9 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		// Pretty-printed JSON whose number lines would pass as one-frame stacks.
 		{"stackprof.json", "{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n", "JSON profile"},
 		{"empty.json", "{}", "JSON profile"},
-		{"perf.txt", perfScript, "`perf script` output"},
-		{"perf-bom.txt", "\uFEFF" + perfScript, "`perf script` output"},
-		{"perf-nostack.txt", "fio 236193/236193 [021] 1.791544:          1    block:block_rq_issue: 259,76 R 4096 () 57622160 + 8 [fio]\n", "`perf script` output"},
-		{"perf-addrs.txt", "java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff810275f1 intel_pmu_enable_all ([kernel.kallsyms])\n", "`perf script` output"},
 		{"go122.test", "-- expect --\nSUCCESS\n-- trace --\nTrace Go1.22\nEventBatch gen=1 m=0 time=1 size=5\n", "Go execution trace"},
 		{"callgrind.out", "# callgrind format\nevents: Instructions\n\nfl=file1.c\nfn=main\n16 20\n", "callgrind"},
 		{"v8.log", "v8-version,6,0,287,53,0\nshared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n", "V8 --prof log"},
-		{"trace.out", "go 1.22 trace\x00\x00\x00\x01\x01\x00\x00\x05", "Go execution trace"},
-		{"old.trace", "go 1.11 trace\x00\x00\x00A\x01", "Go execution trace"},
 		{"x.nettrace", "Nettrace\x14\x00\x00\x00!FastSerialization.1", ".NET EventPipe trace"},
 		{"x.nettrace.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x0a\x00\x00\x00a.nettrace\x01\x02", ".NET EventPipe trace (.nettrace, zipped)"},
 		{"x.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x05\x00\x00\x00a.txt\x01\x02", "zip archive"},

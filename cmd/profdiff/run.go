@@ -37,8 +37,9 @@ Usage:
   profdiff help                             this text
 
 A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
-stacks; a Go execution trace, read as goroutine time), "-" for standard
-input, or an http(s) URL of a /debug/pprof endpoint.
+stacks; a Go execution trace, read as goroutine time; speedscope JSON;
+perf script text), "-" for standard input, or an http(s) URL of a
+/debug/pprof endpoint.
 The format is detected from the content.
 
 Run 'profdiff COMMAND --help' for a command's flags.

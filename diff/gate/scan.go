@@ -95,6 +95,7 @@ func (s *scanner) add(side diff.Side, l *profile.Loaded) (profileScan, error) {
 		if v == 0 {
 			continue
 		}
+		lb, lsched, lok := diff.LabelledBucket(smp)
 		names = names[:0]
 		for _, loc := range smp.Location {
 			n, ok := locNames[loc]
@@ -111,6 +112,9 @@ func (s *scanner) add(side diff.Side, l *profile.Loaded) (profileScan, error) {
 		if !s.keep(names) {
 			continue
 		}
+		if lsched {
+			continue // scheduler latency (a trace's runnable time) is in no bucket
+		}
 		ps.total += v
 		s.total[side] += v
 		for i, c := range s.checks {
@@ -120,6 +124,18 @@ func (s *scanner) add(side diff.Side, l *profile.Loaded) (profileScan, error) {
 			}
 		}
 		b, at := s.classify(names, kind)
+		if lok {
+			// A Go execution trace decided it from the goroutine's state
+			// and block reason; the deciding frame is the first real one
+			// (not "[running]").
+			b, at = lb, 0
+			for i, n := range names {
+				if !(strings.HasPrefix(n, "[") && strings.HasSuffix(n, "]")) {
+					at = i
+					break
+				}
+			}
+		}
 		ps.buckets[b] += v
 		if len(names) == 0 {
 			continue

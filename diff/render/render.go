@@ -4,7 +4,9 @@
 //
 // Shares are printed as percentages with two decimals, deltas in percentage
 // points (pp). A delta within sampling noise is followed by "~" in the text
-// formats and flagged `noisy` in CSV and JSON.
+// formats and flagged `noisy` in CSV and JSON. Scheduler latency (runnable
+// time in a Go execution trace) is a line of its own under the bucket
+// table, a "sched" row in CSV and "sched_latency" in JSON, never a bucket.
 package render
 
 import (
@@ -211,6 +213,10 @@ func diffText(w io.Writer, r *diff.Result, md bool) error {
 	if err := bt.Render(); err != nil {
 		return err
 	}
+	if sr := r.Sched; sr != nil {
+		bw.printf("\n%s: %s → %s (%s) of all goroutine time; not in the buckets above\n",
+			schedTitle(md), Pct(sr.Base), Pct(sr.New), PP(sr.Delta))
+	}
 	bw.printf("\n")
 	mt := NewTable(w, md, []string{"Method", "base", "new", "Δ", "Bucket"}, []tw.Align{tw.AlignLeft, right, right, right, tw.AlignLeft})
 	for _, m := range r.Methods {
@@ -225,6 +231,15 @@ func diffText(w io.Writer, r *diff.Result, md bool) error {
 		bw.printf("\n~ marks a delta within two standard errors of sampling noise.\n")
 	}
 	return bw.err
+}
+
+// schedTitle names scheduler latency, the time goroutines spent runnable
+// (Go execution traces), which is reported beside the buckets.
+func schedTitle(md bool) string {
+	if md {
+		return "**Scheduler latency (runnable)**"
+	}
+	return "Scheduler latency (runnable)"
 }
 
 func hasNoisy(r *diff.Result) bool {
@@ -265,6 +280,10 @@ func topText(w io.Writer, t *diff.TopResult, md bool) error {
 	if err := bt.Render(); err != nil {
 		return err
 	}
+	if ts := t.Sched; ts != nil {
+		bw.printf("\n%s: %s of all goroutine time (%s %s); not in the buckets above\n",
+			schedTitle(md), Pct(ts.Share), num(ts.Value), t.Unit)
+	}
 	bw.printf("\n")
 	mt := NewTable(w, md, []string{"Method", "share", "value", "Bucket"}, []tw.Align{tw.AlignLeft, right, right, tw.AlignLeft})
 	for _, m := range t.Methods {
@@ -296,6 +315,9 @@ func diffCSV(w io.Writer, r *diff.Result) error {
 	for _, b := range r.Buckets {
 		_ = cw.Write([]string{"bucket", b.Bucket.String(), b.Bucket.String(), raw(b.Base), raw(b.New), raw(b.Delta), "", "", "", strconv.FormatBool(b.Noisy)})
 	}
+	if sr := r.Sched; sr != nil {
+		_ = cw.Write([]string{"sched", "scheduler-latency", "", raw(sr.Base), raw(sr.New), raw(sr.Delta), raw(sr.BaseValue), raw(sr.NewValue), "runnable; share of all goroutine time, not in the buckets", "false"})
+	}
 	for _, m := range r.Methods {
 		_ = cw.Write([]string{"method", m.Name, m.Bucket.String(), raw(m.Base), raw(m.New), raw(m.Delta), raw(m.BaseValue), raw(m.NewValue), m.Note, strconv.FormatBool(m.Noisy)})
 	}
@@ -308,6 +330,9 @@ func topCSV(w io.Writer, t *diff.TopResult) error {
 	_ = cw.Write([]string{"section", "name", "bucket", "share", "value"})
 	for _, b := range t.Buckets {
 		_ = cw.Write([]string{"bucket", b.Bucket.String(), b.Bucket.String(), raw(b.Share), raw(b.Value)})
+	}
+	if ts := t.Sched; ts != nil {
+		_ = cw.Write([]string{"sched", "scheduler-latency", "", raw(ts.Share), raw(ts.Value)})
 	}
 	for _, m := range t.Methods {
 		_ = cw.Write([]string{"method", m.Name, m.Bucket.String(), raw(m.Share), raw(m.Value)})

@@ -1,0 +1,133 @@
+package diff
+
+import (
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/gotrace"
+)
+
+// TraceLikeProfile builds what gotrace.Parse writes: wall time per stack
+// with the bucket in a label. sched is the runnable time, lock the
+// lock-contention time; the rest is fixed.
+func traceLike(t *testing.T, name string, sched, lock int64) *profile.Loaded {
+	t.Helper()
+	p := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "intervals", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		DefaultSampleType: "wall",
+		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:            1,
+		Comments:          []string{gotrace.CommentPrefix + " (go 1.26)"},
+	}
+	fns := map[string]*pprofile.Location{}
+	loc := func(name string) *pprofile.Location {
+		if l := fns[name]; l != nil {
+			return l
+		}
+		f := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name}
+		p.Function = append(p.Function, f)
+		l := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: f}}}
+		p.Location = append(p.Location, l)
+		fns[name] = l
+		return l
+	}
+	add := func(ns int64, labels map[string][]string, frames ...string) {
+		s := &pprofile.Sample{Value: []int64{1000, ns}, Label: labels}
+		for _, f := range frames {
+			s.Location = append(s.Location, loc(f))
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	lb := func(bucket, state, reason string) map[string][]string {
+		m := map[string][]string{gotrace.LabelBucket: {bucket}, gotrace.LabelState: {state}}
+		if reason != "" {
+			m[gotrace.LabelReason] = []string{reason}
+		}
+		return m
+	}
+	add(600, lb("cpu", "running", ""), gotrace.FrameRunning, "main.work", "main.main")
+	add(lock, lb("lock-contention", "waiting", "sync"), "sync.(*Mutex).Lock", "main.work", "main.main")
+	add(100, lb("wait", "waiting", "chan receive"), "runtime.chanrecv1", "main.consume")
+	add(20, lb("io", "waiting", "network"), "internal/poll.(*FD).Read", "net.(*conn).Read", "main.serve")
+	add(sched, lb(gotrace.Sched, "runnable", "preempted"), gotrace.FrameRunnable, "main.work", "main.main")
+	// Waiting since before the trace: no bucket label, the frame rules
+	// decide (and in a trace what they do not claim is wait).
+	add(30, map[string][]string{gotrace.LabelState: {"waiting"}, gotrace.LabelReason: {"unknown"}}, "main.idle")
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	if k := profile.DetectKind(p); k != profile.KindTrace {
+		t.Fatalf("DetectKind = %s", k)
+	}
+	return &profile.Loaded{Source: name, Format: "go-trace", Kind: profile.KindTrace, Profile: p}
+}
+
+// The label decides the bucket (a mutex wait whose frames alone would be
+// read otherwise), runnable time is scheduler latency outside the buckets
+// and the method table, and --by caller reaches the program's own code
+// behind the synthetic [running] leaf.
+func TestTraceLabels(t *testing.T) {
+	a := NewAnalyzer(Options{Top: -1})
+	if err := a.Add(Base, traceLike(t, "x.trace", 250, 300)); err != nil {
+		t.Fatal(err)
+	}
+	top := a.Top()
+	const total = 600 + 300 + 100 + 20 + 30
+	want := map[Bucket]float64{CPU: 600, LockContention: 300, Wait: 130, IO: 20}
+	for _, b := range top.Buckets {
+		if !near(b.Value, want[b.Bucket]) || !near(b.Share, want[b.Bucket]/total) {
+			t.Errorf("%s: %v (%v), want %v", b.Bucket, b.Value, b.Share, want[b.Bucket])
+		}
+	}
+	if top.Sched == nil || !near(top.Sched.Value, 250) || !near(top.Sched.Share, 250.0/(total+250)) {
+		t.Errorf("sched = %+v", top.Sched)
+	}
+	if top.Total != total {
+		t.Errorf("total %v, want %v (runnable time outside)", top.Total, total)
+	}
+	for _, m := range top.Methods {
+		if m.Name == gotrace.FrameRunnable {
+			t.Errorf("runnable time in the method table: %+v", m)
+		}
+		if m.Name == gotrace.FrameRunning && (m.Bucket != CPU || m.Value != 600) {
+			t.Errorf("[running] = %+v", m)
+		}
+		if m.Name == "sync.(*Mutex).Lock" && m.Bucket != LockContention {
+			t.Errorf("Lock = %+v", m)
+		}
+	}
+
+	a = NewAnalyzer(Options{Top: -1, By: ByCaller})
+	if err := a.Add(Base, traceLike(t, "x.trace", 250, 300)); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range a.Top().Methods {
+		if m.Name == gotrace.FrameRunning {
+			t.Errorf("--by caller stops at the synthetic frame: %+v", m)
+		}
+		if m.Name == "main.work" && m.Value != 900 {
+			t.Errorf("--by caller: main.work = %v, want its running and lock time, 900", m.Value)
+		}
+	}
+}
+
+func TestTraceDiffSched(t *testing.T) {
+	r := diffOf(t, Options{}, traceLike(t, "a.trace", 50, 300), traceLike(t, "b.trace", 500, 900))
+	if r.Sched == nil {
+		t.Fatal("no scheduler latency")
+	}
+	tb, tn := 1050.0, 1650.0
+	if !near(r.Sched.Base, 50/(tb+50)) || !near(r.Sched.New, 500/(tn+500)) || !near(r.Sched.Delta, r.Sched.New-r.Sched.Base) || r.Sched.NewValue != 500 {
+		t.Errorf("sched = %+v", r.Sched)
+	}
+	if r.Kind != profile.KindTrace {
+		t.Errorf("kind %s", r.Kind)
+	}
+	// Profiles without runnable time have no scheduler latency line.
+	r = diffOf(t, Options{}, folded(t, "a", "main.f 1\n"), folded(t, "b", "main.f 1\n"))
+	if r.Sched != nil {
+		t.Errorf("sched on folded stacks: %+v", r.Sched)
+	}
+}

@@ -1,0 +1,580 @@
+// Package gotrace turns a Go execution trace (runtime/trace, `go test
+// -trace`, /debug/pprof/trace) into a pprof profile of goroutine time. It is
+// the only package that imports golang.org/x/exp/trace, which reads every
+// trace format from Go 1.11 to Go 1.26.
+//
+// Every goroutine's time between the first and the last event of the trace
+// is cut into intervals at its state transitions, and each interval
+// [from, to) is charged to the state, block reason and stack the goroutine
+// had when the interval started:
+//
+//	running   the stack where the goroutine last stopped (where it resumed),
+//	          under a synthetic leaf "[running]": the trace records stacks
+//	          only at transitions, so where running time went inside is
+//	          not known
+//	runnable  the same, under "[runnable]": scheduler latency
+//	waiting   the stack where it blocked, with the runtime's block reason
+//	syscall   the stack where it entered the system call
+//
+// Each sample carries the label LabelBucket with the bucket that the state
+// and reason decide (not the frame names), LabelState and LabelReason with
+// the raw state and reason, and LabelProfiler on the samples of the
+// profiler's own goroutines. A goroutine waiting since before the trace
+// started has no recorded reason; its samples have no LabelBucket, and the
+// frame rules decide them.
+package gotrace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+	"golang.org/x/exp/trace"
+)
+
+// Label keys and values on the samples Parse writes.
+const (
+	// LabelBucket holds the sample's bucket: cpu, wait, lock-contention,
+	// gc, io, syscall, or Sched.
+	LabelBucket = "profdiff.bucket"
+	// LabelState holds the goroutine state: running, runnable, waiting or
+	// syscall.
+	LabelState = "profdiff.state"
+	// LabelReason holds the runtime's block or stop reason ("sync",
+	// "chan receive", "network", "preempted", ...); "unknown" when the
+	// goroutine was already waiting when the trace started.
+	LabelReason = "profdiff.reason"
+	// LabelProfiler is "true" on the samples of the profiler's own
+	// goroutines (see Options.ProfilerFrame).
+	LabelProfiler = "profdiff.profiler"
+	// Sched is the LabelBucket value of runnable time: scheduler latency,
+	// reported on its own and in none of the buckets.
+	Sched = "sched"
+)
+
+// CommentPrefix starts the comment Parse puts on its profiles.
+const CommentPrefix = "profdiff: goroutine time from a Go execution trace"
+
+// Synthetic leaf frames.
+const (
+	FrameRunning  = "[running]"
+	FrameRunnable = "[runnable]"
+	FrameWaiting  = "[waiting]" // waiting, no stack recorded
+	FrameSyscall  = "[syscall]" // in a system call, no stack recorded
+)
+
+// Looks reports whether data starts with a Go execution trace header,
+// "go 1.N trace" padded with NULs to 16 bytes.
+func Looks(data []byte) bool {
+	head := data[:min(len(data), 16)]
+	if !bytes.HasPrefix(head, []byte("go 1.")) {
+		return false
+	}
+	i := len("go 1.")
+	for i < len(head) && head[i] >= '0' && head[i] <= '9' {
+		i++
+	}
+	return i > len("go 1.") && bytes.HasPrefix(head[i:], []byte(" trace\x00"))
+}
+
+// Version returns the "1.N" of a trace header, or "".
+func Version(data []byte) string {
+	if !Looks(data) {
+		return ""
+	}
+	head := data[3:min(len(data), 16)]
+	return string(head[:bytes.IndexByte(head, ' ')])
+}
+
+// Options control Parse. The zero value is usable.
+type Options struct {
+	// ProfilerFrame reports whether a function belongs to the profiler's
+	// own goroutines (the trace reader, net/http/pprof handlers). Every
+	// sample of a goroutine with such a frame in any of its stacks gets
+	// LabelProfiler. Nil marks nothing.
+	ProfilerFrame func(name string) bool
+}
+
+// Parse reads a trace and returns its goroutine-time profile and warnings.
+// A trace that cannot be read fails with an error saying why; a trace with
+// no goroutine time returns a profile with no samples.
+func Parse(data []byte, opts Options) (p *pprofile.Profile, warnings []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, warnings, err = nil, nil, fmt.Errorf("corrupt Go execution trace (reader failed: %v)", r)
+		}
+	}()
+	w := newWalker(opts)
+	if err := w.walk(data); err != nil {
+		return nil, nil, err
+	}
+	return w.profile(), w.warnings(), nil
+}
+
+// interval is one stretch of one goroutine's time.
+type interval struct {
+	g          trace.GoID
+	state      trace.GoState
+	reason     string // block/stop reason; "" unknown
+	stack      int32  // index into walker.stacks, -1 none
+	from, to   trace.Time
+	startEvent bool // from is the time of an event that put g in state (else the trace start)
+	startKnown bool // that event was a transition, not a status report of a goroutine's state
+	open       bool // still in this state when the trace ended
+}
+
+type gor struct {
+	state      trace.GoState
+	since      trace.Time
+	reason     string
+	stack      int32 // stack of the current interval
+	resume     int32 // where the goroutine resumes: its last own stack
+	startEvent bool
+	startKnown bool
+}
+
+type stackInfo struct {
+	frames   []trace.StackFrame // leaf first
+	profiler bool
+}
+
+type accKey struct {
+	g      trace.GoID
+	state  trace.GoState
+	reason string
+	stack  int32
+}
+
+type accVal struct {
+	n  int64
+	ns int64
+}
+
+type walker struct {
+	opts     Options
+	version  string
+	gs       map[trace.GoID]*gor
+	profG    map[trace.GoID]bool
+	first    trace.Time
+	last     trace.Time
+	seen     bool
+	wallNs   int64 // wall clock of `first`, when the trace has clock snapshots
+	stacks   []stackInfo
+	byStack  map[trace.Stack]int32
+	byPCs    map[string]int32
+	acc      map[accKey]*accVal
+	unknown  map[string]bool // unrecognized reasons
+	onInterv func(interval)  // test hook
+}
+
+func newWalker(opts Options) *walker {
+	return &walker{
+		opts:    opts,
+		gs:      map[trace.GoID]*gor{},
+		profG:   map[trace.GoID]bool{},
+		byStack: map[trace.Stack]int32{},
+		byPCs:   map[string]int32{},
+		acc:     map[accKey]*accVal{},
+		unknown: map[string]bool{},
+	}
+}
+
+func (w *walker) walk(data []byte) error {
+	if !Looks(data) {
+		return errors.New("not a Go execution trace (no \"go 1.N trace\" header)")
+	}
+	w.version = Version(data)
+	r, err := trace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("unreadable Go execution trace (go %s): %v", w.version, err)
+	}
+	events := 0
+	for {
+		ev, err := r.ReadEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("corrupt Go execution trace (go %s) after %d events: %v", w.version, events, err)
+		}
+		events++
+		t := ev.Time()
+		if !w.seen || t < w.first {
+			w.first = t
+		}
+		if !w.seen || t > w.last {
+			w.last = t
+		}
+		w.seen = true
+		switch ev.Kind() {
+		case trace.EventSync:
+			if w.wallNs == 0 {
+				if cs := ev.Sync().ClockSnapshot; cs != nil && !cs.Wall.IsZero() {
+					w.wallNs = cs.Wall.UnixNano() - int64(cs.Trace-w.first)
+				}
+			}
+			continue
+		case trace.EventStateTransition:
+		default:
+			continue
+		}
+		st := ev.StateTransition()
+		if st.Resource.Kind != trace.ResourceGoroutine {
+			continue
+		}
+		w.transition(st.Resource.Goroutine(), st, t)
+	}
+	if events == 0 {
+		return fmt.Errorf("empty Go execution trace (go %s): no events", w.version)
+	}
+	for id, g := range w.gs {
+		w.close(id, g, w.last, true)
+	}
+	return nil
+}
+
+func (w *walker) transition(id trace.GoID, st trace.StateTransition, t trace.Time) {
+	from, to := st.Goroutine()
+	stk := w.stackIndex(st.Stack)
+	if stk >= 0 && w.stacks[stk].profiler {
+		w.profG[id] = true
+	}
+	g := w.gs[id]
+	if g == nil {
+		g = &gor{state: trace.GoUndetermined, stack: -1, resume: -1}
+		if from != trace.GoNotExist && from != trace.GoUndetermined {
+			// It existed before its first event, in state from.
+			g.state, g.since = from, w.first
+		}
+		w.gs[id] = g
+	}
+	if to == g.state {
+		// A status event restating what is known (each generation of a
+		// Go 1.22+ trace restates the goroutines it touches).
+		if g.stack < 0 && stk >= 0 {
+			g.stack, g.resume = stk, stk
+		}
+		return
+	}
+	w.close(id, g, t, false)
+	switch to {
+	case trace.GoNotExist, trace.GoUndetermined:
+		delete(w.gs, id)
+		return
+	case trace.GoRunning:
+		if stk >= 0 {
+			g.resume = stk
+		}
+		g.stack = g.resume
+		g.reason = ""
+	case trace.GoRunnable:
+		// GoStop (preempted, Gosched) and GoCreate carry the goroutine's
+		// own stack; GoUnblock carries the unblocker's, so a goroutine
+		// made runnable by another waits at the stack where it blocked.
+		if stk >= 0 {
+			g.resume = stk
+		}
+		g.stack = g.resume
+		g.reason = st.Reason
+	case trace.GoWaiting, trace.GoSyscall:
+		g.stack = stk
+		if stk >= 0 {
+			g.resume = stk
+		}
+		g.reason = st.Reason
+		if to == trace.GoSyscall {
+			g.reason = ""
+		}
+	}
+	g.state, g.since = to, t
+	g.startEvent = true
+	g.startKnown = from != trace.GoUndetermined
+}
+
+// close charges g's current interval up to t.
+func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
+	switch g.state {
+	case trace.GoRunning, trace.GoRunnable, trace.GoWaiting, trace.GoSyscall:
+	default:
+		return
+	}
+	from := max(g.since, w.first)
+	to := min(t, w.last)
+	if to < from {
+		return
+	}
+	iv := interval{g: id, state: g.state, reason: g.reason, stack: g.stack, from: from, to: to, startEvent: g.startEvent, startKnown: g.startKnown, open: open}
+	if w.onInterv != nil {
+		w.onInterv(iv)
+	}
+	if to == from {
+		return
+	}
+	reason := g.reason
+	if g.state == trace.GoRunning || g.state == trace.GoSyscall {
+		reason = ""
+	}
+	k := accKey{g: id, state: g.state, reason: reason, stack: g.stack}
+	a := w.acc[k]
+	if a == nil {
+		a = &accVal{}
+		w.acc[k] = a
+	}
+	a.n++
+	a.ns += int64(to - from)
+}
+
+// stackIndex interns a stack by content (trace.Stack values differ across
+// generations for one stack), -1 for none.
+func (w *walker) stackIndex(s trace.Stack) int32 {
+	if s == trace.NoStack {
+		return -1
+	}
+	if i, ok := w.byStack[s]; ok {
+		return i
+	}
+	var key strings.Builder
+	var frames []trace.StackFrame
+	for f := range s.Frames() {
+		frames = append(frames, f)
+		fmt.Fprintf(&key, "%x %s %s %d;", f.PC, f.Func, f.File, f.Line)
+	}
+	if len(frames) == 0 {
+		w.byStack[s] = -1
+		return -1
+	}
+	i, ok := w.byPCs[key.String()]
+	if !ok {
+		info := stackInfo{frames: frames}
+		if w.opts.ProfilerFrame != nil {
+			for _, f := range frames {
+				if w.opts.ProfilerFrame(f.Func) {
+					info.profiler = true
+					break
+				}
+			}
+		}
+		i = int32(len(w.stacks))
+		w.stacks = append(w.stacks, info)
+		w.byPCs[key.String()] = i
+	}
+	w.byStack[s] = i
+	return i
+}
+
+func (w *walker) warnings() []string {
+	var ws []string
+	if len(w.unknown) > 0 {
+		var rs []string
+		for r := range w.unknown {
+			rs = append(rs, fmt.Sprintf("%q", r))
+		}
+		sort.Strings(rs)
+		ws = append(ws, fmt.Sprintf("unrecognized block reason(s) %s counted as wait", strings.Join(rs, ", ")))
+	}
+	return ws
+}
+
+// lockFrame matches the frame a goroutine blocked in when a "sync" block
+// is a lock: Mutex and RWMutex locks (sync and internal/sync, whose slow
+// paths are what remains after the runtime trims its own frames) and the
+// fd mutex that serializes reads and writes on one file descriptor.
+var lockFrame = regexp.MustCompile(`^(sync\.\(\*(Mutex|RWMutex)\)\.(Lock|RLock|lockSlow|rLockSlow)|internal/sync\.\(\*(Mutex|RWMutex)\)\.(Lock|RLock|lockSlow)|internal/poll\.\(\*fdMutex\)\.(rwlock|lock|readLock|writeLock)|internal/poll\.\(\*FD\)\.(readLock|writeLock|incref))$`)
+
+// semaFrame matches the runtime's semaphore entry points, which may remain
+// on top of a "sync" block's stack in some Go versions.
+var semaFrame = regexp.MustCompile(`^(runtime\.|internal/sync\.runtime_|sync\.runtime_|internal/poll\.runtime_Semacquire)`)
+
+// Bucket returns the bucket of an interval in state with reason, whose
+// stack (leaf first) is frames, and whether the state and reason decide it
+// ("" reason on a waiting goroutine: they do not).
+func Bucket(state trace.GoState, reason string, frames []string) (string, bool) {
+	switch state {
+	case trace.GoRunning:
+		return "cpu", true
+	case trace.GoRunnable:
+		return Sched, true
+	case trace.GoSyscall:
+		return "syscall", true
+	case trace.GoWaiting:
+	default:
+		return "", false
+	}
+	switch reason {
+	case "":
+		return "", false
+	case "sync":
+		for _, f := range frames {
+			if semaFrame.MatchString(f) {
+				continue
+			}
+			if lockFrame.MatchString(f) {
+				return "lock-contention", true
+			}
+			break
+		}
+		return "wait", true
+	case "network":
+		return "io", true
+	case "GC mark assist wait for work", "wait until GC ends", "GC weak to strong wait":
+		return "gc", true
+	case "preempted":
+		// Parked by suspendG, which the collector uses to scan a running
+		// goroutine's stack.
+		return "gc", true
+	case "chan receive", "chan send", "select", "forever", "sync.(*Cond).Wait", "sleep",
+		"synctest", "unspecified", "wait for debug call",
+		"GC background sweeper wait", "system goroutine wait":
+		return "wait", true
+	}
+	return "wait", true
+}
+
+// knownReason reports whether Bucket knows a waiting reason by name.
+func knownReason(r string) bool {
+	switch r {
+	case "", "sync", "network", "GC mark assist wait for work", "wait until GC ends", "GC weak to strong wait",
+		"preempted", "chan receive", "chan send", "select", "forever", "sync.(*Cond).Wait", "sleep",
+		"synctest", "unspecified", "wait for debug call", "GC background sweeper wait", "system goroutine wait":
+		return true
+	}
+	return false
+}
+
+func stateName(s trace.GoState) string {
+	switch s {
+	case trace.GoRunning:
+		return "running"
+	case trace.GoRunnable:
+		return "runnable"
+	case trace.GoWaiting:
+		return "waiting"
+	case trace.GoSyscall:
+		return "syscall"
+	}
+	return s.String()
+}
+
+type sampleKey struct {
+	state    trace.GoState
+	reason   string
+	stack    int32
+	profiler bool
+}
+
+// profile aggregates the intervals into samples, one per stack, state,
+// reason and profiler flag.
+func (w *walker) profile() *pprofile.Profile {
+	p := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "intervals", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		DefaultSampleType: "wall",
+		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:            1,
+		DurationNanos:     int64(w.last - w.first),
+		TimeNanos:         w.wallNs,
+		Comments:          []string{fmt.Sprintf("%s (go %s)", CommentPrefix, w.version)},
+	}
+	samples := map[sampleKey]*accVal{}
+	for k, v := range w.acc {
+		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, profiler: w.profG[k.g]}
+		a := samples[sk]
+		if a == nil {
+			a = &accVal{}
+			samples[sk] = a
+		}
+		a.n += v.n
+		a.ns += v.ns
+	}
+	keys := make([]sampleKey, 0, len(samples))
+	for k := range samples {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.stack != b.stack {
+			return a.stack < b.stack
+		}
+		if a.state != b.state {
+			return a.state < b.state
+		}
+		if a.reason != b.reason {
+			return a.reason < b.reason
+		}
+		return !a.profiler && b.profiler
+	})
+
+	funcs := map[[2]string]*pprofile.Function{}
+	locs := map[string]*pprofile.Location{}
+	fn := func(name, file string) *pprofile.Function {
+		f := funcs[[2]string{name, file}]
+		if f == nil {
+			f = &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
+			p.Function = append(p.Function, f)
+			funcs[[2]string{name, file}] = f
+		}
+		return f
+	}
+	loc := func(f trace.StackFrame) *pprofile.Location {
+		key := fmt.Sprintf("%x %s %s %d", f.PC, f.Func, f.File, f.Line)
+		l := locs[key]
+		if l == nil {
+			l = &pprofile.Location{ID: uint64(len(p.Location) + 1), Address: f.PC,
+				Line: []pprofile.Line{{Function: fn(f.Func, f.File), Line: int64(f.Line)}}}
+			p.Location = append(p.Location, l)
+			locs[key] = l
+		}
+		return l
+	}
+	synth := func(name string) *pprofile.Location { return loc(trace.StackFrame{Func: name}) }
+
+	var names []string
+	for _, k := range keys {
+		v := samples[k]
+		var stack []*pprofile.Location
+		names = names[:0]
+		switch k.state {
+		case trace.GoRunning:
+			stack = append(stack, synth(FrameRunning))
+		case trace.GoRunnable:
+			stack = append(stack, synth(FrameRunnable))
+		case trace.GoWaiting:
+			if k.stack < 0 {
+				stack = append(stack, synth(FrameWaiting))
+			}
+		case trace.GoSyscall:
+			if k.stack < 0 {
+				stack = append(stack, synth(FrameSyscall))
+			}
+		}
+		if k.stack >= 0 {
+			for _, f := range w.stacks[k.stack].frames {
+				stack = append(stack, loc(f))
+				names = append(names, f.Func)
+			}
+		}
+		labels := map[string][]string{LabelState: {stateName(k.state)}}
+		reason := k.reason
+		if k.state == trace.GoWaiting && reason == "" {
+			reason = "unknown"
+		}
+		if reason != "" {
+			labels[LabelReason] = []string{reason}
+		}
+		if k.state == trace.GoWaiting && !knownReason(k.reason) {
+			w.unknown[k.reason] = true
+		}
+		if b, ok := Bucket(k.state, k.reason, names); ok {
+			labels[LabelBucket] = []string{b}
+		}
+		if k.profiler {
+			labels[LabelProfiler] = []string{"true"}
+		}
+		p.Sample = append(p.Sample, &pprofile.Sample{Location: stack, Value: []int64{v.n, v.ns}, Label: labels})
+	}
+	return p
+}

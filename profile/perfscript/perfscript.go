@@ -1,0 +1,841 @@
+// Package perfscript reads the text that Linux `perf script` prints into the
+// shared data model, *github.com/google/pprof/profile.Profile.
+//
+// The input is a sequence of samples, each an event header line followed by
+// its stack, leaf first, one frame a line, and a blank line:
+//
+//	java 24636/25607 [000] 4794564.109216:     250000 cycles:u:
+//		    7f0a1b2c3d4e Lcom/example/Foo;::bar+0x1c (/tmp/perf-24636.map)
+//		    ffffffff8103ce3b native_safe_halt ([kernel.kallsyms])
+//
+// The reading mirrors Brendan Gregg's stackcollapse-perf.pl (FlameGraph), so
+// a profile parsed here and the output of `stackcollapse-perf.pl --all` for
+// the same file hold the same stacks with the same weights:
+//
+//   - Header: `[comm] [pid/]tid [[cpu]] [time:] [period] event: [fields]`.
+//     The comm may hold spaces and digits; everything but the tid and the
+//     event is optional. The event is the first token ending in `:` after
+//     the numbers, so `cycles:u:`, `cpu-clock:` and `sched:sched_switch:`
+//     name the events `cycles:u`, `cpu-clock` and `sched:sched_switch`.
+//     Anything after the event (tracepoint fields) is ignored, except that
+//     a trailing `addr sym (dso)` (perf script without a call graph prints
+//     the sampled ip there) becomes the sample's only frame.
+//   - Frame: `addr sym[+0xoff] (dso)`. The symbol is everything between the
+//     address and the final parenthesized dso, so C++ names with spaces and
+//     parentheses survive (and `(/lib/x.so (deleted))` is one dso). The
+//     `+0x...` offset is dropped; the address is kept as Location.Address.
+//     Frames may be indented (usual) or not (some old tools). A sample ends
+//     at a blank line, at the next header, or at the end of the text
+//     (stackcollapse-perf.pl drops a last sample not followed by a blank
+//     line; Parse keeps it). Lines starting with `#` are comments; indented
+//     `file.c:123` lines (perf script -F +srcline) are skipped with a
+//     warning. A frame whose symbol starts with `(`, except
+//     `(anonymous namespace)`, is skipped as stackcollapse-perf.pl does.
+//   - Names are tidied like stackcollapse-perf.pl does: `;` becomes `:`,
+//     everything from the first `(` is dropped unless the name looks like a
+//     Go method (`pkg.(*T).M`) or the `(` opens `(anonymous namespace)`,
+//     quotes are removed, and in a process whose comm is `java` a leading
+//     `L` of a slashed class name goes (`Ljava/lang/Thread;::run` becomes
+//     `java/lang/Thread:::run`). `[unknown]` (and a missing symbol, `addr
+//     (dso)`) becomes `[dso basename]` when the dso is known (an already
+//     bracketed dso such as `[kernel.kallsyms]` is not bracketed twice), else
+//     `[unknown]`. Function.Name is the tidied name, Function.SystemName the
+//     symbol as printed without its offset. `a->b` (inlined frames as old perf and
+//     stackcollapse's --inline print them) and frames whose dso is
+//     `(inlined)` become extra lines of one pprof Location.
+//   - The `_[k]` (kernel) and `_[j]` (perf-map JIT) annotations that
+//     `stackcollapse-perf.pl --all` appends are NOT added to names: the
+//     dso is kept as the Location's Mapping (File is the dso as printed:
+//     `[kernel.kallsyms]`, `/lib/modules/.../vmlinux`, `/tmp/perf-1234.map`),
+//     which says the same thing without changing the function's name.
+//   - The comm (spaces turned into `_`, as stackcollapse-perf.pl does) is the
+//     root frame of every stack. The comm, pid and tid are also kept as
+//     sample labels (`comm` string label, `pid` and `tid` numeric labels; pid
+//     only when the header has one).
+//
+// Values: one sample type per distinct event, in order of first appearance,
+// never summed across events. A sample's value is the header's period when
+// the header has one and it is not 0 (cycles counted, nanoseconds of
+// cpu-clock), else 1, as in stackcollapse-perf.pl. The
+// unit is "nanoseconds" for cpu-clock and task-clock with periods, "count"
+// for other events with periods and "samples" for events whose headers carry
+// no period. DefaultSampleType and PeriodType name the first event, so a
+// consumer that honours DefaultSampleType reads the first event by default,
+// as stackcollapse-perf.pl (which keeps only the first event) does.
+//
+// sched:sched_switch samples (off-CPU: the stack where a thread gave up its
+// CPU) are read like any other event: one sample type, one per switch (or
+// the period, normally 1). No off-CPU time is derived from the time stamps.
+// OnCPUEvent and OffCPUEvent classify event names for kind detection.
+//
+// Period is the first event's first period (1 without periods);
+// DurationNanos spans the first to the last time stamp when headers carry
+// them.
+package perfscript
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// MaxFrames is the deepest stack a sample may have (perf's own limit,
+// kernel.perf_event_max_stack, is at most 65535).
+const MaxFrames = 1 << 16
+
+// maxWarnings bounds the warnings one parse returns.
+const maxWarnings = 20
+
+var (
+	// An event header. Groups: comm, pid or tid, tid, cpu, time, period,
+	// event, rest. The comm is optional and lazy so that the first
+	// `N[/N]` token followed by a well-formed tail is the pid/tid.
+	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(\d+)(?:/(\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
+	// The `+0x1c` offset perf 4.8+ prints after symbols.
+	offsetRE = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
+	// A Go method name such as net/http.(*Client).Do keeps its parentheses.
+	goMethodRE = regexp.MustCompile(`\.\(.*\)\.`)
+	// A source line that `perf script -F +srcline` prints under a frame.
+	srclineRE = regexp.MustCompile(`^\S+:\d+$`)
+	// A perf map (JIT symbols): /tmp/perf-PID.map.
+	perfMapRE = regexp.MustCompile(`(^|/)perf-\d+\.map$`)
+)
+
+// header is one parsed event header line.
+type header struct {
+	comm      string
+	pid, tid  int64
+	hasPID    bool
+	time      float64
+	hasTime   bool
+	period    int64
+	hasPeriod bool
+	event     string
+	frame     *frameLine // a sampled ip printed on the header line itself
+}
+
+// frameLine is one parsed stack frame line.
+type frameLine struct {
+	addr uint64
+	sym  string // as printed, the +0x offset removed; "" when missing
+	dso  string // "" when missing
+}
+
+// isHex reports whether s is a non-empty hex number (perf prints addresses
+// without 0x; a 0x prefix is accepted).
+func isHex(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func parseHex(s string) uint64 {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// splitDSO splits `sym (dso)` at the final balanced parenthesized group. ok
+// is false when s does not end in one.
+func splitDSO(s string) (sym, dso string, ok bool) {
+	if !strings.HasSuffix(s, ")") {
+		return s, "", false
+	}
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				// The dso group must be preceded by whitespace or start the
+				// text; `foo(int)` is a symbol, not a dso.
+				if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
+					return s, "", false
+				}
+				return strings.TrimSpace(s[:i]), s[i+1 : len(s)-1], true
+			}
+		}
+	}
+	return s, "", false
+}
+
+// parseFrame reads `addr [sym] [(dso)]` (leading whitespace already gone).
+// needDSO requires the `(dso)` group; hexAddr requires a hex address.
+func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
+	addr, rest := t, ""
+	if i := strings.IndexAny(t, " \t"); i >= 0 {
+		addr, rest = t[:i], strings.TrimSpace(t[i+1:])
+	}
+	if addr == "" || (hexAddr && !isHex(addr)) {
+		return frameLine{}, false
+	}
+	sym, dso, ok := splitDSO(rest)
+	if !ok {
+		if needDSO {
+			return frameLine{}, false
+		}
+		sym, dso = rest, ""
+	}
+	if !hexAddr && !isHex(addr) && sym == "" {
+		return frameLine{}, false // a lone word is not a frame
+	}
+	sym = offsetRE.ReplaceAllString(sym, "")
+	return frameLine{addr: parseHex(addr), sym: sym, dso: strings.TrimSpace(dso)}, true
+}
+
+// parseHeader reads an event header line. It returns ok false when the line
+// is not one, and an error when it is one with an unreadable number.
+func parseHeader(line string) (header, bool, error) {
+	m := headerRE.FindStringSubmatch(line)
+	if m == nil {
+		return header{}, false, nil
+	}
+	var h header
+	var err error
+	h.comm = strings.TrimSpace(m[1])
+	num := func(s, what string) int64 {
+		v, perr := strconv.ParseInt(s, 10, 64)
+		if perr != nil && err == nil {
+			err = fmt.Errorf("bad %s %q", what, s)
+		}
+		return v
+	}
+	if m[3] != "" {
+		h.pid, h.hasPID = num(m[2], "pid"), true
+		h.tid = num(m[3], "tid")
+	} else {
+		h.tid = num(m[2], "tid")
+	}
+	if m[5] != "" {
+		h.time, _ = strconv.ParseFloat(m[5], 64)
+		h.hasTime = !math.IsInf(h.time, 0)
+	}
+	if m[6] != "" {
+		h.period, h.hasPeriod = num(m[6], "period"), true
+	}
+	h.event = m[7]
+	if rest := m[8]; strings.HasSuffix(rest, ")") {
+		h.frame = trailingFrame(rest)
+	}
+	return h, true, err
+}
+
+// trailingFrame finds `addr sym (dso)` at the end of a header's trailing
+// fields: the last hex token with at least one symbol token between it and
+// the dso.
+func trailingFrame(rest string) *frameLine {
+	sym, dso, ok := splitDSO(rest)
+	if !ok || sym == "" || strings.ContainsAny(dso, " \t") {
+		return nil
+	}
+	f := strings.Fields(sym)
+	for i := len(f) - 2; i >= 0; i-- {
+		if isHex(f[i]) && len(f[i]) >= 4 {
+			s := offsetRE.ReplaceAllString(strings.Join(f[i+1:], " "), "")
+			return &frameLine{addr: parseHex(f[i]), sym: s, dso: dso}
+		}
+	}
+	return nil
+}
+
+func indented(line string) bool {
+	return line != "" && (line[0] == ' ' || line[0] == '\t')
+}
+
+// lineKind is what one line of perf script text is.
+type lineKind int
+
+const (
+	kindOther lineKind = iota
+	kindBlank
+	kindComment
+	kindHeader
+	kindFrame
+	kindSrcline
+)
+
+// classify tells what line is; inSample says whether a header came since
+// the last blank line (frames are only expected there).
+func classify(line string, inSample bool) (lineKind, header, frameLine, error) {
+	t := strings.TrimSpace(line)
+	switch {
+	case t == "":
+		return kindBlank, header{}, frameLine{}, nil
+	case line[0] == '#':
+		return kindComment, header{}, frameLine{}, nil
+	}
+	// An indented hex address with a (dso) is a frame, even if its symbol
+	// happens to read like a header; otherwise headers come first.
+	if inSample && indented(line) {
+		if f, ok := parseFrame(t, true, true); ok {
+			return kindFrame, header{}, f, nil
+		}
+	}
+	h, ok, err := parseHeader(line)
+	if ok {
+		return kindHeader, h, frameLine{}, err
+	}
+	if f, ok := parseFrame(t, !indented(line), true); ok {
+		return kindFrame, header{}, f, nil
+	}
+	if indented(line) && srclineRE.MatchString(t) {
+		return kindSrcline, header{}, frameLine{}, nil
+	}
+	// Synthetic dumps write a word for the address: `address sym (dso)`.
+	if f, ok := parseFrame(t, true, false); ok && indented(line) {
+		return kindFrame, header{}, f, nil
+	}
+	return kindOther, header{}, frameLine{}, nil
+}
+
+// Looks reports whether text (decoded UTF-8, BOM stripped) is perf script
+// output: among its first lines (comments and blank lines aside), event
+// headers and stack frames, with at least one header, outnumber all other
+// lines. Folded stacks (`a;b;c 12`) are neither.
+func Looks(text string) bool {
+	text = strings.TrimPrefix(text, "\uFEFF")
+	if len(text) > 64<<10 {
+		text = text[:64<<10]
+	}
+	headers, frames, other := 0, 0, 0
+	inSample := false
+	for n := 0; len(text) > 0 && n < 1000; {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimRight(line, "\r")
+		k, _, _, err := classify(line, inSample)
+		switch k {
+		case kindBlank:
+			inSample = false
+			continue
+		case kindComment:
+			continue
+		case kindHeader:
+			if err != nil {
+				other++
+			} else {
+				headers++
+				inSample = true
+			}
+		case kindFrame, kindSrcline:
+			if inSample {
+				frames++
+			} else {
+				other++
+			}
+		default:
+			other++
+		}
+		n++
+	}
+	return headers > 0 && headers+frames > other
+}
+
+// Parse reads perf script text (decoded UTF-8; a BOM and CRLF line ends are
+// accepted) into a profile. See the package comment for what it builds.
+// Warnings say what was skipped or assumed. A line that is neither a
+// header, a frame, a comment nor blank fails the parse with its line number.
+func Parse(text string) (p *profile.Profile, warnings []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, warnings, err = nil, nil, fmt.Errorf("perf script: parser failed: %v", r)
+		}
+	}()
+	text = strings.TrimPrefix(text, "\uFEFF")
+	b := newBuilder()
+	lineNo := 0
+	var cur *header
+	var frames []frameLine
+	srclines := 0
+	flush := func() error {
+		if cur == nil {
+			return nil
+		}
+		err := b.add(cur, frames)
+		cur, frames = nil, frames[:0]
+		return err
+	}
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		lineNo++
+		line = strings.TrimRight(line, "\r")
+		k, h, f, cerr := classify(line, cur != nil)
+		switch k {
+		case kindBlank:
+			if err := flush(); err != nil {
+				return nil, nil, lineErr(lineNo, err.Error(), line)
+			}
+		case kindComment:
+		case kindHeader:
+			if cerr != nil {
+				return nil, nil, lineErr(lineNo, "malformed event header ("+cerr.Error()+")", line)
+			}
+			if err := flush(); err != nil {
+				return nil, nil, lineErr(lineNo, err.Error(), line)
+			}
+			hh := h
+			cur = &hh
+			if h.frame != nil {
+				frames = append(frames, *h.frame)
+			}
+		case kindFrame:
+			if cur == nil {
+				return nil, nil, lineErr(lineNo, "stack frame before any event header", line)
+			}
+			if len(frames) >= MaxFrames {
+				return nil, nil, lineErr(lineNo, fmt.Sprintf("stack deeper than %d frames", MaxFrames), line)
+			}
+			frames = append(frames, f)
+		case kindSrcline:
+			if cur == nil {
+				return nil, nil, lineErr(lineNo, "not a perf script event header or stack frame", line)
+			}
+			srclines++
+		default:
+			if cur != nil {
+				return nil, nil, lineErr(lineNo, "malformed stack frame (want `addr symbol (dso)`)", line)
+			}
+			return nil, nil, lineErr(lineNo, "malformed event header (want `comm pid/tid [cpu] time: [period] event:`)", line)
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, nil, lineErr(lineNo, err.Error(), "")
+	}
+	if srclines > 0 {
+		b.warn(fmt.Sprintf("skipped %d source-line (srcline) line(s) under frames", srclines))
+	}
+	p, err = b.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, b.warnings, nil
+}
+
+func lineErr(n int, what, line string) error {
+	const max = 120
+	if len(line) > max {
+		cut := max
+		for cut > 0 && line[cut]&0xC0 == 0x80 { // keep UTF-8 whole
+			cut--
+		}
+		line = line[:cut] + "..."
+	}
+	if line == "" {
+		return fmt.Errorf("perf script: line %d: %s", n, what)
+	}
+	return fmt.Errorf("perf script: line %d: %s: %q", n, what, line)
+}
+
+// event is one distinct event name and what its headers carried.
+type event struct {
+	name                   string
+	withPeriod, withoutPer int64 // samples with and without a period
+	firstPeriod            int64
+}
+
+type sampleAcc struct {
+	s    *profile.Sample
+	vals []int64
+}
+
+type funcKey struct{ name, sys, dso string }
+
+type builder struct {
+	p        *profile.Profile
+	events   []*event
+	eventIdx map[string]int
+	funcs    map[funcKey]*profile.Function
+	locs     map[string]*profile.Location
+	maps     map[string]*profile.Mapping
+	samples  map[string]*sampleAcc
+	order    []*sampleAcc
+	warnings []string
+	nwarn    int
+	minTime  float64
+	maxTime  float64
+	hasTime  bool
+	key      []byte
+	locBuf   []*profile.Location
+}
+
+func newBuilder() *builder {
+	return &builder{
+		p:        &profile.Profile{},
+		eventIdx: map[string]int{},
+		funcs:    map[funcKey]*profile.Function{},
+		locs:     map[string]*profile.Location{},
+		maps:     map[string]*profile.Mapping{},
+		samples:  map[string]*sampleAcc{},
+	}
+}
+
+func (b *builder) warn(w string) {
+	b.nwarn++
+	if b.nwarn <= maxWarnings {
+		b.warnings = append(b.warnings, w)
+	}
+}
+
+// add records one sample: its header and its frames, leaf first.
+func (b *builder) add(h *header, frames []frameLine) error {
+	ei, ok := b.eventIdx[h.event]
+	if !ok {
+		ei = len(b.events)
+		b.events = append(b.events, &event{name: h.event})
+		b.eventIdx[h.event] = ei
+	}
+	ev := b.events[ei]
+	value := int64(1)
+	if h.hasPeriod {
+		if ev.withPeriod == 0 {
+			ev.firstPeriod = h.period
+		}
+		ev.withPeriod++
+		if h.period > 0 { // stackcollapse-perf.pl counts a 0 period as 1
+			value = h.period
+		}
+	} else {
+		ev.withoutPer++
+	}
+	if h.hasTime {
+		if !b.hasTime || h.time < b.minTime {
+			b.minTime = h.time
+		}
+		if !b.hasTime || h.time > b.maxTime {
+			b.maxTime = h.time
+		}
+		b.hasTime = true
+	}
+
+	java := strings.ReplaceAll(h.comm, " ", "_") == "java"
+	locs := b.locBuf[:0]
+	var inlined []frameLine
+	for i := range frames {
+		f := &frames[i]
+		switch {
+		case f.dso == "inlined":
+			inlined = append(inlined, *f)
+			continue
+		case strings.HasPrefix(f.sym, "(") && !strings.HasPrefix(f.sym, "(anonymous namespace)"):
+			continue // stackcollapse-perf.pl: "skip process names"
+		}
+		locs = append(locs, b.location(f, inlined, java))
+		inlined = inlined[:0]
+	}
+	if len(inlined) > 0 {
+		locs = append(locs, b.location(nil, inlined, java))
+	}
+	if h.comm != "" {
+		locs = append(locs, b.commLocation(h.comm))
+	}
+	b.locBuf = locs
+
+	key := b.key[:0]
+	for _, l := range locs {
+		key = binary.AppendUvarint(key, l.ID)
+	}
+	key = append(key, 0)
+	key = append(key, h.comm...)
+	key = append(key, 0)
+	if h.hasPID {
+		key = binary.AppendVarint(key, h.pid)
+	}
+	key = append(key, 0)
+	key = binary.AppendVarint(key, h.tid)
+	b.key = key
+	acc, ok := b.samples[string(key)]
+	if !ok {
+		s := &profile.Sample{
+			Location: append([]*profile.Location(nil), locs...),
+			Label:    map[string][]string{"comm": {h.comm}},
+			NumLabel: map[string][]int64{"tid": {h.tid}},
+		}
+		if h.hasPID {
+			s.NumLabel["pid"] = []int64{h.pid}
+		}
+		acc = &sampleAcc{s: s}
+		b.samples[string(key)] = acc
+		b.order = append(b.order, acc)
+	}
+	for len(acc.vals) <= ei {
+		acc.vals = append(acc.vals, 0)
+	}
+	if acc.vals[ei] > math.MaxInt64-value {
+		acc.vals[ei] = math.MaxInt64
+	} else {
+		acc.vals[ei] += value
+	}
+	return nil
+}
+
+// location returns the Location of one frame line (nil when only inlined
+// frames are left at the end of a stack) with the inlined frames (dso
+// "inlined", leaf first) printed above it.
+func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profile.Location {
+	var addr uint64
+	dso, sym := "", ""
+	if f != nil {
+		addr, dso, sym = f.addr, f.dso, f.sym
+	} else {
+		addr = inlined[len(inlined)-1].addr
+	}
+	var kb strings.Builder
+	kb.WriteString(strconv.FormatUint(addr, 16))
+	kb.WriteByte(0)
+	kb.WriteString(dso)
+	kb.WriteByte(0)
+	if f != nil {
+		kb.WriteString("=" + sym)
+	}
+	for _, in := range inlined {
+		kb.WriteByte(0)
+		kb.WriteString(in.sym)
+	}
+	if java {
+		kb.WriteString("\x00java")
+	}
+	key := kb.String()
+	if l, ok := b.locs[key]; ok {
+		return l
+	}
+	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr}
+	if dso != "" && dso != "[unknown]" {
+		l.Mapping = b.mapping(dso)
+	}
+	// pprof orders Line innermost first: the inlined frames printed above
+	// (leaf first), then the `a->b->c` chain from its end.
+	for _, in := range inlined {
+		l.Line = append(l.Line, profile.Line{Function: b.function(in.sym, dso, java)})
+	}
+	if f != nil {
+		parts := splitInline(sym)
+		for i := len(parts) - 1; i >= 0; i-- {
+			l.Line = append(l.Line, profile.Line{Function: b.function(parts[i], dso, java)})
+		}
+	}
+	b.p.Location = append(b.p.Location, l)
+	b.locs[key] = l
+	return l
+}
+
+// splitInline splits `outer->inner` inline chains, outermost first, leaving
+// C++ `operator->` alone.
+func splitInline(sym string) []string {
+	if !strings.Contains(sym, "->") {
+		return []string{sym}
+	}
+	const ph = "operator\x00"
+	s := strings.ReplaceAll(sym, "operator->", ph)
+	parts := strings.Split(s, "->")
+	for i := range parts {
+		parts[i] = strings.ReplaceAll(parts[i], ph, "operator->")
+	}
+	return parts
+}
+
+// function returns the Function of one symbol as printed (SystemName; ""
+// when the frame has none) and tidied (Name).
+func (b *builder) function(sym, dso string, java bool) *profile.Function {
+	name := TidyName(sym, dso, java)
+	k := funcKey{name, sym, dso}
+	if fn, ok := b.funcs[k]; ok {
+		return fn
+	}
+	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: sym}
+	b.p.Function = append(b.p.Function, fn)
+	b.funcs[k] = fn
+	return fn
+}
+
+func (b *builder) commLocation(comm string) *profile.Location {
+	key := "\x00comm\x00" + comm
+	if l, ok := b.locs[key]; ok {
+		return l
+	}
+	name := strings.ReplaceAll(comm, " ", "_")
+	k := funcKey{name, comm, "\x00comm"}
+	fn, ok := b.funcs[k]
+	if !ok {
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: comm}
+		b.p.Function = append(b.p.Function, fn)
+		b.funcs[k] = fn
+	}
+	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Line: []profile.Line{{Function: fn}}}
+	b.p.Location = append(b.p.Location, l)
+	b.locs[key] = l
+	return l
+}
+
+func (b *builder) mapping(dso string) *profile.Mapping {
+	m, ok := b.maps[dso]
+	if !ok {
+		m = &profile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: dso, HasFunctions: true}
+		b.p.Mapping = append(b.p.Mapping, m)
+		b.maps[dso] = m
+	}
+	return m
+}
+
+// TidyName turns a perf symbol (offset already removed) into the frame name
+// stackcollapse-perf.pl prints, without its `_[k]`/`_[j]` annotations. dso
+// names `[unknown]` symbols; java says the sample's comm is "java".
+func TidyName(sym, dso string, java bool) string {
+	if sym == "[unknown]" || sym == "" {
+		if dso == "" || dso == "[unknown]" {
+			return "[unknown]"
+		}
+		base := path.Base(dso)
+		if strings.HasPrefix(base, "[") && strings.HasSuffix(base, "]") {
+			return base
+		}
+		return "[" + base + "]"
+	}
+	f := strings.ReplaceAll(sym, ";", ":")
+	if !goMethodRE.MatchString(f) {
+		f = cutParams(f)
+	}
+	f = strings.NewReplacer(`"`, "", `'`, "").Replace(f)
+	if java && strings.Contains(f, "/") {
+		f = strings.TrimPrefix(f, "L")
+	}
+	if strings.TrimSpace(f) == "" {
+		return "[unknown]"
+	}
+	return f
+}
+
+// cutParams drops everything from the first `(` that does not open
+// `(anonymous namespace)`.
+func cutParams(f string) string {
+	for i := 0; i < len(f); i++ {
+		if f[i] == '(' && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
+			return f[:i]
+		}
+	}
+	return f
+}
+
+// IsKernelDSO reports whether a dso is the kernel, as stackcollapse-perf.pl
+// decides for its `_[k]` annotation: a bracketed name such as
+// `[kernel.kallsyms]` or a path ending in vmlinux, but not `[unknown]`.
+func IsKernelDSO(dso string) bool {
+	return (strings.HasPrefix(dso, "[") || strings.HasSuffix(dso, "vmlinux")) && !strings.Contains(dso, "unknown")
+}
+
+// IsJITDSO reports whether a dso is a perf map of JIT-compiled code
+// (`/tmp/perf-PID.map`), stackcollapse-perf.pl's `_[j]` annotation.
+func IsJITDSO(dso string) bool { return perfMapRE.MatchString(dso) }
+
+// OnCPUEvent reports whether samples of a perf event measure on-CPU time or
+// work (cpu-clock, task-clock, cycles, instructions and other hardware
+// counters), as opposed to software and trace events (page faults, context
+// switches, sched:sched_switch, block I/O). Modifiers such as `:u` and
+// `:ppp` are ignored.
+func OnCPUEvent(event string) bool {
+	e := event
+	if i := strings.IndexByte(e, ':'); i >= 0 {
+		if strings.Trim(e[i+1:], "ukhGHpPSDIWe") != "" {
+			return false // a tracepoint such as sched:sched_switch
+		}
+		e = e[:i]
+	}
+	e = strings.TrimSuffix(e, "/")
+	if i := strings.LastIndexByte(e, '/'); i >= 0 { // cpu/cycles/, cpu_core/instructions/
+		e = e[i+1:]
+	}
+	switch e {
+	case "cpu-clock", "task-clock", "cycles", "cpu-cycles", "instructions",
+		"ref-cycles", "bus-cycles", "branches", "branch-instructions",
+		"branch-misses", "cache-references", "cache-misses",
+		"stalled-cycles-frontend", "stalled-cycles-backend", "cpu_clock":
+		return true
+	}
+	return strings.HasPrefix(e, "cycles") || strings.HasPrefix(e, "cpu-clock")
+}
+
+// OffCPUEvent reports whether samples of a perf event are taken where a
+// thread leaves the CPU (sched:sched_switch and its kin).
+func OffCPUEvent(event string) bool {
+	switch event {
+	case "sched:sched_switch", "sched:sched_stat_sleep", "sched:sched_stat_blocked",
+		"sched:sched_stat_iowait", "context-switches", "cs":
+		return true
+	}
+	return false
+}
+
+func (b *builder) finish() (*profile.Profile, error) {
+	if len(b.order) == 0 {
+		return nil, errors.New("perf script: no samples (no event header line found)")
+	}
+	p := b.p
+	for _, ev := range b.events {
+		unit := "samples"
+		if ev.withPeriod > 0 {
+			unit = "count"
+			base := ev.name
+			if i := strings.IndexByte(base, ':'); i >= 0 {
+				base = base[:i]
+			}
+			if base == "cpu-clock" || base == "task-clock" {
+				unit = "nanoseconds"
+			}
+			if ev.withoutPer > 0 {
+				b.warn(fmt.Sprintf("event %s: %d of %d header(s) have no period; counted 1 each", ev.name, ev.withoutPer, ev.withPeriod+ev.withoutPer))
+			}
+		}
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: ev.name, Unit: unit})
+	}
+	first := b.events[0]
+	p.DefaultSampleType = first.name
+	p.PeriodType = &profile.ValueType{Type: first.name, Unit: p.SampleType[0].Unit}
+	p.Period = 1
+	if first.withPeriod > 0 && first.firstPeriod > 0 {
+		p.Period = first.firstPeriod
+	}
+	n := len(b.events)
+	for _, acc := range b.order {
+		v := make([]int64, n)
+		copy(v, acc.vals)
+		acc.s.Value = v
+		p.Sample = append(p.Sample, acc.s)
+	}
+	if b.hasTime {
+		if d := (b.maxTime - b.minTime) * 1e9; d > 0 && d < math.MaxInt64 {
+			p.DurationNanos = int64(d)
+		}
+	}
+	if b.nwarn > maxWarnings {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d more warning(s)", b.nwarn-maxWarnings))
+	}
+	return p, nil
+}
