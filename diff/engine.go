@@ -49,6 +49,27 @@ type Options struct {
 	Focus       *regexp.Regexp // keep only samples with a frame matching
 	Ignore      *regexp.Regexp // drop samples with a frame matching
 	Rules       *RuleSet       // nil = DefaultRules()
+	// Modules says whether method rows are named module!method: ModulesAuto
+	// (the zero value) does so when a .nettrace profile is added, PerfView's
+	// convention for .NET methods.
+	Modules ModuleNames
+}
+
+// ModuleNames is Options.Modules.
+type ModuleNames int
+
+const (
+	ModulesAuto ModuleNames = iota
+	ModulesOn
+	ModulesOff
+)
+
+// qualify names a row module!method when module names are on.
+func (a *Analyzer) qualify(name, module string) string {
+	if module == "" || a.opts.Modules == ModulesOff || a.opts.Modules == ModulesAuto && !a.sawNettrace {
+		return name
+	}
+	return module + "!" + name
 }
 
 // DefaultTop is the number of method rows kept when Options.Top is 0.
@@ -98,7 +119,8 @@ type sideAcc struct {
 	duration   int64
 	dropped    int64
 	filtered   int64
-	sched      float64 // runnable time (gotrace.Sched), in no bucket
+	sched      float64         // runnable time (gotrace.Sched), in no bucket
+	threads    map[string]bool // values of the "thread" sample label (thread-time profiles)
 }
 
 // Analyzer accumulates profiles into two sides and computes a Result. Add
@@ -106,18 +128,19 @@ type sideAcc struct {
 // released right after; memory is bounded by the number of distinct methods,
 // not samples.
 type Analyzer struct {
-	opts       Options
-	rules      *RuleSet
-	sampleType string // "type/unit", fixed by the first profile
-	typeSource string
-	typeFolded bool // the first profile was folded stacks
-	unit       string
-	methods    []*method
-	byName     map[string]int32 // raw frame name → method
-	byKey      map[string]int32 // normalized name → method
-	sides      [2]sideAcc
-	warnings   []string
-	stamp      uint64
+	opts        Options
+	rules       *RuleSet
+	sampleType  string // "type/unit", fixed by the first profile
+	typeSource  string
+	typeFolded  bool // the first profile was folded stacks
+	sawNettrace bool // a .nettrace profile was added (ModulesAuto)
+	unit        string
+	methods     []*method
+	byName      map[string]int32 // raw frame name → method
+	byKey       map[string]int32 // normalized name → method
+	sides       [2]sideAcc
+	warnings    []string
+	stamp       uint64
 	// scratch buffers reused across samples
 	stack  []int32
 	frames []frameRule
@@ -202,6 +225,9 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		return fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
 			a.typeSource, a.sampleType, l.Source, st, l.Source, SampleTypes(p))
 	}
+	if strings.HasPrefix(l.Format, "nettrace") {
+		a.sawNettrace = true
+	}
 	kind := l.Kind
 	if a.opts.Kind != "" {
 		kind = a.opts.Kind
@@ -245,6 +271,14 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		v := float64(smp.Value[idx])
 		if v == 0 {
 			continue
+		}
+		if len(smp.Label) > 0 {
+			if th := smp.Label["thread"]; len(th) == 1 {
+				if s.threads == nil {
+					s.threads = map[string]bool{}
+				}
+				s.threads[th[0]] = true
+			}
 		}
 		lb, lsched, lok := LabelledBucket(smp)
 		stack, frames = stack[:0], frames[:0]
@@ -747,6 +781,9 @@ func (a *Analyzer) Diff() *Result {
 			a.warnings = append(a.warnings, fmt.Sprintf("profile durations differ: base %.3gs, new %.3gs; shares compare, raw values do not", float64(db)/1e9, float64(dn)/1e9))
 		}
 	}
+	if tb, tn := len(base.threads), len(nw.threads); tb > 0 && tn > 0 && tb != tn {
+		a.warnings = append(a.warnings, fmt.Sprintf("thread counts differ: base %d threads, new %d; thread time is the sum over threads, so a side with more (often idle) threads gives each state a different share", tb, tn))
+	}
 	for _, b := range Buckets {
 		pb, pn := share(base.buckets[b], base.total), share(nw.buckets[b], nw.total)
 		r.Buckets = append(r.Buckets, BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb, Noisy: pb != pn && noisy(pb, pn, base.samples, nw.samples)})
@@ -774,6 +811,9 @@ func (a *Analyzer) Diff() *Result {
 		rows = append(rows, row)
 	}
 	annotateMoves(rows)
+	for i := range rows {
+		rows[i].Name = a.qualify(rows[i].Name, rows[i].Module)
+	}
 	sortRows(rows)
 	if a.opts.Top > 0 && len(rows) > a.opts.Top {
 		rows = rows[:a.opts.Top]
@@ -811,7 +851,7 @@ func (a *Analyzer) Top() *TopResult {
 		if m.val[0] == 0 {
 			continue
 		}
-		t.Methods = append(t.Methods, TopMethod{Name: m.name, Bucket: m.bucketOf(), Share: share(m.val[0], s.total), Value: m.val[0], Module: m.module[Base]})
+		t.Methods = append(t.Methods, TopMethod{Name: a.qualify(m.name, m.module[Base]), Bucket: m.bucketOf(), Share: share(m.val[0], s.total), Value: m.val[0], Module: m.module[Base]})
 	}
 	sort.Slice(t.Methods, func(i, j int) bool {
 		if t.Methods[i].Value != t.Methods[j].Value {

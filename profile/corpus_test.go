@@ -68,6 +68,7 @@ var corpusLoads = map[string]bool{
 	"speedscope-json":      true,
 	"perf-script-text":     true,
 	"text-other":           true, // the one such file is perf script text
+	"dotnet-nettrace":      true,
 }
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
@@ -80,6 +81,7 @@ var corpusFormats = map[string]struct{ format, name string }{
 	"speedscope-json":      {"speedscope", "speedscope JSON"},
 	"perf-script-text":     {"perf-script", "perf script"},
 	"text-other":           {"perf-script", "perf script"},
+	"dotnet-nettrace":      {"nettrace (zip)", ".NET EventPipe trace (.nettrace)"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
@@ -110,6 +112,7 @@ var corpusKinds = map[string][]Kind{
 	"threads":                   {KindGoroutine},
 	"wall (fgprof: on+off CPU)": {KindWall},
 	"execution trace":           {KindTrace},
+	"EventPipe trace (cpu samples + runtime events)": {KindWall},
 }
 
 // baseFormat strips the index's annotations: "dotnet-nettrace (zip)" is a
@@ -127,6 +130,9 @@ func baseFormat(f string) string {
 // -pprof` fails on them too).
 func mustFailInCorpus(e corpusEntry) bool {
 	return strings.Contains(e.origPath, "speedscope/invalid/") ||
+		// PerfView's parser tests: events, but no SampleProfiler samples.
+		strings.Contains(e.file, "dotnetcore5.0-win-x64-arraytypes") ||
+		strings.Contains(e.file, "dotnetcore6.0-win-x64-executioncheckpoints") ||
 		strings.Contains(e.file, "go122-create-syscall-with-p") ||
 		strings.Contains(e.file, "go122-fail-first-gen-first") ||
 		baseFormat(e.format) == "go-exec-trace-binary" && (strings.Contains(e.file, "go123-sync.") || strings.Contains(e.file, "go125-sync."))

@@ -14,6 +14,7 @@
 package profile
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -31,6 +32,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/gotrace"
+	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
 )
@@ -111,7 +113,13 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 // named in an "unknown format" error rather than half-read as folded stacks.
 // Any panic inside a third-party parser is turned into an error: bad input
 // must never crash the program.
-func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
+func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
+	return parse(source, data, maxSize, false)
+}
+
+// parse is Parse; inZip is set inside a zip archive's member, which is not
+// unpacked again.
+func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			l, err = nil, &Error{source, fmt.Errorf("corrupt profile (parser failed: %v)", r)}
@@ -143,6 +151,30 @@ func Parse(source string, data []byte, maxSize int64) (l *Loaded, err error) {
 	}
 	if gotrace.Looks(data) {
 		return parseGoTrace(source, data, l)
+	}
+	if nettrace.Looks(data) {
+		np, warns, err := nettrace.Parse(data)
+		if err == nil && len(np.Sample) == 0 {
+			err = errors.New("holds no SampleProfiler ThreadSample events (record with `dotnet-trace collect --profile cpu-sampling`)")
+		}
+		return foreign(source, "nettrace", ".NET EventPipe trace (.nettrace)", np, warns, err, l)
+	}
+	if isZip(data) && !inZip {
+		inner, name, err := unzipSingle(data, maxSize)
+		if err != nil {
+			return fail(err)
+		}
+		il, err := parse(source, inner, maxSize, true)
+		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				pe.Err = fmt.Errorf("in zip member %s: %w", name, pe.Err)
+			}
+			return nil, err
+		}
+		il.Warnings = append(l.Warnings, il.Warnings...)
+		il.Format += " (zip)"
+		return il, nil
 	}
 
 	// Protobuf first (the common case, parsed once), then pprof's legacy
@@ -375,6 +407,51 @@ func gunzip(data []byte, maxSize int64) ([]byte, error) {
 		return nil, fmt.Errorf("gzip stream expands past the %s limit (raise it with --max-size)", FormatSize(maxSize))
 	}
 	return buf.Bytes(), nil
+}
+
+func isZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
+
+// unzipSingle returns the one file of a zip archive (how traces are often
+// attached to issues), bounded by maxSize. Folders and macOS resource forks
+// do not count as files.
+func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, "", fmt.Errorf("corrupt zip archive: %v", err)
+	}
+	var files []*zip.File
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() || strings.HasPrefix(f.Name, "__MACOSX/") {
+			continue
+		}
+		files = append(files, f)
+	}
+	if len(files) != 1 {
+		names := make([]string, 0, 4)
+		for i, f := range files {
+			if i == 3 {
+				names = append(names, "...")
+				break
+			}
+			names = append(names, f.Name)
+		}
+		return nil, "", fmt.Errorf("zip archive with %d files (%s): profdiff reads a zip holding exactly one profile; unzip it and name the file", len(files), strings.Join(names, ", "))
+	}
+	f := files[0]
+	rc, err := f.Open()
+	if err != nil {
+		return nil, f.Name, fmt.Errorf("zip member %s: %v", f.Name, err)
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(rc, maxSize+1))
+	if err != nil {
+		return nil, f.Name, fmt.Errorf("zip member %s: corrupt after %d bytes: %v", f.Name, n, err)
+	}
+	if n > maxSize {
+		return nil, f.Name, fmt.Errorf("zip member %s expands past the %s limit (raise it with --max-size)", f.Name, FormatSize(maxSize))
+	}
+	return buf.Bytes(), f.Name, nil
 }
 
 // FormatSize prints a byte count the way --max-size accepts it.

@@ -16,7 +16,7 @@ import (
 
 // unsupported is the error for a recognized format that cannot be loaded.
 func unsupported(what string) error {
-	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy) and folded stacks", what)
+	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy), folded stacks, Go execution traces, speedscope JSON, perf script text and .nettrace", what)
 }
 
 // sniffUnsupportedBinary names a known binary format that is not a profile
@@ -27,17 +27,12 @@ func sniffUnsupportedBinary(data []byte) string {
 	case bytes.HasPrefix(head, []byte("go 1.")) && bytes.Contains(head, []byte(" trace\x00")):
 		// Parse reads what gotrace.Looks accepts before it gets here.
 		return "Go execution trace with a malformed header"
-	case bytes.HasPrefix(head, []byte("Nettrace")) || bytes.Contains(head, []byte("!FastSerialization")):
-		return ".NET EventPipe trace (.nettrace)"
+	case bytes.Contains(head, []byte("!FastSerialization")):
+		// Parse reads "Nettrace" files before it gets here.
+		return ".NET EventPipe trace in the .netperf format of .NET Core 2.x (record again with a current dotnet-trace, which writes .nettrace)"
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		if len(data) > 30 {
-			// The first member's name follows the 30-byte local header.
-			n := int(data[26]) | int(data[27])<<8
-			if name := data[30:min(len(data), 30+n)]; bytes.HasSuffix(name, []byte(".nettrace")) {
-				return ".NET EventPipe trace (.nettrace, zipped)"
-			}
-		}
-		return "zip archive (unzip it first; a zipped .nettrace is not supported either)"
+		// Parse unpacks one level of zip before it gets here.
+		return "zip archive inside a zip archive (unzip it first)"
 	case bytes.HasPrefix(head, []byte("FLR\x00")):
 		return "Java Flight Recorder recording (.jfr; convert it with `jfr print` or async-profiler's converter)"
 	case bytes.HasPrefix(head, []byte("PERFILE2")) || bytes.HasPrefix(head, []byte("PERFFILE")):

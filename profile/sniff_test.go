@@ -1,6 +1,9 @@
 package profile
 
 import (
+	"archive/zip"
+	"bytes"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -19,6 +22,29 @@ java 12345/12346 [003] 2034.433940:     10101010 cpu-clock:
 	          401000 main (/usr/bin/java)
 `
 
+// zipT builds a zip archive of the given files (sorted by name).
+func zipT(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range names {
+		w, err := zw.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(files[n]))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // The formats read by packages speedscope and perfscript are detected by
 // content (a BOM, gzip), get their format and kind, and their broken files
 // fail with an error that names the format.
@@ -32,6 +58,7 @@ func TestParseForeignFormats(t *testing.T) {
 		{"perf-bom.txt", "\uFEFF" + perfScript, "perf-script", KindCPU, 2},
 		{"perf-nostack.txt", "fio 236193/236193 [021] 1.791544:          1    block:block_rq_issue: 259,76 R 4096 () 57622160 + 8 [fio]\n", "perf-script", KindUnknown, 1},
 		{"perf-addrs.txt", "java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff810275f1 intel_pmu_enable_all ([kernel.kallsyms])\n", "perf-script", KindCPU, 1},
+		{"folded.zip", string(zipT(t, map[string]string{"__MACOSX/._a.folded": "junk", "dir/a.folded": "main;f 3\nmain;g 1\n"})), "folded (zip)", KindUnknown, 2},
 		{"s.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": [{"name": "main"}, {"name": "work"}]},
 			"profiles": [{"type": "sampled", "name": "Thread (1)", "unit": "milliseconds", "startValue": 0, "endValue": 3, "samples": [[0, 1], [0]], "weights": [2, 1]}]}`, "speedscope", KindWall, 2},
 	} {
@@ -51,6 +78,12 @@ func TestParseForeignFormats(t *testing.T) {
 		{"empty.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": [], "shared": {"frames": []}}`, "speedscope JSON: no profiles"},
 		{"bad-frame.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": [{"name": "a"}]},
 			"profiles": [{"type": "sampled", "name": "t", "unit": "none", "startValue": 0, "endValue": 1, "samples": [[0, 7]], "weights": [1]}]}`, "profiles[0].samples[0][1]: frame index 7 out of range"},
+		{"x.nettrace", "Nettrace\x14\x00\x00\x00!FastSerialization.1", ".NET EventPipe trace (.nettrace): nettrace file has no Trace object"},
+		{"v6.nettrace", "Nettrace\x00\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00", "nettrace V6 (format version 6.0, written by `dotnet-trace collect-linux`)"},
+		{"x.netperf", "\x14\x00\x00\x00!FastSerialization.1\x05\x05\x01", "unknown format: .NET EventPipe trace in the .netperf format"},
+		{"x.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x05\x00\x00\x00a.txt\x01\x02", "corrupt zip archive"},
+		{"two.zip", string(zipT(t, map[string]string{"a.folded": "main;f 1\n", "b.folded": "main;g 1\n"})), "zip archive with 2 files (a.folded, b.folded)"},
+		{"zip-in-zip.zip", string(zipT(t, map[string]string{"in.zip": string(zipT(t, map[string]string{"a.folded": "main;f 1\n"}))})), "in zip member in.zip: unknown format: zip archive inside a zip archive"},
 		{"bad-frame.perf.txt", perfScript + "java 12345/12346 [003] 2034.443940:     10101010 cpu-clock:\n\tthis is not a frame line\n", "perf script: line 14: malformed stack frame"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,9 +114,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		{"go122.test", "-- expect --\nSUCCESS\n-- trace --\nTrace Go1.22\nEventBatch gen=1 m=0 time=1 size=5\n", "Go execution trace"},
 		{"callgrind.out", "# callgrind format\nevents: Instructions\n\nfl=file1.c\nfn=main\n16 20\n", "callgrind"},
 		{"v8.log", "v8-version,6,0,287,53,0\nshared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n", "V8 --prof log"},
-		{"x.nettrace", "Nettrace\x14\x00\x00\x00!FastSerialization.1", ".NET EventPipe trace"},
-		{"x.nettrace.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x0a\x00\x00\x00a.nettrace\x01\x02", ".NET EventPipe trace (.nettrace, zipped)"},
-		{"x.zip", "PK\x03\x04\x14\x00\x00\x00\x08\x00\x23\x7a\xd2\x50\xfe\x1a\x01\x24\x98\xf4\x2c\x00\xda\x25\xc4\x01\x05\x00\x00\x00a.txt\x01\x02", "zip archive"},
 		{"x.jfr", "FLR\x00\x00\x02\x00\x01\x00\x00", "Java Flight Recorder"},
 		{"perf.data", "PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00", "perf.data"},
 		{"a.out", "\x7fELF\x02\x01\x01\x00", "ELF"},

@@ -197,3 +197,119 @@ app 100/101 [000] 1.000200:     3000 cycles:u:
 		t.Errorf("--sample-index instructions:u: %+v", ins)
 	}
 }
+
+// corpusFile returns a file of ../shared/corpus (the folder beside the
+// module root), or skips.
+func corpusFile(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "corpus", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus file absent: %v", err)
+	}
+	return p
+}
+
+const nettraceDir = "perfview/src__TraceEvent__TraceEvent.Tests__inputs__speedscope__"
+
+// profdiff top on a zipped .nettrace: module-qualified methods, bucket
+// shares that add up, the console read as I/O.
+func TestTopNettrace(t *testing.T) {
+	mixed := corpusFile(t, nettraceDir+"mixed_managed_external_samples.nettrace.zip")
+	out, stderr, code := profdiff(t, "", "top", "--format", "json", "--top", "0", mixed)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Kind    string `json:"kind"`
+		Buckets []struct {
+			Bucket string  `json:"bucket"`
+			Share  float64 `json:"share"`
+		} `json:"buckets"`
+		Methods []struct {
+			Name   string  `json:"name"`
+			Share  float64 `json:"share"`
+			Bucket string  `json:"bucket"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var buckets, methods float64
+	for _, b := range r.Buckets {
+		buckets += b.Share
+	}
+	found := map[string]string{}
+	for _, m := range r.Methods {
+		methods += m.Share
+		found[m.Name] = m.Bucket
+		if !strings.Contains(m.Name, "!") {
+			t.Errorf("method %q is not module-qualified", m.Name)
+		}
+	}
+	if r.Kind != "wall" || math.Abs(buckets-1) > 1e-9 || math.Abs(methods-1) > 1e-9 {
+		t.Errorf("kind %s, bucket shares sum to %v, method shares to %v; want wall, 1, 1", r.Kind, buckets, methods)
+	}
+	for name, bucket := range map[string]string{
+		"NoNativeStacks!NoNativeStacks.Program.FindByte": "cpu",
+		"System.Console!System.IO.StdInReader.ReadKey":   "io",
+	} {
+		if found[name] != bucket {
+			t.Errorf("%s: bucket %q, want %q", name, found[name], bucket)
+		}
+	}
+	// --modules off gives the plain names.
+	out, _, _ = profdiff(t, "", "top", "--modules", "off", "--top", "3", mixed)
+	if strings.Contains(out, "NoNativeStacks!") || !strings.Contains(out, "NoNativeStacks.Program.FindByte") {
+		t.Errorf("--modules off:\n%s", out)
+	}
+}
+
+// The two NoNativeStacks traces: the console read appears as new off-CPU
+// time (io) while the compute methods' shares fall.
+func TestDiffNettraceManagedVsMixed(t *testing.T) {
+	only := corpusFile(t, nettraceDir+"only_managed_samples.nettrace.zip")
+	mixed := corpusFile(t, nettraceDir+"mixed_managed_external_samples.nettrace.zip")
+	out, stderr, code := profdiff(t, "", "diff", "--format", "json", only, mixed)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Buckets []struct {
+			Bucket string  `json:"bucket"`
+			Base   float64 `json:"base"`
+			New    float64 `json:"new"`
+		} `json:"buckets"`
+		Methods []struct {
+			Name  string  `json:"name"`
+			Base  float64 `json:"base"`
+			New   float64 `json:"new"`
+			Delta float64 `json:"delta"`
+			Note  string  `json:"note"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range r.Buckets {
+		if b.Bucket == "io" && (b.Base != 0 || b.New < 0.3) {
+			t.Errorf("io %v → %v; want 0 → over 30%% (the console read)", b.Base, b.New)
+		}
+		if b.Bucket == "cpu" && (b.Base != 1 || b.New > 0.7) {
+			t.Errorf("cpu %v → %v; want 100%% → under 70%%", b.Base, b.New)
+		}
+	}
+	got := map[string]float64{}
+	notes := map[string]string{}
+	for _, m := range r.Methods {
+		got[m.Name] = m.Delta
+		notes[m.Name] = m.Note
+	}
+	if got["System.Console!System.IO.StdInReader.ReadKey"] < 0.3 || notes["System.Console!System.IO.StdInReader.ReadKey"] != "new" {
+		t.Errorf("ReadKey: Δ %v (%s), want new and over 30pp", got["System.Console!System.IO.StdInReader.ReadKey"], notes["System.Console!System.IO.StdInReader.ReadKey"])
+	}
+	for _, m := range []string{"NoNativeStacks!NoNativeStacks.Program.FindByte", "NoNativeStacks!NoNativeStacks.Program.InnerLoop"} {
+		if got[m] >= 0 {
+			t.Errorf("%s: Δ %v, want a fall", m, got[m])
+		}
+	}
+}

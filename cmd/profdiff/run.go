@@ -38,7 +38,8 @@ Usage:
 
 A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
 stacks; a Go execution trace, read as goroutine time; speedscope JSON;
-perf script text), "-" for standard input, or an http(s) URL of a
+perf script text; a .NET EventPipe .nettrace, read as thread time; any of
+these alone in a .zip), "-" for standard input, or an http(s) URL of a
 /debug/pprof endpoint.
 The format is detected from the content.
 
@@ -89,6 +90,7 @@ type common struct {
 	rules        []string
 	maxSize      string
 	keepProfiler bool
+	modules      string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -103,6 +105,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringArrayVar(&c.rules, "rules", nil, "extra rule file, checked before the built-in rules (repeatable)")
 	fs.StringVar(&c.maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
 	fs.BoolVar(&c.keepProfiler, "keep-profiler", false, "keep samples of the profiler's own goroutines (fgprof, runtime/pprof writer)")
+	fs.StringVar(&c.modules, "modules", "auto", "name methods module!method: on, off, or auto (on for .nettrace profiles)")
 }
 
 // options validates the shared flags.
@@ -144,6 +147,16 @@ func (c *common) options() (diff.Options, render.Format, profile.Options, error)
 			return o, "", profile.Options{}, usagef("%s: invalid regexp: %v", re.flag, err)
 		}
 		*re.dst = x
+	}
+	switch c.modules {
+	case "auto":
+		o.Modules = diff.ModulesAuto
+	case "on", "true":
+		o.Modules = diff.ModulesOn
+	case "off", "false":
+		o.Modules = diff.ModulesOff
+	default:
+		return o, "", profile.Options{}, usagef("--modules: %q is not on, off or auto", c.modules)
 	}
 	o.Rules, err = loadRules(c.rules)
 	if err != nil {
