@@ -99,6 +99,30 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 		t.Errorf("lock-contention growth is not led by the registry: %+v", lead)
 	}
 
+	// The captured execution traces diff the same way (profdiff diff --kind
+	// trace): goroutine time blocked on the registry's mutex is
+	// lock-contention by the trace's own block reason.
+	tr := diff.NewAnalyzer(diff.Options{By: diff.ByCaller, Top: -1})
+	for side, r := range []*Result{base, lock} {
+		f, _ := r.Manifest.File("trace")
+		l, err := profile.Load(context.Background(), filepath.Join(r.Config.Out, f.Path), profile.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Kind != profile.KindTrace || l.Format != "go-trace" {
+			t.Errorf("%s: trace loaded as %s, kind %s", r.Config.Variant, l.Format, l.Kind)
+		}
+		if err := tr.Add(diff.Side(side), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tres := tr.Diff()
+	for _, b := range tres.Buckets {
+		if b.Bucket == diff.LockContention && !(b.New > b.Base && b.New > 0) {
+			t.Errorf("trace lock-contention %.4f → %.4f; want growth", b.Base, b.New)
+		}
+	}
+
 	rows := SweepRows([]*Result{base, lock})
 	if rows[0].Efficiency != 1 || (rows[0].Peak == rows[1].Peak) {
 		t.Errorf("sweep rows: %+v", rows)
