@@ -249,7 +249,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				break
 			}
 		}
-		fmt.Fprintf(stdout, ".\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block works on them).\n", res[0].Config.Out, res[1].Config.Out)
+		fmt.Fprintf(stdout, ".\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block|trace works on them).\n", res[0].Config.Out, res[1].Config.Out)
 	}
 	return nil
 }
