@@ -148,22 +148,20 @@ func WriteWasmSweep(w io.Writer, points []WasmPoint, format string) error {
 			Verdict WasmVerdict `json:"verdict"`
 		}{points, v})
 	}
+	// Rows are keep-resident settings and column groups modes, both in the
+	// order the sweep ran them.
 	var modes []string
 	var keeps []int64
 	cell := map[string]map[int64]WasmPoint{}
+	seenKeep := map[int64]bool{}
 	for _, p := range points {
 		if cell[p.Mode] == nil {
 			cell[p.Mode] = map[int64]WasmPoint{}
 			modes = append(modes, p.Mode)
 		}
-		if _, seen := cell[p.Mode][p.KeepResident]; !seen {
-			found := false
-			for _, k := range keeps {
-				found = found || k == p.KeepResident
-			}
-			if !found {
-				keeps = append(keeps, p.KeepResident)
-			}
+		if !seenKeep[p.KeepResident] {
+			seenKeep[p.KeepResident] = true
+			keeps = append(keeps, p.KeepResident)
 		}
 		cell[p.Mode][p.KeepResident] = p
 	}

@@ -3,7 +3,6 @@ package nettrace
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 )
 
@@ -505,18 +504,4 @@ func (p *parser) spBlock(r *reader) {
 	}
 	r.skip(n*12, "sequence point threads")
 	clear(p.region)
-}
-
-// sortedThreads returns the sampled thread ids in order.
-func (t *Trace) sortedThreads() []uint64 {
-	seen := map[uint64]bool{}
-	var ids []uint64
-	for _, s := range t.Samples {
-		if !seen[s.Thread] {
-			seen[s.Thread] = true
-			ids = append(ids, s.Thread)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
 }

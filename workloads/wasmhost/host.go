@@ -77,6 +77,7 @@ type Host struct {
 	cfg      Config
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
+	exports  map[string]bool // the guest's exported functions
 	pool     *Pool
 	touch    int
 	log      *limitedLog
@@ -147,7 +148,11 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		pool.Close()
 		return nil, fmt.Errorf("wasm host: compiling the plugin: %w", err)
 	}
-	return &Host{cfg: cfg, rt: rt, compiled: compiled, pool: pool, touch: touch, log: newLimitedLog(cfg.Log, cfg.LogEvery)}, nil
+	exports := map[string]bool{}
+	for name := range compiled.ExportedFunctions() {
+		exports[name] = true
+	}
+	return &Host{cfg: cfg, rt: rt, compiled: compiled, exports: exports, pool: pool, touch: touch, log: newLimitedLog(cfg.Log, cfg.LogEvery)}, nil
 }
 
 // Close logs a summary of every failure kind seen and releases the runtime
@@ -199,7 +204,7 @@ const (
 // pool on every path. Every error is logged (rate-limited) before it is
 // returned.
 func (h *Host) Handle(ctx context.Context, fn string, req []byte) (Reply, error) {
-	if !h.functionExported(fn) || fn == "memory" {
+	if !h.functionExported(fn) {
 		return Reply{}, h.fail(FailBadRequest, fmt.Errorf("the plugin exports no function %q (want %s, %s or %s)", fn, FuncHandle, FuncTrap, FuncSpin))
 	}
 	lease, err := h.pool.Acquire()
@@ -368,8 +373,6 @@ func (l *limitedLog) printf(format string, a ...any) {
 	fmt.Fprintf(l.w, format+"\n", a...)
 }
 
-// functionExported reports whether the compiled guest exports fn.
-func (h *Host) functionExported(fn string) bool {
-	_, ok := h.compiled.ExportedFunctions()[fn]
-	return ok
-}
+// functionExported reports whether the compiled guest exports fn (wazero
+// builds its export map on every call, so New keeps one).
+func (h *Host) functionExported(fn string) bool { return h.exports[fn] }

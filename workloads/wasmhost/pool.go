@@ -1,7 +1,6 @@
 package wasmhost
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -53,12 +52,6 @@ type FullError struct{ Limit int }
 func (e *FullError) Error() string {
 	return fmt.Sprintf("plugin pool full: all %d memory slots are in use (--pool-size %d, Wasmtime's total_memories)", e.Limit, e.Limit)
 }
-
-// ErrPoolFull matches a *FullError with errors.Is.
-var ErrPoolFull = errors.New("plugin pool full")
-
-// Is makes errors.Is(err, ErrPoolFull) true for a *FullError.
-func (e *FullError) Is(target error) bool { return target == ErrPoolFull }
 
 // NewPool reserves size slots of slotSize bytes. slotSize is rounded up to
 // the OS page size, keepResident too (0 resets every slot with madvise
