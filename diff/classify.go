@@ -50,6 +50,25 @@ func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
 	return b, false, true
 }
 
+// SampleBucket is what a sample says about its bucket before any frame
+// rule runs: LabelledBucket's label (Go execution traces), or, in
+// wall-clock (fgprof) and goroutine profiles, a stack of runtime.goexit
+// alone, which runtime.GoroutineProfile records for a goroutine that was
+// created but has not run yet: it is runnable, waiting for a P, so it is
+// scheduler latency (sched), the same thing a trace's runnable time is,
+// and in no bucket.
+func SampleBucket(s *pprofile.Sample, kind profile.Kind) (b Bucket, sched, ok bool) {
+	if b, sched, ok = LabelledBucket(s); ok {
+		return b, sched, ok
+	}
+	if (kind == profile.KindWall || kind == profile.KindGoroutine) && len(s.Location) == 1 {
+		if ln := s.Location[0].Line; len(ln) == 1 && ln[0].Function != nil && ln[0].Function.Name == "runtime.goexit" {
+			return 0, true, true
+		}
+	}
+	return 0, false, false
+}
+
 // labelDecider is the deciding frame of a sample whose bucket a label
 // gave: the first frame that is neither a skip frame nor a synthetic one
 // (a trace's "[running]" leaf), so --by decider and --by caller reach the

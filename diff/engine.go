@@ -280,7 +280,7 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 				s.threads[th[0]] = true
 			}
 		}
-		lb, lsched, lok := LabelledBucket(smp)
+		lb, lsched, lok := SampleBucket(smp, kind)
 		stack, frames = stack[:0], frames[:0]
 		if filtering {
 			for _, loc := range smp.Location {
@@ -311,7 +311,8 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 			}
 		}
 		if lsched {
-			// Scheduler latency is reported on its own (Result.Sched),
+			// Scheduler latency (a trace's runnable time, a goroutine
+			// not yet started) is reported on its own (Result.Sched),
 			// outside the buckets and the method table.
 			s.sched += v
 			continue

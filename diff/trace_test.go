@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -129,5 +130,41 @@ func TestTraceDiffSched(t *testing.T) {
 	r = diffOf(t, Options{}, folded(t, "a", "main.f 1\n"), folded(t, "b", "main.f 1\n"))
 	if r.Sched != nil {
 		t.Errorf("sched on folded stacks: %+v", r.Sched)
+	}
+}
+
+// In wall-clock and goroutine profiles a stack of runtime.goexit alone is
+// a goroutine created but not yet run (runtime.GoroutineProfile records it
+// so): scheduler latency, outside the buckets; in a CPU profile it stays
+// a frame like any other.
+func TestBareGoexitIsSchedulerLatency(t *testing.T) {
+	for _, kind := range []profile.Kind{profile.KindWall, profile.KindGoroutine, profile.KindCPU} {
+		a := NewAnalyzer(Options{Top: -1})
+		l := folded(t, "w.folded", "runtime.goexit 3\nruntime.goexit;main.main;runtime.gopark 1\nruntime.goexit;main.work 1\n")
+		l.Kind = kind
+		if err := a.Add(Base, l); err != nil {
+			t.Fatal(err)
+		}
+		top := a.Top()
+		var cpu float64
+		for _, b := range top.Buckets {
+			if b.Bucket == CPU {
+				cpu = b.Share
+			}
+		}
+		if kind == profile.KindCPU {
+			if top.Sched != nil || math.Abs(cpu-0.8) > 1e-9 {
+				t.Errorf("cpu: sched %+v, cpu share %v; want no sched and 4 of 5 on cpu", top.Sched, cpu)
+			}
+			continue
+		}
+		if top.Sched == nil || math.Abs(top.Sched.Share-0.6) > 1e-9 || math.Abs(cpu-0.5) > 1e-9 {
+			t.Errorf("%s: sched %+v, cpu share %v; want sched 3 of 5 and cpu 1 of the other 2", kind, top.Sched, cpu)
+		}
+		for _, m := range top.Methods {
+			if m.Name == "runtime.goexit" {
+				t.Errorf("%s: bare goexit in the method table: %+v", kind, m)
+			}
+		}
 	}
 }

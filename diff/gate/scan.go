@@ -95,7 +95,7 @@ func (s *scanner) add(side diff.Side, l *profile.Loaded) (profileScan, error) {
 		if v == 0 {
 			continue
 		}
-		lb, lsched, lok := diff.LabelledBucket(smp)
+		lb, lsched, lok := diff.SampleBucket(smp, kind)
 		names = names[:0]
 		for _, loc := range smp.Location {
 			n, ok := locNames[loc]
@@ -113,7 +113,7 @@ func (s *scanner) add(side diff.Side, l *profile.Loaded) (profileScan, error) {
 			continue
 		}
 		if lsched {
-			continue // scheduler latency (a trace's runnable time) is in no bucket
+			continue // scheduler latency (runnable time, goroutines not yet started) is in no bucket
 		}
 		ps.total += v
 		s.total[side] += v
