@@ -97,7 +97,7 @@ func labelDecider(frames []frameRule) int {
 // traces record only off-CPU time, so what no rule claims there is wait.
 func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 	leaf := -1
-	strongAt, weakAt, ctxAt, gcCtxAt := -1, -1, -1, -1
+	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove := -1, -1, -1, -1, -1
 	sawCallee := false
 	for i, f := range frames {
 		r := f.rule
@@ -115,6 +115,8 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 			case Strong:
 				if strongAt < 0 && (!r.NotLeaf || sawCallee) {
 					strongAt = i
+				} else if strongAt >= 0 && r.Bucket == GC && gcAbove < 0 {
+					gcAbove = i
 				}
 			case Weak:
 				if weakAt < 0 && ctxAt < 0 {
@@ -147,8 +149,14 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 	case ctxAt >= 0:
 		b, at = frames[ctxAt].rule.Bucket, ctxAt
 	}
-	if b == LockContention && gcCtxAt >= 0 {
+	switch {
+	case b == LockContention && gcCtxAt >= 0:
 		b, at = GC, gcCtxAt
+	case b == LockContention && gcAbove > at:
+		// A runtime lock taken by the collector itself (runtime.lock2
+		// under gcMarkTermination, say): GC overhead, not the program's
+		// contention.
+		b, at = GC, gcAbove
 	}
 	if b == CPU && (kind == profile.KindBlock || kind == profile.KindTrace) {
 		b = Wait

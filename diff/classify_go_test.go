@@ -534,6 +534,9 @@ func TestClassifyGoStacks(t *testing.T) {
 		{"lock2 over futex is contention", profile.KindCPU, with([]string{"runtime.futex", "runtime.futexsleep", "runtime.semasleep"}, with(runtimeLock, "runtime.findRunnable", "runtime.schedule")...), LockContention, "runtime.lock2"},
 		{"lock2 over osyield is contention", profile.KindCPU, with([]string{"runtime.osyield"}, with(runtimeLock, "runtime.goschedImpl", "runtime.gopreempt_m", "runtime.newstack", "runtime.morestack")...), LockContention, "runtime.lock2"},
 		{"lock2 over procyield is contention", profile.KindCPU, with([]string{"runtime.procyieldAsm"}, runtimeLock...), LockContention, "runtime.lock2"},
+		// Seen in a CPU profile of an allocating goroutine: the collector's
+		// own runtime lock during mark termination is GC overhead.
+		{"lock2 inside GC mark termination is gc", profile.KindCPU, with([]string{"runtime.procyieldAsm", "runtime.procyield"}, with(runtimeLock, "runtime.forEachPInternal", "runtime.gcMarkTermination.forEachP.func7", "runtime.systemstack", "runtime.forEachP", "runtime.gcMarkTermination", "runtime.gcMarkDone", "runtime.gcAssistAlloc", "runtime.deductAssistCredit", "runtime.mallocgc", "main.alloc")...), GC, "runtime.gcMarkTermination"},
 		{"scheduler findRunnable is cpu", profile.KindCPU, []string{"runtime.findRunnable", "runtime.schedule", "runtime.park_m", "runtime.mcall"}, CPU, "runtime.findRunnable"},
 		{"timer checks in the scheduler are cpu", profile.KindCPU, []string{"runtime.(*timers).check", "runtime.stealWork", "runtime.findRunnable", "runtime.schedule"}, CPU, "runtime.(*timers).check"},
 		{"stopm idle is wait", profile.KindCPU, idleM, Wait, "runtime.futexsleep"},
