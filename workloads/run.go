@@ -19,6 +19,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/profdiff/profdiff/diff"
@@ -83,6 +84,18 @@ func (c *RunConfig) validate() error {
 	return nil
 }
 
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func logf(w io.Writer, format string, a ...any) {
 	if w != nil {
 		fmt.Fprintf(w, format+"\n", a...)
@@ -100,6 +113,11 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	}
 	if cfg.Path == "" {
 		cfg.Path = "/" + cfg.Workload
+	}
+	if cfg.Log != nil {
+		// The child's log copier, the capture and this function all write
+		// to Log, from different goroutines.
+		cfg.Log = &lockedWriter{w: cfg.Log}
 	}
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
