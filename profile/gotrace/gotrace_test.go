@@ -12,10 +12,10 @@ import (
 	"golang.org/x/exp/trace"
 )
 
-// corpusDir is the shared corpus folder, or "" when it is absent.
+// corpusDir is the shared corpus folder; the test skips when it is absent.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	return corpus.Dir()
+	return corpus.Need(t)
 }
 
 // corpusTraces lists the binary traces of the corpus: the Go team's

@@ -194,10 +194,7 @@ func TestHugeLengthFields(t *testing.T) {
 // name (of the zip), or skips.
 func corpusTraces(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	dir := corpus.Dir()
-	if dir == "" {
-		tb.Skip("no ../shared/corpus")
-	}
+	dir := corpus.Need(tb)
 	zips, _ := filepath.Glob(filepath.Join(dir, "perfview", "*nettrace*.zip"))
 	if len(zips) == 0 {
 		tb.Skip("no nettrace files in the corpus")

@@ -27,10 +27,10 @@ import (
 	"github.com/profdiff/profdiff/profile/perfscript"
 )
 
-// corpusDir is the shared corpus folder, or "" when it is absent.
+// corpusDir is the shared corpus folder; the test skips when it is absent.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	return corpus.Dir()
+	return corpus.Need(t)
 }
 
 // corpusFiles lists index.tsv rows (file, format) under the given folders.

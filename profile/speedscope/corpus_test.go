@@ -14,10 +14,10 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 )
 
-// corpusDir is the shared corpus folder, or "" when it is absent.
+// corpusDir is the shared corpus folder; the test skips when it is absent.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	return corpus.Dir()
+	return corpus.Need(t)
 }
 
 // corpusInvalid maps invalid speedscope files of the corpus to what their

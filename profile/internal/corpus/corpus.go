@@ -6,6 +6,7 @@ package corpus
 import (
 	"os"
 	"path/filepath"
+	"testing"
 )
 
 // Dir returns the corpus folder, found from the working directory upwards
@@ -30,4 +31,15 @@ func Dir() string {
 		return ""
 	}
 	return c
+}
+
+// Need returns the corpus folder, or skips the test with a one-line reason
+// when it is absent (a fresh clone has no ../shared beside it).
+func Need(tb testing.TB) string {
+	tb.Helper()
+	dir := Dir()
+	if dir == "" {
+		tb.Skip("no ../shared/corpus beside the module: corpus test skipped")
+	}
+	return dir
 }
