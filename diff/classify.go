@@ -6,7 +6,6 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
-	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -26,7 +25,7 @@ func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
 	}
 }
 
-// LabelledBucket returns the bucket a sample's gotrace.LabelBucket label
+// LabelledBucket returns the bucket a sample's profile.LabelBucket label
 // names. A Go execution trace decides it from the goroutine's recorded
 // state and block reason, which say more than frame names, so the engine
 // uses it instead of the frame rules. sched reports runnable time
@@ -36,11 +35,11 @@ func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
 	if len(s.Label) == 0 {
 		return 0, false, false
 	}
-	v := s.Label[gotrace.LabelBucket]
+	v := s.Label[profile.LabelBucket]
 	if len(v) != 1 {
 		return 0, false, false
 	}
-	if v[0] == gotrace.Sched {
+	if v[0] == profile.SchedLatency {
 		return 0, true, true
 	}
 	b, err := ParseBucket(v[0])

@@ -119,7 +119,7 @@ type sideAcc struct {
 	duration   int64
 	dropped    int64
 	filtered   int64
-	sched      float64         // runnable time (gotrace.Sched), in no bucket
+	sched      float64         // runnable time (profile.SchedLatency), in no bucket
 	threads    map[string]bool // values of the "thread" sample label (thread-time profiles)
 }
 
@@ -215,8 +215,8 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	}
 	st := p.SampleType[idx].Type + "/" + p.SampleType[idx].Unit
 	if a.sampleType == "" {
-		a.sampleType, a.typeSource, a.unit, a.typeFolded = st, l.Source, p.SampleType[idx].Unit, l.Format == "folded"
-	} else if st != a.sampleType && (a.typeFolded || l.Format == "folded") {
+		a.sampleType, a.typeSource, a.unit, a.typeFolded = st, l.Source, p.SampleType[idx].Unit, l.Format == profile.FormatFolded
+	} else if st != a.sampleType && (a.typeFolded || l.Format == profile.FormatFolded) {
 		// Folded stacks do not say what they count (stackcollapse-perf.pl
 		// sums perf's periods, other collapsers count samples), and shares
 		// are compared, not values: a folded side compares with any type.
@@ -225,7 +225,7 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		return fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
 			a.typeSource, a.sampleType, l.Source, st, l.Source, SampleTypes(p))
 	}
-	if strings.HasPrefix(l.Format, "nettrace") {
+	if l.Format == profile.FormatNettrace {
 		a.sawNettrace = true
 	}
 	kind := l.Kind
@@ -273,7 +273,7 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 			continue
 		}
 		if len(smp.Label) > 0 {
-			if th := smp.Label["thread"]; len(th) == 1 {
+			if th := smp.Label[profile.LabelThread]; len(th) == 1 {
 				if s.threads == nil {
 					s.threads = map[string]bool{}
 				}

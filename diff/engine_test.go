@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"archive/zip"
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -345,6 +347,48 @@ func TestUnsymbolizedLocationsKeepTheirAddresses(t *testing.T) {
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v (rows %v)", k, got[k], v, got)
+		}
+	}
+}
+
+// A zipped folded file is folded stacks like any other: the zip is a
+// container, not a format, so it compares with a CPU profile (it used to
+// load as "folded (zip)" and fail with "sample types differ").
+func TestZippedFoldedComparesWithAnyType(t *testing.T) {
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	w, err := zw.Create("stacks.folded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("main;f 10\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zl, err := profile.Parse("stacks.zip", zbuf.Bytes(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zl.Format != profile.FormatFolded {
+		t.Fatalf("zipped folded file loaded as format %q", zl.Format)
+	}
+	cpu := &pprofile.Profile{
+		SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 1e7,
+	}
+	fn := &pprofile.Function{ID: 1, Name: "main.f"}
+	loc := &pprofile.Location{ID: 1, Line: []pprofile.Line{{Function: fn}}}
+	cpu.Function, cpu.Location = []*pprofile.Function{fn}, []*pprofile.Location{loc}
+	cpu.Sample = []*pprofile.Sample{{Location: []*pprofile.Location{loc}, Value: []int64{1, 1e7}}}
+	for _, order := range [][2]*profile.Loaded{{zl, {Source: "cpu.pb.gz", Format: profile.FormatPprof, Profile: cpu, Kind: profile.KindCPU}}, {{Source: "cpu.pb.gz", Format: profile.FormatPprof, Profile: cpu, Kind: profile.KindCPU}, zl}} {
+		a := NewAnalyzer(Options{})
+		if err := a.Add(Base, order[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Add(New, order[1]); err != nil {
+			t.Fatalf("%s vs %s: %v", order[0].Source, order[1].Source, err)
 		}
 	}
 }

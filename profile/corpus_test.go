@@ -73,7 +73,10 @@ var corpusLoads = map[string]bool{
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
 // and to what the errors of its broken files must name.
-var corpusFormats = map[string]struct{ format, name string }{
+var corpusFormats = map[string]struct {
+	format Format
+	name   string
+}{
 	"folded-stacks":        {"folded", ""},
 	"pprof-legacy-binary":  {"pprof-legacy", ""},
 	"pprof-legacy-text":    {"pprof-legacy", ""},
@@ -81,7 +84,7 @@ var corpusFormats = map[string]struct{ format, name string }{
 	"speedscope-json":      {"speedscope", "speedscope JSON"},
 	"perf-script-text":     {"perf-script", "perf script"},
 	"text-other":           {"perf-script", "perf script"},
-	"dotnet-nettrace":      {"nettrace (zip)", ".NET EventPipe trace (.nettrace)"},
+	"dotnet-nettrace":      {"nettrace", ".NET EventPipe trace (.nettrace)"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
@@ -288,7 +291,7 @@ func checkCorpusProfile(t *testing.T, e corpusEntry, path string, l *Loaded) {
 	}
 	format := baseFormat(e.format)
 	if want, ok := corpusFormats[format]; ok && l.Format != want.format ||
-		format == "pprof-protobuf" && !strings.HasPrefix(l.Format, "pprof") {
+		format == "pprof-protobuf" && !strings.HasPrefix(string(l.Format), "pprof") {
 		t.Errorf("%s (%s): loaded as %s", e.file, e.format, l.Format)
 	}
 	if e.kind == "cpu (sampled)" {

@@ -58,12 +58,15 @@ type Options struct {
 
 // Loaded is one loaded profile with what was learned while loading it.
 type Loaded struct {
-	Source   string            // as given by the user: a path, "-" or a URL
-	Format   string            // "pprof", "pprof-legacy", "folded", "go-trace", "speedscope" or "perf-script"
-	Kind     Kind              // detected kind (see DetectKind)
-	Profile  *pprofile.Profile // valid per CheckValid
-	Dropped  int64             // profiler-own samples dropped (sample records)
-	Warnings []string          // each already prefixed with the source
+	Source string // as given by the user: a path, "-" or a URL
+	Format Format // what the content is, whatever it was wrapped in
+	// Containers lists the layers unwrapped to reach the profile, outermost
+	// first ("gzip", "zip"); a container never changes Format.
+	Containers []string
+	Kind       Kind              // detected kind (see DetectKind)
+	Profile    *pprofile.Profile // valid per CheckValid
+	Dropped    int64             // profiler-own samples dropped (sample records)
+	Warnings   []string          // each already prefixed with the source
 }
 
 // Error is a load failure: the source and what is wrong with it.
@@ -138,6 +141,7 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 	// A profile gzipped twice (a .pb.gz compressed again in transit) is
 	// still a profile; a third layer is not worth reading.
 	for layers := 0; layers < 2 && isGzip(data); layers++ {
+		l.Containers = append(l.Containers, "gzip")
 		data, err = gunzip(data, maxSize)
 		if err != nil {
 			return fail(err)
@@ -157,7 +161,7 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 		if err == nil && len(np.Sample) == 0 {
 			err = errors.New("holds no SampleProfiler ThreadSample events (record with `dotnet-trace collect --profile cpu-sampling`)")
 		}
-		return foreign(source, "nettrace", ".NET EventPipe trace (.nettrace)", np, warns, err, l)
+		return foreign(source, FormatNettrace, ".NET EventPipe trace (.nettrace)", np, warns, err, l)
 	}
 	if isZip(data) && !inZip {
 		inner, name, err := unzipSingle(data, maxSize)
@@ -173,7 +177,7 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 			return nil, err
 		}
 		il.Warnings = append(l.Warnings, il.Warnings...)
-		il.Format += " (zip)"
+		il.Containers = append(append(l.Containers, "zip"), il.Containers...)
 		return il, nil
 	}
 
@@ -184,7 +188,7 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 	switch {
 	case perr == nil:
 		l.Format = format
-	case format == "pprof":
+	case format == FormatPprof:
 		// A well-formed protobuf whose content is inconsistent.
 		return fail(perr)
 	case binary:
@@ -201,11 +205,11 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 			text = strings.TrimPrefix(text, "\uFEFF")
 			if speedscope.Looks([]byte(text)) {
 				sp, warns, err := speedscope.Parse([]byte(text))
-				return foreign(source, "speedscope", "speedscope JSON", sp, warns, err, l)
+				return foreign(source, FormatSpeedscope, "speedscope JSON", sp, warns, err, l)
 			}
 			if perfscript.Looks(text) {
 				pp, warns, err := perfscript.Parse(text)
-				return foreign(source, "perf-script", "perf script", pp, warns, err, l)
+				return foreign(source, FormatPerfScript, "perf script", pp, warns, err, l)
 			}
 		}
 		if terr == nil {
@@ -227,11 +231,11 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 			l.Warnings = append(l.Warnings, source+": "+w)
 		}
 		p = fp
-		l.Format = "folded"
+		l.Format = FormatFolded
 	}
 	// The pprof and legacy paths have validated already; this checks what
 	// the folded parser built.
-	if l.Format == "folded" {
+	if l.Format == FormatFolded {
 		if err := p.CheckValid(); err != nil {
 			return fail(fmt.Errorf("malformed profile: %v", err))
 		}
@@ -239,7 +243,7 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 	if len(p.Sample) == 0 {
 		return fail(errors.New("profile has no samples"))
 	}
-	if p.Period == 0 && l.Format != "folded" {
+	if p.Period == 0 && l.Format != FormatFolded {
 		l.Warnings = append(l.Warnings, source+": profile has no sampling period")
 	}
 	l.Kind = DetectKind(p)
@@ -255,7 +259,7 @@ func parseGoTrace(source string, data []byte, l *Loaded) (*Loaded, error) {
 	if err == nil && len(p.Sample) == 0 {
 		err = fmt.Errorf("Go execution trace (go %s) holds no goroutine time", gotrace.Version(data))
 	}
-	l, err = foreign(source, "go-trace", "Go execution trace", p, warns, err, l)
+	l, err = foreign(source, FormatGoTrace, "Go execution trace", p, warns, err, l)
 	if err == nil {
 		l.Kind = KindTrace
 	}
@@ -265,7 +269,7 @@ func parseGoTrace(source string, data []byte, l *Loaded) (*Loaded, error) {
 // foreign finishes a profile that a parser of another tool's format built
 // (format goes into Loaded.Format, what names the format in errors): the
 // parser's error or warnings, then the checks every profile passes.
-func foreign(source, format, what string, p *pprofile.Profile, warns []string, err error, l *Loaded) (*Loaded, error) {
+func foreign(source string, format Format, what string, p *pprofile.Profile, warns []string, err error, l *Loaded) (*Loaded, error) {
 	if err != nil {
 		if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(what)) {
 			err = fmt.Errorf("%s: %w", what, err)
@@ -292,7 +296,7 @@ func foreign(source, format, what string, p *pprofile.Profile, warns []string, e
 // wrong with its content), "pprof-legacy" when a legacy parser read it, and
 // "" when neither did (err then is the protobuf decoder's error, or the
 // legacy parser's when that recognized its format but not the content).
-func parsePprof(source string, data []byte, l *Loaded) (*pprofile.Profile, string, error) {
+func parsePprof(source string, data []byte, l *Loaded) (*pprofile.Profile, Format, error) {
 	p, err := pprofile.ParseUncompressed(data)
 	if err == nil && len(p.SampleType) == 0 && len(p.Sample) == 0 && len(p.Location) == 0 && len(p.Function) == 0 {
 		// Nearly any short byte string decodes as some protobuf; one that
@@ -302,7 +306,7 @@ func parsePprof(source string, data []byte, l *Loaded) (*pprofile.Profile, strin
 	if err == nil {
 		verr := p.CheckValid()
 		if verr == nil {
-			return p, "pprof", nil
+			return p, FormatPprof, nil
 		}
 		// Some writers leave out Function/Location/Mapping ids and refer to
 		// them by position. Numbering them by position is the only reading.
@@ -313,11 +317,11 @@ func parsePprof(source string, data []byte, l *Loaded) (*pprofile.Profile, strin
 			if p2, err2 := pprofile.ParseUncompressed(fixed); err2 == nil {
 				if err2 = p2.CheckValid(); err2 == nil {
 					l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %d function/location/mapping message(s) had no id; numbered them by position", source, n))
-					return p2, "pprof", nil
+					return p2, FormatPprof, nil
 				}
 			}
 		}
-		return nil, "pprof", fmt.Errorf("malformed pprof profile: %v", verr)
+		return nil, FormatPprof, fmt.Errorf("malformed pprof profile: %v", verr)
 	}
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		// ParseData would decompress it again, without the size limit.
@@ -325,7 +329,7 @@ func parsePprof(source string, data []byte, l *Loaded) (*pprofile.Profile, strin
 	}
 	lp, lerr := pprofile.ParseData(data) // the protobuf again, then the legacy parsers
 	if lerr == nil {
-		return lp, "pprof-legacy", nil
+		return lp, FormatPprofLegacy, nil
 	}
 	if le := trimPprofErr(lerr); le != "unrecognized profile format" && !strings.Contains(le, "token too long") && !looksBinary(data) {
 		return nil, "", fmt.Errorf("legacy pprof profile: %s", le)

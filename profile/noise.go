@@ -4,8 +4,6 @@ import (
 	"regexp"
 
 	pprofile "github.com/google/pprof/profile"
-
-	"github.com/profdiff/profdiff/profile/gotrace"
 )
 
 // profilerFrame matches frames that only the profiler's own goroutines run:
@@ -19,7 +17,7 @@ var profilerFrame = regexp.MustCompile(`^(github\.com/felixge/fgprof\.|net/http/
 
 // DropProfilerSamples removes samples whose stack contains a profiler-only
 // frame, and the samples a Go execution trace labels as the profiler's own
-// goroutines' (gotrace.LabelProfiler: the goroutine had such a frame in
+// goroutines' (LabelProfiler: the goroutine had such a frame in
 // any of its stacks, so its time with no stack goes too), and returns how many sample records it removed. Locations and
 // functions are left in place; they are harmless without samples.
 func DropProfilerSamples(p *pprofile.Profile) int64 {
@@ -47,7 +45,7 @@ func DropProfilerSamples(p *pprofile.Profile) int64 {
 	kept := p.Sample[:0]
 	var dropped int64
 	for _, s := range p.Sample {
-		drop := len(s.Label) > 0 && len(s.Label[gotrace.LabelProfiler]) > 0
+		drop := len(s.Label) > 0 && len(s.Label[LabelProfiler]) > 0
 		for _, loc := range s.Location {
 			if drop {
 				break
@@ -72,7 +70,7 @@ func DropProfilerSamples(p *pprofile.Profile) int64 {
 
 func hasProfilerLabel(p *pprofile.Profile) bool {
 	for _, s := range p.Sample {
-		if len(s.Label) > 0 && len(s.Label[gotrace.LabelProfiler]) > 0 {
+		if len(s.Label) > 0 && len(s.Label[LabelProfiler]) > 0 {
 			return true
 		}
 	}

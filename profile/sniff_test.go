@@ -50,17 +50,19 @@ func zipT(t *testing.T, files map[string]string) []byte {
 // fail with an error that names the format.
 func TestParseForeignFormats(t *testing.T) {
 	for _, tc := range []struct {
-		name, data, format string
-		kind               Kind
-		samples            int
+		name, data string
+		format     Format
+		containers string
+		kind       Kind
+		samples    int
 	}{
-		{"perf.txt", perfScript, "perf-script", KindCPU, 2},
-		{"perf-bom.txt", "\uFEFF" + perfScript, "perf-script", KindCPU, 2},
-		{"perf-nostack.txt", "fio 236193/236193 [021] 1.791544:          1    block:block_rq_issue: 259,76 R 4096 () 57622160 + 8 [fio]\n", "perf-script", KindUnknown, 1},
-		{"perf-addrs.txt", "java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff810275f1 intel_pmu_enable_all ([kernel.kallsyms])\n", "perf-script", KindCPU, 1},
-		{"folded.zip", string(zipT(t, map[string]string{"__MACOSX/._a.folded": "junk", "dir/a.folded": "main;f 3\nmain;g 1\n"})), "folded (zip)", KindUnknown, 2},
+		{"perf.txt", perfScript, "perf-script", "", KindCPU, 2},
+		{"perf-bom.txt", "\uFEFF" + perfScript, "perf-script", "", KindCPU, 2},
+		{"perf-nostack.txt", "fio 236193/236193 [021] 1.791544:          1    block:block_rq_issue: 259,76 R 4096 () 57622160 + 8 [fio]\n", "perf-script", "", KindUnknown, 1},
+		{"perf-addrs.txt", "java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\nffffffff810275f1 intel_pmu_enable_all ([kernel.kallsyms])\n", "perf-script", "", KindCPU, 1},
+		{"folded.zip", string(zipT(t, map[string]string{"__MACOSX/._a.folded": "junk", "dir/a.folded": "main;f 3\nmain;g 1\n"})), "folded", "zip", KindUnknown, 2},
 		{"s.speedscope.json", `{"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": [{"name": "main"}, {"name": "work"}]},
-			"profiles": [{"type": "sampled", "name": "Thread (1)", "unit": "milliseconds", "startValue": 0, "endValue": 3, "samples": [[0, 1], [0]], "weights": [2, 1]}]}`, "speedscope", KindWall, 2},
+			"profiles": [{"type": "sampled", "name": "Thread (1)", "unit": "milliseconds", "startValue": 0, "endValue": 3, "samples": [[0, 1], [0]], "weights": [2, 1]}]}`, "speedscope", "", KindWall, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, data := range [][]byte{[]byte(tc.data), gzipT(t, []byte(tc.data))} {
@@ -70,6 +72,16 @@ func TestParseForeignFormats(t *testing.T) {
 				}
 				if l.Format != tc.format || l.Kind != tc.kind || len(l.Profile.Sample) != tc.samples {
 					t.Errorf("loaded as %s, kind %s, %d samples; want %s, %s, %d", l.Format, l.Kind, len(l.Profile.Sample), tc.format, tc.kind, tc.samples)
+				}
+				want := tc.containers
+				if data[0] == 0x1f {
+					want = strings.TrimPrefix(want+",gzip", ",")
+					if tc.containers != "" {
+						want = "gzip," + tc.containers
+					}
+				}
+				if got := strings.Join(l.Containers, ","); got != want {
+					t.Errorf("containers %q, want %q", got, want)
 				}
 			}
 		})

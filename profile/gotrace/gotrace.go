@@ -35,26 +35,29 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 	"golang.org/x/exp/trace"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
-// Label keys and values on the samples Parse writes.
+// Label keys and values on the samples Parse writes: profdiff's label
+// contract (profile.LabelBucket and the rest).
 const (
 	// LabelBucket holds the sample's bucket: cpu, wait, lock-contention,
 	// gc, io, syscall, or Sched.
-	LabelBucket = "profdiff.bucket"
+	LabelBucket = labels.Bucket
 	// LabelState holds the goroutine state: running, runnable, waiting or
 	// syscall.
-	LabelState = "profdiff.state"
+	LabelState = labels.State
 	// LabelReason holds the runtime's block or stop reason ("sync",
 	// "chan receive", "network", "preempted", ...); "unknown" when the
 	// goroutine was already waiting when the trace started.
-	LabelReason = "profdiff.reason"
+	LabelReason = labels.Reason
 	// LabelProfiler is "true" on the samples of the profiler's own
 	// goroutines (see Options.ProfilerFrame).
-	LabelProfiler = "profdiff.profiler"
+	LabelProfiler = labels.Profiler
 	// Sched is the LabelBucket value of runnable time: scheduler latency,
 	// reported on its own and in none of the buckets.
-	Sched = "sched"
+	Sched = labels.Sched
 )
 
 // CommentPrefix starts the comment Parse puts on its profiles.

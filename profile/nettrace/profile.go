@@ -48,6 +48,8 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 // DefaultSamplingInterval is used when a file's ExpectedCPUSamplingRate is
@@ -243,7 +245,7 @@ func (t *Trace) Profile() (*pprofile.Profile, []string) {
 		smp := &pprofile.Sample{
 			Location: append([]*pprofile.Location(nil), locs...),
 			Value:    []int64{1, interval},
-			Label:    map[string][]string{"thread": {strconv.FormatUint(s.Thread, 10)}, "sample": {kind}},
+			Label:    map[string][]string{labels.Thread: {strconv.FormatUint(s.Thread, 10)}, "sample": {kind}},
 		}
 		b.samples[string(key)] = smp
 		p.Sample = append(p.Sample, smp)

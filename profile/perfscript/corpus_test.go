@@ -324,7 +324,7 @@ func TestCollapsedTwinsDiffToNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := []string{"perf-script", "folded"}[side]; l.Format != want {
+				if want := []profile.Format{profile.FormatPerfScript, profile.FormatFolded}[side]; l.Format != want {
 					t.Fatalf("%s loaded as %s, want %s", path, l.Format, want)
 				}
 				for _, s := range l.Profile.Sample {

@@ -65,6 +65,8 @@ import (
 	"unicode/utf8"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 const (
@@ -966,7 +968,7 @@ func (b *builder) build() (*pprofile.Profile, error) {
 		}
 		s := &pprofile.Sample{
 			Location: locs,
-			Label:    map[string][]string{"thread": {b.threads[n.thread]}},
+			Label:    map[string][]string{labels.Thread: {b.threads[n.thread]}},
 		}
 		if withCount {
 			s.Value = []int64{n.count, int64(v)}

@@ -1,0 +1,41 @@
+package profile
+
+import "github.com/profdiff/profdiff/profile/internal/labels"
+
+// Format names what a profile's content is. Containers (gzip, zip) are
+// layers in front of a format (Loaded.Containers), never part of its name.
+// The names appear in messages and are stable.
+type Format string
+
+const (
+	FormatPprof       Format = "pprof"        // profile.proto, gzipped or not
+	FormatPprofLegacy Format = "pprof-legacy" // the legacy text and binary formats pprof reads
+	FormatFolded      Format = "folded"       // folded stacks: `a;b;c 42`
+	FormatGoTrace     Format = "go-trace"     // a Go execution trace, read as goroutine time
+	FormatSpeedscope  Format = "speedscope"   // speedscope JSON
+	FormatPerfScript  Format = "perf-script"  // `perf script` text
+	FormatNettrace    Format = "nettrace"     // a .NET EventPipe trace
+)
+
+// The sample-label contract: readers that know more than frame names say
+// so in these labels, and the classifier (package diff) reads them. Values
+// are single strings.
+const (
+	// LabelBucket names a sample's bucket (cpu, wait, lock-contention, gc,
+	// io, syscall) or SchedLatency, decided by the format from why the
+	// thread waited; it overrides the frame rules.
+	LabelBucket = labels.Bucket
+	// LabelState is the thread or goroutine state: running, runnable,
+	// waiting or syscall.
+	LabelState = labels.State
+	// LabelReason is the runtime's block or stop reason.
+	LabelReason = labels.Reason
+	// LabelProfiler marks samples of the profiler's own threads ("true");
+	// Load drops them unless Options.KeepProfiler is set.
+	LabelProfiler = labels.Profiler
+	// LabelThread names the thread of a sample in thread-time profiles.
+	LabelThread = labels.Thread
+	// SchedLatency is the LabelBucket value of runnable time (waiting for
+	// a CPU), which is reported on its own line, in no bucket.
+	SchedLatency = labels.Sched
+)

@@ -1,0 +1,29 @@
+// Package labels holds the sample-label contract between profdiff's readers
+// and its classifier. Package profile re-exports it (profile.LabelBucket and
+// the rest), which is the name everyone outside profile uses; it lives here
+// only so that the format packages under profile, which profile imports,
+// can use the same constants without an import cycle.
+package labels
+
+const (
+	// Bucket holds a sample's bucket when the format recorded why the thread
+	// waited (a Go trace's block reason): cpu, wait, lock-contention, gc, io,
+	// syscall, or Sched. It decides before any frame rule.
+	Bucket = "profdiff.bucket"
+	// State holds the thread or goroutine state: running, runnable, waiting
+	// or syscall.
+	State = "profdiff.state"
+	// Reason holds the runtime's block or stop reason ("sync",
+	// "chan receive", "network", "preempted", ...); "unknown" when it was
+	// already waiting when recording started.
+	Reason = "profdiff.reason"
+	// Profiler is "true" on samples of the profiler's own threads or
+	// goroutines; the loader drops them unless asked to keep them.
+	Profiler = "profdiff.profiler"
+	// Thread names the thread a sample was taken on, in thread-time
+	// profiles (speedscope, .nettrace).
+	Thread = "thread"
+	// Sched is the Bucket value of runnable time: scheduler latency,
+	// reported on its own and in none of the buckets.
+	Sched = "sched"
+)
