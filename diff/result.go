@@ -25,6 +25,11 @@ type BucketRow struct {
 	New    float64 `json:"new"`
 	Delta  float64 `json:"delta"`
 	Noisy  bool    `json:"noisy,omitempty"`
+	// BaseValue and NewValue are the bucket's raw values in the result's
+	// unit, the source the shares are derived from. (Not yet in the JSON
+	// schema: absolute values and rates come to every output together.)
+	BaseValue float64 `json:"-"`
+	NewValue  float64 `json:"-"`
 }
 
 // MethodRow is one method's share on each side (self, or inclusive with
@@ -54,9 +59,11 @@ type Result struct {
 	Buckets    []BucketRow  `json:"buckets"`
 	// Sched is scheduler latency, when a side has any (Go execution
 	// traces: time goroutines spent runnable, waiting for a P).
-	Sched    *SchedRow   `json:"sched_latency,omitempty"`
-	Methods  []MethodRow `json:"methods"`
-	Warnings []string    `json:"-"`
+	Sched   *SchedRow   `json:"sched_latency,omitempty"`
+	Methods []MethodRow `json:"methods"`
+	// Tree is the merged call tree, built only when Options.CallTree asks.
+	Tree     *CallNode `json:"tree,omitempty"`
+	Warnings []string  `json:"-"`
 }
 
 // SchedRow is scheduler latency on each side: runnable time as a share of
@@ -112,9 +119,11 @@ type TopResult struct {
 	Samples    int64        `json:"samples"`
 	Buckets    []TopBucket  `json:"buckets"`
 	// Sched is scheduler latency, when the profile has any (see SchedRow).
-	Sched    *TopSched   `json:"sched_latency,omitempty"`
-	Methods  []TopMethod `json:"methods"`
-	Warnings []string    `json:"-"`
+	Sched   *TopSched   `json:"sched_latency,omitempty"`
+	Methods []TopMethod `json:"methods"`
+	// Tree is the call tree (base side), built only when Options.CallTree asks.
+	Tree     *CallNode `json:"tree,omitempty"`
+	Warnings []string  `json:"-"`
 }
 
 // TopSched is scheduler latency of a single side: runnable time as a share

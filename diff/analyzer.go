@@ -1,0 +1,369 @@
+package diff
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// By chooses which frame a sample's value is attributed to in the method
+// table.
+type By string
+
+const (
+	ByFrame   By = "frame"   // the sample's leaf (first non-skip frame)
+	ByDecider By = "decider" // the frame that decided the sample's bucket
+	// ByCaller charges a sample to the program's own code behind its
+	// bucket: from the deciding frame towards the root, the first frame no
+	// rule matches that is not in the Go standard library (the function
+	// that called Lock, not the runtime's semaphore); failing that the
+	// first rule-free frame, failing that the decider.
+	ByCaller By = "caller"
+)
+
+// ParseBy validates a --by value.
+func ParseBy(s string) (By, error) {
+	switch By(s) {
+	case ByFrame, ByDecider, ByCaller:
+		return By(s), nil
+	}
+	return "", fmt.Errorf("unknown --by %q (want frame, decider or caller)", s)
+}
+
+// Options configure an Analyzer. The zero value means: the profile's default
+// sample type, self values by leaf frame, the built-in rules, 20 rows.
+type Options struct {
+	SampleIndex string         // sample type name (e.g. "cpu", "delay") or index; "" = the profile's default
+	Kind        profile.Kind   // overrides kind detection when non-empty
+	Cum         bool           // inclusive instead of self shares
+	By          By             // ByFrame (default) or ByDecider
+	Top         int            // method rows kept (0 = 20, <0 = all)
+	Focus       *regexp.Regexp // keep only samples with a frame matching
+	Ignore      *regexp.Regexp // drop samples with a frame matching
+	Rules       *RuleSet       // nil = DefaultRules()
+	// Modules says whether method rows are named module!method: ModulesAuto
+	// (the zero value) does so when a .nettrace profile is added, PerfView's
+	// convention for .NET methods.
+	Modules ModuleNames
+	// CallTree builds the merged call tree of both sides (Result.Tree), for
+	// flame graphs; off by default, since it holds every distinct path.
+	CallTree bool
+}
+
+// ModuleNames is Options.Modules.
+type ModuleNames int
+
+const (
+	ModulesAuto ModuleNames = iota
+	ModulesOn
+	ModulesOff
+)
+
+// qualify names a row module!method when module names are on.
+func (a *Analyzer) qualify(name, module string) string {
+	if module == "" || a.opts.Modules == ModulesOff || a.opts.Modules == ModulesAuto && !a.sawNettrace {
+		return name
+	}
+	return module + "!" + name
+}
+
+// DefaultTop is the number of method rows kept when Options.Top is 0.
+const DefaultTop = 20
+
+// Side names the two sides of a comparison.
+type Side int
+
+const (
+	Base Side = 0
+	New  Side = 1
+)
+
+func (s Side) String() string {
+	if s == Base {
+		return "base"
+	}
+	return "new"
+}
+
+// method is one interned method (normalized frame name) with its per-side
+// values and the bucket mix of those values.
+type method struct {
+	name    string // display name: the first raw name seen, module prefix removed
+	key     string // symbolize.Normalize(name)
+	fr      frameRule
+	frDone  bool
+	filter  int8 // 0 unknown, else a FilterClass
+	val     [2]float64
+	buckets [2][NumBuckets]float64
+	module  [2]string // first module seen on each side
+	seen    uint64    // stamp for inclusive (cum) counting
+	std     int8      // 0 unknown, 1 Go standard library, 2 not (for ByCaller)
+}
+
+// sideMeta is what a side's profiles say about themselves. Values (totals,
+// buckets, samples, durations) are not kept here: they are sums over the
+// side's ProfileStats, the one record of what each profile contributed.
+type sideMeta struct {
+	kind       profile.Kind
+	kinds      map[profile.Kind]bool
+	period     int64
+	periodType string
+	periods    map[int64]bool
+	dropped    int64
+	threads    map[string]bool // values of the thread sample label (thread-time profiles)
+}
+
+// ProfileStats is what one added profile contributed, in the result's unit:
+// the per-profile observation the gate tests, and the raw values the
+// merged sides are summed from.
+type ProfileStats struct {
+	Source        string
+	Side          Side
+	Kind          profile.Kind
+	Total         float64             // value of the kept samples in a bucket (scheduler latency excluded)
+	Buckets       [NumBuckets]float64 // Total split by bucket
+	Sched         float64             // scheduler latency (runnable time), in no bucket
+	Samples       int64               // samples behind the bucketed value (the count column, else records)
+	Filtered      int64               // sample records removed by --focus/--ignore
+	DurationNanos int64
+}
+
+// add sums another profile's values into s.
+func (s *ProfileStats) add(o *ProfileStats) {
+	s.Total += o.Total
+	s.Sched += o.Sched
+	s.Samples += o.Samples
+	s.Filtered += o.Filtered
+	s.DurationNanos += o.DurationNanos
+	for b := range s.Buckets {
+		s.Buckets[b] += o.Buckets[b]
+	}
+}
+
+// Analyzer accumulates profiles into two sides and computes a Result. Add
+// classifies each sample once (see Sample) and streams it into compact
+// per-method totals, per-profile statistics and any consumer registered
+// with OnSample, so the profile can be released right after; memory is
+// bounded by the number of distinct methods, not samples. Diff and Top are
+// pure: they may be called any number of times, in any order.
+type Analyzer struct {
+	opts        Options
+	rules       *RuleSet
+	sampleType  string // "type/unit", fixed by the first profile
+	typeSource  string
+	typeFolded  bool // the first profile was folded stacks
+	sawNettrace bool // a .nettrace profile was added (ModulesAuto)
+	unit        string
+	methods     []*method
+	byName      map[string]int32 // raw frame name → method
+	byKey       map[string]int32 // normalized name → method
+	sides       [2]sideMeta
+	profiles    []ProfileStats
+	consumers   []func(*Sample)
+	warnings    []string // found while adding; Diff and Top add their own to a copy
+	stamp       uint64
+	tree        *CallTree // nil unless Options.CallTree
+	// scratch reused across samples
+	smp Sample
+}
+
+// NewAnalyzer returns an Analyzer with the given options.
+func NewAnalyzer(opts Options) *Analyzer {
+	if opts.By == "" {
+		opts.By = ByFrame
+	}
+	if opts.Top == 0 {
+		opts.Top = DefaultTop
+	}
+	rules := opts.Rules
+	if rules == nil {
+		rules = DefaultRules()
+	}
+	a := &Analyzer{opts: opts, rules: rules, byName: map[string]int32{}, byKey: map[string]int32{}}
+	for i := range a.sides {
+		a.sides[i].kinds = map[profile.Kind]bool{}
+		a.sides[i].periods = map[int64]bool{}
+	}
+	if opts.CallTree {
+		a.tree = newCallTree()
+	}
+	a.smp.a = a
+	return a
+}
+
+// OnSample registers a consumer of the classified-sample stream: fn is
+// called for every kept sample of every profile added afterwards, after
+// the Analyzer's own tables have taken it. The Sample and its Stack are
+// reused: fn must not keep them.
+func (a *Analyzer) OnSample(fn func(*Sample)) { a.consumers = append(a.consumers, fn) }
+
+// Profiles returns what each added profile contributed, in the order added.
+func (a *Analyzer) Profiles() []ProfileStats { return append([]ProfileStats(nil), a.profiles...) }
+
+// MethodName returns the display name of a method id of Sample.Stack.
+func (a *Analyzer) MethodName(id int32) string { return a.methods[id].name }
+
+// SampleTypeIndex returns the index of the sample type named by sel in p:
+// a type name ("cpu", "delay", "samples"), "type/unit", or a decimal index;
+// "" selects pprof's default (DefaultSampleType, else the last type).
+func SampleTypeIndex(p *pprofile.Profile, sel string) (int, error) {
+	if len(p.SampleType) == 0 {
+		return 0, fmt.Errorf("profile has no sample types")
+	}
+	if sel == "" {
+		if p.DefaultSampleType != "" {
+			for i, st := range p.SampleType {
+				if st.Type == p.DefaultSampleType {
+					return i, nil
+				}
+			}
+		}
+		return len(p.SampleType) - 1, nil
+	}
+	for i, st := range p.SampleType {
+		if st.Type == sel || st.Type+"/"+st.Unit == sel {
+			return i, nil
+		}
+	}
+	if n, err := strconv.Atoi(sel); err == nil && n >= 0 && n < len(p.SampleType) {
+		return n, nil
+	}
+	return 0, fmt.Errorf("no sample type %q (it has %s)", sel, SampleTypes(p))
+}
+
+// SampleTypes lists a profile's sample types as "type/unit, type/unit".
+func SampleTypes(p *pprofile.Profile) string {
+	s := make([]string, len(p.SampleType))
+	for i, st := range p.SampleType {
+		s[i] = st.Type + "/" + st.Unit
+	}
+	return strings.Join(s, ", ")
+}
+
+// Add streams one loaded profile into a side. It fails when the profile's
+// selected sample type differs from the profiles added before, unless one of
+// them is folded stacks, which say nothing about what they count (a warning
+// then says so); a profile that fails is not added.
+func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
+	idx, err := a.checkSampleType(l)
+	if err != nil {
+		return err
+	}
+	kind := a.kindOf(l)
+	a.noteMeta(side, l, kind)
+	a.profiles = append(a.profiles, ProfileStats{Source: l.Source, Side: side, Kind: kind, DurationNanos: l.Profile.DurationNanos})
+	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
+	return nil
+}
+
+// checkSampleType returns the index of the selected sample type of l and
+// checks it against the profiles added before.
+func (a *Analyzer) checkSampleType(l *profile.Loaded) (int, error) {
+	p := l.Profile
+	idx, err := SampleTypeIndex(p, a.opts.SampleIndex)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", l.Source, err)
+	}
+	st := p.SampleType[idx].Type + "/" + p.SampleType[idx].Unit
+	folded := l.Format == profile.FormatFolded
+	switch {
+	case a.sampleType == "":
+		a.sampleType, a.typeSource, a.unit, a.typeFolded = st, l.Source, p.SampleType[idx].Unit, folded
+	case st == a.sampleType:
+	case a.typeFolded || folded:
+		// Folded stacks do not say what they count (stackcollapse-perf.pl
+		// sums perf's periods, other collapsers count samples), and shares
+		// are compared, not values: a folded side compares with any type.
+		a.warnings = append(a.warnings, fmt.Sprintf("comparing %s (%s) with %s (%s): folded stacks do not say what they count; shares are compared", a.typeSource, a.sampleType, l.Source, st))
+	default:
+		return 0, fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
+			a.typeSource, a.sampleType, l.Source, st, l.Source, SampleTypes(p))
+	}
+	return idx, nil
+}
+
+// kindOf is the kind l is analysed as: Options.Kind, else what loading
+// detected.
+func (a *Analyzer) kindOf(l *profile.Loaded) profile.Kind {
+	switch {
+	case a.opts.Kind != "":
+		return a.opts.Kind
+	case l.Kind != "":
+		return l.Kind
+	}
+	return profile.DetectKind(l.Profile)
+}
+
+// noteMeta records what l says about its side: kind, period, format.
+func (a *Analyzer) noteMeta(side Side, l *profile.Loaded, kind profile.Kind) {
+	if l.Format == profile.FormatNettrace {
+		a.sawNettrace = true
+	}
+	s, p := &a.sides[side], l.Profile
+	s.kinds[kind] = true
+	if s.kind == "" {
+		s.kind = kind
+	}
+	s.dropped += l.Dropped
+	if p.Period != 0 {
+		s.periods[p.Period] = true
+		s.period = p.Period
+		if p.PeriodType != nil {
+			s.periodType = p.PeriodType.Type + "/" + p.PeriodType.Unit
+		}
+	}
+}
+
+// take is the Analyzer's own consumer of the sample stream: per-profile
+// values, per-method values (self by Options.By, or inclusive), and the
+// call tree when asked for.
+func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
+	if s.Sched {
+		// Scheduler latency (a trace's runnable time, a goroutine not yet
+		// started) is reported on its own (Result.Sched), outside the
+		// buckets and the method table.
+		ps.Sched += s.Value
+		return
+	}
+	ps.Total += s.Value
+	ps.Samples += s.Count
+	ps.Buckets[s.Bucket] += s.Value
+	if len(s.Stack) == 0 {
+		return
+	}
+	if a.tree != nil {
+		a.tree.add(s)
+	}
+	if a.opts.Cum {
+		a.stamp++
+		for _, id := range s.Stack {
+			m := a.methods[id]
+			if m.seen == a.stamp {
+				continue
+			}
+			m.seen = a.stamp
+			m.credit(s.Side, s.Bucket, s.Value)
+		}
+		return
+	}
+	var target int
+	switch a.opts.By {
+	case ByFrame:
+		target = s.Leaf()
+	case ByCaller:
+		target = s.Caller()
+	default:
+		target = max(s.Decider, 0)
+	}
+	a.methods[s.Stack[target]].credit(s.Side, s.Bucket, s.Value)
+}
+
+func (m *method) credit(side Side, b Bucket, v float64) {
+	m.val[side] += v
+	m.buckets[side][b] += v
+}

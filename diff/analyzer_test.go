@@ -1,0 +1,114 @@
+package diff
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Diff and Top are pure: called again, in any order, they return the same
+// result with the same warnings (Diff used to append its warnings to the
+// Analyzer, so a second call returned them twice and Top after Diff five).
+func TestDiffAndTopArePure(t *testing.T) {
+	a := NewAnalyzer(Options{})
+	if err := a.Add(Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(New, folded(t, "b.folded", "main;g 10\nmain;sync.(*Mutex).Lock 5\n")); err != nil {
+		t.Fatal(err)
+	}
+	d1 := a.Diff()
+	t1 := a.Top()
+	d2 := a.Diff()
+	t2 := a.Top()
+	if len(d1.Warnings) == 0 {
+		t.Fatal("expected low-sample warnings")
+	}
+	if !reflect.DeepEqual(d1, d2) {
+		t.Errorf("second Diff differs:\n%+v\n%+v", d1, d2)
+	}
+	if !reflect.DeepEqual(t1, t2) {
+		t.Errorf("second Top differs:\n%+v\n%+v", t1, t2)
+	}
+	if len(t1.Warnings) != 1 {
+		t.Errorf("Top after Diff has %d warnings, want 1 (the profile's low-sample warning): %q", len(t1.Warnings), t1.Warnings)
+	}
+}
+
+// The sample stream: every consumer sees each kept sample once, already
+// classified, and the per-profile statistics add up to the merged sides.
+func TestSampleStreamAndProfileStats(t *testing.T) {
+	a := NewAnalyzer(Options{})
+	var seen [2]float64
+	var lockByDecider float64
+	a.OnSample(func(s *Sample) {
+		seen[s.Side] += s.Value
+		if s.Bucket == LockContention && a.MethodName(s.Stack[s.Decider]) == "internal/sync.runtime_SemacquireMutex" {
+			lockByDecider += s.Value
+		}
+		if got := a.MethodName(s.Stack[s.Caller()]); s.Bucket == LockContention && got != "handle" {
+			t.Errorf("caller of a lock sample is %s, want handle", got)
+		}
+	})
+	for i, text := range []string{wallBase, wallNew, wallNew} {
+		side := Base
+		if i > 0 {
+			side = New
+		}
+		if err := a.Add(side, folded(t, "p.folded", text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := a.Diff()
+	if seen[Base] != r.Base.Total || seen[New] != r.New.Total {
+		t.Errorf("stream saw %v, result totals %v and %v", seen, r.Base.Total, r.New.Total)
+	}
+	ps := a.Profiles()
+	if len(ps) != 3 || ps[0].Side != Base || ps[2].Side != New {
+		t.Fatalf("profiles %+v", ps)
+	}
+	var sum ProfileStats
+	for _, p := range ps[1:] {
+		sum.add(&p)
+	}
+	for _, b := range r.Buckets {
+		if b.NewValue != sum.Buckets[b.Bucket] || b.New != share(sum.Buckets[b.Bucket], sum.Total) {
+			t.Errorf("%s: merged %v (%v), per-profile sum %v", b.Bucket, b.NewValue, b.New, sum.Buckets[b.Bucket])
+		}
+	}
+	if lockByDecider != r.Buckets[LockContention].BaseValue+r.Buckets[LockContention].NewValue {
+		t.Errorf("lock decided by runtime_SemacquireMutex: %v, lock bucket %v+%v", lockByDecider, r.Buckets[LockContention].BaseValue, r.Buckets[LockContention].NewValue)
+	}
+}
+
+// The merged call tree holds both sides, inclusive and self, root first.
+func TestCallTree(t *testing.T) {
+	a := NewAnalyzer(Options{CallTree: true})
+	if err := a.Add(Base, folded(t, "a.folded", "main;f 10\nmain;g 5\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(New, folded(t, "b.folded", "main;g 20\nmain;g;h 4\n")); err != nil {
+		t.Fatal(err)
+	}
+	root := a.Diff().Tree
+	if root == nil || len(root.Children) != 1 || root.Children[0].Name != "main" {
+		t.Fatalf("tree %+v", root)
+	}
+	m := root.Children[0]
+	if m.Total != [2]float64{15, 24} || m.Self != [2]float64{} {
+		t.Errorf("main: total %v self %v", m.Total, m.Self)
+	}
+	var names []string
+	for _, c := range m.Children {
+		names = append(names, c.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"f", "g"}) {
+		t.Errorf("children of main: %v", names)
+	}
+	g := m.Children[1]
+	if g.Total != [2]float64{5, 24} || g.Self != [2]float64{5, 20} || len(g.Children) != 1 || g.Children[0].Self != [2]float64{0, 4} {
+		t.Errorf("g: %+v", g)
+	}
+	if NewAnalyzer(Options{}).Diff().Tree != nil {
+		t.Error("a tree was built without Options.CallTree")
+	}
+}

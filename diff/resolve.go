@@ -1,0 +1,248 @@
+package diff
+
+import (
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// locResolver maps the locations of one profile to method ids and frame
+// rules, memoized per location: a location with one frame (the common case)
+// keeps it in its entry, others in two flat arenas, idv[e.off:e.off+e.n]
+// and frv[e.off:e.off+e.n]. Locations are indexed by ID in a slice when IDs
+// are dense (as every pprof writer makes them), else by a map. Functions are
+// memoized the same way, so a name is split and interned once per profile.
+type locResolver struct {
+	a       *Analyzer
+	side    Side
+	dense   []locEntry
+	byPtr   map[*pprofile.Location]*locEntry
+	idv     []int32
+	frv     []frameRule
+	fnDense []fnEntry // by Function.ID
+	fnMap   map[*pprofile.Function]int32
+	buf     []symbolize.Frame
+}
+
+type fnEntry struct {
+	fn *pprofile.Function
+	id int32
+}
+
+type locEntry struct {
+	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
+	off    uint32 // in idv and frv when n > 1
+	id     int32  // the frame when n == 1
+	frDone bool   // fr or frv filled in
+	fr     frameRule
+}
+
+func (a *Analyzer) newLocResolver(p *pprofile.Profile, side Side) *locResolver {
+	r := &locResolver{a: a, side: side}
+	maxID := uint64(0)
+	for _, l := range p.Location {
+		maxID = max(maxID, l.ID)
+	}
+	if maxID <= uint64(4*len(p.Location)+16) {
+		r.dense = make([]locEntry, maxID+1)
+	} else {
+		r.byPtr = make(map[*pprofile.Location]*locEntry, len(p.Location))
+	}
+	maxID = 0
+	for _, f := range p.Function {
+		maxID = max(maxID, f.ID)
+	}
+	if maxID <= uint64(4*len(p.Function)+16) {
+		r.fnDense = make([]fnEntry, maxID+1)
+	} else {
+		r.fnMap = make(map[*pprofile.Function]int32, len(p.Function))
+	}
+	return r
+}
+
+// entry returns loc's memo entry, resolving its method ids on first sight.
+func (r *locResolver) entry(loc *pprofile.Location) *locEntry {
+	var e *locEntry
+	if r.dense != nil && loc.ID < uint64(len(r.dense)) {
+		e = &r.dense[loc.ID]
+	} else {
+		if r.byPtr == nil {
+			r.byPtr = map[*pprofile.Location]*locEntry{}
+		}
+		e = r.byPtr[loc]
+		if e == nil {
+			e = &locEntry{}
+			r.byPtr[loc] = e
+		}
+	}
+	if e.n == 0 {
+		r.resolve(e, loc)
+	}
+	return e
+}
+
+// appendIDs appends the method ids of a resolved location's frames.
+func (r *locResolver) appendIDs(dst []int32, e *locEntry) []int32 {
+	if e.n == 1 {
+		return append(dst, e.id)
+	}
+	return append(dst, r.idv[e.off:e.off+e.n]...)
+}
+
+// appendRules appends the frame rules of a resolved location's frames.
+func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
+	if e.n == 1 {
+		if !e.frDone {
+			e.fr, e.frDone = r.a.frameRuleOf(e.id, kind), true
+		}
+		return append(dst, e.fr)
+	}
+	frs := r.frv[e.off : e.off+e.n]
+	if !e.frDone {
+		for i, id := range r.idv[e.off : e.off+e.n] {
+			frs[i] = r.a.frameRuleOf(id, kind)
+		}
+		e.frDone = true
+	}
+	return append(dst, frs...)
+}
+
+func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
+	a := r.a
+	ids := r.idv[len(r.idv):]
+	named := 0
+	for _, ln := range loc.Line {
+		if ln.Function != nil && ln.Function.Name != "" {
+			named++
+		}
+	}
+	if n := len(loc.Line); n > 0 && named == n {
+		// One frame per named line: memoize on the function, and name the
+		// location's frames only when a function is new. Unsymbolized
+		// locations take the other path, so each keeps its own address.
+		r.buf = r.buf[:0]
+		for i, ln := range loc.Line {
+			id, ok := r.funcID(ln.Function)
+			if !ok {
+				if len(r.buf) == 0 {
+					r.buf = symbolize.LocationFrames(r.buf, loc)
+				}
+				id = a.intern(r.buf[i].Name, r.buf[i].Module, r.side)
+				r.setFuncID(ln.Function, id)
+			}
+			ids = append(ids, id)
+		}
+	} else {
+		r.buf = symbolize.LocationFrames(r.buf[:0], loc)
+		for _, f := range r.buf {
+			ids = append(ids, a.intern(f.Name, f.Module, r.side))
+		}
+	}
+	e.n = uint32(len(ids))
+	if e.n == 1 {
+		e.id = ids[0]
+		return
+	}
+	e.off = uint32(len(r.idv))
+	r.idv = append(r.idv, ids...)
+	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
+}
+
+// funcID returns the method of a function seen before (fn may be nil).
+func (r *locResolver) funcID(fn *pprofile.Function) (int32, bool) {
+	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
+		if e := &r.fnDense[fn.ID]; e.fn == fn {
+			return e.id, true
+		}
+	}
+	id, ok := r.fnMap[fn]
+	return id, ok
+}
+
+func (r *locResolver) setFuncID(fn *pprofile.Function, id int32) {
+	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
+		if e := &r.fnDense[fn.ID]; e.fn == nil {
+			e.fn, e.id = fn, id
+			return
+		}
+	}
+	// Not dense, nil, or two functions with one ID (a hand-built profile).
+	if r.fnMap == nil {
+		r.fnMap = map[*pprofile.Function]int32{}
+	}
+	r.fnMap[fn] = id
+}
+
+// intern returns the method id for a raw frame name, creating the method on
+// first sight. Methods are identified by their normalized name, so
+// `Foo(int)` and `Foo` from two writers are one method.
+func (a *Analyzer) intern(raw, module string, side Side) int32 {
+	id, ok := a.byName[raw]
+	if !ok {
+		key := symbolize.Normalize(raw)
+		id, ok = a.byKey[key]
+		if !ok {
+			id = int32(len(a.methods))
+			a.methods = append(a.methods, &method{name: raw, key: key})
+			a.byKey[key] = id
+		}
+		a.byName[raw] = id
+	}
+	if m := a.methods[id]; module != "" && m.module[side] == "" {
+		m.module[side] = module
+	}
+	return id
+}
+
+func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
+	m := a.methods[id]
+	if !m.frDone {
+		m.fr = a.rules.frameRule(m.key, kind)
+		m.frDone = true
+	}
+	return m.fr
+}
+
+// keep applies --focus and --ignore (pprof semantics: focus keeps samples
+// with any matching frame, ignore drops samples with any matching frame).
+func (a *Analyzer) keep(stack []int32) bool {
+	if a.opts.Focus == nil && a.opts.Ignore == nil {
+		return true
+	}
+	focused := a.opts.Focus == nil
+	for _, id := range stack {
+		m := a.methods[id]
+		if m.filter == 0 {
+			m.filter = int8(a.opts.FilterClass(m.name))
+		}
+		switch FilterClass(m.filter) {
+		case Ignored:
+			return false
+		case Focused:
+			focused = true
+		}
+	}
+	return focused
+}
+
+// FilterClass is what --focus and --ignore say about one frame name.
+type FilterClass int8
+
+const (
+	Focused FilterClass = 1 // matches focus (and not ignore)
+	Ignored FilterClass = 2 // matches ignore: the sample is dropped
+	Neutral FilterClass = 4 // matches neither
+)
+
+// FilterClass classifies a frame name by the options' Focus and Ignore
+// regexps; ignore wins over focus. Callers memoize it per name.
+func (o *Options) FilterClass(name string) FilterClass {
+	switch {
+	case o.Ignore != nil && o.Ignore.MatchString(name):
+		return Ignored
+	case o.Focus != nil && o.Focus.MatchString(name):
+		return Focused
+	}
+	return Neutral
+}

@@ -1,0 +1,190 @@
+package diff
+
+import (
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// Sample is one sample of an added profile as the classifier decided it:
+// the single stream every consumer reads (the Analyzer's tables, the
+// gate's checks, call trees). A sample is classified once, here; nobody
+// re-walks a profile with rules of their own.
+//
+// Stack and the frame rules behind Leaf and Caller are scratch buffers:
+// valid only during the consumer's call.
+type Sample struct {
+	Side    Side
+	Profile int     // index into Analyzer.Profiles
+	Value   float64 // of the selected sample type, in the result's unit
+	Count   int64   // samples behind this record: the count column, else 1
+	Bucket  Bucket  // meaningless when Sched is set
+	// Sched marks scheduler latency (runnable time, a goroutine not yet
+	// started): in no bucket and no method row.
+	Sched bool
+	// Stack holds method ids, leaf first (Analyzer.MethodName names them).
+	Stack []int32
+	// Decider is the index in Stack of the frame that decided Bucket
+	// (the leaf-most non-skip frame when no rule did), -1 for an empty stack.
+	Decider int
+
+	frames []frameRule
+	a      *Analyzer
+}
+
+// Leaf is the index in Stack of the frame the sample's own time is spent
+// in: the first frame that is not a skip frame (0 for an empty stack).
+func (s *Sample) Leaf() int { return leafIndex(s.frames) }
+
+// Caller is the index in Stack of the program's own code behind the
+// sample's bucket (see ByCaller); 0 for an empty stack.
+func (s *Sample) Caller() int {
+	return max(s.a.callerIndex(s.Stack, s.frames, s.Decider), 0)
+}
+
+// walk classifies every sample of p with a non-zero value of the sample
+// type at idx and hands it to the Analyzer's tables and the consumers.
+func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
+	// The count column (samples/count, contentions/count, goroutine/count)
+	// gives the number of samples behind each record.
+	countIdx := -1
+	for i, t := range p.SampleType {
+		if t.Unit == "count" {
+			countIdx = i
+			break
+		}
+	}
+	ps := &a.profiles[prof]
+	meta := &a.sides[side]
+	lr := a.newLocResolver(p, side)
+	filtering := a.opts.Focus != nil || a.opts.Ignore != nil
+	s := &a.smp
+	s.Side, s.Profile = side, prof
+	for _, smp := range p.Sample {
+		v := float64(smp.Value[idx])
+		if v == 0 {
+			continue
+		}
+		if len(smp.Label) > 0 {
+			meta.noteThread(smp)
+		}
+		s.Stack, s.frames = lr.frames(s.Stack[:0], s.frames[:0], smp, kind, filtering)
+		if filtering && !a.keep(s.Stack) {
+			ps.Filtered++
+			continue
+		}
+		if filtering {
+			// keep ran on ids alone; rules are resolved for kept samples only.
+			s.frames = s.frames[:0]
+			for _, loc := range smp.Location {
+				s.frames = lr.appendRules(s.frames, lr.entry(loc), kind)
+			}
+		}
+		s.Value, s.Count = v, 1
+		if countIdx >= 0 {
+			s.Count = smp.Value[countIdx]
+		}
+		a.decide(s, smp, kind)
+		a.take(s, ps)
+		for _, c := range a.consumers {
+			c(s)
+		}
+	}
+}
+
+// decide sets the sample's bucket, scheduler-latency flag and deciding
+// frame: what the format recorded (a trace's block reason, profile's
+// label contract) decides before frame names do.
+func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
+	lb, lsched, lok := SampleBucket(smp, kind)
+	switch {
+	case lok:
+		s.Bucket, s.Sched, s.Decider = lb, lsched, labelDecider(s.frames)
+	default:
+		s.Sched = false
+		s.Bucket, s.Decider = classify(s.frames, kind)
+	}
+	if len(s.Stack) == 0 {
+		s.Decider = -1
+	}
+}
+
+// noteThread records the thread label of a thread-time sample.
+func (m *sideMeta) noteThread(smp *pprofile.Sample) {
+	if th := smp.Label[profile.LabelThread]; len(th) == 1 {
+		if m.threads == nil {
+			m.threads = map[string]bool{}
+		}
+		m.threads[th[0]] = true
+	}
+}
+
+// frames appends the method ids of a sample's frames to stack and, unless
+// only ids are needed yet (filtering: rules wait until the sample is
+// kept), their frame rules to frames.
+func (r *locResolver) frames(stack []int32, frames []frameRule, smp *pprofile.Sample, kind profile.Kind, idsOnly bool) ([]int32, []frameRule) {
+	if idsOnly {
+		for _, loc := range smp.Location {
+			stack = r.appendIDs(stack, r.entry(loc))
+		}
+		return stack, frames
+	}
+	dense := r.dense
+	for _, loc := range smp.Location {
+		// Fast path: a known one-frame location, with no calls so the
+		// loads of successive frames overlap.
+		if id := loc.ID; id < uint64(len(dense)) {
+			if e := &dense[id]; e.n == 1 && e.frDone {
+				stack = append(stack, e.id)
+				frames = append(frames, e.fr)
+				continue
+			}
+		}
+		e := r.entry(loc)
+		stack = r.appendIDs(stack, e)
+		frames = r.appendRules(frames, e, kind)
+	}
+	return stack, frames
+}
+
+// callerIndex implements ByCaller (see there).
+func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
+	if at < 0 {
+		return at
+	}
+	free := -1
+	for i := at; i < len(stack); i++ {
+		if frames[i].rule != nil {
+			continue
+		}
+		if free < 0 {
+			free = i
+		}
+		m := a.methods[stack[i]]
+		if m.std == 0 {
+			m.std = 2
+			if symbolize.IsGoStd(m.key) {
+				m.std = 1
+			}
+		}
+		if m.std == 2 {
+			return i
+		}
+	}
+	if free >= 0 {
+		return free
+	}
+	return at
+}
+
+// leafIndex is the first frame that is not a skip frame (the frame a sample's
+// own time is spent in), or 0.
+func leafIndex(frames []frameRule) int {
+	for i, f := range frames {
+		if f.rule == nil || f.rule.Strength != Skip {
+			return i
+		}
+	}
+	return 0
+}
