@@ -116,20 +116,18 @@ type Options struct {
 const DefaultTop = 5
 
 // Gate accumulates profiles on two sides, one observation per profile.
+// It reads the same classified-sample stream as `profdiff diff` (one
+// Analyzer, diff.Analyzer.OnSample): bucket shares per profile come from
+// the Analyzer's ProfileStats and the merged ones from its Diff, so the
+// gate and diff agree by construction, and each profile is walked once.
 type Gate struct {
-	opts     Options
-	merged   *diff.Analyzer
-	scan     *scanner
-	profiles [2][]observed
-}
-
-// observed is one profile's shares (fractions of its own kept total).
-type observed struct {
-	source  string
-	total   float64
-	buckets [diff.NumBuckets]float64
-	sync    float64
-	scan    profileScan
+	opts    Options
+	merged  *diff.Analyzer
+	matched [][]float64 // per profile, per check: value of samples a method check selects
+	// Per check, per frame name: value on each side of the samples the
+	// check selects, attributed to the deciding frame and to the caller.
+	dec, call []map[string]*[2]float64
+	methodHit [][]int8 // per check, per method id: 0 unknown, 1 matches, 2 does not
 }
 
 // New returns a Gate.
@@ -144,11 +142,15 @@ func New(opts Options) *Gate {
 		opts.Top = DefaultTop
 	}
 	a := opts.Analysis
-	if a.Rules == nil {
-		a.Rules = diff.DefaultRules()
+	a.Cum, a.By, a.Top, a.CallTree = false, diff.ByFrame, 1, false
+	g := &Gate{opts: opts, merged: diff.NewAnalyzer(a),
+		dec: make([]map[string]*[2]float64, len(opts.Checks)), call: make([]map[string]*[2]float64, len(opts.Checks)),
+		methodHit: make([][]int8, len(opts.Checks))}
+	for i := range opts.Checks {
+		g.dec[i], g.call[i] = map[string]*[2]float64{}, map[string]*[2]float64{}
 	}
-	a.Cum, a.By, a.Top = false, diff.ByFrame, 1
-	return &Gate{opts: opts, merged: diff.NewAnalyzer(a), scan: newScanner(a, a.Rules, opts.Checks)}
+	g.merged.OnSample(g.take)
+	return g
 }
 
 // Checks returns the checks the gate applies, in report order.
@@ -158,22 +160,79 @@ func (g *Gate) Checks() []Check { return g.opts.Checks }
 // profile's sample type differs from the profiles added before (on either
 // side); the error says which and how to pick a shared one.
 func (g *Gate) Add(side diff.Side, l *profile.Loaded) error {
+	g.matched = append(g.matched, make([]float64, len(g.opts.Checks)))
 	if err := g.merged.Add(side, l); err != nil {
+		g.matched = g.matched[:len(g.matched)-1]
 		return err
 	}
-	ps, err := g.scan.add(side, l)
-	if err != nil {
-		return err
+	return nil
+}
+
+// take consumes one classified sample: the per-profile value of each
+// method check, and the frames behind every check that selects it.
+func (g *Gate) take(s *diff.Sample) {
+	if s.Sched {
+		return // scheduler latency is in no bucket and no check
 	}
-	o := observed{source: l.Source, total: ps.total, scan: ps}
-	for _, b := range diff.Buckets {
-		o.buckets[b] = share(ps.buckets[b], ps.total)
-		if b != diff.CPU {
-			o.sync += o.buckets[b]
+	caller := -1
+	for i, c := range g.opts.Checks {
+		hit := c.Target == TargetMethod && g.matches(i, s.Stack)
+		if hit {
+			g.matched[s.Profile][i] += s.Value
+		}
+		if !selects(c, s.Bucket, hit) || len(s.Stack) == 0 {
+			continue
+		}
+		if caller < 0 {
+			caller = s.Caller()
+		}
+		credit(g.dec[i], g.merged.MethodName(s.Stack[max(s.Decider, 0)]), s.Side, s.Value)
+		credit(g.call[i], g.merged.MethodName(s.Stack[caller]), s.Side, s.Value)
+	}
+}
+
+// matches reports whether any frame of stack matches check i's method
+// regexp, memoized per method.
+func (g *Gate) matches(i int, stack []int32) bool {
+	memo := g.methodHit[i]
+	for _, id := range stack {
+		for int(id) >= len(memo) {
+			memo = append(memo, 0)
+		}
+		if memo[id] == 0 {
+			memo[id] = 2
+			if g.opts.Checks[i].Method.MatchString(g.merged.MethodName(id)) {
+				memo[id] = 1
+			}
+		}
+		if memo[id] == 1 {
+			g.methodHit[i] = memo
+			return true
 		}
 	}
-	g.profiles[side] = append(g.profiles[side], o)
-	return nil
+	g.methodHit[i] = memo
+	return false
+}
+
+func credit(m map[string]*[2]float64, name string, side diff.Side, v float64) {
+	a := m[name]
+	if a == nil {
+		a = &[2]float64{}
+		m[name] = a
+	}
+	a[side] += v
+}
+
+// selects reports whether check c counts a sample of bucket b (hit: the
+// sample has a frame matching c's method regexp).
+func selects(c Check, b diff.Bucket, hit bool) bool {
+	switch c.Target {
+	case TargetBucket:
+		return b == c.Bucket
+	case TargetSync:
+		return b != diff.CPU
+	}
+	return hit
 }
 
 // SideInfo describes one side of the gate.
@@ -217,26 +276,39 @@ type Behind struct {
 	Callers  []Frame `json:"callers"`
 }
 
+// observed is one profile's observation: its statistics and, per check,
+// the value of the samples a method check selects.
+type observed struct {
+	diff.ProfileStats
+	matched []float64
+}
+
+// share is the observation of check c (index i): its share of the
+// profile's total.
+func (o *observed) share(i int, c Check) float64 {
+	switch c.Target {
+	case TargetBucket:
+		return share(o.Buckets[c.Bucket], o.Total)
+	case TargetSync:
+		// The sum of the shares, as diff's SyncShare sums them.
+		sync := 0.0
+		for _, b := range diff.Buckets {
+			if b != diff.CPU {
+				sync += share(o.Buckets[b], o.Total)
+			}
+		}
+		return sync
+	}
+	return share(o.matched[i], o.Total)
+}
+
 // Report evaluates the checks. It fails when a side has no profile, or no
 // profile with samples left after --focus/--ignore.
 func (g *Gate) Report() (*Report, error) {
 	r := &Report{Alpha: g.opts.Alpha}
-	var obsSides [2][]observed
-	for side, label := range [2]string{"base", "new"} {
-		all := g.profiles[side]
-		if len(all) == 0 {
-			return nil, fmt.Errorf("%s: no profiles given", label)
-		}
-		for _, o := range all {
-			if o.total == 0 {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no samples left after --focus/--ignore; left out of the test", label, o.source))
-				continue
-			}
-			obsSides[side] = append(obsSides[side], o)
-		}
-		if len(obsSides[side]) == 0 {
-			return nil, fmt.Errorf("%s: no profile has samples left after --focus/--ignore; loosen the filters", label)
-		}
+	obsSides, err := g.observations(r)
+	if err != nil {
+		return nil, err
 	}
 	d := g.merged.Diff()
 	r.SampleType, r.Kind = d.SampleType, d.Kind
@@ -244,49 +316,18 @@ func (g *Gate) Report() (*Report, error) {
 	r.Warnings = append(r.Warnings, kindWarnings(r.Kind, g.opts.Checks)...)
 	r.Base = SideInfo{Sources: d.Base.Sources, Profiles: len(obsSides[0]), Samples: d.Base.Samples}
 	r.New = SideInfo{Sources: d.New.Sources, Profiles: len(obsSides[1]), Samples: d.New.Samples}
-	mergedBucket := map[diff.Bucket][2]float64{}
-	for _, b := range d.Buckets {
-		mergedBucket[b.Bucket] = [2]float64{b.Base, b.New}
-	}
-	syncBase, syncNew := d.SyncShare()
-
+	totals := [2]float64{d.Base.Total, d.New.Total}
 	checks := g.opts.Checks
 	obs := make([]Observation, len(checks))
 	for i, c := range checks {
 		o := &obs[i]
-		for side := range obsSides {
-			var vals []float64
-			for _, p := range obsSides[side] {
-				switch c.Target {
-				case TargetBucket:
-					vals = append(vals, p.buckets[c.Bucket])
-				case TargetSync:
-					vals = append(vals, p.sync)
-				case TargetMethod:
-					vals = append(vals, p.scan.matched[i]/p.scan.total)
-				}
-			}
-			if side == 0 {
-				o.Base = vals
-			} else {
-				o.New = vals
-			}
+		for _, p := range obsSides[0] {
+			o.Base = append(o.Base, p.share(i, c))
 		}
-		switch c.Target {
-		case TargetBucket:
-			m := mergedBucket[c.Bucket]
-			o.MergedBase, o.MergedNew = m[0], m[1]
-		case TargetSync:
-			o.MergedBase, o.MergedNew = syncBase, syncNew
-		case TargetMethod:
-			var sum [2]float64
-			for side := range obsSides {
-				for _, p := range g.profiles[side] {
-					sum[side] += p.scan.matched[i]
-				}
-			}
-			o.MergedBase, o.MergedNew = share(sum[0], g.scan.total[0]), share(sum[1], g.scan.total[1])
+		for _, p := range obsSides[1] {
+			o.New = append(o.New, p.share(i, c))
 		}
+		o.MergedBase, o.MergedNew = g.mergedShares(d, i, c, totals)
 	}
 	dec := Evaluate(checks, obs, g.opts.Alpha)
 	r.Mode, r.Checks, r.Failed = dec.Mode, dec.Results, dec.Failed
@@ -297,13 +338,56 @@ func (g *Gate) Report() (*Report, error) {
 	}
 	for i := range r.Checks {
 		if r.Checks[i].Verdict == Fail {
-			r.Checks[i].Behind = &Behind{
-				Deciders: g.top(g.scan.dec[i]),
-				Callers:  g.top(g.scan.call[i]),
-			}
+			r.Checks[i].Behind = &Behind{Deciders: g.top(g.dec[i], totals), Callers: g.top(g.call[i], totals)}
 		}
 	}
 	return r, nil
+}
+
+// observations returns the profiles of each side that have samples (one
+// observation each), warning about those that do not.
+func (g *Gate) observations(r *Report) ([2][]observed, error) {
+	var sides [2][]observed
+	var n [2]int
+	for i, p := range g.merged.Profiles() {
+		label := p.Side.String()
+		n[p.Side]++
+		if p.Total == 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no samples left after --focus/--ignore; left out of the test", label, p.Source))
+			continue
+		}
+		sides[p.Side] = append(sides[p.Side], observed{ProfileStats: p, matched: g.matched[i]})
+	}
+	for side, label := range [2]string{"base", "new"} {
+		if n[side] == 0 {
+			return sides, fmt.Errorf("%s: no profiles given", label)
+		}
+		if len(sides[side]) == 0 {
+			return sides, fmt.Errorf("%s: no profile has samples left after --focus/--ignore; loosen the filters", label)
+		}
+	}
+	return sides, nil
+}
+
+// mergedShares is check c's share of each merged side: from the diff for
+// buckets and sync, so the gate's merged shares are diff's to the last
+// digit, and from the summed matches for method checks.
+func (g *Gate) mergedShares(d *diff.Result, i int, c Check, totals [2]float64) (base, new float64) {
+	switch c.Target {
+	case TargetBucket:
+		for _, b := range d.Buckets {
+			if b.Bucket == c.Bucket {
+				return b.Base, b.New
+			}
+		}
+	case TargetSync:
+		return d.SyncShare()
+	}
+	var sum [2]float64
+	for pi, p := range g.merged.Profiles() {
+		sum[p.Side] += g.matched[pi][i]
+	}
+	return share(sum[0], totals[0]), share(sum[1], totals[1])
 }
 
 // kindWarnings points out checks that cannot fail on a profile kind.
@@ -321,10 +405,10 @@ func kindWarnings(k profile.Kind, checks []Check) []string {
 
 // top returns the frames with the largest growth (positive deltas only),
 // ties broken by name.
-func (g *Gate) top(m map[string]*[2]float64) []Frame {
+func (g *Gate) top(m map[string]*[2]float64, totals [2]float64) []Frame {
 	var fs []Frame
 	for name, v := range m {
-		b, n := share(v[0], g.scan.total[0]), share(v[1], g.scan.total[1])
+		b, n := share(v[0], totals[0]), share(v[1], totals[1])
 		if n-b <= 0 {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -66,9 +65,12 @@ func TestSynthStacksClassify(t *testing.T) {
 	}
 }
 
-// TestScannerMatchesEngine: the per-profile bucket shares the gate tests
-// are the engine's, under the options that change them.
-func TestScannerMatchesEngine(t *testing.T) {
+// TestGateAgreesWithDiff: for the same inputs and options, the gate's
+// merged bucket and sync shares equal `profdiff diff --format json`'s to
+// the last digit, and each per-profile observation is that profile's own
+// diff share: the gate reads the diff's sample stream, so they agree by
+// construction.
+func TestGateAgreesWithDiff(t *testing.T) {
 	var ls []*profile.Loaded
 	for _, name := range []string{"net10.folded", "net11.folded"} {
 		path := filepath.Join("..", "..", "testdata", "dotnet", name)
@@ -83,7 +85,10 @@ func TestScannerMatchesEngine(t *testing.T) {
 		ls = append(ls, l)
 	}
 	rng := rand.New(rand.NewSource(1))
-	ls = append(ls, defaultSynth().draw(rng, "synth"))
+	for i := 0; i < 3; i++ {
+		ls = append(ls, defaultSynth().draw(rng, fmt.Sprintf("synth-%d", i)))
+	}
+	all := mustChecks("cpu=+0pp", "wait=+0pp", "lock-contention=+0pp", "gc=+0pp", "io=+0pp", "syscall=+0pp", "sync=+0pp")
 	for _, opts := range []diff.Options{
 		{},
 		{Focus: regexp.MustCompile(`Threading|main\.worker`)},
@@ -92,25 +97,67 @@ func TestScannerMatchesEngine(t *testing.T) {
 		{Kind: profile.KindBlock},
 		{Kind: profile.KindCPU, SampleIndex: "0"},
 	} {
-		for _, l := range ls {
-			a := diff.NewAnalyzer(opts)
-			if err := a.Add(diff.Base, l); err != nil {
-				t.Fatal(err)
+		// base: the two .NET profiles; new: the three synthetic ones.
+		sides := [2][]*profile.Loaded{ls[:2], ls[2:]}
+		g := New(Options{Checks: all, Analysis: opts})
+		a := diff.NewAnalyzer(opts)
+		for side, srcs := range sides {
+			for _, l := range srcs {
+				if err := g.Add(diff.Side(side), l); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Add(diff.Side(side), l); err != nil {
+					t.Fatal(err)
+				}
 			}
-			top := a.Top()
-			o := opts
-			o.Rules = testRules
-			s := newScanner(o, testRules, nil)
-			ps, err := s.add(diff.Base, l)
-			if err != nil {
-				t.Fatal(err)
+		}
+		r, err := g.Report()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := render.Diff(&buf, a.Diff(), render.JSON); err != nil {
+			t.Fatal(err)
+		}
+		var dj struct {
+			Buckets []struct {
+				Bucket    string
+				Base, New float64
 			}
-			if ps.total != top.Total {
-				t.Errorf("%s %+v: total %v, engine %v", l.Source, opts, ps.total, top.Total)
+		}
+		if err := json.Unmarshal(buf.Bytes(), &dj); err != nil {
+			t.Fatal(err)
+		}
+		var syncB, syncN float64
+		for i, b := range dj.Buckets {
+			c := r.Checks[i]
+			if c.Name != b.Bucket || c.Base != b.Base || c.New != b.New {
+				t.Errorf("%+v: gate %s %v → %v, diff json %s %v → %v", opts, c.Name, c.Base, c.New, b.Bucket, b.Base, b.New)
 			}
-			for _, b := range top.Buckets {
-				if got := share(ps.buckets[b.Bucket], ps.total); math.Abs(got-b.Share) > 1e-12 {
-					t.Errorf("%s %+v: %s share %v, engine %v", l.Source, opts, b.Bucket, got, b.Share)
+			if b.Bucket != "cpu" {
+				syncB, syncN = syncB+b.Base, syncN+b.New
+			}
+		}
+		if c := r.Checks[6]; c.Base != syncB || c.New != syncN {
+			t.Errorf("%+v: gate sync %v → %v, diff json %v → %v", opts, c.Base, c.New, syncB, syncN)
+		}
+		// Each observation is the profile's share when diffed alone.
+		for side, srcs := range sides {
+			for j, l := range srcs {
+				one := diff.NewAnalyzer(opts)
+				if err := one.Add(diff.Base, l); err != nil {
+					t.Fatal(err)
+				}
+				top := one.Top()
+				if top.Total == 0 {
+					continue // left out of the test, with a warning
+				}
+				obs := r.Checks[2].BaseProfiles
+				if side == 1 {
+					obs = r.Checks[2].NewProfiles
+				}
+				if j < len(obs) && obs[j] != top.Buckets[diff.LockContention].Share {
+					t.Errorf("%+v: %s lock-contention observation %v, its own diff %v", opts, l.Source, obs[j], top.Buckets[diff.LockContention].Share)
 				}
 			}
 		}
