@@ -141,8 +141,7 @@ func (a *Analyzer) Diff() *Result {
 	bt, bsrc := a.sideTotals(Base)
 	nt, nsrc := a.sideTotals(New)
 	base, nw := &a.sides[Base], &a.sides[New]
-	r := &Result{SampleType: a.sampleType, Kind: base.kind, By: a.opts.By, Cum: a.opts.Cum,
-		Base: a.summary(Base, &bt, bsrc), New: a.summary(New, &nt, nsrc)}
+	r := &Result{Analysis: a.analysis(base.kind), Base: a.summary(Base, &bt, bsrc), New: a.summary(New, &nt, nsrc)}
 	if r.Kind == "" {
 		r.Kind = nw.kind
 	}
@@ -163,6 +162,10 @@ func (a *Analyzer) Diff() *Result {
 		r.Tree = a.tree.result(a)
 	}
 	return r
+}
+
+func (a *Analyzer) analysis(k profile.Kind) Analysis {
+	return Analysis{SampleType: a.sampleType, Kind: k, By: a.opts.By, Cum: a.opts.Cum}
 }
 
 // crossWarnings compares the two sides' kinds, periods, durations and
@@ -239,8 +242,7 @@ func sortRows(rows []MethodRow) {
 func (a *Analyzer) Top() *TopResult {
 	s := &a.sides[Base]
 	tt, src := a.sideTotals(Base)
-	t := &TopResult{SampleType: a.sampleType, Kind: s.kind, By: a.opts.By, Cum: a.opts.Cum,
-		Sources: src, Total: tt.Total, Unit: a.unit, Samples: tt.Samples}
+	t := &TopResult{Analysis: a.analysis(s.kind), Sources: src, Total: tt.Total, Unit: a.unit, Samples: tt.Samples}
 	t.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(Base, "profile", &tt, src)...)
 	for _, b := range Buckets {
 		t.Buckets = append(t.Buckets, TopBucket{Bucket: b, Share: share(tt.Buckets[b], tt.Total), Value: tt.Buckets[b]})

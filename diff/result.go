@@ -47,16 +47,22 @@ type MethodRow struct {
 	Module    string  `json:"module,omitempty"`
 }
 
+// Analysis says what an analysis measured and how: the header every result
+// starts with.
+type Analysis struct {
+	SampleType string       `json:"sample_type"` // "type/unit"
+	Kind       profile.Kind `json:"kind"`
+	By         By           `json:"by"`
+	Cum        bool         `json:"cum"` // inclusive method values instead of self
+}
+
 // Result is a comparison of two sides. Numbers only: renderers format them.
 // Warnings are for the user's stderr and never part of rendered data.
 type Result struct {
-	SampleType string       `json:"sample_type"`
-	Kind       profile.Kind `json:"kind"`
-	By         By           `json:"by"`
-	Cum        bool         `json:"cum"`
-	Base       SideSummary  `json:"base"`
-	New        SideSummary  `json:"new"`
-	Buckets    []BucketRow  `json:"buckets"`
+	Analysis
+	Base    SideSummary `json:"base"`
+	New     SideSummary `json:"new"`
+	Buckets []BucketRow `json:"buckets"`
 	// Sched is scheduler latency, when a side has any (Go execution
 	// traces: time goroutines spent runnable, waiting for a P).
 	Sched   *SchedRow   `json:"sched_latency,omitempty"`
@@ -109,15 +115,12 @@ type TopMethod struct {
 
 // TopResult is the analysis of one side (`profdiff top`).
 type TopResult struct {
-	SampleType string       `json:"sample_type"`
-	Kind       profile.Kind `json:"kind"`
-	By         By           `json:"by"`
-	Cum        bool         `json:"cum"`
-	Sources    []string     `json:"sources"`
-	Total      float64      `json:"total"`
-	Unit       string       `json:"unit"`
-	Samples    int64        `json:"samples"`
-	Buckets    []TopBucket  `json:"buckets"`
+	Analysis
+	Sources []string    `json:"sources"`
+	Total   float64     `json:"total"`
+	Unit    string      `json:"unit"`
+	Samples int64       `json:"samples"`
+	Buckets []TopBucket `json:"buckets"`
 	// Sched is scheduler latency, when the profile has any (see SchedRow).
 	Sched   *TopSched   `json:"sched_latency,omitempty"`
 	Methods []TopMethod `json:"methods"`

@@ -128,23 +128,30 @@ type lit struct {
 // captures, alternations, concatenations, x+ and x{n,} with n ≥ 1, and
 // `^` followed by such a piece; anything else yields nothing, which keeps
 // it conservative.
-func needLits(re *syntax.Regexp) ([]lit, bool) {
+func needLits(re *syntax.Regexp) ([]lit, bool) { return requiredLits(re, false) }
+
+// prefixLits returns literals one of which every match of re starts with.
+func prefixLits(re *syntax.Regexp) ([]lit, bool) { return requiredLits(re, true) }
+
+// requiredLits is needLits, or prefixLits when prefix is set: the two
+// differ only in what a concatenation requires.
+func requiredLits(re *syntax.Regexp, prefix bool) ([]lit, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
 			return nil, false
 		}
-		return []lit{{s: string(re.Rune)}}, true
+		return []lit{{s: string(re.Rune), prefix: prefix}}, true
 	case syntax.OpCapture, syntax.OpPlus:
-		return needLits(re.Sub[0])
+		return requiredLits(re.Sub[0], prefix)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return needLits(re.Sub[0])
+			return requiredLits(re.Sub[0], prefix)
 		}
 	case syntax.OpAlternate:
 		var all []lit
 		for _, sub := range re.Sub {
-			l, ok := needLits(sub)
+			l, ok := requiredLits(sub, prefix)
 			if !ok {
 				return nil, false
 			}
@@ -152,56 +159,37 @@ func needLits(re *syntax.Regexp) ([]lit, bool) {
 		}
 		return all, len(all) > 0
 	case syntax.OpConcat:
-		var best []lit
-		for i, sub := range re.Sub {
-			var l []lit
-			var ok bool
-			if sub.Op == syntax.OpBeginText && i+1 < len(re.Sub) {
-				l, ok = prefixLits(re.Sub[i+1])
-			} else {
-				l, ok = needLits(sub)
+		if prefix {
+			// The first piece that matches text.
+			for _, sub := range re.Sub {
+				if sub.Op != syntax.OpBeginText && sub.Op != syntax.OpEmptyMatch {
+					return prefixLits(sub)
+				}
 			}
-			if ok && (best == nil || litScore(l) > litScore(best)) {
-				best = l
-			}
+			return nil, false
 		}
-		return best, best != nil
+		return concatLits(re)
 	}
 	return nil, false
 }
 
-// prefixLits returns literals one of which every match of re starts with.
-func prefixLits(re *syntax.Regexp) ([]lit, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
-			return nil, false
+// concatLits is needLits of a concatenation: the most selective literal
+// set of any piece (a piece after `^` gives prefixes).
+func concatLits(re *syntax.Regexp) ([]lit, bool) {
+	var best []lit
+	for i, sub := range re.Sub {
+		var l []lit
+		var ok bool
+		if sub.Op == syntax.OpBeginText && i+1 < len(re.Sub) {
+			l, ok = prefixLits(re.Sub[i+1])
+		} else {
+			l, ok = needLits(sub)
 		}
-		return []lit{{s: string(re.Rune), prefix: true}}, true
-	case syntax.OpCapture, syntax.OpPlus:
-		return prefixLits(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return prefixLits(re.Sub[0])
-		}
-	case syntax.OpAlternate:
-		var all []lit
-		for _, sub := range re.Sub {
-			l, ok := prefixLits(sub)
-			if !ok {
-				return nil, false
-			}
-			all = append(all, l...)
-		}
-		return all, len(all) > 0
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			if sub.Op != syntax.OpBeginText && sub.Op != syntax.OpEmptyMatch {
-				return prefixLits(sub)
-			}
+		if ok && (best == nil || litScore(l) > litScore(best)) {
+			best = l
 		}
 	}
-	return nil, false
+	return best, best != nil
 }
 
 // litScore ranks literal sets by selectivity: the shortest literal's
