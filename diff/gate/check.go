@@ -134,12 +134,12 @@ func (c Check) key() string { return string(c.Target) + ":" + c.Name() }
 // String is the check as a flag value: "lock-contention=+2pp".
 func (c Check) String() string { return c.Name() + "=" + c.Max.String() }
 
-// ParseMax reads a --max value: NAME=LIMIT, where NAME is a bucket (cpu,
+// ParseMax reads a bucket check: NAME=LIMIT, where NAME is a bucket (cpu,
 // wait, lock-contention, gc, io, syscall) or sync (everything but cpu).
 func ParseMax(s string) (Check, error) {
 	name, lim, ok := strings.Cut(s, "=")
 	if !ok {
-		return Check{}, fmt.Errorf("--max %q: want BUCKET=THRESHOLD, e.g. lock-contention=+2pp or gc=+25%%", s)
+		return Check{}, fmt.Errorf("want BUCKET=THRESHOLD, e.g. lock-contention=+2pp or gc=+25%%")
 	}
 	return bucketCheck(strings.TrimSpace(name), lim)
 }
@@ -163,13 +163,13 @@ func bucketCheck(name, lim string) (Check, error) {
 	return c, nil
 }
 
-// ParseMaxMethod reads a --max-method value: REGEXP=LIMIT. The regexp is
+// ParseMaxMethod reads a method check: REGEXP=LIMIT. The regexp is
 // matched against frame names (RE2 syntax, unanchored); the value is split
 // at its last "=", so the regexp may contain "=".
 func ParseMaxMethod(s string) (Check, error) {
 	i := strings.LastIndex(s, "=")
 	if i < 0 {
-		return Check{}, fmt.Errorf("--max-method %q: want REGEXP=THRESHOLD, e.g. 'sync\\.\\(\\*Mutex\\)\\.Lock=+1pp'", s)
+		return Check{}, fmt.Errorf("want REGEXP=THRESHOLD, e.g. 'sync\\.\\(\\*Mutex\\)\\.Lock=+1pp'")
 	}
 	return methodCheck(s[:i], s[i+1:])
 }
