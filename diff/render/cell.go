@@ -118,12 +118,15 @@ func human(c report.Cell, m report.Medium) string {
 	return s
 }
 
-// number prints a value with digits decimals, or for report.Compact
-// compactly and exactly enough to read: integers as integers, others with
-// up to 6 significant digits.
+// number prints a value with digits decimals; for report.Exact in its
+// shortest exact form; for report.Compact exactly enough to read: integers
+// as integers, others with up to 6 significant digits.
 func number(v float64, digits int) string {
-	if digits >= 0 {
+	switch {
+	case digits >= 0:
 		return strconv.FormatFloat(v, 'f', digits, 64)
+	case digits == report.Exact:
+		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', 0, 64)

@@ -16,9 +16,14 @@ const (
 	KindNone               // no value; Text is the placeholder people read ("–", "n/a")
 )
 
-// Compact is the Digits of a number shown as integers are, and others with
-// up to 6 significant digits.
-const Compact = -1
+// Digits values that are not a count of decimals.
+const (
+	// Compact shows integers as integers and others with up to 6
+	// significant digits.
+	Compact = -1
+	// Exact shows the shortest form that reads back as the same value.
+	Exact = -2
+)
 
 // Cell is one typed value. Build cells with the constructors below and
 // the methods that return a changed copy.
@@ -29,8 +34,8 @@ type Cell struct {
 	// Unit follows a number ("12 ms", or "0.5s" for the unit "s"); empty
 	// in table columns that name the unit in their header.
 	Unit string
-	// Digits is the decimals of a number, share or p-value (Compact for a
-	// compact number).
+	// Digits is the decimals of a number, share or p-value (or Compact,
+	// Exact for a number).
 	Digits int
 	// Noisy marks a delta within sampling noise.
 	Noisy bool
@@ -58,6 +63,9 @@ func Num(v float64) Cell { return Cell{Kind: KindNumber, Value: v, Digits: Compa
 
 // Int is a count.
 func Int(n int64) Cell { return Cell{Kind: KindNumber, Value: float64(n), Digits: 0} }
+
+// ExactNum is a number shown in its shortest exact form (0.1234567).
+func ExactNum(v float64) Cell { return Cell{Kind: KindNumber, Value: v, Digits: Exact} }
 
 // Fixed is a number shown with the given decimals.
 func Fixed(v float64, digits int) Cell { return Cell{Kind: KindNumber, Value: v, Digits: digits} }
