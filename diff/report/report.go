@@ -13,15 +13,26 @@
 // # Example
 //
 //	r := &report.Report{Blocks: []report.Block{
-//		report.Para{Lines: []report.Line{{report.Text("Total: "), report.Share(0.804).Places(1)}}},
+//		report.Para{Lines: []report.Line{{report.Text("Total: ").Bold(), report.Share(0.804).Places(1).Bold()}}},
 //		&report.Table{
 //			Columns: []report.Column{report.Col("Bucket"), report.RCol("share")},
 //			Rows:    [][]report.Cell{{report.Text("lock-contention"), report.Share(0.0486)}},
 //		},
 //	}}
+//	render.Report(os.Stdout, r, render.Table)
 //
-// renders in the terminal as "Total: 80.4%", a blank line and a two-column
-// table whose row reads "lock-contention │ 4.86%".
+// prints
+//
+//	Total: 80.4%
+//
+//	┌─────────────────┬───────┐
+//	│ Bucket          │ share │
+//	├─────────────────┼───────┤
+//	│ lock-contention │ 4.86% │
+//	└─────────────────┴───────┘
+//
+// and in Markdown the first line is "**Total: 80.4%**" (Example keeps
+// this true).
 package report
 
 // Report is one command's output.
