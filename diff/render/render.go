@@ -93,7 +93,7 @@ func writeText(w io.Writer, r *report.Report, m report.Medium) error {
 		switch b := b.(type) {
 		case report.Heading:
 			if m == report.Markdown {
-				ew.printf("%s ", strings.Repeat("#", b.Level))
+				ew.printf("%s ", strings.Repeat("#", max(b.Level, 1)))
 			}
 			ew.printf("%s\n", line(b.Line, m))
 		case report.Para:
@@ -169,14 +169,15 @@ func newTable(w io.Writer, md bool, header []string, align []tw.Align) *tablewri
 // row's raw values.
 func writeCSV(w io.Writer, t *report.Table) error {
 	cw := csv.NewWriter(w)
-	rec := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		rec[i] = c.Name
+	rec := make([]string, 0, len(t.Columns))
+	for _, c := range t.Columns {
+		rec = append(rec, c.Name)
 	}
 	_ = cw.Write(rec)
 	for _, cells := range t.Rows {
-		for i, c := range cells {
-			rec[i] = raw(c)
+		rec = rec[:0]
+		for _, c := range cells {
+			rec = append(rec, raw(c))
 		}
 		_ = cw.Write(rec)
 	}

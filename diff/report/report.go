@@ -73,8 +73,8 @@ type Block interface {
 }
 
 // Heading is a title line. In Markdown it is a heading of its Level (3 is
-// "###") followed by a blank line; in the terminal a plain line directly
-// above the next block.
+// "###"; below 1 counts as 1) followed by a blank line; in the terminal a
+// plain line directly above the next block.
 type Heading struct {
 	Level int
 	Line  Line
