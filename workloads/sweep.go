@@ -1,66 +1,59 @@
 package workloads
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
-	"strconv"
-
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 )
 
 // WriteSweep writes a core-count sweep as a table ("table" or "markdown")
 // or as JSON. Rows keep the order of the sweep; the peak requests/s row is
-// marked "◀ peak".
+// marked "◀ peak". format is a render.Format name; a sweep has no CSV form.
 func WriteSweep(w io.Writer, rows []SweepRow, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	}
-	r, l := tw.AlignRight, tw.AlignLeft
-	t := render.NewTable(w, format == "markdown",
-		[]string{"cores", "requests/s", "p99 ms", "errors", "CPU/req µs", "lock-contention", "wait", "gc", "efficiency", ""},
-		[]tw.Align{r, r, r, r, r, r, r, r, r, l})
+	return render.Report(w, SweepReport(rows), render.Format(format))
+}
+
+// SweepReport is the sweep as a report: a row per run and a line on where
+// the bucket shares come from and what efficiency is relative to.
+func SweepReport(rows []SweepRow) *report.Report {
+	cols := []report.Column{report.RCol("cores"), report.RCol("requests/s"), report.RCol("p99 ms"), report.RCol("errors"), report.RCol("CPU/req µs"),
+		report.RCol("lock-contention"), report.RCol("wait"), report.RCol("gc"), report.RCol("efficiency"), report.Col("")}
+	t := &report.Table{Columns: cols}
 	for _, row := range rows {
 		mark := ""
 		if row.Peak {
 			mark = "◀ peak"
 		}
-		errs := strconv.FormatInt(row.Errors, 10)
-		if row.Errors > 0 {
-			errs += " (!)"
-		}
-		if err := t.Append([]string{
-			strconv.Itoa(row.Cores),
-			strconv.FormatFloat(row.RequestsPerS, 'f', 0, 64),
-			strconv.FormatFloat(row.P99MS, 'f', 2, 64),
-			errs,
-			strconv.FormatFloat(row.CPUPerRequestUS, 'f', 1, 64),
-			render.Pct(row.Share(diff.LockContention)), render.Pct(row.Share(diff.Wait)), render.Pct(row.Share(diff.GC)),
-			strconv.FormatFloat(row.Efficiency*100, 'f', 0, 64) + "%",
-			mark,
-		}); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
+		t.Rows = append(t.Rows, []report.Cell{
+			report.Int(int64(row.Cores)),
+			report.Fixed(row.RequestsPerS, 0),
+			report.Fixed(row.P99MS, 2),
+			errorCount(row.Errors),
+			report.Fixed(row.CPUPerRequestUS, 1),
+			report.Share(row.Share(diff.LockContention)), report.Share(row.Share(diff.Wait)), report.Share(row.Share(diff.GC)),
+			report.Share(row.Efficiency).Places(0),
+			report.Text(mark),
+		})
 	}
 	kind := "wall-clock (fgprof)"
-	if len(rows) > 0 && rows[0].Kind == "cpu" {
-		kind = "CPU"
+	first := 0
+	if len(rows) > 0 {
+		first = rows[0].Cores
+		if rows[0].Kind == "cpu" {
+			kind = "CPU"
+		}
 	}
-	_, err := fmt.Fprintf(w, "\nBucket shares from each run's %s profile. Efficiency: requests/s per core relative to %d core(s).\n", kind, firstCores(rows))
-	return err
+	note := report.Cat("Bucket shares from each run's ", kind, " profile. Efficiency: requests/s per core relative to ", first, " core(s).")
+	return &report.Report{Blocks: []report.Block{t, report.Para{Lines: []report.Line{note}}}, JSON: rows}
 }
 
-func firstCores(rows []SweepRow) int {
-	if len(rows) == 0 {
-		return 0
+// errorCount is a count of failed requests, marked "(!)" when any failed.
+func errorCount(n int64) report.Cell {
+	c := report.Int(n)
+	if n > 0 {
+		c = c.WithNote("!")
 	}
-	return rows[0].Cores
+	return c
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdiff/profdiff/diff/render/golden"
+	"github.com/profdiff/profdiff/internal/golden"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )

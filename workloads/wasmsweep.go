@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
 
@@ -137,17 +134,16 @@ func Verdict(points []WasmPoint) WasmVerdict {
 
 // WriteWasmSweep writes the sweep side by side (one row per keep-resident
 // setting, one group of columns per mode) as a table or Markdown, followed
-// by the verdict lines; or everything as JSON.
+// by the verdict lines; or everything as JSON. format is a render.Format
+// name; the sweep has no CSV form.
 func WriteWasmSweep(w io.Writer, points []WasmPoint, format string) error {
+	return render.Report(w, WasmSweepReport(points), render.Format(format))
+}
+
+// WasmSweepReport is the sweep as a report: the side-by-side table and the
+// verdict lines; its JSON is the points and the verdict.
+func WasmSweepReport(points []WasmPoint) *report.Report {
 	v := Verdict(points)
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Points  []WasmPoint `json:"points"`
-			Verdict WasmVerdict `json:"verdict"`
-		}{points, v})
-	}
 	// Rows are keep-resident settings and column groups modes, both in the
 	// order the sweep ran them.
 	var modes []string
@@ -165,45 +161,41 @@ func WriteWasmSweep(w io.Writer, points []WasmPoint, format string) error {
 		}
 		cell[p.Mode][p.KeepResident] = p
 	}
-	header := []string{"keep_resident"}
-	align := []tw.Align{tw.AlignRight}
+	t := &report.Table{Columns: []report.Column{report.RCol("keep_resident")}}
 	for _, m := range modes {
 		for _, h := range []string{"CPU/req µs", "faults/req", "requests/s", "errors", "p99 ms"} {
-			header = append(header, m+" "+h)
-			align = append(align, tw.AlignRight)
+			t.Columns = append(t.Columns, report.RCol(m+" "+h))
 		}
 	}
-	t := render.NewTable(w, format == "markdown", header, align)
+	missing := report.None("–")
 	for _, k := range keeps {
-		row := []string{wasmhost.FormatSize(k)}
+		row := []report.Cell{report.Text(wasmhost.FormatSize(k))}
 		for _, m := range modes {
 			p, ok := cell[m][k]
 			if !ok {
-				row = append(row, "–", "–", "–", "–", "–")
+				row = append(row, missing, missing, missing, missing, missing)
 				continue
 			}
-			errs := strconv.FormatInt(p.Errors, 10)
-			if p.Errors > 0 {
-				errs += " (!)"
-			}
-			faults := "?"
+			faults := report.None("?")
 			if p.FaultsPerRequest >= 0 {
-				faults = strconv.FormatFloat(p.FaultsPerRequest, 'f', 0, 64)
+				faults = report.Fixed(p.FaultsPerRequest, 0)
 			}
-			row = append(row,
-				strconv.FormatFloat(p.CPUPerRequestUS, 'f', 1, 64),
-				faults,
-				strconv.FormatFloat(p.RequestsPerS, 'f', 0, 64),
-				errs,
-				strconv.FormatFloat(p.P99MS, 'f', 2, 64))
+			row = append(row, report.Fixed(p.CPUPerRequestUS, 1), faults, report.Fixed(p.RequestsPerS, 0), errorCount(p.Errors), report.Fixed(p.P99MS, 2))
 		}
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		t.Rows = append(t.Rows, row)
 	}
-	if err := t.Render(); err != nil {
-		return err
+	verdict := report.Para{}
+	if len(v.Lines) == 0 {
+		verdict.Lines = []report.Line{nil} // an empty line where the verdict would be
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(v.Lines, "\n"))
-	return err
+	for _, l := range v.Lines {
+		verdict.Lines = append(verdict.Lines, report.Cat(l))
+	}
+	return &report.Report{
+		Blocks: []report.Block{t, verdict},
+		JSON: struct {
+			Points  []WasmPoint `json:"points"`
+			Verdict WasmVerdict `json:"verdict"`
+		}{points, v},
+	}
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	goldenfile "github.com/profdiff/profdiff/diff/render/golden"
+	goldenfile "github.com/profdiff/profdiff/internal/golden"
 
 	pprofile "github.com/google/pprof/profile"
 

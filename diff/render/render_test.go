@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	goldenfile "github.com/profdiff/profdiff/diff/render/golden"
+	goldenfile "github.com/profdiff/profdiff/internal/golden"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"

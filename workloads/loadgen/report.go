@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 )
 
 // Latency holds percentiles of the 2xx responses' latency, in milliseconds.
@@ -97,43 +100,58 @@ func (r *Report) Warnings() []string {
 // WriteText writes the human report. When any request failed its first line
 // is a WARNING saying how many and that requests/s counts only 2xx.
 func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	for _, s := range r.Warnings() {
-		fmt.Fprintf(&b, "WARNING: %s\n", s)
+	return render.Report(w, r.Model(), render.Table)
+}
+
+// Model is the human report as a report.Report: the warnings, then the
+// URL and a line per fact; its JSON is r itself. It has no CSV form.
+func (r *Report) Model() *report.Report {
+	ws := r.Warnings()
+	var lines []report.Line
+	for _, s := range ws {
+		lines = append(lines, report.Cat("WARNING: ", s))
 	}
-	fmt.Fprintf(&b, "GET %s\n", r.URL)
-	fmt.Fprintf(&b, "  connections    %d (%d opened)", r.Connections, r.ConnectionsOpened)
+	field := func(name string, value ...any) {
+		lines = append(lines, report.Cat(append([]any{fmt.Sprintf("  %-15s", name)}, value...)...))
+	}
+	lines = append(lines, report.Cat("GET ", r.URL))
+	conns := report.Cat(report.Int(int64(r.Connections)), " (", report.Int(int64(r.ConnectionsOpened)), " opened)")
 	if r.Engine != "" {
-		fmt.Fprintf(&b, ", %s engine", r.Engine)
+		conns = report.Cat(conns, ", ", r.Engine, " engine")
 	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "  window         %.2fs measured after %.2fs warmup (discarded); timeout %gs\n", r.DurationS, r.WarmupS, r.TimeoutS)
-	fmt.Fprintf(&b, "  requests       %d in the window: %d 2xx, %d failed\n", r.Sent, r.OK, r.Failed())
-	fmt.Fprintf(&b, "  requests/s     %.1f (2xx only)\n", r.RPSOK)
+	field("connections", conns)
+	field("window", report.Fixed(r.DurationS, 2), "s measured after ", report.Fixed(r.WarmupS, 2), "s warmup (discarded); timeout ",
+		report.ExactNum(r.TimeoutS), "s")
+	field("requests", report.Int(r.Sent), " in the window: ", report.Int(r.OK), " 2xx, ", report.Int(r.Failed()), " failed")
+	field("requests/s", report.Fixed(r.RPSOK, 1), " (2xx only)")
 	l := r.LatencyMS
-	fmt.Fprintf(&b, "  latency (ms)   p50 %.3f  p90 %.3f  p99 %.3f  max %.3f (2xx responses)\n", l.P50, l.P90, l.P99, l.Max)
+	field("latency (ms)", "p50 ", report.Fixed(l.P50, 3), "  p90 ", report.Fixed(l.P90, 3), "  p99 ", report.Fixed(l.P99, 3),
+		"  max ", report.Fixed(l.Max, 3), " (2xx responses)")
 	if len(r.Non2xx) > 0 {
-		var parts []string
-		for _, code := range sortedKeys(r.Non2xx) {
-			parts = append(parts, fmt.Sprintf("%s: %d", code, r.Non2xx[code]))
-		}
-		fmt.Fprintf(&b, "  non-2xx        %s\n", strings.Join(parts, ", "))
+		field("non-2xx", counts(r.Non2xx))
 	}
 	if r.SocketErrors > 0 {
-		var parts []string
-		for _, k := range sortedKeys(r.SocketErrorKinds) {
-			parts = append(parts, fmt.Sprintf("%s: %d", k, r.SocketErrorKinds[k]))
-		}
-		fmt.Fprintf(&b, "  socket errors  %d (%s)\n", r.SocketErrors, strings.Join(parts, ", "))
+		field("socket errors", report.Int(r.SocketErrors), " (", counts(r.SocketErrorKinds), ")")
 		for _, k := range sortedKeys(r.SocketErrorExamples) {
-			fmt.Fprintf(&b, "    first %s error: %s\n", k, r.SocketErrorExamples[k])
+			lines = append(lines, report.Cat("    first ", k, " error: ", r.SocketErrorExamples[k]))
 		}
 	}
 	if r.ServerCPUPerRequestUS > 0 {
-		fmt.Fprintf(&b, "  server CPU     %.2f µs per 2xx response\n", r.ServerCPUPerRequestUS)
+		field("server CPU", report.Fixed(r.ServerCPUPerRequestUS, 2), " µs per 2xx response")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return &report.Report{Blocks: []report.Block{report.Para{Lines: lines}}, JSON: r, Warnings: ws}
+}
+
+// counts lists counts by key, in key order: "500: 5, 503: 30".
+func counts(m map[string]int64) report.Line {
+	var l report.Line
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			l = append(l, report.Text(", "))
+		}
+		l = append(l, report.Cat(k, ": ", report.Int(m[k]))...)
+	}
+	return l
 }
 
 func sortedKeys[V any](m map[string]V) []string {

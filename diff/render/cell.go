@@ -1,0 +1,158 @@
+package render
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// Pct formats a share (fraction 0..1) as a percentage: 0.0486 → "4.86%".
+func Pct(f float64) string { return percent(f, 2) }
+
+// Pct1 formats a share with one decimal, for summary lines: "80.4%".
+func Pct1(f float64) string { return percent(f, 1) }
+
+func percent(f float64, digits int) string {
+	return strconv.FormatFloat(f*100, 'f', digits, 64) + "%"
+}
+
+// PP formats a share delta in percentage points with its sign: "+4.59pp";
+// no change is "0.00pp".
+func PP(d float64) string {
+	s := strconv.FormatFloat(d*100, 'f', 2, 64)
+	if s == "-0.00" || s == "0.00" {
+		return "0.00pp"
+	}
+	return plus(s) + "pp"
+}
+
+// relative formats a relative growth (fraction) as a signed percentage
+// with one decimal: "+2.8%", "-2.9%", and "+0.0%" for none.
+func relative(f float64) string {
+	s := strconv.FormatFloat(f*100, 'f', 1, 64)
+	if s == "-0.0" {
+		s = "0.0"
+	}
+	return plus(s) + "%"
+}
+
+func plus(s string) string {
+	if !strings.HasPrefix(s, "-") {
+		return "+" + s
+	}
+	return s
+}
+
+// MarkdownCode writes a name as a Markdown code span that is safe in a
+// table cell.
+func MarkdownCode(s string) string {
+	s = strings.ReplaceAll(s, "`", "'")
+	// GitHub ends a table cell at '|' even inside a code span; '\|' is the
+	// escape it honours there.
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return "`" + s + "`"
+}
+
+// line writes cells one after the other as medium m shows them; in
+// Markdown a run of bold cells is one bold span.
+func line(l report.Line, m report.Medium) string {
+	var b strings.Builder
+	bold := false
+	for _, c := range l {
+		alt := m == report.Markdown && c.Markdown != nil
+		if strong := c.Strong && m == report.Markdown && !alt; strong != bold {
+			b.WriteString("**")
+			bold = strong
+		}
+		if alt {
+			b.WriteString(line(c.Markdown, m))
+		} else {
+			b.WriteString(human(c, m))
+		}
+	}
+	if bold {
+		b.WriteString("**")
+	}
+	return b.String()
+}
+
+// String is a cell as the terminal shows it, for a command's own messages.
+func String(c report.Cell) string { return human(c, report.Terminal) }
+
+// human is a cell as people read it.
+func human(c report.Cell, m report.Medium) string {
+	var s string
+	switch c.Kind {
+	case report.KindCode:
+		s = c.Text
+		if m == report.Markdown {
+			s = MarkdownCode(s)
+		}
+	case report.KindNumber:
+		s = number(c.Value, c.Digits)
+		if c.Unit != "" {
+			s += " " + c.Unit
+		}
+	case report.KindShare:
+		s = percent(c.Value, c.Digits)
+	case report.KindDelta:
+		s = PP(c.Value)
+		if c.Noisy {
+			s += " ~"
+		}
+	case report.KindP:
+		s = pValue(c.Value, c.Digits)
+	case report.KindBool:
+		s = strconv.FormatBool(c.Value != 0)
+	default:
+		s = c.Text
+	}
+	switch {
+	case c.Relative != nil:
+		s += " (" + relative(*c.Relative) + ")"
+	case c.Note != "":
+		s += " (" + c.Note + ")"
+	}
+	return s
+}
+
+// number prints a value with digits decimals; for report.Exact in its
+// shortest exact form; for report.Compact exactly enough to read: integers
+// as integers, others with up to 6 significant digits.
+func number(v float64, digits int) string {
+	switch {
+	case digits >= 0:
+		return strconv.FormatFloat(v, 'f', digits, 64)
+	case digits == report.Exact:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// pValue prints p with digits decimals, or "<0.001" (for 3 digits) when
+// it would round to zero there.
+func pValue(p float64, digits int) string {
+	if floor := math.Pow(10, -float64(digits)); p < floor {
+		return "<" + strconv.FormatFloat(floor, 'f', digits, 64)
+	}
+	return strconv.FormatFloat(p, 'f', digits, 64)
+}
+
+// raw is a cell as CSV writes it: text as is, numbers in their shortest
+// exact form, flags as true or false, a missing value as an empty field.
+func raw(c report.Cell) string {
+	switch c.Kind {
+	case report.KindText, report.KindCode:
+		return c.Text
+	case report.KindNone:
+		return ""
+	case report.KindBool:
+		return strconv.FormatBool(c.Value != 0)
+	}
+	return strconv.FormatFloat(c.Value, 'g', -1, 64)
+}

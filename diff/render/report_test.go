@@ -1,0 +1,106 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+func rendered(t *testing.T, r *report.Report, f Format) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Report(&b, r, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Blocks are separated by a blank line; in the terminal a heading sits on
+// the block it heads and a tight paragraph under the block before; blocks
+// for one medium are left out of the other.
+func TestLayout(t *testing.T) {
+	r := &report.Report{
+		Blocks: []report.Block{
+			report.Heading{Level: 3, Line: report.Cat("title")},
+			report.Para{Lines: []report.Line{report.Cat("a"), report.Cat("b")}},
+			report.Para{Tight: true, Lines: []report.Line{report.Cat("tight")}},
+			report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("md only")}},
+			report.Para{Only: report.Terminal, Lines: []report.Line{report.Cat("terminal only")}},
+		},
+		Warnings: []string{"never shown"},
+	}
+	if got, want := rendered(t, r, Table), "title\na\nb\ntight\n\nterminal only\n"; got != want {
+		t.Errorf("terminal:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := rendered(t, r, Markdown), "### title\n\na\nb\n\ntight\n\nmd only\n"; got != want {
+		t.Errorf("markdown:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// Markdown makes a run of bold cells one bold span, writes names as code
+// spans (pipes escaped) and uses a cell's Markdown form where it has one.
+func TestMarkdownCells(t *testing.T) {
+	l := report.Cat(report.Text("Total ").Bold(), report.Share(0.5).Places(1).Bold(), " (", report.Code("a|b"), ") ",
+		report.Text("x ~ y").OrInMarkdown(report.Text("x "), report.Code("y")))
+	if got, want := line(l, report.Markdown), "**Total 50.0%** (`a\\|b`) x `y`"; got != want {
+		t.Errorf("markdown %q, want %q", got, want)
+	}
+	if got, want := line(l, report.Terminal), "Total 50.0% (a|b) x ~ y"; got != want {
+		t.Errorf("terminal %q, want %q", got, want)
+	}
+}
+
+func TestCellText(t *testing.T) {
+	p := 0.0004
+	p2 := 0.0081
+	cases := []struct {
+		cell report.Cell
+		want string
+	}{
+		{report.Delta(0.0459, true, "18x increase"), "+4.59pp ~ (18x increase)"},
+		{report.Delta(-0.0015, false, "").WithRelative(-0.029), "-0.15pp (-2.9%)"},
+		{report.Delta(0, false, "").WithRelative(0), "0.00pp (+0.0%)"},
+		{report.P(&p), "<0.001"},
+		{report.P(&p2), "0.008"},
+		{report.P(nil), "n/a"},
+		{report.Num(1e10).WithUnit("nanoseconds"), "10000000000 nanoseconds"},
+		{report.Num(0.123456789), "0.123457"},
+		{report.ExactNum(0.123456789), "0.123456789"},
+		{report.Fixed(40.125, 2), "40.12"},
+		{report.Int(12).WithNote("!"), "12 (!)"},
+		{report.Share(0.94).Places(0), "94%"},
+		{report.None("–"), "–"},
+		{report.Bool(true), "true"},
+	}
+	for _, c := range cases {
+		if got := String(c.cell); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.cell, got, c.want)
+		}
+	}
+}
+
+// CSV writes raw values: shortest exact numbers, flags, empty fields for
+// missing values; and no note, noise mark or unit.
+func TestCSVRecords(t *testing.T) {
+	r := &report.Report{Records: &report.Table{
+		Columns: report.Cols("name", "share", "delta", "p", "noisy"),
+		Rows:    [][]report.Cell{{report.Code("a,b"), report.Share(0.0486), report.Delta(0.0459, true, "note"), report.P(nil), report.Bool(true)}},
+	}}
+	if got, want := rendered(t, r, CSV), "name,share,delta,p,noisy\n\"a,b\",0.0486,0.0459,,true\n"; got != want {
+		t.Errorf("csv %q, want %q", got, want)
+	}
+}
+
+// A report without records or a JSON value says so instead of writing
+// nothing.
+func TestMissingForms(t *testing.T) {
+	r := &report.Report{Blocks: []report.Block{report.Para{Lines: []report.Line{report.Cat("x")}}}}
+	for _, f := range []Format{CSV, JSON, "xml"} {
+		var b bytes.Buffer
+		if err := Report(&b, r, f); err == nil || !strings.Contains(err.Error(), string(f)) || b.Len() != 0 {
+			t.Errorf("%s: err %v, output %q", f, err, b.String())
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package report
+
+import "fmt"
+
+// Kind is what a cell holds.
+type Kind uint8
+
+const (
+	KindText   Kind = iota // Text, as written
+	KindCode               // Text is a name: a code span in Markdown
+	KindNumber             // Value in Unit
+	KindShare              // Value is a fraction 0..1
+	KindDelta              // Value is a difference of shares
+	KindP                  // Value is a p-value
+	KindBool               // Value is 1 (true) or 0 (false)
+	KindNone               // no value; Text is the placeholder people read ("–", "n/a")
+)
+
+// Digits values that are not a count of decimals.
+const (
+	// Compact shows integers as integers and others with up to 6
+	// significant digits.
+	Compact = -1
+	// Exact shows the shortest form that reads back as the same value.
+	Exact = -2
+)
+
+// Cell is one typed value. Build cells with the constructors below and
+// the methods that return a changed copy.
+type Cell struct {
+	Kind  Kind
+	Text  string
+	Value float64
+	// Unit follows a number ("12 ms", or "0.5s" for the unit "s"); empty
+	// in table columns that name the unit in their header.
+	Unit string
+	// Digits is the decimals of a number, share or p-value (or Compact,
+	// Exact for a number).
+	Digits int
+	// Noisy marks a delta within sampling noise.
+	Noisy bool
+	// Note is a remark shown after the value in parentheses: "18x
+	// increase" after a delta, "!" after an error count.
+	Note string
+	// Relative is a delta's growth relative to base (a fraction), shown in
+	// place of the note as a signed percentage: "(+2.9%)".
+	Relative *float64
+	// Strong is bold in Markdown.
+	Strong bool
+	// Markdown, when set, is how Markdown shows this cell instead.
+	Markdown Line
+}
+
+// Text is a cell of text.
+func Text(s string) Cell { return Cell{Kind: KindText, Text: s} }
+
+// Code is a name (a function, a pattern, a file) that Markdown writes as a
+// code span.
+func Code(s string) Cell { return Cell{Kind: KindCode, Text: s} }
+
+// Num is a number shown compactly (see Compact).
+func Num(v float64) Cell { return Cell{Kind: KindNumber, Value: v, Digits: Compact} }
+
+// Int is a count.
+func Int(n int64) Cell { return Cell{Kind: KindNumber, Value: float64(n), Digits: 0} }
+
+// ExactNum is a number shown in its shortest exact form (0.1234567).
+func ExactNum(v float64) Cell { return Cell{Kind: KindNumber, Value: v, Digits: Exact} }
+
+// Fixed is a number shown with the given decimals.
+func Fixed(v float64, digits int) Cell { return Cell{Kind: KindNumber, Value: v, Digits: digits} }
+
+// Share is a fraction 0..1, shown as a percentage with two decimals.
+func Share(f float64) Cell { return Cell{Kind: KindShare, Value: f, Digits: 2} }
+
+// Delta is a difference of shares, shown in percentage points; noisy marks
+// it as within sampling noise, note is a remark (may be empty).
+func Delta(d float64, noisy bool, note string) Cell {
+	return Cell{Kind: KindDelta, Value: d, Noisy: noisy, Note: note}
+}
+
+// P is a p-value, or no value ("n/a") when p is nil.
+func P(p *float64) Cell {
+	if p == nil {
+		return None("n/a")
+	}
+	return Cell{Kind: KindP, Value: *p, Digits: 3}
+}
+
+// Bool is a flag.
+func Bool(b bool) Cell {
+	c := Cell{Kind: KindBool}
+	if b {
+		c.Value = 1
+	}
+	return c
+}
+
+// None is a missing value; people read placeholder, CSV an empty field.
+func None(placeholder string) Cell { return Cell{Kind: KindNone, Text: placeholder} }
+
+// Places returns c with digits decimals.
+func (c Cell) Places(digits int) Cell { c.Digits = digits; return c }
+
+// WithUnit returns c with unit u.
+func (c Cell) WithUnit(u string) Cell { c.Unit = u; return c }
+
+// WithNote returns c with the remark note.
+func (c Cell) WithNote(note string) Cell { c.Note = note; return c }
+
+// WithRelative returns c with its growth relative to base.
+func (c Cell) WithRelative(rel float64) Cell { c.Relative = &rel; return c }
+
+// Bold returns c in bold (Markdown).
+func (c Cell) Bold() Cell { c.Strong = true; return c }
+
+// OrInMarkdown returns c shown as the cells md in Markdown.
+func (c Cell) OrInMarkdown(md ...Cell) Cell { c.Markdown = md; return c }
+
+// Cat makes a line of parts: a string is a Text cell, a Cell itself, a
+// Line its cells, anything else its fmt.Sprint text.
+func Cat(parts ...any) Line {
+	var l Line
+	for _, p := range parts {
+		switch p := p.(type) {
+		case string:
+			l = append(l, Text(p))
+		case Cell:
+			l = append(l, p)
+		case Line:
+			l = append(l, p...)
+		default:
+			l = append(l, Text(fmt.Sprint(p)))
+		}
+	}
+	return l
+}
+
+// List names items, each as a cell made by cell (Text or Code): up to
+// three joined by commas, more as the first two and a count ("a, b and 3
+// more"), as a report names the sources of a side.
+func List(items []string, cell func(string) Cell) Line {
+	if len(items) > 3 {
+		return Cat(cell(items[0]), ", ", cell(items[1]), fmt.Sprintf(" and %d more", len(items)-2))
+	}
+	var l Line
+	for i, s := range items {
+		if i > 0 {
+			l = append(l, Text(", "))
+		}
+		l = append(l, cell(s))
+	}
+	return l
+}
