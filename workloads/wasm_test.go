@@ -3,7 +3,6 @@ package workloads
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,14 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdiff/profdiff/internal/golden"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// Fixed points: the loop prefers 1MiB, concurrency prefers 2MiB, and one
+// Fixed points (the same as diff/render's wasm-sweep golden test): the loop prefers 1MiB, concurrency prefers 2MiB, and one
 // concurrent point has pool refusals.
 func samplePoints() []WasmPoint {
 	return []WasmPoint{
@@ -28,16 +24,6 @@ func samplePoints() []WasmPoint {
 		{Mode: ModeConcurrent, KeepResident: 0, Connections: 16, RequestsPerS: 700, CPUPerRequestUS: 1200, P99MS: 40, FaultsPerRequest: 280},
 		{Mode: ModeConcurrent, KeepResident: 1 << 20, Connections: 16, RequestsPerS: 3000, CPUPerRequestUS: 280, P99MS: 12, Errors: 120, PoolRefused: 130, FaultsPerRequest: 17},
 		{Mode: ModeConcurrent, KeepResident: 2 << 20, Connections: 16, RequestsPerS: 3600, CPUPerRequestUS: 230, P99MS: 9, FaultsPerRequest: -1},
-	}
-}
-
-func TestWasmSweepRenders(t *testing.T) {
-	for _, f := range []string{"table", "markdown", "json"} {
-		var b bytes.Buffer
-		if err := WriteWasmSweep(&b, samplePoints(), f); err != nil {
-			t.Fatal(err)
-		}
-		golden.Check(t, "./workloads", "wasm-sweep."+f, b.Bytes(), *update)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	goldenfile "github.com/profdiff/profdiff/internal/golden"
+	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -22,11 +21,9 @@ import (
 	"github.com/profdiff/profdiff/profile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	goldenfile.Check(t, "./diff/gate", name, got, *update)
+	goldenfile.Check(t, "./diff/gate", name, got)
 }
 
 func TestSynthStacksClassify(t *testing.T) {

@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	goldenfile "github.com/profdiff/profdiff/internal/golden"
+	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func load(t *testing.T, path string) *profile.Loaded {
 	t.Helper()
@@ -60,7 +57,7 @@ func dotnetTop(t *testing.T) *diff.TopResult {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	goldenfile.Check(t, "./diff/render", name, got, *update)
+	goldenfile.Check(t, "./diff/render", name, got)
 }
 
 // Golden files are named after the command and flags that produce them.

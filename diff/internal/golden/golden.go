@@ -3,24 +3,29 @@
 // `go test -update` rewrites them. On a mismatch it prints a unified diff
 // of the golden file (---) against the output (+++), not both files whole.
 //
-// It lives at the module root, not under diff/, because the workloads
-// tests check their sweep tables against golden files too.
+// Every renderer's golden files are checked from tests under diff/ (the
+// workloads' sweep and load tables from diff/render's external tests), so
+// the helper is internal to diff.
 package golden
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// Check compares got with testdata/name, or writes it there when update
-// is set. pkg names the package in the hint printed on a mismatch
-// ("./diff/render").
-func Check(t testing.TB, pkg, name string, got []byte, update bool) {
+// update is the -update flag of every test binary that checks golden
+// files: `go test ./diff/... -update` rewrites them.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// Check compares got with testdata/name, or writes it there under -update.
+// pkg names the package in the hint printed on a mismatch ("./diff/render").
+func Check(t testing.TB, pkg, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if update {
+	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
