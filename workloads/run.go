@@ -122,7 +122,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
 	}
-	proc, err := child.Start(ctx, child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
+	proc, err := child.Start(ctx, child.Builtin(), child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s server (%s, %d cores): %w", cfg.Workload, cfg.Variant, cfg.Cores, err)
 	}

@@ -26,7 +26,7 @@ import (
 
 // TestMain lets this test binary serve as a workload child.
 func TestMain(m *testing.M) {
-	child.MaybeRun()
+	child.MaybeRun(child.Builtin())
 	os.Exit(m.Run())
 }
 
@@ -53,7 +53,7 @@ func withLoad(t *testing.T, url string, conns int, limit time.Duration) (stop fu
 
 func startChild(t *testing.T, variant string, cores int) *child.Process {
 	t.Helper()
-	p, err := child.Start(context.Background(), child.Spec{Workload: "json", Variant: variant, Cores: cores})
+	p, err := child.Start(context.Background(), child.Builtin(), child.Spec{Workload: "json", Variant: variant, Cores: cores})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,44 +17,37 @@ import (
 	"github.com/felixge/fgprof"
 )
 
-// current is the spec this process runs under, when it is a child.
-var current *childSpec
+// childLogPrefix starts every line the child logs itself (its workload's
+// lines are the workload's own); Start's error for a child that exited
+// early looks for it.
+const childLogPrefix = "profdiff child "
 
-// Args returns Spec.Args in a child process (nil elsewhere), for workloads
-// that take parameters.
-func Args() []string {
-	if current == nil {
-		return nil
-	}
-	return current.Args
-}
-
-// MaybeRun serves a workload and exits when this process was started by
-// Start (the environment variable PROFDIFF_CHILD holds its spec);
-// otherwise it returns at once. Call it first thing in main, and in TestMain
-// of any test package that starts children, before flags are parsed.
-func MaybeRun() {
+// MaybeRun serves a workload from table and exits when this process was
+// started by Start (the environment variable PROFDIFF_CHILD holds its
+// spec); otherwise it returns at once. Call it first thing in main, and in
+// TestMain of any test package that starts children, before flags are
+// parsed, with the table the parent passes to Start.
+func MaybeRun(table Table) {
 	v := os.Getenv(envChild)
 	if v == "" {
 		return
 	}
-	os.Exit(serveChild(v, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(serveChild(table, v, os.Stdin, os.Stdout, os.Stderr))
 }
 
-// serveChild is the child's whole life; it returns the exit status.
-func serveChild(specJSON string, stdin io.Reader, stdout, stderr io.Writer) int {
+// serveChild is the child's whole life; it returns the exit status: 2 for
+// a spec it cannot serve, 1 when a server failed, 0 after a requested
+// stop. PROFDIFF_CHILD stays set, so that Start refuses to run in a
+// child: a workload cannot start children of its own.
+func serveChild(table Table, specJSON string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logf := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "profdiff child %d: "+format+"\n", append([]any{os.Getpid()}, a...)...)
+		fmt.Fprintf(stderr, childLogPrefix+"%d: "+format+"\n", append([]any{os.Getpid()}, a...)...)
 	}
 	var spec childSpec
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 		logf("bad %s: %v", envChild, err)
 		return 2
 	}
-	// PROFDIFF_CHILD stays set, so that Start refuses to run in a child:
-	// a workload cannot start children of its own.
-	current = &spec
-
 	var cpus []int
 	if spec.Cores > 0 {
 		var note string
@@ -66,12 +59,12 @@ func serveChild(specJSON string, stdin io.Reader, stdout, stderr io.Writer) int 
 	runtime.SetMutexProfileFraction(spec.MutexFraction)
 	runtime.SetBlockProfileRate(spec.BlockRate)
 
-	serve, err := lookup(spec.Workload)
+	serve, err := table.lookup(spec.Workload)
 	if err != nil {
 		logf("%v", err)
 		return 2
 	}
-	h, err := serve(spec.Variant)
+	h, err := serve(Params{Variant: spec.Variant, Args: spec.Args, Log: stderr})
 	if err != nil {
 		logf("%v", err)
 		return 2
@@ -79,18 +72,25 @@ func serveChild(specJSON string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if c, ok := h.(io.Closer); ok {
 		defer c.Close()
 	}
+	srv, err := listen(h, debugVars(spec, cpus))
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s %s %s gomaxprocs=%d cpus=%s\n",
+		readyToken, srv.workURL, srv.debugURL, runtime.GOMAXPROCS(0), formatCPUList(cpus))
+	code := 0
+	if err := waitForStop(spec.WatchStdin, stdin, srv.errc); err != nil {
+		logf("server failed: %v", err)
+		code = 1
+	}
+	srv.shutdown()
+	return code
+}
 
-	wl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		logf("%v", err)
-		return 1
-	}
-	dl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		logf("%v", err)
-		return 1
-	}
-	vars := map[string]any{
+// debugVars is the child's /debug/vars object.
+func debugVars(spec childSpec, cpus []int) map[string]any {
+	return map[string]any{
 		"pid":                    os.Getpid(),
 		"cmdline":                os.Args,
 		"go_version":             runtime.Version(),
@@ -103,51 +103,78 @@ func serveChild(specJSON string, stdin io.Reader, stdout, stderr io.Writer) int 
 		"mutex_profile_fraction": spec.MutexFraction,
 		"block_profile_rate":     spec.BlockRate,
 	}
-	work := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	// No write timeout on the debug server: profiles stream for their
-	// whole ?seconds= window, and net/http/pprof refuses windows longer
-	// than a write timeout.
-	debug := &http.Server{Handler: debugMux(vars), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 2)
-	go func() { errc <- work.Serve(wl) }()
-	go func() { errc <- debug.Serve(dl) }()
+}
 
-	fmt.Fprintf(stdout, "%s http://%s http://%s gomaxprocs=%d cpus=%s\n",
-		readyToken, wl.Addr(), dl.Addr(), runtime.GOMAXPROCS(0), formatCPUList(cpus))
+// servers are the child's two servers, both serving on loopback.
+type servers struct {
+	work, debug       *http.Server
+	workURL, debugURL string
+	errc              chan error // each server's Serve result
+}
 
+// listen starts the workload's server and the debug server, each on its
+// own 127.0.0.1 port.
+func listen(h http.Handler, vars map[string]any) (*servers, error) {
+	wl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	dl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		wl.Close()
+		return nil, err
+	}
+	s := &servers{
+		work: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute},
+		// No write timeout on the debug server: profiles stream for their
+		// whole ?seconds= window, and net/http/pprof refuses windows
+		// longer than a write timeout.
+		debug:    &http.Server{Handler: debugMux(vars), ReadHeaderTimeout: 10 * time.Second},
+		workURL:  "http://" + wl.Addr().String(),
+		debugURL: "http://" + dl.Addr().String(),
+		errc:     make(chan error, 2),
+	}
+	go func() { s.errc <- s.work.Serve(wl) }()
+	go func() { s.errc <- s.debug.Serve(dl) }()
+	return s, nil
+}
+
+// waitForStop blocks until SIGTERM or SIGINT, EOF on stdin when watchStdin
+// (the parent holds the write end: EOF means it closed it in Stop, or
+// died), or a server's failure, which it returns.
+func waitForStop(watchStdin bool, stdin io.Reader, errc <-chan error) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
 	eof := make(chan struct{})
-	if spec.WatchStdin {
-		// The parent holds the write end; EOF means it closed it (Stop) or
-		// died.
+	if watchStdin {
 		go func() {
 			io.Copy(io.Discard, stdin)
 			close(eof)
 		}()
 	}
-	code := 0
 	select {
 	case <-sigs:
 	case <-eof:
 	case err := <-errc:
-		logf("server failed: %v", err)
-		code = 1
+		return err
 	}
-	// A short grace for responses in flight, then close. The bound matters:
-	// Shutdown counts a connection that was opened but never sent a
-	// request (a client's spare dial) as active for its first 5 s, which
-	// would stall every Stop for the whole bound. A profile still streaming
-	// is cut.
+	return nil
+}
+
+// shutdown gives responses in flight a short grace, then closes. The bound
+// matters: Shutdown counts a connection that was opened but never sent a
+// request (a client's spare dial) as active for its first 5 s, which would
+// stall every Stop for the whole bound. A profile still streaming is cut.
+func (s *servers) shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if err := work.Shutdown(ctx); err != nil {
-		work.Close()
+	if err := s.work.Shutdown(ctx); err != nil {
+		s.work.Close()
 	}
-	if err := debug.Shutdown(ctx); err != nil {
-		debug.Close()
+	if err := s.debug.Shutdown(ctx); err != nil {
+		s.debug.Close()
 	}
-	return code
 }
 
 // debugMux is the child's private debug mux: net/http/pprof's handlers
