@@ -117,6 +117,20 @@ func handleCode() []byte {
 	get := func(l byte) { c = append(c, opLocalGet, l) }
 	set := func(l byte) { c = append(c, opLocalSet, l) }
 	i32 := func(v int64) { c = append(c, opI32Const); c = append(c, sleb(v)...) }
+	// while emits "for a < b (unsigned) { body; a += step }": a block
+	// around a loop whose first instructions leave the block when a >= b.
+	while := func(a, b byte, step int64, body func()) {
+		c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
+		get(a)
+		get(b)
+		c = append(c, opI32GeU, opBrIf, 1)
+		body()
+		get(a)
+		i32(step)
+		c = append(c, opI32Add)
+		set(a)
+		c = append(c, opBr, 0, opEnd, opEnd)
+	}
 
 	// hash = FNV offset basis; i = 0
 	i32(int64(int32(-2128831035))) // 2166136261 as a signed i32
@@ -124,21 +138,14 @@ func handleCode() []byte {
 	i32(0)
 	set(lI)
 	// while i < req_len: hash = (hash ^ mem8[i]) * FNV prime; i++
-	c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
-	get(lI)
-	get(lReqLen)
-	c = append(c, opI32GeU, opBrIf, 1)
-	get(lHash)
-	get(lI)
-	c = append(c, opI32Load8U, 0, 0, opI32Xor)
-	i32(16777619)
-	c = append(c, opI32Mul)
-	set(lHash)
-	get(lI)
-	i32(1)
-	c = append(c, opI32Add)
-	set(lI)
-	c = append(c, opBr, 0, opEnd, opEnd)
+	while(lI, lReqLen, 1, func() {
+		get(lHash)
+		get(lI)
+		c = append(c, opI32Load8U, 0, 0, opI32Xor)
+		i32(16777619)
+		c = append(c, opI32Mul)
+		set(lHash)
+	})
 
 	// i = RequestArea; end = RequestArea + touch
 	i32(RequestArea)
@@ -155,34 +162,27 @@ func handleCode() []byte {
 	// The unrolling keeps wazero's termination check (a call at every loop
 	// header when CloseOnContextDone is on, ~35 ns) to one per page
 	// instead of one per line, where it would cost 12x the guest's work.
-	c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
-	get(lI)
-	get(lEnd)
-	c = append(c, opI32GeU, opBrIf, 1)
-	get(lHash)
-	get(lI)
-	c = append(c, opI32Xor, opI64ExtendU, opI64Const)
-	c = append(c, sleb(-7046029254386353131)...) // 0x9E3779B97F4A7C15
-	c = append(c, opI64Mul, opI64Const, 1, opI64Or)
-	set(lV)
-	for k := 0; k < guestPage/64; k++ {
-		off := uleb(uint64(k * 64))
-		get(lDirty)
+	while(lI, lEnd, guestPage, func() {
+		get(lHash)
 		get(lI)
-		c = append(c, opI64Load, 3)
-		c = append(c, off...)
-		c = append(c, opI64Const, 0, opI64Ne, opI32Add)
-		set(lDirty)
-		get(lI)
-		get(lV)
-		c = append(c, opI64Store, 3)
-		c = append(c, off...)
-	}
-	get(lI)
-	i32(guestPage)
-	c = append(c, opI32Add)
-	set(lI)
-	c = append(c, opBr, 0, opEnd, opEnd)
+		c = append(c, opI32Xor, opI64ExtendU, opI64Const)
+		c = append(c, sleb(-7046029254386353131)...) // 0x9E3779B97F4A7C15
+		c = append(c, opI64Mul, opI64Const, 1, opI64Or)
+		set(lV)
+		for k := 0; k < guestPage/64; k++ {
+			off := uleb(uint64(k * 64))
+			get(lDirty)
+			get(lI)
+			c = append(c, opI64Load, 3)
+			c = append(c, off...)
+			c = append(c, opI64Const, 0, opI64Ne, opI32Add)
+			set(lDirty)
+			get(lI)
+			get(lV)
+			c = append(c, opI64Store, 3)
+			c = append(c, off...)
+		}
+	})
 
 	// return u64(dirty)<<32 | u64(hash)
 	get(lDirty)
