@@ -9,6 +9,20 @@
 // generator's own goroutines never appear in the server's profiles; the
 // profiles are pulled from the child's /debug/pprof endpoints, the same path
 // `profdiff capture` takes against a user's server.
+//
+// # Contract
+//
+// Run starts children from child.Builtin(), so a program that calls Run
+// must call child.MaybeRun(child.Builtin()) first thing in main (a test
+// binary in TestMain). Servers and load stay on 127.0.0.1, and every wait
+// is bounded. Run returns numbers and errors and never prints or exits:
+// progress and problems go to RunConfig.Log, and every failure path writes
+// a line there as well as returning its error. On every path, a
+// cancelled context included, the load is stopped and the child stopped
+// and reaped before Run returns; an interrupted run's error unwraps to the
+// context's error and, once the capture window has opened, is a
+// *capture.InterruptedError naming the incomplete folder, whose manifest
+// is marked interrupted.
 package workloads
 
 import (

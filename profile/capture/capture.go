@@ -16,7 +16,11 @@
 // loaded as profdiff loads it, when it has samples) before it is written;
 // a trace must start with Go's trace header. A profile that cannot be
 // captured is logged and recorded in the manifest's errors; Capture fails
-// only when no profile at all was captured.
+// only when no profile at all was captured, or when its context ended
+// before every profile arrived: then the manifest is marked interrupted,
+// ProfilePath refuses the folder, and the error is an *InterruptedError
+// naming the folder and the missing files. The package never prints to
+// standard output or exits; progress goes to Options.Log.
 //
 // Taking all of them at once perturbs the server (fgprof stops the world
 // ~99 times a second to list goroutines; tracing costs a few percent):
