@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
 
 // cancelOn is a Run log that cancels the run's context when a line
@@ -55,25 +56,35 @@ func TestRunInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server and drives load")
 	}
+	wasm := RunConfig{Workload: "wasm", Variant: "pooling", Path: "/loop", Loop: true,
+		Args: wasmhost.Config{PoolSize: 4, Pages: 4, Touch: 64 << 10}.Args()}
 	for _, c := range []struct {
 		name, trigger string
 		warmup        time.Duration
 		want          string
+		base          RunConfig
 	}{
 		// The log line that cancels comes once the child is up: the
 		// warmup is still running, whatever its length.
-		{"warmup", "server pid ", 5 * time.Second, "interrupted during the warmup: nothing captured in "},
-		{"window", "capture: 2 s from ", 100 * time.Millisecond, "interrupted: capture folder "},
+		{"warmup", "server pid ", 5 * time.Second, "interrupted during the warmup: nothing captured in ", RunConfig{Workload: "json", Variant: "baseline"}},
+		{"window", "capture: 2 s from ", 100 * time.Millisecond, "interrupted: capture folder ", RunConfig{Workload: "json", Variant: "baseline"}},
+		// The wasm host's in-process loop (the wasm sweep's loop mode).
+		{"wasm-loop", "capture: 2 s from ", 100 * time.Millisecond, "interrupted: capture folder ", wasm},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			log := &cancelOn{trigger: c.trigger, cancel: cancel}
 			out := filepath.Join(t.TempDir(), "run")
-			_, err := Run(ctx, RunConfig{
-				Workload: "json", Variant: "baseline", Cores: 1, Connections: 2,
-				Warmup: c.warmup, Seconds: 2, Out: out, Log: log,
-			})
+			rc := c.base
+			rc.Cores, rc.Connections, rc.Warmup, rc.Seconds, rc.Out, rc.Log = 1, 2, c.warmup, 2, out, log
+			start := time.Now()
+			_, err := Run(ctx, rc)
+			// Well inside the child's 5 s stop grace: the child exits on
+			// SIGTERM rather than being killed.
+			if d := time.Since(start); d > c.warmup+3*time.Second {
+				t.Errorf("Run took %v after an interruption", d)
+			}
 			if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), c.want+out) {
 				t.Fatalf("err = %v; want %q with the folder, wrapping context.Canceled", err, c.want)
 			}
@@ -88,7 +99,7 @@ func TestRunInterrupted(t *testing.T) {
 			if !strings.Contains(log.String(), "interrupted: load stopped, stopping the server") {
 				t.Errorf("the interruption is not logged:\n%s", log)
 			}
-			if c.name != "window" {
+			if c.name == "warmup" {
 				return
 			}
 			var ie *capture.InterruptedError
