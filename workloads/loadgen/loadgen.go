@@ -48,9 +48,10 @@
 // not saturation.
 //
 // Run returns numbers (a Report) and errors for a bad Config or a server
-// that accepts no connection; it never prints or exits, and a cancelled
-// context ends it at once (requests in flight are cut) with the shortened window's
-// report. Every loop in it is bounded by the window and the timeout.
+// that accepts no connection; it never prints or exits. A cancelled
+// context ends it at once (requests in flight are cut) with the shortened
+// window's report. Every loop in it is bounded by the window and the
+// timeout.
 package loadgen
 
 import (
