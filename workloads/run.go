@@ -229,9 +229,12 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 	man, cerr := capture.Capture(ctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log})
 	ld := <-loadCh
 	received = true
+	var ie *capture.InterruptedError
 	switch {
-	case ctx.Err() != nil:
-		return nil, nil, r.interrupted(ctx, man, cerr)
+	case errors.As(cerr, &ie):
+		return nil, nil, ie
+	case ld.err != nil && ctx.Err() != nil:
+		return nil, nil, r.loadInterrupted(ctx, man, cerr)
 	case ld.err != nil:
 		logf(r.cfg.Log, "load on %s: %v", r.url, ld.err)
 		return nil, nil, fmt.Errorf("load on %s: %w", r.url, ld.err)
@@ -271,14 +274,10 @@ func (r *run) startLoad(ctx context.Context) <-chan loadDone {
 	return loadCh
 }
 
-// interrupted is measure's error once ctx ended during the window: the
-// capture's own *capture.InterruptedError, or, when every profile had
-// arrived but the load was cut, one the run writes into the manifest.
-func (r *run) interrupted(ctx context.Context, man *capture.Manifest, cerr error) error {
-	var ie *capture.InterruptedError
-	if errors.As(cerr, &ie) {
-		return ie
-	}
+// loadInterrupted is measure's error when ctx cut the load short but the
+// capture had every profile: the run marks the folder's manifest
+// interrupted itself, the load report being what is missing.
+func (r *run) loadInterrupted(ctx context.Context, man *capture.Manifest, cerr error) error {
 	if man == nil {
 		// The capture never wrote its folder (it could not be made).
 		return fmt.Errorf("interrupted: capture folder %s not written (%v): %w", r.cfg.Out, cerr, ctx.Err())

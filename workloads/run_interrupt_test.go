@@ -113,3 +113,20 @@ func TestRunInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// A load cut short after every profile had arrived: the run marks the
+// manifest itself and names the load report as what is missing.
+func TestLoadInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	r := &run{cfg: RunConfig{Out: out}}
+	err := r.loadInterrupted(ctx, &capture.Manifest{Format: capture.ManifestFormat, Files: []capture.File{}}, nil)
+	if want := "interrupted: capture folder " + out + " is incomplete (load report missing)"; err == nil || err.Error() != want || !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v; want %q wrapping context.Canceled", err, want)
+	}
+	man, rerr := capture.ReadManifest(out)
+	if rerr != nil || !man.Interrupted || len(man.Errors) != 1 {
+		t.Errorf("manifest: %v %+v", rerr, man)
+	}
+}
