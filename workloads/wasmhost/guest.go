@@ -1,6 +1,9 @@
 package wasmhost
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // The plugin is a WebAssembly module emitted byte by byte by Guest below:
 // no toolchain, no opaque binary. It is small (a few hundred bytes), so
@@ -231,21 +234,11 @@ func cat(parts ...[]byte) []byte {
 	return b
 }
 
-func uleb(v uint64) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			c |= 0x80
-		}
-		b = append(b, c)
-		if v == 0 {
-			return b
-		}
-	}
-}
+// uleb writes v as unsigned LEB128, which is exactly what
+// encoding/binary's uvarint is.
+func uleb(v uint64) []byte { return binary.AppendUvarint(nil, v) }
 
+// sleb writes v as signed LEB128 (binary's varint is zigzag, not this).
 func sleb(v int64) []byte {
 	var b []byte
 	for {
