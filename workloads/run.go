@@ -45,7 +45,7 @@ import (
 
 // RunConfig describes one run of a workload.
 type RunConfig struct {
-	Workload    string        // registered workload name: "json"
+	Workload    string        // a name in child.Builtin(): "json", "wasm"
 	Variant     string        // e.g. "baseline", "global-lock", "sharded"
 	Path        string        // request path on the workload server ("/json")
 	Cores       int           // the child's GOMAXPROCS (and CPU affinity where possible)

@@ -89,7 +89,7 @@ type Spec struct {
 	// first Cores CPUs of the parent's affinity mask). 0 leaves GOMAXPROCS
 	// to the runtime's default and the affinity alone.
 	Cores int
-	// Args are handed to the workload; the child reads them with Args().
+	// Args are handed to the workload's serve function (Params.Args).
 	Args []string
 
 	// StartTimeout bounds the wait for the readiness line (0: 15 s).
