@@ -9,6 +9,20 @@
 // generator's own goroutines never appear in the server's profiles; the
 // profiles are pulled from the child's /debug/pprof endpoints, the same path
 // `profdiff capture` takes against a user's server.
+//
+// # Contract
+//
+// Run starts children from child.Builtin(), so a program that calls Run
+// must call child.MaybeRun(child.Builtin()) first thing in main (a test
+// binary in TestMain). Servers and load stay on 127.0.0.1, and every wait
+// is bounded. Run returns numbers and errors and never prints or exits:
+// progress and problems go to RunConfig.Log, and every failure path writes
+// a line there as well as returning its error. On every path, a
+// cancelled context included, the load is stopped and the child stopped
+// and reaped before Run returns; an interrupted run's error unwraps to the
+// context's error and, once the capture window has opened, is a
+// *capture.InterruptedError naming the incomplete folder, whose manifest
+// is marked interrupted.
 package workloads
 
 import (
@@ -31,7 +45,7 @@ import (
 
 // RunConfig describes one run of a workload.
 type RunConfig struct {
-	Workload    string        // registered workload name: "json"
+	Workload    string        // a name in child.Builtin(): "json", "wasm"
 	Variant     string        // e.g. "baseline", "global-lock", "sharded"
 	Path        string        // request path on the workload server ("/json")
 	Cores       int           // the child's GOMAXPROCS (and CPU affinity where possible)
@@ -106,7 +120,14 @@ func logf(w io.Writer, format string, a ...any) {
 // load generator for Warmup plus Seconds, captures every profile during the
 // measured window, writes the capture folder with its manifest (parameters,
 // load report, requests/s, latency, errors, server CPU per request) and
-// stops the child. The child is stopped on every path, the error ones too.
+// stops the child. The load is stopped and the child stopped and reaped on
+// every path, the error ones too.
+//
+// When ctx ends first (Ctrl-C, SIGTERM), Run stops the load, stops and
+// reaps the child (SIGKILL after a grace period) and returns an error that
+// unwraps to ctx.Err(): a *capture.InterruptedError naming the incomplete
+// capture folder, whose manifest is marked interrupted, once the capture
+// window has opened; an error saying nothing was captured before that.
 func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -122,82 +143,157 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
 	}
-	proc, err := child.Start(ctx, child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
+	proc, err := child.Start(ctx, child.Builtin(), child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
 	if err != nil {
+		logf(cfg.Log, "%s %s: the server did not start: %v", cfg.Workload, cfg.Variant, err)
 		return nil, fmt.Errorf("starting the %s server (%s, %d cores): %w", cfg.Workload, cfg.Variant, cfg.Cores, err)
 	}
 	defer func() {
-		if serr := proc.Stop(); serr != nil && err == nil {
-			err = fmt.Errorf("stopping the %s server: %w", cfg.Workload, serr)
+		if serr := proc.Stop(); serr != nil {
+			logf(cfg.Log, "%s %s: stopping the server: %v", cfg.Workload, cfg.Variant, serr)
+			if err == nil {
+				err = fmt.Errorf("stopping the %s server: %w", cfg.Workload, serr)
+			}
 		}
 	}()
 	logf(cfg.Log, "%s %s: server pid %d at %s, GOMAXPROCS=%d, pinned to CPUs %v", cfg.Workload, cfg.Variant, proc.Pid, proc.URL, proc.GOMAXPROCS, proc.CPUs)
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	window := time.Duration(cfg.Seconds) * time.Second
-
-	type loadDone struct {
-		rep *loadgen.Report
-		err error
-	}
-	loadCh := make(chan loadDone, 1)
-	serverCPU := func() time.Duration {
-		d, err := proc.CPUTime()
-		if err != nil {
-			logf(cfg.Log, "server CPU time unavailable: %v", err)
+	r := &run{cfg: cfg, proc: proc, url: proc.URL + cfg.Path}
+	man, rep, err := r.measure(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			logf(cfg.Log, "%s %s: interrupted: load stopped, stopping the server (pid %d)", cfg.Workload, cfg.Variant, proc.Pid)
 		}
-		return d
+		return nil, err
 	}
-	if cfg.Loop {
-		go func() {
-			rep, err := runLoop(ctx, proc.URL+cfg.Path, cfg.Warmup, window, serverCPU)
-			loadCh <- loadDone{rep, err}
-		}()
-	} else {
-		go func() {
-			rep, err := loadgen.Run(ctx, loadgen.Config{
-				URL:         proc.URL + cfg.Path,
-				Connections: cfg.Connections,
-				Warmup:      cfg.Warmup,
-				Duration:    window,
-				ServerCPU:   serverCPU,
-			})
-			loadCh <- loadDone{rep, err}
-		}()
+	r.record(ctx, man, rep)
+	if err := capture.WriteManifest(cfg.Out, man); err != nil {
+		return nil, err
 	}
+	res = &Result{Config: cfg, Manifest: man, Load: rep}
+	if err := res.loadBuckets(ctx); err != nil {
+		logf(cfg.Log, "bucket shares unavailable for %s: %v", cfg.Out, err)
+	}
+	return res, nil
+}
+
+// run is one Run's state once its child is up.
+type run struct {
+	cfg        RunConfig
+	proc       *child.Process
+	url        string // the workload's URL the load goes to
+	statsStart any    // StatsPath's answer when the window opened
+}
+
+// loadDone is the load generator's result.
+type loadDone struct {
+	rep *loadgen.Report
+	err error
+}
+
+// measure runs the load, waits out the warmup and captures the window. The
+// load has stopped when it returns, on every path.
+func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, error) {
+	lctx, cancel := context.WithCancel(ctx)
+	loadCh := r.startLoad(lctx)
+	received := false
+	defer func() {
+		cancel()
+		if !received {
+			<-loadCh
+		}
+	}()
 
 	// The capture window opens when the warmup ends. A timer, not a
 	// handshake: the load generator's window is also time-based, and the
 	// capture's seconds= requests end on the server's own clock.
 	select {
-	case <-time.After(cfg.Warmup):
+	case <-time.After(r.cfg.Warmup):
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, fmt.Errorf("interrupted during the warmup: nothing captured in %s: %w", r.cfg.Out, ctx.Err())
 	case ld := <-loadCh:
+		received = true
 		// The generator stopped during the warmup: nothing to capture.
 		if ld.err == nil {
 			ld.err = errors.New("load generator stopped before the measured window")
 		}
-		return nil, fmt.Errorf("load on %s: %w", proc.URL+cfg.Path, ld.err)
+		logf(r.cfg.Log, "load on %s: %v", r.url, ld.err)
+		return nil, nil, fmt.Errorf("load on %s: %w", r.url, ld.err)
 	}
-	var statsStart any
-	if cfg.StatsPath != "" {
-		if statsStart, err = fetchJSON(ctx, proc.URL+cfg.StatsPath); err != nil {
-			logf(cfg.Log, "workload stats unavailable from %s: %v", proc.URL+cfg.StatsPath, err)
+	if r.cfg.StatsPath != "" {
+		var err error
+		if r.statsStart, err = fetchJSON(ctx, r.proc.URL+r.cfg.StatsPath); err != nil {
+			logf(r.cfg.Log, "workload stats unavailable from %s: %v", r.proc.URL+r.cfg.StatsPath, err)
 		}
 	}
-	man, cerr := capture.Capture(ctx, proc.DebugURL, capture.Options{Seconds: cfg.Seconds, Out: cfg.Out, Log: cfg.Log})
+	man, cerr := capture.Capture(ctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log})
 	ld := <-loadCh
-	if ld.err != nil {
-		return nil, fmt.Errorf("load on %s: %w", proc.URL+cfg.Path, ld.err)
+	received = true
+	var ie *capture.InterruptedError
+	switch {
+	case errors.As(cerr, &ie):
+		return nil, nil, ie
+	case ld.err != nil && ctx.Err() != nil:
+		return nil, nil, r.loadInterrupted(ctx, man, cerr)
+	case ld.err != nil:
+		logf(r.cfg.Log, "load on %s: %v", r.url, ld.err)
+		return nil, nil, fmt.Errorf("load on %s: %w", r.url, ld.err)
+	case cerr != nil:
+		return nil, nil, fmt.Errorf("capturing profiles: %w", cerr)
 	}
-	if cerr != nil {
-		return nil, fmt.Errorf("capturing profiles: %w", cerr)
-	}
-	rep := ld.rep
+	return man, ld.rep, nil
+}
 
-	// What the runner knows better than a remote capture can.
+// startLoad runs the load generator (or the workload's own loop) for the
+// warmup and the window; its result arrives on the channel.
+func (r *run) startLoad(ctx context.Context) <-chan loadDone {
+	window := time.Duration(r.cfg.Seconds) * time.Second
+	serverCPU := func() time.Duration {
+		d, err := r.proc.CPUTime()
+		if err != nil {
+			logf(r.cfg.Log, "server CPU time unavailable: %v", err)
+		}
+		return d
+	}
+	loadCh := make(chan loadDone, 1)
+	go func() {
+		var ld loadDone
+		if r.cfg.Loop {
+			ld.rep, ld.err = runLoop(ctx, r.url, r.cfg.Warmup, window, serverCPU)
+		} else {
+			ld.rep, ld.err = loadgen.Run(ctx, loadgen.Config{
+				URL:         r.url,
+				Connections: r.cfg.Connections,
+				Warmup:      r.cfg.Warmup,
+				Duration:    window,
+				ServerCPU:   serverCPU,
+			})
+		}
+		loadCh <- ld
+	}()
+	return loadCh
+}
+
+// loadInterrupted is measure's error when ctx cut the load short but the
+// capture had every profile: the run marks the folder's manifest
+// interrupted itself, the load report being what is missing.
+func (r *run) loadInterrupted(ctx context.Context, man *capture.Manifest, cerr error) error {
+	if man == nil {
+		// The capture never wrote its folder (it could not be made).
+		return fmt.Errorf("interrupted: capture folder %s not written (%v): %w", r.cfg.Out, cerr, ctx.Err())
+	}
+	man.Interrupted = true
+	man.Errors = append(man.Errors, "load: interrupted before the window closed")
+	if err := capture.WriteManifest(r.cfg.Out, man); err != nil {
+		logf(r.cfg.Log, "writing the manifest of %s: %v", r.cfg.Out, err)
+	}
+	return &capture.InterruptedError{Dir: r.cfg.Out, Missing: []string{"load report"}, Err: ctx.Err()}
+}
+
+// record adds to the capture's manifest what the runner knows better than
+// a remote capture can, and what it measured.
+func (r *run) record(ctx context.Context, man *capture.Manifest, rep *loadgen.Report) {
+	cfg, proc := r.cfg, r.proc
 	man.GOMAXPROCS = proc.GOMAXPROCS
 	man.GoVersion = runtime.Version()
 	if len(proc.CPUs) > 0 {
@@ -227,8 +323,8 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 		} else {
 			man.Params["server_stats"] = st
 		}
-		if statsStart != nil {
-			man.Params["server_stats_start"] = statsStart
+		if r.statsStart != nil {
+			man.Params["server_stats_start"] = r.statsStart
 		}
 	}
 	if b, err := json.Marshal(rep); err == nil {
@@ -239,14 +335,6 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	man.RequestErrors = rep.Failed()
 	man.LatencyMS = &capture.Latency{P50: rep.LatencyMS.P50, P90: rep.LatencyMS.P90, P99: rep.LatencyMS.P99, Max: rep.LatencyMS.Max}
 	man.CPUPerRequestUS = rep.ServerCPUPerRequestUS
-	if err := capture.WriteManifest(cfg.Out, man); err != nil {
-		return nil, err
-	}
-	res = &Result{Config: cfg, Manifest: man, Load: rep}
-	if err := res.loadBuckets(ctx); err != nil {
-		logf(cfg.Log, "bucket shares unavailable for %s: %v", cfg.Out, err)
-	}
-	return res, nil
 }
 
 // loadBuckets computes the run's bucket shares from its wall-clock profile,

@@ -147,7 +147,7 @@ func TestWasmPoolCapacityIsALoggedError(t *testing.T) {
 		t.Errorf("point %+v: errors should be the 503s (%d), the pool's refusals at least that", p, n503)
 	}
 	out := log.String()
-	if !strings.Contains(out, "plugin pool full: all 2 memory slots are in use (--pool-size 2") || !strings.Contains(out, "so far") {
+	if !strings.Contains(out, "plugin pool full: all 2 memory slots are in use (the pool's size") || !strings.Contains(out, "so far") {
 		t.Errorf("no pool-full log line with a running count; log:\n%s", out)
 	}
 	if !strings.Contains(out, "pool-full: ") || !strings.Contains(out, "request(s) failed in all") {

@@ -7,7 +7,7 @@ import "github.com/profdiff/profdiff/workloads/child"
 // the spec), it serves the workload, with GOMAXPROCS and CPU affinity set
 // by the parent, on loopback ports, and exits without returning; otherwise
 // it returns at once. main calls it before anything else, so no flag
-// parsing or output of the CLI happens in a child. Workloads other than the
-// built-in "json" register with child.Register in an init function; import
-// their packages here so the child can serve them.
-func runChildIfAsked() { child.MaybeRun() }
+// parsing or output of the CLI happens in a child. The table is
+// child.Builtin(), the one workloads.Run starts children from; a new
+// workload goes into that table.
+func runChildIfAsked() { child.MaybeRun(child.Builtin()) }

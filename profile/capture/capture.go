@@ -16,7 +16,11 @@
 // loaded as profdiff loads it, when it has samples) before it is written;
 // a trace must start with Go's trace header. A profile that cannot be
 // captured is logged and recorded in the manifest's errors; Capture fails
-// only when no profile at all was captured.
+// only when no profile at all was captured, or when its context ended
+// before every profile arrived: then the manifest is marked interrupted,
+// ProfilePath refuses the folder, and the error is an *InterruptedError
+// naming the folder and the missing files. The package never prints to
+// standard output or exits; progress goes to Options.Log.
 //
 // Taking all of them at once perturbs the server (fgprof stops the world
 // ~99 times a second to list goroutines; tracing costs a few percent):
@@ -117,9 +121,90 @@ type result struct {
 // root, such as http://127.0.0.1:6060, or its /debug/pprof/ page) and
 // writes them and manifest.json to opts.Out. It returns the manifest
 // written. The error is non-nil when nothing was captured (the manifest,
-// with its errors, is still written when the folder could be made) or the
-// folder could not be written.
+// with its errors, is still written when the folder could be made), the
+// folder could not be written, or ctx ended before every profile arrived:
+// then the manifest is marked Interrupted and the error is an
+// *InterruptedError naming the folder and the missing files.
 func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, error) {
+	pl, err := opts.plan(debugURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareDir(opts.Out); err != nil {
+		return nil, fmt.Errorf("capture: %v", err)
+	}
+	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base, strings.Join(pl.kinds, ", "))
+	m := &Manifest{
+		Format:           ManifestFormat,
+		URL:              pl.base.String(),
+		Seconds:          opts.Seconds,
+		Start:            time.Now().UTC(),
+		GoVersion:        "unknown",
+		HostCPUs:         runtime.NumCPU(),
+		CaptureGoVersion: runtime.Version(),
+		Params: map[string]any{
+			"seconds":  opts.Seconds,
+			"url":      pl.base.String(),
+			"profiles": pl.kinds,
+		},
+	}
+	results, vars := pl.fetchAll(ctx)
+	m.End = time.Now().UTC()
+	applyVars(m, vars)
+	missing := pl.storeAll(m, results)
+	interrupted := ctx.Err() != nil && len(missing) > 0
+	if interrupted {
+		m.Interrupted = true
+		fmt.Fprintf(pl.log, "capture: interrupted: %s is incomplete\n", opts.Out)
+	}
+	if err := WriteManifest(opts.Out, m); err != nil {
+		return m, fmt.Errorf("capture: writing manifest: %v", err)
+	}
+	switch {
+	case interrupted:
+		return m, &InterruptedError{Dir: opts.Out, Missing: missing, Err: ctx.Err()}
+	case len(m.Files) == 0:
+		return m, fmt.Errorf("capture: no profile captured from %s (%s)", pl.base, strings.Join(m.Errors, "; "))
+	}
+	return m, nil
+}
+
+// InterruptedError is the error of a capture, or of a workload run around
+// one, whose context ended (Ctrl-C, SIGTERM) before everything arrived.
+// The folder Dir is incomplete and its manifest says so (Interrupted).
+// errors.Is(err, context.Canceled) holds when the context was cancelled.
+type InterruptedError struct {
+	// Dir is the capture folder.
+	Dir string
+	// Missing names what was not written: profile files ("cpu.pb.gz"),
+	// or what a runner lacks ("load report").
+	Missing []string
+	// Err is the context's error.
+	Err error
+}
+
+func (e *InterruptedError) Error() string {
+	if len(e.Missing) == 0 {
+		return fmt.Sprintf("interrupted: capture folder %s is incomplete", e.Dir)
+	}
+	return fmt.Sprintf("interrupted: capture folder %s is incomplete (%s missing)", e.Dir, strings.Join(e.Missing, ", "))
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// plan is a capture's checked options, defaults filled in.
+type plan struct {
+	base    *url.URL
+	kinds   []string // in Kinds order
+	seconds int
+	window  time.Duration
+	maxSize int64
+	client  *http.Client
+	log     io.Writer
+	out     string
+}
+
+func (opts Options) plan(debugURL string) (*plan, error) {
 	if opts.Seconds < 1 {
 		return nil, fmt.Errorf("capture: window must be at least 1 second, not %d", opts.Seconds)
 	}
@@ -141,50 +226,33 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		}
 		want[k] = true
 	}
-	if err := prepareDir(opts.Out); err != nil {
-		return nil, fmt.Errorf("capture: %v", err)
-	}
-	logw := opts.Log
-	if logw == nil {
-		logw = io.Discard
-	}
-	maxSize := opts.MaxSize
-	if maxSize <= 0 {
-		maxSize = profile.DefaultMaxSize
-	}
-	window := time.Duration(opts.Seconds) * time.Second
-	client := opts.Client
-	if client == nil {
-		client = &http.Client{Timeout: window + 30*time.Second}
-	}
-	var sel []string
+	pl := &plan{base: base, seconds: opts.Seconds, window: time.Duration(opts.Seconds) * time.Second,
+		maxSize: opts.MaxSize, client: opts.Client, log: opts.Log, out: opts.Out}
 	for _, k := range Kinds {
 		if want[k] {
-			sel = append(sel, k)
+			pl.kinds = append(pl.kinds, k)
 		}
 	}
-	fmt.Fprintf(logw, "capture: %d s from %s: %s\n", opts.Seconds, base, strings.Join(sel, ", "))
-
-	m := &Manifest{
-		Format:           ManifestFormat,
-		URL:              base.String(),
-		Seconds:          opts.Seconds,
-		Start:            time.Now().UTC(),
-		GoVersion:        "unknown",
-		HostCPUs:         runtime.NumCPU(),
-		CaptureGoVersion: runtime.Version(),
-		Params: map[string]any{
-			"seconds":  opts.Seconds,
-			"url":      base.String(),
-			"profiles": sel,
-		},
+	if pl.log == nil {
+		pl.log = io.Discard
 	}
-	ctx, cancel := context.WithTimeout(ctx, window+30*time.Second)
-	defer cancel()
+	if pl.maxSize <= 0 {
+		pl.maxSize = profile.DefaultMaxSize
+	}
+	if pl.client == nil {
+		pl.client = &http.Client{Timeout: pl.window + 30*time.Second}
+	}
+	return pl, nil
+}
 
-	results := make([]result, len(sel))
+// fetchAll fetches every kind at once, and the server's vars, within the
+// window plus 30 s.
+func (pl *plan) fetchAll(ctx context.Context) ([]result, *serverVars) {
+	ctx, cancel := context.WithTimeout(ctx, pl.window+30*time.Second)
+	defer cancel()
+	results := make([]result, len(pl.kinds))
 	var wg sync.WaitGroup
-	for i, k := range sel {
+	for i, k := range pl.kinds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -192,7 +260,7 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 			if !ep.windowed {
 				// A snapshot is taken in the middle of the window, when
 				// the windowed profiles are all running.
-				t := time.NewTimer(window / 2)
+				t := time.NewTimer(pl.window / 2)
 				select {
 				case <-t.C:
 				case <-ctx.Done():
@@ -201,24 +269,28 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 					return
 				}
 			}
-			results[i] = fetch(ctx, client, base, ep, opts.Seconds, maxSize)
+			results[i] = fetch(ctx, pl.client, pl.base, ep, pl.seconds, pl.maxSize)
 		}()
 	}
-	vars := fetchVars(ctx, client, base)
+	vars := fetchVars(ctx, pl.client, pl.base)
 	wg.Wait()
-	m.End = time.Now().UTC()
-	applyVars(m, vars)
+	return results, vars
+}
 
+// storeAll writes the results that arrived, records them, the notes and
+// the errors in m and the log, and returns the files that failed.
+func (pl *plan) storeAll(m *Manifest, results []result) (missing []string) {
 	for _, r := range results {
-		f, note, err := store(opts.Out, r)
+		f, note, err := store(pl.out, r)
 		if note != "" {
 			m.Notes = append(m.Notes, note)
-			fmt.Fprintf(logw, "capture: %s\n", note)
+			fmt.Fprintf(pl.log, "capture: %s\n", note)
 		}
 		if err != nil {
 			msg := r.ep.kind + ": " + err.Error()
 			m.Errors = append(m.Errors, msg)
-			fmt.Fprintf(logw, "capture: error: %s\n", msg)
+			missing = append(missing, r.ep.file)
+			fmt.Fprintf(pl.log, "capture: error: %s\n", msg)
 			continue
 		}
 		if f != nil {
@@ -227,19 +299,13 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 			if !r.ep.pprof {
 				what = "execution trace"
 			}
-			fmt.Fprintf(logw, "capture: %-9s %s, %s → %s\n", f.Kind, profile.FormatSize(f.Bytes), what, filepath.Join(opts.Out, f.Path))
+			fmt.Fprintf(pl.log, "capture: %-9s %s, %s → %s\n", f.Kind, profile.FormatSize(f.Bytes), what, filepath.Join(pl.out, f.Path))
 		}
 	}
 	if m.Files == nil {
 		m.Files = []File{}
 	}
-	if err := WriteManifest(opts.Out, m); err != nil {
-		return m, fmt.Errorf("capture: writing manifest: %v", err)
-	}
-	if len(m.Files) == 0 {
-		return m, fmt.Errorf("capture: no profile captured from %s (%s)", base, strings.Join(m.Errors, "; "))
-	}
-	return m, nil
+	return missing
 }
 
 // prepareDir creates dir, or accepts it when empty.

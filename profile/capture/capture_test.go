@@ -26,7 +26,7 @@ import (
 
 // TestMain lets this test binary serve as a workload child.
 func TestMain(m *testing.M) {
-	child.MaybeRun()
+	child.MaybeRun(child.Builtin())
 	os.Exit(m.Run())
 }
 
@@ -53,7 +53,7 @@ func withLoad(t *testing.T, url string, conns int, limit time.Duration) (stop fu
 
 func startChild(t *testing.T, variant string, cores int) *child.Process {
 	t.Helper()
-	p, err := child.Start(context.Background(), child.Spec{Workload: "json", Variant: variant, Cores: cores})
+	p, err := child.Start(context.Background(), child.Builtin(), child.Spec{Workload: "json", Variant: variant, Cores: cores})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +212,43 @@ func TestCaptureNothing(t *testing.T) {
 	}
 	if _, err := ProfilePath(dir, ""); err == nil || !strings.Contains(err.Error(), "holds no profiles") {
 		t.Errorf("ProfilePath: %v", err)
+	}
+}
+
+// TestCaptureInterrupted cancels a capture mid-window: the windowed
+// profiles never arrive; the error names the folder and what is missing,
+// the manifest on disk is marked interrupted and ProfilePath refuses it.
+func TestCaptureInterrupted(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(pprofMux())
+	defer srv.Close()
+	dir := filepath.Join(t.TempDir(), "cap")
+	ctx, cancel := context.WithCancel(context.Background())
+	// 300 ms is far inside the 2 s window.
+	timer := time.AfterFunc(300*time.Millisecond, cancel)
+	defer timer.Stop()
+	var log bytes.Buffer
+	m, err := Capture(ctx, srv.URL, Options{Seconds: 2, Out: dir, Log: &log, Profiles: []string{"cpu", "trace"}})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want an *InterruptedError wrapping context.Canceled", err)
+	}
+	want := "interrupted: capture folder " + dir + " is incomplete (cpu.pb.gz, trace.out missing)"
+	if err.Error() != want {
+		t.Errorf("err = %q\nwant  %q", err, want)
+	}
+	if m == nil || !m.Interrupted {
+		t.Fatalf("manifest %+v not marked interrupted", m)
+	}
+	back, rerr := ReadManifest(dir)
+	if rerr != nil || !back.Interrupted || len(back.Errors) != 2 {
+		t.Errorf("manifest on disk: %v %+v", rerr, back)
+	}
+	if _, perr := ProfilePath(dir, ""); perr == nil || !strings.Contains(perr.Error(), "interrupted") {
+		t.Errorf("ProfilePath of an interrupted folder: %v", perr)
+	}
+	if !strings.Contains(log.String(), "capture: interrupted: "+dir+" is incomplete") {
+		t.Errorf("log:\n%s", log.String())
 	}
 }
 

@@ -73,6 +73,10 @@ type Manifest struct {
 	// Notes are remarks that are not failures: an endpoint the server does
 	// not expose (fgprof), a profile with no samples in the window.
 	Notes []string `json:"notes,omitempty"`
+	// Interrupted is set when the capture, or the run around it, was cut
+	// short (its context ended: Ctrl-C, SIGTERM): the folder is
+	// incomplete, Errors says what is missing, and ProfilePath refuses it.
+	Interrupted bool `json:"interrupted,omitempty"`
 
 	// Load is the load generator's full report, as a JSON object.
 	Load json.RawMessage `json:"load,omitempty"`
@@ -195,6 +199,9 @@ func ProfilePath(dir, kind string) (string, error) {
 			return "", fmt.Errorf("%s: not a capture folder (no %s)", dir, ManifestName)
 		}
 		return "", err
+	}
+	if m.Interrupted {
+		return "", fmt.Errorf("%s: capture folder is incomplete: its capture was interrupted (%s)", dir, strings.Join(m.Errors, "; "))
 	}
 	if kind == "" {
 		kind = m.DefaultKind()

@@ -4,43 +4,45 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 
 	"github.com/profdiff/profdiff/workloads/jsonserver"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
 
-// The built-in workloads are registered here rather than by their packages,
-// so jsonserver and wasmhost stay plain packages that do not import child,
-// and every program that calls MaybeRun can serve them.
-func init() {
-	Register("json", jsonserver.Handler)
-	Register("wasm", serveWasm)
+// Builtin returns profdiff's workload table: "json" (package
+// workloads/jsonserver, variants jsonserver.Variants) and "wasm" (package
+// workloads/wasmhost, one variant, "pooling", the default; its settings in Spec.Args as
+// wasmhost.Config.Args writes them). The profdiff command and every test
+// binary that starts children pass it to MaybeRun and Start. It lives here
+// rather than in those packages so that they stay plain packages that do
+// not import child; each call returns a new table.
+func Builtin() Table {
+	return Table{
+		"json": func(p Params) (http.Handler, error) { return jsonserver.Handler(p.Variant) },
+		"wasm": serveWasm,
+	}
 }
 
-// WasmVariants are the wasm workload's variants; there is one, the pooling
-// allocator, and its settings travel as Spec.Args (wasmhost.Config.Args).
-var WasmVariants = []string{"pooling"}
+// Workloads lists Builtin's workload names, sorted.
+//
+// Deprecated: use Builtin().Names(); kept until the command switches.
+func Workloads() []string { return Builtin().Names() }
 
-func serveWasm(variant string) (http.Handler, error) {
-	if variant != "" && variant != "pooling" {
-		return nil, fmt.Errorf("wasm: unknown variant %q (want pooling)", variant)
+func serveWasm(p Params) (http.Handler, error) {
+	if p.Variant != "" && p.Variant != "pooling" {
+		return nil, fmt.Errorf("wasm: unknown variant %q (want pooling)", p.Variant)
 	}
-	cfg, err := wasmhost.ParseArgs(Args())
+	cfg, err := wasmhost.ParseArgs(p.Args)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Log = os.Stderr
+	cfg.Log = p.Log
 	h, err := wasmhost.New(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
-	if current == nil {
-		// Start validating the variant in the parent: no settings line.
-		return wasmhost.NewHandler(h), nil
-	}
 	st := h.Pool()
-	fmt.Fprintf(os.Stderr, "wasm host: pool of %d slots of %s, keep-resident %s, guest touches %s per request, time limit %v\n",
+	fmt.Fprintf(p.Log, "wasm host: pool of %d slots of %s, keep-resident %s, guest touches %s per request, time limit %v\n",
 		st.Size(), wasmhost.FormatSize(int64(st.SlotSize())), wasmhost.FormatSize(int64(st.KeepResident())), wasmhost.FormatSize(int64(h.Touch())), h.Timeout())
 	return wasmhost.NewHandler(h), nil
 }

@@ -8,16 +8,17 @@
 //
 // # Parent side
 //
-//	p, err := child.Start(ctx, child.Spec{Workload: "json", Variant: "global-lock", Cores: 4})
+//	p, err := child.Start(ctx, child.Builtin(), child.Spec{Workload: "json", Variant: "global-lock", Cores: 4})
 //	if err != nil { ... }
 //	defer p.Stop()
 //	// load p.URL + "/json"; capture from p.DebugURL
 //
 // # Child side
 //
-// A program that starts children calls MaybeRun first thing in main (and
-// a test package that starts children calls it first thing in TestMain):
-// in a child it serves the workload and exits; otherwise it returns at once.
+// A program that starts children calls MaybeRun(table) first thing in main
+// (and a test package that starts children calls it first thing in
+// TestMain): in a child it serves the workload and exits; otherwise it
+// returns at once.
 //
 // The child serves the workload on 127.0.0.1:0 and, on a second loopback
 // port, a private mux with net/http/pprof's handlers under /debug/pprof/,
@@ -40,12 +41,15 @@
 //
 // # Workloads
 //
-// Workloads are registered by name with Register. This package registers
-// the built-in JSON server (package workloads/jsonserver) as "json" itself,
-// so every program that calls MaybeRun can serve it; jsonserver does not
-// import child, which keeps the dependency one-way. Other workloads (a Wasm
-// plugin host, say) import child and Register in an init function; the
-// program must then import them too, in the parent and thus in the child.
+// What a program's children can serve is a Table, workload names to serve
+// functions, that the program builds in one place and hands to both sides:
+// MaybeRun(table) in the child, Start(ctx, table, spec) in the parent,
+// which checks the name, variant and arguments against it before starting
+// anything. Builtin is profdiff's table: the JSON server (package
+// workloads/jsonserver) as "json" and the Wasm plugin host (package
+// workloads/wasmhost) as "wasm"; neither package imports child, which
+// keeps the dependency one-way. There is no registry to add to at init
+// time: a program with more workloads passes a bigger table.
 //
 // # Reaping
 //
@@ -62,13 +66,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +79,7 @@ import (
 
 // Spec says what the child serves and how.
 type Spec struct {
-	// Workload is a registered workload name ("json").
+	// Workload is a name in the Table given to Start ("json").
 	Workload string
 	// Variant is passed to the workload's serve function ("baseline",
 	// "global-lock", "sharded" for json).
@@ -88,7 +89,7 @@ type Spec struct {
 	// first Cores CPUs of the parent's affinity mask). 0 leaves GOMAXPROCS
 	// to the runtime's default and the affinity alone.
 	Cores int
-	// Args are handed to the workload; the child reads them with Args().
+	// Args are handed to the workload's serve function (Params.Args).
 	Args []string
 
 	// StartTimeout bounds the wait for the readiness line (0: 15 s).
@@ -173,70 +174,50 @@ type childSpec struct {
 	WatchStdin    bool     `json:"watch_stdin"`
 }
 
-var (
-	regMu     sync.Mutex
-	workloads = map[string]func(variant string) (http.Handler, error){}
-)
-
-// Register makes a workload available to children under name. It panics
-// if name is empty, serve is nil or the name is taken, as database/sql's
-// Register does: registration happens in init functions, where a clash is
-// a programming error.
-func Register(name string, serve func(variant string) (http.Handler, error)) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if name == "" || serve == nil {
-		panic("child: Register with an empty name or nil serve function")
+// Start runs spec's workload, which must be in table, in a child process
+// and returns once it is ready to serve (or has failed, or StartTimeout
+// has passed; the child is then stopped). The executable must call
+// MaybeRun with the same table first thing in main (or TestMain).
+// Cancelling ctx later stops the child as Stop does. The caller must call
+// Stop (or cancel ctx and wait on Done).
+func Start(ctx context.Context, table Table, spec Spec) (*Process, error) {
+	cmd, err := command(table, spec)
+	if err != nil {
+		return nil, err
 	}
-	if _, dup := workloads[name]; dup {
-		panic("child: Register called twice for workload " + name)
+	p, ready, err := launch(cmd, spec)
+	if err != nil {
+		return nil, err
 	}
-	workloads[name] = serve
+	if err := p.awaitReady(ctx, ready, spec.StartTimeout); err != nil {
+		return nil, err
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Stop()
+		case <-p.done:
+		}
+	}()
+	return p, nil
 }
 
-// Workloads lists the registered workload names, sorted.
-func Workloads() []string {
-	regMu.Lock()
-	defer regMu.Unlock()
-	names := make([]string, 0, len(workloads))
-	for n := range workloads {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func lookup(name string) (func(string) (http.Handler, error), error) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if s, ok := workloads[name]; ok {
-		return s, nil
-	}
-	names := make([]string, 0, len(workloads))
-	for n := range workloads {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("unknown workload %q (have %s)", name, strings.Join(names, ", "))
-}
-
-// Start runs spec's workload in a child process and returns once it is
-// ready to serve (or has failed, or StartTimeout has passed; the child is
-// then stopped). Cancelling ctx later stops the child as Stop does. The
-// caller must call Stop (or cancel ctx and wait on Done).
-func Start(ctx context.Context, spec Spec) (*Process, error) {
+// command checks spec against table, in the parent where a mistake is
+// cheap to report, and builds the child's command: this executable with
+// the spec in its environment.
+func command(table Table, spec Spec) (*exec.Cmd, error) {
 	if os.Getenv(envChild) != "" {
 		return nil, errors.New("child: a child process cannot start children")
 	}
 	if spec.Cores < 0 {
 		return nil, fmt.Errorf("child: Cores must be 0 or positive, not %d", spec.Cores)
 	}
-	serve, err := lookup(spec.Workload)
+	serve, err := table.lookup(spec.Workload)
 	if err != nil {
 		return nil, fmt.Errorf("child: %v", err)
 	}
-	// Fail here, not in the child, for a bad variant.
-	if h, err := serve(spec.Variant); err != nil {
+	// Fail here, not in the child, for a bad variant or arguments.
+	if h, err := serve(Params{Variant: spec.Variant, Args: spec.Args, Log: io.Discard}); err != nil {
 		return nil, fmt.Errorf("child: %v", err)
 	} else if c, ok := h.(io.Closer); ok {
 		c.Close()
@@ -245,22 +226,16 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("child: finding the executable: %v", err)
 	}
-	cs := childSpec{
+	enc, err := json.Marshal(childSpec{
 		Workload: spec.Workload, Variant: spec.Variant, Cores: spec.Cores, Args: spec.Args,
 		MutexFraction: rate(spec.MutexFraction, DefaultMutexFraction),
 		BlockRate:     rate(spec.BlockRate, DefaultBlockRate),
 		WatchStdin:    true,
-	}
-	enc, err := json.Marshal(cs)
+	})
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	if flag.Lookup("test.run") != nil {
-		// A test binary whose TestMain forgot MaybeRun runs no tests and
-		// exits, instead of running the suite inside the child.
-		cmd.Args = append(cmd.Args, "-test.run=^$", "-test.bench=^$")
-	}
 	cmd.Env = append(filterEnv(os.Environ(), "GOMAXPROCS", envChild), envChild+"="+string(enc))
 	if spec.Cores > 0 {
 		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(spec.Cores))
@@ -269,16 +244,22 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	// A child holding stderr open past its exit (it has no children of its
 	// own, but be safe) must not hang Wait.
 	cmd.WaitDelay = 2 * time.Second
+	return cmd, nil
+}
 
+// launch starts cmd with its pipes, a goroutine that reaps it and one that
+// reads its standard output: the readiness line goes to the returned
+// channel, every other line to the log.
+func launch(cmd *exec.Cmd, spec Spec) (*Process, <-chan string, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Standard output through our own pipe, so that reading it never races
 	// with Wait closing it.
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cmd.Stdout = outW
 	logw := spec.Log
@@ -290,7 +271,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		outR.Close()
 		outW.Close()
-		return nil, fmt.Errorf("child: starting %s: %v", exe, err)
+		return nil, nil, fmt.Errorf("child: starting %s: %v", cmd.Path, err)
 	}
 	outW.Close()
 
@@ -309,7 +290,6 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		p.waitErr = cmd.Wait()
 		close(p.done)
 	}()
-
 	ready := make(chan string, 1)
 	go func() {
 		defer outR.Close()
@@ -325,36 +305,33 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 			tail.passthrough(line + "\n")
 		}
 	}()
+	return p, ready, nil
+}
 
-	startTO := spec.StartTimeout
-	if startTO <= 0 {
-		startTO = 15 * time.Second
+// awaitReady waits for the readiness line, at most timeout (0: 15 s); on
+// every failure the child is stopped and reaped before it returns.
+func (p *Process) awaitReady(ctx context.Context, ready <-chan string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 15 * time.Second
 	}
-	timer := time.NewTimer(startTO)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case line := <-ready:
 		if err := p.parseReady(line); err != nil {
 			p.Stop()
-			return nil, err
+			return err
 		}
+		return nil
 	case <-p.done:
-		return nil, fmt.Errorf("child: exited before it was ready (%v)%s", p.waitErr, p.stderrTail(true))
+		return fmt.Errorf("child: exited before it was ready (%v)%s", p.waitErr, p.stderrTail(true))
 	case <-timer.C:
 		p.Stop()
-		return nil, fmt.Errorf("child: not ready after %v%s", startTO, p.stderrTail(false))
+		return fmt.Errorf("child: not ready after %v%s", timeout, p.stderrTail(false))
 	case <-ctx.Done():
 		p.Stop()
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			p.Stop()
-		case <-p.done:
-		}
-	}()
-	return p, nil
 }
 
 func rate(v, def int) int {
@@ -490,8 +467,10 @@ func (p *Process) stderrTail(hint bool) string {
 	if s != "" {
 		msg = "; its stderr ends:\n" + s
 	}
-	if hint && flag.Lookup("test.run") != nil {
-		msg += "\n(a test binary starting children must call child.MaybeRun first thing in TestMain)"
+	if hint && !strings.Contains(s, childLogPrefix) {
+		// serveChild logs every failure of its own with this prefix, so
+		// a child that exited without one never got there.
+		msg += "\n(the child never reached child.MaybeRun: a program that starts children must call it first thing in main, a test package in TestMain)"
 	}
 	return msg
 }

@@ -17,7 +17,7 @@ import (
 const envTestParent = "PROFDIFF_CHILD_TEST_PARENT"
 
 func TestMain(m *testing.M) {
-	MaybeRun()
+	MaybeRun(Builtin())
 	if os.Getenv(envTestParent) != "" {
 		testParent()
 		return
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // testParent is the middle process of TestParentKilledLeavesNoOrphan: it
 // starts a child, prints its pid and waits to be killed.
 func testParent() {
-	p, err := Start(context.Background(), Spec{Workload: "json", Variant: "baseline", Cores: 1})
+	p, err := Start(context.Background(), Builtin(), Spec{Workload: "json", Variant: "baseline", Cores: 1})
 	if err != nil {
 		os.Stdout.WriteString("ERROR " + err.Error() + "\n")
 		os.Exit(1)
@@ -54,7 +54,7 @@ func get(t *testing.T, url string) (int, []byte) {
 func TestStartServeStop(t *testing.T) {
 	for _, cores := range []int{1, 2} {
 		t.Run("cores="+strconv.Itoa(cores), func(t *testing.T) {
-			p, err := Start(context.Background(), Spec{Workload: "json", Variant: "global-lock", Cores: cores})
+			p, err := Start(context.Background(), Builtin(), Spec{Workload: "json", Variant: "global-lock", Cores: cores})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +161,7 @@ func expandRanges(s string) string {
 
 func TestContextCancelStopsChild(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := Start(ctx, Spec{Workload: "json", Variant: "baseline", Cores: 1})
+	p, err := Start(ctx, Builtin(), Spec{Workload: "json", Variant: "baseline", Cores: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,23 +186,39 @@ func TestStartRefusesBadSpecs(t *testing.T) {
 		{Workload: "json", Variant: "nope"},
 		{Workload: "json", Variant: "baseline", Cores: -1},
 	} {
-		if p, err := Start(context.Background(), spec); err == nil {
+		if p, err := Start(context.Background(), Builtin(), spec); err == nil {
 			p.Stop()
 			t.Errorf("Start(%+v) succeeded", spec)
 		}
 	}
 }
 
-func TestRegister(t *testing.T) {
-	if got := Workloads(); len(got) == 0 || got[0] != "json" {
-		t.Errorf("Workloads() = %v", got)
+func TestTable(t *testing.T) {
+	if got := Builtin().Names(); strings.Join(got, ",") != "json,wasm" {
+		t.Errorf("Builtin().Names() = %v", got)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("registering json twice did not panic")
-		}
-	}()
-	Register("json", func(string) (http.Handler, error) { return nil, nil })
+	// Start checks the name against the table it is given, not Builtin.
+	small := Table{"echo": func(Params) (http.Handler, error) { return http.NotFoundHandler(), nil }}
+	_, err := Start(context.Background(), small, Spec{Workload: "json"})
+	if err == nil || !strings.Contains(err.Error(), `unknown workload "json" (have echo)`) {
+		t.Errorf("Start with json not in the table: %v", err)
+	}
+}
+
+// A child that exited without a line of serveChild's own (the program did
+// not call MaybeRun) gets the hint; a child that logged its failure does
+// not.
+func TestStderrTailHint(t *testing.T) {
+	p := &Process{stderr: &tailBuffer{w: io.Discard, max: 4096}}
+	p.stderr.Write([]byte("usage: prog [flags]\n"))
+	if got := p.stderrTail(true); !strings.Contains(got, "never reached child.MaybeRun") {
+		t.Errorf("no hint: %q", got)
+	}
+	q := &Process{stderr: &tailBuffer{w: io.Discard, max: 4096}}
+	q.stderr.Write([]byte(childLogPrefix + "12: unknown workload\n"))
+	if got := q.stderrTail(true); strings.Contains(got, "MaybeRun") {
+		t.Errorf("hint although the child logged its own failure: %q", got)
+	}
 }
 
 func TestProcCPUTimeSelf(t *testing.T) {

@@ -185,56 +185,68 @@ func (p *parser) feed(b []byte) (used int, done bool, err error) {
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
-		switch p.state {
-		case psStatus:
-			if err := p.statusLine(line); err != nil {
-				return used, false, err
-			}
-			p.state = psHeaders
-		case psHeaders:
-			if len(line) > 0 {
-				if err := p.header(line); err != nil {
-					return used, false, err
-				}
-				continue
-			}
-			switch {
-			case p.status == 101:
-				return used, false, protocolf("unexpected 101 Switching Protocols")
-			case p.status < 200: // interim 1xx: the real response follows
-				p.state = psStatus
-			case p.status == 204 || p.status == 304:
-				p.state = psStatus
-				return used, true, nil
-			case p.chunked:
-				p.state = psChunkSize
-			case p.cl >= 0:
-				p.state, p.remain = psBody, p.cl
-			default:
-				p.state, p.keep = psEOFBody, false
-			}
-		case psChunkSize:
-			size, ok := parseHex(line)
-			if !ok {
-				return used, false, protocolf("bad chunk size line %q", clip(line))
-			}
-			if size == 0 {
-				p.state = psTrailers
-			} else {
-				p.state, p.remain = psChunkData, size
-			}
-		case psChunkCRLF:
-			if len(line) != 0 {
-				return used, false, protocolf("chunk not followed by CRLF")
-			}
-			p.state = psChunkSize
-		case psTrailers:
-			if len(line) == 0 {
-				p.state = psStatus
-				return used, true, nil
-			}
+		if done, err := p.line(line); done || err != nil {
+			return used, done, err
 		}
 	}
+}
+
+// line takes one line of the status, header, chunk-size, chunk-end or
+// trailer part; done reports that it ended a whole final response.
+func (p *parser) line(line []byte) (done bool, err error) {
+	switch p.state {
+	case psStatus:
+		if err := p.statusLine(line); err != nil {
+			return false, err
+		}
+		p.state = psHeaders
+	case psHeaders:
+		if len(line) > 0 {
+			return false, p.header(line)
+		}
+		return p.endHeaders()
+	case psChunkSize:
+		size, ok := parseHex(line)
+		if !ok {
+			return false, protocolf("bad chunk size line %q", clip(line))
+		}
+		if size == 0 {
+			p.state = psTrailers
+		} else {
+			p.state, p.remain = psChunkData, size
+		}
+	case psChunkCRLF:
+		if len(line) != 0 {
+			return false, protocolf("chunk not followed by CRLF")
+		}
+		p.state = psChunkSize
+	case psTrailers:
+		if len(line) == 0 {
+			p.state = psStatus
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// endHeaders picks how the body is read once the header block has ended.
+func (p *parser) endHeaders() (done bool, err error) {
+	switch {
+	case p.status == 101:
+		return false, protocolf("unexpected 101 Switching Protocols")
+	case p.status < 200: // interim 1xx: the real response follows
+		p.state = psStatus
+	case p.status == 204 || p.status == 304:
+		p.state = psStatus
+		return true, nil
+	case p.chunked:
+		p.state = psChunkSize
+	case p.cl >= 0:
+		p.state, p.remain = psBody, p.cl
+	default:
+		p.state, p.keep = psEOFBody, false
+	}
+	return false, nil
 }
 
 // eof tells the parser the connection was closed with pending bytes still

@@ -46,6 +46,12 @@
 // Every failure is counted and shown: WriteText puts a WARNING on its first
 // line when any request failed, because throughput that includes errors is
 // not saturation.
+//
+// Run returns numbers (a Report) and errors for a bad Config or a server
+// that accepts no connection; it never prints or exits. A cancelled
+// context ends it at once (requests in flight are cut) with the shortened
+// window's report. Every loop in it is bounded by the window and the
+// timeout.
 package loadgen
 
 import (
@@ -159,64 +165,29 @@ type unit interface {
 // early Run returns the report of the shortened window together with
 // ctx.Err().
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	tg, err := parseTarget(cfg.URL, cfg.Header)
+	st, err := cfg.settle()
 	if err != nil {
 		return nil, err
 	}
-	conns := cfg.Connections
-	switch {
-	case conns == 0:
-		conns = DefaultConnections()
-	case conns < 0:
-		return nil, fmt.Errorf("connections must be positive, not %d", conns)
-	case conns > 1<<16:
-		return nil, fmt.Errorf("%d connections is more than one host can open", conns)
-	}
-	if cfg.Duration <= 0 {
-		return nil, fmt.Errorf("duration must be positive, not %v", cfg.Duration)
-	}
-	if cfg.Warmup < 0 {
-		return nil, fmt.Errorf("warmup must not be negative, not %v", cfg.Warmup)
-	}
-	timeout := cfg.Timeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultTimeout
-	case timeout < 0:
-		return nil, fmt.Errorf("timeout must be positive, not %v", timeout)
-	}
-	engine := cfg.Engine
-	switch engine {
-	case "":
-		engine = DefaultEngine()
-	case EngineGoroutines:
-	case EngineEpoll:
-		if !epollSupported {
-			return nil, fmt.Errorf("engine %q is not available on %s", engine, runtime.GOOS)
-		}
-	default:
-		return nil, fmt.Errorf("unknown engine %q (want %s or %s)", engine, EngineEpoll, EngineGoroutines)
-	}
-
 	r := &runner{
-		tg:        tg,
-		timeout:   timeout,
+		tg:        st.tg,
+		timeout:   st.timeout,
 		dedicated: cfg.Dedicated,
 		start:     make(chan struct{}),
 		stopc:     make(chan struct{}),
 		// Histograms in µs up to twice the timeout (a response cannot take longer).
-		histMax: max(2*timeout, 2*time.Second).Microseconds(),
+		histMax: max(2*st.timeout, 2*time.Second).Microseconds(),
 	}
 	r.dialCtx, r.cancelDial = context.WithCancel(ctx)
 	defer r.cancelDial()
 
 	var units []unit
-	if engine == EngineEpoll {
-		if units, err = newLoops(r, conns); err != nil {
+	if st.engine == EngineEpoll {
+		if units, err = newLoops(r, st.conns); err != nil {
 			return nil, err
 		}
 	} else {
-		units = newWorkers(r, conns)
+		units = newWorkers(r, st.conns)
 	}
 	var wg, dialed sync.WaitGroup
 	dialed.Add(len(units))
@@ -230,16 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// Every connection is opened first, so the warmup starts with all of
 	// them open, as in wrk.
 	dialed.Wait()
-	opened := 0
-	var firstErr error
-	for _, u := range units {
-		n, err := u.opened()
-		opened += n
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	if opened == 0 {
+	if opened, firstErr := openedCount(units); opened == 0 {
 		r.stop()
 		close(r.start)
 		wg.Wait()
@@ -249,42 +211,122 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if firstErr == nil {
 			firstErr = errors.New("the server closed every connection before the first request")
 		}
-		return nil, fmt.Errorf("cannot connect to %s: %v", tg.addr, firstErr)
+		return nil, fmt.Errorf("cannot connect to %s: %v", st.tg.addr, firstErr)
 	}
-
-	r.measure = time.Now().Add(cfg.Warmup)
-	r.end = r.measure.Add(cfg.Duration)
-	close(r.start)
-
-	var cpu0, cpu1 time.Duration
-	var ctxErr error
-	if wait(ctx, r.measure) && cfg.ServerCPU != nil {
-		cpu0 = cfg.ServerCPU()
-	}
-	if !wait(ctx, r.end) {
-		ctxErr = ctx.Err()
-	}
-	if ctxErr == nil && cfg.ServerCPU != nil {
-		cpu1 = cfg.ServerCPU()
-	}
-	stopAt := time.Now()
-	r.stop()
+	w := r.runWindow(ctx, cfg)
 	for _, u := range units {
 		u.interrupt()
 	}
 	wg.Wait()
+	return r.report(cfg, st, units, w), w.ctxErr
+}
 
+// settings are a Config's checked values, defaults filled in.
+type settings struct {
+	tg      *target
+	conns   int
+	timeout time.Duration
+	engine  string
+}
+
+// settle checks c and fills in the defaults.
+func (c Config) settle() (settings, error) {
+	tg, err := parseTarget(c.URL, c.Header)
+	if err != nil {
+		return settings{}, err
+	}
+	st := settings{tg: tg, conns: c.Connections, timeout: c.Timeout, engine: c.Engine}
+	switch {
+	case st.conns == 0:
+		st.conns = DefaultConnections()
+	case st.conns < 0:
+		return settings{}, fmt.Errorf("connections must be positive, not %d", st.conns)
+	case st.conns > 1<<16:
+		return settings{}, fmt.Errorf("%d connections is more than one host can open", st.conns)
+	}
+	if c.Duration <= 0 {
+		return settings{}, fmt.Errorf("duration must be positive, not %v", c.Duration)
+	}
+	if c.Warmup < 0 {
+		return settings{}, fmt.Errorf("warmup must not be negative, not %v", c.Warmup)
+	}
+	switch {
+	case st.timeout == 0:
+		st.timeout = DefaultTimeout
+	case st.timeout < 0:
+		return settings{}, fmt.Errorf("timeout must be positive, not %v", st.timeout)
+	}
+	switch st.engine {
+	case "":
+		st.engine = DefaultEngine()
+	case EngineGoroutines:
+	case EngineEpoll:
+		if !epollSupported {
+			return settings{}, fmt.Errorf("engine %q is not available on %s", st.engine, runtime.GOOS)
+		}
+	default:
+		return settings{}, fmt.Errorf("unknown engine %q (want %s or %s)", st.engine, EngineEpoll, EngineGoroutines)
+	}
+	return st, nil
+}
+
+// openedCount sums the units' open connections, with the first connect
+// error.
+func openedCount(units []unit) (int, error) {
+	opened := 0
+	var firstErr error
+	for _, u := range units {
+		n, err := u.opened()
+		opened += n
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return opened, firstErr
+}
+
+// window is what runWindow saw of the measured window.
+type window struct {
+	cpu0, cpu1 time.Duration // ServerCPU at its opening and close
+	stopAt     time.Time     // when the units were told to stop
+	ctxErr     error         // ctx's error when it ended the window early
+}
+
+// runWindow starts the units, waits out the warmup and the measured window
+// (or ctx's end) reading the server's CPU at both edges, and stops them.
+func (r *runner) runWindow(ctx context.Context, cfg Config) window {
+	r.measure = time.Now().Add(cfg.Warmup)
+	r.end = r.measure.Add(cfg.Duration)
+	close(r.start)
+
+	var w window
+	if wait(ctx, r.measure) && cfg.ServerCPU != nil {
+		w.cpu0 = cfg.ServerCPU()
+	}
+	if !wait(ctx, r.end) {
+		w.ctxErr = ctx.Err()
+	}
+	if w.ctxErr == nil && cfg.ServerCPU != nil {
+		w.cpu1 = cfg.ServerCPU()
+	}
+	w.stopAt = time.Now()
+	r.stop()
+	return w
+}
+
+// report merges the units' counters into the run's Report.
+func (r *runner) report(cfg Config, st settings, units []unit, w window) *Report {
 	rep := &Report{
 		URL:         cfg.URL,
-		Engine:      engine,
-		Connections: conns,
+		Engine:      st.engine,
+		Connections: st.conns,
 		Non2xx:      map[string]int64{},
 		WarmupS:     cfg.Warmup.Seconds(),
-		TimeoutS:    timeout.Seconds(),
+		TimeoutS:    st.timeout.Seconds(),
 	}
 	windowEnd := r.end
-	if stopAt.Before(windowEnd) {
-		windowEnd = stopAt
+	if w.stopAt.Before(windowEnd) {
+		windowEnd = w.stopAt
 	}
 	if d := windowEnd.Sub(r.measure); d > 0 {
 		rep.DurationS = d.Seconds()
@@ -293,29 +335,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var maxUS int64
 	for _, u := range units {
 		c := u.stats()
-		rep.ConnectionsOpened += c.dials
-		rep.Sent += c.sent
-		rep.OK += c.ok
-		rep.WarmupFailed += c.warmupFailed
-		for code, n := range c.status {
-			if n > 0 {
-				rep.Non2xx[fmt.Sprint(code)] += n
-			}
-		}
-		for k, n := range c.sock {
-			if n == 0 {
-				continue
-			}
-			rep.SocketErrors += n
-			if rep.SocketErrorKinds == nil {
-				rep.SocketErrorKinds = map[string]int64{}
-				rep.SocketErrorExamples = map[string]string{}
-			}
-			rep.SocketErrorKinds[kindNames[k]] += n
-			if _, ok := rep.SocketErrorExamples[kindNames[k]]; !ok {
-				rep.SocketErrorExamples[kindNames[k]] = c.example[k]
-			}
-		}
+		rep.add(c)
 		hist.Merge(c.hist)
 		maxUS = max(maxUS, c.maxUS)
 	}
@@ -330,10 +350,37 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			Max: float64(maxUS) / 1000,
 		}
 	}
-	if cfg.ServerCPU != nil && ctxErr == nil {
-		rep.SetServerCPU(cpu1 - cpu0)
+	if cfg.ServerCPU != nil && w.ctxErr == nil {
+		rep.SetServerCPU(w.cpu1 - w.cpu0)
 	}
-	return rep, ctxErr
+	return rep
+}
+
+// add counts one unit's requests, responses and errors into rep.
+func (rep *Report) add(c *counters) {
+	rep.ConnectionsOpened += c.dials
+	rep.Sent += c.sent
+	rep.OK += c.ok
+	rep.WarmupFailed += c.warmupFailed
+	for code, n := range c.status {
+		if n > 0 {
+			rep.Non2xx[fmt.Sprint(code)] += n
+		}
+	}
+	for k, n := range c.sock {
+		if n == 0 {
+			continue
+		}
+		rep.SocketErrors += n
+		if rep.SocketErrorKinds == nil {
+			rep.SocketErrorKinds = map[string]int64{}
+			rep.SocketErrorExamples = map[string]string{}
+		}
+		rep.SocketErrorKinds[kindNames[k]] += n
+		if _, ok := rep.SocketErrorExamples[kindNames[k]]; !ok {
+			rep.SocketErrorExamples[kindNames[k]] = c.example[k]
+		}
+	}
 }
 
 // wait sleeps until t; false when ctx ended first.

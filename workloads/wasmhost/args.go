@@ -1,6 +1,7 @@
 package wasmhost
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -50,7 +51,8 @@ func FormatSize(n int64) string {
 }
 
 // Args encodes the configuration for a child process (ParseArgs reads it
-// back). Log and LogEvery are not carried.
+// back), in flag syntax of the child's own; these are not profdiff's
+// command-line flags. Log and LogEvery are not carried.
 func (c Config) Args() []string {
 	a := []string{
 		"--keep-resident=" + strconv.FormatInt(c.KeepResident, 10),
@@ -85,15 +87,15 @@ func ParseArgs(args []string) (Config, error) {
 	}
 	var err error
 	if c.KeepResident, err = ParseSize(keep); err != nil {
-		return Config{}, fmt.Errorf("--keep-resident: %w", err)
+		return Config{}, fmt.Errorf("wasm host arguments: keep-resident: %w", err)
 	}
 	t, err := ParseSize(touch)
 	if err != nil {
-		return Config{}, fmt.Errorf("--touch: %w", err)
+		return Config{}, fmt.Errorf("wasm host arguments: touch: %w", err)
 	}
 	c.Touch = int(t)
 	if c.Timeout < 0 {
-		return Config{}, fmt.Errorf("--timeout must not be negative")
+		return Config{}, errors.New("wasm host arguments: the timeout must not be negative")
 	}
 	return c, nil
 }

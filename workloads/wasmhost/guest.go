@@ -1,6 +1,9 @@
 package wasmhost
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // The plugin is a WebAssembly module emitted byte by byte by Guest below:
 // no toolchain, no opaque binary. It is small (a few hundred bytes), so
@@ -112,41 +115,53 @@ const guestPage = 4096
 
 func handleLocals() []byte { return vec(2, []byte{4, tI32}, []byte{1, tI64}) }
 
-func handleCode() []byte {
-	var c []byte
-	get := func(l byte) { c = append(c, opLocalGet, l) }
-	set := func(l byte) { c = append(c, opLocalSet, l) }
-	i32 := func(v int64) { c = append(c, opI32Const); c = append(c, sleb(v)...) }
+// emitter appends function-body instructions.
+type emitter struct{ c []byte }
 
+func (e *emitter) op(b ...byte) { e.c = append(e.c, b...) }
+func (e *emitter) get(l byte)   { e.op(opLocalGet, l) }
+func (e *emitter) set(l byte)   { e.op(opLocalSet, l) }
+func (e *emitter) i32(v int64)  { e.op(opI32Const); e.op(sleb(v)...) }
+
+// while emits "for a < b (unsigned) { body; a += step }": a block around a
+// loop whose first instructions leave the block when a >= b.
+func (e *emitter) while(a, b byte, step int64, body func()) {
+	e.op(opBlock, blockTypeNone, opLoop, blockTypeNone)
+	e.get(a)
+	e.get(b)
+	e.op(opI32GeU, opBrIf, 1)
+	body()
+	e.get(a)
+	e.i32(step)
+	e.op(opI32Add)
+	e.set(a)
+	e.op(opBr, 0, opEnd, opEnd)
+}
+
+func handleCode() []byte {
+	var e emitter
 	// hash = FNV offset basis; i = 0
-	i32(int64(int32(-2128831035))) // 2166136261 as a signed i32
-	set(lHash)
-	i32(0)
-	set(lI)
+	e.i32(int64(int32(-2128831035))) // 2166136261 as a signed i32
+	e.set(lHash)
+	e.i32(0)
+	e.set(lI)
 	// while i < req_len: hash = (hash ^ mem8[i]) * FNV prime; i++
-	c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
-	get(lI)
-	get(lReqLen)
-	c = append(c, opI32GeU, opBrIf, 1)
-	get(lHash)
-	get(lI)
-	c = append(c, opI32Load8U, 0, 0, opI32Xor)
-	i32(16777619)
-	c = append(c, opI32Mul)
-	set(lHash)
-	get(lI)
-	i32(1)
-	c = append(c, opI32Add)
-	set(lI)
-	c = append(c, opBr, 0, opEnd, opEnd)
+	e.while(lI, lReqLen, 1, func() {
+		e.get(lHash)
+		e.get(lI)
+		e.op(opI32Load8U, 0, 0, opI32Xor)
+		e.i32(16777619)
+		e.op(opI32Mul)
+		e.set(lHash)
+	})
 
 	// i = RequestArea; end = RequestArea + touch
-	i32(RequestArea)
-	set(lI)
-	i32(RequestArea)
-	get(lTouch)
-	c = append(c, opI32Add)
-	set(lEnd)
+	e.i32(RequestArea)
+	e.set(lI)
+	e.i32(RequestArea)
+	e.get(lTouch)
+	e.op(opI32Add)
+	e.set(lEnd)
 	// while i < end (one 4 KiB page per iteration):
 	//   v = u64(hash^i)*golden | 1
 	//   for each of the page's 64 cache lines k (unrolled):
@@ -155,41 +170,34 @@ func handleCode() []byte {
 	// The unrolling keeps wazero's termination check (a call at every loop
 	// header when CloseOnContextDone is on, ~35 ns) to one per page
 	// instead of one per line, where it would cost 12x the guest's work.
-	c = append(c, opBlock, blockTypeNone, opLoop, blockTypeNone)
-	get(lI)
-	get(lEnd)
-	c = append(c, opI32GeU, opBrIf, 1)
-	get(lHash)
-	get(lI)
-	c = append(c, opI32Xor, opI64ExtendU, opI64Const)
-	c = append(c, sleb(-7046029254386353131)...) // 0x9E3779B97F4A7C15
-	c = append(c, opI64Mul, opI64Const, 1, opI64Or)
-	set(lV)
-	for k := 0; k < guestPage/64; k++ {
-		off := uleb(uint64(k * 64))
-		get(lDirty)
-		get(lI)
-		c = append(c, opI64Load, 3)
-		c = append(c, off...)
-		c = append(c, opI64Const, 0, opI64Ne, opI32Add)
-		set(lDirty)
-		get(lI)
-		get(lV)
-		c = append(c, opI64Store, 3)
-		c = append(c, off...)
-	}
-	get(lI)
-	i32(guestPage)
-	c = append(c, opI32Add)
-	set(lI)
-	c = append(c, opBr, 0, opEnd, opEnd)
+	e.while(lI, lEnd, guestPage, func() {
+		e.get(lHash)
+		e.get(lI)
+		e.op(opI32Xor, opI64ExtendU, opI64Const)
+		e.op(sleb(-7046029254386353131)...) // 0x9E3779B97F4A7C15
+		e.op(opI64Mul, opI64Const, 1, opI64Or)
+		e.set(lV)
+		for k := 0; k < guestPage/64; k++ {
+			off := uleb(uint64(k * 64))
+			e.get(lDirty)
+			e.get(lI)
+			e.op(opI64Load, 3)
+			e.op(off...)
+			e.op(opI64Const, 0, opI64Ne, opI32Add)
+			e.set(lDirty)
+			e.get(lI)
+			e.get(lV)
+			e.op(opI64Store, 3)
+			e.op(off...)
+		}
+	})
 
 	// return u64(dirty)<<32 | u64(hash)
-	get(lDirty)
-	c = append(c, opI64ExtendU, opI64Const, 32, opI64Shl)
-	get(lHash)
-	c = append(c, opI64ExtendU, opI64Or)
-	return c
+	e.get(lDirty)
+	e.op(opI64ExtendU, opI64Const, 32, opI64Shl)
+	e.get(lHash)
+	e.op(opI64ExtendU, opI64Or)
+	return e.c
 }
 
 func spinCode() []byte {
@@ -226,21 +234,11 @@ func cat(parts ...[]byte) []byte {
 	return b
 }
 
-func uleb(v uint64) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			c |= 0x80
-		}
-		b = append(b, c)
-		if v == 0 {
-			return b
-		}
-	}
-}
+// uleb writes v as unsigned LEB128, which is exactly what
+// encoding/binary's uvarint is.
+func uleb(v uint64) []byte { return binary.AppendUvarint(nil, v) }
 
+// sleb writes v as signed LEB128 (binary's varint is zigzag, not this).
 func sleb(v int64) []byte {
 	var b []byte
 	for {

@@ -17,6 +17,12 @@
 // a guest past its time limit, an instantiation error, a guest that saw
 // memory it should have received zeroed) is logged the same way: no error
 // status leaves the host without a log line.
+//
+// The package logs only to Config.Log, never exits, and its errors do not
+// name the command's flags: a command that maps a setting to a flag
+// matches the typed error (*FullError for the pool's size) and adds the
+// hint. It does not import package child; child.Builtin serves it as the
+// "wasm" workload, its settings passed as Config.Args.
 package wasmhost
 
 import (

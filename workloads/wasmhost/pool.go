@@ -46,11 +46,13 @@ type Pool struct {
 }
 
 // FullError is Acquire's error when every slot is leased; it names the
-// limit, like Wasmtime's PoolConcurrencyLimitError.
+// limit, like Wasmtime's PoolConcurrencyLimitError. A command that sets
+// the pool's size from a flag can match it with errors.As and name the
+// flag.
 type FullError struct{ Limit int }
 
 func (e *FullError) Error() string {
-	return fmt.Sprintf("plugin pool full: all %d memory slots are in use (--pool-size %d, Wasmtime's total_memories)", e.Limit, e.Limit)
+	return fmt.Sprintf("plugin pool full: all %d memory slots are in use (the pool's size, Wasmtime's total_memories)", e.Limit)
 }
 
 // NewPool reserves size slots of slotSize bytes. slotSize is rounded up to

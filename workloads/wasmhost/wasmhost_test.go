@@ -230,7 +230,7 @@ func TestFailuresAreLoggedAndSlotsReturned(t *testing.T) {
 	}
 	out := log.String()
 	// One line per kind (rate limit of an hour), the pool line naming the limit.
-	if n := strings.Count(out, "plugin pool full: all 1 memory slots are in use (--pool-size 1"); n != 1 {
+	if n := strings.Count(out, "plugin pool full: all 1 memory slots are in use (the pool's size"); n != 1 {
 		t.Errorf("pool-full lines: %d, want 1 (rate-limited); log:\n%s", n, out)
 	}
 	for _, w := range []string{"plugin trapped", "time limit", "exports no function"} {
@@ -339,7 +339,7 @@ func TestHTTP(t *testing.T) {
 	lease, _ := h.pool.Acquire()
 	code, body = get("/plugin")
 	lease.Release()
-	if code != 503 || !strings.Contains(body, "all 1 memory slots are in use (--pool-size 1") {
+	if code != 503 || !strings.Contains(body, "all 1 memory slots are in use (the pool's size") {
 		t.Errorf("pool full: %d %q, want 503 naming the limit", code, body)
 	}
 	if !strings.Contains(log.String(), "plugin pool full") {
