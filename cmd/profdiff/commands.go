@@ -157,8 +157,8 @@ func unknownCommand(name string) error {
 
 // nearest returns the name that name most likely misspells: the one it is
 // a prefix of (or that is a prefix of it), else the closest one by edit
-// distance when at most a third of it (and at least two letters) differ; ""
-// when none is near.
+// distance when at most two letters (or a third of a longer name) differ;
+// "" when none is near.
 func nearest(name string, names []string) string {
 	name = strings.ToLower(name)
 	for _, n := range names {
