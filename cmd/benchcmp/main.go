@@ -67,73 +67,22 @@ type options struct {
 }
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "benchcmp:", err)
 		os.Exit(1)
 	}
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	var o options
-	o.cfg = synth.DefaultConfig()
-	var sizes string
-	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.IntVar(&o.cfg.Stacks, "stacks", o.cfg.Stacks, "unique stacks per profile")
-	fs.IntVar(&o.cfg.Functions, "functions", o.cfg.Functions, "functions in the synthetic program")
-	fs.IntVar(&o.cfg.MinDepth, "min-depth", o.cfg.MinDepth, "shortest stack (locations)")
-	fs.IntVar(&o.cfg.MaxDepth, "max-depth", o.cfg.MaxDepth, "longest stack (locations)")
-	fs.Int64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "generator seed")
-	fs.IntVar(&o.cfg.PCsPerFunction, "pcs", o.cfg.PCsPerFunction, "most Locations (PCs) per function: 0 = realistic (one per call site plus 1-16 leaf PCs), 1 = one per function")
-	fs.IntVar(&o.runs, "runs", 1, "runs per command; the table shows the fastest")
-	fs.IntVar(&o.pprofRuns, "pprof-runs", 0, "runs of pprof (default: -runs)")
-	fs.BoolVar(&o.skipPprof, "skip-pprof", false, "do not run pprof (it takes several times longer than profdiff)")
-	fs.BoolVar(&o.sweep, "sweep", false, "run profdiff on several sizes (see -sizes) to show how time grows")
-	fs.StringVar(&sizes, "sizes", "25000,50000,100000,200000", "stack counts for -sweep, comma-separated")
-	fs.StringVar(&o.dir, "dir", "", "work directory for the binary and profiles; existing profiles there are reused (default: a new temporary directory, removed at exit)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the temporary work directory")
-	fs.StringVar(&o.profdiff, "profdiff", "", "profdiff binary to time (default: go build ./cmd/profdiff)")
-	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "limit per command run")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if o.runs < 1 {
-		return errors.New("-runs must be at least 1")
-	}
-	if o.pprofRuns == 0 {
-		o.pprofRuns = o.runs
-	} else if o.pprofRuns < 0 {
-		return errors.New("-pprof-runs must be at least 1")
-	}
-	if c := o.cfg; c.PCsPerFunction < 0 || c.Stacks < 0 || c.Functions < 1 || c.MinDepth < 1 || c.MaxDepth < c.MinDepth {
-		return fmt.Errorf("bad profile shape: -stacks %d -functions %d -min-depth %d -max-depth %d -pcs %d", c.Stacks, c.Functions, c.MinDepth, c.MaxDepth, c.PCsPerFunction)
-	}
-	for _, s := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return fmt.Errorf("-sizes: bad size %q", s)
-		}
-		o.sizes = append(o.sizes, n)
-	}
-
-	if o.dir == "" {
-		d, err := os.MkdirTemp("", "benchcmp-")
-		if err != nil {
-			return err
-		}
-		o.dir = d
-		if o.keep {
-			fmt.Fprintf(stderr, "work directory: %s\n", d)
-		} else {
-			defer os.RemoveAll(d)
-		}
-	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
+	cleanup, err := o.workDir(stderr)
+	if err != nil {
 		return err
 	}
-
+	defer cleanup()
 	if o.profdiff == "" {
 		bin, err := buildProfdiff(o.dir, stderr)
 		if err != nil {
@@ -161,6 +110,73 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	printCompare(stdout, o, pr, pd, pp)
 	return nil
+}
+
+// parseOptions parses and checks the flags.
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	o.cfg = synth.DefaultConfig()
+	var sizes string
+	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.cfg.Stacks, "stacks", o.cfg.Stacks, "unique stacks per profile")
+	fs.IntVar(&o.cfg.Functions, "functions", o.cfg.Functions, "functions in the synthetic program")
+	fs.IntVar(&o.cfg.MinDepth, "min-depth", o.cfg.MinDepth, "shortest stack (locations)")
+	fs.IntVar(&o.cfg.MaxDepth, "max-depth", o.cfg.MaxDepth, "longest stack (locations)")
+	fs.Int64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "generator seed")
+	fs.IntVar(&o.cfg.PCsPerFunction, "pcs", o.cfg.PCsPerFunction, "most Locations (PCs) per function: 0 = realistic (one per call site plus 1-16 leaf PCs), 1 = one per function")
+	fs.IntVar(&o.runs, "runs", 1, "runs per command; the table shows the fastest")
+	fs.IntVar(&o.pprofRuns, "pprof-runs", 0, "runs of pprof (default: -runs)")
+	fs.BoolVar(&o.skipPprof, "skip-pprof", false, "do not run pprof (it takes several times longer than profdiff)")
+	fs.BoolVar(&o.sweep, "sweep", false, "run profdiff on several sizes (see -sizes) to show how time grows")
+	fs.StringVar(&sizes, "sizes", "25000,50000,100000,200000", "stack counts for -sweep, comma-separated")
+	fs.StringVar(&o.dir, "dir", "", "work directory for the binary and profiles; existing profiles there are reused (default: a new temporary directory, removed at exit)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary work directory")
+	fs.StringVar(&o.profdiff, "profdiff", "", "profdiff binary to time (default: go build ./cmd/profdiff)")
+	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "limit per command run")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.runs < 1 {
+		return o, errors.New("-runs must be at least 1")
+	}
+	if o.pprofRuns == 0 {
+		o.pprofRuns = o.runs
+	} else if o.pprofRuns < 0 {
+		return o, errors.New("-pprof-runs must be at least 1")
+	}
+	if c := o.cfg; c.PCsPerFunction < 0 || c.Stacks < 0 || c.Functions < 1 || c.MinDepth < 1 || c.MaxDepth < c.MinDepth {
+		return o, fmt.Errorf("bad profile shape: -stacks %d -functions %d -min-depth %d -max-depth %d -pcs %d", c.Stacks, c.Functions, c.MinDepth, c.MaxDepth, c.PCsPerFunction)
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-sizes: bad size %q", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	return o, nil
+}
+
+// workDir makes the work directory: -dir, or a new temporary one that the
+// returned cleanup removes unless -keep.
+func (o *options) workDir(stderr io.Writer) (cleanup func(), err error) {
+	if o.dir != "" {
+		return func() {}, os.MkdirAll(o.dir, 0o755)
+	}
+	d, err := os.MkdirTemp("", "benchcmp-")
+	if err != nil {
+		return nil, err
+	}
+	o.dir = d
+	if o.keep {
+		fmt.Fprintf(stderr, "work directory: %s\n", d)
+		return func() {}, nil
+	}
+	return func() { os.RemoveAll(d) }, nil
 }
 
 // measureBoth times profdiff and, unless pprofBin is nil, pprof on a pair.

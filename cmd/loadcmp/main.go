@@ -37,7 +37,8 @@
 // (per round 94-121%).
 //
 // The exit status is 0 when every C reached the target, 1 when one did not,
-// and 2 on errors (wrk missing, server not starting).
+// and 2 on errors (wrk missing, server not starting) or when interrupted
+// (SIGINT or SIGTERM stop the runs, and the server child is stopped).
 package main
 
 import (
@@ -51,6 +52,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -74,7 +76,10 @@ func main() {
 		}
 		return
 	}
-	code, err := run()
+	// An interrupt stops the runs and still stops the server child.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code, err := run(ctx, os.Args[1:])
+	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loadcmp: %v\n", err)
 		os.Exit(2)
@@ -226,11 +231,6 @@ func other(busy, server, client, wall time.Duration) float64 {
 	return max(0, (busy-server-client).Seconds()/wall.Seconds())
 }
 
-var (
-	engine    string
-	dedicated bool
-)
-
 type result struct {
 	other     float64 // CPUs used by other processes during the run
 	rps       float64
@@ -241,45 +241,80 @@ type result struct {
 	rawErrors string
 }
 
-func run() (int, error) {
-	conns := flag.String("c", "64,256", "connection counts to compare, comma-separated")
-	dur := flag.Duration("d", 5*time.Second, "measured duration of each run")
-	warm := flag.Duration("warmup", time.Second, "warmup before each run (loadgen: discarded window; wrk: a discarded run)")
-	rounds := flag.Int("rounds", 3, "alternating rounds per connection count")
-	threads := flag.Int("t", 0, "wrk threads (0 = min(C, NumCPU))")
-	wrkPath := flag.String("wrk", "wrk", "wrk binary")
-	variant := flag.String("variant", jsonserver.Baseline, "jsonserver variant to serve")
-	target := flag.Float64("target", 0.90, "required loadgen/wrk ratio of median requests/s")
-	maxOther := flag.Float64("max-other", 0.1, "rounds in which other processes used more CPUs than this are left out of the medians")
-	flag.StringVar(&engine, "engine", "", "loadgen engine: epoll or goroutines (default: loadgen.DefaultEngine())")
-	flag.BoolVar(&dedicated, "dedicated", true, "loadgen.Config.Dedicated, as profdiff load sets it")
-	quietWait := flag.Duration("quiet-wait", 30*time.Second, "before each round, wait up to this long for the machine to be quiet (other processes using < max-other CPUs); 0 to not wait")
-	only := flag.String("only", "", "run only 'wrk' or 'loadgen' (no ratio; for profiling)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the loadgen runs) to this file")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		return 2, fmt.Errorf("unexpected arguments %q", flag.Args())
+// config is loadcmp's flags, validated.
+type config struct {
+	conns      []int
+	dur, warm  time.Duration
+	rounds     int
+	threads    int // wrk threads; 0 = min(C, NumCPU)
+	wrk        string
+	variant    string
+	target     float64
+	maxOther   float64
+	engine     string
+	dedicated  bool
+	quietWait  time.Duration
+	only       string
+	cpuProfile string
+}
+
+func parseFlags(args []string) (*config, error) {
+	var c config
+	var conns, wrkPath string
+	fs := flag.NewFlagSet("loadcmp", flag.ContinueOnError)
+	fs.StringVar(&conns, "c", "64,256", "connection counts to compare, comma-separated")
+	fs.DurationVar(&c.dur, "d", 5*time.Second, "measured duration of each run")
+	fs.DurationVar(&c.warm, "warmup", time.Second, "warmup before each run (loadgen: discarded window; wrk: a discarded run)")
+	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds per connection count")
+	fs.IntVar(&c.threads, "t", 0, "wrk threads (0 = min(C, NumCPU))")
+	fs.StringVar(&wrkPath, "wrk", "wrk", "wrk binary")
+	fs.StringVar(&c.variant, "variant", jsonserver.Baseline, "jsonserver variant to serve")
+	fs.Float64Var(&c.target, "target", 0.90, "required loadgen/wrk ratio of median requests/s")
+	fs.Float64Var(&c.maxOther, "max-other", 0.1, "rounds in which other processes used more CPUs than this are left out of the medians")
+	fs.StringVar(&c.engine, "engine", "", "loadgen engine: epoll or goroutines (default: loadgen.DefaultEngine())")
+	fs.BoolVar(&c.dedicated, "dedicated", true, "loadgen.Config.Dedicated, as profdiff load sets it")
+	fs.DurationVar(&c.quietWait, "quiet-wait", 30*time.Second, "before each round, wait up to this long for the machine to be quiet (other processes using < max-other CPUs); 0 to not wait")
+	fs.StringVar(&c.only, "only", "", "run only 'wrk' or 'loadgen' (no ratio; for profiling)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the loadgen runs) to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
 	}
-	if *rounds < 1 || *rounds > 50 || *dur <= 0 || *dur > 2*time.Minute {
-		return 2, errors.New("want 1..50 rounds and a duration of up to 2m")
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *only != "" && *only != "wrk" && *only != "loadgen" {
-		return 2, fmt.Errorf("-only wants wrk or loadgen, not %q", *only)
+	if c.rounds < 1 || c.rounds > 50 || c.dur <= 0 || c.dur > 2*time.Minute {
+		return nil, errors.New("want 1..50 rounds and a duration of up to 2m")
 	}
-	var cs []int
-	for _, f := range strings.Split(*conns, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || c < 1 || c > 4096 {
-			return 2, fmt.Errorf("bad -c %q", f)
+	if c.only != "" && c.only != "wrk" && c.only != "loadgen" {
+		return nil, fmt.Errorf("-only wants wrk or loadgen, not %q", c.only)
+	}
+	for _, f := range strings.Split(conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 4096 {
+			return nil, fmt.Errorf("bad -c %q", f)
 		}
-		cs = append(cs, c)
+		c.conns = append(c.conns, n)
 	}
-	wrk, err := exec.LookPath(*wrkPath)
-	if err != nil && *only != "loadgen" {
-		return 2, fmt.Errorf("wrk not found (apt-get install -y wrk): %v", err)
+	wrk, err := exec.LookPath(wrkPath)
+	if err != nil && c.only != "loadgen" {
+		return nil, fmt.Errorf("wrk not found (apt-get install -y wrk): %v", err)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	c.wrk = wrk
+	return &c, nil
+}
+
+// run compares the generators at each connection count: 0 when every
+// count reached the target, 1 when one did not.
+func run(ctx context.Context, args []string) (int, error) {
+	c, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0, nil
+	}
+	if err != nil {
+		return 2, err
+	}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
 		if err != nil {
 			return 2, err
 		}
@@ -289,82 +324,96 @@ func run() (int, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	srv, err := startServer(*variant)
+	srv, err := startServer(c.variant)
 	if err != nil {
 		return 2, err
 	}
 	defer srv.stop()
 	url := "http://" + srv.addr + "/json"
 	fmt.Printf("server: jsonserver %q, pid %d, %s; NumCPU %d; %d rounds of %v (+%v warmup) per C\n",
-		*variant, srv.cmd.Process.Pid, url, runtime.NumCPU(), *rounds, *dur, *warm)
+		c.variant, srv.cmd.Process.Pid, url, runtime.NumCPU(), c.rounds, c.dur, c.warm)
 	fmt.Printf("cpu columns: µs of CPU per 2xx response (server + generator); other: CPUs used by other processes meanwhile\n")
-
-	ctx := context.Background()
 	pass := true
-	for _, c := range cs {
-		t := *threads
-		if t <= 0 {
-			t = min(c, runtime.NumCPU())
+	for _, conns := range c.conns {
+		ok, err := compareAt(ctx, c, srv, url, conns)
+		if err != nil {
+			return 2, err
 		}
-		fmt.Printf("\nC=%d: wrk -t %d -c %d -d %v --latency --timeout 8s (TFB headers) vs loadgen -connections %d\n", c, t, c, *dur, c)
-		fmt.Printf("%-6s %9s %9s %7s  %-16s %-16s %s\n", "round", "wrk rps", "lg rps", "ratio", "wrk cpu", "loadgen cpu", "other")
-		var ws, ls, wsAll, lsAll []float64
-		for i := range *rounds {
-			if *quietWait > 0 {
-				waitQuiet(*quietWait, *maxOther)
-			}
-			var w, l result
-			var err error
-			switch {
-			case *only == "wrk":
-				w, err = runWrk(ctx, wrk, srv, url, t, c, *dur, *warm)
-				l = w
-			case *only == "loadgen":
-				l, err = runLoadgen(ctx, srv, url, c, *dur, *warm)
-				w = l
-			case i%2 == 0:
-				if w, err = runWrk(ctx, wrk, srv, url, t, c, *dur, *warm); err == nil {
-					l, err = runLoadgen(ctx, srv, url, c, *dur, *warm)
-				}
-			default:
-				if l, err = runLoadgen(ctx, srv, url, c, *dur, *warm); err == nil {
-					w, err = runWrk(ctx, wrk, srv, url, t, c, *dur, *warm)
-				}
-			}
-			if err != nil {
-				return 2, err
-			}
-			oth := max(w.other, l.other)
-			mark := ""
-			if oth > *maxOther {
-				mark = " (noisy: left out)"
-			} else {
-				ws, ls = append(ws, w.rps), append(ls, l.rps)
-			}
-			wsAll, lsAll = append(wsAll, w.rps), append(lsAll, l.rps)
-			fmt.Printf("%-6d %9.0f %9.0f %6.1f%%  %5.1f + %-8.1f %5.1f + %-8.1f %.2f%s\n", i+1, w.rps, l.rps, 100*l.rps/w.rps,
-				w.serverUS, w.clientUS, l.serverUS, l.clientUS, oth, mark)
-			if w.failed > 0 || l.failed > 0 {
-				fmt.Printf("       WARNING: failed requests: wrk %d (%s), loadgen %d\n", w.failed, w.rawErrors, l.failed)
-			}
-		}
-		if len(ws) == 0 {
-			fmt.Printf("       every round was noisy: the medians use all rounds\n")
-			ws, ls = wsAll, lsAll
-		}
-		mw, ml := median(ws), median(ls)
-		ratio := ml / mw
-		verdict := "ok"
-		if ratio < *target {
-			verdict = fmt.Sprintf("BELOW the %.0f%% target", 100**target)
-			pass = false
-		}
-		fmt.Printf("median %9.0f %9.0f %6.1f%%  %s (%d rounds)\n", mw, ml, 100*ratio, verdict, len(ws))
+		pass = pass && ok
 	}
 	if !pass {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// compareAt runs the rounds at one connection count, prints a line per
+// round and the medians, and reports whether loadgen reached the target.
+func compareAt(ctx context.Context, c *config, srv *server, url string, conns int) (bool, error) {
+	t := c.threads
+	if t <= 0 {
+		t = min(conns, runtime.NumCPU())
+	}
+	fmt.Printf("\nC=%d: wrk -t %d -c %d -d %v --latency --timeout 8s (TFB headers) vs loadgen -connections %d\n", conns, t, conns, c.dur, conns)
+	fmt.Printf("%-6s %9s %9s %7s  %-16s %-16s %s\n", "round", "wrk rps", "lg rps", "ratio", "wrk cpu", "loadgen cpu", "other")
+	var ws, ls, wsAll, lsAll []float64
+	for i := range c.rounds {
+		if c.quietWait > 0 {
+			waitQuiet(c.quietWait, c.maxOther)
+		}
+		w, l, err := round(ctx, c, srv, url, t, conns, i)
+		if err != nil {
+			return false, err
+		}
+		oth := max(w.other, l.other)
+		mark := ""
+		if oth > c.maxOther {
+			mark = " (noisy: left out)"
+		} else {
+			ws, ls = append(ws, w.rps), append(ls, l.rps)
+		}
+		wsAll, lsAll = append(wsAll, w.rps), append(lsAll, l.rps)
+		fmt.Printf("%-6d %9.0f %9.0f %6.1f%%  %5.1f + %-8.1f %5.1f + %-8.1f %.2f%s\n", i+1, w.rps, l.rps, 100*l.rps/w.rps,
+			w.serverUS, w.clientUS, l.serverUS, l.clientUS, oth, mark)
+		if w.failed > 0 || l.failed > 0 {
+			fmt.Printf("       WARNING: failed requests: wrk %d (%s), loadgen %d\n", w.failed, w.rawErrors, l.failed)
+		}
+	}
+	if len(ws) == 0 {
+		fmt.Printf("       every round was noisy: the medians use all rounds\n")
+		ws, ls = wsAll, lsAll
+	}
+	mw, ml := median(ws), median(ls)
+	ratio := ml / mw
+	verdict := "ok"
+	if ratio < c.target {
+		verdict = fmt.Sprintf("BELOW the %.0f%% target", 100*c.target)
+	}
+	fmt.Printf("median %9.0f %9.0f %6.1f%%  %s (%d rounds)\n", mw, ml, 100*ratio, verdict, len(ws))
+	return ratio >= c.target, nil
+}
+
+// round is round i at one connection count: wrk then loadgen on even
+// rounds, the other way on odd ones, so that drift favours neither; with
+// -only, the one generator's result stands for both.
+func round(ctx context.Context, c *config, srv *server, url string, threads, conns, i int) (w, l result, err error) {
+	switch {
+	case c.only == "wrk":
+		w, err = runWrk(ctx, c.wrk, srv, url, threads, conns, c.dur, c.warm)
+		l = w
+	case c.only == "loadgen":
+		l, err = runLoadgen(ctx, c, srv, url, conns)
+		w = l
+	case i%2 == 0:
+		if w, err = runWrk(ctx, c.wrk, srv, url, threads, conns, c.dur, c.warm); err == nil {
+			l, err = runLoadgen(ctx, c, srv, url, conns)
+		}
+	default:
+		if l, err = runLoadgen(ctx, c, srv, url, conns); err == nil {
+			w, err = runWrk(ctx, c.wrk, srv, url, threads, conns, c.dur, c.warm)
+		}
+	}
+	return w, l, err
 }
 
 func median(xs []float64) float64 {
@@ -450,7 +499,7 @@ func runWrk(ctx context.Context, wrk string, srv *server, url string, threads, c
 	return r, nil
 }
 
-func runLoadgen(ctx context.Context, srv *server, url string, conns int, d, warm time.Duration) (result, error) {
+func runLoadgen(ctx context.Context, c *config, srv *server, url string, conns int) (result, error) {
 	// The generator's own CPU and the machine's over the measured window,
 	// read at the same moments as the server's, through the ServerCPU hook.
 	var self, busy [2]time.Duration
@@ -458,7 +507,7 @@ func runLoadgen(ctx context.Context, srv *server, url string, conns int, d, warm
 	var srvCPU [2]time.Duration
 	n := 0
 	rep, err := loadgen.Run(ctx, loadgen.Config{
-		URL: url, Connections: conns, Duration: d, Warmup: warm, Timeout: 8 * time.Second, Engine: engine, Dedicated: dedicated,
+		URL: url, Connections: conns, Duration: c.dur, Warmup: c.warm, Timeout: 8 * time.Second, Engine: c.engine, Dedicated: c.dedicated,
 		ServerCPU: func() time.Duration {
 			i := min(n, 1)
 			n++

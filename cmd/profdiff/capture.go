@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"slices"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
@@ -33,64 +33,70 @@ DIR is then one side of 'profdiff diff DIR_A DIR_B' (--kind picks the
 profile; default wall, else cpu).
 `
 
-func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var (
-		seconds     int
-		out         string
-		profiles    []string
-		allowRemote bool
-		maxSize     string
-	)
-	fs := newFlagSet("capture", captureSynopsis, stderr)
-	fs.IntVar(&seconds, "seconds", 10, "length of the capture window")
-	fs.StringVar(&out, "out", "", "folder to write (required; must not exist or be empty)")
-	fs.StringSliceVar(&profiles, "profiles", nil, "kinds to capture, comma-separated (default all: "+strings.Join(capture.Kinds, ",")+")")
-	fs.BoolVar(&allowRemote, "allow-remote", false, "allow a host that is not loopback")
-	fs.StringVar(&maxSize, "max-size", "1GiB", "largest profile accepted")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// captureFlags are the flags of 'profdiff capture': the capture's
+// Options, filled in by the flags, and what is checked before they are
+// used.
+type captureFlags struct {
+	opts        capture.Options
+	maxSize     string
+	allowRemote bool
+}
+
+func captureCommand(fs *flag.FlagSet) runFunc {
+	var f captureFlags
+	fs.IntVar(&f.opts.Seconds, "seconds", 10, "length of the capture window")
+	fs.StringVar(&f.opts.Out, "out", "", "folder to write (required; must not exist or be empty)")
+	fs.StringSliceVar(&f.opts.Profiles, "profiles", nil, "kinds to capture, comma-separated (default all: "+strings.Join(capture.Kinds, ",")+")")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
+	fs.StringVar(&f.maxSize, "max-size", "1GiB", "largest profile accepted")
+	return func(ctx context.Context, e env, pos []string) error {
+		base, opts, err := f.options(pos)
+		if err != nil {
+			return err
+		}
+		opts.Log = e.stderr
+		m, err := capture.Capture(ctx, base, opts)
+		if err != nil {
+			return err
+		}
+		kinds := make([]string, len(m.Files))
+		for i, f := range m.Files {
+			kinds[i] = f.Kind
+		}
+		fmt.Fprintf(e.stdout, "%s: %s (%d of %d profiles)\n", opts.Out, strings.Join(kinds, ", "), len(m.Files), len(m.Files)+len(m.Errors))
+		return nil
 	}
-	if fs.NArg() != 1 {
-		return usagef("capture: want one URL, got %d arguments", fs.NArg())
+}
+
+// options validates the flags and the URL: the server's base URL and the
+// capture's options.
+func (f *captureFlags) options(pos []string) (string, capture.Options, error) {
+	o := f.opts
+	switch {
+	case len(pos) != 1:
+		return "", o, usagef("capture: want one URL, got %d arguments", len(pos))
+	case o.Out == "":
+		return "", o, usagef("capture: --out DIR is required")
+	case o.Seconds < 1:
+		return "", o, usagef("capture: --seconds must be at least 1, not %d", o.Seconds)
 	}
-	if out == "" {
-		return usagef("capture: --out DIR is required")
-	}
-	if seconds < 1 {
-		return usagef("capture: --seconds must be at least 1, not %d", seconds)
-	}
-	for _, k := range profiles {
+	for _, k := range o.Profiles {
 		if !slices.Contains(capture.Kinds, k) {
-			return usagef("capture: --profiles: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ", "))
+			return "", o, usagef("capture: --profiles: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ", "))
 		}
 	}
-	size, err := profile.ParseSize(maxSize)
+	var err error
+	if o.MaxSize, err = profile.ParseSize(f.maxSize); err != nil {
+		return "", o, usagef("capture: --max-size: %v", err)
+	}
+	base, err := capture.BaseURL(pos[0])
 	if err != nil {
-		return usagef("capture: --max-size: %v", err)
+		return "", o, usagef("capture: %v", err)
 	}
-	base, err := capture.BaseURL(fs.Arg(0))
-	if err != nil {
-		return usagef("capture: %v", err)
+	if !f.allowRemote && !isLoopbackHost(base.Hostname()) {
+		return "", o, usagef("capture: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to capture from a remote host", base.Hostname())
 	}
-	if !allowRemote && !isLoopbackHost(base.Hostname()) {
-		return usagef("capture: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to capture from a remote host", base.Hostname())
-	}
-	m, err := capture.Capture(ctx, base.String(), capture.Options{
-		Seconds:  seconds,
-		Out:      out,
-		Log:      stderr,
-		Profiles: profiles,
-		MaxSize:  size,
-	})
-	if err != nil {
-		return err
-	}
-	kinds := make([]string, len(m.Files))
-	for i, f := range m.Files {
-		kinds[i] = f.Kind
-	}
-	fmt.Fprintf(stdout, "%s: %s (%d of %d profiles)\n", out, strings.Join(kinds, ", "), len(m.Files), len(m.Files)+len(m.Errors))
-	return nil
+	return base.String(), o, nil
 }
 
 // isLoopbackHost reports whether host is localhost or a loopback IP.
@@ -100,71 +106,4 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// resolveCaptureDirs replaces each capture folder among the two sides'
-// sources (a directory holding manifest.json, as profdiff capture writes)
-// with the path of one of its profiles: the kind given with --kind, or,
-// without it, wall when every capture folder given has wall, else cpu, so
-// that both sides are of one kind. Other sources pass through unchanged,
-// except a directory without a manifest, which is an error naming the
-// problem.
-func resolveCaptureDirs(bases, news []string, kind string) ([]string, []string, error) {
-	if kind == "" {
-		kind = commonCaptureKind(append(append([]string(nil), bases...), news...))
-	}
-	var sides [2][]string
-	for i, srcs := range [2][]string{bases, news} {
-		sides[i] = make([]string, len(srcs))
-		for j, s := range srcs {
-			p, err := resolveCaptureDir(s, kind)
-			if err != nil {
-				return nil, nil, err
-			}
-			sides[i][j] = p
-		}
-	}
-	return sides[0], sides[1], nil
-}
-
-// commonCaptureKind is the default kind for the capture folders among
-// srcs: wall if all have it, else cpu ("" when there are no folders or a
-// manifest cannot be read; resolveCaptureDir then reports the problem).
-func commonCaptureKind(srcs []string) string {
-	var ms []*capture.Manifest
-	for _, s := range srcs {
-		if s == "-" || strings.Contains(s, "://") || !capture.IsCaptureDir(s) {
-			continue
-		}
-		m, err := capture.ReadManifest(s)
-		if err != nil {
-			return ""
-		}
-		ms = append(ms, m)
-	}
-	if len(ms) == 0 {
-		return ""
-	}
-	for _, m := range ms {
-		if _, ok := m.File("wall"); !ok {
-			return "cpu"
-		}
-	}
-	return "wall"
-}
-
-// resolveCaptureDir returns the path of the profile of kind in path when
-// path is a capture folder, path itself when it is not a directory.
-func resolveCaptureDir(path, kind string) (string, error) {
-	if path == "-" || strings.Contains(path, "://") {
-		return path, nil
-	}
-	st, err := os.Stat(path)
-	if err != nil || !st.IsDir() {
-		return path, nil // Load reports a missing file
-	}
-	if !capture.IsCaptureDir(path) {
-		return "", fmt.Errorf("%s: a directory without %s, not a profdiff capture folder", path, capture.ManifestName)
-	}
-	return capture.ProfilePath(path, kind)
 }

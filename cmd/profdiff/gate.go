@@ -29,24 +29,17 @@ thresholds: --max lock-contention=+1pp --max sync=+5pp.
 
 // gateFlags are gate's own flags (the shared ones live in common).
 type gateFlags struct {
-	bases, news       []string
+	sides             sideFlags
 	maxes, maxMethods []string
 	alpha             float64
 	config            string
 	markdown          string
 }
 
-func runGate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func gateCommand(fs *flag.FlagSet) runFunc {
 	var c common
-	var g gateFlags
-	fs := newFlagSet("gate", gateSynopsis, stderr)
-	fs.StringArrayVar(&g.bases, "base", nil, "a base-side profile, one per run (repeatable; globs are expanded)")
-	fs.StringArrayVar(&g.news, "new", nil, "a new-side profile, one per run (repeatable; globs are expanded)")
-	fs.StringArrayVar(&g.maxes, "max", nil, "BUCKET=THRESHOLD: most growth allowed, e.g. lock-contention=+2pp or gc=+25% (repeatable)")
-	fs.StringArrayVar(&g.maxMethods, "max-method", nil, "REGEXP=THRESHOLD: most growth of the share of samples with a frame matching REGEXP (repeatable)")
-	fs.Float64Var(&g.alpha, "alpha", gate.DefaultAlpha, "significance level of the test (shared by all checks)")
-	fs.StringVar(&g.config, "config", "", "JSON file with thresholds (alpha, max, max_method); flags override its entries")
-	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to this file (also appended to $GITHUB_STEP_SUMMARY when set)")
+	g := gateFlags{sides: sideFlags{perRun: true}}
+	g.register(fs)
 	c.register(fs)
 	// The shared flags, adapted: --top counts the frames listed behind each
 	// failed check; --cum and --by do not apply (method checks are
@@ -56,45 +49,57 @@ func runGate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.Lookup("top").Usage = "frames listed behind each failed check (0 for all)"
 	_ = fs.MarkHidden("cum")
 	_ = fs.MarkHidden("by")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	for _, name := range []string{"cum", "by"} {
-		if fs.Changed(name) {
-			return usagef("gate: --%s does not apply: method checks are already inclusive, and each failure lists the deciding frames and their callers", name)
+	return func(ctx context.Context, e env, pos []string) error {
+		for _, name := range []string{"cum", "by"} {
+			if fs.Changed(name) {
+				return usagef("gate: --%s does not apply: method checks are already inclusive, and each failure lists the deciding frames and their callers", name)
+			}
 		}
+		s, err := c.settings(e.stdin)
+		if err != nil {
+			return err
+		}
+		gopts, err := g.gateOptions(fs, s.analysis, c.top)
+		if err != nil {
+			return err
+		}
+		sides, err := g.sides.resolve(resolver{cmd: "gate", kind: c.kind, perRun: true}, pos)
+		if err != nil {
+			return err
+		}
+		return runGate(ctx, e, s, gopts, sides, g.markdown)
 	}
-	opts, format, lopts, err := c.options()
-	if err != nil {
-		return err
-	}
-	lopts.Stdin = stdin
-	gopts, err := g.gateOptions(fs, opts, c.top)
-	if err != nil {
-		return err
-	}
-	bases, news, err := gateSides(g.bases, g.news, fs.Args())
-	if err != nil {
-		return err
-	}
+}
 
+func (g *gateFlags) register(fs *flag.FlagSet) {
+	g.sides.register(fs)
+	fs.StringArrayVar(&g.maxes, "max", nil, "BUCKET=THRESHOLD: most growth allowed, e.g. lock-contention=+2pp or gc=+25% (repeatable)")
+	fs.StringArrayVar(&g.maxMethods, "max-method", nil, "REGEXP=THRESHOLD: most growth of the share of samples with a frame matching REGEXP (repeatable)")
+	fs.Float64Var(&g.alpha, "alpha", gate.DefaultAlpha, "significance level of the test (shared by all checks)")
+	fs.StringVar(&g.config, "config", "", "JSON file with thresholds (alpha, max, max_method); flags override its entries")
+	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to this file (also appended to $GITHUB_STEP_SUMMARY when set)")
+}
+
+// runGate loads every run of both sides into the gate, writes its report
+// (and the Markdown copy), and returns errGateFailed when a check failed.
+func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [][]string, markdown string) error {
 	gt := gate.New(gopts)
-	if err := loadSides(ctx, bases, news, lopts, stderr, gt.Add); err != nil {
+	if err := loadSides(ctx, sides, s.load, e.stderr, gt.Add); err != nil {
 		return err
 	}
 	r, err := gt.Report()
 	if err != nil {
 		return err
 	}
-	warn(stderr, r.Warnings...)
-	if err := gate.Render(stdout, r, format); err != nil {
+	warn(e.stderr, r.Warnings...)
+	if err := gate.Render(e.stdout, r, s.format); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
-	if err := writeGateMarkdown(r, g.markdown, stderr); err != nil {
+	if err := writeGateMarkdown(r, markdown, e.stderr); err != nil {
 		return err
 	}
 	if r.Verdict == gate.Fail {
-		fmt.Fprintf(stderr, "profdiff: gate failed: %s\n", failures(r))
+		fmt.Fprintf(e.stderr, "profdiff: gate failed: %s\n", failures(r))
 		return errGateFailed
 	}
 	return nil
@@ -148,35 +153,6 @@ func (g *gateFlags) gateOptions(fs *flag.FlagSet, opts diff.Options, top int) (g
 		o.Checks = all
 	}
 	return o, nil
-}
-
-// gateSides resolves the profiles of each side from --base/--new (globs
-// expanded) or two positional arguments.
-func gateSides(bases, news, pos []string) ([]string, []string, error) {
-	switch {
-	case len(bases) > 0 || len(news) > 0:
-		if len(pos) > 0 {
-			return nil, nil, usagef("gate: give profiles either as BASE NEW or with --base/--new, not both (extra: %s)", strings.Join(pos, " "))
-		}
-		if len(bases) == 0 || len(news) == 0 {
-			return nil, nil, usagef("gate: both --base and --new need at least one profile (ideally 5 or more each, one per run)")
-		}
-	case len(pos) == 2:
-		bases, news = pos[:1], pos[1:]
-	default:
-		return nil, nil, usagef("gate: want --base and --new profiles (or BASE NEW), got %d argument(s)", len(pos))
-	}
-	var err error
-	if bases, err = expandGlobs(bases); err != nil {
-		return nil, nil, err
-	}
-	if news, err = expandGlobs(news); err != nil {
-		return nil, nil, err
-	}
-	if countStdin(bases)+countStdin(news) > 1 {
-		return nil, nil, usagef("gate: standard input (-) can be read only once")
-	}
-	return bases, news, nil
 }
 
 // writeGateMarkdown writes the Markdown report to --markdown FILE and

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
@@ -29,86 +29,88 @@ Only loopback hosts (127.0.0.0/8, ::1, localhost) are allowed unless
 --allow-remote is given.
 `
 
-func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var (
-		conns       int
-		duration    time.Duration
-		warmup      time.Duration
-		timeout     time.Duration
-		format      string
-		headers     []string
-		allowRemote bool
-		engine      string
-	)
-	fs := newFlagSet("load", loadSynopsis, stderr)
-	fs.IntVarP(&conns, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight; min(256, 64×NumCPU) by default")
-	fs.DurationVarP(&duration, "duration", "d", 10*time.Second, "measured window")
-	fs.DurationVar(&warmup, "warmup", time.Second, "warmup before the window, not counted")
-	fs.DurationVar(&timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
-	fs.StringVar(&format, "format", "text", "output format: text or json")
-	fs.StringArrayVarP(&headers, "header", "H", nil, `extra request header "Name: value" (repeatable; replaces a default of the same name)`)
-	fs.BoolVar(&allowRemote, "allow-remote", false, "allow a host that is not loopback")
-	fs.StringVar(&engine, "engine", loadgen.DefaultEngine(), "how connections are driven: epoll (event loops like wrk; Linux) or goroutines (one per connection)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// loadFlags are the flags of 'profdiff load': the load generator's
+// Config, filled in by the flags, and what is checked before it is used.
+type loadFlags struct {
+	cfg         loadgen.Config
+	format      string
+	headers     []string
+	allowRemote bool
+}
+
+func loadCommand(fs *flag.FlagSet) runFunc {
+	f := loadFlags{cfg: loadgen.Config{Dedicated: true}} // this process only generates the load
+	fs.IntVarP(&f.cfg.Connections, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight; min(256, 64×NumCPU) by default")
+	fs.DurationVarP(&f.cfg.Duration, "duration", "d", 10*time.Second, "measured window")
+	fs.DurationVar(&f.cfg.Warmup, "warmup", time.Second, "warmup before the window, not counted")
+	fs.DurationVar(&f.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
+	fs.StringVar(&f.format, "format", "text", "output format: text or json")
+	fs.StringArrayVarP(&f.headers, "header", "H", nil, `extra request header "Name: value" (repeatable; replaces a default of the same name)`)
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
+	fs.StringVar(&f.cfg.Engine, "engine", loadgen.DefaultEngine(), "how connections are driven: epoll (event loops like wrk; Linux) or goroutines (one per connection)")
+	return func(ctx context.Context, e env, pos []string) error {
+		cfg, err := f.config(pos)
+		if err != nil {
+			return err
+		}
+		return runLoad(ctx, e, cfg, f.format)
 	}
-	if fs.NArg() != 1 {
-		return usagef("load: want one URL, got %d arguments", fs.NArg())
+}
+
+// config validates the flags and the URL into the load generator's Config.
+func (f *loadFlags) config(pos []string) (loadgen.Config, error) {
+	cfg := f.cfg
+	switch {
+	case len(pos) != 1:
+		return cfg, usagef("load: want one URL, got %d arguments", len(pos))
+	case f.format != "text" && f.format != "json":
+		return cfg, usagef("load: --format: unknown format %q (want text or json)", f.format)
+	case cfg.Connections <= 0:
+		return cfg, usagef("load: --connections must be positive, not %d", cfg.Connections)
+	case cfg.Duration <= 0:
+		return cfg, usagef("load: --duration must be positive, not %v", cfg.Duration)
+	case cfg.Warmup < 0:
+		return cfg, usagef("load: --warmup must not be negative, not %v", cfg.Warmup)
+	case cfg.Timeout <= 0:
+		return cfg, usagef("load: --timeout must be positive, not %v", cfg.Timeout)
 	}
-	if format != "text" && format != "json" {
-		return usagef("load: --format: unknown format %q (want text or json)", format)
+	cfg.URL = pos[0]
+	if err := checkLoadURL(cfg.URL, f.allowRemote); err != nil {
+		return cfg, err
 	}
-	if conns <= 0 {
-		return usagef("load: --connections must be positive, not %d", conns)
-	}
-	if duration <= 0 {
-		return usagef("load: --duration must be positive, not %v", duration)
-	}
-	if warmup < 0 {
-		return usagef("load: --warmup must not be negative, not %v", warmup)
-	}
-	if timeout <= 0 {
-		return usagef("load: --timeout must be positive, not %v", timeout)
-	}
-	rawURL := fs.Arg(0)
-	if err := checkLoadURL(rawURL, allowRemote); err != nil {
-		return err
-	}
-	h := http.Header{}
-	for _, kv := range headers {
+	cfg.Header = http.Header{}
+	for _, kv := range f.headers {
 		k, v, ok := strings.Cut(kv, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("load: --header %q: want \"Name: value\"", kv)
+			return cfg, usagef("load: --header %q: want \"Name: value\"", kv)
 		}
-		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		cfg.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	rep, err := loadgen.Run(ctx, loadgen.Config{
-		URL:         rawURL,
-		Connections: conns,
-		Duration:    duration,
-		Warmup:      warmup,
-		Timeout:     timeout,
-		Header:      h,
-		Engine:      engine,
-		Dedicated:   true, // this process only generates the load
-	})
+	return cfg, nil
+}
+
+// runLoad drives the load and writes its report as text or JSON. A run
+// that stopped early (ctx ended) still writes what it measured; run then
+// reports the interruption.
+func runLoad(ctx context.Context, e env, cfg loadgen.Config, format string) error {
+	rep, err := loadgen.Run(ctx, cfg)
 	if rep == nil {
 		return fmt.Errorf("load: %v", err)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "profdiff: load stopped early (%v); the report covers %.2fs\n", err, rep.DurationS)
+		fmt.Fprintf(e.stderr, "profdiff: load stopped early (%v); the report covers %.2fs\n", err, rep.DurationS)
 	}
 	if format == "json" {
 		// Data stays on stdout; the warnings go to stderr as well so that
 		// they are not missed.
 		for _, w := range rep.Warnings() {
-			fmt.Fprintf(stderr, "profdiff: WARNING: %s\n", w)
+			fmt.Fprintf(e.stderr, "profdiff: WARNING: %s\n", w)
 		}
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	return rep.WriteText(stdout)
+	return rep.WriteText(e.stdout)
 }
 
 // checkLoadURL allows http:// URLs only, and only loopback hosts unless
@@ -125,10 +127,7 @@ func checkLoadURL(raw string, allowRemote bool) error {
 		return nil
 	}
 	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if isLoopbackHost(host) {
 		return nil
 	}
 	return usagef("load: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to load a remote host", host)

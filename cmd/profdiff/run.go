@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -19,65 +18,30 @@ import (
 	"github.com/profdiff/profdiff/profile"
 )
 
-var errHelp = errors.New("help requested")
-
-const usageText = `profdiff compares profiles by how programs wait.
-
-Usage:
-  profdiff diff [flags] BASE NEW            compare two profiles
-  profdiff diff [flags] --base A --new B    several profiles per side (repeat the flags)
-  profdiff top [flags] PROFILE...           one profile (or several, merged): buckets and top methods
-  profdiff gate [flags] --base A --new B    CI gate: exit 1 when lock contention (or wait, gc...) grew significantly
-  profdiff rules [--format F] [--rules F]   print the classification rules
-  profdiff demo                             run the built-in JSON server with and without a global lock, diff them
-  profdiff workload json [flags]            run the built-in JSON server at several core counts: scaling table + captures
-  profdiff workload wasm [flags]            run the Wasm plugin host: keep-resident sweep, loop vs concurrent load
-  profdiff load [flags] URL                 closed-loop HTTP load, like wrk: requests/s, latency, errors
-  profdiff capture URL --out DIR            pull cpu, wall, mutex, block, goroutine and trace from a live server
-  profdiff help                             this text
-
-A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
-stacks; a Go execution trace, read as goroutine time; speedscope JSON;
-perf script text; a .NET EventPipe .nettrace, read as thread time; any of
-these alone in a .zip), "-" for standard input, or an http(s) URL of a
-/debug/pprof endpoint.
-The format is detected from the content.
-
-Run 'profdiff COMMAND --help' for a command's flags.
-Exit status: 0 ok, 1 gate failed, 2 usage or input error.
-`
-
-// run is the whole program behind main, so tests can call it.
+// run is the whole program behind main, so tests can call it. When ctx
+// ends (main's ends on SIGINT or SIGTERM) the command stops and run
+// returns an error wrapping errInterrupted, whatever the command returned:
+// an interrupted run never reports success.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usageText)
+		fmt.Fprint(stderr, usageText())
 		return usagef("no command given")
 	}
-	switch args[0] {
-	case "diff":
-		return runDiff(ctx, args[1:], stdin, stdout, stderr)
-	case "top":
-		return runTop(ctx, args[1:], stdin, stdout, stderr)
-	case "gate":
-		return runGate(ctx, args[1:], stdin, stdout, stderr)
-	case "rules":
-		return runRules(args[1:], stdout, stderr)
-	case "load":
-		return runLoad(ctx, args[1:], stdout, stderr)
-	case "workload":
-		return runWorkload(ctx, args[1:], stdout, stderr)
-	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
-	case "capture":
-		return runCapture(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usageText)
-		return nil
+	if args[0] == "-h" || args[0] == "--help" {
+		args = append([]string{"help"}, args[1:]...)
 	}
-	return usagef("unknown command %q (want diff, top, gate, rules or help)", args[0])
+	c, err := lookup(args)
+	if err != nil {
+		return err
+	}
+	err = c.run(ctx, env{stdin: stdin, stdout: stdout, stderr: stderr}, args[1:])
+	if ctx.Err() != nil && !errors.Is(err, errHelp) {
+		return interrupted(err)
+	}
+	return err
 }
 
-// common holds the flags shared by diff and top.
+// common holds the flags shared by diff, top and gate.
 type common struct {
 	format       string
 	sampleIndex  string
@@ -108,45 +72,58 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.modules, "modules", "auto", "name methods module!method: on, off, or auto (on for .nettrace profiles)")
 }
 
-// options validates the shared flags.
-func (c *common) options() (diff.Options, render.Format, profile.Options, error) {
-	var o diff.Options
-	f, err := render.ParseFormat(c.format)
-	if err != nil {
-		return o, "", profile.Options{}, usagef("--format: %v", err)
+// settings are the shared flags, validated: how to analyse, how to render
+// and how to load.
+type settings struct {
+	analysis diff.Options
+	format   render.Format
+	load     profile.Options
+}
+
+// settings validates the shared flags; stdin is what "-" reads.
+func (c *common) settings(stdin io.Reader) (settings, error) {
+	var s settings
+	var err error
+	if s.format, err = parseFormat(c.format); err != nil {
+		return s, err
 	}
-	o.SampleIndex = c.sampleIndex
-	o.Cum = c.cum
+	if s.analysis, err = c.analysis(); err != nil {
+		return s, err
+	}
+	if s.analysis.Rules, err = loadRules(c.rules); err != nil {
+		return s, err
+	}
+	size, err := profile.ParseSize(c.maxSize)
+	if err != nil {
+		return s, usagef("--max-size: %v", err)
+	}
+	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: stdin}
+	return s, nil
+}
+
+// analysis validates the flags that become diff.Options (all but --rules).
+func (c *common) analysis() (diff.Options, error) {
+	o := diff.Options{SampleIndex: c.sampleIndex, Cum: c.cum, Top: c.top}
+	var err error
 	if o.By, err = diff.ParseBy(c.by); err != nil {
-		return o, "", profile.Options{}, usagef("%v", err)
+		return o, usagef("%v", err)
 	}
 	if c.top < 0 {
-		return o, "", profile.Options{}, usagef("--top must be 0 (all) or positive, not %d", c.top)
+		return o, usagef("--top must be 0 (all) or positive, not %d", c.top)
 	}
-	o.Top = c.top
 	if c.top == 0 {
 		o.Top = -1
 	}
 	if c.kind != "" {
-		k, err := profile.ParseKind(c.kind)
-		if err != nil {
-			return o, "", profile.Options{}, usagef("--kind: %v", err)
+		if o.Kind, err = profile.ParseKind(c.kind); err != nil {
+			return o, usagef("--kind: %v", err)
 		}
-		o.Kind = k
 	}
-	for _, re := range []struct {
-		flag string
-		src  string
-		dst  **regexp.Regexp
-	}{{"--focus", c.focus, &o.Focus}, {"--ignore", c.ignore, &o.Ignore}} {
-		if re.src == "" {
-			continue
-		}
-		x, err := regexp.Compile(re.src)
-		if err != nil {
-			return o, "", profile.Options{}, usagef("%s: invalid regexp: %v", re.flag, err)
-		}
-		*re.dst = x
+	if o.Focus, err = compileFlag("--focus", c.focus); err != nil {
+		return o, err
+	}
+	if o.Ignore, err = compileFlag("--ignore", c.ignore); err != nil {
+		return o, err
 	}
 	switch c.modules {
 	case "auto":
@@ -156,17 +133,21 @@ func (c *common) options() (diff.Options, render.Format, profile.Options, error)
 	case "off", "false":
 		o.Modules = diff.ModulesOff
 	default:
-		return o, "", profile.Options{}, usagef("--modules: %q is not on, off or auto", c.modules)
+		return o, usagef("--modules: %q is not on, off or auto", c.modules)
 	}
-	o.Rules, err = loadRules(c.rules)
+	return o, nil
+}
+
+// compileFlag compiles a regexp flag's value; nil for "".
+func compileFlag(name, src string) (*regexp.Regexp, error) {
+	if src == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(src)
 	if err != nil {
-		return o, "", profile.Options{}, err
+		return nil, usagef("%s: invalid regexp: %v", name, err)
 	}
-	size, err := profile.ParseSize(c.maxSize)
-	if err != nil {
-		return o, "", profile.Options{}, usagef("--max-size: %v", err)
-	}
-	return o, f, profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler}, nil
+	return re, nil
 }
 
 func loadRules(files []string) (*diff.RuleSet, error) {
@@ -190,142 +171,128 @@ func loadRules(files []string) (*diff.RuleSet, error) {
 	return rs, nil
 }
 
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n%s\nFlags:\n%s", synopsis, fs.FlagUsages())
-	}
-	return fs
+// sideFlags are the repeatable --base and --new of diff and gate.
+type sideFlags struct {
+	bases, news []string
+	perRun      bool // gate: each profile is one run
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usagef("%s: %v", fs.Name(), err)
+func (f *sideFlags) register(fs *flag.FlagSet) {
+	each := ""
+	if f.perRun {
+		each = ", one per run"
 	}
-	return nil
+	fs.StringArrayVar(&f.bases, "base", nil, "a base-side profile"+each+" (repeatable; globs are expanded)")
+	fs.StringArrayVar(&f.news, "new", nil, "a new-side profile"+each+" (repeatable; globs are expanded)")
 }
 
-func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var c common
-	var bases, news []string
-	var outPprof string
-	fs := newFlagSet("diff", "  profdiff diff [flags] BASE NEW\n  profdiff diff [flags] --base A1 --base A2 --new B1 --new B2\n", stderr)
-	c.register(fs)
-	fs.StringArrayVar(&bases, "base", nil, "a base-side profile (repeatable; globs are expanded)")
-	fs.StringArrayVar(&news, "new", nil, "a new-side profile (repeatable; globs are expanded)")
-	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	opts, format, lopts, err := c.options()
-	if err != nil {
-		return err
-	}
-	lopts.Stdin = stdin
-	pos := fs.Args()
+// resolve takes the two sides from --base/--new or from the two
+// positional arguments pos, and resolves them with r.
+func (f *sideFlags) resolve(r resolver, pos []string) ([][]string, error) {
+	var sides []sourceArgs
 	switch {
-	case len(bases) > 0 || len(news) > 0:
+	case len(f.bases) > 0 || len(f.news) > 0:
 		if len(pos) > 0 {
-			return usagef("diff: give profiles either as BASE NEW or with --base/--new, not both (extra: %s)", strings.Join(pos, " "))
+			return nil, usagef("%s: give profiles either as BASE NEW or with --base/--new, not both (extra: %s)", r.cmd, strings.Join(pos, " "))
 		}
-		if len(bases) == 0 || len(news) == 0 {
-			return usagef("diff: both --base and --new need at least one profile")
+		if len(f.bases) == 0 || len(f.news) == 0 {
+			hint := ""
+			if f.perRun {
+				hint = " (ideally 5 or more each, one per run)"
+			}
+			return nil, usagef("%s: both --base and --new need at least one profile%s", r.cmd, hint)
 		}
+		sides = []sourceArgs{{"--base", f.bases}, {"--new", f.news}}
 	case len(pos) == 2:
-		bases, news = pos[:1], pos[1:]
+		sides = []sourceArgs{{"BASE", pos[:1]}, {"NEW", pos[1:]}}
+	case f.perRun:
+		return nil, usagef("%s: want --base and --new profiles (or BASE NEW), got %d argument(s)", r.cmd, len(pos))
 	default:
-		return usagef("diff: want two profiles (BASE NEW), got %d", len(pos))
+		return nil, usagef("%s: want two profiles (BASE NEW), got %d", r.cmd, len(pos))
 	}
-	if bases, err = expandGlobs(bases); err != nil {
-		return err
-	}
-	if news, err = expandGlobs(news); err != nil {
-		return err
-	}
-	// A capture folder (profdiff capture --out DIR) stands for its profile
-	// of --kind's kind, default wall, else cpu (capture.go).
-	if bases, news, err = resolveCaptureDirs(bases, news, c.kind); err != nil {
-		return err
-	}
-	if countStdin(bases)+countStdin(news) > 1 {
-		return usagef("diff: standard input (-) can be read only once")
-	}
+	return r.resolve(sides...)
+}
 
-	a := diff.NewAnalyzer(opts)
-	keep := outPprof != ""
-	var kept [2][]*pprofile.Profile
-	var keptIdx [2][]int
-	err = loadSides(ctx, bases, news, lopts, stderr, func(side diff.Side, l *profile.Loaded) error {
+const diffSynopsis = "  profdiff diff [flags] BASE NEW\n  profdiff diff [flags] --base A1 --base A2 --new B1 --new B2\n"
+
+func diffCommand(fs *flag.FlagSet) runFunc {
+	var c common
+	var sf sideFlags
+	var outPprof string
+	c.register(fs)
+	sf.register(fs)
+	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
+	return func(ctx context.Context, e env, pos []string) error {
+		s, err := c.settings(e.stdin)
+		if err != nil {
+			return err
+		}
+		sides, err := sf.resolve(resolver{cmd: "diff", kind: c.kind}, pos)
+		if err != nil {
+			return err
+		}
+		return runDiff(ctx, e, s, sides, outPprof)
+	}
+}
+
+// runDiff loads both sides into one Analyzer, renders the diff, and writes
+// it as pprof to outPprof unless that is "".
+func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof string) error {
+	a := diff.NewAnalyzer(s.analysis)
+	var kept *keptProfiles
+	if outPprof != "" {
+		kept = &keptProfiles{sampleIndex: s.analysis.SampleIndex}
+	}
+	err := loadSides(ctx, sides, s.load, e.stderr, func(side diff.Side, l *profile.Loaded) error {
 		if err := a.Add(side, l); err != nil {
 			return err
 		}
-		if keep {
-			idx, _ := diff.SampleTypeIndex(l.Profile, opts.SampleIndex)
-			kept[side] = append(kept[side], l.Profile)
-			keptIdx[side] = append(keptIdx[side], idx)
-		}
+		kept.add(side, l)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	r := a.Diff()
-	warn(stderr, r.Warnings...)
-	if err := render.Diff(stdout, r, format); err != nil {
+	warn(e.stderr, r.Warnings...)
+	if err := render.Diff(e.stdout, r, s.format); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
-	if keep {
-		dp, err := profile.DiffProfile(kept[0], keptIdx[0], kept[1], keptIdx[1])
-		if err != nil {
-			return err
-		}
-		if err := writeProfile(outPprof, dp); err != nil {
-			return err
-		}
+	if kept == nil {
+		return nil
 	}
-	return nil
+	return kept.write(outPprof)
 }
 
-// loadSides loads the base and the new sources in order, prints their load
-// warnings, and hands each profile to add. After add returns the profile is
-// garbage unless add kept it, and a collection runs before the next one is
-// parsed (see releaseProfile).
-func loadSides(ctx context.Context, bases, news []string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
-	for side, srcs := range [2][]string{bases, news} {
-		for _, src := range srcs {
-			l, err := profile.Load(ctx, src, lopts)
-			if err != nil {
-				return err
-			}
-			warn(stderr, l.Warnings...)
-			if err := add(diff.Side(side), l); err != nil {
-				return err
-			}
-			releaseProfile()
-		}
-	}
-	return nil
+// keptProfiles are the parsed profiles of each side, kept for
+// --output-pprof, with the index of the sample type compared in each.
+type keptProfiles struct {
+	sampleIndex string
+	profiles    [2][]*pprofile.Profile
+	index       [2][]int
 }
 
-// releaseProfile runs a collection once a parsed profile has been added and
-// is garbage. The Analyzer keeps only per-method totals, and collecting here,
-// before the next (possibly large) profile is parsed, keeps the peak heap
-// near one parsed profile instead of letting garbage pile up to GOGC's
-// target: on the 200,000-stack benchmark pair it cut peak RSS from about
-// 340 to 295 MiB for well under a tenth of a second.
-func releaseProfile() { runtime.GC() }
+// add keeps l's profile; on a nil *keptProfiles it does nothing.
+func (k *keptProfiles) add(side diff.Side, l *profile.Loaded) {
+	if k == nil {
+		return
+	}
+	idx, _ := diff.SampleTypeIndex(l.Profile, k.sampleIndex)
+	k.profiles[side] = append(k.profiles[side], l.Profile)
+	k.index[side] = append(k.index[side], idx)
+}
 
-func writeProfile(name string, p *pprofile.Profile) error {
+// write writes the diff of the kept profiles (pprof::base convention).
+func (k *keptProfiles) write(name string) error {
+	dp, err := profile.DiffProfile(k.profiles[0], k.index[0], k.profiles[1], k.index[1])
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(name)
 	if err != nil {
 		return fmt.Errorf("--output-pprof: %v", err)
 	}
-	if err := p.Write(f); err != nil {
+	if err := dp.Write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("--output-pprof: writing %s: %v", name, err)
 	}
@@ -335,116 +302,99 @@ func writeProfile(name string, p *pprofile.Profile) error {
 	return nil
 }
 
-func runTop(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
-	fs := newFlagSet("top", "  profdiff top [flags] PROFILE [PROFILE ...]\n", stderr)
 	c.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	return func(ctx context.Context, e env, pos []string) error {
+		s, err := c.settings(e.stdin)
+		if err != nil {
+			return err
+		}
+		if len(pos) == 0 {
+			return usagef("top: want at least one profile")
+		}
+		sides, err := resolver{cmd: "top", kind: c.kind}.resolve(sourceArgs{"", pos})
+		if err != nil {
+			return err
+		}
+		a := diff.NewAnalyzer(s.analysis)
+		if err := loadSides(ctx, sides, s.load, e.stderr, a.Add); err != nil {
+			return err
+		}
+		t := a.Top()
+		warn(e.stderr, t.Warnings...)
+		if err := render.Top(e.stdout, t, s.format); err != nil {
+			return fmt.Errorf("writing report: %v", err)
+		}
+		return nil
 	}
-	opts, format, lopts, err := c.options()
-	if err != nil {
-		return err
-	}
-	lopts.Stdin = stdin
-	srcs := fs.Args()
-	if len(srcs) == 0 {
-		return usagef("top: want at least one profile")
-	}
-	if srcs, err = expandGlobs(srcs); err != nil {
-		return err
-	}
-	if countStdin(srcs) > 1 {
-		return usagef("top: standard input (-) can be read only once")
-	}
-	a := diff.NewAnalyzer(opts)
-	err = loadSides(ctx, srcs, nil, lopts, stderr, a.Add)
-	if err != nil {
-		return err
-	}
-	t := a.Top()
-	warn(stderr, t.Warnings...)
-	if err := render.Top(stdout, t, format); err != nil {
-		return fmt.Errorf("writing report: %v", err)
-	}
-	return nil
 }
 
-func runRules(args []string, stdout, stderr io.Writer) error {
-	var format string
+func rulesCommand(fs *flag.FlagSet) runFunc {
+	var format, runtimeFilter string
 	var files []string
-	var runtimeFilter string
-	fs := newFlagSet("rules", "  profdiff rules [--format table|markdown|csv|json] [--runtime go] [--rules FILE]\n", stderr)
 	fs.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
 	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, rust, native, or a user file's runtime column")
 	fs.StringArrayVar(&files, "rules", nil, "extra rule file, listed first (repeatable)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("rules: unexpected argument %q", fs.Arg(0))
-	}
-	f, err := render.ParseFormat(format)
-	if err != nil {
-		return usagef("--format: %v", err)
-	}
-	rs, err := loadRules(files)
-	if err != nil {
-		return err
-	}
-	rules := rs.Rules
-	if runtimeFilter != "" {
-		var sel []*diff.Rule
-		seen := map[string]bool{}
-		for _, r := range rules {
-			seen[r.Runtime] = true
-			if r.Runtime == runtimeFilter {
-				sel = append(sel, r)
-			}
+	return func(ctx context.Context, e env, pos []string) error {
+		f, err := parseFormat(format)
+		if err == nil {
+			err = noArgs("rules", pos)
 		}
-		if len(sel) == 0 {
-			var names []string
-			for n := range seen {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return usagef("rules: no runtime %q (have %s)", runtimeFilter, strings.Join(names, ", "))
-		}
-		rules = sel
-	}
-	return render.Rules(stdout, rules, f)
-}
-
-// expandGlobs expands shell-style patterns in profile arguments (quoted
-// globs, as CI scripts pass them). A pattern that matches nothing is an
-// error; a plain path is passed through for Load to report.
-func expandGlobs(srcs []string) ([]string, error) {
-	var out []string
-	for _, s := range srcs {
-		if s == "-" || strings.Contains(s, "://") || !strings.ContainsAny(s, "*?[") {
-			out = append(out, s)
-			continue
-		}
-		m, err := globFiles(s)
 		if err != nil {
-			return nil, usagef("bad pattern %q: %v", s, err)
+			return err
 		}
-		if len(m) == 0 {
-			return nil, usagef("pattern %q matches no files", s)
+		rs, err := loadRules(files)
+		if err != nil {
+			return err
 		}
-		out = append(out, m...)
+		rules, err := rulesOf(rs.Rules, runtimeFilter)
+		if err != nil {
+			return err
+		}
+		return render.Rules(e.stdout, rules, f)
 	}
-	return out, nil
 }
 
-func countStdin(srcs []string) int {
-	n := 0
-	for _, s := range srcs {
-		if s == "-" {
-			n++
+// rulesOf returns the rules of one runtime ("" for all).
+func rulesOf(rules []*diff.Rule, runtime string) ([]*diff.Rule, error) {
+	if runtime == "" {
+		return rules, nil
+	}
+	var sel []*diff.Rule
+	seen := map[string]bool{}
+	for _, r := range rules {
+		seen[r.Runtime] = true
+		if r.Runtime == runtime {
+			sel = append(sel, r)
 		}
 	}
-	return n
+	if len(sel) == 0 {
+		var names []string
+		for n := range seen {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, usagef("rules: no runtime %q (have %s)", runtime, strings.Join(names, ", "))
+	}
+	return sel, nil
+}
+
+// parseFormat parses --format for the report renderers.
+func parseFormat(s string) (render.Format, error) {
+	f, err := render.ParseFormat(s)
+	if err != nil {
+		return f, usagef("--format: %v", err)
+	}
+	return f, nil
+}
+
+// noArgs refuses positional arguments for a command that takes none.
+func noArgs(cmd string, pos []string) error {
+	if len(pos) > 0 {
+		return usagef("%s: unexpected argument %q", cmd, pos[0])
+	}
+	return nil
 }
 
 func warn(w io.Writer, msgs ...string) {

@@ -3,132 +3,159 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
 
-// runWasmWorkload is `profdiff workload wasm`: the plugin host at each
+// wasmFlags are the flags of `profdiff workload wasm`.
+type wasmFlags struct {
+	wf                   workloadFlags
+	modes, keeps, touch  string
+	format               string
+	cores, poolSize, pgs int
+	host                 wasmhost.Config // Timeout and Interpreter
+}
+
+// wasmSweep is the validated sweep: which runs, on what host.
+type wasmSweep struct {
+	wf    workloadFlags
+	modes []string
+	keeps []int64
+	cores int
+	conns int
+	host  wasmhost.Config // all but KeepResident, which each run sets
+}
+
+// workloadWasmCommand is `profdiff workload wasm`: the plugin host at each
 // keep-resident setting, in the instantiate loop and/or under concurrent
 // HTTP load, each run with its own capture folder, then the side-by-side
 // table and the verdict.
-func runWasmWorkload(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var wf workloadFlags
-	var modes, keeps, format, touch string
-	var cores, poolSize, pages int
-	var cfg wasmhost.Config
-	fs := newFlagSet("workload wasm", "  profdiff workload wasm [--mode loop,concurrent] [--keep-resident 0,64KiB,256KiB,1MiB,2MiB] [--connections 16] [--pool-size N]\n", stderr)
-	fs.StringVar(&modes, "mode", "loop,concurrent", "loop (one goroutine instantiating in a loop, no HTTP), concurrent (HTTP under the load generator), or both")
-	fs.StringVar(&keeps, "keep-resident", "0,64KiB,256KiB,1MiB,2MiB", "keep-resident settings to sweep (bytes memset on teardown, the rest madvised), e.g. 0,1MiB")
-	fs.IntVar(&poolSize, "pool-size", wasmhost.DefaultPoolSize, "memory slots in the pool (Wasmtime's total_memories): more live instances are refused with 503")
-	fs.IntVar(&pages, "pages", wasmhost.DefaultPages, "guest memory in 64 KiB pages")
-	fs.StringVar(&touch, "touch", wasmhost.FormatSize(wasmhost.DefaultTouch), "bytes of its memory the guest touches per request")
-	fs.DurationVar(&cfg.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
-	fs.BoolVar(&cfg.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
-	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
-	fs.StringVar(&format, "format", "table", "table, markdown or json")
-	wf.register(fs, 2)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func workloadWasmCommand(fs *flag.FlagSet) runFunc {
+	var f wasmFlags
+	fs.StringVar(&f.modes, "mode", "loop,concurrent", "loop (one goroutine instantiating in a loop, no HTTP), concurrent (HTTP under the load generator), or both")
+	fs.StringVar(&f.keeps, "keep-resident", "0,64KiB,256KiB,1MiB,2MiB", "keep-resident settings to sweep (bytes memset on teardown, the rest madvised), e.g. 0,1MiB")
+	fs.IntVar(&f.poolSize, "pool-size", wasmhost.DefaultPoolSize, "memory slots in the pool (Wasmtime's total_memories): more live instances are refused with 503")
+	fs.IntVar(&f.pgs, "pages", wasmhost.DefaultPages, "guest memory in 64 KiB pages")
+	fs.StringVar(&f.touch, "touch", wasmhost.FormatSize(wasmhost.DefaultTouch), "bytes of its memory the guest touches per request")
+	fs.DurationVar(&f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
+	fs.BoolVar(&f.host.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
+	fs.IntVar(&f.cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
+	fs.StringVar(&f.format, "format", "table", "table, markdown or json")
+	f.wf.register(fs, 2)
+	return func(ctx context.Context, e env, pos []string) error {
+		if len(pos) != 1 || pos[0] != "wasm" {
+			return usagef("workload wasm: unexpected arguments %q", pos)
+		}
+		sw, err := f.sweep(ctx)
+		if err != nil {
+			return err
+		}
+		dir, err := sw.wf.outDir("wasm")
+		if err != nil {
+			return err
+		}
+		points, err := sw.run(ctx, e, dir)
+		if err != nil {
+			return err
+		}
+		if f.format != "json" {
+			fmt.Fprintf(e.stdout, "wasm plugin host at %d cores: %s of guest memory, %s touched per request, pool of %d slots; concurrent mode with %d connections;\n%d s per run after %v warmup; capture folders under %s\n\n",
+				sw.cores, wasmhost.FormatSize(int64(sw.host.Pages*wasmhost.PageSize)), wasmhost.FormatSize(int64(sw.host.Touch)), sw.host.PoolSize, sw.conns, sw.wf.seconds, sw.wf.warmup, dir)
+		}
+		return workloads.WriteWasmSweep(e.stdout, points, f.format)
 	}
-	if fs.NArg() != 1 || fs.Arg(0) != "wasm" {
-		return usagef("workload wasm: unexpected arguments %q", fs.Args())
+}
+
+// sweep validates the flags, and the host's settings once here rather
+// than in every child.
+func (f *wasmFlags) sweep(ctx context.Context) (*wasmSweep, error) {
+	if err := sweepFormat(f.format); err != nil {
+		return nil, err
 	}
-	if format != "table" && format != "markdown" && format != "json" {
-		return usagef("--format: unknown format %q (want table, markdown or json)", format)
+	if err := f.wf.validate(); err != nil {
+		return nil, err
 	}
-	if err := wf.validate(); err != nil {
-		return err
+	if f.cores < 1 {
+		return nil, usagef("--cores must be at least 1")
 	}
-	if cores < 1 {
-		return usagef("--cores must be at least 1")
+	if f.poolSize < 1 {
+		return nil, usagef("--pool-size must be at least 1")
 	}
-	if poolSize < 1 {
-		return usagef("--pool-size must be at least 1")
+	sw := &wasmSweep{wf: f.wf, cores: f.cores, conns: f.wf.connections, host: f.host}
+	if sw.conns == 0 {
+		sw.conns = 16
 	}
-	var ms []string
-	for _, m := range strings.Split(modes, ",") {
+	for _, m := range strings.Split(f.modes, ",") {
 		m = strings.TrimSpace(m)
 		if m != workloads.ModeLoop && m != workloads.ModeConcurrent {
-			return usagef("--mode: unknown mode %q (want loop, concurrent or loop,concurrent)", m)
+			return nil, usagef("--mode: unknown mode %q (want loop, concurrent or loop,concurrent)", m)
 		}
-		if !contains(ms, m) {
-			ms = append(ms, m)
+		if !slices.Contains(sw.modes, m) {
+			sw.modes = append(sw.modes, m)
 		}
 	}
-	var ks []int64
-	for _, k := range strings.Split(keeps, ",") {
+	for _, k := range strings.Split(f.keeps, ",") {
 		n, err := wasmhost.ParseSize(k)
 		if err != nil {
-			return usagef("--keep-resident: %v", err)
+			return nil, usagef("--keep-resident: %v", err)
 		}
-		ks = append(ks, n)
+		sw.keeps = append(sw.keeps, n)
 	}
-	t, err := wasmhost.ParseSize(touch)
+	t, err := wasmhost.ParseSize(f.touch)
 	if err != nil {
-		return usagef("--touch: %v", err)
+		return nil, usagef("--touch: %v", err)
 	}
-	cfg.PoolSize, cfg.Pages, cfg.Touch = poolSize, pages, int(t)
-	// Check the host's settings here, once, rather than in every child.
-	probe := cfg
+	sw.host.PoolSize, sw.host.Pages, sw.host.Touch = f.poolSize, f.pgs, int(t)
+	probe := sw.host
 	probe.PoolSize = 1
-	if h, err := wasmhost.New(ctx, probe); err != nil {
-		return usagef("%v", err)
-	} else {
-		h.Close()
-	}
-	conns := wf.connections
-	if conns == 0 {
-		conns = 16
-	}
-	dir, err := wf.outDir("wasm")
+	h, err := wasmhost.New(ctx, probe)
 	if err != nil {
-		return err
+		return nil, usagef("%v", err)
 	}
+	h.Close()
+	return sw, nil
+}
+
+// run runs every mode at every keep-resident setting, each into its folder
+// MODE-keep-SIZE under dir.
+func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.WasmPoint, error) {
 	var points []workloads.WasmPoint
-	for _, m := range ms {
-		for _, k := range ks {
-			c := cfg
-			c.KeepResident = k
-			name := fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))
-			fmt.Fprintf(stderr, "profdiff workload wasm: %s, keep_resident %s, %v + %d s...\n", m, wasmhost.FormatSize(k), wf.warmup, wf.seconds)
-			rc := workloads.RunConfig{
-				Workload: "wasm", Variant: "pooling", Cores: cores, Connections: conns,
-				Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, name), Log: stderr,
-				Args: c.Args(), StatsPath: "/stats",
-				Params: map[string]any{"mode": m, "keep_resident_bytes": k, "pool_size": poolSize, "pages": pages, "touch_bytes": t},
-			}
-			if m == workloads.ModeLoop {
-				rc.Path, rc.Loop = "/loop", true
-			} else {
-				rc.Path = "/plugin"
-			}
-			res, err := workloads.Run(ctx, rc)
+	for _, m := range sw.modes {
+		for _, k := range sw.keeps {
+			what := fmt.Sprintf("%s, keep_resident %s", m, wasmhost.FormatSize(k))
+			fmt.Fprintf(e.stderr, "profdiff workload wasm: %s, %v + %d s...\n", what, sw.wf.warmup, sw.wf.seconds)
+			res, err := workloads.Run(ctx, sw.runConfig(m, k, dir, e))
 			if err != nil {
-				return err
+				return nil, err
 			}
-			for _, w := range res.Load.Warnings() {
-				fmt.Fprintf(stderr, "profdiff: warning: %s, keep_resident %s: %s\n", m, wasmhost.FormatSize(k), w)
-			}
+			warnLoad(e.stderr, what, res)
 			points = append(points, workloads.WasmPointOf(m, k, res))
 		}
 	}
-	if format != "json" {
-		fmt.Fprintf(stdout, "wasm plugin host at %d cores: %s of guest memory, %s touched per request, pool of %d slots; concurrent mode with %d connections;\n%d s per run after %v warmup; capture folders under %s\n\n",
-			cores, wasmhost.FormatSize(int64(pages*wasmhost.PageSize)), wasmhost.FormatSize(t), poolSize, conns, wf.seconds, wf.warmup, dir)
-	}
-	return workloads.WriteWasmSweep(stdout, points, format)
+	return points, nil
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
+// runConfig is the run of mode m at keep-resident k.
+func (sw *wasmSweep) runConfig(m string, k int64, dir string, e env) workloads.RunConfig {
+	c := sw.host
+	c.KeepResident = k
+	rc := workloads.RunConfig{
+		Workload: "wasm", Variant: "pooling", Cores: sw.cores, Connections: sw.conns,
+		Warmup: sw.wf.warmup, Seconds: sw.wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))), Log: e.stderr,
+		Args: c.Args(), StatsPath: "/stats",
+		Params: map[string]any{"mode": m, "keep_resident_bytes": k, "pool_size": c.PoolSize, "pages": c.Pages, "touch_bytes": int64(c.Touch)},
 	}
-	return false
+	if m == workloads.ModeLoop {
+		rc.Path, rc.Loop = "/loop", true
+	} else {
+		rc.Path = "/plugin"
+	}
+	return rc
 }

@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
@@ -28,11 +31,7 @@ type workloadFlags struct {
 	out         string
 }
 
-func (w *workloadFlags) register(fs interface {
-	IntVar(*int, string, int, string)
-	DurationVar(*time.Duration, string, time.Duration, string)
-	StringVar(*string, string, string, string)
-}, seconds int) {
+func (w *workloadFlags) register(fs *flag.FlagSet, seconds int) {
 	fs.IntVar(&w.seconds, "seconds", seconds, "measured window of each run, whole seconds (profiles are captured over it)")
 	fs.DurationVar(&w.warmup, "warmup", time.Second, "load before each measured window, discarded")
 	fs.IntVar(&w.connections, "connections", 0, "load generator connections (default min(256, 64×CPUs))")
@@ -97,159 +96,181 @@ func parseCores(s string) ([]int, error) {
 }
 
 func checkVariant(v string) error {
-	for _, x := range jsonserver.Variants {
-		if x == v {
-			return nil
-		}
+	if slices.Contains(jsonserver.Variants, v) {
+		return nil
 	}
 	return usagef("--variant: unknown variant %q (want %s)", v, strings.Join(jsonserver.Variants, ", "))
 }
 
-// runWorkload is `profdiff workload json`: one run per core count, each
-// with its own capture folder, then the scaling table.
-func runWorkload(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	for _, a := range args {
-		if a == "wasm" {
-			return runWasmWorkload(ctx, args, stdout, stderr)
-		}
+// sweepFormat checks --format of the workload sweeps.
+func sweepFormat(format string) error {
+	if format != "table" && format != "markdown" && format != "json" {
+		return usagef("--format: unknown format %q (want table, markdown or json)", format)
 	}
+	return nil
+}
+
+// workloadJSONCommand is `profdiff workload json`: one run per core count,
+// each with its own capture folder, then the scaling table.
+func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores, variant, format string
-	fs := newFlagSet("workload", "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--seconds 5]\n", stderr)
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
 	fs.StringVar(&format, "format", "table", "table, markdown or json")
 	wf.register(fs, 5)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 || fs.Arg(0) != "json" {
-		return usagef("workload: want the workload name; built in: %s", strings.Join(child.Workloads(), ", "))
-	}
-	if format != "table" && format != "markdown" && format != "json" {
-		return usagef("--format: unknown format %q (want table, markdown or json)", format)
-	}
-	if err := wf.validate(); err != nil {
-		return err
-	}
-	if err := checkVariant(variant); err != nil {
-		return err
-	}
-	cs, err := parseCores(cores)
-	if err != nil {
-		return err
-	}
-	dir, err := wf.outDir("json-" + variant)
-	if err != nil {
-		return err
-	}
-	var results []*workloads.Result
-	for _, n := range cs {
-		res, err := workloads.Run(ctx, workloads.RunConfig{
-			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: stderr,
-		})
+	return func(ctx context.Context, e env, pos []string) error {
+		if len(pos) != 1 || pos[0] != "json" {
+			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Workloads(), ", "))
+		}
+		if err := sweepFormat(format); err != nil {
+			return err
+		}
+		if err := wf.validate(); err != nil {
+			return err
+		}
+		if err := checkVariant(variant); err != nil {
+			return err
+		}
+		cs, err := parseCores(cores)
 		if err != nil {
 			return err
 		}
-		warnLoad(stderr, res)
+		dir, err := wf.outDir("json-" + variant)
+		if err != nil {
+			return err
+		}
+		results, err := runJSONSweep(ctx, e, wf, variant, cs, dir)
+		if err != nil {
+			return err
+		}
+		if format != "json" {
+			fmt.Fprintf(e.stdout, "json server, variant %s, %d s per run after %v warmup; capture folders under %s\n\n", variant, wf.seconds, wf.warmup, dir)
+		}
+		return workloads.WriteSweep(e.stdout, workloads.SweepRows(results), format)
+	}
+}
+
+// runJSONSweep runs the JSON server's variant once per core count, each
+// into its folder cores-N under dir.
+func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, cores []int, dir string) ([]*workloads.Result, error) {
+	var results []*workloads.Result
+	for _, n := range cores {
+		res, err := workloads.Run(ctx, workloads.RunConfig{
+			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
+			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
+		})
+		if err != nil {
+			return nil, err
+		}
+		warnLoad(e.stderr, fmt.Sprintf("%d cores", n), res)
 		results = append(results, res)
 	}
-	if format != "json" {
-		fmt.Fprintf(stdout, "json server, variant %s, %d s per run after %v warmup; capture folders under %s\n\n", variant, wf.seconds, wf.warmup, dir)
-	}
-	return workloads.WriteSweep(stdout, workloads.SweepRows(results), format)
+	return results, nil
 }
 
-// warnLoad repeats a run's failed-request warning on stderr, so errors
-// never pass for saturation even when only the table is read.
-func warnLoad(stderr io.Writer, res *workloads.Result) {
+// warnLoad repeats a run's failed-request warnings on stderr, so errors
+// never pass for saturation even when only the table is read; what names
+// the run.
+func warnLoad(stderr io.Writer, what string, res *workloads.Result) {
 	for _, w := range res.Load.Warnings() {
-		fmt.Fprintf(stderr, "profdiff: warning: %d cores: %s\n", res.Config.Cores, w)
+		fmt.Fprintf(stderr, "profdiff: warning: %s: %s\n", what, w)
 	}
 }
 
-// runDemo is the README's main command: baseline and global-lock at the
-// machine's core count, then their diff.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// demoVariants are the demo's two runs: base and new.
+var demoVariants = [2]string{"baseline", "global-lock"}
+
+// demoCommand is the README's main command: baseline and global-lock at
+// the machine's core count, then their diff.
+func demoCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores int
 	var format string
-	fs := newFlagSet("demo", "  profdiff demo [--seconds 3] [--cores N]\n", stderr)
 	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the server")
 	fs.StringVar(&format, "format", "table", "output format of the diff: table, markdown, csv or json")
 	wf.register(fs, 3)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	return func(ctx context.Context, e env, pos []string) error {
+		if err := noArgs("demo", pos); err != nil {
+			return err
+		}
+		f, err := parseFormat(format)
+		if err != nil {
+			return err
+		}
+		if err := wf.validate(); err != nil {
+			return err
+		}
+		if cores < 1 {
+			return usagef("--cores must be at least 1")
+		}
+		dir, err := wf.outDir("demo")
+		if err != nil {
+			return err
+		}
+		res, err := runDemoPair(ctx, e, wf, cores, dir)
+		if err != nil {
+			return err
+		}
+		return diffDemo(ctx, e, res, f)
 	}
-	if fs.NArg() > 0 {
-		return usagef("demo: unexpected argument %q", fs.Arg(0))
-	}
-	f, err := render.ParseFormat(format)
-	if err != nil {
-		return usagef("--format: %v", err)
-	}
-	if err := wf.validate(); err != nil {
-		return err
-	}
-	if cores < 1 {
-		return usagef("--cores must be at least 1")
-	}
-	dir, err := wf.outDir("demo")
-	if err != nil {
-		return err
-	}
+}
+
+// runDemoPair runs the JSON server's two demo variants into dir/VARIANT.
+func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir string) ([2]*workloads.Result, error) {
 	var res [2]*workloads.Result
-	for i, v := range []string{"baseline", "global-lock"} {
-		fmt.Fprintf(stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %d s under load...\n", v, cores, wf.warmup, wf.seconds)
+	for i, v := range demoVariants {
+		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %d s under load...\n", v, cores, wf.warmup, wf.seconds)
 		r, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
 			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, v),
 		})
 		if err != nil {
-			return err
+			return res, err
 		}
-		warnLoad(stderr, r)
+		warnLoad(e.stderr, fmt.Sprintf("%d cores", cores), r)
 		res[i] = r
 	}
-	kind := "wall"
-	if _, ok := res[0].Manifest.File(kind); !ok {
-		kind = "cpu"
-	}
-	a := diff.NewAnalyzer(diff.Options{Top: 12, By: diff.ByCaller})
-	for i, r := range res {
-		fl, _ := r.Manifest.File(kind)
-		l, err := profile.Load(ctx, filepath.Join(r.Config.Out, fl.Path), profile.Options{})
-		if err != nil {
-			return err
-		}
-		warn(stderr, l.Warnings...)
-		if err := a.Add(diff.Side(i), l); err != nil {
-			return err
-		}
-	}
-	result := a.Diff()
-	warn(stderr, result.Warnings...)
-	if f == render.Table || f == render.Markdown {
-		b, n := res[0].Load, res[1].Load
-		fmt.Fprintf(stdout, "What you are looking at: the same JSON server twice at %d cores, once as is (base) and once with every\n", cores)
-		fmt.Fprintf(stdout, "request parked and woken through a registry behind one global mutex (new), as .NET 11's wait subsystem did.\n")
-		fmt.Fprintf(stdout, "Throughput: %.0f → %.0f requests/s (p99 %.2f → %.2f ms); where the server's goroutines spent their time:\n\n",
-			b.RPSOK, n.RPSOK, b.LatencyMS.P99, n.LatencyMS.P99)
-	}
-	if err := render.Diff(stdout, result, f); err != nil {
+	return res, nil
+}
+
+// diffDemo diffs the two runs' capture folders (wall-clock when both have
+// it, else CPU) as 'profdiff diff --by caller --top 12' does, between an
+// introduction and the follow-up commands for table and Markdown output.
+func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, f render.Format) error {
+	base, nw := res[0].Config.Out, res[1].Config.Out
+	sides, err := resolver{cmd: "demo"}.resolve(sourceArgs{"", []string{base}}, sourceArgs{"", []string{nw}})
+	if err != nil {
 		return err
 	}
-	if f == render.Table || f == render.Markdown {
+	a := diff.NewAnalyzer(diff.Options{Top: 12, By: diff.ByCaller})
+	if err := loadSides(ctx, sides, profile.Options{}, e.stderr, a.Add); err != nil {
+		return err
+	}
+	result := a.Diff()
+	warn(e.stderr, result.Warnings...)
+	prose := f == render.Table || f == render.Markdown
+	if prose {
+		b, n := res[0].Load, res[1].Load
+		fmt.Fprintf(e.stdout, "What you are looking at: the same JSON server twice at %d cores, once as is (base) and once with every\n", res[0].Config.Cores)
+		fmt.Fprintf(e.stdout, "request parked and woken through a registry behind one global mutex (new), as .NET 11's wait subsystem did.\n")
+		fmt.Fprintf(e.stdout, "Throughput: %.0f → %.0f requests/s (p99 %.2f → %.2f ms); where the server's goroutines spent their time:\n\n",
+			b.RPSOK, n.RPSOK, b.LatencyMS.P99, n.LatencyMS.P99)
+	}
+	if err := render.Diff(e.stdout, result, f); err != nil {
+		return err
+	}
+	if prose {
 		lc := result.Buckets[diff.LockContention]
-		fmt.Fprintf(stdout, "\nLock contention: %s → %s", render.Pct(lc.Base), render.Pct(lc.New))
+		fmt.Fprintf(e.stdout, "\nLock contention: %s → %s", render.Pct(lc.Base), render.Pct(lc.New))
 		for _, m := range result.Methods {
 			if m.Bucket == diff.LockContention && m.Delta > 0 {
-				fmt.Fprintf(stdout, ", led by %s (%s)", m.Name, render.PP(m.Delta))
+				fmt.Fprintf(e.stdout, ", led by %s (%s)", m.Name, render.PP(m.Delta))
 				break
 			}
 		}
-		fmt.Fprintf(stdout, ".\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block|trace works on them).\n", res[0].Config.Out, res[1].Config.Out)
+		fmt.Fprintf(e.stdout, ".\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block|trace works on them).\n", base, nw)
+		fmt.Fprintf(e.stdout, "Next: profdiff diff --kind mutex --cum %s %s\n", base, nw)
 	}
 	return nil
 }

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	flag "github.com/spf13/pflag"
+)
+
+// env is what a command reads and writes besides its arguments.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// runFunc runs a command once its flags are parsed; args are the
+// positional arguments left.
+type runFunc func(ctx context.Context, e env, args []string) error
+
+// A command is one entry of the command table. The usage text, 'profdiff
+// help [COMMAND]', 'profdiff COMMAND --help' and the unknown-command
+// message are all made from the table.
+type command struct {
+	// name as typed; a command with subcommands ("workload json",
+	// "workload wasm") is one entry per subcommand.
+	name string
+	// lines are the command's lines in the usage text: a synopsis and a
+	// one-line summary each.
+	lines []usageLine
+	// synopsis is what 'profdiff help NAME' prints above the flags.
+	synopsis string
+	// flags registers the command's flags on fs and returns the function
+	// that runs the command with them.
+	flags func(fs *flag.FlagSet) runFunc
+}
+
+type usageLine struct{ synopsis, summary string }
+
+// commands is the command table, in the order of the usage text.
+func commands() []*command {
+	return []*command{
+		{"diff", []usageLine{
+			{"diff [flags] BASE NEW", "compare two profiles"},
+			{"diff [flags] --base A --new B", "several profiles per side (repeat the flags)"},
+		}, diffSynopsis, diffCommand},
+		{"top", one("top [flags] PROFILE...", "one profile (or several, merged): buckets and top methods"), topSynopsis, topCommand},
+		{"gate", one("gate [flags] --base A --new B", "CI gate: exit 1 when lock contention (or wait, gc...) grew significantly"), gateSynopsis, gateCommand},
+		{"rules", one("rules [--format F] [--rules F]", "print the classification rules"), rulesSynopsis, rulesCommand},
+		{"demo", one("demo", "run the built-in JSON server with and without a global lock, diff them"), demoSynopsis, demoCommand},
+		{"workload json", one("workload json [flags]", "run the built-in JSON server at several core counts: scaling table + captures"), workloadJSONSynopsis, workloadJSONCommand},
+		{"workload wasm", one("workload wasm [flags]", "run the Wasm plugin host: keep-resident sweep, loop vs concurrent load"), workloadWasmSynopsis, workloadWasmCommand},
+		{"load", one("load [flags] URL", "closed-loop HTTP load, like wrk: requests/s, latency, errors"), loadSynopsis, loadCommand},
+		{"capture", one("capture URL --out DIR", "pull cpu, wall, mutex, block, goroutine and trace from a live server"), captureSynopsis, captureCommand},
+		{"help", one("help [COMMAND]", "this text, or a command's flags"), "  profdiff help [COMMAND]\n", helpCommand},
+	}
+}
+
+// one is a command's single line in the usage text.
+func one(synopsis, summary string) []usageLine { return []usageLine{{synopsis, summary}} }
+
+const (
+	topSynopsis          = "  profdiff top [flags] PROFILE [PROFILE ...]\n"
+	rulesSynopsis        = "  profdiff rules [--format table|markdown|csv|json] [--runtime go] [--rules FILE]\n"
+	demoSynopsis         = "  profdiff demo [--seconds 3] [--cores N]\n"
+	workloadJSONSynopsis = "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--seconds 5]\n"
+	workloadWasmSynopsis = "  profdiff workload wasm [--mode loop,concurrent] [--keep-resident 0,64KiB,256KiB,1MiB,2MiB] [--connections 16] [--pool-size N]\n"
+)
+
+const usageHead = `profdiff compares profiles by how programs wait.
+
+Usage:
+`
+
+const usageTail = `
+A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
+stacks; a Go execution trace, read as goroutine time; speedscope JSON;
+perf script text; a .NET EventPipe .nettrace, read as thread time; any of
+these alone in a .zip), "-" for standard input, or an http(s) URL of a
+/debug/pprof endpoint. A folder written by 'profdiff capture --out DIR' (or
+by demo and workload) stands for its profile of --kind's kind.
+The format is detected from the content.
+
+Run 'profdiff COMMAND --help' for a command's flags.
+Exit status: 0 ok, 1 gate failed, 2 usage or input error.
+`
+
+// usageText is the top-level usage: every command's lines from the table.
+func usageText() string {
+	var b strings.Builder
+	b.WriteString(usageHead)
+	for _, c := range commands() {
+		for _, l := range c.lines {
+			fmt.Fprintf(&b, "  %-42s%s\n", "profdiff "+l.synopsis, l.summary)
+		}
+	}
+	b.WriteString(usageTail)
+	return b.String()
+}
+
+// commandNames lists the names users type first, in table order
+// ("workload" once).
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		first, _, _ := strings.Cut(c.name, " ")
+		if len(names) == 0 || names[len(names)-1] != first {
+			names = append(names, first)
+		}
+	}
+	return names
+}
+
+// lookup finds the command args start with. A name with subcommands
+// ("workload") takes the subcommand that is its first positional argument
+// once its flags are parsed (flags may come first), else one named
+// anywhere among the arguments, else its first.
+func lookup(args []string) (*command, error) {
+	var subs []*command
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c, nil
+		}
+		if first, _, ok := strings.Cut(c.name, " "); ok && first == args[0] {
+			subs = append(subs, c)
+		}
+	}
+	if len(subs) == 0 {
+		return nil, unknownCommand(args[0])
+	}
+	for _, c := range subs {
+		fs, _ := c.flagSet(io.Discard)
+		if fs.Parse(args[1:]) == nil && c.name == args[0]+" "+fs.Arg(0) {
+			return c, nil
+		}
+	}
+	for _, c := range subs {
+		_, sub, _ := strings.Cut(c.name, " ")
+		if slices.Contains(args[1:], sub) {
+			return c, nil
+		}
+	}
+	return subs[0], nil
+}
+
+// unknownCommand says so, suggests the nearest command, and lists them all.
+func unknownCommand(name string) error {
+	names := commandNames()
+	if s := nearest(name, names); s != "" {
+		return usagef("unknown command %q; did you mean %s? (commands: %s)", name, s, strings.Join(names, ", "))
+	}
+	return usagef("unknown command %q (commands: %s)", name, strings.Join(names, ", "))
+}
+
+// nearest returns the name that name most likely misspells: the one it is
+// a prefix of (or that is a prefix of it), else the closest one by edit
+// distance when at most two letters (or a third of a longer name) differ;
+// "" when none is near.
+func nearest(name string, names []string) string {
+	name = strings.ToLower(name)
+	for _, n := range names {
+		if len(name) >= 2 && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) {
+			return n
+		}
+	}
+	best, bestD := "", 0
+	for _, n := range names {
+		d := editDistance(name, n)
+		if d <= max(2, len(n)/3) && (best == "" || d < bestD) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (in bytes;
+// command names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// flagSet makes the command's flag set, writing errors and --help to w,
+// and registers the command's flags on it.
+func (c *command) flagSet(w io.Writer) (*flag.FlagSet, runFunc) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(w, "Usage:\n%s\nFlags:\n%s", c.synopsis, fs.FlagUsages())
+	}
+	return fs, c.flags(fs)
+}
+
+// run parses the command's flags from args and runs it.
+func (c *command) run(ctx context.Context, e env, args []string) error {
+	fs, run := c.flagSet(e.stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	return run(ctx, e, fs.Args())
+}
+
+var errHelp = errors.New("help requested")
+
+// helpCommand is 'profdiff help [COMMAND]': the usage text, or the
+// command's synopsis and flags, on stdout.
+func helpCommand(fs *flag.FlagSet) runFunc {
+	return func(ctx context.Context, e env, args []string) error {
+		if len(args) == 0 {
+			fmt.Fprint(e.stdout, usageText())
+			return nil
+		}
+		name := strings.Join(args, " ")
+		var found []*command
+		for _, c := range commands() {
+			if c.name == name || strings.HasPrefix(c.name, name+" ") {
+				found = append(found, c)
+			}
+		}
+		if len(found) == 0 {
+			return unknownCommand(name)
+		}
+		for i, c := range found {
+			if i > 0 {
+				fmt.Fprintln(e.stdout)
+			}
+			cfs, _ := c.flagSet(e.stdout)
+			cfs.Usage()
+		}
+		return nil
+	}
+}
