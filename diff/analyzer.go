@@ -32,7 +32,7 @@ func ParseBy(s string) (By, error) {
 	case ByFrame, ByDecider, ByCaller:
 		return By(s), nil
 	}
-	return "", fmt.Errorf("unknown --by %q (want frame, decider or caller)", s)
+	return "", fmt.Errorf("unknown attribution %q (want frame, decider or caller)", s)
 }
 
 // Options configure an Analyzer. The zero value means: the profile's default
@@ -129,7 +129,7 @@ type ProfileStats struct {
 	Buckets       [NumBuckets]float64 // Total split by bucket
 	Sched         float64             // scheduler latency (runnable time), in no bucket
 	Samples       int64               // samples behind the bucketed value (the count column, else records)
-	Filtered      int64               // sample records removed by --focus/--ignore
+	Filtered      int64               // sample records removed by Focus/Ignore
 	DurationNanos int64
 }
 
@@ -281,10 +281,22 @@ func (a *Analyzer) checkSampleType(l *profile.Loaded) (int, error) {
 		// are compared, not values: a folded side compares with any type.
 		a.warnings = append(a.warnings, fmt.Sprintf("comparing %s (%s) with %s (%s): folded stacks do not say what they count; shares are compared", a.typeSource, a.sampleType, l.Source, st))
 	default:
-		return 0, fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
-			a.typeSource, a.sampleType, l.Source, st, l.Source, SampleTypes(p))
+		return 0, &SampleTypeError{First: a.typeSource, FirstType: a.sampleType, Source: l.Source, Type: st, Has: SampleTypes(p)}
 	}
 	return idx, nil
+}
+
+// SampleTypeError is Add's error for a profile whose selected sample type
+// differs from the profiles added before. Has lists the types the profile
+// offers, so a caller can say how to pick a shared one.
+type SampleTypeError struct {
+	First, FirstType string // the first profile added and its type/unit
+	Source, Type     string // the profile refused and its type/unit
+	Has              string // Source's sample types, "type/unit, type/unit"
+}
+
+func (e *SampleTypeError) Error() string {
+	return fmt.Sprintf("sample types differ: %s has %s, %s has %s (%s has %s)", e.First, e.FirstType, e.Source, e.Type, e.Source, e.Has)
 }
 
 // kindOf is the kind l is analysed as: Options.Kind, else what loading

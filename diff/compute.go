@@ -85,7 +85,7 @@ func (a *Analyzer) sideWarnings(side Side, label string, t *ProfileStats, source
 	}
 	var w []string
 	if t.Filtered > 0 && t.Total == 0 {
-		w = append(w, fmt.Sprintf("%s: every sample was removed by --focus/--ignore", label))
+		w = append(w, fmt.Sprintf("%s: every sample was removed by the focus/ignore filters", label))
 	} else if t.Total == 0 {
 		w = append(w, fmt.Sprintf("%s: side is empty (no sample has a non-zero %s)", label, a.sampleType))
 	} else if t.Samples < LowSamples {

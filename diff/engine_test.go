@@ -3,6 +3,7 @@ package diff
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,7 +122,11 @@ func TestSampleTypeMismatch(t *testing.T) {
 	if err == nil {
 		t.Fatal("mismatched sample types were accepted")
 	}
-	for _, s := range []string{"a.folded", "samples/count", "b.pb.gz", "delay/nanoseconds", "--sample-index"} {
+	var st *SampleTypeError
+	if !errors.As(err, &st) || st.Source != "b.pb.gz" || st.Has != "contentions/count, delay/nanoseconds" {
+		t.Errorf("error %#v is not a SampleTypeError naming b.pb.gz and its types", err)
+	}
+	for _, s := range []string{"a.folded", "samples/count", "b.pb.gz", "delay/nanoseconds"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not mention %q", err, s)
 		}
@@ -215,7 +220,7 @@ func TestFocusIgnoreTop(t *testing.T) {
 	}
 	// A focus that matches nothing leaves empty sides and says so.
 	r = diffOf(t, Options{Focus: regexp.MustCompile(`nothing`)}, folded(t, "base", wallBase), folded(t, "new", wallNew))
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "removed by --focus/--ignore") {
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "removed by the focus/ignore filters") {
 		t.Errorf("no warning for empty sides: %q", r.Warnings)
 	}
 }

@@ -272,7 +272,7 @@ func TestGateBadInput(t *testing.T) {
 		{[]string{"gate", "--cum", wall, wall}, "--cum does not apply"},
 		{[]string{"gate", "--by", "decider", wall, wall}, "--by does not apply"},
 		{[]string{"gate", "--format", "xml", wall, wall}, `unknown format "xml"`},
-		{[]string{"gate", "--focus", "^nothing$", wall, wall}, "no profile has samples left after --focus/--ignore; loosen the filters"},
+		{[]string{"gate", "--focus", "^nothing$", wall, wall}, "no profile has samples left after the focus/ignore filters; loosen them"},
 		{[]string{"gate", "-", "-"}, "standard input (-) can be read only once"},
 		{[]string{"gate", "--markdown", filepath.Join(dir, "no", "such", "dir.md"), wall, wall}, "--markdown: open"},
 	}

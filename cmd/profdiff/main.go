@@ -80,16 +80,26 @@ var errGateFailed = errors.New("gate failed")
 var errInterrupted = errors.New("interrupted")
 
 // interrupted is the error of a run whose context ended: err, said to be
-// an interrupted run's.
+// an interrupted run's. An error that already comes from the cancellation
+// (it wraps context.Canceled, as workloads' and capture's do, naming the
+// incomplete capture folder) keeps its own words.
 func interrupted(err error) error {
 	switch {
 	case err == nil:
 		return fmt.Errorf("%w; the run did not finish", errInterrupted)
 	case errors.Is(err, errInterrupted):
 		return err
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return &interruptError{err}
 	}
 	return fmt.Errorf("%w: %v", errInterrupted, err)
 }
+
+// interruptError is a cancellation's own error, marked as errInterrupted.
+type interruptError struct{ err error }
+
+func (e *interruptError) Error() string   { return e.err.Error() }
+func (e *interruptError) Unwrap() []error { return []error{errInterrupted, e.err} }
 
 // usageError is bad usage (exit 2); the message says what to change.
 type usageError struct{ msg string }

@@ -75,7 +75,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"diff", "--help"}, 0, ""},
 		{[]string{"diff", net10}, 2, "want two profiles"},
 		{[]string{"diff", "--format", "xml", net10, net11}, 2, `unknown format "xml"`},
-		{[]string{"diff", "--by", "callee", net10, net11}, 2, `unknown --by "callee"`},
+		{[]string{"diff", "--by", "callee", net10, net11}, 2, `--by: unknown attribution "callee"`},
 		{[]string{"diff", "--focus", "(", net10, net11}, 2, "--focus: invalid regexp"},
 		{[]string{"diff", "--max-size", "lots", net10, net11}, 2, "--max-size"},
 		{[]string{"diff", "--kind", "weird", net10, net11}, 2, "--kind"},

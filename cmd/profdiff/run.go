@@ -106,7 +106,7 @@ func (c *common) analysis() (diff.Options, error) {
 	o := diff.Options{SampleIndex: c.sampleIndex, Cum: c.cum, Top: c.top}
 	var err error
 	if o.By, err = diff.ParseBy(c.by); err != nil {
-		return o, usagef("%v", err)
+		return o, usagef("--by: %v", err)
 	}
 	if c.top < 0 {
 		return o, usagef("--top must be 0 (all) or positive, not %d", c.top)

@@ -177,7 +177,7 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 			}
 			warn(stderr, l.Warnings...)
 			if err := add(diff.Side(side), l); err != nil {
-				return err
+				return loadHint(err)
 			}
 			releaseProfile()
 		}
@@ -185,13 +185,16 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 	return nil
 }
 
-// loadHint adds to a load error how to fix it with this command's flags
-// (the profile package names no CLI flags).
+// loadHint adds to an error of loading or adding a profile how to fix it
+// with this command's flags (the libraries name no CLI flags).
 func loadHint(err error) error {
-	// The profile package still says it on some branches; do not say it
-	// twice.
-	if errors.Is(err, profile.ErrTooLarge) && !strings.Contains(err.Error(), "--max-size") {
+	var st *diff.SampleTypeError
+	switch {
+	case errors.Is(err, profile.ErrTooLarge):
 		return fmt.Errorf("%w (raise it with --max-size)", err)
+	case errors.As(err, &st):
+		return fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
+			st.First, st.FirstType, st.Source, st.Type, st.Source, st.Has)
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/profdiff/profdiff/diff"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -129,9 +130,9 @@ func TestLoadHint(t *testing.T) {
 	if !errors.Is(loadHint(bare), profile.ErrTooLarge) {
 		t.Error("the hint hides the sentinel")
 	}
-	said := &profile.Error{Source: "x.pb.gz", Err: tooLarge("larger than the 1GiB limit (raise it with --max-size)")}
-	if got := loadHint(said).Error(); got != said.Error() {
-		t.Errorf("hint doubled: %q", got)
+	st := &diff.SampleTypeError{First: "a.pb.gz", FirstType: "cpu/nanoseconds", Source: "b.pb.gz", Type: "delay/nanoseconds", Has: "contentions/count, delay/nanoseconds"}
+	if got := loadHint(st).Error(); got != "sample types differ: a.pb.gz has cpu/nanoseconds, b.pb.gz has delay/nanoseconds (pick a shared one with --sample-index; b.pb.gz has contentions/count, delay/nanoseconds)" {
+		t.Errorf("sample-type hint: %q", got)
 	}
 	other := errors.New("x.pb.gz: empty file")
 	if loadHint(other) != other {

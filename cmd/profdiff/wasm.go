@@ -136,7 +136,11 @@ func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.Wa
 				return nil, err
 			}
 			warnLoad(e.stderr, what, res)
-			points = append(points, workloads.WasmPointOf(m, k, res))
+			pt := workloads.WasmPointOf(m, k, res)
+			if pt.PoolRefused > 0 {
+				warn(e.stderr, fmt.Sprintf("%s: the pool of %d slots refused %d request(s) with 503; raise --pool-size to serve them", what, sw.host.PoolSize, pt.PoolRefused))
+			}
+			points = append(points, pt)
 		}
 	}
 	return points, nil

@@ -121,7 +121,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	wf.register(fs, 5)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
-			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Workloads(), ", "))
+			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Builtin().Names(), ", "))
 		}
 		if err := sweepFormat(format); err != nil {
 			return err

@@ -94,7 +94,7 @@ func Evaluate(checks []Check, obs []Observation, alpha float64) Decision {
 			n1, n2, need, alpha, k))
 	case MinP(n1, n2) > first:
 		d.Warnings = append(d.Warnings, fmt.Sprintf(
-			"with %d base and %d new profiles the smallest achievable p-value is %.3g, above %.3g (alpha %g shared by %d checks, Holm), so no check could ever be significant; comparing the merged sides with the thresholds alone instead; capture at least %d profiles per side, or use fewer checks or a larger --alpha",
+			"with %d base and %d new profiles the smallest achievable p-value is %.3g, above %.3g (alpha %g shared by %d checks, Holm), so no check could ever be significant; comparing the merged sides with the thresholds alone instead; capture at least %d profiles per side, or use fewer checks or a larger alpha",
 			n1, n2, MinP(n1, n2), first, alpha, k, need))
 	default:
 		d.Mode = ModeUTest

@@ -108,7 +108,7 @@ type Options struct {
 	Alpha  float64 // significance level (0: DefaultAlpha)
 	Top    int     // frames listed behind each failed check (0: DefaultTop)
 	// Analysis selects the sample type and kind, the rules and
-	// --focus/--ignore; its Cum, By and Top are not used.
+	// focus/ignore filters; its Cum, By and Top are not used.
 	Analysis diff.Options
 }
 
@@ -303,7 +303,7 @@ func (o *observed) share(i int, c Check) float64 {
 }
 
 // Report evaluates the checks. It fails when a side has no profile, or no
-// profile with samples left after --focus/--ignore.
+// profile with samples left after the focus/ignore filters.
 func (g *Gate) Report() (*Report, error) {
 	r := &Report{Alpha: g.opts.Alpha}
 	obsSides, err := g.observations(r)
@@ -353,7 +353,7 @@ func (g *Gate) observations(r *Report) ([2][]observed, error) {
 		label := p.Side.String()
 		n[p.Side]++
 		if p.Total == 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no samples left after --focus/--ignore; left out of the test", label, p.Source))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no samples left after the focus/ignore filters; left out of the test", label, p.Source))
 			continue
 		}
 		sides[p.Side] = append(sides[p.Side], observed{ProfileStats: p, matched: g.matched[i]})
@@ -363,7 +363,7 @@ func (g *Gate) observations(r *Report) ([2][]observed, error) {
 			return sides, fmt.Errorf("%s: no profiles given", label)
 		}
 		if len(sides[side]) == 0 {
-			return sides, fmt.Errorf("%s: no profile has samples left after --focus/--ignore; loosen the filters", label)
+			return sides, fmt.Errorf("%s: no profile has samples left after the focus/ignore filters; loosen them", label)
 		}
 	}
 	return sides, nil
@@ -395,7 +395,7 @@ func kindWarnings(k profile.Kind, checks []Check) []string {
 	for _, c := range checks {
 		switch {
 		case k == profile.KindMutex && c.Target != TargetMethod:
-			return []string{"mutex profiles are all lock-contention, so bucket and sync shares cannot grow: gate on CPU, wall-clock (fgprof) or block profiles, or use --max-method on mutex profiles"}
+			return []string{"mutex profiles are all lock-contention, so bucket and sync shares cannot grow: gate on CPU, wall-clock (fgprof) or block profiles, or gate the share of a method on mutex profiles"}
 		case (k == profile.KindBlock || k == profile.KindTrace) && c.Target == TargetSync:
 			return []string{fmt.Sprintf("%s profiles record only off-CPU time, so sync is always 100%% and its check cannot fail: gate lock-contention or wait on them", k)}
 		}

@@ -23,11 +23,6 @@ func Builtin() Table {
 	}
 }
 
-// Workloads lists Builtin's workload names, sorted.
-//
-// Deprecated: use Builtin().Names(); kept until the command switches.
-func Workloads() []string { return Builtin().Names() }
-
 func serveWasm(p Params) (http.Handler, error) {
 	if p.Variant != "" && p.Variant != "pooling" {
 		return nil, fmt.Errorf("wasm: unknown variant %q (want pooling)", p.Variant)
