@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"io"
 	"regexp"
 	"sort"
@@ -233,7 +234,7 @@ func (w *walker) walk(data []byte) error {
 		w.transition(st.Resource.Goroutine(), st, t)
 	}
 	if events == 0 {
-		return fmt.Errorf("empty Go execution trace (go %s): no events", w.version)
+		return loaderr.Mark(loaderr.Empty, fmt.Errorf("empty Go execution trace (go %s): no events", w.version))
 	}
 	for id, g := range w.gs {
 		w.close(id, g, w.last, true)

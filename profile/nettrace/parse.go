@@ -3,6 +3,7 @@ package nettrace
 import (
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"strconv"
 )
 
@@ -166,7 +167,7 @@ func Read(data []byte) (t *Trace, err error) {
 				return nil, fmt.Errorf("at byte %d: a second Trace object", start)
 			}
 			if version < 4 {
-				return nil, fmt.Errorf("at byte %d: Trace object version %d (the .netperf format of .NET Core 2.x) is not supported; nettrace files have version 4", start, version)
+				return nil, loaderr.Mark(loaderr.Unsupported, fmt.Errorf("at byte %d: Trace object version %d (the .netperf format of .NET Core 2.x) is not supported; nettrace files have version 4", start, version))
 			}
 			if minReader > 5 {
 				return nil, fmt.Errorf("at byte %d: Trace object version %d needs a reader of version %d; this one reads 4 and 5", start, version, minReader)

@@ -77,6 +77,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"math"
 	"path"
 	"regexp"
@@ -795,7 +796,7 @@ func OffCPUEvent(event string) bool {
 
 func (b *builder) finish() (*profile.Profile, error) {
 	if len(b.order) == 0 {
-		return nil, errors.New("perf script: no samples (no event header line found)")
+		return nil, loaderr.Mark(loaderr.Empty, errors.New("perf script: no samples (no event header line found)"))
 	}
 	p := b.p
 	for _, ev := range b.events {

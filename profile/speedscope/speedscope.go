@@ -59,6 +59,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"math"
 	"strconv"
 	"strings"
@@ -334,7 +335,7 @@ func Parse(data []byte) (p *pprofile.Profile, warnings []string, err error) {
 	}()
 	data = trimStart(data)
 	if len(data) == 0 {
-		return nil, nil, errors.New("empty file")
+		return nil, nil, loaderr.Mark(loaderr.Empty, errors.New("empty file"))
 	}
 	if data[0] != '{' {
 		if data[0] == '[' {
@@ -354,7 +355,7 @@ func Parse(data []byte) (p *pprofile.Profile, warnings []string, err error) {
 		return nil, nil, errors.New(`not a speedscope file: missing "profiles"`)
 	}
 	if len(f.Profiles) == 0 {
-		return nil, nil, errors.New(`no profiles: "profiles" is empty`)
+		return nil, nil, loaderr.Mark(loaderr.Empty, errors.New(`no profiles: "profiles" is empty`))
 	}
 	for i := range f.Profiles {
 		if err := b.profile(i, &f.Profiles[i]); err != nil {
@@ -978,7 +979,7 @@ func (b *builder) build() (*pprofile.Profile, error) {
 		p.Sample = append(p.Sample, s)
 	}
 	if len(p.Sample) == 0 {
-		return nil, errors.New("no samples: every profile is empty or has zero weights")
+		return nil, loaderr.Mark(loaderr.Empty, errors.New("no samples: every profile is empty or has zero weights"))
 	}
 	b.prune(used)
 	if b.rounded {
