@@ -62,7 +62,7 @@ const (
 )
 
 // CommentPrefix starts the comment Parse puts on its profiles.
-const CommentPrefix = "profdiff: goroutine time from a Go execution trace"
+const CommentPrefix = labels.GoTraceComment
 
 // Synthetic leaf frames.
 const (
