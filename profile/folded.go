@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
 )
 
 // errZeroCounts is ParseFolded's error for well-formed folded stacks whose
@@ -122,7 +124,7 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	if bad > maxLineWarnings {
 		warns = append(warns, fmt.Sprintf("%d more malformed line(s) skipped", bad-maxLineWarnings))
 	}
-	if len(b.p.Sample) == 0 {
+	if len(b.P.Sample) == 0 {
 		switch {
 		case valid > bad:
 			return nil, warns, errZeroCounts
@@ -136,7 +138,7 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	if bad > valid {
 		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed", bad, bad+valid)
 	}
-	return b.p, warns, nil
+	return b.P, warns, nil
 }
 
 // isDecimal reports whether s is a plain decimal number such as 12, 3.5 or
@@ -189,26 +191,21 @@ func decodeText(data []byte) (string, error) {
 	return string(data), nil
 }
 
-// builder assembles a pprof profile from named stacks, interning functions,
-// locations and mappings so identical frames share one Location.
+// builder assembles a pprof profile from named stacks, interning one
+// function and location per distinct frame text so identical frames share
+// one Location.
 type builder struct {
-	p       *pprofile.Profile
-	funcs   map[string]*pprofile.Function
-	locs    map[*pprofile.Function]*pprofile.Location
-	maps    map[string]*pprofile.Mapping
-	samples map[string]*pprofile.Sample
+	*build.Builder[string, string] // locations are keyed by the frame text
+	samples                        map[string]*pprofile.Sample
 }
 
 func newBuilder() *builder {
 	return &builder{
-		p: &pprofile.Profile{
+		Builder: build.New[string, string](&pprofile.Profile{
 			SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}},
 			PeriodType: &pprofile.ValueType{Type: "samples", Unit: "count"},
 			Period:     1,
-		},
-		funcs:   map[string]*pprofile.Function{},
-		locs:    map[*pprofile.Function]*pprofile.Location{},
-		maps:    map[string]*pprofile.Mapping{},
+		}),
 		samples: map[string]*pprofile.Sample{},
 	}
 }
@@ -231,36 +228,19 @@ func (b *builder) addFolded(stack string, count int64) bool {
 	}
 	s := &pprofile.Sample{Location: locs, Value: []int64{count}}
 	b.samples[stack] = s
-	b.p.Sample = append(b.p.Sample, s)
+	b.AddSample(s)
 	return true
 }
 
 func (b *builder) location(frame string) *pprofile.Location {
-	fn, ok := b.funcs[frame]
-	if !ok {
-		module, name := "", frame
-		if i := strings.IndexByte(frame, '!'); i > 0 && i < len(frame)-1 && !strings.ContainsAny(frame[:i], " ;<>()") {
-			module, name = frame[:i], frame[i+1:]
-		}
-		fn = &pprofile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
-		b.p.Function = append(b.p.Function, fn)
-		b.funcs[frame] = fn
-		loc := &pprofile.Location{ID: uint64(len(b.p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
-		if module != "" {
-			loc.Mapping = b.mapping(module)
-		}
-		b.p.Location = append(b.p.Location, loc)
-		b.locs[fn] = loc
+	if l, ok := b.Location(frame); ok {
+		return l
 	}
-	return b.locs[fn]
-}
-
-func (b *builder) mapping(module string) *pprofile.Mapping {
-	m, ok := b.maps[module]
-	if !ok {
-		m = &pprofile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: module, HasFunctions: true}
-		b.p.Mapping = append(b.p.Mapping, m)
-		b.maps[module] = m
+	module, name := build.SplitModule(frame)
+	fn := b.AddFunction(&pprofile.Function{Name: name, SystemName: name})
+	loc := &pprofile.Location{Line: []pprofile.Line{{Function: fn}}}
+	if module != "" {
+		loc.Mapping = b.Mapping(module)
 	}
-	return m
+	return b.AddLocationAs(frame, loc)
 }

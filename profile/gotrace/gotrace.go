@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"io"
 	"regexp"
@@ -512,27 +513,14 @@ func (w *walker) profile() *pprofile.Profile {
 		return !a.profiler && b.profiler
 	})
 
-	funcs := map[[2]string]*pprofile.Function{}
-	locs := map[string]*pprofile.Location{}
-	fn := func(name, file string) *pprofile.Function {
-		f := funcs[[2]string{name, file}]
-		if f == nil {
-			f = &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
-			p.Function = append(p.Function, f)
-			funcs[[2]string{name, file}] = f
-		}
-		return f
-	}
+	// A function is its name and file; a location is the whole frame.
+	b := build.New[[2]string, trace.StackFrame](p)
 	loc := func(f trace.StackFrame) *pprofile.Location {
-		key := fmt.Sprintf("%x %s %s %d", f.PC, f.Func, f.File, f.Line)
-		l := locs[key]
-		if l == nil {
-			l = &pprofile.Location{ID: uint64(len(p.Location) + 1), Address: f.PC,
-				Line: []pprofile.Line{{Function: fn(f.Func, f.File), Line: int64(f.Line)}}}
-			p.Location = append(p.Location, l)
-			locs[key] = l
+		if l, ok := b.Location(f); ok {
+			return l
 		}
-		return l
+		fn := b.Function([2]string{f.Func, f.File}, pprofile.Function{Name: f.Func, SystemName: f.Func, Filename: f.File})
+		return b.AddLocationAs(f, &pprofile.Location{Address: f.PC, Line: []pprofile.Line{{Function: fn, Line: int64(f.Line)}}})
 	}
 	synth := func(name string) *pprofile.Location { return loc(trace.StackFrame{Func: name}) }
 
@@ -578,7 +566,7 @@ func (w *walker) profile() *pprofile.Profile {
 		if k.profiler {
 			labels[LabelProfiler] = []string{"true"}
 		}
-		p.Sample = append(p.Sample, &pprofile.Sample{Location: stack, Value: []int64{v.n, v.ns}, Label: labels})
+		b.AddSample(&pprofile.Sample{Location: stack, Value: []int64{v.n, v.ns}, Label: labels})
 	}
 	return p
 }

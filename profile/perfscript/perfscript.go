@@ -77,6 +77,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"github.com/profdiff/profdiff/profile/internal/perfevent"
 	"math"
@@ -472,12 +473,9 @@ type sampleAcc struct {
 type funcKey struct{ name, sys, dso string }
 
 type builder struct {
-	p        *profile.Profile
+	*build.Builder[funcKey, string]
 	events   []*event
 	eventIdx map[string]int
-	funcs    map[funcKey]*profile.Function
-	locs     map[string]*profile.Location
-	maps     map[string]*profile.Mapping
 	samples  map[string]*sampleAcc
 	order    []*sampleAcc
 	warnings []string
@@ -491,11 +489,8 @@ type builder struct {
 
 func newBuilder() *builder {
 	return &builder{
-		p:        &profile.Profile{},
+		Builder:  build.New[funcKey, string](nil),
 		eventIdx: map[string]int{},
-		funcs:    map[funcKey]*profile.Function{},
-		locs:     map[string]*profile.Location{},
-		maps:     map[string]*profile.Mapping{},
 		samples:  map[string]*sampleAcc{},
 	}
 }
@@ -626,12 +621,12 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 		kb.WriteString("\x00java")
 	}
 	key := kb.String()
-	if l, ok := b.locs[key]; ok {
+	if l, ok := b.Location(key); ok {
 		return l
 	}
-	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr}
+	l := &profile.Location{Address: addr}
 	if dso != "" && dso != "[unknown]" {
-		l.Mapping = b.mapping(dso)
+		l.Mapping = b.Mapping(dso)
 	}
 	// pprof orders Line innermost first: the inlined frames printed above
 	// (leaf first), then the `a->b->c` chain from its end.
@@ -644,9 +639,7 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 			l.Line = append(l.Line, profile.Line{Function: b.function(parts[i], dso, java)})
 		}
 	}
-	b.p.Location = append(b.p.Location, l)
-	b.locs[key] = l
-	return l
+	return b.AddLocationAs(key, l)
 }
 
 // splitInline splits `outer->inner` inline chains, outermost first, leaving
@@ -668,43 +661,17 @@ func splitInline(sym string) []string {
 // when the frame has none) and tidied (Name).
 func (b *builder) function(sym, dso string, java bool) *profile.Function {
 	name := TidyName(sym, dso, java)
-	k := funcKey{name, sym, dso}
-	if fn, ok := b.funcs[k]; ok {
-		return fn
-	}
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: sym}
-	b.p.Function = append(b.p.Function, fn)
-	b.funcs[k] = fn
-	return fn
+	return b.Function(funcKey{name, sym, dso}, profile.Function{Name: name, SystemName: sym})
 }
 
 func (b *builder) commLocation(comm string) *profile.Location {
 	key := "\x00comm\x00" + comm
-	if l, ok := b.locs[key]; ok {
+	if l, ok := b.Location(key); ok {
 		return l
 	}
 	name := strings.ReplaceAll(comm, " ", "_")
-	k := funcKey{name, comm, "\x00comm"}
-	fn, ok := b.funcs[k]
-	if !ok {
-		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: comm}
-		b.p.Function = append(b.p.Function, fn)
-		b.funcs[k] = fn
-	}
-	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Line: []profile.Line{{Function: fn}}}
-	b.p.Location = append(b.p.Location, l)
-	b.locs[key] = l
-	return l
-}
-
-func (b *builder) mapping(dso string) *profile.Mapping {
-	m, ok := b.maps[dso]
-	if !ok {
-		m = &profile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: dso, HasFunctions: true}
-		b.p.Mapping = append(b.p.Mapping, m)
-		b.maps[dso] = m
-	}
-	return m
+	fn := b.Function(funcKey{name, comm, "\x00comm"}, profile.Function{Name: name, SystemName: comm})
+	return b.AddLocationAs(key, &profile.Location{Line: []profile.Line{{Function: fn}}})
 }
 
 // TidyName turns a perf symbol (offset already removed) into the frame name
@@ -772,7 +739,7 @@ func (b *builder) finish() (*profile.Profile, error) {
 	if len(b.order) == 0 {
 		return nil, loaderr.Mark(loaderr.Empty, errors.New("perf script: no samples (no event header line found)"))
 	}
-	p := b.p
+	p := b.P
 	for _, ev := range b.events {
 		unit := "samples"
 		if ev.withPeriod > 0 {

@@ -59,6 +59,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"math"
 	"strconv"
@@ -431,8 +432,9 @@ type node struct {
 type childKey struct{ parent, loc int32 }
 
 type builder struct {
+	*build.Builder[fnKey, locKey]
 	p        *pprofile.Profile
-	locs     []*pprofile.Location // canonical locations
+	locs     []*pprofile.Location // canonical locations, as built (before prune)
 	frameLoc []int32              // speedscope frame index -> locs index
 	names    []string             // speedscope frame index -> name, for messages
 	nodes    []node
@@ -451,8 +453,10 @@ type builder struct {
 }
 
 func newBuilder() *builder {
+	bld := build.New[fnKey, locKey](nil)
 	return &builder{
-		p:        &pprofile.Profile{},
+		Builder:  bld,
+		p:        bld.P,
 		children: map[childKey]int32{},
 		roots:    map[string]int32{},
 	}
@@ -469,14 +473,6 @@ func (b *builder) frames(f *fileJSON) error {
 	if f.Shared.Frames == nil {
 		return errors.New(`missing "shared.frames"`)
 	}
-	type fnKey struct{ frame, file string }
-	type locKey struct {
-		fn        *pprofile.Function
-		line, col int64
-	}
-	funcs := map[fnKey]*pprofile.Function{}
-	locs := map[locKey]int32{}
-	maps := map[string]*pprofile.Mapping{}
 	frames := f.Shared.Frames
 	b.frameLoc = make([]int32, len(frames))
 	b.names = make([]string, len(frames))
@@ -514,47 +510,37 @@ func (b *builder) frames(f *fileJSON) error {
 			return err
 		}
 		b.names[i] = name
-		fn, ok := funcs[fnKey{name, file}]
-		if !ok {
-			module, fname := splitModule(name)
-			fn = &pprofile.Function{ID: uint64(len(b.p.Function) + 1), Name: fname, SystemName: fname, Filename: file}
-			b.p.Function = append(b.p.Function, fn)
-			funcs[fnKey{name, file}] = fn
-			if module != "" {
-				if _, ok := maps[module]; !ok {
-					m := &pprofile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: module, HasFunctions: true}
-					b.p.Mapping = append(b.p.Mapping, m)
-					maps[module] = m
-				}
-			}
-		}
-		k := locKey{fn, line, col}
-		li, ok := locs[k]
-		if !ok {
-			li = int32(len(b.locs))
-			loc := &pprofile.Location{
-				ID:   uint64(len(b.locs) + 1),
-				Line: []pprofile.Line{{Function: fn, Line: line, Column: col}},
-			}
-			if module, _ := splitModule(name); module != "" {
-				loc.Mapping = maps[module]
-			}
-			b.locs = append(b.locs, loc)
-			locs[k] = li
-		}
-		b.frameLoc[i] = li
+		b.frameLoc[i] = int32(b.location(name, file, line, col).ID - 1)
 	}
+	b.locs = b.p.Location
 	return nil
 }
 
-// splitModule splits a TraceEvent-style `Module!Function` frame name the way
-// the folded-stacks reader does (profile/folded.go): the module must be
-// non-empty and free of spaces and of ; < > ( ), the function non-empty.
-func splitModule(frame string) (module, name string) {
-	if i := strings.IndexByte(frame, '!'); i > 0 && i < len(frame)-1 && !strings.ContainsAny(frame[:i], " ;<>()") {
-		return frame[:i], frame[i+1:]
+// fnKey and locKey say when two speedscope frames are one function (same
+// name and file) and one location (same function, line and column).
+type fnKey struct{ frame, file string }
+type locKey struct {
+	fn        *pprofile.Function
+	line, col int64
+}
+
+// location interns the function and location of one frame. A
+// `Module!Function` name keeps its module as the mapping.
+func (b *builder) location(name, file string, line, col int64) *pprofile.Location {
+	module, fname := build.SplitModule(name)
+	fn := b.Function(fnKey{name, file}, pprofile.Function{Name: fname, SystemName: fname, Filename: file})
+	var m *pprofile.Mapping
+	if module != "" {
+		m = b.Mapping(module)
 	}
-	return "", frame
+	k := locKey{fn, line, col}
+	if l, ok := b.Location(k); ok {
+		return l
+	}
+	return b.AddLocationAs(k, &pprofile.Location{
+		Mapping: m,
+		Line:    []pprofile.Line{{Function: fn, Line: line, Column: col}},
+	})
 }
 
 // optionalInt reads an optional non-negative integer field (line, col).

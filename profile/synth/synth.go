@@ -33,6 +33,7 @@ package synth
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"hash/fnv"
 	"io"
 	"math"
@@ -477,6 +478,10 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 		DurationNanos: 30_000_000_000,
 		Mapping:       []*pprofile.Mapping{m},
 	}
+	// Functions and locations are interned by their dense index (function
+	// index, frame code) in slices, faster than the builder's maps; the
+	// builder numbers them.
+	b := build.New[int32, int32](p)
 	funcs := make([]*pprofile.Function, len(u.names))
 	fn := func(f int32) *pprofile.Function {
 		if funcs[f] == nil {
@@ -484,8 +489,7 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 			if side == New && u.renamed[f] != "" {
 				name = u.renamed[f]
 			}
-			funcs[f] = &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: u.files[f], StartLine: u.lines[f]}
-			p.Function = append(p.Function, funcs[f])
+			funcs[f] = b.AddFunction(&pprofile.Function{Name: name, SystemName: name, Filename: u.files[f], StartLine: u.lines[f]})
 		}
 		return funcs[f]
 	}
@@ -493,15 +497,13 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 	loc := func(code int32) *pprofile.Location {
 		if locs[code] == nil {
 			f, v := code>>varBits, code&(1<<varBits-1)
-			l := &pprofile.Location{ID: uint64(len(p.Location) + 1), Mapping: m,
-				Address: mapStart + uint64(code)*0x40 + 0x10}
+			l := &pprofile.Location{Mapping: m, Address: mapStart + uint64(code)*0x40 + 0x10}
 			line := u.lines[f] + 3 + int64(v)*7
 			if h := u.inlined(f, v); h >= 0 {
 				l.Line = append(l.Line, pprofile.Line{Function: fn(h), Line: u.lines[h] + 2})
 			}
 			l.Line = append(l.Line, pprofile.Line{Function: fn(f), Line: line})
-			locs[code] = l
-			p.Location = append(p.Location, l)
+			locs[code] = b.AddLocation(l)
 		}
 		return locs[code]
 	}
