@@ -75,37 +75,9 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 			}
 			continue
 		}
-		sp := strings.LastIndexAny(line, " \t")
-		if sp <= 0 {
-			warn(lineNo, "no sample count after the stack")
-			continue
-		}
-		countStr := line[sp+1:]
-		count, err := strconv.ParseInt(countStr, 10, 64)
-		if err != nil {
-			// Some writers emit fractional weights (speedscope exports of
-			// wall time); round them rather than drop the stack.
-			f, ferr := strconv.ParseFloat(countStr, 64)
-			switch {
-			case !isDecimal(countStr) || ferr != nil && !errors.Is(ferr, strconv.ErrRange):
-				warn(lineNo, fmt.Sprintf("sample count %q is not a number", truncate(countStr, 40)))
-				continue
-			case f < 0:
-				warn(lineNo, fmt.Sprintf("negative sample count %s", truncate(countStr, 40)))
-				continue
-			case ferr != nil || f >= math.MaxInt64:
-				warn(lineNo, fmt.Sprintf("sample count %s is too large", truncate(countStr, 40)))
-				continue
-			}
-			count = int64(f + 0.5)
-		}
-		if count < 0 {
-			warn(lineNo, fmt.Sprintf("negative sample count %d", count))
-			continue
-		}
-		stack := strings.TrimRight(line[:sp], " \t")
-		if stack == "" {
-			warn(lineNo, "empty stack")
+		stack, count, problem := splitFoldedLine(line)
+		if problem != "" {
+			warn(lineNo, problem)
 			continue
 		}
 		if count == 0 {
@@ -139,6 +111,39 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed", bad, bad+valid)
 	}
 	return b.P, warns, nil
+}
+
+// splitFoldedLine splits a non-blank, non-comment line into its stack and
+// its sample count, or says what is wrong with it.
+func splitFoldedLine(line string) (stack string, count int64, problem string) {
+	sp := strings.LastIndexAny(line, " \t")
+	if sp <= 0 {
+		return "", 0, "no sample count after the stack"
+	}
+	countStr := line[sp+1:]
+	count, err := strconv.ParseInt(countStr, 10, 64)
+	if err != nil {
+		// Some writers emit fractional weights (speedscope exports of
+		// wall time); round them rather than drop the stack.
+		f, ferr := strconv.ParseFloat(countStr, 64)
+		switch {
+		case !isDecimal(countStr) || ferr != nil && !errors.Is(ferr, strconv.ErrRange):
+			return "", 0, fmt.Sprintf("sample count %q is not a number", truncate(countStr, 40))
+		case f < 0:
+			return "", 0, fmt.Sprintf("negative sample count %s", truncate(countStr, 40))
+		case ferr != nil || f >= math.MaxInt64:
+			return "", 0, fmt.Sprintf("sample count %s is too large", truncate(countStr, 40))
+		}
+		count = int64(f + 0.5)
+	}
+	if count < 0 {
+		return "", 0, fmt.Sprintf("negative sample count %d", count)
+	}
+	stack = strings.TrimRight(line[:sp], " \t")
+	if stack == "" {
+		return "", 0, "empty stack"
+	}
+	return stack, count, ""
 }
 
 // isDecimal reports whether s is a plain decimal number such as 12, 3.5 or

@@ -811,56 +811,11 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 	prevAt := math.Inf(-1)
 	err := eachElement(pj.Events, func(j int, elem []byte) error {
 		ew := func() string { return fmt.Sprintf("%s.events[%d]", where, j) }
-		if k := jsonKind(elem); k != kindObject {
-			return fmt.Errorf("%s: expected an object, got %s", ew(), k)
-		}
-		var typB, frameB, atB []byte
-		err := eachMember(elem, func(key, val []byte) error {
-			switch string(key) {
-			case "type":
-				typB = val
-			case "frame":
-				frameB = val
-			case "at":
-				atB = val
-			}
-			return nil
-		})
+		ev, err := b.event(elem, ew)
 		if err != nil {
-			return fmt.Errorf("%s: %v", ew(), err)
+			return err
 		}
-		var typ jstr
-		if err := typ.UnmarshalJSON(typB); err != nil {
-			return fmt.Errorf("%s.type: %v", ew(), err)
-		}
-		if typ.kind != kindString || typ.v != "O" && typ.v != "C" {
-			if _, err := requiredString(typ, ew()+".type", `"O" or "C"`); err != nil {
-				return err
-			}
-			return fmt.Errorf("%s.type: %q is not \"O\" (open) or \"C\" (close)", ew(), truncate(typ.v, 40))
-		}
-		var fi int
-		switch k := jsonKind(frameB); k {
-		case kindNumber:
-			if fi, err = b.frameIndex(frameB); err != nil {
-				return fmt.Errorf("%s: %v", ew(), err)
-			}
-		case kindAbsent, kindNull:
-			return fmt.Errorf("%s: missing frame", ew())
-		default:
-			return fmt.Errorf("%s.frame: expected a number, got %s", ew(), k)
-		}
-		var at float64
-		switch k := jsonKind(atB); k {
-		case kindNumber:
-			if at, err = number(atB); err != nil {
-				return fmt.Errorf("%s.at: %v", ew(), err)
-			}
-		case kindAbsent, kindNull:
-			return fmt.Errorf("%s: missing at", ew())
-		default:
-			return fmt.Errorf("%s.at: expected a number, got %s", ew(), k)
-		}
+		fi, at, atB := ev.frame, ev.at, ev.atRaw
 		if at < prevAt {
 			return fmt.Errorf("%s: at %s is before the previous event's %v (events must be sorted by time)", ew(), truncate(string(atB), 40), prevAt)
 		}
@@ -873,7 +828,7 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 			b.nodes[cur].weight += w
 		}
 		prevAt = at
-		if typ.v == "O" {
+		if ev.open {
 			if len(stack) >= MaxDepth {
 				return fmt.Errorf("%s: stack deeper than %d frames", ew(), MaxDepth)
 			}
@@ -899,6 +854,70 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 		return fmt.Errorf("%s: %d frame(s) still open after the last event (innermost: frame %d %q): the trace is incomplete", where, len(stack), top, truncate(b.names[top], 80))
 	}
 	return nil
+}
+
+// event is one decoded event of an evented profile.
+type event struct {
+	open  bool    // "O"; else "C"
+	frame int     // speedscope frame index
+	at    float64 // time, in the profile's unit
+	atRaw []byte  // at as written, for messages
+}
+
+// event decodes one element of an evented profile's "events"; ew names it
+// in messages.
+func (b *builder) event(elem []byte, ew func() string) (event, error) {
+	if k := jsonKind(elem); k != kindObject {
+		return event{}, fmt.Errorf("%s: expected an object, got %s", ew(), k)
+	}
+	var typB, frameB, atB []byte
+	err := eachMember(elem, func(key, val []byte) error {
+		switch string(key) {
+		case "type":
+			typB = val
+		case "frame":
+			frameB = val
+		case "at":
+			atB = val
+		}
+		return nil
+	})
+	if err != nil {
+		return event{}, fmt.Errorf("%s: %v", ew(), err)
+	}
+	var typ jstr
+	if err := typ.UnmarshalJSON(typB); err != nil {
+		return event{}, fmt.Errorf("%s.type: %v", ew(), err)
+	}
+	if typ.kind != kindString || typ.v != "O" && typ.v != "C" {
+		if _, err := requiredString(typ, ew()+".type", `"O" or "C"`); err != nil {
+			return event{}, err
+		}
+		return event{}, fmt.Errorf("%s.type: %q is not \"O\" (open) or \"C\" (close)", ew(), truncate(typ.v, 40))
+	}
+	var fi int
+	switch k := jsonKind(frameB); k {
+	case kindNumber:
+		if fi, err = b.frameIndex(frameB); err != nil {
+			return event{}, fmt.Errorf("%s: %v", ew(), err)
+		}
+	case kindAbsent, kindNull:
+		return event{}, fmt.Errorf("%s: missing frame", ew())
+	default:
+		return event{}, fmt.Errorf("%s.frame: expected a number, got %s", ew(), k)
+	}
+	var at float64
+	switch k := jsonKind(atB); k {
+	case kindNumber:
+		if at, err = number(atB); err != nil {
+			return event{}, fmt.Errorf("%s.at: %v", ew(), err)
+		}
+	case kindAbsent, kindNull:
+		return event{}, fmt.Errorf("%s: missing at", ew())
+	default:
+		return event{}, fmt.Errorf("%s.at: expected a number, got %s", ew(), k)
+	}
+	return event{open: typ.v == "O", frame: fi, at: at, atRaw: atB}, nil
 }
 
 // build turns the call tree into pprof samples.
@@ -1019,18 +1038,10 @@ func eachElement(raw []byte, fn func(i int, elem []byte) error) error {
 	}
 	i := 1
 	for n := 0; ; n++ {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return errors.New("unterminated array")
-		}
-		if s[i] == ']' {
-			return nil
-		}
-		if n > 0 {
-			if s[i] != ',' {
-				return fmt.Errorf("malformed array at byte %d", i)
-			}
-			i = skipSpace(s, i+1)
+		var done bool
+		var err error
+		if i, done, err = nextItem(s, i, n, ']', "array"); done || err != nil {
+			return err
 		}
 		end, err := valueEnd(s, i)
 		if err != nil {
@@ -1054,18 +1065,10 @@ func eachMember(obj []byte, fn func(key, val []byte) error) error {
 	}
 	i++
 	for n := 0; ; n++ {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return errors.New("unterminated object")
-		}
-		if s[i] == '}' {
-			return nil
-		}
-		if n > 0 {
-			if s[i] != ',' {
-				return fmt.Errorf("malformed object at byte %d", i)
-			}
-			i = skipSpace(s, i+1)
+		var done bool
+		var err error
+		if i, done, err = nextItem(s, i, n, '}', "object"); done || err != nil {
+			return err
 		}
 		if i >= len(s) || s[i] != '"' {
 			return fmt.Errorf("malformed object key at byte %d", i)
@@ -1089,6 +1092,26 @@ func eachMember(obj []byte, fn func(key, val []byte) error) error {
 		}
 		i = end
 	}
+}
+
+// nextItem moves i (after the opening bracket or the previous item of a
+// JSON array or object; n items read so far) to the start of the next item.
+// done is set at the closing bracket.
+func nextItem(s []byte, i, n int, closing byte, what string) (next int, done bool, err error) {
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return i, false, fmt.Errorf("unterminated %s", what)
+	}
+	if s[i] == closing {
+		return i, true, nil
+	}
+	if n > 0 {
+		if s[i] != ',' {
+			return i, false, fmt.Errorf("malformed %s at byte %d", what, i)
+		}
+		i = skipSpace(s, i+1)
+	}
+	return i, false, nil
 }
 
 func skipSpace(s []byte, i int) int {
