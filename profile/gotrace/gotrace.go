@@ -472,18 +472,10 @@ type sampleKey struct {
 	profiler bool
 }
 
-// profile aggregates the intervals into samples, one per stack, state,
-// reason and profiler flag.
-func (w *walker) profile() *pprofile.Profile {
-	p := &pprofile.Profile{
-		SampleType:        []*pprofile.ValueType{{Type: "intervals", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
-		DefaultSampleType: "wall",
-		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
-		Period:            1,
-		DurationNanos:     int64(w.last - w.first),
-		TimeNanos:         w.wallNs,
-		Comments:          []string{fmt.Sprintf("%s (go %s)", CommentPrefix, w.version)},
-	}
+// samples merges the accumulated intervals of all goroutines by stack,
+// state, reason and profiler flag, and returns them with their keys in a
+// fixed order.
+func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 	samples := map[sampleKey]*accVal{}
 	for k, v := range w.acc {
 		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, profiler: w.profG[k.g]}
@@ -512,6 +504,47 @@ func (w *walker) profile() *pprofile.Profile {
 		}
 		return !a.profiler && b.profiler
 	})
+
+	return samples, keys
+}
+
+// labels returns the labels of one sample: state, reason, the bucket the
+// state and reason decide (frames are its function names, leaf first) and
+// the profiler flag. It notes reasons Bucket does not know.
+func (w *walker) labels(k sampleKey, frames []string) map[string][]string {
+	labels := map[string][]string{LabelState: {stateName(k.state)}}
+	reason := k.reason
+	if k.state == trace.GoWaiting && reason == "" {
+		reason = "unknown"
+	}
+	if reason != "" {
+		labels[LabelReason] = []string{reason}
+	}
+	if k.state == trace.GoWaiting && !knownReason(k.reason) {
+		w.unknown[k.reason] = true
+	}
+	if b, ok := Bucket(k.state, k.reason, frames); ok {
+		labels[LabelBucket] = []string{b}
+	}
+	if k.profiler {
+		labels[LabelProfiler] = []string{"true"}
+	}
+	return labels
+}
+
+// profile aggregates the intervals into samples, one per stack, state,
+// reason and profiler flag.
+func (w *walker) profile() *pprofile.Profile {
+	p := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "intervals", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		DefaultSampleType: "wall",
+		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:            1,
+		DurationNanos:     int64(w.last - w.first),
+		TimeNanos:         w.wallNs,
+		Comments:          []string{fmt.Sprintf("%s (go %s)", CommentPrefix, w.version)},
+	}
+	samples, keys := w.samples()
 
 	// A function is its name and file; a location is the whole frame.
 	b := build.New[[2]string, trace.StackFrame](p)
@@ -549,23 +582,7 @@ func (w *walker) profile() *pprofile.Profile {
 				names = append(names, f.Func)
 			}
 		}
-		labels := map[string][]string{LabelState: {stateName(k.state)}}
-		reason := k.reason
-		if k.state == trace.GoWaiting && reason == "" {
-			reason = "unknown"
-		}
-		if reason != "" {
-			labels[LabelReason] = []string{reason}
-		}
-		if k.state == trace.GoWaiting && !knownReason(k.reason) {
-			w.unknown[k.reason] = true
-		}
-		if b, ok := Bucket(k.state, k.reason, names); ok {
-			labels[LabelBucket] = []string{b}
-		}
-		if k.profiler {
-			labels[LabelProfiler] = []string{"true"}
-		}
+		labels := w.labels(k, names)
 		b.AddSample(&pprofile.Sample{Location: stack, Value: []int64{v.n, v.ns}, Label: labels})
 	}
 	return p

@@ -504,35 +504,7 @@ func (b *builder) warn(w string) {
 
 // add records one sample: its header and its frames, leaf first.
 func (b *builder) add(h *header, frames []frameLine) error {
-	ei, ok := b.eventIdx[h.event]
-	if !ok {
-		ei = len(b.events)
-		b.events = append(b.events, &event{name: h.event})
-		b.eventIdx[h.event] = ei
-	}
-	ev := b.events[ei]
-	value := int64(1)
-	if h.hasPeriod {
-		if ev.withPeriod == 0 {
-			ev.firstPeriod = h.period
-		}
-		ev.withPeriod++
-		if h.period > 0 { // stackcollapse-perf.pl counts a 0 period as 1
-			value = h.period
-		}
-	} else {
-		ev.withoutPer++
-	}
-	if h.hasTime {
-		if !b.hasTime || h.time < b.minTime {
-			b.minTime = h.time
-		}
-		if !b.hasTime || h.time > b.maxTime {
-			b.maxTime = h.time
-		}
-		b.hasTime = true
-	}
-
+	ei, value := b.count(h)
 	java := strings.ReplaceAll(h.comm, " ", "_") == "java"
 	locs := b.locBuf[:0]
 	var inlined []frameLine
@@ -556,6 +528,55 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	}
 	b.locBuf = locs
 
+	acc := b.sample(h, locs)
+	for len(acc.vals) <= ei {
+		acc.vals = append(acc.vals, 0)
+	}
+	if acc.vals[ei] > math.MaxInt64-value {
+		acc.vals[ei] = math.MaxInt64
+	} else {
+		acc.vals[ei] += value
+	}
+	return nil
+}
+
+// count notes one header of an event and returns the event's index and
+// the sample's value: its period, or 1.
+func (b *builder) count(h *header) (ei int, value int64) {
+	ei, ok := b.eventIdx[h.event]
+	if !ok {
+		ei = len(b.events)
+		b.events = append(b.events, &event{name: h.event})
+		b.eventIdx[h.event] = ei
+	}
+	ev := b.events[ei]
+	value = 1
+	if h.hasPeriod {
+		if ev.withPeriod == 0 {
+			ev.firstPeriod = h.period
+		}
+		ev.withPeriod++
+		if h.period > 0 { // stackcollapse-perf.pl counts a 0 period as 1
+			value = h.period
+		}
+	} else {
+		ev.withoutPer++
+	}
+	if h.hasTime {
+		if !b.hasTime || h.time < b.minTime {
+			b.minTime = h.time
+		}
+		if !b.hasTime || h.time > b.maxTime {
+			b.maxTime = h.time
+		}
+		b.hasTime = true
+	}
+	return ei, value
+}
+
+// sample returns the accumulator of a stack (leaf first) with the header's
+// comm, pid and tid, adding it when new.
+func (b *builder) sample(h *header, locs []*profile.Location) *sampleAcc {
 	key := b.key[:0]
 	for _, l := range locs {
 		key = binary.AppendUvarint(key, l.ID)
@@ -583,15 +604,7 @@ func (b *builder) add(h *header, frames []frameLine) error {
 		b.samples[string(key)] = acc
 		b.order = append(b.order, acc)
 	}
-	for len(acc.vals) <= ei {
-		acc.vals = append(acc.vals, 0)
-	}
-	if acc.vals[ei] > math.MaxInt64-value {
-		acc.vals[ei] = math.MaxInt64
-	} else {
-		acc.vals[ei] += value
-	}
-	return nil
+	return acc
 }
 
 // location returns the Location of one frame line (nil when only inlined
