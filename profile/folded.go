@@ -59,11 +59,7 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	for len(text) > 0 {
 		lineNo++
 		var line string
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			line, text = text, ""
-		}
+		line, text, _ = strings.Cut(text, "\n")
 		line = strings.TrimRight(line, "\r \t")
 		if strings.TrimSpace(line) == "" {
 			continue

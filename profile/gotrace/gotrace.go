@@ -42,24 +42,15 @@ import (
 )
 
 // Label keys and values on the samples Parse writes: profdiff's label
-// contract (profile.LabelBucket and the rest).
+// contract, documented at profile.LabelBucket and the rest. LabelReason is
+// "unknown" when the goroutine was already waiting when the trace started;
+// LabelProfiler marks the goroutines Options.ProfilerFrame picks out.
 const (
-	// LabelBucket holds the sample's bucket: cpu, wait, lock-contention,
-	// gc, io, syscall, or Sched.
-	LabelBucket = labels.Bucket
-	// LabelState holds the goroutine state: running, runnable, waiting or
-	// syscall.
-	LabelState = labels.State
-	// LabelReason holds the runtime's block or stop reason ("sync",
-	// "chan receive", "network", "preempted", ...); "unknown" when the
-	// goroutine was already waiting when the trace started.
-	LabelReason = labels.Reason
-	// LabelProfiler is "true" on the samples of the profiler's own
-	// goroutines (see Options.ProfilerFrame).
+	LabelBucket   = labels.Bucket
+	LabelState    = labels.State
+	LabelReason   = labels.Reason
 	LabelProfiler = labels.Profiler
-	// Sched is the LabelBucket value of runnable time: scheduler latency,
-	// reported on its own and in none of the buckets.
-	Sched = labels.Sched
+	Sched         = labels.Sched
 )
 
 // CommentPrefix starts the comment Parse puts on its profiles.

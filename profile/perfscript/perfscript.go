@@ -323,12 +323,8 @@ func Looks(text string) bool {
 	headers, frames, other := 0, 0, 0
 	inSample := false
 	for n := 0; len(text) > 0 && n < 1000; {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		line = strings.TrimRight(line, "\r")
 		k, _, _, err := classify(line, inSample)
 		switch k {
@@ -383,12 +379,8 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 		return err
 	}
 	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		lineNo++
 		line = strings.TrimRight(line, "\r")
 		k, h, f, cerr := classify(line, cur != nil)

@@ -1011,22 +1011,21 @@ func (b *builder) prune(used []bool) {
 			maps[l.Mapping] = true
 		}
 	}
-	keptF := p.Function[:0]
-	for _, f := range p.Function {
-		if fns[f] {
-			f.ID = uint64(len(keptF) + 1)
-			keptF = append(keptF, f)
+	p.Function = keep(p.Function, fns, func(f *pprofile.Function, id uint64) { f.ID = id })
+	p.Mapping = keep(p.Mapping, maps, func(m *pprofile.Mapping, id uint64) { m.ID = id })
+}
+
+// keep keeps the entries of list that are in used, in order, numbering
+// them 1, 2, ... with setID.
+func keep[T any](list []*T, used map[*T]bool, setID func(*T, uint64)) []*T {
+	kept := list[:0]
+	for _, e := range list {
+		if used[e] {
+			setID(e, uint64(len(kept)+1))
+			kept = append(kept, e)
 		}
 	}
-	p.Function = keptF
-	keptM := p.Mapping[:0]
-	for _, m := range p.Mapping {
-		if maps[m] {
-			m.ID = uint64(len(keptM) + 1)
-			keptM = append(keptM, m)
-		}
-	}
-	p.Mapping = keptM
+	return kept
 }
 
 // eachElement calls fn with the raw bytes of each element of the JSON array
