@@ -2,15 +2,31 @@
 // /debug/pprof URLs into the shared data model, *pprofile.Profile
 // (github.com/google/pprof/profile).
 //
-// The format is detected from the content, never from the file name: pprof
-// protobuf (gzipped or not), the legacy formats pprof reads (gperftools CPU,
-// `--- contention ---`, heap and thread text, Java), folded stacks, Go
-// execution traces (read by package gotrace into goroutine time), speedscope
-// JSON (package speedscope) and `perf script` text (package perfscript). Real
-// writers bend the rules; where the meaning is still unambiguous (function or
-// location messages without ids, a missing period, a `.gz` name on an
-// uncompressed file) the profile loads with a warning. Anything else fails
-// with an error that names the source and says what is wrong.
+// The format is detected from the content, never from the file name.
+// Containers are layers in front of any format: up to two gzip layers and a
+// zip archive holding one file (Loaded.Containers). Formats are a registry
+// (Formats lists it in the order it is tried): Go execution traces (read by
+// package gotrace into goroutine time) and .NET EventPipe traces (package
+// nettrace) by their magic; then pprof protobuf and the legacy formats pprof
+// reads (gperftools CPU, `--- contention ---`, heap and thread text, Java);
+// then, on the decoded text, speedscope JSON (package speedscope) and
+// `perf script` text (package perfscript); formats profdiff recognizes but
+// does not read (JFR, perf.data, Chrome JSON, ...) fail naming them; folded
+// stacks are the last resort.
+//
+// Real writers bend the rules; where the meaning is still unambiguous
+// (function or location messages without ids, a missing period, a `.gz`
+// name on an uncompressed file) the profile loads with a warning. Anything
+// else fails with an *Error that names the source, says what is wrong and
+// wraps one of the sentinels ErrUnrecognized, ErrUnsupported, ErrCorrupt,
+// ErrEmpty or ErrTooLarge, so that callers decide with errors.Is and never
+// by an error's text. Errors name no command-line flags: a command adds its
+// own hints (how to raise the size limit, say).
+//
+// Readers pass what they know beyond frame names to the classifier in
+// sample labels (LabelBucket, LabelState, LabelReason, LabelProfiler,
+// LabelThread); DetectKind reads sample and period types, and those labels,
+// so that kind detection needs no format package.
 package profile
 
 import (
@@ -103,10 +119,12 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 }
 
 // Parse detects the format of data and parses it. Source names the data in
-// errors and warnings. A Go execution trace becomes a profile of goroutine
+// errors and warnings; maxSize bounds what containers expand to (0 means
+// DefaultMaxSize). A Go execution trace becomes a profile of goroutine
 // time (see package gotrace) of kind KindTrace. Formats profdiff does not
-// read (Chrome and other JSON profiles, .nettrace, ...) are recognized and
-// named in an "unknown format" error rather than half-read as folded stacks.
+// read (Chrome and other JSON profiles, JFR, ...) are recognized and named
+// in an "unknown format" error (ErrUnsupported) rather than half-read as
+// folded stacks.
 // Any panic inside a third-party parser is turned into an error: bad input
 // must never crash the program.
 func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {

@@ -154,6 +154,11 @@ func looksBinary(data []byte) bool {
 	return ctrl > 0
 }
 
+// trimPprofErr returns the message of an error of the pprof library without
+// its prefix. That library exports no error values, so telling its
+// "unrecognized profile format" apart from a recognized but broken legacy
+// file has to read the text; this and parsePprof are the only places that
+// do, and only for its errors.
 func trimPprofErr(err error) string {
 	s := err.Error()
 	s = strings.TrimPrefix(s, "parsing profile: ")
