@@ -185,20 +185,7 @@ func (t *Trace) Profile() (*pprofile.Profile, []string) {
 		interval = DefaultSamplingInterval
 		warns = append(warns, "the trace does not give its sampling interval; assuming the SampleProfiler's default of 1 ms")
 	}
-	p := &pprofile.Profile{
-		SampleType:        []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
-		DefaultSampleType: "wall",
-		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
-		Period:            interval,
-		Comments:          []string{fmt.Sprintf("nettrace: .NET EventPipe SampleProfiler thread time; pid %d, %d processors, %d-bit", t.ProcessID, t.Processors, t.PointerSize*8)},
-	}
-	if t.QPCFreq > 0 && t.Stats.MaxTimestamp > t.Stats.MinTimestamp {
-		span := t.Stats.MaxTimestamp - t.Stats.MinTimestamp
-		p.DurationNanos = int64(float64(span) * 1e9 / float64(t.QPCFreq))
-		if t.Stats.MinTimestamp >= t.SyncQPC {
-			p.TimeNanos = int64(float64(t.Stats.MinTimestamp-t.SyncQPC) * 1e9 / float64(t.QPCFreq))
-		}
-	}
+	p := t.newProfile(interval)
 	sym := newSymbols(t)
 	b := &builder{Builder: build.New[string, locKey](p), samples: map[string]*pprofile.Sample{}}
 	pseudo := [3]*pprofile.Location{SampleExternal: b.location(0, "", "UNMANAGED_CODE_TIME"), SampleManaged: b.location(0, "", "CPU_TIME")}
@@ -258,6 +245,26 @@ func (t *Trace) Profile() (*pprofile.Profile, []string) {
 		warns = append(warns, fmt.Sprintf("%d of %d stack frames have no method name (no MethodLoadVerbose or rundown event covers them: record with rundown enabled, the default of `dotnet-trace collect`); they show as ?!0xADDR", unresolved, frames))
 	}
 	return p, warns
+}
+
+// newProfile returns the profile's header: thread time sampled every
+// interval nanoseconds, over the span of the trace's events.
+func (t *Trace) newProfile(interval int64) *pprofile.Profile {
+	p := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		DefaultSampleType: "wall",
+		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:            interval,
+		Comments:          []string{fmt.Sprintf("nettrace: .NET EventPipe SampleProfiler thread time; pid %d, %d processors, %d-bit", t.ProcessID, t.Processors, t.PointerSize*8)},
+	}
+	if t.QPCFreq > 0 && t.Stats.MaxTimestamp > t.Stats.MinTimestamp {
+		span := t.Stats.MaxTimestamp - t.Stats.MinTimestamp
+		p.DurationNanos = int64(float64(span) * 1e9 / float64(t.QPCFreq))
+		if t.Stats.MinTimestamp >= t.SyncQPC {
+			p.TimeNanos = int64(float64(t.Stats.MinTimestamp-t.SyncQPC) * 1e9 / float64(t.QPCFreq))
+		}
+	}
+	return p
 }
 
 type locKey struct {

@@ -684,18 +684,7 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 		}
 		return fmt.Errorf("%s.weights: expected an array, got %s", where, k)
 	}
-	var weights []float64
-	err := eachElement(pj.Weights, func(j int, elem []byte) error {
-		w, err := number(elem)
-		if err != nil {
-			return fmt.Errorf("%s.weights[%d]: %v", where, j, err)
-		}
-		if w < 0 {
-			return fmt.Errorf("%s.weights[%d]: negative weight %s", where, j, truncate(string(elem), 40))
-		}
-		weights = append(weights, w)
-		return nil
-	})
+	weights, err := sampleWeights(where, pj.Weights)
 	if err != nil {
 		return err
 	}
@@ -758,6 +747,24 @@ func (b *builder) addWeight(w float64, class string) {
 	if class != classTime && w != math.Trunc(w) {
 		b.rounded = true
 	}
+}
+
+// sampleWeights reads a sampled profile's "weights", which must be
+// non-negative numbers.
+func sampleWeights(where string, raw []byte) ([]float64, error) {
+	var weights []float64
+	err := eachElement(raw, func(j int, elem []byte) error {
+		w, err := number(elem)
+		if err != nil {
+			return fmt.Errorf("%s.weights[%d]: %v", where, j, err)
+		}
+		if w < 0 {
+			return fmt.Errorf("%s.weights[%d]: negative weight %s", where, j, truncate(string(elem), 40))
+		}
+		weights = append(weights, w)
+		return nil
+	})
+	return weights, err
 }
 
 // frameIndex reads one frame index of a sample or event.

@@ -497,6 +497,19 @@ func (u *universe) inlined(f, v int32) int32 {
 	return int32(u.entries + (int(f)*131+int(v))%u.hot)
 }
 
+// shift returns New's weight w of a stack (frames root first) with tail
+// ti: the sample's own function (the deepest user frame) drives the shift,
+// plus the tail's category.
+func (u *universe) shift(w float64, frames []int32, ti uint8) float64 {
+	for j := len(frames) - 1; j >= 0; j-- {
+		if f := frames[j] >> varBits; int(f) < u.nUser {
+			w *= u.factor[f]
+			break
+		}
+	}
+	return w * tails[ti].scale
+}
+
 func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 	side := cfg.Side
 	r := rand.New(rand.NewSource(cfg.Seed*104729 + int64(side)*31 + 5))
@@ -557,15 +570,7 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 		fr := s.frames[s.off[k]:s.off[k+1]]
 		w := float64(s.weight[k]) * (0.8 + 0.4*r.Float64())
 		if side == New {
-			// The sample's own function (the deepest user frame) drives
-			// the shift, plus the tail's category.
-			for j := len(fr) - 1; j >= 0; j-- {
-				if f := fr[j] >> varBits; int(f) < u.nUser {
-					w *= u.factor[f]
-					break
-				}
-			}
-			w *= tails[s.tail[k]].scale
+			w = u.shift(w, fr, s.tail[k])
 		}
 		c := max(1, int64(math.Round(w)))
 		start := len(locBuf)
