@@ -28,7 +28,7 @@ const (
 // Kinds lists every kind in a fixed order, for flag help and validation.
 var Kinds = []Kind{KindCPU, KindWall, KindMutex, KindBlock, KindGoroutine, KindTrace, KindHeap, KindUnknown}
 
-// ParseKind validates a --kind value.
+// ParseKind reads a kind by its name.
 func ParseKind(s string) (Kind, error) {
 	for _, k := range Kinds {
 		if string(k) == s {

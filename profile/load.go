@@ -74,7 +74,7 @@ type Loaded struct {
 	Containers []string
 	Kind       Kind              // detected kind (see DetectKind)
 	Profile    *pprofile.Profile // valid per CheckValid
-	Dropped    int64             // profiler-own samples dropped (sample records)
+	Dropped    int64             // profiler-own samples dropped (sample records); a command adds how to keep them
 	Warnings   []string          // each already prefixed with the source
 }
 
@@ -112,7 +112,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 	if !opts.KeepProfiler {
 		if n := DropProfilerSamples(l.Profile); n > 0 {
 			l.Dropped = n
-			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: dropped %d sample(s) of the profiler's own goroutines (--keep-profiler keeps them)", source, n))
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: dropped %d sample(s) of the profiler's own goroutines", source, n))
 		}
 	}
 	return l, nil
@@ -165,7 +165,7 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 	return l.parsePprofOrText(in, gzipped)
 }
 
-// FormatSize prints a byte count the way --max-size accepts it.
+// FormatSize prints a byte count the way ParseSize reads it.
 func FormatSize(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
