@@ -40,7 +40,6 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	text, terr := decodeText(in.data)
 	if terr == nil && !legacy {
 		in.text = strings.TrimPrefix(text, "\uFEFF")
-		in.textBytes = []byte(in.text)
 		if r := sniff(in, true); r != nil {
 			return r.load(l, in)
 		}

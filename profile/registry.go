@@ -3,6 +3,7 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -34,7 +35,15 @@ type reader struct {
 type input struct {
 	data      []byte // after the containers
 	text      string // decoded UTF-8 text without BOM, for text readers
-	textBytes []byte // text as bytes
+	textBytes []byte // text as bytes, made on first use (see bytes)
+}
+
+// bytes returns the text as bytes, copying it once.
+func (in *input) bytes() []byte {
+	if in.textBytes == nil {
+		in.textBytes = []byte(in.text)
+	}
+	return in.textBytes
 }
 
 // registry lists the readers of formats with a signature, in the order
@@ -57,8 +66,13 @@ var registry = []reader{{
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",
 	text:   true,
-	sniff:  func(in *input) bool { return speedscope.Looks(in.textBytes) },
-	parse:  func(in *input) (*pprofile.Profile, []string, error) { return speedscope.Parse(in.textBytes) },
+	// Only a JSON object can be speedscope (the first test of Looks, made
+	// here so that other text is not copied).
+	sniff: func(in *input) bool {
+		head := strings.TrimLeft(strings.TrimPrefix(in.text, "\uFEFF"), " \t\r\n")
+		return strings.HasPrefix(head, "{") && speedscope.Looks(in.bytes())
+	},
+	parse: func(in *input) (*pprofile.Profile, []string, error) { return speedscope.Parse(in.bytes()) },
 }, {
 	format: FormatPerfScript,
 	what:   "perf script",

@@ -57,9 +57,9 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"go trace header", input{data: []byte("go 1.22 trace\x00\x00\x00\x00rest")}, false, FormatGoTrace},
 		{"nettrace magic", input{data: []byte("Nettrace\x14\x00\x00\x00!FastSerialization.1")}, false, FormatNettrace},
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
-		{"speedscope", input{text: string(speedscopeJSON), textBytes: speedscopeJSON}, true, FormatSpeedscope},
-		{"perf script", input{text: perfText, textBytes: []byte(perfText)}, true, FormatPerfScript},
-		{"folded is the last resort", input{text: "a;b 1\n", textBytes: []byte("a;b 1\n")}, true, ""},
+		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
+		{"perf script", input{text: perfText}, true, FormatPerfScript},
+		{"folded is the last resort", input{text: "a;b 1\n"}, true, ""},
 	} {
 		r := sniff(&tc.in, tc.text)
 		var got Format
