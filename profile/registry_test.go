@@ -3,6 +3,8 @@ package profile
 import (
 	"bytes"
 	"errors"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,5 +164,20 @@ func TestSourceTooLarge(t *testing.T) {
 	checkError(t, err, path, "larger than the 1KiB limit")
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("error %q is not ErrTooLarge", err)
+	}
+}
+
+// TestKindDetectionImportsNoFormatPackage keeps kind detection on the label
+// contract: what it knows of a format comes from profile's own packages.
+func TestKindDetectionImportsNoFormatPackage(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "kind.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		path := strings.Trim(imp.Path.Value, `"`)
+		if strings.HasPrefix(path, "github.com/profdiff/profdiff/profile/") && !strings.HasPrefix(path, "github.com/profdiff/profdiff/profile/internal/") {
+			t.Errorf("kind.go imports the format package %s", path)
+		}
 	}
 }
