@@ -46,6 +46,12 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	if what := sniffUnsupportedText(text); what != "" {
 		return nil, nil, fmt.Errorf("not folded stacks: %s", what)
 	}
+	return parseFoldedText(text)
+}
+
+// parseFoldedText is ParseFolded on decoded text that the unsupported-format
+// sniffers have passed.
+func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 	b := newBuilder()
 	var warns []string
 	bad, comments, valid := 0, 0, 0

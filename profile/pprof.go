@@ -44,12 +44,17 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 			return r.load(l, in)
 		}
 	}
+	var fp *pprofile.Profile
+	var warns []string
+	var ferr error
 	if terr == nil {
 		if what := sniffUnsupportedText(text); what != "" {
 			return fail(ErrUnsupported, unsupported(what))
 		}
+		fp, warns, ferr = parseFoldedText(text) // decoded and sniffed once
+	} else {
+		ferr = terr // what ParseFolded says of text it cannot decode
 	}
-	fp, warns, ferr := ParseFolded(in.data)
 	switch {
 	case errors.Is(ferr, errZeroCounts):
 		return fail(ErrEmpty, errors.New("profile has no samples (every folded stack has count 0)"))
