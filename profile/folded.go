@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
 )
 
 // errZeroCounts is ParseFolded's error for well-formed folded stacks whose
@@ -44,6 +46,12 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	if what := sniffUnsupportedText(text); what != "" {
 		return nil, nil, fmt.Errorf("not folded stacks: %s", what)
 	}
+	return parseFoldedText(text)
+}
+
+// parseFoldedText is ParseFolded on decoded text that the unsupported-format
+// sniffers have passed.
+func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 	b := newBuilder()
 	var warns []string
 	bad, comments, valid := 0, 0, 0
@@ -57,11 +65,7 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	for len(text) > 0 {
 		lineNo++
 		var line string
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			line, text = text, ""
-		}
+		line, text, _ = strings.Cut(text, "\n")
 		line = strings.TrimRight(line, "\r \t")
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -73,37 +77,9 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 			}
 			continue
 		}
-		sp := strings.LastIndexAny(line, " \t")
-		if sp <= 0 {
-			warn(lineNo, "no sample count after the stack")
-			continue
-		}
-		countStr := line[sp+1:]
-		count, err := strconv.ParseInt(countStr, 10, 64)
-		if err != nil {
-			// Some writers emit fractional weights (speedscope exports of
-			// wall time); round them rather than drop the stack.
-			f, ferr := strconv.ParseFloat(countStr, 64)
-			switch {
-			case !isDecimal(countStr) || ferr != nil && !errors.Is(ferr, strconv.ErrRange):
-				warn(lineNo, fmt.Sprintf("sample count %q is not a number", truncate(countStr, 40)))
-				continue
-			case f < 0:
-				warn(lineNo, fmt.Sprintf("negative sample count %s", truncate(countStr, 40)))
-				continue
-			case ferr != nil || f >= math.MaxInt64:
-				warn(lineNo, fmt.Sprintf("sample count %s is too large", truncate(countStr, 40)))
-				continue
-			}
-			count = int64(f + 0.5)
-		}
-		if count < 0 {
-			warn(lineNo, fmt.Sprintf("negative sample count %d", count))
-			continue
-		}
-		stack := strings.TrimRight(line[:sp], " \t")
-		if stack == "" {
-			warn(lineNo, "empty stack")
+		stack, count, problem := splitFoldedLine(line)
+		if problem != "" {
+			warn(lineNo, problem)
 			continue
 		}
 		if count == 0 {
@@ -122,7 +98,7 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	if bad > maxLineWarnings {
 		warns = append(warns, fmt.Sprintf("%d more malformed line(s) skipped", bad-maxLineWarnings))
 	}
-	if len(b.p.Sample) == 0 {
+	if len(b.P.Sample) == 0 {
 		switch {
 		case valid > bad:
 			return nil, warns, errZeroCounts
@@ -136,7 +112,40 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	if bad > valid {
 		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed", bad, bad+valid)
 	}
-	return b.p, warns, nil
+	return b.P, warns, nil
+}
+
+// splitFoldedLine splits a non-blank, non-comment line into its stack and
+// its sample count, or says what is wrong with it.
+func splitFoldedLine(line string) (stack string, count int64, problem string) {
+	sp := strings.LastIndexAny(line, " \t")
+	if sp <= 0 {
+		return "", 0, "no sample count after the stack"
+	}
+	countStr := line[sp+1:]
+	count, err := strconv.ParseInt(countStr, 10, 64)
+	if err != nil {
+		// Some writers emit fractional weights (speedscope exports of
+		// wall time); round them rather than drop the stack.
+		f, ferr := strconv.ParseFloat(countStr, 64)
+		switch {
+		case !isDecimal(countStr) || ferr != nil && !errors.Is(ferr, strconv.ErrRange):
+			return "", 0, fmt.Sprintf("sample count %q is not a number", truncate(countStr, 40))
+		case f < 0:
+			return "", 0, fmt.Sprintf("negative sample count %s", truncate(countStr, 40))
+		case ferr != nil || f >= math.MaxInt64:
+			return "", 0, fmt.Sprintf("sample count %s is too large", truncate(countStr, 40))
+		}
+		count = int64(f + 0.5)
+	}
+	if count < 0 {
+		return "", 0, fmt.Sprintf("negative sample count %d", count)
+	}
+	stack = strings.TrimRight(line[:sp], " \t")
+	if stack == "" {
+		return "", 0, "empty stack"
+	}
+	return stack, count, ""
 }
 
 // isDecimal reports whether s is a plain decimal number such as 12, 3.5 or
@@ -189,26 +198,21 @@ func decodeText(data []byte) (string, error) {
 	return string(data), nil
 }
 
-// builder assembles a pprof profile from named stacks, interning functions,
-// locations and mappings so identical frames share one Location.
+// builder assembles a pprof profile from named stacks, interning one
+// function and location per distinct frame text so identical frames share
+// one Location.
 type builder struct {
-	p       *pprofile.Profile
-	funcs   map[string]*pprofile.Function
-	locs    map[*pprofile.Function]*pprofile.Location
-	maps    map[string]*pprofile.Mapping
-	samples map[string]*pprofile.Sample
+	*build.Builder[string, string] // locations are keyed by the frame text
+	samples                        map[string]*pprofile.Sample
 }
 
 func newBuilder() *builder {
 	return &builder{
-		p: &pprofile.Profile{
+		Builder: build.New[string, string](&pprofile.Profile{
 			SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}},
 			PeriodType: &pprofile.ValueType{Type: "samples", Unit: "count"},
 			Period:     1,
-		},
-		funcs:   map[string]*pprofile.Function{},
-		locs:    map[*pprofile.Function]*pprofile.Location{},
-		maps:    map[string]*pprofile.Mapping{},
+		}),
 		samples: map[string]*pprofile.Sample{},
 	}
 }
@@ -231,36 +235,19 @@ func (b *builder) addFolded(stack string, count int64) bool {
 	}
 	s := &pprofile.Sample{Location: locs, Value: []int64{count}}
 	b.samples[stack] = s
-	b.p.Sample = append(b.p.Sample, s)
+	b.AddSample(s)
 	return true
 }
 
 func (b *builder) location(frame string) *pprofile.Location {
-	fn, ok := b.funcs[frame]
-	if !ok {
-		module, name := "", frame
-		if i := strings.IndexByte(frame, '!'); i > 0 && i < len(frame)-1 && !strings.ContainsAny(frame[:i], " ;<>()") {
-			module, name = frame[:i], frame[i+1:]
-		}
-		fn = &pprofile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
-		b.p.Function = append(b.p.Function, fn)
-		b.funcs[frame] = fn
-		loc := &pprofile.Location{ID: uint64(len(b.p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
-		if module != "" {
-			loc.Mapping = b.mapping(module)
-		}
-		b.p.Location = append(b.p.Location, loc)
-		b.locs[fn] = loc
+	if l, ok := b.Location(frame); ok {
+		return l
 	}
-	return b.locs[fn]
-}
-
-func (b *builder) mapping(module string) *pprofile.Mapping {
-	m, ok := b.maps[module]
-	if !ok {
-		m = &pprofile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: module, HasFunctions: true}
-		b.p.Mapping = append(b.p.Mapping, m)
-		b.maps[module] = m
+	module, name := build.SplitModule(frame)
+	fn := b.AddFunction(&pprofile.Function{Name: name, SystemName: name})
+	loc := &pprofile.Location{Line: []pprofile.Line{{Function: fn}}}
+	if module != "" {
+		loc.Mapping = b.Mapping(module)
 	}
-	return m
+	return b.AddLocationAs(frame, loc)
 }

@@ -21,51 +21,26 @@ func numberMissingIDs(data []byte) ([]byte, int) {
 	pos := map[uint64]uint64{}
 	fixed := 0
 	for i := 0; i < len(data); {
-		key, n := binary.Uvarint(data[i:])
-		if n <= 0 {
+		key, _, body, next, ok := readField(data, i)
+		if !ok {
 			return nil, 0
 		}
-		field, wire := key>>3, key&7
-		start := i
-		i += n
-		switch wire {
-		case 0:
-			_, m := binary.Uvarint(data[i:])
-			if m <= 0 {
-				return nil, 0
+		if field := key >> 3; key&7 == 2 && (field == fieldMapping || field == fieldLocation || field == fieldFunction) {
+			pos[field]++
+			if !hasField1(body) {
+				fixed++
+				nb := binary.AppendUvarint(nil, 1<<3|0)
+				nb = binary.AppendUvarint(nb, pos[field])
+				nb = append(nb, body...)
+				out = binary.AppendUvarint(out, key)
+				out = binary.AppendUvarint(out, uint64(len(nb)))
+				out = append(out, nb...)
+				i = next
+				continue
 			}
-			i += m
-		case 1:
-			i += 8
-		case 5:
-			i += 4
-		case 2:
-			l, m := binary.Uvarint(data[i:])
-			if m <= 0 || uint64(len(data)-i-m) < l {
-				return nil, 0
-			}
-			body := data[i+m : i+m+int(l)]
-			i += m + int(l)
-			if field == fieldMapping || field == fieldLocation || field == fieldFunction {
-				pos[field]++
-				if !hasField1(body) {
-					fixed++
-					nb := binary.AppendUvarint(nil, 1<<3|0)
-					nb = binary.AppendUvarint(nb, pos[field])
-					nb = append(nb, body...)
-					out = binary.AppendUvarint(out, key)
-					out = binary.AppendUvarint(out, uint64(len(nb)))
-					out = append(out, nb...)
-					continue
-				}
-			}
-		default:
-			return nil, 0
 		}
-		if i > len(data) {
-			return nil, 0
-		}
-		out = append(out, data[start:i]...)
+		out = append(out, data[i:next]...)
+		i = next
 	}
 	if fixed == 0 {
 		return nil, 0
@@ -76,34 +51,50 @@ func numberMissingIDs(data []byte) ([]byte, int) {
 // hasField1 reports whether a message body has a non-zero varint field 1.
 func hasField1(body []byte) bool {
 	for i := 0; i < len(body); {
-		key, n := binary.Uvarint(body[i:])
-		if n <= 0 {
+		key, v, _, next, ok := readField(body, i)
+		if !ok {
 			return false
 		}
-		i += n
-		switch key & 7 {
-		case 0:
-			v, m := binary.Uvarint(body[i:])
-			if m <= 0 {
-				return false
-			}
-			if key>>3 == 1 && v != 0 {
-				return true
-			}
-			i += m
-		case 1:
-			i += 8
-		case 5:
-			i += 4
-		case 2:
-			l, m := binary.Uvarint(body[i:])
-			if m <= 0 || l > uint64(len(body)-i-m) {
-				return false
-			}
-			i += m + int(l)
-		default:
-			return false
+		if key == 1<<3|0 && v != 0 {
+			return true
 		}
+		i = next
 	}
 	return false
+}
+
+// readField reads the protobuf field at data[i:]: its key, its value when
+// it is a varint, its body when it is length-delimited, and where the next
+// field starts. ok is false when the field is malformed or truncated.
+func readField(data []byte, i int) (key, v uint64, body []byte, next int, ok bool) {
+	key, n := binary.Uvarint(data[i:])
+	if n <= 0 {
+		return 0, 0, nil, 0, false
+	}
+	i += n
+	switch key & 7 {
+	case 0:
+		v, n = binary.Uvarint(data[i:])
+		if n <= 0 {
+			return 0, 0, nil, 0, false
+		}
+		i += n
+	case 1:
+		i += 8
+	case 5:
+		i += 4
+	case 2:
+		l, m := binary.Uvarint(data[i:])
+		if m <= 0 || l > uint64(len(data)-i-m) {
+			return 0, 0, nil, 0, false
+		}
+		body = data[i+m : i+m+int(l)]
+		i += m + int(l)
+	default:
+		return 0, 0, nil, 0, false
+	}
+	if i > len(data) {
+		return 0, 0, nil, 0, false
+	}
+	return key, v, body, i, true
 }

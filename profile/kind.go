@@ -6,8 +6,8 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
-	"github.com/profdiff/profdiff/profile/gotrace"
-	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/internal/labels"
+	"github.com/profdiff/profdiff/profile/internal/perfevent"
 )
 
 // Kind says what a profile's samples measure. The names are part of the JSON
@@ -28,7 +28,7 @@ const (
 // Kinds lists every kind in a fixed order, for flag help and validation.
 var Kinds = []Kind{KindCPU, KindWall, KindMutex, KindBlock, KindGoroutine, KindTrace, KindHeap, KindUnknown}
 
-// ParseKind validates a --kind value.
+// ParseKind reads a kind by its name.
 func ParseKind(s string) (Kind, error) {
 	for _, k := range Kinds {
 		if string(k) == s {
@@ -79,7 +79,7 @@ func DetectKind(p *pprofile.Profile) Kind {
 		return KindWall
 	case has("cpu") || period == "cpu/nanoseconds":
 		return KindCPU
-	case p.PeriodType != nil && perfscript.OnCPUEvent(p.PeriodType.Type):
+	case p.PeriodType != nil && perfevent.OnCPU(p.PeriodType.Type):
 		// perf script: cycles, instructions, cpu-clock, task-clock, ...
 		return KindCPU
 	case has("contentions") || has("delay"):
@@ -120,12 +120,13 @@ func looksLikeMutex(p *pprofile.Profile) bool {
 }
 
 // fromGoTrace reports whether p is goroutine time read from a Go execution
-// trace by package gotrace.
+// trace: the reader's comment (labels.GoTraceComment) or the LabelBucket
+// label, which only a trace reader sets, says so.
 func fromGoTrace(p *pprofile.Profile) bool {
 	for _, c := range p.Comments {
-		if strings.HasPrefix(c, gotrace.CommentPrefix) {
+		if strings.HasPrefix(c, labels.GoTraceComment) {
 			return true
 		}
 	}
-	return len(p.Sample) > 0 && len(p.Sample[0].Label[gotrace.LabelBucket]) > 0
+	return len(p.Sample) > 0 && len(p.Sample[0].Label[LabelBucket]) > 0
 }

@@ -108,12 +108,8 @@ func sniffJSON(text string) string {
 func firstLines(s string, n int) []string {
 	var out []string
 	for len(s) > 0 && len(out) < n {
-		line := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
+		var line string
+		line, s, _ = strings.Cut(s, "\n")
 		if line = strings.TrimSpace(line); line != "" {
 			out = append(out, line)
 		}
@@ -139,12 +135,8 @@ var (
 func looksPerfScript(text string) bool {
 	perf, other := 0, 0
 	for len(text) > 0 && perf+other < 1000 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		line = strings.TrimRight(line, "\r \t")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue

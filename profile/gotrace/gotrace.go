@@ -28,6 +28,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"io"
 	"regexp"
 	"sort"
@@ -40,28 +42,19 @@ import (
 )
 
 // Label keys and values on the samples Parse writes: profdiff's label
-// contract (profile.LabelBucket and the rest).
+// contract, documented at profile.LabelBucket and the rest. LabelReason is
+// "unknown" when the goroutine was already waiting when the trace started;
+// LabelProfiler marks the goroutines Options.ProfilerFrame picks out.
 const (
-	// LabelBucket holds the sample's bucket: cpu, wait, lock-contention,
-	// gc, io, syscall, or Sched.
-	LabelBucket = labels.Bucket
-	// LabelState holds the goroutine state: running, runnable, waiting or
-	// syscall.
-	LabelState = labels.State
-	// LabelReason holds the runtime's block or stop reason ("sync",
-	// "chan receive", "network", "preempted", ...); "unknown" when the
-	// goroutine was already waiting when the trace started.
-	LabelReason = labels.Reason
-	// LabelProfiler is "true" on the samples of the profiler's own
-	// goroutines (see Options.ProfilerFrame).
+	LabelBucket   = labels.Bucket
+	LabelState    = labels.State
+	LabelReason   = labels.Reason
 	LabelProfiler = labels.Profiler
-	// Sched is the LabelBucket value of runnable time: scheduler latency,
-	// reported on its own and in none of the buckets.
-	Sched = labels.Sched
+	Sched         = labels.Sched
 )
 
 // CommentPrefix starts the comment Parse puts on its profiles.
-const CommentPrefix = "profdiff: goroutine time from a Go execution trace"
+const CommentPrefix = labels.GoTraceComment
 
 // Synthetic leaf frames.
 const (
@@ -233,7 +226,7 @@ func (w *walker) walk(data []byte) error {
 		w.transition(st.Resource.Goroutine(), st, t)
 	}
 	if events == 0 {
-		return fmt.Errorf("empty Go execution trace (go %s): no events", w.version)
+		return loaderr.Mark(loaderr.Empty, fmt.Errorf("empty Go execution trace (go %s): no events", w.version))
 	}
 	for id, g := range w.gs {
 		w.close(id, g, w.last, true)
@@ -470,18 +463,10 @@ type sampleKey struct {
 	profiler bool
 }
 
-// profile aggregates the intervals into samples, one per stack, state,
-// reason and profiler flag.
-func (w *walker) profile() *pprofile.Profile {
-	p := &pprofile.Profile{
-		SampleType:        []*pprofile.ValueType{{Type: "intervals", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
-		DefaultSampleType: "wall",
-		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
-		Period:            1,
-		DurationNanos:     int64(w.last - w.first),
-		TimeNanos:         w.wallNs,
-		Comments:          []string{fmt.Sprintf("%s (go %s)", CommentPrefix, w.version)},
-	}
+// samples merges the accumulated intervals of all goroutines by stack,
+// state, reason and profiler flag, and returns them with their keys in a
+// fixed order.
+func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 	samples := map[sampleKey]*accVal{}
 	for k, v := range w.acc {
 		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, profiler: w.profG[k.g]}
@@ -511,27 +496,55 @@ func (w *walker) profile() *pprofile.Profile {
 		return !a.profiler && b.profiler
 	})
 
-	funcs := map[[2]string]*pprofile.Function{}
-	locs := map[string]*pprofile.Location{}
-	fn := func(name, file string) *pprofile.Function {
-		f := funcs[[2]string{name, file}]
-		if f == nil {
-			f = &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
-			p.Function = append(p.Function, f)
-			funcs[[2]string{name, file}] = f
-		}
-		return f
+	return samples, keys
+}
+
+// labels returns the labels of one sample: state, reason, the bucket the
+// state and reason decide (frames are its function names, leaf first) and
+// the profiler flag. It notes reasons Bucket does not know.
+func (w *walker) labels(k sampleKey, frames []string) map[string][]string {
+	labels := map[string][]string{LabelState: {stateName(k.state)}}
+	reason := k.reason
+	if k.state == trace.GoWaiting && reason == "" {
+		reason = "unknown"
 	}
+	if reason != "" {
+		labels[LabelReason] = []string{reason}
+	}
+	if k.state == trace.GoWaiting && !knownReason(k.reason) {
+		w.unknown[k.reason] = true
+	}
+	if b, ok := Bucket(k.state, k.reason, frames); ok {
+		labels[LabelBucket] = []string{b}
+	}
+	if k.profiler {
+		labels[LabelProfiler] = []string{"true"}
+	}
+	return labels
+}
+
+// profile aggregates the intervals into samples, one per stack, state,
+// reason and profiler flag.
+func (w *walker) profile() *pprofile.Profile {
+	p := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "intervals", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		DefaultSampleType: "wall",
+		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:            1,
+		DurationNanos:     int64(w.last - w.first),
+		TimeNanos:         w.wallNs,
+		Comments:          []string{fmt.Sprintf("%s (go %s)", CommentPrefix, w.version)},
+	}
+	samples, keys := w.samples()
+
+	// A function is its name and file; a location is the whole frame.
+	b := build.New[[2]string, trace.StackFrame](p)
 	loc := func(f trace.StackFrame) *pprofile.Location {
-		key := fmt.Sprintf("%x %s %s %d", f.PC, f.Func, f.File, f.Line)
-		l := locs[key]
-		if l == nil {
-			l = &pprofile.Location{ID: uint64(len(p.Location) + 1), Address: f.PC,
-				Line: []pprofile.Line{{Function: fn(f.Func, f.File), Line: int64(f.Line)}}}
-			p.Location = append(p.Location, l)
-			locs[key] = l
+		if l, ok := b.Location(f); ok {
+			return l
 		}
-		return l
+		fn := b.Function([2]string{f.Func, f.File}, pprofile.Function{Name: f.Func, SystemName: f.Func, Filename: f.File})
+		return b.AddLocationAs(f, &pprofile.Location{Address: f.PC, Line: []pprofile.Line{{Function: fn, Line: int64(f.Line)}}})
 	}
 	synth := func(name string) *pprofile.Location { return loc(trace.StackFrame{Func: name}) }
 
@@ -560,24 +573,8 @@ func (w *walker) profile() *pprofile.Profile {
 				names = append(names, f.Func)
 			}
 		}
-		labels := map[string][]string{LabelState: {stateName(k.state)}}
-		reason := k.reason
-		if k.state == trace.GoWaiting && reason == "" {
-			reason = "unknown"
-		}
-		if reason != "" {
-			labels[LabelReason] = []string{reason}
-		}
-		if k.state == trace.GoWaiting && !knownReason(k.reason) {
-			w.unknown[k.reason] = true
-		}
-		if b, ok := Bucket(k.state, k.reason, names); ok {
-			labels[LabelBucket] = []string{b}
-		}
-		if k.profiler {
-			labels[LabelProfiler] = []string{"true"}
-		}
-		p.Sample = append(p.Sample, &pprofile.Sample{Location: stack, Value: []int64{v.n, v.ns}, Label: labels})
+		labels := w.labels(k, names)
+		b.AddSample(&pprofile.Sample{Location: stack, Value: []int64{v.n, v.ns}, Label: labels})
 	}
 	return p
 }

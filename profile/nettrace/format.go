@@ -55,30 +55,24 @@ func (r *reader) u8(what string) uint8 {
 }
 
 func (r *reader) u16(what string) uint16 {
-	if !r.need(2, what) {
-		return 0
+	if b := r.bytes(2, what); b != nil {
+		return binary.LittleEndian.Uint16(b)
 	}
-	v := binary.LittleEndian.Uint16(r.b[r.off:])
-	r.off += 2
-	return v
+	return 0
 }
 
 func (r *reader) u32(what string) uint32 {
-	if !r.need(4, what) {
-		return 0
+	if b := r.bytes(4, what); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
-	v := binary.LittleEndian.Uint32(r.b[r.off:])
-	r.off += 4
-	return v
+	return 0
 }
 
 func (r *reader) u64(what string) uint64 {
-	if !r.need(8, what) {
-		return 0
+	if b := r.bytes(8, what); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	v := binary.LittleEndian.Uint64(r.b[r.off:])
-	r.off += 8
-	return v
+	return 0
 }
 
 func (r *reader) bytes(n int, what string) []byte {

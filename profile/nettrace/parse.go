@@ -3,6 +3,7 @@ package nettrace
 import (
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"strconv"
 )
 
@@ -144,7 +145,7 @@ func Read(data []byte) (t *Trace, err error) {
 			Stats:   Stats{ByEvent: map[string]int{}, Blocks: map[string]int{}},
 		},
 	}
-	sawTrace, ended := false, false
+	ended := false
 	for r.err == nil && r.left() > 0 {
 		start := r.off
 		tag := r.u8("object tag")
@@ -160,51 +161,8 @@ func Read(data []byte) (t *Trace, err error) {
 			break
 		}
 		p.t.Stats.Blocks[name]++
-		switch name {
-		case "Trace":
-			if sawTrace {
-				return nil, fmt.Errorf("at byte %d: a second Trace object", start)
-			}
-			if version < 4 {
-				return nil, fmt.Errorf("at byte %d: Trace object version %d (the .netperf format of .NET Core 2.x) is not supported; nettrace files have version 4", start, version)
-			}
-			if minReader > 5 {
-				return nil, fmt.Errorf("at byte %d: Trace object version %d needs a reader of version %d; this one reads 4 and 5", start, version, minReader)
-			}
-			h := readTraceObject(r, version)
-			p.h = h
-			p.t.PointerSize, p.t.ProcessID, p.t.Processors = h.pointerSize, h.pid, h.procs
-			p.t.QPCFreq, p.t.SyncQPC, p.t.SamplingInterval = h.qpcFreq, h.syncQPC, h.sampleRate
-			sawTrace = true
-		case "EventBlock", "MetadataBlock", "StackBlock", "SPBlock":
-			if !sawTrace {
-				return nil, fmt.Errorf("at byte %d: %s before the Trace object", start, name)
-			}
-			if minReader > 2 {
-				return nil, fmt.Errorf("at byte %d: %s version %d needs a reader of version %d; this one reads 2", start, name, version, minReader)
-			}
-			size := int(r.u32(name + " size"))
-			r.align4(name)
-			payload := r.bytes(size, name)
-			if r.err != nil {
-				break
-			}
-			br := &reader{b: payload, base: r.base + r.off - size}
-			switch name {
-			case "EventBlock":
-				p.eventBlock(br, false)
-			case "MetadataBlock":
-				p.eventBlock(br, true)
-			case "StackBlock":
-				p.stackBlock(br)
-			case "SPBlock":
-				p.spBlock(br)
-			}
-			if br.err != nil {
-				return nil, fmt.Errorf("%s: %w", name, br.err)
-			}
-		default:
-			return nil, fmt.Errorf("at byte %d: unknown object type %q (version %d)", start, name, version)
+		if err := p.object(r, start, name, version, minReader); err != nil {
+			return nil, err
 		}
 		if t := r.u8(name + " end tag"); r.err == nil && t != tagEndObject {
 			return nil, fmt.Errorf("at byte %d: %s object ends with tag %d, want EndObject (6)", r.off-1, name, t)
@@ -213,9 +171,68 @@ func Read(data []byte) (t *Trace, err error) {
 	if r.err != nil {
 		return nil, fmt.Errorf("truncated or corrupt nettrace: %w", r.err)
 	}
-	if !sawTrace {
+	if !p.sawTrace {
 		return nil, errors.New("nettrace file has no Trace object")
 	}
+	p.finish(ended)
+	return p.t, nil
+}
+
+// object reads the body of one object of the stream, whose type header
+// (at byte start) named it.
+func (p *parser) object(r *reader, start int, name string, version, minReader int) error {
+	switch name {
+	case "Trace":
+		if p.sawTrace {
+			return fmt.Errorf("at byte %d: a second Trace object", start)
+		}
+		if version < 4 {
+			return loaderr.Mark(loaderr.Unsupported, fmt.Errorf("at byte %d: Trace object version %d (the .netperf format of .NET Core 2.x) is not supported; nettrace files have version 4", start, version))
+		}
+		if minReader > 5 {
+			return fmt.Errorf("at byte %d: Trace object version %d needs a reader of version %d; this one reads 4 and 5", start, version, minReader)
+		}
+		h := readTraceObject(r, version)
+		p.h = h
+		p.t.PointerSize, p.t.ProcessID, p.t.Processors = h.pointerSize, h.pid, h.procs
+		p.t.QPCFreq, p.t.SyncQPC, p.t.SamplingInterval = h.qpcFreq, h.syncQPC, h.sampleRate
+		p.sawTrace = true
+	case "EventBlock", "MetadataBlock", "StackBlock", "SPBlock":
+		if !p.sawTrace {
+			return fmt.Errorf("at byte %d: %s before the Trace object", start, name)
+		}
+		if minReader > 2 {
+			return fmt.Errorf("at byte %d: %s version %d needs a reader of version %d; this one reads 2", start, name, version, minReader)
+		}
+		size := int(r.u32(name + " size"))
+		r.align4(name)
+		payload := r.bytes(size, name)
+		if r.err != nil {
+			break
+		}
+		br := &reader{b: payload, base: r.base + r.off - size}
+		switch name {
+		case "EventBlock":
+			p.eventBlock(br, false)
+		case "MetadataBlock":
+			p.eventBlock(br, true)
+		case "StackBlock":
+			p.stackBlock(br)
+		case "SPBlock":
+			p.spBlock(br)
+		}
+		if br.err != nil {
+			return fmt.Errorf("%s: %w", name, br.err)
+		}
+	default:
+		return fmt.Errorf("at byte %d: unknown object type %q (version %d)", start, name, version)
+	}
+	return nil
+}
+
+// finish adds the warnings about what the stream lacked and the event
+// counts of the last metadata definitions.
+func (p *parser) finish(ended bool) {
 	if !ended {
 		p.t.Warnings = append(p.t.Warnings, "the file ends without the end-of-stream tag: the trace was cut short (what was read is used)")
 	}
@@ -232,10 +249,10 @@ func Read(data []byte) (t *Trace, err error) {
 		}
 	}
 	p.t.Stats.Threads = len(p.threads)
-	return p.t, nil
 }
 
 type parser struct {
+	sawTrace      bool // the Trace object was read
 	h             header
 	t             *Trace
 	meta          map[uint32]*metadata

@@ -41,6 +41,7 @@ package nettrace
 import (
 	"cmp"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"path"
 	"slices"
 	"sort"
@@ -184,22 +185,9 @@ func (t *Trace) Profile() (*pprofile.Profile, []string) {
 		interval = DefaultSamplingInterval
 		warns = append(warns, "the trace does not give its sampling interval; assuming the SampleProfiler's default of 1 ms")
 	}
-	p := &pprofile.Profile{
-		SampleType:        []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
-		DefaultSampleType: "wall",
-		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
-		Period:            interval,
-		Comments:          []string{fmt.Sprintf("nettrace: .NET EventPipe SampleProfiler thread time; pid %d, %d processors, %d-bit", t.ProcessID, t.Processors, t.PointerSize*8)},
-	}
-	if t.QPCFreq > 0 && t.Stats.MaxTimestamp > t.Stats.MinTimestamp {
-		span := t.Stats.MaxTimestamp - t.Stats.MinTimestamp
-		p.DurationNanos = int64(float64(span) * 1e9 / float64(t.QPCFreq))
-		if t.Stats.MinTimestamp >= t.SyncQPC {
-			p.TimeNanos = int64(float64(t.Stats.MinTimestamp-t.SyncQPC) * 1e9 / float64(t.QPCFreq))
-		}
-	}
+	p := t.newProfile(interval)
 	sym := newSymbols(t)
-	b := &builder{p: p, funcs: map[string]*pprofile.Function{}, locs: map[locKey]*pprofile.Location{}, maps: map[string]*pprofile.Mapping{}, samples: map[string]*pprofile.Sample{}}
+	b := &builder{Builder: build.New[string, locKey](p), samples: map[string]*pprofile.Sample{}}
 	pseudo := [3]*pprofile.Location{SampleExternal: b.location(0, "", "UNMANAGED_CODE_TIME"), SampleManaged: b.location(0, "", "CPU_TIME")}
 	var errors, unresolved, frames int
 	var key []byte
@@ -248,7 +236,7 @@ func (t *Trace) Profile() (*pprofile.Profile, []string) {
 			Label:    map[string][]string{labels.Thread: {strconv.FormatUint(s.Thread, 10)}, "sample": {kind}},
 		}
 		b.samples[string(key)] = smp
-		p.Sample = append(p.Sample, smp)
+		b.AddSample(smp)
 	}
 	if errors > 0 {
 		warns = append(warns, fmt.Sprintf("%d ThreadSample event(s) of type Error or unknown were left out", errors))
@@ -259,16 +247,35 @@ func (t *Trace) Profile() (*pprofile.Profile, []string) {
 	return p, warns
 }
 
+// newProfile returns the profile's header: thread time sampled every
+// interval nanoseconds, over the span of the trace's events.
+func (t *Trace) newProfile(interval int64) *pprofile.Profile {
+	p := &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		DefaultSampleType: "wall",
+		PeriodType:        &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:            interval,
+		Comments:          []string{fmt.Sprintf("nettrace: .NET EventPipe SampleProfiler thread time; pid %d, %d processors, %d-bit", t.ProcessID, t.Processors, t.PointerSize*8)},
+	}
+	if t.QPCFreq > 0 && t.Stats.MaxTimestamp > t.Stats.MinTimestamp {
+		span := t.Stats.MaxTimestamp - t.Stats.MinTimestamp
+		p.DurationNanos = int64(float64(span) * 1e9 / float64(t.QPCFreq))
+		if t.Stats.MinTimestamp >= t.SyncQPC {
+			p.TimeNanos = int64(float64(t.Stats.MinTimestamp-t.SyncQPC) * 1e9 / float64(t.QPCFreq))
+		}
+	}
+	return p
+}
+
 type locKey struct {
 	addr uint64
 	name string
 }
 
+// builder keys functions by `module!name` and locations by address and
+// that name.
 type builder struct {
-	p       *pprofile.Profile
-	funcs   map[string]*pprofile.Function
-	locs    map[locKey]*pprofile.Location
-	maps    map[string]*pprofile.Mapping
+	*build.Builder[string, locKey]
 	samples map[string]*pprofile.Sample
 }
 
@@ -276,26 +283,13 @@ type builder struct {
 // the location's mapping, the way folded .NET frames load).
 func (b *builder) location(addr uint64, module, name string) *pprofile.Location {
 	k := locKey{addr, module + "!" + name}
-	if l, ok := b.locs[k]; ok {
+	if l, ok := b.Location(k); ok {
 		return l
 	}
-	fn, ok := b.funcs[k.name]
-	if !ok {
-		fn = &pprofile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
-		b.p.Function = append(b.p.Function, fn)
-		b.funcs[k.name] = fn
-	}
-	l := &pprofile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr, Line: []pprofile.Line{{Function: fn}}}
+	fn := b.Function(k.name, pprofile.Function{Name: name, SystemName: name})
+	l := &pprofile.Location{Address: addr, Line: []pprofile.Line{{Function: fn}}}
 	if module != "" {
-		m, ok := b.maps[module]
-		if !ok {
-			m = &pprofile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: module, HasFunctions: true}
-			b.p.Mapping = append(b.p.Mapping, m)
-			b.maps[module] = m
-		}
-		l.Mapping = m
+		l.Mapping = b.Mapping(module)
 	}
-	b.p.Location = append(b.p.Location, l)
-	b.locs[k] = l
-	return l
+	return b.AddLocationAs(k, l)
 }

@@ -77,6 +77,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"github.com/profdiff/profdiff/profile/internal/perfevent"
 	"math"
 	"path"
 	"regexp"
@@ -320,12 +323,8 @@ func Looks(text string) bool {
 	headers, frames, other := 0, 0, 0
 	inSample := false
 	for n := 0; len(text) > 0 && n < 1000; {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		line = strings.TrimRight(line, "\r")
 		k, _, _, err := classify(line, inSample)
 		switch k {
@@ -380,12 +379,8 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 		return err
 	}
 	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		lineNo++
 		line = strings.TrimRight(line, "\r")
 		k, h, f, cerr := classify(line, cur != nil)
@@ -470,12 +465,9 @@ type sampleAcc struct {
 type funcKey struct{ name, sys, dso string }
 
 type builder struct {
-	p        *profile.Profile
+	*build.Builder[funcKey, string]
 	events   []*event
 	eventIdx map[string]int
-	funcs    map[funcKey]*profile.Function
-	locs     map[string]*profile.Location
-	maps     map[string]*profile.Mapping
 	samples  map[string]*sampleAcc
 	order    []*sampleAcc
 	warnings []string
@@ -489,11 +481,8 @@ type builder struct {
 
 func newBuilder() *builder {
 	return &builder{
-		p:        &profile.Profile{},
+		Builder:  build.New[funcKey, string](nil),
 		eventIdx: map[string]int{},
-		funcs:    map[funcKey]*profile.Function{},
-		locs:     map[string]*profile.Location{},
-		maps:     map[string]*profile.Mapping{},
 		samples:  map[string]*sampleAcc{},
 	}
 }
@@ -507,35 +496,7 @@ func (b *builder) warn(w string) {
 
 // add records one sample: its header and its frames, leaf first.
 func (b *builder) add(h *header, frames []frameLine) error {
-	ei, ok := b.eventIdx[h.event]
-	if !ok {
-		ei = len(b.events)
-		b.events = append(b.events, &event{name: h.event})
-		b.eventIdx[h.event] = ei
-	}
-	ev := b.events[ei]
-	value := int64(1)
-	if h.hasPeriod {
-		if ev.withPeriod == 0 {
-			ev.firstPeriod = h.period
-		}
-		ev.withPeriod++
-		if h.period > 0 { // stackcollapse-perf.pl counts a 0 period as 1
-			value = h.period
-		}
-	} else {
-		ev.withoutPer++
-	}
-	if h.hasTime {
-		if !b.hasTime || h.time < b.minTime {
-			b.minTime = h.time
-		}
-		if !b.hasTime || h.time > b.maxTime {
-			b.maxTime = h.time
-		}
-		b.hasTime = true
-	}
-
+	ei, value := b.count(h)
 	java := strings.ReplaceAll(h.comm, " ", "_") == "java"
 	locs := b.locBuf[:0]
 	var inlined []frameLine
@@ -559,6 +520,55 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	}
 	b.locBuf = locs
 
+	acc := b.sample(h, locs)
+	for len(acc.vals) <= ei {
+		acc.vals = append(acc.vals, 0)
+	}
+	if acc.vals[ei] > math.MaxInt64-value {
+		acc.vals[ei] = math.MaxInt64
+	} else {
+		acc.vals[ei] += value
+	}
+	return nil
+}
+
+// count notes one header of an event and returns the event's index and
+// the sample's value: its period, or 1.
+func (b *builder) count(h *header) (ei int, value int64) {
+	ei, ok := b.eventIdx[h.event]
+	if !ok {
+		ei = len(b.events)
+		b.events = append(b.events, &event{name: h.event})
+		b.eventIdx[h.event] = ei
+	}
+	ev := b.events[ei]
+	value = 1
+	if h.hasPeriod {
+		if ev.withPeriod == 0 {
+			ev.firstPeriod = h.period
+		}
+		ev.withPeriod++
+		if h.period > 0 { // stackcollapse-perf.pl counts a 0 period as 1
+			value = h.period
+		}
+	} else {
+		ev.withoutPer++
+	}
+	if h.hasTime {
+		if !b.hasTime || h.time < b.minTime {
+			b.minTime = h.time
+		}
+		if !b.hasTime || h.time > b.maxTime {
+			b.maxTime = h.time
+		}
+		b.hasTime = true
+	}
+	return ei, value
+}
+
+// sample returns the accumulator of a stack (leaf first) with the header's
+// comm, pid and tid, adding it when new.
+func (b *builder) sample(h *header, locs []*profile.Location) *sampleAcc {
 	key := b.key[:0]
 	for _, l := range locs {
 		key = binary.AppendUvarint(key, l.ID)
@@ -586,15 +596,7 @@ func (b *builder) add(h *header, frames []frameLine) error {
 		b.samples[string(key)] = acc
 		b.order = append(b.order, acc)
 	}
-	for len(acc.vals) <= ei {
-		acc.vals = append(acc.vals, 0)
-	}
-	if acc.vals[ei] > math.MaxInt64-value {
-		acc.vals[ei] = math.MaxInt64
-	} else {
-		acc.vals[ei] += value
-	}
-	return nil
+	return acc
 }
 
 // location returns the Location of one frame line (nil when only inlined
@@ -624,12 +626,12 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 		kb.WriteString("\x00java")
 	}
 	key := kb.String()
-	if l, ok := b.locs[key]; ok {
+	if l, ok := b.Location(key); ok {
 		return l
 	}
-	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr}
+	l := &profile.Location{Address: addr}
 	if dso != "" && dso != "[unknown]" {
-		l.Mapping = b.mapping(dso)
+		l.Mapping = b.Mapping(dso)
 	}
 	// pprof orders Line innermost first: the inlined frames printed above
 	// (leaf first), then the `a->b->c` chain from its end.
@@ -642,9 +644,7 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 			l.Line = append(l.Line, profile.Line{Function: b.function(parts[i], dso, java)})
 		}
 	}
-	b.p.Location = append(b.p.Location, l)
-	b.locs[key] = l
-	return l
+	return b.AddLocationAs(key, l)
 }
 
 // splitInline splits `outer->inner` inline chains, outermost first, leaving
@@ -666,43 +666,17 @@ func splitInline(sym string) []string {
 // when the frame has none) and tidied (Name).
 func (b *builder) function(sym, dso string, java bool) *profile.Function {
 	name := TidyName(sym, dso, java)
-	k := funcKey{name, sym, dso}
-	if fn, ok := b.funcs[k]; ok {
-		return fn
-	}
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: sym}
-	b.p.Function = append(b.p.Function, fn)
-	b.funcs[k] = fn
-	return fn
+	return b.Function(funcKey{name, sym, dso}, profile.Function{Name: name, SystemName: sym})
 }
 
 func (b *builder) commLocation(comm string) *profile.Location {
 	key := "\x00comm\x00" + comm
-	if l, ok := b.locs[key]; ok {
+	if l, ok := b.Location(key); ok {
 		return l
 	}
 	name := strings.ReplaceAll(comm, " ", "_")
-	k := funcKey{name, comm, "\x00comm"}
-	fn, ok := b.funcs[k]
-	if !ok {
-		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: comm}
-		b.p.Function = append(b.p.Function, fn)
-		b.funcs[k] = fn
-	}
-	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Line: []profile.Line{{Function: fn}}}
-	b.p.Location = append(b.p.Location, l)
-	b.locs[key] = l
-	return l
-}
-
-func (b *builder) mapping(dso string) *profile.Mapping {
-	m, ok := b.maps[dso]
-	if !ok {
-		m = &profile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: dso, HasFunctions: true}
-		b.p.Mapping = append(b.p.Mapping, m)
-		b.maps[dso] = m
-	}
-	return m
+	fn := b.Function(funcKey{name, comm, "\x00comm"}, profile.Function{Name: name, SystemName: comm})
+	return b.AddLocationAs(key, &profile.Location{Line: []profile.Line{{Function: fn}}})
 }
 
 // TidyName turns a perf symbol (offset already removed) into the frame name
@@ -760,44 +734,17 @@ func IsJITDSO(dso string) bool { return perfMapRE.MatchString(dso) }
 // counters), as opposed to software and trace events (page faults, context
 // switches, sched:sched_switch, block I/O). Modifiers such as `:u` and
 // `:ppp` are ignored.
-func OnCPUEvent(event string) bool {
-	e := event
-	if i := strings.IndexByte(e, ':'); i >= 0 {
-		if strings.Trim(e[i+1:], "ukhGHpPSDIWe") != "" {
-			return false // a tracepoint such as sched:sched_switch
-		}
-		e = e[:i]
-	}
-	e = strings.TrimSuffix(e, "/")
-	if i := strings.LastIndexByte(e, '/'); i >= 0 { // cpu/cycles/, cpu_core/instructions/
-		e = e[i+1:]
-	}
-	switch e {
-	case "cpu-clock", "task-clock", "cycles", "cpu-cycles", "instructions",
-		"ref-cycles", "bus-cycles", "branches", "branch-instructions",
-		"branch-misses", "cache-references", "cache-misses",
-		"stalled-cycles-frontend", "stalled-cycles-backend", "cpu_clock":
-		return true
-	}
-	return strings.HasPrefix(e, "cycles") || strings.HasPrefix(e, "cpu-clock")
-}
+func OnCPUEvent(event string) bool { return perfevent.OnCPU(event) }
 
 // OffCPUEvent reports whether samples of a perf event are taken where a
 // thread leaves the CPU (sched:sched_switch and its kin).
-func OffCPUEvent(event string) bool {
-	switch event {
-	case "sched:sched_switch", "sched:sched_stat_sleep", "sched:sched_stat_blocked",
-		"sched:sched_stat_iowait", "context-switches", "cs":
-		return true
-	}
-	return false
-}
+func OffCPUEvent(event string) bool { return perfevent.OffCPU(event) }
 
 func (b *builder) finish() (*profile.Profile, error) {
 	if len(b.order) == 0 {
-		return nil, errors.New("perf script: no samples (no event header line found)")
+		return nil, loaderr.Mark(loaderr.Empty, errors.New("perf script: no samples (no event header line found)"))
 	}
-	p := b.p
+	p := b.P
 	for _, ev := range b.events {
 		unit := "samples"
 		if ev.withPeriod > 0 {

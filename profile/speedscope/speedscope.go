@@ -59,6 +59,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"math"
 	"strconv"
 	"strings"
@@ -334,7 +336,7 @@ func Parse(data []byte) (p *pprofile.Profile, warnings []string, err error) {
 	}()
 	data = trimStart(data)
 	if len(data) == 0 {
-		return nil, nil, errors.New("empty file")
+		return nil, nil, loaderr.Mark(loaderr.Empty, errors.New("empty file"))
 	}
 	if data[0] != '{' {
 		if data[0] == '[' {
@@ -354,7 +356,7 @@ func Parse(data []byte) (p *pprofile.Profile, warnings []string, err error) {
 		return nil, nil, errors.New(`not a speedscope file: missing "profiles"`)
 	}
 	if len(f.Profiles) == 0 {
-		return nil, nil, errors.New(`no profiles: "profiles" is empty`)
+		return nil, nil, loaderr.Mark(loaderr.Empty, errors.New(`no profiles: "profiles" is empty`))
 	}
 	for i := range f.Profiles {
 		if err := b.profile(i, &f.Profiles[i]); err != nil {
@@ -430,8 +432,9 @@ type node struct {
 type childKey struct{ parent, loc int32 }
 
 type builder struct {
+	*build.Builder[fnKey, locKey]
 	p        *pprofile.Profile
-	locs     []*pprofile.Location // canonical locations
+	locs     []*pprofile.Location // canonical locations, as built (before prune)
 	frameLoc []int32              // speedscope frame index -> locs index
 	names    []string             // speedscope frame index -> name, for messages
 	nodes    []node
@@ -450,8 +453,10 @@ type builder struct {
 }
 
 func newBuilder() *builder {
+	bld := build.New[fnKey, locKey](nil)
 	return &builder{
-		p:        &pprofile.Profile{},
+		Builder:  bld,
+		p:        bld.P,
 		children: map[childKey]int32{},
 		roots:    map[string]int32{},
 	}
@@ -468,14 +473,6 @@ func (b *builder) frames(f *fileJSON) error {
 	if f.Shared.Frames == nil {
 		return errors.New(`missing "shared.frames"`)
 	}
-	type fnKey struct{ frame, file string }
-	type locKey struct {
-		fn        *pprofile.Function
-		line, col int64
-	}
-	funcs := map[fnKey]*pprofile.Function{}
-	locs := map[locKey]int32{}
-	maps := map[string]*pprofile.Mapping{}
 	frames := f.Shared.Frames
 	b.frameLoc = make([]int32, len(frames))
 	b.names = make([]string, len(frames))
@@ -513,47 +510,37 @@ func (b *builder) frames(f *fileJSON) error {
 			return err
 		}
 		b.names[i] = name
-		fn, ok := funcs[fnKey{name, file}]
-		if !ok {
-			module, fname := splitModule(name)
-			fn = &pprofile.Function{ID: uint64(len(b.p.Function) + 1), Name: fname, SystemName: fname, Filename: file}
-			b.p.Function = append(b.p.Function, fn)
-			funcs[fnKey{name, file}] = fn
-			if module != "" {
-				if _, ok := maps[module]; !ok {
-					m := &pprofile.Mapping{ID: uint64(len(b.p.Mapping) + 1), File: module, HasFunctions: true}
-					b.p.Mapping = append(b.p.Mapping, m)
-					maps[module] = m
-				}
-			}
-		}
-		k := locKey{fn, line, col}
-		li, ok := locs[k]
-		if !ok {
-			li = int32(len(b.locs))
-			loc := &pprofile.Location{
-				ID:   uint64(len(b.locs) + 1),
-				Line: []pprofile.Line{{Function: fn, Line: line, Column: col}},
-			}
-			if module, _ := splitModule(name); module != "" {
-				loc.Mapping = maps[module]
-			}
-			b.locs = append(b.locs, loc)
-			locs[k] = li
-		}
-		b.frameLoc[i] = li
+		b.frameLoc[i] = int32(b.location(name, file, line, col).ID - 1)
 	}
+	b.locs = b.p.Location
 	return nil
 }
 
-// splitModule splits a TraceEvent-style `Module!Function` frame name the way
-// the folded-stacks reader does (profile/folded.go): the module must be
-// non-empty and free of spaces and of ; < > ( ), the function non-empty.
-func splitModule(frame string) (module, name string) {
-	if i := strings.IndexByte(frame, '!'); i > 0 && i < len(frame)-1 && !strings.ContainsAny(frame[:i], " ;<>()") {
-		return frame[:i], frame[i+1:]
+// fnKey and locKey say when two speedscope frames are one function (same
+// name and file) and one location (same function, line and column).
+type fnKey struct{ frame, file string }
+type locKey struct {
+	fn        *pprofile.Function
+	line, col int64
+}
+
+// location interns the function and location of one frame. A
+// `Module!Function` name keeps its module as the mapping.
+func (b *builder) location(name, file string, line, col int64) *pprofile.Location {
+	module, fname := build.SplitModule(name)
+	fn := b.Function(fnKey{name, file}, pprofile.Function{Name: fname, SystemName: fname, Filename: file})
+	var m *pprofile.Mapping
+	if module != "" {
+		m = b.Mapping(module)
 	}
-	return "", frame
+	k := locKey{fn, line, col}
+	if l, ok := b.Location(k); ok {
+		return l
+	}
+	return b.AddLocationAs(k, &pprofile.Location{
+		Mapping: m,
+		Line:    []pprofile.Line{{Function: fn, Line: line, Column: col}},
+	})
 }
 
 // optionalInt reads an optional non-negative integer field (line, col).
@@ -697,18 +684,7 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 		}
 		return fmt.Errorf("%s.weights: expected an array, got %s", where, k)
 	}
-	var weights []float64
-	err := eachElement(pj.Weights, func(j int, elem []byte) error {
-		w, err := number(elem)
-		if err != nil {
-			return fmt.Errorf("%s.weights[%d]: %v", where, j, err)
-		}
-		if w < 0 {
-			return fmt.Errorf("%s.weights[%d]: negative weight %s", where, j, truncate(string(elem), 40))
-		}
-		weights = append(weights, w)
-		return nil
-	})
+	weights, err := sampleWeights(where, pj.Weights)
 	if err != nil {
 		return err
 	}
@@ -773,6 +749,24 @@ func (b *builder) addWeight(w float64, class string) {
 	}
 }
 
+// sampleWeights reads a sampled profile's "weights", which must be
+// non-negative numbers.
+func sampleWeights(where string, raw []byte) ([]float64, error) {
+	var weights []float64
+	err := eachElement(raw, func(j int, elem []byte) error {
+		w, err := number(elem)
+		if err != nil {
+			return fmt.Errorf("%s.weights[%d]: %v", where, j, err)
+		}
+		if w < 0 {
+			return fmt.Errorf("%s.weights[%d]: negative weight %s", where, j, truncate(string(elem), 40))
+		}
+		weights = append(weights, w)
+		return nil
+	})
+	return weights, err
+}
+
 // frameIndex reads one frame index of a sample or event.
 func (b *builder) frameIndex(elem []byte) (int, error) {
 	k := jsonKind(elem)
@@ -824,56 +818,11 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 	prevAt := math.Inf(-1)
 	err := eachElement(pj.Events, func(j int, elem []byte) error {
 		ew := func() string { return fmt.Sprintf("%s.events[%d]", where, j) }
-		if k := jsonKind(elem); k != kindObject {
-			return fmt.Errorf("%s: expected an object, got %s", ew(), k)
-		}
-		var typB, frameB, atB []byte
-		err := eachMember(elem, func(key, val []byte) error {
-			switch string(key) {
-			case "type":
-				typB = val
-			case "frame":
-				frameB = val
-			case "at":
-				atB = val
-			}
-			return nil
-		})
+		ev, err := b.event(elem, ew)
 		if err != nil {
-			return fmt.Errorf("%s: %v", ew(), err)
+			return err
 		}
-		var typ jstr
-		if err := typ.UnmarshalJSON(typB); err != nil {
-			return fmt.Errorf("%s.type: %v", ew(), err)
-		}
-		if typ.kind != kindString || typ.v != "O" && typ.v != "C" {
-			if _, err := requiredString(typ, ew()+".type", `"O" or "C"`); err != nil {
-				return err
-			}
-			return fmt.Errorf("%s.type: %q is not \"O\" (open) or \"C\" (close)", ew(), truncate(typ.v, 40))
-		}
-		var fi int
-		switch k := jsonKind(frameB); k {
-		case kindNumber:
-			if fi, err = b.frameIndex(frameB); err != nil {
-				return fmt.Errorf("%s: %v", ew(), err)
-			}
-		case kindAbsent, kindNull:
-			return fmt.Errorf("%s: missing frame", ew())
-		default:
-			return fmt.Errorf("%s.frame: expected a number, got %s", ew(), k)
-		}
-		var at float64
-		switch k := jsonKind(atB); k {
-		case kindNumber:
-			if at, err = number(atB); err != nil {
-				return fmt.Errorf("%s.at: %v", ew(), err)
-			}
-		case kindAbsent, kindNull:
-			return fmt.Errorf("%s: missing at", ew())
-		default:
-			return fmt.Errorf("%s.at: expected a number, got %s", ew(), k)
-		}
+		fi, at, atB := ev.frame, ev.at, ev.atRaw
 		if at < prevAt {
 			return fmt.Errorf("%s: at %s is before the previous event's %v (events must be sorted by time)", ew(), truncate(string(atB), 40), prevAt)
 		}
@@ -886,7 +835,7 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 			b.nodes[cur].weight += w
 		}
 		prevAt = at
-		if typ.v == "O" {
+		if ev.open {
 			if len(stack) >= MaxDepth {
 				return fmt.Errorf("%s: stack deeper than %d frames", ew(), MaxDepth)
 			}
@@ -912,6 +861,70 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 		return fmt.Errorf("%s: %d frame(s) still open after the last event (innermost: frame %d %q): the trace is incomplete", where, len(stack), top, truncate(b.names[top], 80))
 	}
 	return nil
+}
+
+// event is one decoded event of an evented profile.
+type event struct {
+	open  bool    // "O"; else "C"
+	frame int     // speedscope frame index
+	at    float64 // time, in the profile's unit
+	atRaw []byte  // at as written, for messages
+}
+
+// event decodes one element of an evented profile's "events"; ew names it
+// in messages.
+func (b *builder) event(elem []byte, ew func() string) (event, error) {
+	if k := jsonKind(elem); k != kindObject {
+		return event{}, fmt.Errorf("%s: expected an object, got %s", ew(), k)
+	}
+	var typB, frameB, atB []byte
+	err := eachMember(elem, func(key, val []byte) error {
+		switch string(key) {
+		case "type":
+			typB = val
+		case "frame":
+			frameB = val
+		case "at":
+			atB = val
+		}
+		return nil
+	})
+	if err != nil {
+		return event{}, fmt.Errorf("%s: %v", ew(), err)
+	}
+	var typ jstr
+	if err := typ.UnmarshalJSON(typB); err != nil {
+		return event{}, fmt.Errorf("%s.type: %v", ew(), err)
+	}
+	if typ.kind != kindString || typ.v != "O" && typ.v != "C" {
+		if _, err := requiredString(typ, ew()+".type", `"O" or "C"`); err != nil {
+			return event{}, err
+		}
+		return event{}, fmt.Errorf("%s.type: %q is not \"O\" (open) or \"C\" (close)", ew(), truncate(typ.v, 40))
+	}
+	var fi int
+	switch k := jsonKind(frameB); k {
+	case kindNumber:
+		if fi, err = b.frameIndex(frameB); err != nil {
+			return event{}, fmt.Errorf("%s: %v", ew(), err)
+		}
+	case kindAbsent, kindNull:
+		return event{}, fmt.Errorf("%s: missing frame", ew())
+	default:
+		return event{}, fmt.Errorf("%s.frame: expected a number, got %s", ew(), k)
+	}
+	var at float64
+	switch k := jsonKind(atB); k {
+	case kindNumber:
+		if at, err = number(atB); err != nil {
+			return event{}, fmt.Errorf("%s.at: %v", ew(), err)
+		}
+	case kindAbsent, kindNull:
+		return event{}, fmt.Errorf("%s: missing at", ew())
+	default:
+		return event{}, fmt.Errorf("%s.at: expected a number, got %s", ew(), k)
+	}
+	return event{open: typ.v == "O", frame: fi, at: at, atRaw: atB}, nil
 }
 
 // build turns the call tree into pprof samples.
@@ -978,7 +991,7 @@ func (b *builder) build() (*pprofile.Profile, error) {
 		p.Sample = append(p.Sample, s)
 	}
 	if len(p.Sample) == 0 {
-		return nil, errors.New("no samples: every profile is empty or has zero weights")
+		return nil, loaderr.Mark(loaderr.Empty, errors.New("no samples: every profile is empty or has zero weights"))
 	}
 	b.prune(used)
 	if b.rounded {
@@ -1005,22 +1018,21 @@ func (b *builder) prune(used []bool) {
 			maps[l.Mapping] = true
 		}
 	}
-	keptF := p.Function[:0]
-	for _, f := range p.Function {
-		if fns[f] {
-			f.ID = uint64(len(keptF) + 1)
-			keptF = append(keptF, f)
+	p.Function = keep(p.Function, fns, func(f *pprofile.Function, id uint64) { f.ID = id })
+	p.Mapping = keep(p.Mapping, maps, func(m *pprofile.Mapping, id uint64) { m.ID = id })
+}
+
+// keep keeps the entries of list that are in used, in order, numbering
+// them 1, 2, ... with setID.
+func keep[T any](list []*T, used map[*T]bool, setID func(*T, uint64)) []*T {
+	kept := list[:0]
+	for _, e := range list {
+		if used[e] {
+			setID(e, uint64(len(kept)+1))
+			kept = append(kept, e)
 		}
 	}
-	p.Function = keptF
-	keptM := p.Mapping[:0]
-	for _, m := range p.Mapping {
-		if maps[m] {
-			m.ID = uint64(len(keptM) + 1)
-			keptM = append(keptM, m)
-		}
-	}
-	p.Mapping = keptM
+	return kept
 }
 
 // eachElement calls fn with the raw bytes of each element of the JSON array
@@ -1032,18 +1044,10 @@ func eachElement(raw []byte, fn func(i int, elem []byte) error) error {
 	}
 	i := 1
 	for n := 0; ; n++ {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return errors.New("unterminated array")
-		}
-		if s[i] == ']' {
-			return nil
-		}
-		if n > 0 {
-			if s[i] != ',' {
-				return fmt.Errorf("malformed array at byte %d", i)
-			}
-			i = skipSpace(s, i+1)
+		var done bool
+		var err error
+		if i, done, err = nextItem(s, i, n, ']', "array"); done || err != nil {
+			return err
 		}
 		end, err := valueEnd(s, i)
 		if err != nil {
@@ -1067,18 +1071,10 @@ func eachMember(obj []byte, fn func(key, val []byte) error) error {
 	}
 	i++
 	for n := 0; ; n++ {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return errors.New("unterminated object")
-		}
-		if s[i] == '}' {
-			return nil
-		}
-		if n > 0 {
-			if s[i] != ',' {
-				return fmt.Errorf("malformed object at byte %d", i)
-			}
-			i = skipSpace(s, i+1)
+		var done bool
+		var err error
+		if i, done, err = nextItem(s, i, n, '}', "object"); done || err != nil {
+			return err
 		}
 		if i >= len(s) || s[i] != '"' {
 			return fmt.Errorf("malformed object key at byte %d", i)
@@ -1102,6 +1098,26 @@ func eachMember(obj []byte, fn func(key, val []byte) error) error {
 		}
 		i = end
 	}
+}
+
+// nextItem moves i (after the opening bracket or the previous item of a
+// JSON array or object; n items read so far) to the start of the next item.
+// done is set at the closing bracket.
+func nextItem(s []byte, i, n int, closing byte, what string) (next int, done bool, err error) {
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return i, false, fmt.Errorf("unterminated %s", what)
+	}
+	if s[i] == closing {
+		return i, true, nil
+	}
+	if n > 0 {
+		if s[i] != ',' {
+			return i, false, fmt.Errorf("malformed %s at byte %d", what, i)
+		}
+		i = skipSpace(s, i+1)
+	}
+	return i, false, nil
 }
 
 func skipSpace(s []byte, i int) int {

@@ -33,6 +33,7 @@ package synth
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"hash/fnv"
 	"io"
 	"math"
@@ -205,8 +206,15 @@ func newUniverse(seed int64, nUser int) *universe {
 	u := &universe{nUser: nUser}
 	u.entries = max(min(nUser, 8), nUser/100)
 	u.hot = max(1, nUser/20)
+	u.userFunctions(r, packageNames(r, nUser))
+	u.callGraph(r)
+	u.runtimeFunctions()
+	return u
+}
 
-	// Packages: about one per 40 functions, service packages and libraries.
+// packageNames makes about one package per 40 functions, service packages
+// and libraries.
+func packageNames(r *rand.Rand, nUser int) []string {
 	nPkg := max(1, nUser/40)
 	pkgs := make([]string, nPkg)
 	for i := range pkgs {
@@ -219,6 +227,13 @@ func newUniverse(seed int64, nUser int) *universe {
 			pkgs[i] = fmt.Sprintf("github.com/acme/%s/pkg/%s%d", words[r.Intn(len(words))], words[r.Intn(len(words))], i)
 		}
 	}
+	return pkgs
+}
+
+// userFunctions names the user functions and draws their files, lines,
+// leaf PCs and New's weight factors.
+func (u *universe) userFunctions(r *rand.Rand, pkgs []string) {
+	nUser, nPkg := u.nUser, len(pkgs)
 	seen := make(map[string]bool, nUser)
 	u.names = make([]string, nUser)
 	u.renamed = make([]string, nUser)
@@ -273,7 +288,12 @@ func newUniverse(seed int64, nUser int) *universe {
 		}
 	}
 
-	// Call graph: 2-8 callees per function, a third of them hot helpers.
+}
+
+// callGraph gives every user function 2-8 callees, a third of them hot
+// helpers.
+func (u *universe) callGraph(r *rand.Rand) {
+	nUser := u.nUser
 	u.callees = make([][]int32, nUser)
 	flat := make([]int32, 0, nUser*5)
 	for f := range u.callees {
@@ -291,7 +311,11 @@ func newUniverse(seed int64, nUser int) *universe {
 		u.callees[f] = flat[start:len(flat):len(flat)]
 	}
 
-	// Runtime and stdlib frames used by tails and roots.
+}
+
+// runtimeFunctions adds the runtime and stdlib functions that tails and
+// roots use, after the user functions.
+func (u *universe) runtimeFunctions() {
 	u.rt = map[string]int32{}
 	rtID := func(name string) int32 {
 		id, ok := u.rt[name]
@@ -323,7 +347,6 @@ func newUniverse(seed int64, nUser int) *universe {
 		u.rootIDs = append(u.rootIDs, ids)
 	}
 	u.mainFn = rtID("main.main")
-	return u
 }
 
 // varBits is the bits of a frame code that hold the location variant:
@@ -393,46 +416,8 @@ func (u *universe) stacks(cfg Config) *stackSet {
 		for _, f := range root {
 			s.frames = append(s.frames, f<<varBits)
 		}
-		nUser := depth - len(root) - len(tl)
-		var cur int32
-		switch len(root) {
-		case 2: // runtime.main → main.main → ...
-			cur = u.mainFn
-		case 1: // runtime.goexit → a goroutine's entry point
-			cur = int32(r.Intn(u.entries))
-		default: // a stack too short for a root: any function
-			cur = int32(r.Intn(u.nUser))
-		}
-		for j := range nUser {
-			var v, next int32
-			switch {
-			case int(cur) >= u.nUser: // main.main starts a service loop
-				next = int32(r.Intn(u.entries))
-				v = next % leafVariant
-			case j == nUser-1 && len(tl) > 0: // calls into the runtime tail
-				v = int32(len(u.callees[cur]) + ti%4)
-			case j == nUser-1: // the leaf: any PC in the body
-				v = int32(leafVariant + r.Intn(int(u.nleaf[cur])))
-			default:
-				cs := u.callees[cur]
-				ci := min(len(cs)-1, int(r.ExpFloat64()*1.5))
-				v, next = int32(ci), cs[ci]
-			}
-			s.frames = append(s.frames, cur<<varBits|fold(v))
-			cur = next
-		}
-		for j, f := range tl {
-			var v int32
-			if j == len(tl)-1 {
-				v = int32(leafVariant + r.Intn(int(u.nleaf[f])))
-			} else {
-				// The call site of the next frame: runtime functions
-				// shared by several tails (mallocgc, gopark, ...) call
-				// different callees from different PCs.
-				v = (tl[j+1] - int32(u.nUser)) % leafVariant
-			}
-			s.frames = append(s.frames, f<<varBits|fold(v))
-		}
+		s.frames = u.userFrames(r, s.frames, len(root), depth-len(root)-len(tl), tl, ti, fold)
+		s.frames = u.tailFrames(r, s.frames, tl, fold)
 		h.Reset()
 		for _, c := range s.frames[start:] {
 			buf[0], buf[1], buf[2], buf[3] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
@@ -451,6 +436,58 @@ func (u *universe) stacks(cfg Config) *stackSet {
 	return s
 }
 
+// userFrames appends a stack's nUser user frames, caller first, below a
+// root of nRoot frames: a walk of the call graph from an entry point (or
+// main.main) that ends in a leaf PC, or in a call into the runtime tail tl
+// (tails[ti]).
+func (u *universe) userFrames(r *rand.Rand, frames []int32, nRoot, nUser int, tl []int32, ti int, fold func(int32) int32) []int32 {
+	var cur int32
+	switch nRoot {
+	case 2: // runtime.main → main.main → ...
+		cur = u.mainFn
+	case 1: // runtime.goexit → a goroutine's entry point
+		cur = int32(r.Intn(u.entries))
+	default: // a stack too short for a root: any function
+		cur = int32(r.Intn(u.nUser))
+	}
+	for j := range nUser {
+		var v, next int32
+		switch {
+		case int(cur) >= u.nUser: // main.main starts a service loop
+			next = int32(r.Intn(u.entries))
+			v = next % leafVariant
+		case j == nUser-1 && len(tl) > 0: // calls into the runtime tail
+			v = int32(len(u.callees[cur]) + ti%4)
+		case j == nUser-1: // the leaf: any PC in the body
+			v = int32(leafVariant + r.Intn(int(u.nleaf[cur])))
+		default:
+			cs := u.callees[cur]
+			ci := min(len(cs)-1, int(r.ExpFloat64()*1.5))
+			v, next = int32(ci), cs[ci]
+		}
+		frames = append(frames, cur<<varBits|fold(v))
+		cur = next
+	}
+	return frames
+}
+
+// tailFrames appends the runtime tail tl, ending in a leaf PC.
+func (u *universe) tailFrames(r *rand.Rand, frames []int32, tl []int32, fold func(int32) int32) []int32 {
+	for j, f := range tl {
+		var v int32
+		if j == len(tl)-1 {
+			v = int32(leafVariant + r.Intn(int(u.nleaf[f])))
+		} else {
+			// The call site of the next frame: runtime functions shared
+			// by several tails (mallocgc, gopark, ...) call different
+			// callees from different PCs.
+			v = (tl[j+1] - int32(u.nUser)) % leafVariant
+		}
+		frames = append(frames, f<<varBits|fold(v))
+	}
+	return frames
+}
+
 // inlined reports the helper inlined at a location of f, or -1: one call site
 // in ten carries an inlined hot helper.
 func (u *universe) inlined(f, v int32) int32 {
@@ -458,6 +495,19 @@ func (u *universe) inlined(f, v int32) int32 {
 		return -1
 	}
 	return int32(u.entries + (int(f)*131+int(v))%u.hot)
+}
+
+// shift returns New's weight w of a stack (frames root first) with tail
+// ti: the sample's own function (the deepest user frame) drives the shift,
+// plus the tail's category.
+func (u *universe) shift(w float64, frames []int32, ti uint8) float64 {
+	for j := len(frames) - 1; j >= 0; j-- {
+		if f := frames[j] >> varBits; int(f) < u.nUser {
+			w *= u.factor[f]
+			break
+		}
+	}
+	return w * tails[ti].scale
 }
 
 func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
@@ -477,6 +527,10 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 		DurationNanos: 30_000_000_000,
 		Mapping:       []*pprofile.Mapping{m},
 	}
+	// Functions and locations are interned by their dense index (function
+	// index, frame code) in slices, faster than the builder's maps; the
+	// builder numbers them.
+	b := build.New[int32, int32](p)
 	funcs := make([]*pprofile.Function, len(u.names))
 	fn := func(f int32) *pprofile.Function {
 		if funcs[f] == nil {
@@ -484,8 +538,7 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 			if side == New && u.renamed[f] != "" {
 				name = u.renamed[f]
 			}
-			funcs[f] = &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: u.files[f], StartLine: u.lines[f]}
-			p.Function = append(p.Function, funcs[f])
+			funcs[f] = b.AddFunction(&pprofile.Function{Name: name, SystemName: name, Filename: u.files[f], StartLine: u.lines[f]})
 		}
 		return funcs[f]
 	}
@@ -493,15 +546,13 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 	loc := func(code int32) *pprofile.Location {
 		if locs[code] == nil {
 			f, v := code>>varBits, code&(1<<varBits-1)
-			l := &pprofile.Location{ID: uint64(len(p.Location) + 1), Mapping: m,
-				Address: mapStart + uint64(code)*0x40 + 0x10}
+			l := &pprofile.Location{Mapping: m, Address: mapStart + uint64(code)*0x40 + 0x10}
 			line := u.lines[f] + 3 + int64(v)*7
 			if h := u.inlined(f, v); h >= 0 {
 				l.Line = append(l.Line, pprofile.Line{Function: fn(h), Line: u.lines[h] + 2})
 			}
 			l.Line = append(l.Line, pprofile.Line{Function: fn(f), Line: line})
-			locs[code] = l
-			p.Location = append(p.Location, l)
+			locs[code] = b.AddLocation(l)
 		}
 		return locs[code]
 	}
@@ -519,15 +570,7 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 		fr := s.frames[s.off[k]:s.off[k+1]]
 		w := float64(s.weight[k]) * (0.8 + 0.4*r.Float64())
 		if side == New {
-			// The sample's own function (the deepest user frame) drives
-			// the shift, plus the tail's category.
-			for j := len(fr) - 1; j >= 0; j-- {
-				if f := fr[j] >> varBits; int(f) < u.nUser {
-					w *= u.factor[f]
-					break
-				}
-			}
-			w *= tails[s.tail[k]].scale
+			w = u.shift(w, fr, s.tail[k])
 		}
 		c := max(1, int64(math.Round(w)))
 		start := len(locBuf)

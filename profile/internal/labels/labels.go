@@ -27,3 +27,8 @@ const (
 	// reported on its own and in none of the buckets.
 	Sched = "sched"
 )
+
+// GoTraceComment starts the comment a Go execution trace reader puts on the
+// profiles it builds, so that the kind (trace) survives a round trip
+// through pprof.
+const GoTraceComment = "profdiff: goroutine time from a Go execution trace"

@@ -1,0 +1,199 @@
+package profile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// parsePprofOrText reads what no binary reader of the registry sniffed:
+// pprof's decoders first (the common case, parsed once), then the text
+// readers, then the formats profdiff recognizes but does not read, then
+// folded stacks.
+func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
+	p, format, legacy, perr := l.parsePprof(in.data)
+	switch {
+	case perr == nil:
+		l.Format = format
+		return l.finish(p)
+	case format == FormatPprof:
+		// A well-formed protobuf whose content is inconsistent.
+		return nil, &Error{l.Source, mark(ErrCorrupt, perr)}
+	case looksBinary(in.data):
+		if what := sniffUnsupportedBinary(in.data); what != "" {
+			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
+		}
+		return nil, &Error{l.Source, describeProtoError(perr, in.data, gzipped)}
+	}
+	return l.parseText(in, perr, legacy)
+}
+
+// parseText reads text that pprof's decoders did not: the registry's text
+// readers, unless a legacy pprof parser recognized its format (it then has
+// the last word on what is wrong with the file), the unsupported text
+// formats, then folded stacks.
+func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) {
+	fail := func(kind, err error) (*Loaded, error) { return nil, &Error{l.Source, mark(kind, err)} }
+	text, terr := decodeText(in.data)
+	if terr == nil && !legacy {
+		in.text = strings.TrimPrefix(text, "\uFEFF")
+		if r := sniff(in, true); r != nil {
+			return r.load(l, in)
+		}
+	}
+	var fp *pprofile.Profile
+	var warns []string
+	var ferr error
+	if terr == nil {
+		if what := sniffUnsupportedText(text); what != "" {
+			return fail(ErrUnsupported, unsupported(what))
+		}
+		fp, warns, ferr = parseFoldedText(text) // decoded and sniffed once
+	} else {
+		ferr = terr // what ParseFolded says of text it cannot decode
+	}
+	switch {
+	case errors.Is(ferr, errZeroCounts):
+		return fail(ErrEmpty, errors.New("profile has no samples (every folded stack has count 0)"))
+	case ferr != nil && legacy:
+		return fail(ErrCorrupt, fmt.Errorf("malformed %v", perr))
+	case ferr != nil:
+		return fail(ErrUnrecognized, fmt.Errorf("unknown format: not pprof, legacy pprof or folded stacks (%v)", ferr))
+	}
+	l.addWarnings(warns)
+	// The pprof decoders validate what they return; this checks what the
+	// folded parser built.
+	if err := fp.CheckValid(); err != nil {
+		return fail(ErrCorrupt, fmt.Errorf("malformed profile: %v", err))
+	}
+	l.Format = FormatFolded
+	return l.finish(fp)
+}
+
+// finish is the end of the pprof and folded paths: the checks and facts
+// every such profile gets.
+func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
+	if len(p.Sample) == 0 {
+		return nil, &Error{l.Source, mark(ErrEmpty, errors.New("profile has no samples"))}
+	}
+	if p.Period == 0 && l.Format != FormatFolded {
+		l.Warnings = append(l.Warnings, l.Source+": profile has no sampling period")
+	}
+	l.Kind = DetectKind(p)
+	l.Profile = p
+	return l, nil
+}
+
+// parsePprof tries the protobuf format, then pprof's legacy formats. The
+// format it returns is "pprof" when data is a protobuf (err then says what is
+// wrong with its content), "pprof-legacy" when a legacy parser read it, and
+// "" when neither did: err then is the protobuf decoder's error, or, with
+// legacy set, the error of a legacy parser that recognized its format but
+// not the content.
+func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, legacy bool, err error) {
+	p, err = pprofile.ParseUncompressed(data)
+	if err == nil && len(p.SampleType) == 0 && len(p.Sample) == 0 && len(p.Location) == 0 && len(p.Function) == 0 {
+		// Nearly any short byte string decodes as some protobuf; one that
+		// holds nothing of a profile is not one.
+		err = errors.New("no profile data")
+	}
+	if err == nil {
+		p, err = l.checkPprof(data, p)
+		return p, FormatPprof, false, err
+	}
+	if isGzip(data) {
+		// ParseData would decompress it again, without the size limit.
+		return nil, "", false, err
+	}
+	lp, lerr := pprofile.ParseData(data) // the protobuf again, then the legacy parsers
+	if lerr == nil {
+		return lp, FormatPprofLegacy, false, nil
+	}
+	if le := trimPprofErr(lerr); le != "unrecognized profile format" && !strings.Contains(le, "token too long") && !looksBinary(data) {
+		return nil, "", true, fmt.Errorf("legacy pprof profile: %s", le)
+	}
+	return nil, "", false, err
+}
+
+// checkPprof validates a decoded protobuf profile.
+func (l *Loaded) checkPprof(data []byte, p *pprofile.Profile) (*pprofile.Profile, error) {
+	verr := p.CheckValid()
+	if verr == nil {
+		return p, nil
+	}
+	// Some writers leave out Function/Location/Mapping ids and refer to
+	// them by position. Numbering them by position is the only reading.
+	// (CheckValid reports this as a reserved id 0, or as a sample or line
+	// with a nil location or function, depending on what it checks first.)
+	if fixed, n := numberMissingIDs(data); n > 0 {
+		if p2, err := pprofile.ParseUncompressed(fixed); err == nil {
+			if err = p2.CheckValid(); err == nil {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %d function/location/mapping message(s) had no id; numbered them by position", l.Source, n))
+				return p2, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("malformed pprof profile: %v", verr)
+}
+
+// looksBinary reports whether data is not text; such data that pprof cannot
+// parse is a corrupt or truncated profile, not a folded file.
+func looksBinary(data []byte) bool {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return false // UTF-16 text
+	}
+	n := len(data)
+	if n > 4096 {
+		n = 4096
+	}
+	ctrl := 0
+	for _, c := range data[:n] {
+		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+			ctrl++
+		}
+	}
+	return ctrl > 0
+}
+
+// trimPprofErr returns the message of an error of the pprof library without
+// its prefix. That library exports no error values, so telling its
+// "unrecognized profile format" apart from a recognized but broken legacy
+// file has to read the text; this and parsePprof are the only places that
+// do, and only for its errors.
+func trimPprofErr(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "parsing profile: ")
+	if strings.Contains(s, "token too long") {
+		s = "unrecognized profile format"
+	}
+	return s
+}
+
+// protoStart reports whether data starts with the tag of a field of
+// profile.proto's Profile message with its wire type, as every pprof
+// protobuf does (Go's writer starts with sample_type, 0x0a).
+func protoStart(data []byte) bool {
+	if len(data) == 0 {
+		return false
+	}
+	switch data[0] {
+	case 0x0a, 0x12, 0x1a, 0x22, 0x2a, 0x32, // sample_type ... string_table
+		0x38, 0x40, 0x48, 0x50, 0x5a, 0x60, 0x68, 0x6a, 0x70: // drop_frames ... default_sample_type
+		return true
+	}
+	return false
+}
+
+func describeProtoError(err error, data []byte, gzipped bool) error {
+	s := trimPprofErr(err)
+	switch {
+	case protoStart(data):
+		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", s))
+	case gzipped:
+		return mark(ErrUnrecognized, fmt.Errorf("unknown format: gzip data that is not a profile (not pprof: %s)", s))
+	}
+	return mark(ErrUnrecognized, fmt.Errorf("unknown binary format (not pprof: %s)", s))
+}

@@ -1,0 +1,183 @@
+package profile
+
+import (
+	"bytes"
+	"errors"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+)
+
+// TestRegistrySniffsOwnFixture checks that every registered format is
+// sniffed on a real file of its own by its own reader (and by no reader
+// tried before it), and loads as that format.
+func TestRegistrySniffsOwnFixture(t *testing.T) {
+	dir := corpus.Need(t)
+	fixtures := map[Format]string{
+		FormatGoTrace:    "golang-go/src__internal__trace__testdata__tests__go122-annotations-stress.test.bin.trace",
+		FormatNettrace:   "perfview/src__TraceEvent__TraceEvent.Tests__inputs__eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip",
+		FormatSpeedscope: "speedscope/sample__profiles__speedscope__0.0.1__simple-no-pretty-print.speedscope.json",
+		FormatPerfScript: "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
+	}
+	for _, r := range registry {
+		name, ok := fixtures[r.format]
+		if !ok {
+			t.Errorf("registered format %s has no fixture in this test", r.format)
+			continue
+		}
+		t.Run(string(r.format), func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			l, err := Load(t.Context(), path, Options{KeepProfiler: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Format != r.format {
+				t.Errorf("loaded as %s, want %s", l.Format, r.format)
+			}
+			if r.kind != "" && l.Kind != r.kind {
+				t.Errorf("kind %s, want the format's %s", l.Kind, r.kind)
+			}
+		})
+	}
+}
+
+// TestRegistrySniffOrder checks the first reader that claims each input.
+func TestRegistrySniffOrder(t *testing.T) {
+	speedscopeJSON := []byte(`{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": []}`)
+	perfText := "java 12345/12346 [003] 2034.423940: 1 cycles:\n\t7f0c1 main (/bin/app)\n"
+	for _, tc := range []struct {
+		name string
+		in   input
+		text bool
+		want Format // "" for no reader
+	}{
+		{"go trace header", input{data: []byte("go 1.22 trace\x00\x00\x00\x00rest")}, false, FormatGoTrace},
+		{"nettrace magic", input{data: []byte("Nettrace\x14\x00\x00\x00!FastSerialization.1")}, false, FormatNettrace},
+		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
+		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
+		{"perf script", input{text: perfText}, true, FormatPerfScript},
+		{"folded is the last resort", input{text: "a;b 1\n"}, true, ""},
+	} {
+		r := sniff(&tc.in, tc.text)
+		var got Format
+		if r != nil {
+			got = r.format
+		}
+		if got != tc.want {
+			t.Errorf("%s: sniffed as %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFormatsListsEveryFormatOnce(t *testing.T) {
+	want := []Format{FormatGoTrace, FormatNettrace, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatPerfScript, FormatFolded}
+	got := Formats()
+	if len(got) != len(want) {
+		t.Fatalf("Formats() = %v, want %v", got, want)
+	}
+	for i, f := range got {
+		if f.Format != want[i] || f.Description == "" {
+			t.Errorf("Formats()[%d] = %+v, want format %s with a description", i, f, want[i])
+		}
+	}
+}
+
+// TestContainersInFrontOfAnyFormat checks gzip and zip layers in front of
+// a text format, recorded outermost first.
+func TestContainersInFrontOfAnyFormat(t *testing.T) {
+	folded := []byte("main;work 3\nmain;idle 1\n")
+	zipped := zipT(t, map[string]string{"stacks.txt": string(gzipT(t, folded))})
+	l, err := Parse("x", gzipT(t, zipped), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Format != FormatFolded || strings.Join(l.Containers, ",") != "gzip,zip,gzip" {
+		t.Errorf("format %s, containers %v; want folded in gzip,zip,gzip", l.Format, l.Containers)
+	}
+}
+
+var sentinels = []error{ErrUnrecognized, ErrUnsupported, ErrCorrupt, ErrEmpty, ErrTooLarge}
+
+// TestSentinels checks that real bad inputs fail with exactly the one
+// sentinel that says what kind of failure it is.
+func TestSentinels(t *testing.T) {
+	pb := encodeT(t, testCPUProfile(), false)
+	gz := gzipT(t, pb)
+	speedscopeHead := `{"$schema": "https://www.speedscope.app/file-format-schema.json", `
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		maxSize int64
+		want    error
+	}{
+		{"empty file", []byte(" \n"), 0, ErrEmpty},
+		{"empty gzip stream", gzipT(t, []byte("\n")), 0, ErrEmpty},
+		{"folded counts all zero", []byte("a;b 0\nc 0\n"), 0, ErrEmpty},
+		{"speedscope without profiles", []byte(speedscopeHead + `"shared": {"frames": []}, "profiles": []}`), 0, ErrEmpty},
+		{"perf script without headers", []byte("# perf script\n# comment\n"), 0, ErrUnrecognized},
+		{"gzip bomb", gzipT(t, make([]byte, 1<<20)), 64 << 10, ErrTooLarge},
+		{"zip member too large", zipT(t, map[string]string{"big": string(make([]byte, 1<<20))}), 64 << 10, ErrTooLarge},
+		{"truncated gzip", gz[:len(gz)/2], 0, ErrCorrupt},
+		{"truncated protobuf", pb[:len(pb)*2/3], 0, ErrCorrupt},
+		{"malformed speedscope", []byte(speedscopeHead + `"shared": {"frames": [{"name": 7}]}, "profiles": [{}]}`), 0, ErrCorrupt},
+		{"corrupt go trace", []byte("go 1.22 trace\x00\x00\x00\xff\xff\xff\xff"), 0, ErrCorrupt},
+		{"malformed legacy pprof", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n99999999999999999999: 2 [3: 4] @ 0x1\n"), 0, ErrCorrupt},
+		{"JFR recording", []byte("FLR\x00\x00\x02\x00\x01junk"), 0, ErrUnsupported},
+		{"Chrome trace JSON", []byte(`{"traceEvents": [{"ph": "X", "name": "a"}]}`), 0, ErrUnsupported},
+		{"zip of two files", zipT(t, map[string]string{"a": string(pb), "b": string(pb)}), 0, ErrUnsupported},
+		{"nettrace V6", []byte("Nettrace\x00\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00"), 0, ErrUnsupported},
+		{"binary garbage", []byte("\xc8\x01\x02\x03\x04 not a profile"), 0, ErrUnrecognized},
+		{"prose", []byte("Hello, this is a letter.\nIt has no counts.\n"), 0, ErrUnrecognized},
+	} {
+		_, err := Parse("x", tc.data, tc.maxSize)
+		if err == nil {
+			t.Errorf("%s: loaded", tc.name)
+			continue
+		}
+		var matched []error
+		for _, s := range sentinels {
+			if errors.Is(err, s) {
+				matched = append(matched, s)
+			}
+		}
+		if len(matched) != 1 || matched[0] != tc.want {
+			t.Errorf("%s: error %q matches %v, want only %v", tc.name, err, matched, tc.want)
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: library error %q names a flag", tc.name, err)
+		}
+	}
+}
+
+// TestSourceTooLarge checks the size limit on reading the source itself.
+func TestSourceTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("a;b 1\n"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(t.Context(), path, Options{MaxSize: 1024})
+	checkError(t, err, path, "larger than the 1KiB limit")
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("error %q is not ErrTooLarge", err)
+	}
+}
+
+// TestKindDetectionImportsNoFormatPackage keeps kind detection on the label
+// contract: what it knows of a format comes from profile's own packages.
+func TestKindDetectionImportsNoFormatPackage(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "kind.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		path := strings.Trim(imp.Path.Value, `"`)
+		if strings.HasPrefix(path, "github.com/profdiff/profdiff/profile/") && !strings.HasPrefix(path, "github.com/profdiff/profdiff/profile/internal/") {
+			t.Errorf("kind.go imports the format package %s", path)
+		}
+	}
+}
