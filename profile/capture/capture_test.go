@@ -412,7 +412,10 @@ func TestGlobalLockContends(t *testing.T) {
 			}
 			for _, smp := range l.Profile.Sample {
 				s.delayNS += smp.Value[1]
-				if hasFrame(smp, "sync.(*Mutex).Unlock") {
+				// net/http's own connection locks (abortPendingRead's
+				// sync.Cond) contend now and then under any load; the
+				// application's locks are the point.
+				if hasFrame(smp, "sync.(*Mutex).Unlock") && !hasFrame(smp, "net/http.(*connReader).abortPendingRead") {
 					s.syncNS += smp.Value[1]
 				}
 				if hasFrame(smp, "(*waitRegistry).release") {
@@ -432,8 +435,9 @@ func TestGlobalLockContends(t *testing.T) {
 	t.Logf("mutex delay in 1 s: baseline %v (sync.Mutex %v), global-lock %v (sync.Mutex %v, %v under waitRegistry.release)",
 		time.Duration(base.delayNS), time.Duration(base.syncNS), time.Duration(gl.delayNS), time.Duration(gl.syncNS), time.Duration(gl.registry))
 	// Runtime-internal locks (runtime.unlock) contend in both, more so
-	// while fgprof stops the world; sync.Mutex contention is the
-	// application's, and baseline has no mutex on its request path.
+	// while fgprof stops the world; sync.Mutex contention outside
+	// net/http's connection handling is the application's, and baseline
+	// has no mutex on its request path.
 	if gl.syncNS < 10*base.syncNS+int64(time.Millisecond) {
 		t.Errorf("global-lock sync.Mutex contention %v is not well above baseline's %v", time.Duration(gl.syncNS), time.Duration(base.syncNS))
 	}
