@@ -42,9 +42,9 @@ func traceLike(t *testing.T, name string, sched, lock int64) *profile.Loaded {
 		p.Sample = append(p.Sample, s)
 	}
 	lb := func(bucket, state, reason string) map[string][]string {
-		m := map[string][]string{gotrace.LabelBucket: {bucket}, gotrace.LabelState: {state}}
+		m := map[string][]string{profile.LabelBucket: {bucket}, profile.LabelState: {state}}
 		if reason != "" {
-			m[gotrace.LabelReason] = []string{reason}
+			m[profile.LabelReason] = []string{reason}
 		}
 		return m
 	}
@@ -52,10 +52,10 @@ func traceLike(t *testing.T, name string, sched, lock int64) *profile.Loaded {
 	add(lock, lb("lock-contention", "waiting", "sync"), "sync.(*Mutex).Lock", "main.work", "main.main")
 	add(100, lb("wait", "waiting", "chan receive"), "runtime.chanrecv1", "main.consume")
 	add(20, lb("io", "waiting", "network"), "internal/poll.(*FD).Read", "net.(*conn).Read", "main.serve")
-	add(sched, lb(gotrace.Sched, "runnable", "preempted"), gotrace.FrameRunnable, "main.work", "main.main")
+	add(sched, lb(profile.SchedLatency, "runnable", "preempted"), gotrace.FrameRunnable, "main.work", "main.main")
 	// Waiting since before the trace: no bucket label, the frame rules
 	// decide (and in a trace what they do not claim is wait).
-	add(30, map[string][]string{gotrace.LabelState: {"waiting"}, gotrace.LabelReason: {"unknown"}}, "main.idle")
+	add(30, map[string][]string{profile.LabelState: {"waiting"}, profile.LabelReason: {"unknown"}}, "main.idle")
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
 	}

@@ -169,6 +169,7 @@ func commonCaptureKind(dirs []string) string {
 // After add returns the profile is garbage unless add kept it, and a
 // collection runs before the next one is parsed (see releaseProfile).
 func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
+	hinted := false
 	for side, srcs := range sides {
 		for _, src := range srcs {
 			l, err := profile.Load(ctx, src, lopts)
@@ -176,6 +177,10 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 				return loadHint(err)
 			}
 			warn(stderr, l.Warnings...)
+			if l.Dropped > 0 && !hinted {
+				warn(stderr, "--keep-profiler keeps the samples of the profiler's own goroutines")
+				hinted = true
+			}
 			if err := add(diff.Side(side), l); err != nil {
 				return loadHint(err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"github.com/profdiff/profdiff/diff"
 	"os"
@@ -137,5 +138,29 @@ func TestLoadHint(t *testing.T) {
 	other := errors.New("x.pb.gz: empty file")
 	if loadHint(other) != other {
 		t.Error("hint on an error that is not ErrTooLarge")
+	}
+}
+
+// Samples of the profiler's own goroutines are dropped with the library's
+// warning per file, and the command says once how to keep them.
+func TestKeepProfilerHint(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range []string{"a.folded", "b.folded"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte("main;work 10\nruntime.goexit;github.com/felixge/fgprof.(*profiler).loop 3\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var stdout, stderr strings.Builder
+	if err := run(context.Background(), append([]string{"top"}, paths...), nil, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stderr.String(), "dropped 1 sample(s) of the profiler's own goroutines"); n != 2 {
+		t.Errorf("%d drop warnings, want one per file:\n%s", n, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "--keep-profiler keeps"); n != 1 {
+		t.Errorf("%d --keep-profiler hints, want 1:\n%s", n, stderr.String())
 	}
 }

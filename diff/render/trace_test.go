@@ -24,7 +24,7 @@ func traceLoaded(t *testing.T, name string, sched, lock int64) *profile.Loaded {
 	}
 	locs := map[string]*pprofile.Location{}
 	add := func(ns int64, bucket string, frames ...string) {
-		s := &pprofile.Sample{Value: []int64{1000, ns}, Label: map[string][]string{gotrace.LabelBucket: {bucket}}}
+		s := &pprofile.Sample{Value: []int64{1000, ns}, Label: map[string][]string{profile.LabelBucket: {bucket}}}
 		for _, f := range frames {
 			l := locs[f]
 			if l == nil {
@@ -42,7 +42,7 @@ func traceLoaded(t *testing.T, name string, sched, lock int64) *profile.Loaded {
 	add(lock*1e6, "lock-contention", "sync.(*Mutex).Lock", "main.work")
 	add(100e6, "wait", "runtime.chanrecv1", "main.consume")
 	add(20e6, "io", "internal/poll.(*FD).Read", "main.serve")
-	add(sched*1e6, gotrace.Sched, gotrace.FrameRunnable, "main.work")
+	add(sched*1e6, profile.SchedLatency, gotrace.FrameRunnable, "main.work")
 	return &profile.Loaded{Source: name, Format: "go-trace", Kind: profile.KindTrace, Profile: p}
 }
 

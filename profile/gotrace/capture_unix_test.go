@@ -5,6 +5,7 @@ package gotrace
 import (
 	"bytes"
 	"fmt"
+	"github.com/profdiff/profdiff/profile/internal/labels"
 	"net"
 	"os"
 	"os/exec"
@@ -182,14 +183,14 @@ func TestCapturedTrace(t *testing.T) {
 	got := map[key]int64{}
 	profiler := 0
 	for _, s := range p.Sample {
-		if s.Label[LabelProfiler] != nil {
+		if s.Label[labels.Profiler] != nil {
 			profiler++
 			continue
 		}
 		names := sampleNames(s)
 		for _, n := range names {
 			if i := strings.Index(n, ".scenario"); i >= 0 {
-				k := key{n[i+1:], s.Label[LabelBucket][0], strings.Join(s.Label[LabelReason], ""), names[0]}
+				k := key{n[i+1:], s.Label[labels.Bucket][0], strings.Join(s.Label[labels.Reason], ""), names[0]}
 				got[k] += s.Value[1]
 				break
 			}
@@ -212,7 +213,7 @@ func TestCapturedTrace(t *testing.T) {
 	// The spinning goroutine is running, or runnable when the CPUs are busy.
 	var spin int64
 	for k, ns := range got {
-		if k.scenario == "scenarioSpin" && (k.bucket == "cpu" || k.bucket == Sched) {
+		if k.scenario == "scenarioSpin" && (k.bucket == "cpu" || k.bucket == labels.Sched) {
 			spin += ns
 			if k.leaf != FrameRunning && k.leaf != FrameRunnable {
 				t.Errorf("spinning time charged to leaf %s", k.leaf)
@@ -382,7 +383,7 @@ func compareWithTool(t *testing.T, tool, name string, data []byte) string {
 		}
 		var ours int64
 		for _, s := range p.Sample {
-			if c.match(stateOf(s.Label[LabelState][0]), strings.Join(s.Label[LabelReason], "")) {
+			if c.match(stateOf(s.Label[labels.State][0]), strings.Join(s.Label[labels.Reason], "")) {
 				ours += s.Value[1]
 			}
 		}

@@ -16,11 +16,11 @@
 //	waiting   the stack where it blocked, with the runtime's block reason
 //	syscall   the stack where it entered the system call
 //
-// Each sample carries the label LabelBucket with the bucket that the state
-// and reason decide (not the frame names), LabelState and LabelReason with
-// the raw state and reason, and LabelProfiler on the samples of the
+// Each sample carries the label labels.Bucket with the bucket that the state
+// and reason decide (not the frame names), labels.State and labels.Reason with
+// the raw state and reason, and labels.Profiler on the samples of the
 // profiler's own goroutines. A goroutine waiting since before the trace
-// started has no recorded reason; its samples have no LabelBucket, and the
+// started has no recorded reason; its samples have no labels.Bucket, and the
 // frame rules decide them.
 package gotrace
 
@@ -41,17 +41,11 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
-// Label keys and values on the samples Parse writes: profdiff's label
-// contract, documented at profile.LabelBucket and the rest. LabelReason is
-// "unknown" when the goroutine was already waiting when the trace started;
-// LabelProfiler marks the goroutines Options.ProfilerFrame picks out.
-const (
-	LabelBucket   = labels.Bucket
-	LabelState    = labels.State
-	LabelReason   = labels.Reason
-	LabelProfiler = labels.Profiler
-	Sched         = labels.Sched
-)
+// The samples Parse writes carry profdiff's label contract (documented at
+// profile.labels.Bucket and the rest): the bucket, state and block reason of
+// each goroutine's time. labels.Reason is "unknown" when the goroutine was
+// already waiting when the trace started; labels.Profiler marks the
+// goroutines Options.ProfilerFrame picks out.
 
 // CommentPrefix starts the comment Parse puts on its profiles.
 const CommentPrefix = labels.GoTraceComment
@@ -92,7 +86,7 @@ type Options struct {
 	// ProfilerFrame reports whether a function belongs to the profiler's
 	// own goroutines (the trace reader, net/http/pprof handlers). Every
 	// sample of a goroutine with such a frame in any of its stacks gets
-	// LabelProfiler. Nil marks nothing.
+	// labels.Profiler. Nil marks nothing.
 	ProfilerFrame func(name string) bool
 }
 
@@ -394,7 +388,7 @@ func Bucket(state trace.GoState, reason string, frames []string) (string, bool) 
 	case trace.GoRunning:
 		return "cpu", true
 	case trace.GoRunnable:
-		return Sched, true
+		return labels.Sched, true
 	case trace.GoSyscall:
 		return "syscall", true
 	case trace.GoWaiting:
@@ -503,24 +497,24 @@ func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 // state and reason decide (frames are its function names, leaf first) and
 // the profiler flag. It notes reasons Bucket does not know.
 func (w *walker) labels(k sampleKey, frames []string) map[string][]string {
-	labels := map[string][]string{LabelState: {stateName(k.state)}}
+	lb := map[string][]string{labels.State: {stateName(k.state)}}
 	reason := k.reason
 	if k.state == trace.GoWaiting && reason == "" {
 		reason = "unknown"
 	}
 	if reason != "" {
-		labels[LabelReason] = []string{reason}
+		lb[labels.Reason] = []string{reason}
 	}
 	if k.state == trace.GoWaiting && !knownReason(k.reason) {
 		w.unknown[k.reason] = true
 	}
 	if b, ok := Bucket(k.state, k.reason, frames); ok {
-		labels[LabelBucket] = []string{b}
+		lb[labels.Bucket] = []string{b}
 	}
 	if k.profiler {
-		labels[LabelProfiler] = []string{"true"}
+		lb[labels.Profiler] = []string{"true"}
 	}
-	return labels
+	return lb
 }
 
 // profile aggregates the intervals into samples, one per stack, state,

@@ -1,6 +1,7 @@
 package gotrace
 
 import (
+	"github.com/profdiff/profdiff/profile/internal/labels"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,8 +75,8 @@ func TestBucket(t *testing.T) {
 		want   string
 	}{
 		{trace.GoRunning, "", nil, "cpu"},
-		{trace.GoRunnable, "preempted", nil, Sched},
-		{trace.GoRunnable, "runtime.Gosched", nil, Sched},
+		{trace.GoRunnable, "preempted", nil, labels.Sched},
+		{trace.GoRunnable, "runtime.Gosched", nil, labels.Sched},
 		{trace.GoSyscall, "", nil, "syscall"},
 		{w, "sync", []string{"sync.(*Mutex).Lock", "main.f"}, "lock-contention"},
 		{w, "sync", []string{"sync.(*RWMutex).RLock", "main.f"}, "lock-contention"},
