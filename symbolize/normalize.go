@@ -69,8 +69,22 @@ func Normalize(name string) string {
 // ends in a parenthesis, and a parenthesis directly after a dot (`pkg.(*T)`)
 // is a receiver, not a parameter list, so both are left alone.
 func stripParams(s string) string {
-	if !strings.HasSuffix(s, ")") {
+	i := FinalGroup(s)
+	// "pkg.(*T)" is a Go receiver and "Thread (1234)" a TraceEvent thread
+	// label: neither is a parameter list.
+	if i <= 0 || s[i-1] == '.' || s[i-1] == ' ' {
 		return s
+	}
+	return strings.TrimRight(s[:i], " ")
+}
+
+// FinalGroup returns the index of the '(' that opens the balanced
+// parenthesized group s ends with, or -1 when s does not end in one:
+// `f(a, (b))` → 1. Callers decide what the group is (a parameter list, a
+// perf script dso).
+func FinalGroup(s string) int {
+	if !strings.HasSuffix(s, ")") {
+		return -1
 	}
 	depth := 0
 	for i := len(s) - 1; i >= 0; i-- {
@@ -78,18 +92,12 @@ func stripParams(s string) string {
 		case ')':
 			depth++
 		case '(':
-			depth--
-			if depth == 0 {
-				// "pkg.(*T)" is a Go receiver and "Thread (1234)" a
-				// TraceEvent thread label: neither is a parameter list.
-				if i == 0 || s[i-1] == '.' || s[i-1] == ' ' {
-					return s
-				}
-				return strings.TrimRight(s[:i], " ")
+			if depth--; depth == 0 {
+				return i
 			}
 		}
 	}
-	return s
+	return -1
 }
 
 // isJVMSlashName reports whether s looks like an async-profiler JVM name such

@@ -116,3 +116,22 @@ func TestLocationFrames(t *testing.T) {
 		t.Errorf("prefixed frame = %+v", got)
 	}
 }
+
+func TestFinalGroup(t *testing.T) {
+	for s, want := range map[string]int{
+		"f(a, (b))":             1,
+		"sym (libc.so.6)":       4,
+		"sync.(*Mutex).Lock":    -1,
+		"f(a":                   -1,
+		"a)":                    -1,
+		"(all)":                 0,
+		"Foo(System.Int32 (x))": 3,
+		"":                      -1,
+		"Thread (1234)":         7,
+		"x)(y)":                 2,
+	} {
+		if got := FinalGroup(s); got != want {
+			t.Errorf("FinalGroup(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

@@ -80,6 +80,7 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"github.com/profdiff/profdiff/profile/internal/perfevent"
+	"github.com/profdiff/profdiff/symbolize"
 	"math"
 	"path"
 	"regexp"
@@ -159,27 +160,13 @@ func parseHex(s string) uint64 {
 // splitDSO splits `sym (dso)` at the final balanced parenthesized group. ok
 // is false when s does not end in one.
 func splitDSO(s string) (sym, dso string, ok bool) {
-	if !strings.HasSuffix(s, ")") {
+	i := symbolize.FinalGroup(s)
+	// The dso group must be preceded by whitespace or start the text;
+	// `foo(int)` is a symbol, not a dso.
+	if i < 0 || i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
 		return s, "", false
 	}
-	depth := 0
-	for i := len(s) - 1; i >= 0; i-- {
-		switch s[i] {
-		case ')':
-			depth++
-		case '(':
-			depth--
-			if depth == 0 {
-				// The dso group must be preceded by whitespace or start the
-				// text; `foo(int)` is a symbol, not a dso.
-				if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
-					return s, "", false
-				}
-				return strings.TrimSpace(s[:i]), s[i+1 : len(s)-1], true
-			}
-		}
-	}
-	return s, "", false
+	return strings.TrimSpace(s[:i]), s[i+1 : len(s)-1], true
 }
 
 // parseFrame reads `addr [sym] [(dso)]` (leading whitespace already gone).
