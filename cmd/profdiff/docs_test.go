@@ -61,12 +61,14 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	httppprof "net/http/pprof"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,11 +80,7 @@ import (
 // shOnly lists profdiff commands in sh blocks whose flags no console
 // example exercises, each with the reason it cannot run in a test.
 var shOnly = map[string]string{
-	"profdiff capture http://127.0.0.1:6060/debug/pprof/ --seconds 10 --out base/": "a 10 s window of your own server; the console example captures 1 s",
-	"profdiff capture --allow-remote http://10.0.0.5:6060 --out remote/":           "needs a remote host; tests stay on 127.0.0.1",
-	"profdiff load --allow-remote http://10.0.0.5:8080/json":                       "needs a remote host; tests stay on 127.0.0.1",
-	"profdiff load --engine epoll -c 256 -d 10s http://127.0.0.1:8080/json":        "a 10 s measurement; the console example shows the default engine",
-	"profdiff gate --base 'main/*.pb.gz' --new 'pr/*.pb.gz' --max lock-contention=+2pp --max wait=+5pp --max gc=+25% --max-method 'sync\\.\\(\\*Mutex\\)\\.Lock=+1pp' --markdown gate.md": "the synopsis, with placeholders for your profile folders",
+	"profdiff diff --base a1.pb.gz --base a2.pb.gz --new b1.pb.gz --new b2.pb.gz": "placeholders; the console example above merges five recorded profiles per side",
 }
 
 // docBlock is one console example.
@@ -110,6 +108,8 @@ func TestDocs(t *testing.T) {
 	if len(consoles) == 0 {
 		t.Fatal("no console examples found in any README.md")
 	}
+	docTempRoot = t.TempDir()
+	clear(docSetupCache)
 	covered := map[string]map[string]bool{}
 	for _, b := range consoles {
 		cmds, err := parseDocBlock(b)
@@ -311,7 +311,7 @@ func runDocBlock(t *testing.T, root string, b docBlock, cmds []docCommand) {
 	switch b.attrs["dir"] {
 	case "":
 	case "tmp":
-		dir = t.TempDir()
+		dir = docTempDir(t)
 	default:
 		t.Fatalf("%s:%d: unknown dir=%s (want tmp, or none for the repository root)", b.file, b.line, b.attrs["dir"])
 	}
@@ -321,7 +321,14 @@ func runDocBlock(t *testing.T, root string, b docBlock, cmds []docCommand) {
 		if !ok {
 			t.Fatalf("%s:%d: unknown setup=%s", b.file, b.line, name)
 		}
-		subst = setup(t, root, dir)
+		if cached := docSetupCache[name]; cached != "" {
+			copyDir(t, cached, dir)
+		} else {
+			subst = setup(t, root, dir)
+			if _, ok := docCacheable[name]; ok {
+				docSetupCache[name] = dir
+			}
+		}
 	}
 	t.Chdir(dir)
 	t.Setenv("GITHUB_STEP_SUMMARY", "") // a gate example must not write into CI's summary
@@ -341,6 +348,47 @@ func runDocBlock(t *testing.T, root string, b docBlock, cmds []docCommand) {
 				b.file, c.line, strings.Join(c.args, " "), code, c.exit, b.file, c.line,
 				unifiedDiff(c.want, got, vary), stderr.String())
 		}
+	}
+}
+
+// Setups that only write files run once per test run; later blocks get a
+// copy of what the first wrote, to keep the test fast.
+var (
+	docCacheable  = map[string]bool{"gate-profiles": true, "traces": true}
+	docSetupCache = map[string]string{} // setup name → the folder it wrote
+	docTempRoot   string                // kept until TestDocs ends
+)
+
+// docTempDir returns a fresh folder that lives until TestDocs ends (so a
+// setup's files can be copied from it by later blocks).
+func docTempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp(docTempRoot, "block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyDir copies the files under src (folders and regular files) to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -531,6 +579,14 @@ func commandFlags(args []string) (string, []string) {
 // checkShellCoverage fails for a profdiff command of a sh block with a
 // flag no console example uses, unless shOnly lists it.
 func checkShellCoverage(t *testing.T, shells []docBlock, covered map[string]map[string]bool) {
+	used := map[string]bool{}
+	defer func() {
+		for _, cmd := range slices.Sorted(maps.Keys(shOnly)) {
+			if !used[cmd] {
+				t.Errorf("shOnly lists %q, which no sh block of a README.md runs any more", cmd)
+			}
+		}
+	}()
 	for _, b := range shells {
 		for i, cmd := range shellCommands(b.body) {
 			words, err := shellWords(cmd)
@@ -543,9 +599,11 @@ func checkShellCoverage(t *testing.T, shells []docBlock, covered map[string]map[
 				continue
 			}
 			if _, listed := shOnly[cmd]; listed {
+				used[cmd] = true
 				continue
 			}
 			key, flags := commandFlags(args)
+			flags = slices.Compact(slices.Sorted(slices.Values(flags)))
 			if covered[key] == nil {
 				t.Errorf("%s:%d (command %d of the sh block): no console example runs %q; add one, or list %q in shOnly with the reason", b.file, b.line, i+1, "profdiff "+key, cmd)
 				continue
