@@ -80,7 +80,8 @@ import (
 // shOnly lists profdiff commands in sh blocks whose flags no console
 // example exercises, each with the reason it cannot run in a test.
 var shOnly = map[string]string{
-	"profdiff diff --base a1.pb.gz --base a2.pb.gz --new b1.pb.gz --new b2.pb.gz": "placeholders; the console example above merges five recorded profiles per side",
+	`profdiff gate --base 'main/*.pb.gz' --new 'pr/*.pb.gz' --max lock-contention=+2pp --max wait=+5pp --max gc=+25% --max-method 'sync\.\(\*Mutex\)\.Lock=+1pp' --markdown gate.md`: "the synopsis, with placeholders for your folders",
+	"profdiff diff --base a1.pb.gz --base a2.pb.gz --new b1.pb.gz --new b2.pb.gz":                                                                                                    "placeholders; the console example above merges five recorded profiles per side",
 }
 
 // docBlock is one console example.
