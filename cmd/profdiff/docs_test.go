@@ -45,8 +45,8 @@ package main
 //     in the output.
 //   - vary is for output of live runs (workloads, load, captures): every
 //     number in the expected output matches any number (with either sign),
-//     and a run of spaces or of "─" any run of them, so a table whose
-//     columns widen still matches. Words, order and structure must match.
+//     and a run of spaces or of "─" any run of one or more, so a table
+//     whose columns widen still matches. Words, order and structure must match.
 //   - short runs the block even with -short (by default a setup or vary
 //     block is skipped under -short).
 //
@@ -444,7 +444,7 @@ func matchLines(want, got []string, vary bool) bool {
 // the wildcards, and in vary blocks numbers and runs of spaces or of ─.
 var (
 	docTokenRE     = regexp.MustCompile(`<n>|<\*>`)
-	docVaryTokenRE = regexp.MustCompile(`<n>|<\*>|[+-]?[0-9]+(?:\.[0-9]+)?|  +|─+`)
+	docVaryTokenRE = regexp.MustCompile(`<n>|<\*>|[+-]?[0-9]+(?:\.[0-9]+)?| +|─+`)
 )
 
 const docNumber = `[+-]?[0-9]+(?:\.[0-9]+)?`
