@@ -197,6 +197,16 @@ func splitFences(file, text string) (consoles, shells []docBlock, err error) {
 			consoles = append(consoles, b)
 		case "sh":
 			shells = append(shells, b)
+		default:
+			// A prompt outside a console block would be an example that
+			// never runs: recorded output says what ran in prose.
+			for k, l := range b.body {
+				if words, err := shellWords(strings.TrimPrefix(l, "$ ")); err == nil && strings.HasPrefix(l, "$ ") {
+					if _, ok := profdiffArgs(words); ok {
+						return nil, nil, fmt.Errorf("%s:%d: a \"$ profdiff\" example outside a console block never runs; tag the block console, or say what ran in the text", file, i+2+k)
+					}
+				}
+			}
 		}
 		i = j
 	}
@@ -334,22 +344,31 @@ func runDocBlock(t *testing.T, root string, b docBlock, cmds []docCommand) {
 	t.Chdir(dir)
 	t.Setenv("GITHUB_STEP_SUMMARY", "") // a gate example must not write into CI's summary
 	for _, c := range cmds {
-		args := make([]string, len(c.args))
-		for i, a := range c.args {
-			args[i] = replaceAll(a, subst, false)
-		}
-		var stdout, stderr bytes.Buffer
-		code := exitCode(run(context.Background(), args, strings.NewReader(""), &stdout, &stderr), &stderr)
-		got := strings.Split(strings.TrimSuffix(replaceAll(stdout.String(), subst, true), "\n"), "\n")
-		if stdout.Len() == 0 {
-			got = nil
-		}
-		if code != c.exit || !matchLines(c.want, got, vary) {
-			t.Errorf("%s:%d: profdiff %s\nexit status %d, want %d\n--- %s:%d (want)\n+++ profdiff output (got)\n%s\nstderr:\n%s",
-				b.file, c.line, strings.Join(c.args, " "), code, c.exit, b.file, c.line,
-				unifiedDiff(c.want, got, vary), stderr.String())
+		if msg := runDocCommand(b.file, c, subst, vary); msg != "" {
+			t.Error(msg)
 		}
 	}
+}
+
+// runDocCommand runs one example in the current folder and returns why its
+// output or exit status differs from the README, or "".
+func runDocCommand(file string, c docCommand, subst map[string]string, vary bool) string {
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = replaceAll(a, subst, false)
+	}
+	var stdout, stderr bytes.Buffer
+	code := exitCode(run(context.Background(), args, strings.NewReader(""), &stdout, &stderr), &stderr)
+	var got []string
+	if stdout.Len() > 0 {
+		got = strings.Split(strings.TrimSuffix(replaceAll(stdout.String(), subst, true), "\n"), "\n")
+	}
+	if code == c.exit && matchLines(c.want, got, vary) {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d: profdiff %s\nexit status %d, want %d\n--- %s:%d (want)\n+++ profdiff output (got)\n%s\nstderr:\n%s",
+		file, c.line, strings.Join(c.args, " "), code, c.exit, file, c.line,
+		unifiedDiff(c.want, got, vary), stderr.String())
 }
 
 // Setups that only write files run once per test run; later blocks get a
@@ -754,5 +773,22 @@ func TestDocsMatcher(t *testing.T) {
 	}
 	if d := unifiedDiff([]string{"a", "b", "c"}, []string{"a", "x", "c"}, false); !strings.Contains(d, "- b\n+ x\n") {
 		t.Errorf("unifiedDiff:\n%s", d)
+	}
+	if _, _, err := splitFences("x.md", "```text\n$ profdiff top a.pb.gz\n```\n"); err == nil || !strings.Contains(err.Error(), "x.md:2:") {
+		t.Errorf("a prompt in a text block: %v", err)
+	}
+
+	// A README whose example prints something else fails with the file and
+	// line of the command and a diff.
+	t.Chdir(filepath.Join("..", ".."))
+	msg := runDocCommand("x/README.md", docCommand{line: 7, args: []string{"top", "--top", "1", "testdata/dotnet/net11.folded"},
+		want: []string{"profile: testdata/dotnet/net11.folded (10000 samples, total 10000 count)", "sample type samples/count; kind cpu", "..."}}, nil, false)
+	for _, want := range []string{"x/README.md:7: profdiff top --top 1", "- sample type samples/count; kind cpu\n+ sample type samples/count; kind unknown"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the failure message lacks %q:\n%s", want, msg)
+		}
+	}
+	if msg := runDocCommand("x/README.md", docCommand{line: 7, args: []string{"top", "no-such-file"}, exit: 0}, nil, false); !strings.Contains(msg, "exit status 2, want 0") {
+		t.Errorf("a failing command passed: %q", msg)
 	}
 }
