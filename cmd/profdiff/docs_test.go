@@ -73,6 +73,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/profdiff/profdiff/workloads/jsonserver"
 )
@@ -105,7 +106,8 @@ func TestDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	consoles, shells := readDocBlocks(t, root)
+	consoles, shells, texts := readDocBlocks(t, root)
+	checkDocLinks(t, root, texts)
 	if len(consoles) == 0 {
 		t.Fatal("no console examples found in any README.md")
 	}
@@ -133,9 +135,10 @@ func TestDocs(t *testing.T) {
 }
 
 // readDocBlocks returns the console blocks and the sh blocks of every
-// README.md under root.
-func readDocBlocks(t *testing.T, root string) (consoles, shells []docBlock) {
+// README.md under root, and the text of each file by its path.
+func readDocBlocks(t *testing.T, root string) (consoles, shells []docBlock, texts map[string]string) {
 	t.Helper()
+	texts = map[string]string{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -151,6 +154,7 @@ func readDocBlocks(t *testing.T, root string) (consoles, shells []docBlock) {
 		if err != nil {
 			return err
 		}
+		texts[filepath.ToSlash(rel)] = string(data)
 		c, s, err := splitFences(filepath.ToSlash(rel), string(data))
 		if err != nil {
 			return err
@@ -162,7 +166,75 @@ func readDocBlocks(t *testing.T, root string) (consoles, shells []docBlock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return consoles, shells
+	return consoles, shells, texts
+}
+
+var docLinkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// checkDocLinks fails for a relative link of a README.md (outside code)
+// to a file that does not exist, or to a heading a Markdown file lacks.
+func checkDocLinks(t *testing.T, root string, texts map[string]string) {
+	for _, file := range slices.Sorted(maps.Keys(texts)) {
+		for n, line := range proseLines(texts[file]) {
+			for _, m := range docLinkRE.FindAllStringSubmatch(line, -1) {
+				target, anchor, _ := strings.Cut(m[1], "#")
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path := file
+				if target != "" {
+					path = filepath.ToSlash(filepath.Join(filepath.Dir(file), target))
+				}
+				data, err := os.ReadFile(filepath.Join(root, path))
+				if err != nil {
+					t.Errorf("%s:%d: link %s: %v", file, n, m[1], err)
+					continue
+				}
+				if anchor != "" && strings.HasSuffix(path, ".md") && !slices.Contains(headingAnchors(string(data)), anchor) {
+					t.Errorf("%s:%d: link %s: %s has no heading with anchor #%s", file, n, m[1], path, anchor)
+				}
+			}
+		}
+	}
+}
+
+// proseLines returns the lines of a Markdown text outside fenced code, by
+// line number (1-based).
+func proseLines(text string) map[int]string {
+	lines := map[int]string{}
+	inFence := false
+	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inFence = !inFence
+			continue
+		}
+		if !inFence {
+			lines[i+1] = l
+		}
+	}
+	return lines
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown text: lower case, punctuation dropped, spaces as hyphens.
+func headingAnchors(text string) []string {
+	var anchors []string
+	for _, l := range proseLines(text) {
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		var sb strings.Builder
+		for _, r := range strings.ToLower(strings.TrimLeft(l, "# ")) {
+			switch {
+			case r == ' ':
+				sb.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				sb.WriteRune(r)
+			}
+		}
+		anchors = append(anchors, sb.String())
+	}
+	return anchors
 }
 
 var docAttrRE = regexp.MustCompile(`^<!-- docs-test: (.*) -->$`)
