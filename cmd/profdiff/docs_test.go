@@ -54,7 +54,12 @@ package main
 // dotnet-trace, CI YAML) go in blocks tagged sh. Every profdiff command in a
 // sh block must be covered: each of its flags must appear in a console
 // example of the same command, or the command's line must be listed in
-// shOnly with the reason it cannot run here.
+// shOnly with the reason it cannot run here. A "$ profdiff" line in a block
+// that is not console fails (an example that would never run): recorded
+// output of long runs goes in text blocks, with the command in the prose.
+//
+// The relative links of every README.md (outside code) must name files
+// that exist and, for Markdown, headings they have (GitHub's anchors).
 
 import (
 	"bytes"
@@ -80,10 +85,7 @@ import (
 
 // shOnly lists profdiff commands in sh blocks whose flags no console
 // example exercises, each with the reason it cannot run in a test.
-var shOnly = map[string]string{
-	`profdiff gate --base 'main/*.pb.gz' --new 'pr/*.pb.gz' --max lock-contention=+2pp --max wait=+5pp --max gc=+25% --max-method 'sync\.\(\*Mutex\)\.Lock=+1pp' --markdown gate.md`: "the synopsis, with placeholders for your folders",
-	"profdiff diff --base a1.pb.gz --base a2.pb.gz --new b1.pb.gz --new b2.pb.gz":                                                                                                    "placeholders; the console example above merges five recorded profiles per side",
-}
+var shOnly = map[string]string{}
 
 // docBlock is one console example.
 type docBlock struct {
