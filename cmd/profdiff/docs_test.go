@@ -51,8 +51,8 @@ package main
 //     block is skipped under -short).
 //
 // Commands that cannot run in a test (go test, go install, perf, curl,
-// dotnet-trace, CI YAML) go in blocks tagged sh. Every profdiff command in a
-// sh block must be covered: each of its flags must appear in a console
+// dotnet-trace) go in blocks tagged sh, CI workflows in blocks tagged yaml.
+// Every profdiff command in a sh or yaml block must be covered: each of its flags must appear in a console
 // example of the same command, or the command's line must be listed in
 // shOnly with the reason it cannot run here. A "$ profdiff" line in a block
 // that is not console fails (an example that would never run): recorded
@@ -269,7 +269,8 @@ func splitFences(file, text string) (consoles, shells []docBlock, err error) {
 		switch strings.TrimPrefix(fence, "```") {
 		case "console":
 			consoles = append(consoles, b)
-		case "sh":
+		case "sh", "yaml":
+			// CI YAML holds shell commands too (its run: steps).
 			shells = append(shells, b)
 		default:
 			// A prompt outside a console block would be an example that
