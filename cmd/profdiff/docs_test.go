@@ -18,8 +18,8 @@ package main
 //     ARGS are split as a shell splits plain words: single and double quotes,
 //     a backslash escapes the next character, and a line ending in " \"
 //     continues on the next. Nothing is expanded: profdiff expands its own
-//     globs (--base 'main/*.pb.gz'). The command runs in this process through
-//     run(ctx, args, stdin, stdout, stderr), with an empty stdin.
+//     globs (--base 'main/*.pb.gz'). The command runs through run(ctx, args, stdin,
+//     stdout, stderr) in a child process, with an empty stdin.
 //   - The lines up to the next command (or the end of the block) are its
 //     stdout. Stderr is not compared (it is shown when the example fails).
 //   - A command that exits non-zero ends its output with a line
@@ -50,6 +50,10 @@ package main
 //   - short runs the block even with -short (by default a setup or vary
 //     block is skipped under -short).
 //
+// Blocks run in parallel, each command in a child process (this test
+// binary re-executed, see docsExecEnv) with the block's folder as its
+// working directory.
+//
 // Commands that cannot run in a test (go test, go install, perf, curl,
 // dotnet-trace) go in blocks tagged sh, CI workflows in blocks tagged yaml.
 // Every profdiff command in a sh or yaml block must be covered: each of its flags must appear in a console
@@ -64,6 +68,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -71,13 +76,16 @@ import (
 	"net/http/httptest"
 	httppprof "net/http/pprof"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/profdiff/profdiff/workloads/jsonserver"
@@ -115,6 +123,16 @@ func TestDocs(t *testing.T) {
 	}
 	docTempRoot = t.TempDir()
 	clear(docSetupCache)
+	// Setups whose files later blocks copy record this process's own
+	// goroutines and traces: they run now, before anything runs beside
+	// this test, so the recordings hold only what they set up.
+	for _, b := range consoles {
+		_, short := b.attrs["short"]
+		if name := b.attrs["setup"]; docCacheable[name] && (!testing.Short() || short) {
+			cachedSetup(t, root, name, docSetups[name])
+		}
+	}
+	t.Parallel()
 	covered := map[string]map[string]bool{}
 	for _, b := range consoles {
 		cmds, err := parseDocBlock(b)
@@ -386,8 +404,26 @@ func shellWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// runDocBlock runs a block's commands and compares their output.
+// docsExecEnv, set in a re-executed test binary, makes TestMain run its
+// arguments as profdiff does (runDocsCommandIfAsked) instead of the tests.
+const docsExecEnv = "PROFDIFF_DOCS_EXEC"
+
+// runDocsCommandIfAsked is called first thing in TestMain (after the
+// workload child check): in a process started by a parallel doc block, it
+// runs the command and exits with its status.
+func runDocsCommandIfAsked() {
+	if os.Getenv(docsExecEnv) != "1" {
+		return
+	}
+	os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+}
+
+// runDocBlock runs a block's commands and compares their output. Blocks
+// run in parallel (up to -parallel at a time), each command in a process of
+// its own whose working directory is the block's folder (see docsExecEnv),
+// so no block changes this process's directory or environment.
 func runDocBlock(t *testing.T, root string, b docBlock, cmds []docCommand) {
+	t.Parallel()
 	_, vary := b.attrs["vary"]
 	_, short := b.attrs["short"]
 	if testing.Short() && !short && (vary || b.attrs["setup"] != "") {
@@ -407,33 +443,71 @@ func runDocBlock(t *testing.T, root string, b docBlock, cmds []docCommand) {
 		if !ok {
 			t.Fatalf("%s:%d: unknown setup=%s", b.file, b.line, name)
 		}
-		if cached := docSetupCache[name]; cached != "" {
-			copyDir(t, cached, dir)
+		if docCacheable[name] {
+			copyDir(t, cachedSetup(t, root, name, setup), dir)
 		} else {
 			subst = setup(t, root, dir)
-			if _, ok := docCacheable[name]; ok {
-				docSetupCache[name] = dir
-			}
 		}
 	}
-	t.Chdir(dir)
-	t.Setenv("GITHUB_STEP_SUMMARY", "") // a gate example must not write into CI's summary
 	for _, c := range cmds {
-		if msg := runDocCommand(b.file, c, subst, vary); msg != "" {
+		if msg := runDocCommandIn(t, dir, b.file, c, subst, vary); msg != "" {
 			t.Error(msg)
 		}
 	}
 }
 
-// runDocCommand runs one example in the current folder and returns why its
-// output or exit status differs from the README, or "".
-func runDocCommand(file string, c docCommand, subst map[string]string, vary bool) string {
+// cachedSetup runs a setup that only writes files once per test run, in a
+// folder of its own, and returns that folder; blocks running at the same
+// time wait for the first.
+func cachedSetup(t *testing.T, root, name string, setup func(t *testing.T, root, dir string) map[string]string) string {
+	docSetupMu.Lock()
+	c := docSetupCache[name]
+	if c == nil {
+		c = &docSetupDone{}
+		docSetupCache[name] = c
+	}
+	docSetupMu.Unlock()
+	c.once.Do(func() {
+		dir := docTempDir(t)
+		setup(t, root, dir)
+		c.dir = dir
+	})
+	if c.dir == "" {
+		t.Fatalf("setup=%s failed in another block", name)
+	}
+	return c.dir
+}
+
+// runDocCommandIn runs one example in a child process whose working
+// directory is dir (see docsExecEnv), with an empty stdin and no CI step
+// summary, and returns why its output or exit status differs from the
+// README, or "".
+func runDocCommandIn(t *testing.T, dir, file string, c docCommand, subst map[string]string, vary bool) string {
 	args := make([]string, len(c.args))
 	for i, a := range c.args {
 		args[i] = replaceAll(a, subst, false)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), docsExecEnv+"=1", "GITHUB_STEP_SUMMARY=")
 	var stdout, stderr bytes.Buffer
-	code := exitCode(run(context.Background(), args, strings.NewReader(""), &stdout, &stderr), &stderr)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("%s:%d: running the example: %v\n%s", file, c.line, err, stderr.String())
+		}
+		code = ee.ExitCode()
+	}
+	return compareDocOutput(file, c, subst, vary, code, &stdout, &stderr)
+}
+
+// compareDocOutput says why a command's exit status or output differs
+// from its example, or returns "".
+func compareDocOutput(file string, c docCommand, subst map[string]string, vary bool, code int, stdout, stderr *bytes.Buffer) string {
 	var got []string
 	if stdout.Len() > 0 {
 		got = strings.Split(strings.TrimSuffix(replaceAll(stdout.String(), subst, true), "\n"), "\n")
@@ -450,9 +524,15 @@ func runDocCommand(file string, c docCommand, subst map[string]string, vary bool
 // copy of what the first wrote, to keep the test fast.
 var (
 	docCacheable  = map[string]bool{"gate-profiles": true, "traces": true}
-	docSetupCache = map[string]string{} // setup name → the folder it wrote
-	docTempRoot   string                // kept until TestDocs ends
+	docSetupMu    sync.Mutex
+	docSetupCache = map[string]*docSetupDone{} // setup name → the folder it wrote
+	docTempRoot   string                       // kept until TestDocs ends
 )
+
+type docSetupDone struct {
+	once sync.Once
+	dir  string
+}
 
 // docTempDir returns a fresh folder that lives until TestDocs ends (so a
 // setup's files can be copied from it by later blocks).
@@ -855,15 +935,15 @@ func TestDocsMatcher(t *testing.T) {
 
 	// A README whose example prints something else fails with the file and
 	// line of the command and a diff.
-	t.Chdir(filepath.Join("..", ".."))
-	msg := runDocCommand("x/README.md", docCommand{line: 7, args: []string{"top", "--top", "1", "testdata/dotnet/net11.folded"},
+	root := filepath.Join("..", "..")
+	msg := runDocCommandIn(t, root, "x/README.md", docCommand{line: 7, args: []string{"top", "--top", "1", "testdata/dotnet/net11.folded"},
 		want: []string{"profile: testdata/dotnet/net11.folded (10000 samples, total 10000 count)", "sample type samples/count; kind cpu", "..."}}, nil, false)
 	for _, want := range []string{"x/README.md:7: profdiff top --top 1", "- sample type samples/count; kind cpu\n+ sample type samples/count; kind unknown"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the failure message lacks %q:\n%s", want, msg)
 		}
 	}
-	if msg := runDocCommand("x/README.md", docCommand{line: 7, args: []string{"top", "no-such-file"}, exit: 0}, nil, false); !strings.Contains(msg, "exit status 2, want 0") {
+	if msg := runDocCommandIn(t, root, "x/README.md", docCommand{line: 7, args: []string{"top", "no-such-file"}, exit: 0}, nil, false); !strings.Contains(msg, "exit status 2, want 0") {
 		t.Errorf("a failing command passed: %q", msg)
 	}
 }

@@ -422,8 +422,11 @@ func TestChunkedAndConnectionClose(t *testing.T) {
 			t.Fatalf("ok %d failed %d %v %v", rep.OK, rep.Failed(), rep.Non2xx, rep.SocketErrorExamples)
 		}
 		// A connect in flight when the run stops may be accepted by the
-		// server and not counted: at most one per connection.
-		if acc := s.accepted.Load(); rep.ConnectionsOpened <= 2 || acc < int64(rep.ConnectionsOpened) || acc > int64(rep.ConnectionsOpened)+2 {
+		// server and not counted, and one the kernel completed (counted as
+		// opened) may not have reached the server's Accept yet when the
+		// counter is read (seen: opened 441, accepted 440): at most one
+		// per connection either way.
+		if acc := s.accepted.Load(); rep.ConnectionsOpened <= 2 || acc < int64(rep.ConnectionsOpened)-2 || acc > int64(rep.ConnectionsOpened)+2 {
 			t.Errorf("opened %d, server accepted %d: want a new connection after each Connection: close", rep.ConnectionsOpened, acc)
 		}
 		if line := firstLine(rep); !strings.HasPrefix(line, "WARNING: keep-alive was not held") {
