@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 	"net"
 	"slices"
 	"strings"
@@ -63,8 +64,8 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 		for i, f := range m.Files {
 			kinds[i] = f.Kind
 		}
-		fmt.Fprintf(e.stdout, "%s: %s (%d of %d profiles)\n", opts.Out, strings.Join(kinds, ", "), len(m.Files), len(m.Files)+len(m.Errors))
-		return nil
+		line := report.Cat(opts.Out, ": ", strings.Join(kinds, ", "), " (", report.Int(int64(len(m.Files))), " of ", report.Int(int64(len(m.Files)+len(m.Errors))), " profiles)")
+		return render.Report(e.stdout, &report.Report{Blocks: []report.Block{report.Para{Lines: []report.Line{line}}}}, render.Table)
 	}
 }
 

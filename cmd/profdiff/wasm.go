@@ -10,6 +10,8 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
@@ -65,12 +67,22 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if f.format != "json" {
-			fmt.Fprintf(e.stdout, "wasm plugin host at %d cores: %s of guest memory, %s touched per request, pool of %d slots; concurrent mode with %d connections;\n%d s per run after %v warmup; capture folders under %s\n\n",
-				sw.cores, wasmhost.FormatSize(int64(sw.host.Pages*wasmhost.PageSize)), wasmhost.FormatSize(int64(sw.host.Touch)), sw.host.PoolSize, sw.conns, sw.wf.seconds, sw.wf.warmup, dir)
-		}
-		return workloads.WriteWasmSweep(e.stdout, points, f.format)
+		rep := workloads.WasmSweepReport(points)
+		rep.Blocks = append([]report.Block{sw.header(dir)}, rep.Blocks...)
+		return render.Report(e.stdout, rep, render.Format(f.format))
 	}
+}
+
+// header says what ran: the host's settings, the concurrent mode's
+// connections when it ran, the windows and where the captures are.
+func (sw *wasmSweep) header(dir string) report.Para {
+	first := report.Cat("wasm plugin host at ", report.Int(int64(sw.cores)), " cores: ", wasmhost.FormatSize(int64(sw.host.Pages*wasmhost.PageSize)),
+		" of guest memory, ", wasmhost.FormatSize(int64(sw.host.Touch)), " touched per request, pool of ", report.Int(int64(sw.host.PoolSize)), " slots;")
+	if slices.Contains(sw.modes, workloads.ModeConcurrent) {
+		first = append(first[:len(first)-1], report.Cat(" slots; concurrent mode with ", report.Int(int64(sw.conns)), " connections;")...)
+	}
+	return report.Para{Lines: []report.Line{first,
+		report.Cat(report.Int(int64(sw.wf.seconds)), " s per run after ", sw.wf.warmup.String(), " warmup; capture folders under ", dir)}}
 }
 
 // sweep validates the flags, and the host's settings once here rather

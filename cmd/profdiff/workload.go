@@ -17,6 +17,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/child"
@@ -144,10 +145,10 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if format != "json" {
-			fmt.Fprintf(e.stdout, "json server, variant %s, %d s per run after %v warmup; capture folders under %s\n\n", variant, wf.seconds, wf.warmup, dir)
-		}
-		return workloads.WriteSweep(e.stdout, workloads.SweepRows(results), format)
+		rep := workloads.SweepReport(workloads.SweepRows(results))
+		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
+			report.Int(int64(wf.seconds)), " s per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
+		return render.Report(e.stdout, rep, render.Format(format))
 	}
 }
 
@@ -249,28 +250,38 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, f render.For
 	}
 	result := a.Diff()
 	warn(e.stderr, result.Warnings...)
-	prose := f == render.Table || f == render.Markdown
-	if prose {
-		b, n := res[0].Load, res[1].Load
-		fmt.Fprintf(e.stdout, "What you are looking at: the same JSON server twice at %d cores, once as is (base) and once with every\n", res[0].Config.Cores)
-		fmt.Fprintf(e.stdout, "request parked and woken through a registry behind one global mutex (new), as .NET 11's wait subsystem did.\n")
-		fmt.Fprintf(e.stdout, "Throughput: %.0f → %.0f requests/s (p99 %.2f → %.2f ms); where the server's goroutines spent their time:\n\n",
-			b.RPSOK, n.RPSOK, b.LatencyMS.P99, n.LatencyMS.P99)
+	rep := render.DiffReport(result)
+	if f == render.Table || f == render.Markdown {
+		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, base, nw))
 	}
-	if err := render.Diff(e.stdout, result, f); err != nil {
-		return err
-	}
-	if prose {
-		lc := result.Buckets[diff.LockContention]
-		fmt.Fprintf(e.stdout, "\nLock contention: %s → %s", render.Pct(lc.Base), render.Pct(lc.New))
-		for _, m := range result.Methods {
-			if m.Bucket == diff.LockContention && m.Delta > 0 {
-				fmt.Fprintf(e.stdout, ", led by %s (%s)", m.Name, render.PP(m.Delta))
-				break
-			}
+	return render.Report(e.stdout, rep, f)
+}
+
+// demoIntro says what the two runs were and how their throughput moved.
+func demoIntro(res [2]*workloads.Result) report.Para {
+	b, n := res[0].Load, res[1].Load
+	return report.Para{Lines: []report.Line{
+		report.Cat("What you are looking at: the same JSON server twice at ", report.Int(int64(res[0].Config.Cores)), " cores, once as is (base) and once with every"),
+		report.Cat("request parked and woken through a registry behind one global mutex (new), as .NET 11's wait subsystem did."),
+		report.Cat("Throughput: ", report.Fixed(b.RPSOK, 0), " → ", report.Fixed(n.RPSOK, 0), " requests/s (p99 ", report.Fixed(b.LatencyMS.P99, 2), " → ",
+			report.Fixed(n.LatencyMS.P99, 2), " ms); where the server's goroutines spent their time:"),
+	}}
+}
+
+// demoOutro names the lock-contention growth and its leading method, and
+// the follow-up commands on the two capture folders.
+func demoOutro(result *diff.Result, base, nw string) report.Para {
+	lc := result.Buckets[diff.LockContention]
+	first := report.Cat("Lock contention: ", report.Share(lc.Base), " → ", report.Share(lc.New))
+	for _, m := range result.Methods {
+		if m.Bucket == diff.LockContention && m.Delta > 0 {
+			first = append(first, report.Cat(", led by ", report.Text(m.Name), " (", report.Delta(m.Delta, false, ""), ")")...)
+			break
 		}
-		fmt.Fprintf(e.stdout, ".\nCapture folders: %s and %s (profdiff diff --kind cpu|wall|mutex|block|trace works on them).\n", base, nw)
-		fmt.Fprintf(e.stdout, "Next: profdiff diff --kind mutex --cum %s %s\n", base, nw)
 	}
-	return nil
+	first = append(first, report.Text("."))
+	return report.Para{Lines: []report.Line{first,
+		report.Cat("Capture folders: ", base, " and ", nw, " (profdiff diff --kind cpu|wall|mutex|block|trace works on them)."),
+		report.Cat("Next: profdiff diff --kind mutex --by caller ", base, " ", nw),
+	}}
 }
