@@ -17,6 +17,19 @@
 // returns results that carry raw values in the profile's unit beside the
 // shares (fractions 0..1) and deltas derived from them, per side, bucket and
 // method, with notes ("new", "18x increase", "was in native") and warnings.
+// # One stream, many consumers
+//
+// Analyzer.Add walks a profile once and turns each sample into a Sample:
+// its value and count, bucket, scheduler-latency flag, method stack (leaf
+// first), the frame that decided the bucket, and on demand the leaf and the
+// program's own caller. The Analyzer's own tables consume it (per method,
+// per bucket, and per profile as ProfileStats, from which the merged sides
+// are summed), and so does any function registered with OnSample: the gate
+// (package diff/gate) reads its per-profile observations and method checks
+// from the same stream, and Options.CallTree builds a merged call tree of
+// both sides for flame graphs. Diff and Top are pure and may be called
+// again.
+//
 // The package computes; it never prints, exits or names command-line flags:
 // package diff/render lays results out, and the command adds hints.
 //
