@@ -53,6 +53,9 @@ type Options struct {
 	// CallTree builds the merged call tree of both sides (Result.Tree), for
 	// flame graphs; off by default, since it holds every distinct path.
 	CallTree bool
+	// Spellings fills Sample.Spellings for OnSample consumers that match
+	// frame names as the profiles wrote them (the gate's method checks).
+	Spellings bool
 }
 
 // ModuleNames is Options.Modules.
@@ -88,6 +91,12 @@ func (s Side) String() string {
 		return "base"
 	}
 	return "new"
+}
+
+// spelling is one raw frame name and the method it normalizes to.
+type spelling struct {
+	name   string
+	method int32
 }
 
 // method is one interned method (normalized frame name) with its per-side
@@ -160,7 +169,8 @@ type Analyzer struct {
 	sawNettrace bool // a .nettrace profile was added (ModulesAuto)
 	unit        string
 	methods     []*method
-	byName      map[string]int32 // raw frame name → method
+	spellings   []spelling
+	byName      map[string]int32 // raw frame name → spelling
 	byKey       map[string]int32 // normalized name → method
 	sides       [2]sideMeta
 	profiles    []ProfileStats
@@ -207,6 +217,9 @@ func (a *Analyzer) Profiles() []ProfileStats { return append([]ProfileStats(nil)
 
 // MethodName returns the display name of a method id of Sample.Stack.
 func (a *Analyzer) MethodName(id int32) string { return a.methods[id].name }
+
+// Spelling returns the raw frame name of a spelling id of Sample.Spellings.
+func (a *Analyzer) Spelling(sp int32) string { return a.spellings[sp].name }
 
 // SampleTypeIndex returns the index of the sample type named by sel in p:
 // a type name ("cpu", "delay", "samples"), "type/unit", or a decimal index;

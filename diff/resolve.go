@@ -7,10 +7,11 @@ import (
 	"github.com/profdiff/profdiff/symbolize"
 )
 
-// locResolver maps the locations of one profile to method ids and frame
-// rules, memoized per location: a location with one frame (the common case)
-// keeps it in its entry, others in two flat arenas, idv[e.off:e.off+e.n]
-// and frv[e.off:e.off+e.n]. Locations are indexed by ID in a slice when IDs
+// locResolver maps the locations of one profile to method ids, spelling
+// ids (the raw name of each frame, see Sample.Spellings) and frame rules,
+// memoized per location: a location with one frame (the common case) keeps
+// it in its entry, others in flat arenas, idv, spv and frv at
+// [e.off:e.off+e.n]. Locations are indexed by ID in a slice when IDs
 // are dense (as every pprof writer makes them), else by a map. Functions are
 // memoized the same way, so a name is split and interned once per profile.
 type locResolver struct {
@@ -19,21 +20,27 @@ type locResolver struct {
 	dense   []locEntry
 	byPtr   map[*pprofile.Location]*locEntry
 	idv     []int32
+	spv     []int32
 	frv     []frameRule
 	fnDense []fnEntry // by Function.ID
-	fnMap   map[*pprofile.Function]int32
+	fnMap   map[*pprofile.Function]frame
 	buf     []symbolize.Frame
+	fbuf    []frame // scratch for resolve
 }
 
 type fnEntry struct {
 	fn *pprofile.Function
-	id int32
+	f  frame
 }
+
+// frame is one frame of a location: its method and the spelling of its
+// name.
+type frame struct{ id, sp int32 }
 
 type locEntry struct {
 	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
 	off    uint32 // in idv and frv when n > 1
-	id     int32  // the frame when n == 1
+	id, sp int32  // the frame when n == 1
 	frDone bool   // fr or frv filled in
 	fr     frameRule
 }
@@ -56,7 +63,7 @@ func (a *Analyzer) newLocResolver(p *pprofile.Profile, side Side) *locResolver {
 	if maxID <= uint64(4*len(p.Function)+16) {
 		r.fnDense = make([]fnEntry, maxID+1)
 	} else {
-		r.fnMap = make(map[*pprofile.Function]int32, len(p.Function))
+		r.fnMap = make(map[*pprofile.Function]frame, len(p.Function))
 	}
 	return r
 }
@@ -90,6 +97,14 @@ func (r *locResolver) appendIDs(dst []int32, e *locEntry) []int32 {
 	return append(dst, r.idv[e.off:e.off+e.n]...)
 }
 
+// appendSpellings appends the spelling ids of a resolved location's frames.
+func (r *locResolver) appendSpellings(dst []int32, e *locEntry) []int32 {
+	if e.n == 1 {
+		return append(dst, e.sp)
+	}
+	return append(dst, r.spv[e.off:e.off+e.n]...)
+}
+
 // appendRules appends the frame rules of a resolved location's frames.
 func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
 	if e.n == 1 {
@@ -110,7 +125,7 @@ func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kin
 
 func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 	a := r.a
-	ids := r.idv[len(r.idv):]
+	fs := r.fbuf[:0]
 	named := 0
 	for _, ln := range loc.Line {
 		if ln.Function != nil && ln.Function.Name != "" {
@@ -123,76 +138,83 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 		// locations take the other path, so each keeps its own address.
 		r.buf = r.buf[:0]
 		for i, ln := range loc.Line {
-			id, ok := r.funcID(ln.Function)
+			f, ok := r.funcFrame(ln.Function)
 			if !ok {
 				if len(r.buf) == 0 {
 					r.buf = symbolize.LocationFrames(r.buf, loc)
 				}
-				id = a.intern(r.buf[i].Name, r.buf[i].Module, r.side)
-				r.setFuncID(ln.Function, id)
+				f = a.intern(r.buf[i].Name, r.buf[i].Module, r.side)
+				r.setFuncFrame(ln.Function, f)
 			}
-			ids = append(ids, id)
+			fs = append(fs, f)
 		}
 	} else {
 		r.buf = symbolize.LocationFrames(r.buf[:0], loc)
 		for _, f := range r.buf {
-			ids = append(ids, a.intern(f.Name, f.Module, r.side))
+			fs = append(fs, a.intern(f.Name, f.Module, r.side))
 		}
 	}
-	e.n = uint32(len(ids))
+	r.fbuf = fs[:0]
+	e.n = uint32(len(fs))
 	if e.n == 1 {
-		e.id = ids[0]
+		e.id, e.sp = fs[0].id, fs[0].sp
 		return
 	}
 	e.off = uint32(len(r.idv))
-	r.idv = append(r.idv, ids...)
+	for _, f := range fs {
+		r.idv, r.spv = append(r.idv, f.id), append(r.spv, f.sp)
+	}
 	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
 }
 
-// funcID returns the method of a function seen before (fn may be nil).
-func (r *locResolver) funcID(fn *pprofile.Function) (int32, bool) {
+// funcFrame returns the frame of a function seen before (fn may be nil).
+func (r *locResolver) funcFrame(fn *pprofile.Function) (frame, bool) {
 	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
 		if e := &r.fnDense[fn.ID]; e.fn == fn {
-			return e.id, true
+			return e.f, true
 		}
 	}
-	id, ok := r.fnMap[fn]
-	return id, ok
+	f, ok := r.fnMap[fn]
+	return f, ok
 }
 
-func (r *locResolver) setFuncID(fn *pprofile.Function, id int32) {
+func (r *locResolver) setFuncFrame(fn *pprofile.Function, f frame) {
 	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
 		if e := &r.fnDense[fn.ID]; e.fn == nil {
-			e.fn, e.id = fn, id
+			e.fn, e.f = fn, f
 			return
 		}
 	}
 	// Not dense, nil, or two functions with one ID (a hand-built profile).
 	if r.fnMap == nil {
-		r.fnMap = map[*pprofile.Function]int32{}
+		r.fnMap = map[*pprofile.Function]frame{}
 	}
-	r.fnMap[fn] = id
+	r.fnMap[fn] = f
 }
 
-// intern returns the method id for a raw frame name, creating the method on
-// first sight. Methods are identified by their normalized name, so
-// `Foo(int)` and `Foo` from two writers are one method.
-func (a *Analyzer) intern(raw, module string, side Side) int32 {
-	id, ok := a.byName[raw]
+// intern returns the method and the spelling of a raw frame name,
+// creating them on first sight. Methods are identified by their normalized
+// name, so `Foo(int)` and `Foo` from two writers are one method with two
+// spellings.
+func (a *Analyzer) intern(raw, module string, side Side) frame {
+	sp, ok := a.byName[raw]
 	if !ok {
 		key := symbolize.Normalize(raw)
-		id, ok = a.byKey[key]
-		if !ok {
+		id, known := a.byKey[key]
+		if !known {
 			id = int32(len(a.methods))
 			a.methods = append(a.methods, &method{name: raw, key: key})
 			a.byKey[key] = id
 		}
-		a.byName[raw] = id
+		sp = int32(len(a.spellings))
+		a.spellings = append(a.spellings, spelling{name: raw, method: id})
+		a.byName[raw] = sp
 	}
+	id := a.spellings[sp].method
 	if m := a.methods[id]; module != "" && m.module[side] == "" {
 		m.module[side] = module
 	}
-	return id
+	return frame{id, sp}
 }
 
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {

@@ -25,6 +25,10 @@ type Sample struct {
 	Sched bool
 	// Stack holds method ids, leaf first (Analyzer.MethodName names them).
 	Stack []int32
+	// Spellings holds, frame by frame, which raw name the profile gave the
+	// method (Analyzer.Spelling): `Foo(int)` and `Foo` are one method in
+	// Stack and two spellings here. Filled only with Options.Spellings.
+	Spellings []int32
 	// Decider is the index in Stack of the frame that decided Bucket
 	// (the leaf-most non-skip frame when no rule did), -1 for an empty stack.
 	Decider int
@@ -69,7 +73,7 @@ func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind 
 		if len(smp.Label) > 0 {
 			meta.noteThread(smp)
 		}
-		s.Stack, s.frames = lr.frames(s.Stack[:0], s.frames[:0], smp, kind, filtering)
+		s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], smp, kind, filtering, a.opts.Spellings)
 		if filtering && !a.keep(s.Stack) {
 			ps.Filtered++
 			continue
@@ -120,15 +124,21 @@ func (m *sideMeta) noteThread(smp *pprofile.Sample) {
 	}
 }
 
-// frames appends the method ids of a sample's frames to stack and, unless
-// only ids are needed yet (filtering: rules wait until the sample is
-// kept), their frame rules to frames.
-func (r *locResolver) frames(stack []int32, frames []frameRule, smp *pprofile.Sample, kind profile.Kind, idsOnly bool) ([]int32, []frameRule) {
+// frames appends the method ids of a sample's frames to stack, their
+// spelling ids to spell when asked, and, unless only ids are needed yet
+// (filtering: rules wait until the sample is kept), their frame rules to
+// frames.
+func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *pprofile.Sample, kind profile.Kind, idsOnly, spellings bool) ([]int32, []int32, []frameRule) {
+	if spellings {
+		for _, loc := range smp.Location {
+			spell = r.appendSpellings(spell, r.entry(loc))
+		}
+	}
 	if idsOnly {
 		for _, loc := range smp.Location {
 			stack = r.appendIDs(stack, r.entry(loc))
 		}
-		return stack, frames
+		return stack, spell, frames
 	}
 	dense := r.dense
 	for _, loc := range smp.Location {
@@ -145,7 +155,7 @@ func (r *locResolver) frames(stack []int32, frames []frameRule, smp *pprofile.Sa
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
 	}
-	return stack, frames
+	return stack, spell, frames
 }
 
 // callerIndex implements ByCaller (see there).

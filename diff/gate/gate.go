@@ -127,7 +127,7 @@ type Gate struct {
 	// Per check, per frame name: value on each side of the samples the
 	// check selects, attributed to the deciding frame and to the caller.
 	dec, call []map[string]*[2]float64
-	methodHit [][]int8 // per check, per method id: 0 unknown, 1 matches, 2 does not
+	methodHit [][]int8 // per check, per spelling id: 0 unknown, 1 matches, 2 does not
 }
 
 // New returns a Gate.
@@ -143,6 +143,9 @@ func New(opts Options) *Gate {
 	}
 	a := opts.Analysis
 	a.Cum, a.By, a.Top, a.CallTree = false, diff.ByFrame, 1, false
+	for _, c := range opts.Checks {
+		a.Spellings = a.Spellings || c.Target == TargetMethod
+	}
 	g := &Gate{opts: opts, merged: diff.NewAnalyzer(a),
 		dec: make([]map[string]*[2]float64, len(opts.Checks)), call: make([]map[string]*[2]float64, len(opts.Checks)),
 		methodHit: make([][]int8, len(opts.Checks))}
@@ -176,7 +179,7 @@ func (g *Gate) take(s *diff.Sample) {
 	}
 	caller := -1
 	for i, c := range g.opts.Checks {
-		hit := c.Target == TargetMethod && g.matches(i, s.Stack)
+		hit := c.Target == TargetMethod && g.matches(i, s.Spellings)
 		if hit {
 			g.matched[s.Profile][i] += s.Value
 		}
@@ -191,21 +194,21 @@ func (g *Gate) take(s *diff.Sample) {
 	}
 }
 
-// matches reports whether any frame of stack matches check i's method
-// regexp, memoized per method.
-func (g *Gate) matches(i int, stack []int32) bool {
+// matches reports whether any frame of the sample, as the profile spelled
+// its name, matches check i's method regexp, memoized per spelling.
+func (g *Gate) matches(i int, spellings []int32) bool {
 	memo := g.methodHit[i]
-	for _, id := range stack {
-		for int(id) >= len(memo) {
+	for _, sp := range spellings {
+		for int(sp) >= len(memo) {
 			memo = append(memo, 0)
 		}
-		if memo[id] == 0 {
-			memo[id] = 2
-			if g.opts.Checks[i].Method.MatchString(g.merged.MethodName(id)) {
-				memo[id] = 1
+		if memo[sp] == 0 {
+			memo[sp] = 2
+			if g.opts.Checks[i].Method.MatchString(g.merged.Spelling(sp)) {
+				memo[sp] = 1
 			}
 		}
-		if memo[id] == 1 {
+		if memo[sp] == 1 {
 			g.methodHit[i] = memo
 			return true
 		}

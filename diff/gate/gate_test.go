@@ -414,3 +414,39 @@ func TestCSVIsRectangular(t *testing.T) {
 		t.Errorf("records: %v", recs)
 	}
 }
+
+// A method check matches each sample's frames as its profile spelled them
+// (`Foo(int)` from one writer and `Foo` from another are one method in
+// diff's rows but two names to a regexp), whichever was loaded first.
+func TestMethodCheckMatchesTheSamplesSpelling(t *testing.T) {
+	load := func(name, text string) *profile.Loaded {
+		l, err := profile.Parse(name, []byte(text), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		base, new         string
+		wantBase, wantNew float64
+		wantVerdict       Verdict
+	}{
+		{"main;Foo 10\nmain;Bar 90\n", "main;Foo(int) 50\nmain;Bar 50\n", 0, 0.5, Fail},
+		{"main;Foo(int) 10\nmain;Bar 90\n", "main;Foo 50\nmain;Bar 50\n", 0.1, 0, Pass},
+	} {
+		g := New(Options{Checks: mustChecks(`^Foo\(int\)$=+1pp`)})
+		if err := g.Add(diff.Base, load("base.folded", tc.base)); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Add(diff.New, load("new.folded", tc.new)); err != nil {
+			t.Fatal(err)
+		}
+		r, err := g.Report()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := r.Checks[0]; c.Base != tc.wantBase || c.New != tc.wantNew || c.Verdict != tc.wantVerdict {
+			t.Errorf("base %q, new %q: %v → %v, %s; want %v → %v, %s", tc.base, tc.new, c.Base, c.New, c.Verdict, tc.wantBase, tc.wantNew, tc.wantVerdict)
+		}
+	}
+}
