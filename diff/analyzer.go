@@ -26,7 +26,7 @@ const (
 	ByCaller By = "caller"
 )
 
-// ParseBy validates a --by value.
+// ParseBy reads an attribution: frame, decider or caller.
 func ParseBy(s string) (By, error) {
 	switch By(s) {
 	case ByFrame, ByDecider, ByCaller:
@@ -308,8 +308,15 @@ type SampleTypeError struct {
 	Has              string // Source's sample types, "type/unit, type/unit"
 }
 
-func (e *SampleTypeError) Error() string {
-	return fmt.Sprintf("sample types differ: %s has %s, %s has %s (%s has %s)", e.First, e.FirstType, e.Source, e.Type, e.Source, e.Has)
+func (e *SampleTypeError) Error() string { return e.Message("") }
+
+// Message is Error with a caller's hint on how to pick a shared type
+// ("pick a shared one with --sample-index") before the list of types.
+func (e *SampleTypeError) Message(hint string) string {
+	if hint != "" {
+		hint += "; "
+	}
+	return fmt.Sprintf("sample types differ: %s has %s, %s has %s (%s%s has %s)", e.First, e.FirstType, e.Source, e.Type, hint, e.Source, e.Has)
 }
 
 // kindOf is the kind l is analysed as: Options.Kind, else what loading

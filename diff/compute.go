@@ -159,7 +159,7 @@ func (a *Analyzer) Diff() *Result {
 	}
 	r.Methods = a.methodRows(&bt, &nt)
 	if a.tree != nil {
-		r.Tree = a.tree.result(a)
+		r.Tree = a.tree.result(a, New)
 	}
 	return r
 }
@@ -266,7 +266,7 @@ func (a *Analyzer) Top() *TopResult {
 		t.Methods = t.Methods[:a.opts.Top]
 	}
 	if a.tree != nil {
-		t.Tree = a.tree.result(a)
+		t.Tree = a.tree.result(a, Base)
 	}
 	return t
 }

@@ -226,7 +226,7 @@ func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
 	return m.fr
 }
 
-// keep applies --focus and --ignore (pprof semantics: focus keeps samples
+// keep applies Options.Focus and Ignore (pprof semantics: focus keeps samples
 // with any matching frame, ignore drops samples with any matching frame).
 func (a *Analyzer) keep(stack []int32) bool {
 	if a.opts.Focus == nil && a.opts.Ignore == nil {
@@ -248,7 +248,7 @@ func (a *Analyzer) keep(stack []int32) bool {
 	return focused
 }
 
-// FilterClass is what --focus and --ignore say about one frame name.
+// FilterClass is what Options.Focus and Ignore say about one frame name.
 type FilterClass int8
 
 const (

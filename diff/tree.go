@@ -50,28 +50,40 @@ func (t *CallTree) add(s *Sample) {
 	n.self[s.Side] += s.Value
 }
 
-// result copies the tree out with names, children sorted by name (ties,
-// which only two ids of one display name can make, by id).
-func (t *CallTree) result(a *Analyzer) *CallNode {
+// result copies the tree out with names, qualified as the method rows are
+// (module of the preferred side, else of the other), children sorted by
+// that name (ties, which only two ids of one display name can make, by
+// id).
+func (t *CallTree) result(a *Analyzer, prefer Side) *CallNode {
+	name := func(id int32) string {
+		m := a.methods[id]
+		mod := m.module[prefer]
+		if mod == "" {
+			mod = m.module[1-prefer]
+		}
+		return a.qualify(m.name, mod)
+	}
 	var conv func(n *treeNode) *CallNode
 	conv = func(n *treeNode) *CallNode {
 		out := &CallNode{Name: "root", Total: n.total, Self: n.self}
 		if n.id >= 0 {
-			out.Name = a.qualify(a.methods[n.id].name, a.methods[n.id].module[New])
+			out.Name = name(n.id)
 		}
-		kids := make([]*treeNode, 0, len(n.children))
+		kids := make([]*CallNode, 0, len(n.children))
+		ids := make(map[*CallNode]int32, len(n.children))
 		for _, c := range n.children {
-			kids = append(kids, c)
+			k := conv(c)
+			kids = append(kids, k)
+			ids[k] = c.id
 		}
 		sort.Slice(kids, func(i, j int) bool {
-			ni, nj := a.methods[kids[i].id].name, a.methods[kids[j].id].name
-			if ni != nj {
-				return ni < nj
+			if kids[i].Name != kids[j].Name {
+				return kids[i].Name < kids[j].Name
 			}
-			return kids[i].id < kids[j].id
+			return ids[kids[i]] < ids[kids[j]]
 		})
-		for _, c := range kids {
-			out.Children = append(out.Children, conv(c))
+		if len(kids) > 0 {
+			out.Children = kids
 		}
 		return out
 	}

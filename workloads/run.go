@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	man, rep, err := r.measure(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			logf(cfg.Log, "%s %s: interrupted: load stopped, stopping the server (pid %d)", cfg.Workload, cfg.Variant, proc.Pid)
+			logf(cfg.Log, "%s %s: interrupted: the load and the server (pid %d) are stopped", cfg.Workload, cfg.Variant, proc.Pid)
 		}
 		return nil, err
 	}

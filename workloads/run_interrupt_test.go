@@ -96,7 +96,7 @@ func TestRunInterrupted(t *testing.T) {
 			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 				t.Errorf("child %d still exists after Run returned (kill 0: %v)", pid, err)
 			}
-			if !strings.Contains(log.String(), "interrupted: load stopped, stopping the server") {
+			if !strings.Contains(log.String(), "interrupted: the load and the server (pid ") {
 				t.Errorf("the interruption is not logged:\n%s", log)
 			}
 			if c.name == "warmup" {

@@ -23,7 +23,8 @@ block as deltas over the window, a goroutine snapshot mid-window, and an
 execution trace. Writes cpu.pb.gz, wall.pb.gz, mutex.pb.gz, block.pb.gz,
 goroutine.pb.gz, trace.out and manifest.json to DIR (which must not exist
 or be empty). A profile that cannot be captured is reported and recorded in
-the manifest; the command fails only when none was captured.
+the manifest; the command fails when none was captured, or when it is
+interrupted (the manifest then says so).
 
 URL is the server's root or its /debug/pprof/ page
 (http://127.0.0.1:6060 or http://127.0.0.1:6060/debug/pprof/). Only

@@ -85,7 +85,7 @@ by demo and workload) stands for its profile of --kind's kind.
 The format is detected from the content.
 
 Run 'profdiff COMMAND --help' for a command's flags.
-Exit status: 0 ok, 1 gate failed, 2 usage or input error.
+Exit status: 0 ok, 1 gate failed, 2 usage or input error, or interrupted.
 `
 
 // usageText is the top-level usage: every command's lines from the table.

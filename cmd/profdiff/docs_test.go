@@ -489,7 +489,11 @@ func runDocCommandIn(t *testing.T, dir, file string, c docCommand, subst map[str
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	exe, err := os.Executable() // os.Args[0] may be relative to another folder
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), docsExecEnv+"=1", "GITHUB_STEP_SUMMARY=")
 	var stdout, stderr bytes.Buffer

@@ -23,7 +23,8 @@ p50/p90/p99/max of the 2xx responses (HDR histogram), non-2xx responses by
 status code and socket errors by kind (connect, read, write, timeout).
 When any request failed, the first line of the report is a WARNING: such
 throughput is not saturation. The exit status stays 0 then (1 is for gates);
-it is 2 for bad usage or when no connection can be opened.
+it is 2 for bad usage, when no connection can be opened, or when the run
+is interrupted (SIGINT, SIGTERM; the partial report is still written).
 
 Only loopback hosts (127.0.0.0/8, ::1, localhost) are allowed unless
 --allow-remote is given.

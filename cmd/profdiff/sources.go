@@ -172,6 +172,9 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 	hinted := false
 	for side, srcs := range sides {
 		for _, src := range srcs {
+			if err := ctx.Err(); err != nil {
+				return err // interrupted: the rest is not read
+			}
 			l, err := profile.Load(ctx, src, lopts)
 			if err != nil {
 				return loadHint(err)
@@ -198,11 +201,20 @@ func loadHint(err error) error {
 	case errors.Is(err, profile.ErrTooLarge):
 		return fmt.Errorf("%w (raise it with --max-size)", err)
 	case errors.As(err, &st):
-		return fmt.Errorf("sample types differ: %s has %s, %s has %s (pick a shared one with --sample-index; %s has %s)",
-			st.First, st.FirstType, st.Source, st.Type, st.Source, st.Has)
+		return &hinted{msg: st.Message("pick a shared one with --sample-index"), err: err}
 	}
 	return err
 }
+
+// hinted is an error reworded with a command's hint; it still unwraps to
+// the library's error.
+type hinted struct {
+	msg string
+	err error
+}
+
+func (h *hinted) Error() string { return h.msg }
+func (h *hinted) Unwrap() error { return h.err }
 
 // releaseProfile runs a collection once a parsed profile has been added and
 // is garbage. The Analyzer keeps only per-method totals, and collecting here,

@@ -85,8 +85,8 @@ func (sw *wasmSweep) header(dir string) report.Para {
 		report.Cat(report.Int(int64(sw.wf.seconds)), " s per run after ", sw.wf.warmup.String(), " warmup; capture folders under ", dir)}}
 }
 
-// sweep validates the flags, and the host's settings once here rather
-// than in every child.
+// sweep validates the flags, and the host's settings with a pool of one
+// slot, so that a bad combination is a usage error before any run starts.
 func (f *wasmFlags) sweep(ctx context.Context) (*wasmSweep, error) {
 	if err := sweepFormat(f.format); err != nil {
 		return nil, err

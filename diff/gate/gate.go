@@ -108,7 +108,7 @@ type Options struct {
 	Alpha  float64 // significance level (0: DefaultAlpha)
 	Top    int     // frames listed behind each failed check (0: DefaultTop)
 	// Analysis selects the sample type and kind, the rules and
-	// focus/ignore filters; its Cum, By and Top are not used.
+	// focus/ignore filters; its Cum, By, Top and CallTree are not used.
 	Analysis diff.Options
 }
 

@@ -40,7 +40,7 @@ const (
 // Formats lists the formats in help order.
 var Formats = []Format{Table, Markdown, CSV, JSON}
 
-// ParseFormat validates a --format value.
+// ParseFormat reads a format name: table, markdown, csv or json.
 func ParseFormat(s string) (Format, error) {
 	for _, f := range Formats {
 		if string(f) == s {
