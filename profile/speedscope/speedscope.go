@@ -433,8 +433,7 @@ type childKey struct{ parent, loc int32 }
 
 type builder struct {
 	*build.Builder[fnKey, locKey]
-	p        *pprofile.Profile
-	locs     []*pprofile.Location // canonical locations, as built (before prune)
+	locs     []*pprofile.Location // canonical locations as built; prune compacts this array in place, so it is valid until then
 	frameLoc []int32              // speedscope frame index -> locs index
 	names    []string             // speedscope frame index -> name, for messages
 	nodes    []node
@@ -456,7 +455,6 @@ func newBuilder() *builder {
 	bld := build.New[fnKey, locKey](nil)
 	return &builder{
 		Builder:  bld,
-		p:        bld.P,
 		children: map[childKey]int32{},
 		roots:    map[string]int32{},
 	}
@@ -512,7 +510,7 @@ func (b *builder) frames(f *fileJSON) error {
 		b.names[i] = name
 		b.frameLoc[i] = int32(b.location(name, file, line, col).ID - 1)
 	}
-	b.locs = b.p.Location
+	b.locs = b.P.Location
 	return nil
 }
 
@@ -929,7 +927,7 @@ func (b *builder) event(elem []byte, ew func() string) (event, error) {
 
 // build turns the call tree into pprof samples.
 func (b *builder) build() (*pprofile.Profile, error) {
-	p := b.p
+	p := b.P
 	var valueType *pprofile.ValueType
 	switch b.class {
 	case classTime:
@@ -1003,7 +1001,7 @@ func (b *builder) build() (*pprofile.Profile, error) {
 // prune keeps the locations that samples use, and their functions and
 // mappings, numbering them anew.
 func (b *builder) prune(used []bool) {
-	p := b.p
+	p := b.P
 	p.Location = p.Location[:0]
 	fns := map[*pprofile.Function]bool{}
 	maps := map[*pprofile.Mapping]bool{}
