@@ -38,14 +38,20 @@ func ParseBy(s string) (By, error) {
 // Options configure an Analyzer. The zero value means: the profile's default
 // sample type, self values by leaf frame, the built-in rules, 20 rows.
 type Options struct {
-	SampleIndex string         // sample type name (e.g. "cpu", "delay") or index; "" = the profile's default
-	Kind        profile.Kind   // overrides kind detection when non-empty
-	Cum         bool           // inclusive instead of self shares
-	By          By             // ByFrame (default) or ByDecider
-	Top         int            // method rows kept (0 = 20, <0 = all)
-	Focus       *regexp.Regexp // keep only samples with a frame matching
-	Ignore      *regexp.Regexp // drop samples with a frame matching
-	Rules       *RuleSet       // nil = DefaultRules()
+	SampleIndex string       // sample type name (e.g. "cpu", "delay") or index; "" = the profile's default
+	Kind        profile.Kind // overrides kind detection when non-empty
+	Cum         bool         // inclusive instead of self shares
+	// By is the attribution; "" picks it by kind: ByCaller for wall,
+	// goroutine, trace, block and mutex profiles (their leaf is the
+	// scheduler), ByFrame otherwise (Analysis.ByDefault then says so).
+	By        By
+	Normalize Normalize // the measure rows are sorted and noted by
+	// Peek selects frames whose callers and callees Result.Peek lists.
+	Peek   *regexp.Regexp
+	Top    int            // method rows kept (0 = 20, <0 = all)
+	Focus  *regexp.Regexp // keep only samples with a frame matching
+	Ignore *regexp.Regexp // drop samples with a frame matching
+	Rules  *RuleSet       // nil = DefaultRules()
 	// Modules says whether method rows are named module!method: ModulesAuto
 	// (the zero value) does so when a .nettrace profile is added, PerfView's
 	// convention for .NET methods.

@@ -151,11 +151,11 @@ func (a *Analyzer) Diff() *Result {
 	for _, b := range Buckets {
 		pb, pn := share(bt.Buckets[b], bt.Total), share(nt.Buckets[b], nt.Total)
 		r.Buckets = append(r.Buckets, BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb,
-			Noisy: pb != pn && noisy(pb, pn, bt.Samples, nt.Samples), BaseValue: bt.Buckets[b], NewValue: nt.Buckets[b]})
+			Noisy: pb != pn && noisy(pb, pn, bt.Samples, nt.Samples), Values: Values{BaseValue: bt.Buckets[b], NewValue: nt.Buckets[b], Unit: a.unit}})
 	}
 	if bt.Sched > 0 || nt.Sched > 0 {
 		pb, pn := share(bt.Sched, bt.Total+bt.Sched), share(nt.Sched, nt.Total+nt.Sched)
-		r.Sched = &SchedRow{Base: pb, New: pn, Delta: pn - pb, BaseValue: bt.Sched, NewValue: nt.Sched}
+		r.Sched = &SchedRow{Base: pb, New: pn, Delta: pn - pb, Values: Values{BaseValue: bt.Sched, NewValue: nt.Sched, Unit: a.unit}}
 	}
 	r.Methods = a.methodRows(&bt, &nt)
 	if a.tree != nil {
@@ -204,8 +204,8 @@ func (a *Analyzer) methodRows(bt, nt *ProfileStats) []MethodRow {
 		pb, pn := share(m.val[0], bt.Total), share(m.val[1], nt.Total)
 		row := MethodRow{
 			Name: m.name, Bucket: m.bucketOf(), Base: pb, New: pn, Delta: pn - pb,
-			BaseValue: m.val[0], NewValue: m.val[1],
-			Noisy: noisy(pb, pn, bt.Samples, nt.Samples),
+			Values: Values{BaseValue: m.val[0], NewValue: m.val[1], Unit: a.unit},
+			Noisy:  noisy(pb, pn, bt.Samples, nt.Samples),
 		}
 		row.Module = m.module[New]
 		if m.val[1] == 0 {

@@ -1,6 +1,10 @@
 package diff
 
-import "github.com/profdiff/profdiff/profile"
+import (
+	"fmt"
+
+	"github.com/profdiff/profdiff/profile"
+)
 
 // SideSummary describes one side of a comparison (or the one side of `top`).
 // Total is in Unit; Samples counts samples (the sum of the profile's count
@@ -14,37 +18,112 @@ type SideSummary struct {
 	Period        int64        `json:"period,omitempty"`
 	PeriodType    string       `json:"period_type,omitempty"`
 	DurationNanos int64        `json:"duration_nanos,omitempty"`
+	// Records counts the sampled events noise is judged by: the count
+	// column where the profile has one, else sample records.
+	Records  int64 `json:"records"`
+	Profiles int   `json:"profiles"`
+	// TotalRate is Total per second of wall time (see Analysis.RateUnit).
+	TotalRate *float64 `json:"total_rate,omitempty"`
+	GoVersion string   `json:"go_version,omitempty"`
+}
+
+// Values are the absolute side of a row: both sides' raw values in the
+// profile's unit and, where a side's rate is known (see Analysis.RateUnit),
+// its rate. A nil rate is unknown (the side's duration is not).
+type Values struct {
+	BaseValue float64  `json:"base_value"`
+	NewValue  float64  `json:"new_value"`
+	BaseRate  *float64 `json:"base_rate,omitempty"`
+	NewRate   *float64 `json:"new_rate,omitempty"`
+	Unit      string   `json:"unit"`
+	RateUnit  string   `json:"rate_unit,omitempty"`
 }
 
 // BucketRow is one bucket's share (fraction 0..1 of its side's total) on
-// each side. Noisy is set when |Delta| is within two standard errors of the
-// sampling noise implied by the sample counts.
+// each side, with its raw values and rates. Noisy is set when the change
+// is within two standard errors of the sampling noise implied by the
+// sampled events (records, or the count column), never the summed values.
 type BucketRow struct {
 	Bucket Bucket  `json:"bucket"`
 	Base   float64 `json:"base"`
 	New    float64 `json:"new"`
 	Delta  float64 `json:"delta"`
 	Noisy  bool    `json:"noisy,omitempty"`
-	// BaseValue and NewValue are the bucket's raw values in the result's
-	// unit, the source the shares are derived from. (Not yet in the JSON
-	// schema: absolute values and rates come to every output together.)
-	BaseValue float64 `json:"-"`
-	NewValue  float64 `json:"-"`
+	Values
 }
 
 // MethodRow is one method's share on each side (self, or inclusive with
-// Options.Cum), as fractions 0..1, with raw values in the result's unit.
+// Options.Cum), as fractions 0..1, with raw values and rates. Note compares
+// the two sides in Analysis.Normalize's measure and says which ("18x
+// rate", "new", "gone"). Bucket is the method's dominant bucket;
+// BucketShare the fraction of the method's value (both sides) in it, and
+// Buckets the whole split when it spans more than one.
 type MethodRow struct {
-	Name      string  `json:"name"`
-	Bucket    Bucket  `json:"bucket"`
-	Base      float64 `json:"base"`
-	New       float64 `json:"new"`
-	Delta     float64 `json:"delta"`
-	Note      string  `json:"note"`
-	Noisy     bool    `json:"noisy,omitempty"`
+	Name        string  `json:"name"`
+	Bucket      Bucket  `json:"bucket"`
+	BucketShare float64 `json:"bucket_share"`
+	Base        float64 `json:"base"`
+	New         float64 `json:"new"`
+	Delta       float64 `json:"delta"`
+	Note        string  `json:"note"`
+	Noisy       bool    `json:"noisy,omitempty"`
+	Values
+	Module  string                 `json:"module,omitempty"`
+	Buckets map[Bucket]BucketSplit `json:"buckets,omitempty"`
+}
+
+// BucketSplit is the part of a method's value in one bucket, on each side.
+type BucketSplit struct {
 	BaseValue float64 `json:"base_value"`
 	NewValue  float64 `json:"new_value"`
-	Module    string  `json:"module,omitempty"`
+}
+
+// Normalize is the measure method rows are sorted and noted by.
+type Normalize string
+
+const (
+	// NormalizeAuto (the zero value) is NormalizeRate when both sides'
+	// rates are known, else NormalizeShare; results name the one used.
+	NormalizeAuto  Normalize = ""
+	NormalizeShare Normalize = "share" // fraction of the side's total
+	NormalizeRate  Normalize = "rate"  // value per second of wall time (see Analysis.RateUnit)
+	NormalizeValue Normalize = "value" // raw value in the profile's unit
+)
+
+// ParseNormalize reads a measure: share, rate or value ("" is auto).
+func ParseNormalize(s string) (Normalize, error) {
+	switch n := Normalize(s); n {
+	case NormalizeAuto, NormalizeShare, NormalizeRate, NormalizeValue:
+		return n, nil
+	}
+	return "", fmt.Errorf("unknown measure %q (want share, rate or value)", s)
+}
+
+// Meaning says what a profile's buckets measure, so a report can say it:
+// only MeaningState has a "total wait/synchronization".
+type Meaning string
+
+const (
+	MeaningState  Meaning = "state"  // time (threads, goroutines) spent in each state: wall, trace, goroutine, nettrace
+	MeaningCPU    Meaning = "cpu"    // CPU time spent in each kind of machinery (locking, GC, I/O code)
+	MeaningDelay  Meaning = "delay"  // off-CPU delay: mutex and block profiles
+	MeaningMemory Meaning = "memory" // heap: bytes or objects, not time
+)
+
+// PeekRow is one frame matching Options.Peek: its inclusive values and
+// the callers and callees they flow from and to (pprof's -peek).
+type PeekRow struct {
+	Name string `json:"name"`
+	Values
+	Callers []PeekEdge `json:"callers"`
+	Callees []PeekEdge `json:"callees"`
+}
+
+// PeekEdge is a caller or callee of a peeked frame and the inclusive
+// value of the samples through that edge.
+type PeekEdge struct {
+	Name string `json:"name"`
+	Values
 }
 
 // Analysis says what an analysis measured and how: the header every result
@@ -52,8 +131,17 @@ type MethodRow struct {
 type Analysis struct {
 	SampleType string       `json:"sample_type"` // "type/unit"
 	Kind       profile.Kind `json:"kind"`
+	Meaning    Meaning      `json:"meaning"`
 	By         By           `json:"by"`
-	Cum        bool         `json:"cum"` // inclusive method values instead of self
+	// ByDefault is set when By was chosen for the kind (Options.By empty).
+	ByDefault bool `json:"by_default"`
+	Cum       bool `json:"cum"` // inclusive method values instead of self
+	// Normalize is the measure rows are sorted and noted by (never auto).
+	Normalize Normalize `json:"normalize"`
+	// Unit is the raw values' unit; RateUnit the rates' ("cores",
+	// "threads", "goroutines", "s/s", "bytes"), empty when no rate is known.
+	Unit     string `json:"unit"`
+	RateUnit string `json:"rate_unit,omitempty"`
 }
 
 // Result is a comparison of two sides. Numbers only: renderers format them.
@@ -67,6 +155,8 @@ type Result struct {
 	// traces: time goroutines spent runnable, waiting for a P).
 	Sched   *SchedRow   `json:"sched_latency,omitempty"`
 	Methods []MethodRow `json:"methods"`
+	// Peek holds the frames matching Options.Peek, by name.
+	Peek []PeekRow `json:"peek,omitempty"`
 	// Tree is the merged call tree, built only when Options.CallTree asks.
 	Tree     *CallNode `json:"tree,omitempty"`
 	Warnings []string  `json:"-"`
@@ -78,11 +168,10 @@ type Result struct {
 // change in scheduling delay does not shift the bucket shares. Values are
 // in the result's unit.
 type SchedRow struct {
-	Base      float64 `json:"base"`
-	New       float64 `json:"new"`
-	Delta     float64 `json:"delta"`
-	BaseValue float64 `json:"base_value"`
-	NewValue  float64 `json:"new_value"`
+	Base  float64 `json:"base"`
+	New   float64 `json:"new"`
+	Delta float64 `json:"delta"`
+	Values
 }
 
 // SyncShare returns the "total wait/synchronization" share of each side:
@@ -97,33 +186,46 @@ func (r *Result) SyncShare() (base, new float64) {
 	return base, new
 }
 
-// TopBucket is one bucket of a single side: share (0..1) and value in Unit.
+// TopBucket is one bucket of a single side: share (0..1), value in Unit
+// and rate in RateUnit (nil when the duration is unknown).
 type TopBucket struct {
-	Bucket Bucket  `json:"bucket"`
-	Share  float64 `json:"share"`
-	Value  float64 `json:"value"`
+	Bucket Bucket   `json:"bucket"`
+	Share  float64  `json:"share"`
+	Value  float64  `json:"value"`
+	Rate   *float64 `json:"rate,omitempty"`
 }
 
 // TopMethod is one method of a single side.
 type TopMethod struct {
-	Name   string  `json:"name"`
-	Bucket Bucket  `json:"bucket"`
-	Share  float64 `json:"share"`
-	Value  float64 `json:"value"`
-	Module string  `json:"module,omitempty"`
+	Name        string             `json:"name"`
+	Bucket      Bucket             `json:"bucket"`
+	BucketShare float64            `json:"bucket_share"`
+	Share       float64            `json:"share"`
+	Value       float64            `json:"value"`
+	Rate        *float64           `json:"rate,omitempty"`
+	Module      string             `json:"module,omitempty"`
+	Buckets     map[Bucket]float64 `json:"buckets,omitempty"`
 }
 
 // TopResult is the analysis of one side (`profdiff top`).
 type TopResult struct {
 	Analysis
-	Sources []string    `json:"sources"`
-	Total   float64     `json:"total"`
-	Unit    string      `json:"unit"`
-	Samples int64       `json:"samples"`
-	Buckets []TopBucket `json:"buckets"`
+	Sources []string `json:"sources"`
+	Total   float64  `json:"total"`
+	Unit    string   `json:"unit"`
+	Samples int64    `json:"samples"`
+	Records int64    `json:"records"`
+	// DurationNanos is the summed duration of the profiles, when known;
+	// TotalRate is Total per second of it.
+	DurationNanos int64       `json:"duration_nanos,omitempty"`
+	TotalRate     *float64    `json:"total_rate,omitempty"`
+	Buckets       []TopBucket `json:"buckets"`
 	// Sched is scheduler latency, when the profile has any (see SchedRow).
 	Sched   *TopSched   `json:"sched_latency,omitempty"`
 	Methods []TopMethod `json:"methods"`
+	// Peek holds the frames matching Options.Peek (base side: the new
+	// side's values are zero).
+	Peek []PeekRow `json:"peek,omitempty"`
 	// Tree is the call tree (base side), built only when Options.CallTree asks.
 	Tree     *CallNode `json:"tree,omitempty"`
 	Warnings []string  `json:"-"`
@@ -132,8 +234,9 @@ type TopResult struct {
 // TopSched is scheduler latency of a single side: runnable time as a share
 // of all goroutine time including it, and its value in Unit.
 type TopSched struct {
-	Share float64 `json:"share"`
-	Value float64 `json:"value"`
+	Share float64  `json:"share"`
+	Value float64  `json:"value"`
+	Rate  *float64 `json:"rate,omitempty"`
 }
 
 // SyncShare is the share of everything but cpu.

@@ -76,6 +76,9 @@ type Loaded struct {
 	Profile    *pprofile.Profile // valid per CheckValid
 	Dropped    int64             // profiler-own samples dropped (sample records); a command adds how to keep them
 	Warnings   []string          // each already prefixed with the source
+	// GoVersion is the profiled program's Go version when known ("go1.22.3";
+	// capture manifests record it), for the comparability checks.
+	GoVersion string
 }
 
 // Error is a load failure: the source and what is wrong with it.

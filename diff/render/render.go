@@ -43,11 +43,25 @@ var Formats = []Format{Table, Markdown, CSV, JSON}
 // ParseFormat reads a format name: table, markdown, csv or json.
 func ParseFormat(s string) (Format, error) {
 	for _, f := range Formats {
-		if string(f) == s {
+		if strings.EqualFold(string(f), s) {
 			return f, nil
 		}
 	}
 	return "", fmt.Errorf("unknown format %q (want table, markdown, csv or json)", s)
+}
+
+// Options say how the text formats fit the terminal they are shown on.
+type Options struct {
+	// Width bounds every line of the table format (0: unlimited); long
+	// names are elided in the middle to fit.
+	Width int
+	// Color marks failures, new rows and growth in the table format.
+	Color bool
+}
+
+// Write writes r in format f, laid out for o.
+func Write(w io.Writer, r *report.Report, f Format, o Options) error {
+	return Report(w, r, f)
 }
 
 // Report writes r in format f. The table and Markdown formats lay out its
