@@ -396,9 +396,3 @@ func noArgs(cmd string, pos []string) error {
 	}
 	return nil
 }
-
-func warn(w io.Writer, msgs ...string) {
-	for _, m := range msgs {
-		fmt.Fprintf(w, "profdiff: warning: %s\n", m)
-	}
-}

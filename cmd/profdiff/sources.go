@@ -37,6 +37,9 @@ type resolver struct {
 	// must match exactly one, so that a glob such as
 	// 'profdiff-out/*-demo/baseline' cannot silently merge two demos.
 	perRun bool
+	// allowRemote lets URL sources name hosts other than loopback
+	// (--allow-remote); by default they must be loopback.
+	allowRemote bool
 }
 
 // resolve expands each side's arguments, in order:
