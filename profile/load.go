@@ -74,8 +74,15 @@ type Loaded struct {
 	Containers []string
 	Kind       Kind              // detected kind (see DetectKind)
 	Profile    *pprofile.Profile // valid per CheckValid
-	Dropped    int64             // profiler-own samples dropped (sample records); a command adds how to keep them
-	Warnings   []string          // each already prefixed with the source
+	// Dropped counts the sample records of the profiler's own goroutines
+	// that were dropped. It is not among Warnings: a caller reading many
+	// profiles reports the drops of all of them at once, with how to keep
+	// them.
+	Dropped int64
+	// Warnings says what was read leniently, each already prefixed with
+	// the source and given once (a problem repeated within the profile is
+	// counted in one warning).
+	Warnings []string
 	// GoVersion is the profiled program's Go version when known ("go1.22.3";
 	// capture manifests record it), for the comparability checks.
 	GoVersion string
@@ -113,10 +120,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 		return nil, err
 	}
 	if !opts.KeepProfiler {
-		if n := DropProfilerSamples(l.Profile); n > 0 {
-			l.Dropped = n
-			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: dropped %d sample(s) of the profiler's own goroutines", source, n))
-		}
+		l.Dropped = DropProfilerSamples(l.Profile)
 	}
 	return l, nil
 }

@@ -167,12 +167,17 @@ func commonCaptureKind(dirs []string) string {
 	return "wall"
 }
 
-// loadSides loads each side's sources in order, prints their load
-// warnings, and hands each profile to add with its side (0 base, 1 new).
-// After add returns the profile is garbage unless add kept it, and a
-// collection runs before the next one is parsed (see releaseProfile).
+// loadSides loads each side's sources in order and hands each profile to
+// add with its side (0 base, 1 new). A profile read from a capture folder
+// gets the Go version its manifest records (Loaded.GoVersion). The load
+// warnings of all profiles are printed once loading ends, each distinct one
+// once (see loadWarnings). After add returns the profile is garbage unless
+// add kept it, and a collection runs before the next one is parsed (see
+// releaseProfile).
 func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
-	hinted := false
+	var lw loadWarnings
+	defer func() { warn(stderr, lw.lines()...) }()
+	versions := captureGoVersions{}
 	for side, srcs := range sides {
 		for _, src := range srcs {
 			if err := ctx.Err(); err != nil {
@@ -182,10 +187,9 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 			if err != nil {
 				return loadHint(err)
 			}
-			warn(stderr, l.Warnings...)
-			if l.Dropped > 0 && !hinted {
-				warn(stderr, "--keep-profiler keeps the samples of the profiler's own goroutines")
-				hinted = true
+			lw.add(l)
+			if l.GoVersion == "" {
+				l.GoVersion = versions.of(src)
 			}
 			if err := add(diff.Side(side), l); err != nil {
 				return loadHint(err)
@@ -194,6 +198,31 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 		}
 	}
 	return nil
+}
+
+// captureGoVersions caches the Go version of the program each capture
+// folder was taken from, by folder.
+type captureGoVersions map[string]string
+
+// of returns the Go version recorded in the manifest of the capture folder
+// holding the profile at path, or "" when path is not a file of a capture
+// folder or the version is unknown.
+func (c captureGoVersions) of(path string) string {
+	if path == "-" || isURL(path) {
+		return ""
+	}
+	dir := filepath.Dir(path)
+	if v, ok := c[dir]; ok {
+		return v
+	}
+	v := ""
+	if capture.IsCaptureDir(dir) {
+		if m, err := capture.ReadManifest(dir); err == nil && m.GoVersion != "unknown" {
+			v = m.GoVersion
+		}
+	}
+	c[dir] = v
+	return v
 }
 
 // loadHint adds to an error of loading or adding a profile how to fix it
