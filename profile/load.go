@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
 	"net/url"
@@ -220,7 +221,10 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			return nil, pe.Err
+			err = pe.Err
+		}
+		if u := urlHint(source); u != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, &hintError{"not a file; did you mean " + u + "?", err}
 		}
 		return nil, err
 	}
