@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,7 +106,13 @@ func (r resolver) expand(from, a string) ([]string, error) {
 	if from != "" {
 		where = from + ": "
 	}
-	if a == "-" || isURL(a) || !strings.ContainsAny(a, "*?[") {
+	if isURL(a) {
+		if err := r.checkURL(a); err != nil {
+			return nil, usagef("%s%v", where, err)
+		}
+		return []string{a}, nil
+	}
+	if a == "-" || !strings.ContainsAny(a, "*?[") {
 		return []string{a}, nil
 	}
 	m, err := filepath.Glob(a)
@@ -132,6 +139,25 @@ func (r resolver) expand(from, a string) ([]string, error) {
 }
 
 func isURL(s string) bool { return strings.Contains(s, "://") }
+
+// checkURL accepts an http(s) URL whose host is loopback, or any host
+// with allowRemote: like capture, diff, top and gate read from the
+// machine they run on unless told otherwise, so that a pasted URL does
+// not reach out to another host.
+func (r resolver) checkURL(a string) error {
+	u, err := url.Parse(a)
+	switch {
+	case err != nil:
+		return fmt.Errorf("invalid URL %q: %v", a, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%s: profdiff reads http:// and https:// URLs, not %s://", a, u.Scheme)
+	case u.Hostname() == "":
+		return fmt.Errorf("%s: the URL has no host", a)
+	case !r.allowRemote && !isLoopbackHost(u.Hostname()):
+		return fmt.Errorf("%s: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to read profiles from a remote host", a, u.Hostname())
+	}
+	return nil
+}
 
 func isDir(p string) bool {
 	if p == "-" || isURL(p) {

@@ -76,6 +76,16 @@ func TestResolver(t *testing.T) {
 		{"a capture folder lacking the kind", resolver{cmd: "diff", kind: "heap"}, []sourceArgs{{"BASE", []string{demo1}}}, nil, "has no heap profile"},
 		{"a directory that is no capture folder", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{filepath.Join(dir, "plain")}}}, nil, "plain: a directory without manifest.json, not a profdiff capture folder"},
 		{"stdin twice", resolver{cmd: "gate"}, []sourceArgs{{"--base", []string{"-"}}, {"--new", []string{"-"}}}, nil, "gate: standard input (-) can be read only once"},
+		{"loopback URLs pass", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"http://localhost:6060/debug/pprof/heap"}}, {"NEW", []string{"https://[::1]:6060/debug/pprof/heap"}}},
+			[][]string{{"http://localhost:6060/debug/pprof/heap"}, {"https://[::1]:6060/debug/pprof/heap"}}, ""},
+		{"a remote URL is refused", resolver{cmd: "top"}, []sourceArgs{{"", []string{"http://10.1.2.3:6060/debug/pprof/heap"}}}, nil,
+			"http://10.1.2.3:6060/debug/pprof/heap: 10.1.2.3 is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to read profiles from a remote host"},
+		{"a remote URL by name is refused", resolver{cmd: "gate"}, []sourceArgs{{"--base", []string{"http://prod.example:6060/debug/pprof/heap"}}}, nil,
+			"--base: http://prod.example:6060/debug/pprof/heap: prod.example is not a loopback address"},
+		{"a remote URL with allowRemote", resolver{cmd: "diff", allowRemote: true}, []sourceArgs{{"BASE", []string{"http://10.1.2.3:6060/debug/pprof/heap"}}},
+			[][]string{{"http://10.1.2.3:6060/debug/pprof/heap"}}, ""},
+		{"another scheme", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"ftp://127.0.0.1/cpu.pb.gz"}}}, nil,
+			"ftp://127.0.0.1/cpu.pb.gz: profdiff reads http:// and https:// URLs, not ftp://"},
 		{"stdin twice on one side", resolver{cmd: "top"}, []sourceArgs{{"", []string{"-", a, "-"}}}, nil, "top: standard input (-) can be read only once"},
 	}
 	for _, c := range cases {
