@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An argument meant as a /debug/pprof URL without its scheme, that is no
@@ -173,4 +174,28 @@ func TestDebugPprofPagesThatAreNotProfiles(t *testing.T) {
 	} else {
 		t.Logf("block profile not empty here (%v); hint not checked", err)
 	}
+}
+
+// A failed request names the URL once (as the source), and a timeout says
+// it was one.
+func TestFetchErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	dead := srv.URL + "/debug/pprof/heap"
+	srv.Close()
+	_, err := loadT(t, dead, Options{})
+	checkError(t, err, dead, "fetching profile: dial tcp", "connection refused")
+	if strings.Count(err.Error(), dead) != 1 {
+		t.Errorf("the URL is named more than once: %v", err)
+	}
+	hang := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(hang)
+	_, err = loadT(t, slow.URL, Options{HTTPClient: &http.Client{Timeout: 50 * time.Millisecond}})
+	checkError(t, err, slow.URL, "fetching profile: no complete answer in time")
 }

@@ -259,8 +259,10 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 			timeout += time.Duration(secs) * time.Second
 		}
 	}
+	said := time.Duration(0) // the timeout a failure can name: unknown with the caller's client
 	if client == nil {
 		client = &http.Client{Timeout: timeout}
+		said = timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -270,7 +272,7 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetching profile: %v", err)
+		return nil, fetchError(err, said)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -279,4 +281,21 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
 	}
 	return readLimited(resp.Body, maxSize)
+}
+
+// fetchError words a failed request without repeating the URL (the
+// *Error names the source already) and says a timeout's length when known
+// (timeout > 0).
+func fetchError(err error, timeout time.Duration) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		switch {
+		case (ue.Timeout() || errors.Is(err, context.DeadlineExceeded)) && timeout > 0:
+			return fmt.Errorf("fetching profile: no complete answer within %v: %w", timeout, ue.Err)
+		case ue.Timeout():
+			return fmt.Errorf("fetching profile: no complete answer in time: %w", ue.Err)
+		}
+		return fmt.Errorf("fetching profile: %w", ue.Err)
+	}
+	return fmt.Errorf("fetching profile: %w", err)
 }
