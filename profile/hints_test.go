@@ -199,3 +199,19 @@ func TestFetchErrors(t *testing.T) {
 	_, err = loadT(t, slow.URL, Options{HTTPClient: &http.Client{Timeout: 50 * time.Millisecond}})
 	checkError(t, err, slow.URL, "fetching profile: no complete answer in time")
 }
+
+// An error page says its title, not its first line of markup. The page is
+// the one nginx answers when its upstream is down (no proxy runs here).
+func TestHTTPErrorPage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>\n")
+	}))
+	defer srv.Close()
+	_, err := loadT(t, srv.URL, Options{})
+	checkError(t, err, srv.URL, "HTTP 502 Bad Gateway: 502 Bad Gateway")
+	if strings.Contains(err.Error(), "<") {
+		t.Errorf("markup in %v", err)
+	}
+}

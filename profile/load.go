@@ -276,9 +276,11 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		msg := strings.TrimSpace(strings.SplitN(string(body), "\n", 2)[0])
-		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if msg := statusBody(string(body)); msg != "" {
+			return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+		}
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	return readLimited(resp.Body, maxSize)
 }
@@ -298,4 +300,19 @@ func fetchError(err error, timeout time.Duration) error {
 		return fmt.Errorf("fetching profile: %w", ue.Err)
 	}
 	return fmt.Errorf("fetching profile: %w", err)
+}
+
+// statusBody is what an error response's body says, on one line: its first
+// line (at most 200 bytes), or an HTML page's title (proxies answer with
+// pages whose first line is markup).
+func statusBody(body string) string {
+	if htmlStart.MatchString(body) {
+		if _, t, ok := strings.Cut(body, "<title>"); ok {
+			t, _, _ = strings.Cut(t, "</title>")
+			return strings.Join(strings.Fields(t), " ")
+		}
+		return ""
+	}
+	first := strings.TrimSpace(strings.SplitN(body, "\n", 2)[0])
+	return truncate(first, 200)
 }
