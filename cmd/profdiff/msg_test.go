@@ -42,6 +42,9 @@ func TestURLMessages(t *testing.T) {
 	if want := index + ": the /debug/pprof/ index page (HTML), not a profile; read a profile listed on it: " + index + "profile?seconds=30 (CPU), " + index + "heap, "; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("top of the index page: exit %d, want %q in\n%s", code, want, stderr)
 	}
+	if want := "(execution trace); or take them all at once with profdiff capture " + index + "\n"; !strings.Contains(stderr, want) {
+		t.Errorf("top of the index page: no capture hint %q in\n%s", want, stderr)
+	}
 	noScheme := strings.TrimPrefix(srv.URL, "http://") + "/debug/pprof/heap"
 	_, stderr, code = profdiff(t, "", "diff", noScheme, index+"heap")
 	if want := noScheme + ": not a file; did you mean http://" + noScheme + "?"; code != 2 || !strings.Contains(stderr, want) {

@@ -255,13 +255,23 @@ func (c captureGoVersions) of(path string) string {
 // with this command's flags (the libraries name no CLI flags).
 func loadHint(err error) error {
 	var st *diff.SampleTypeError
+	var pe *profile.Error
 	switch {
 	case errors.Is(err, profile.ErrTooLarge):
 		return fmt.Errorf("%w (raise it with --max-size)", err)
+	case errors.Is(err, profile.ErrUnsupported) && errors.As(err, &pe) && isPprofIndexURL(pe.Source):
+		return &hinted{msg: err.Error() + "; or take them all at once with profdiff capture " + pe.Source, err: err}
 	case errors.As(err, &st):
 		return &hinted{msg: st.Message("pick a shared one with --sample-index"), err: err}
 	}
 	return err
+}
+
+// isPprofIndexURL reports whether source is the URL of a /debug/pprof/
+// index page (the profiles are below it).
+func isPprofIndexURL(source string) bool {
+	u, err := url.Parse(source)
+	return err == nil && isURL(source) && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/debug/pprof")
 }
 
 // hinted is an error reworded with a command's hint; it still unwraps to
