@@ -240,6 +240,26 @@ func TestLoadWarningsOnce(t *testing.T) {
 	}
 }
 
+func TestLoadWarningsLines(t *testing.T) {
+	var lw loadWarnings
+	for _, l := range []*profile.Loaded{
+		{Source: "a.pb.gz", Warnings: []string{"a.pb.gz: no period", "unprefixed"}, Dropped: 1000},
+		{Source: "b.pb.gz", Warnings: []string{"b.pb.gz: no period", "b.pb.gz: odd", "unprefixed"}},
+		{Source: "a.pb.gz", Warnings: []string{"a.pb.gz: no period"}, Dropped: 234},
+	} {
+		lw.add(l)
+	}
+	want := []string{
+		"no period (3 profiles: a.pb.gz, b.pb.gz)",
+		"unprefixed (2 profiles)",
+		"b.pb.gz: odd",
+		"dropped the profiler's own samples in 2 profiles (1,234 samples); --keep-profiler keeps them",
+	}
+	if got := lw.lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("lines:\n%q\nwant\n%q", got, want)
+	}
+}
+
 func TestWarnDedupes(t *testing.T) {
 	var b strings.Builder
 	warn(&b, "a", "b", "a", "c", "b")

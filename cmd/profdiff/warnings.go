@@ -58,7 +58,8 @@ func (lw *loadWarnings) add(l *profile.Loaded) {
 }
 
 // lines returns one line per distinct warning: "source: text" for a warning
-// of one profile, "text (N profiles: first, …)" for one that several had,
+// of one profile, "text (N profiles: first, …)" for one that several had
+// (each source named once: the same file may be read on both sides),
 // and the profiler samples dropped in all of them in one line with how to
 // keep them.
 func (lw *loadWarnings) lines() []string {
@@ -71,7 +72,7 @@ func (lw *loadWarnings) lines() []string {
 		case len(srcs) == 1:
 			out = append(out, text)
 		default:
-			out = append(out, fmt.Sprintf("%s (%d profiles: %s)", text, len(srcs), warnList(srcs, 3)))
+			out = append(out, fmt.Sprintf("%s (%d profiles%s)", text, len(srcs), warnList(srcs, 3)))
 		}
 	}
 	switch n := len(lw.droppedIn); {
@@ -83,12 +84,25 @@ func (lw *loadWarnings) lines() []string {
 	return out
 }
 
-// warnList joins the first n of names with ", ", and "…" when there are more.
+// warnList is ": " and the first n distinct non-empty names of names
+// joined with ", " (with "…" when there are more), or "" when there are
+// none (warnings that named no source).
 func warnList(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
+	var distinct []string
+	seen := map[string]bool{}
+	for _, s := range names {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			distinct = append(distinct, s)
+		}
 	}
-	return strings.Join(names[:n], ", ") + ", …"
+	switch {
+	case len(distinct) == 0:
+		return ""
+	case len(distinct) > n:
+		return ": " + strings.Join(distinct[:n], ", ") + ", …"
+	}
+	return ": " + strings.Join(distinct, ", ")
 }
 
 // warnCount formats n with commas between groups of three digits (1,234).
