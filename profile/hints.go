@@ -12,9 +12,10 @@ import (
 // (localhost/debug/pprof/heap).
 var schemelessURL = regexp.MustCompile(`^((localhost|\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*)?:\d{1,5}(/\S*)?|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*/debug/\S*)$`)
 
-// urlHint returns the http:// URL that a source which is not a file was
-// probably meant as, or "".
-func urlHint(source string) string {
+// GuessURL returns the http:// URL that source, when it is no file, was
+// probably meant as (127.0.0.1:6060/debug/pprof/heap without its scheme),
+// or "" when it does not look like one. Load says so in its error.
+func GuessURL(source string) string {
 	if !schemelessURL.MatchString(source) {
 		return ""
 	}

@@ -29,8 +29,8 @@ func TestSchemelessURLHint(t *testing.T) {
 		"dir/missing.pb.gz":                            "",
 		"C:/profiles/cpu.pb.gz":                        "",
 	} {
-		if got := urlHint(src); got != want {
-			t.Errorf("urlHint(%q) = %q, want %q", src, got, want)
+		if got := GuessURL(src); got != want {
+			t.Errorf("GuessURL(%q) = %q, want %q", src, got, want)
 		}
 		_, err := loadT(t, src, Options{})
 		switch {

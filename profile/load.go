@@ -223,7 +223,7 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		if u := urlHint(source); u != "" && errors.Is(err, fs.ErrNotExist) {
+		if u := GuessURL(source); u != "" && errors.Is(err, fs.ErrNotExist) {
 			return nil, &hintError{"not a file; did you mean " + u + "?", err}
 		}
 		return nil, err

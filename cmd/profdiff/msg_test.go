@@ -50,6 +50,12 @@ func TestURLMessages(t *testing.T) {
 	if want := noScheme + ": not a file; did you mean http://" + noScheme + "?"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("diff of a URL without scheme: exit %d, want %q in\n%s", code, want, stderr)
 	}
+	// With a query, the argument is not taken for a glob pattern.
+	noScheme = strings.TrimPrefix(srv.URL, "http://") + "/debug/pprof/profile?seconds=5"
+	_, stderr, code = profdiff(t, "", "top", noScheme)
+	if want := noScheme + ": not a file; did you mean http://" + noScheme + "?"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("top of a URL without scheme, with a query: exit %d, want %q in\n%s", code, want, stderr)
+	}
 	remote := "http://192.0.2.1:6060/debug/pprof/heap" // TEST-NET-1: never reached
 	for _, args := range [][]string{{"top", remote}, {"diff", index + "heap", remote}, {"gate", "--base", index + "heap", "--new", remote}} {
 		_, stderr, code = profdiff(t, "", args...)

@@ -115,6 +115,11 @@ func (r resolver) expand(from, a string) ([]string, error) {
 	if a == "-" || !strings.ContainsAny(a, "*?[") {
 		return []string{a}, nil
 	}
+	if _, err := os.Stat(a); err != nil && profile.GuessURL(a) != "" {
+		// localhost:6060/debug/pprof/profile?seconds=5 is a URL without
+		// its scheme, not a pattern: Load says which URL it meant.
+		return []string{a}, nil
+	}
 	m, err := filepath.Glob(a)
 	if err != nil {
 		return nil, usagef("%sbad pattern %q: %v", where, a, err)
