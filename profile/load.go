@@ -12,7 +12,10 @@
 // then, on the decoded text, speedscope JSON (package speedscope) and
 // `perf script` text (package perfscript); formats profdiff recognizes but
 // does not read (JFR, perf.data, Chrome JSON, ...) fail naming them; folded
-// stacks are the last resort.
+// stacks are the last resort. Sources that are no profile say what they
+// are: an HTML page (the /debug/pprof/ index names the profile URLs under
+// it), JSON by its shape (describeJSON), a goroutine dump, and a missing
+// file named like a URL without its scheme (GuessURL).
 //
 // Real writers bend the rules; where the meaning is still unambiguous
 // (function or location messages without ids, a missing period, a `.gz`
