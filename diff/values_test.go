@@ -221,7 +221,6 @@ func TestPeek(t *testing.T) {
 	}
 }
 
-
 func TestCountColumn(t *testing.T) {
 	var buf bytes.Buffer
 	if err := pprof.Lookup("heap").WriteTo(&buf, 0); err != nil {
