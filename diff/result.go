@@ -149,7 +149,9 @@ type Analysis struct {
 	// Normalize is the measure rows are sorted and noted by (never auto).
 	Normalize Normalize `json:"normalize"`
 	// Unit is the raw values' unit; RateUnit the rates' ("cores",
-	// "threads", "goroutines", "s/s", "bytes"), empty when no rate is known.
+	// "threads", "goroutines", "s/s", "bytes", "objects", or "TYPE/s" for
+	// counts such as "samples/s"), empty when no rate is known (see the
+	// package comment, "Values, rates and measures").
 	Unit     string `json:"unit"`
 	RateUnit string `json:"rate_unit,omitempty"`
 }
@@ -207,6 +209,8 @@ type TopBucket struct {
 }
 
 // TopMethod is one method of a single side.
+// Buckets, only when the method spans more than one bucket, holds its
+// value in each.
 type TopMethod struct {
 	Name        string             `json:"name"`
 	Bucket      Bucket             `json:"bucket"`

@@ -199,7 +199,8 @@ func leafIndex(frames []frameRule) int {
 // is judged by: samples, contentions or goroutine counts; for heap
 // profiles inuse_objects beside inuse_* and alloc_objects beside alloc_*;
 // the selected type itself when it is a count of events (samples/count,
-// a unit of "samples"). Never a summed period: a type that is the
+// a unit of "samples"); else the first other count column (a Go trace's
+// intervals: measured, not sampled). Never a summed period: a type that is the
 // profile's period type with a period above 1 (perf's cycles with
 // -c 1000000) weighs each event by the period, so it is not a count.
 func CountColumn(p *pprofile.Profile, idx int) int {
@@ -227,8 +228,15 @@ func CountColumn(p *pprofile.Profile, idx int) int {
 			return i
 		}
 	}
-	if (sel.Unit == "count" || sel.Unit == "samples") && !summedPeriod(p, idx) {
+	if sel.Unit == "samples" || sel.Unit == "count" && !summedPeriod(p, idx) {
 		return idx
+	}
+	// Any other count (a Go trace's intervals, which are measured, not
+	// sampled, and many).
+	for i, t := range p.SampleType {
+		if t.Unit == "count" && !summedPeriod(p, i) {
+			return i
+		}
 	}
 	return -1
 }
