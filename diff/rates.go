@@ -165,8 +165,10 @@ func resolveNormalize(n Normalize, known bool) (Normalize, string) {
 		return NormalizeShare, ""
 	case n == NormalizeRate && !known:
 		return NormalizeShare, "rates are unknown (a side's profiles do not all say how long they cover); rows are sorted and noted by share"
+	case n == NormalizeRate || n == NormalizeValue:
+		return n, ""
 	}
-	return n, ""
+	return NormalizeShare, ""
 }
 
 // measure returns a row's two sides in measure n: shares pb and pn, or
