@@ -97,8 +97,19 @@ func human(c report.Cell, m report.Medium) string {
 		}
 	case report.KindShare:
 		s = percent(c.Value, c.Digits)
+	case report.KindAmount:
+		s = amount(c.Value, c.Unit)
+	case report.KindGroup:
+		parts := make([]string, len(c.Parts))
+		for i, p := range c.Parts {
+			parts[i] = human(p, m)
+		}
+		s = strings.Join(parts, " · ")
 	case report.KindDelta:
 		s = PP(c.Value)
+		if c.Unit != "" {
+			s = signedAmount(c.Value, c.Unit)
+		}
 		if c.Noisy {
 			s += " ~"
 		}
@@ -153,6 +164,11 @@ func raw(c report.Cell) string {
 		return ""
 	case report.KindBool:
 		return strconv.FormatBool(c.Value != 0)
+	case report.KindGroup:
+		if len(c.Parts) == 0 {
+			return ""
+		}
+		return raw(c.Parts[0])
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
 }

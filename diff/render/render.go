@@ -20,10 +20,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -59,21 +55,27 @@ type Options struct {
 	Color bool
 }
 
-// Write writes r in format f, laid out for o.
-func Write(w io.Writer, r *report.Report, f Format, o Options) error {
-	return Report(w, r, f)
-}
+// Report writes r in format f with no width limit and no colour (see
+// Write).
+func Report(w io.Writer, r *report.Report, f Format) error { return Write(w, r, f, Options{}) }
 
-// Report writes r in format f. The table and Markdown formats lay out its
-// blocks, CSV its records and JSON its JSON value; a report without
-// records or a JSON value has no such format, and asking for it is an
-// error. Warnings are never written.
-func Report(w io.Writer, r *report.Report, f Format) error {
+// Write writes r in format f, laid out for o. The table and Markdown
+// formats lay out its blocks, CSV its records and JSON its JSON value; a
+// report without records or a JSON value has no such format, and asking
+// for it is an error. Warnings are never written.
+//
+// In the table format every line fits o.Width where it can: tables narrow
+// their widest name and text columns (names elided in the middle by
+// ElideName, text wrapped) and paragraphs wrap; with o.Color, cells and
+// text with a tone are coloured with ANSI escape codes, which never count
+// towards the width. Markdown, pasted into issues, is never narrowed or
+// coloured; CSV and JSON are data.
+func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 	switch f {
 	case Table:
-		return writeText(w, r, report.Terminal)
+		return writeText(w, r, layout{m: report.Terminal, width: o.Width, color: o.Color})
 	case Markdown:
-		return writeText(w, r, report.Markdown)
+		return writeText(w, r, layout{m: report.Markdown})
 	case CSV:
 		if r.Records == nil {
 			return fmt.Errorf("this report has no %s form", f)
@@ -93,8 +95,9 @@ func Report(w io.Writer, r *report.Report, f Format) error {
 // writeText lays out the blocks shown in medium m, a blank line between
 // two blocks, except that in the terminal a heading sits directly above
 // the block it heads and a tight paragraph directly under the block before.
-func writeText(w io.Writer, r *report.Report, m report.Medium) error {
+func writeText(w io.Writer, r *report.Report, l layout) error {
 	ew := &errWriter{w: w}
+	m := l.m
 	var prev report.Block
 	for _, b := range r.Blocks {
 		if !b.In(m) {
@@ -109,18 +112,13 @@ func writeText(w io.Writer, r *report.Report, m report.Medium) error {
 			if m == report.Markdown {
 				ew.printf("%s ", strings.Repeat("#", max(b.Level, 1)))
 			}
-			ew.printf("%s\n", line(b.Line, m))
+			l.prose(ew, b.Line)
 		case report.Para:
-			for _, l := range b.Lines {
-				ew.printf("%s\n", line(l, m))
+			for _, line := range b.Lines {
+				l.prose(ew, line)
 			}
 		case *report.Table:
-			if ew.err != nil {
-				return ew.err
-			}
-			if err := writeTable(w, b, m); err != nil {
-				return err
-			}
+			writeTable(ew, b, l)
 		}
 	}
 	return ew.err
@@ -137,46 +135,16 @@ func tight(prev, b report.Block, m report.Medium) bool {
 	return ok && p.Tight
 }
 
-func writeTable(w io.Writer, t *report.Table, m report.Medium) error {
-	header := make([]string, len(t.Columns))
-	align := make([]tw.Align, len(t.Columns))
-	for i, c := range t.Columns {
-		header[i], align[i] = c.Name, tw.AlignLeft
-		if c.Align == report.AlignRight {
-			align[i] = tw.AlignRight
-		}
+// prose writes a line of text: in Markdown as it is, in the terminal
+// wrapped at the width and coloured by tone.
+func (l layout) prose(ew *errWriter, text report.Line) {
+	if l.m == report.Markdown {
+		ew.printf("%s\n", line(text, l.m))
+		return
 	}
-	tt := newTable(w, m == report.Markdown, header, align)
-	for _, cells := range t.Rows {
-		row := make([]string, len(cells)) // the table keeps the slice
-		for i, c := range cells {
-			row[i] = line(report.Line{c}, m)
-		}
-		if err := tt.Append(row); err != nil {
-			return err
-		}
+	for _, s := range wrapStyled(prose(text), l.width) {
+		ew.printf("%s\n", s.String(l.color))
 	}
-	return tt.Render()
-}
-
-// newTable returns a table for the terminal (box drawing) or Markdown
-// (pipes), with headers kept as written and no wrapping, since wrapped
-// method names cannot be pasted into an issue. Every profdiff table is made
-// here, so all of them look alike.
-func newTable(w io.Writer, md bool, header []string, align []tw.Align) *tablewriter.Table {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
-	if md {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(header)
-	return t
 }
 
 // writeCSV writes the records: the column names as the header, then each
