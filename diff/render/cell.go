@@ -155,7 +155,7 @@ func pValue(p float64, digits int) string {
 }
 
 // raw is a cell as CSV writes it: text as is, numbers in their shortest
-// exact form, flags as true or false, a missing value as an empty field.
+// exact form (whole numbers without an exponent), flags as true or false, a missing value as an empty field.
 func raw(c report.Cell) string {
 	switch c.Kind {
 	case report.KindText, report.KindCode:
@@ -169,6 +169,9 @@ func raw(c report.Cell) string {
 			return ""
 		}
 		return raw(c.Parts[0])
+	}
+	if c.Value == math.Trunc(c.Value) && math.Abs(c.Value) < 1e15 {
+		return strconv.FormatFloat(c.Value, 'f', 0, 64) // 600000000, not 6e+08
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
 }
