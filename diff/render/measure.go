@@ -7,12 +7,14 @@ import (
 
 // side is one side of a row as people read it: its share and, beside it,
 // its rate where the side's duration is known, else its raw value where
-// the values are known (their unit is set), else the share alone.
+// the values are known (their unit is set) and are not a bare count,
+// else the share alone.
 func side(share, value float64, rate *float64, v diff.Values) report.Cell {
 	switch {
 	case rate != nil:
 		return report.Group(report.Share(share), report.Amount(*rate, v.RateUnit))
-	case v.Unit != "":
+	case v.Unit != "" && v.Unit != "count":
+		// A count of samples says what the share does: left to CSV and JSON.
 		return report.Group(report.Share(share), report.Amount(value, v.Unit))
 	}
 	return report.Share(share)

@@ -6,9 +6,13 @@ import (
 	"github.com/profdiff/profdiff/diff/report"
 )
 
-// minColumn is the narrowest a name or text column is made to fit a
-// width: narrower, an elided name no longer says what it was.
-const minColumn = 12
+// Narrowest widths a cell is made to fit a width: an elided name keeps
+// minName columns (narrower, it no longer says what it was), a wrapped
+// word minWord before it is cut.
+const (
+	minName = 20
+	minWord = 20
+)
 
 // layout is how the text formats are laid out: the medium, and in the
 // terminal the width (0: unlimited) and whether to colour.
@@ -23,14 +27,15 @@ type grid struct {
 	t     *report.Table
 	text  [][]string
 	width []int
+	min   []int // the narrowest each column can be made
 }
 
 // newGrid formats every cell, aligning the parts of group cells within
 // their column ("0.27% ·  12 ms/s" over "4.86% · 310 ms/s").
 func newGrid(t *report.Table, m report.Medium) *grid {
-	g := &grid{t: t, text: make([][]string, len(t.Rows)), width: make([]int, len(t.Columns))}
+	g := &grid{t: t, text: make([][]string, len(t.Rows)), width: make([]int, len(t.Columns)), min: make([]int, len(t.Columns))}
 	for c, col := range t.Columns {
-		g.width[c] = width(col.Name)
+		g.width[c], g.min[c] = width(col.Name), width(col.Name)
 	}
 	for c := range t.Columns {
 		partW := map[int][]int{} // per part count, the widest of each part
@@ -56,6 +61,7 @@ func newGrid(t *report.Table, m report.Medium) *grid {
 			}
 			g.text[r][c] = s
 			g.width[c] = max(g.width[c], width(s))
+			g.min[c] = max(g.min[c], minWidth(row[c], s, m))
 		}
 	}
 	return g
@@ -71,8 +77,33 @@ func alignedGroup(c report.Cell, w []int, m report.Medium) string {
 	return human(report.Cell{Kind: report.KindText, Text: s, Note: c.Note, Relative: c.Relative}, m)
 }
 
-// fit narrows the widest name and text columns, a character at a time,
-// until a box-drawn table is at most w wide or none can narrow further.
+// minWidth is the narrowest cell c (shown as s) can be made: a name
+// elided to minName, text wrapped at its longest word (up to minWord), a
+// value's note wrapped under it; other values are whole.
+func minWidth(c report.Cell, s string, m report.Medium) int {
+	switch {
+	case c.Kind == report.KindCode && !c.Wrap:
+		return min(width(s), minName)
+	case c.Kind == report.KindCode || c.Kind == report.KindText:
+		return min(longestWord(s), minWord)
+	case c.Note != "" || c.Relative != nil:
+		c.Note, c.Relative = "", nil
+		return max(width(human(c, m)), longestWord(s))
+	}
+	return width(s)
+}
+
+func longestWord(s string) int {
+	w := 0
+	for _, f := range strings.Fields(s) {
+		w = max(w, width(f))
+	}
+	return w
+}
+
+// fit narrows columns, a character at a time, until a box-drawn table is
+// at most w wide or none can narrow further: the widest first, where a
+// name column counts two thirds of its width, since names lose more.
 func (g *grid) fit(w int) {
 	if w <= 0 {
 		return
@@ -82,10 +113,16 @@ func (g *grid) fit(w int) {
 		total += cw
 	}
 	for total > w {
-		best := -1
+		best, bestW := -1, 0
 		for c, cw := range g.width {
-			if g.narrowable(c) && cw > max(minColumn, width(g.t.Columns[c].Name)) && (best < 0 || cw > g.width[best]) {
-				best = c
+			if cw <= g.min[c] {
+				continue
+			}
+			if g.names(c) {
+				cw = cw * 2 / 3
+			}
+			if best < 0 || cw > bestW {
+				best, bestW = c, cw
 			}
 		}
 		if best < 0 {
@@ -96,11 +133,11 @@ func (g *grid) fit(w int) {
 	}
 }
 
-// narrowable reports whether column c holds names or text, which can be
-// elided or wrapped (numbers cannot).
-func (g *grid) narrowable(c int) bool {
+// names reports whether column c holds names that are elided (not
+// wrapped) to fit.
+func (g *grid) names(c int) bool {
 	for _, row := range g.t.Rows {
-		if k := row[c].Kind; k == report.KindCode || k == report.KindText {
+		if row[c].Kind == report.KindCode && !row[c].Wrap {
 			return true
 		}
 	}
