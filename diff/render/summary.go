@@ -79,7 +79,7 @@ func meaning(a diff.Analysis) diff.Meaning {
 func diffHeadline(r *diff.Result) report.Line {
 	m := meaning(r.Analysis)
 	if m == diff.MeaningDelay || m == diff.MeaningMemory {
-		l := report.Cat(report.Text(totalTitle(r.Analysis, r.Buckets)+": ").Bold(), report.Amount(r.Base.Total, r.Base.Unit).Bold(),
+		l := report.Cat(report.Text(totalTitle(r.Analysis, r.Base.Unit, r.Buckets)+": ").Bold(), report.Amount(r.Base.Total, r.Base.Unit).Bold(),
 			report.Text(" → ").Bold(), report.Amount(r.New.Total, r.Base.Unit).Bold(),
 			" (", signed(r.New.Total-r.Base.Total, r.Base.Unit), ")")
 		return append(l, rateChange(r.Base.TotalRate, r.New.TotalRate, r.RateUnit)...)
@@ -104,11 +104,12 @@ func syncTitle(m diff.Meaning) string {
 	return "Total wait/synchronization"
 }
 
-// totalTitle names the total of a delay or memory profile: contention
-// delay when every sample is lock contention, off-CPU delay for other
-// delay in time, else the sample type's name ("Total inuse_space").
-func totalTitle(a diff.Analysis, buckets []diff.BucketRow) string {
-	if meaning(a) == diff.MeaningDelay && scales[a.Unit].zero == "0 s" {
+// totalTitle names the total of a delay or memory profile, whose values
+// are in unit: contention delay when every sample is lock contention,
+// off-CPU delay for other delay in time, else the sample type's name
+// ("Total inuse_space").
+func totalTitle(a diff.Analysis, unit string, buckets []diff.BucketRow) string {
+	if meaning(a) == diff.MeaningDelay && scales[unit].zero == "0 s" {
 		var used []diff.Bucket
 		for _, b := range buckets {
 			if b.Base > 0 || b.New > 0 {
@@ -212,7 +213,7 @@ func topHeadline(t *diff.TopResult) report.Line {
 		for i, b := range t.Buckets {
 			rows[i] = diff.BucketRow{Bucket: b.Bucket, Base: b.Share}
 		}
-		l := report.Cat(report.Text(totalTitle(t.Analysis, rows)+": ").Bold(), report.Amount(t.Total, t.Unit).Bold())
+		l := report.Cat(report.Text(totalTitle(t.Analysis, t.Unit, rows)+": ").Bold(), report.Amount(t.Total, t.Unit).Bold())
 		return append(l, rate(t.TotalRate, t.RateUnit)...)
 	}
 	var rates []*float64

@@ -50,9 +50,11 @@ func amount(v float64, unit string) string {
 		return sc.zero
 	case ok:
 		v *= sc.base
+		// The largest step the value reaches once rounded, so that
+		// 999.96 ms reads "1 s", not "1000 ms".
 		st := sc.steps[0]
 		for _, s := range sc.steps {
-			if math.Abs(v) >= s.size {
+			if r, _ := strconv.ParseFloat(sig3(math.Abs(v)/s.size), 64); r >= 1 {
 				st = s
 			}
 		}
