@@ -186,7 +186,11 @@ func kindPhrase[K ~string](k K) string {
 // topSummary is the head of a top listing (see diffSummary).
 func topSummary(t *diff.TopResult) []report.Block {
 	sources := report.List(t.Sources, report.Text)
-	facts := report.Cat(report.Int(t.Samples), " samples, total ", report.Amount(t.Total, t.Unit))
+	total := report.Amount(t.Total, t.Unit)
+	if _, scaled := scales[t.Unit]; !scaled {
+		total = report.Num(t.Total).WithUnit(t.Unit) // "10000 count": the unit says what was counted
+	}
+	facts := report.Cat(report.Int(t.Samples), " samples, total ", total)
 	if t.DurationNanos > 0 {
 		facts = append(facts, report.Text(" over "), report.Amount(float64(t.DurationNanos), "nanoseconds"))
 	}
