@@ -3,10 +3,19 @@
 // the only place that formats a number; it never computes one.
 //
 // Shares are printed as percentages with two decimals, deltas in percentage
-// points (pp). A delta within sampling noise is followed by "~" in the text
-// formats and flagged `noisy` in CSV and JSON. Scheduler latency (runnable
-// time in a Go execution trace) is a line of its own under the bucket
-// table, a "sched" row in CSV and "sched_latency" in JSON, never a bucket.
+// points (pp), amounts scaled to a unit people read (4.79 s, 23 ms, 12 MiB,
+// 12 ms/s, 0.53 cores) with three significant digits; a row shows each
+// side's share beside its rate, or its value where no rate is known
+// ("0.27% · 12 ms/s"), and its Δ in the result's measure (share points,
+// rate or value units). A delta within sampling noise is followed by "~" in
+// the text formats and flagged `noisy` in CSV and JSON. Scheduler latency
+// (runnable time in a Go execution trace) is a line of its own under the
+// bucket table, a "sched" row in CSV and "sched_latency" in JSON, never a
+// bucket.
+//
+// The table format fits Options.Width (see Write, ElideName) and colours
+// cells by their report.Tone with Options.Color; Markdown, CSV and JSON
+// never change with the options.
 //
 // Diff, Top and Rules build the report of a diff, a top listing and the
 // rule table and lay it out; other packages (the gate, the workload

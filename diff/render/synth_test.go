@@ -195,3 +195,46 @@ func TestPeek(t *testing.T) {
 		}
 	}
 }
+
+// topSynth is the new side of mutexSynth as `profdiff top` sees it:
+// shares beside rates, values in seconds, a peek section.
+func topSynth() *diff.TopResult {
+	d := mutexSynth()
+	t := &diff.TopResult{Analysis: d.Analysis, Sources: d.New.Sources, Total: d.New.Total, Unit: d.New.Unit, Samples: d.New.Samples, Records: d.New.Records,
+		DurationNanos: d.New.DurationNanos, TotalRate: d.New.TotalRate}
+	for _, b := range d.Buckets {
+		t.Buckets = append(t.Buckets, diff.TopBucket{Bucket: b.Bucket, Share: b.New, Value: b.NewValue, Rate: b.NewRate})
+	}
+	for _, m := range d.Methods {
+		t.Methods = append(t.Methods, diff.TopMethod{Name: m.Name, Bucket: m.Bucket, BucketShare: m.BucketShare, Share: m.New, Value: m.NewValue, Rate: m.NewRate})
+	}
+	for _, p := range d.Peek {
+		// top's peek rows are the base side's: make the new side the base.
+		p.BaseValue, p.BaseRate = p.NewValue, p.NewRate
+		for i := range p.Callers {
+			p.Callers[i].BaseValue, p.Callers[i].BaseRate = p.Callers[i].NewValue, p.Callers[i].NewRate
+		}
+		p.Callees = nil
+		t.Peek = append(t.Peek, p)
+	}
+	return t
+}
+
+func TestGoldenTopSynth(t *testing.T) {
+	for _, f := range []Format{Table, Markdown, CSV} {
+		var buf bytes.Buffer
+		if err := Top(&buf, topSynth(), f); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "top.mutex-synth.normalize-rate."+string(f)+".golden", buf.Bytes())
+	}
+	var buf bytes.Buffer
+	if err := Top(&buf, topSynth(), Table); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Contention delay: 34.2 s · 3.42 s/s", "97.00% · 3.32 s/s", "│ caller │ main.main.func1", "1 s · 100 ms/s"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("no %q in\n%s", w, buf.String())
+		}
+	}
+}
