@@ -11,8 +11,12 @@ import (
 // value column is in the profile's unit.
 func TopReport(res *diff.TopResult) *report.Report {
 	t := topView{res}
-	buckets := &report.Table{Columns: []report.Column{report.Col("Bucket"), report.RCol("share"), report.RCol("value")}}
-	methods := &report.Table{Columns: []report.Column{report.Col("Method"), report.RCol("share"), report.RCol("value"), report.Col("Bucket")}}
+	share := "share"
+	if res.TotalRate != nil && res.RateUnit != "" {
+		share = "share · rate"
+	}
+	buckets := &report.Table{Columns: []report.Column{report.Col("Bucket"), report.RCol(share), report.RCol("value")}}
+	methods := &report.Table{Columns: []report.Column{report.Col("Method"), report.RCol(share), report.RCol("value"), report.Col("Bucket")}}
 	records := &report.Table{Columns: report.Cols("section", "name", "bucket", "share", "value", "rate", "unit", "rate_unit", "peek")}
 	add := func(section, name, bucket string, share, value report.Cell, rate *float64, peek string) {
 		records.Rows = append(records.Rows, []report.Cell{report.Text(section), report.Text(name), report.Text(bucket), share, value,
