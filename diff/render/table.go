@@ -27,13 +27,15 @@ type grid struct {
 	t     *report.Table
 	text  [][]string
 	width []int
-	min   []int // the narrowest each column can be made
+	min   []int  // the narrowest each column can be made
+	names []bool // the column holds names that are elided to fit
 }
 
 // newGrid formats every cell, aligning the parts of group cells within
 // their column ("0.27% ·  12 ms/s" over "4.86% · 310 ms/s").
 func newGrid(t *report.Table, m report.Medium) *grid {
-	g := &grid{t: t, text: make([][]string, len(t.Rows)), width: make([]int, len(t.Columns)), min: make([]int, len(t.Columns))}
+	g := &grid{t: t, text: make([][]string, len(t.Rows)), width: make([]int, len(t.Columns)),
+		min: make([]int, len(t.Columns)), names: make([]bool, len(t.Columns))}
 	for c, col := range t.Columns {
 		g.width[c], g.min[c] = width(col.Name), width(col.Name)
 	}
@@ -56,12 +58,13 @@ func newGrid(t *report.Table, m report.Medium) *grid {
 				g.text[r] = make([]string, len(t.Columns))
 			}
 			s := line(report.Line{row[c]}, m)
-			if w := partW[len(row[c].Parts)]; row[c].Kind == report.KindGroup && w != nil {
+			if w := partW[len(row[c].Parts)]; row[c].Kind == report.KindGroup && row[c].Markdown == nil && w != nil {
 				s = alignedGroup(row[c], w, m)
 			}
 			g.text[r][c] = s
 			g.width[c] = max(g.width[c], width(s))
 			g.min[c] = max(g.min[c], minWidth(row[c], s, m))
+			g.names[c] = g.names[c] || row[c].Kind == report.KindCode && !row[c].Wrap
 		}
 	}
 	return g
@@ -118,7 +121,7 @@ func (g *grid) fit(w int) {
 			if cw <= g.min[c] {
 				continue
 			}
-			if g.names(c) {
+			if g.names[c] {
 				cw = cw * 2 / 3
 			}
 			if best < 0 || cw > bestW {
@@ -131,17 +134,6 @@ func (g *grid) fit(w int) {
 		g.width[best]--
 		total--
 	}
-}
-
-// names reports whether column c holds names that are elided (not
-// wrapped) to fit.
-func (g *grid) names(c int) bool {
-	for _, row := range g.t.Rows {
-		if row[c].Kind == report.KindCode && !row[c].Wrap {
-			return true
-		}
-	}
-	return false
 }
 
 // lines is cell (r, c) as the lines it takes in its column: a name too
