@@ -21,6 +21,10 @@ func TestRatioNote(t *testing.T) {
 		{0.0620, 0.0250, "halved"},
 		{0.10, 0.11, ""},
 		{0.10, 0.09, ""},
+		{1, 1000, "1000x"},
+		{1, 1001, ">1000x"},
+		{1000, 1, "1/1000"},
+		{691e6, 3.12e3, "<1/1000"},
 	}
 	for _, c := range cases {
 		if got := ratioNote(c.base, c.new); got != c.want {

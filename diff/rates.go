@@ -202,7 +202,9 @@ func measureNote(n Normalize, base, new float64) string {
 // base), "1/N" (new is an N-th of base). A ratio of 1.75 up to 2.5 reads
 // as doubled (its inverse as halved); from 2.5 on the ratio is rounded, so
 // the smallest "Nx" is 3x. Smaller changes get no note: the delta says
-// enough. The note's direction is the sign of new-base, always.
+// enough. Past a thousandfold the exact ratio says nothing a person can
+// use (a lock nearly gone reads "1/221033"): it is ">1000x" or "<1/1000".
+// The note's direction is the sign of new-base, always.
 func ratioNote(base, new float64) string {
 	switch {
 	case base == 0 && new == 0:
@@ -214,6 +216,10 @@ func ratioNote(base, new float64) string {
 	}
 	r := new / base
 	switch {
+	case r > 1000:
+		return ">1000x"
+	case r < 1.0/1000:
+		return "<1/1000"
 	case r >= 2.5:
 		return fmt.Sprintf("%.0fx", math.Round(r))
 	case r >= 1.75:

@@ -52,6 +52,10 @@ func attribution(a diff.Analysis) string {
 	if measure == "" {
 		measure = "shares"
 	}
+	if a.Normalize == diff.NormalizeRate && meaning(a) == diff.MeaningMemory {
+		// A snapshot has no duration: its "rate" is the mean per profile.
+		measure = "values (mean per profile)"
+	}
 	return s + ", " + mode + " " + measure
 }
 
@@ -82,6 +86,11 @@ func diffHeadline(r *diff.Result) report.Line {
 		l := report.Cat(report.Text(totalTitle(r.Analysis, r.Base.Unit, r.Buckets)+": ").Bold(), report.Amount(r.Base.Total, r.Base.Unit).Bold(),
 			report.Text(" → ").Bold(), report.Amount(r.New.Total, r.Base.Unit).Bold(),
 			" (", signed(r.New.Total-r.Base.Total, r.Base.Unit), ")")
+		if m == diff.MeaningMemory && r.Base.Profiles <= 1 && r.New.Profiles <= 1 {
+			// A snapshot's rate is its mean per profile: with one
+			// profile a side, the total again.
+			return l
+		}
 		return append(l, rateChange(r.Base.TotalRate, r.New.TotalRate, r.RateUnit)...)
 	}
 	sb, sn := r.SyncShare()
