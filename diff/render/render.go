@@ -15,7 +15,10 @@
 //
 // The table format fits Options.Width (see Write, ElideName) and colours
 // cells by their report.Tone with Options.Color; Markdown, CSV and JSON
-// never change with the options.
+// never change with the options. profdiff does the fitting (which column
+// narrows, how a name is elided, where text wraps) and the colouring;
+// github.com/olekukonko/tablewriter draws the box and the Markdown table
+// from the fitted cells, measuring them without their escape codes.
 //
 // Diff, Top and Rules build the report of a diff, a top listing and the
 // rule table and lay it out; other packages (the gate, the workload
@@ -179,6 +182,17 @@ func writeCSV(w io.Writer, t *report.Table) error {
 type errWriter struct {
 	w   io.Writer
 	err error
+}
+
+// Write lets tablewriter draw into the report; after the first error it
+// writes nothing.
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	var n int
+	n, e.err = e.w.Write(p)
+	return n, e.err
 }
 
 func (e *errWriter) printf(format string, a ...any) {

@@ -1,7 +1,12 @@
 package render
 
 import (
+	"io"
 	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -149,76 +154,78 @@ func (g *grid) lines(r, c int) []string {
 	return wrap(s, w)
 }
 
-// writeTable lays out t: box drawing in the terminal, pipes in Markdown.
+// writeTable lays out t with tablewriter: box drawing in the terminal,
+// a GitHub table in Markdown. profdiff fits the cells (see fit and lines)
+// and paints them; tablewriter draws them as they are, at the fitted
+// widths, measuring without the escape codes.
 func writeTable(ew *errWriter, t *report.Table, l layout) {
 	g := newGrid(t, l.m)
-	if l.m == report.Markdown {
-		g.markdown(ew)
+	md := l.m == report.Markdown
+	if !md {
+		g.fit(l.width)
+	}
+	header := make([]string, len(t.Columns))
+	align := make(tw.Alignment, len(t.Columns))
+	widths := tw.NewMapper[int, int]()
+	for c, col := range t.Columns {
+		header[c], align[c] = col.Name, tw.AlignLeft
+		if col.Align == report.AlignRight {
+			align[c] = tw.AlignRight
+		}
+		widths.Set(c, g.width[c]+2) // the cell and its padding
+	}
+	rows := make([][]string, len(t.Rows))
+	for r, row := range t.Rows {
+		rows[r] = make([]string, len(row))
+		for c, cell := range row {
+			if md {
+				rows[r][c] = g.text[r][c] // Markdown cells stay whole
+				continue
+			}
+			lines := g.lines(r, c)
+			for i, s := range lines {
+				lines[i] = paint(s, width(s), cell.Tone, t.Columns[c].Align, l.color)
+			}
+			rows[r][c] = strings.Join(lines, "\n")
+		}
+	}
+	if ew.err != nil {
 		return
 	}
-	g.fit(l.width)
-	ew.printf("%s\n", g.rule("┌", "┬", "┐"))
-	header := make([]string, len(t.Columns))
-	for c, col := range t.Columns {
-		header[c] = pad(col.Name, g.width[c], col.Align)
+	tt := newTable(ew, md, header, align, widths)
+	if err := tt.Bulk(rows); err != nil {
+		ew.err = err
+		return
 	}
-	ew.printf("│ %s │\n", strings.Join(header, " │ "))
-	ew.printf("%s\n", g.rule("├", "┼", "┤"))
-	for r, row := range t.Rows {
-		cells := make([][]string, len(row))
-		height := 1
-		for c := range row {
-			cells[c] = g.lines(r, c)
-			height = max(height, len(cells[c]))
-		}
-		for i := range height {
-			out := make([]string, len(row))
-			for c, cell := range row {
-				s := ""
-				if i < len(cells[c]) {
-					s = cells[c][i]
-				}
-				out[c] = paint(pad(s, g.width[c], t.Columns[c].Align), width(s), cell.Tone, t.Columns[c].Align, l.color)
-			}
-			ew.printf("│ %s │\n", strings.Join(out, " │ "))
-		}
+	if err := tt.Render(); err != nil && ew.err == nil {
+		ew.err = err
 	}
-	ew.printf("%s\n", g.rule("└", "┴", "┘"))
 }
 
-func (g *grid) rule(left, mid, right string) string {
-	parts := make([]string, len(g.width))
-	for c, w := range g.width {
-		parts[c] = strings.Repeat("─", w+2)
+// newTable returns a table for the terminal (box drawing) or Markdown
+// (pipes) with columns of the given widths (padding included), headers
+// kept as written and cells as profdiff fitted them: no formatting,
+// wrapping or trimming of its own, and characters measured one column
+// each, as width measures them for the fitting (East Asian wide measures,
+// which twwidth picks from the locale, would misalign the cells with the
+// widths fit chose). Every profdiff table is made here, so all of them
+// look alike.
+func newTable(w io.Writer, md bool, header []string, align tw.Alignment, widths tw.Mapper[int, int]) *tablewriter.Table {
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithAlignment(align),
+		tablewriter.WithColumnWidths(widths),
+		tablewriter.WithEastAsian(tw.Off),
 	}
-	return left + strings.Join(parts, mid) + right
-}
-
-// markdown writes the grid as a GitHub table, every cell whole.
-func (g *grid) markdown(ew *errWriter) {
-	row := func(cells []string) {
-		for c, s := range cells {
-			cells[c] = pad(s, g.width[c], g.t.Columns[c].Align)
-		}
-		ew.printf("| %s |\n", strings.Join(cells, " | "))
+	if md {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 	}
-	header := make([]string, len(g.width))
-	for c, col := range g.t.Columns {
-		header[c] = col.Name
-	}
-	row(header)
-	seps := make([]string, len(g.width))
-	for c, w := range g.width {
-		if g.t.Columns[c].Align == report.AlignRight {
-			seps[c] = strings.Repeat("-", w+1) + ":"
-		} else {
-			seps[c] = ":" + strings.Repeat("-", w+1)
-		}
-	}
-	ew.printf("|%s|\n", strings.Join(seps, "|"))
-	for _, cells := range g.text {
-		row(append([]string(nil), cells...))
-	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	return t
 }
 
 // pad fills s with spaces to w columns on the side alignment a leaves.
