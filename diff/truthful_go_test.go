@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -170,7 +171,7 @@ func noteDirection(note string) int {
 	switch {
 	case note == "new" || strings.HasPrefix(note, "doubled") || strings.Contains(note, "x "):
 		return 1
-	case note == "gone" || strings.HasPrefix(note, "halved") || strings.HasPrefix(note, "1/"):
+	case note == "gone" || strings.HasPrefix(note, "halved") || strings.HasPrefix(note, "1/") || strings.HasPrefix(note, "<1/"):
 		return -1
 	}
 	return 0
@@ -255,6 +256,69 @@ func TestBlockRowsFollowTime(t *testing.T) {
 	t.Logf("%d inclusive rows agree with pprof's cum values", checked)
 	if checked < 3 {
 		t.Errorf("only %d rows matched pprof's names", checked)
+	}
+	checkPprofDiffSigns(t, base, nw, cum)
+}
+
+// checkPprofDiffSigns runs the peer itself, `go tool pprof -top -cum
+// -diff_base`, on the two profiles and checks that every row it shows
+// has the sign of r's inclusive value change for that function.
+func checkPprofDiffSigns(t *testing.T, base, nw *profile.Loaded, r *Result) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Log("skipping the go tool pprof comparison: no go command on PATH")
+		return
+	}
+	dir := t.TempDir()
+	files := [2]string{filepath.Join(dir, "base.pb.gz"), filepath.Join(dir, "new.pb.gz")}
+	for i, l := range []*profile.Loaded{base, nw} {
+		var buf bytes.Buffer
+		if err := l.Profile.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(files[i], buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command(goBin, "tool", "pprof", "-top", "-cum", "-nodecount=1000", "-diff_base", files[0], files[1]).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, out)
+	}
+	ours := map[string]float64{}
+	for _, m := range r.Methods {
+		ours[m.Name] = m.NewValue - m.BaseValue
+	}
+	compared := 0
+	header := false
+	for _, ln := range strings.Split(string(out), "\n") {
+		f := strings.Fields(ln)
+		if len(f) == 5 && f[0] == "flat" && f[3] == "cum" {
+			header = true
+			continue
+		}
+		if !header || len(f) < 6 {
+			continue
+		}
+		name := strings.TrimSuffix(strings.Join(f[5:], " "), " (inline)")
+		d, ok := ours[name]
+		if !ok {
+			continue
+		}
+		pprofSign := 1
+		switch {
+		case strings.HasPrefix(f[3], "-"):
+			pprofSign = -1
+		case strings.Trim(f[3], "0.") == "" || f[3] == "0":
+			pprofSign = 0
+		}
+		if sign(d) != pprofSign && pprofSign != 0 {
+			t.Errorf("%s: pprof -diff_base cum %s, profdiff %+.0f", name, f[3], d)
+		}
+		compared++
+	}
+	t.Logf("%d rows have pprof -diff_base's sign", compared)
+	if compared < 3 {
+		t.Errorf("only %d of pprof's rows matched profdiff's names:\n%s", compared, out)
 	}
 }
 
