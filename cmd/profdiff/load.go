@@ -42,7 +42,7 @@ type loadFlags struct {
 func loadCommand(fs *flag.FlagSet) runFunc {
 	f := loadFlags{cfg: loadgen.Config{Dedicated: true}} // this process only generates the load
 	fs.IntVarP(&f.cfg.Connections, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight; min(256, 64×NumCPU) by default")
-	fs.DurationVarP(&f.cfg.Duration, "duration", "d", 10*time.Second, "measured window")
+	durationFlag(fs, &f.cfg.Duration, 10*time.Second, "measured window", false)
 	fs.DurationVar(&f.cfg.Warmup, "warmup", time.Second, "warmup before the window, not counted")
 	fs.DurationVar(&f.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
@@ -68,8 +68,8 @@ func (f *loadFlags) config(pos []string) (loadgen.Config, error) {
 		return cfg, usagef("load: --format: unknown format %q (want text or json)", f.format)
 	case cfg.Connections <= 0:
 		return cfg, usagef("load: --connections must be positive, not %d", cfg.Connections)
-	case cfg.Duration <= 0:
-		return cfg, usagef("load: --duration must be positive, not %v", cfg.Duration)
+	case checkDuration("load", cfg.Duration, false) != nil:
+		return cfg, checkDuration("load", cfg.Duration, false)
 	case cfg.Warmup < 0:
 		return cfg, usagef("load: --warmup must not be negative, not %v", cfg.Warmup)
 	case cfg.Timeout <= 0:

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	flag "github.com/spf13/pflag"
 
@@ -50,7 +51,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&f.host.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
 	fs.IntVar(&f.cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
 	fs.StringVar(&f.format, "format", "table", "table, markdown or json")
-	f.wf.register(fs, 2)
+	f.wf.register(fs, 2*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "wasm" {
 			return usagef("workload wasm: unexpected arguments %q", pos)
@@ -82,7 +83,7 @@ func (sw *wasmSweep) header(dir string) report.Para {
 		first = append(first[:len(first)-1], report.Cat(" slots; concurrent mode with ", report.Int(int64(sw.conns)), " connections;")...)
 	}
 	return report.Para{Lines: []report.Line{first,
-		report.Cat(report.Int(int64(sw.wf.seconds)), " s per run after ", sw.wf.warmup.String(), " warmup; capture folders under ", dir)}}
+		report.Cat(sw.wf.duration.String(), " per run after ", sw.wf.warmup.String(), " warmup; capture folders under ", dir)}}
 }
 
 // sweep validates the flags, and the host's settings with a pool of one
@@ -91,7 +92,7 @@ func (f *wasmFlags) sweep(ctx context.Context) (*wasmSweep, error) {
 	if err := sweepFormat(f.format); err != nil {
 		return nil, err
 	}
-	if err := f.wf.validate(); err != nil {
+	if err := f.wf.validate("workload wasm"); err != nil {
 		return nil, err
 	}
 	if f.cores < 1 {
@@ -142,7 +143,7 @@ func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.Wa
 	for _, m := range sw.modes {
 		for _, k := range sw.keeps {
 			what := fmt.Sprintf("%s, keep_resident %s", m, wasmhost.FormatSize(k))
-			fmt.Fprintf(e.stderr, "profdiff workload wasm: %s, %v + %d s...\n", what, sw.wf.warmup, sw.wf.seconds)
+			fmt.Fprintf(e.stderr, "profdiff workload wasm: %s, %v + %v...\n", what, sw.wf.warmup, sw.wf.duration)
 			res, err := workloads.Run(ctx, sw.runConfig(m, k, dir, e))
 			if err != nil {
 				return nil, err
@@ -164,7 +165,7 @@ func (sw *wasmSweep) runConfig(m string, k int64, dir string, e env) workloads.R
 	c.KeepResident = k
 	rc := workloads.RunConfig{
 		Workload: "wasm", Variant: "pooling", Cores: sw.cores, Connections: sw.conns,
-		Warmup: sw.wf.warmup, Seconds: sw.wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))), Log: e.stderr,
+		Warmup: sw.wf.warmup, Seconds: wholeSeconds(sw.wf.duration), Out: filepath.Join(dir, fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))), Log: e.stderr,
 		Args: c.Args(), StatsPath: "/stats",
 		Params: map[string]any{"mode": m, "keep_resident_bytes": k, "pool_size": c.PoolSize, "pages": c.Pages, "touch_bytes": int64(c.Touch)},
 	}

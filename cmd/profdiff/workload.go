@@ -26,22 +26,23 @@ import (
 
 // workloadFlags are the flags shared by `workload` and `demo`.
 type workloadFlags struct {
-	seconds     int
+	duration    time.Duration
 	warmup      time.Duration
 	connections int
 	out         string
 }
 
-func (w *workloadFlags) register(fs *flag.FlagSet, seconds int) {
-	fs.IntVar(&w.seconds, "seconds", seconds, "measured window of each run, whole seconds (profiles are captured over it)")
+func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
+	durationFlag(fs, &w.duration, window, "measured window of each run, whole seconds (profiles are captured over it)", true)
 	fs.DurationVar(&w.warmup, "warmup", time.Second, "load before each measured window, discarded")
-	fs.IntVar(&w.connections, "connections", 0, "load generator connections (default min(256, 64×CPUs))")
-	fs.StringVar(&w.out, "out", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
+	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
+	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
 }
 
-func (w *workloadFlags) validate() error {
-	if w.seconds < 1 {
-		return usagef("--seconds must be at least 1, not %d", w.seconds)
+// validate checks the flags; cmd names the command in messages.
+func (w *workloadFlags) validate(cmd string) error {
+	if err := checkDuration(cmd, w.duration, true); err != nil {
+		return err
 	}
 	if w.warmup < 0 {
 		return usagef("--warmup must not be negative")
@@ -119,7 +120,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
 	fs.StringVar(&format, "format", "table", "table, markdown or json")
-	wf.register(fs, 5)
+	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
 			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Builtin().Names(), ", "))
@@ -127,7 +128,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if err := sweepFormat(format); err != nil {
 			return err
 		}
-		if err := wf.validate(); err != nil {
+		if err := wf.validate("workload json"); err != nil {
 			return err
 		}
 		if err := checkVariant(variant); err != nil {
@@ -147,7 +148,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		}
 		rep := workloads.SweepReport(workloads.SweepRows(results))
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
-			report.Int(int64(wf.seconds)), " s per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
+			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
 		return render.Report(e.stdout, rep, render.Format(format))
 	}
 }
@@ -159,7 +160,7 @@ func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, 
 	for _, n := range cores {
 		res, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
+			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
 		})
 		if err != nil {
 			return nil, err
@@ -190,7 +191,7 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 	var format string
 	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the server")
 	fs.StringVar(&format, "format", "table", "output format of the diff: table, markdown, csv or json")
-	wf.register(fs, 3)
+	wf.register(fs, 3*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if err := noArgs("demo", pos); err != nil {
 			return err
@@ -199,7 +200,7 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := wf.validate(); err != nil {
+		if err := wf.validate("demo"); err != nil {
 			return err
 		}
 		if cores < 1 {
@@ -221,10 +222,10 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir string) ([2]*workloads.Result, error) {
 	var res [2]*workloads.Result
 	for i, v := range demoVariants {
-		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %d s under load...\n", v, cores, wf.warmup, wf.seconds)
+		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %v under load...\n", v, cores, wf.warmup, wf.duration)
 		r, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, v),
+			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v),
 		})
 		if err != nil {
 			return res, err
