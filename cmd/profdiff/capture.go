@@ -9,7 +9,6 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
@@ -42,6 +41,7 @@ profile; default wall, else cpu).
 type captureFlags struct {
 	opts        capture.Options
 	duration    time.Duration
+	out         outputFlags
 	maxSize     string
 	allowRemote bool
 }
@@ -53,7 +53,12 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 	fs.StringSliceVar(&f.opts.Profiles, "profiles", nil, "kinds to capture, comma-separated (default all: "+strings.Join(capture.Kinds, ",")+")")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
 	fs.StringVar(&f.maxSize, "max-size", "1GiB", "largest profile accepted")
+	f.out.register(fs, captureFormat...)
 	return func(ctx context.Context, e env, pos []string) error {
+		o, err := f.out.resolve("capture", e.stdout)
+		if err != nil {
+			return err
+		}
 		base, opts, err := f.options(pos)
 		if err != nil {
 			return err
@@ -68,7 +73,7 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 			kinds[i] = f.Kind
 		}
 		line := report.Cat(opts.Out, ": ", strings.Join(kinds, ", "), " (", report.Int(int64(len(m.Files))), " of ", report.Int(int64(len(m.Files)+len(m.Errors))), " profiles)")
-		return render.Report(e.stdout, &report.Report{Blocks: []report.Block{report.Para{Lines: []report.Line{line}}}}, render.Table)
+		return o.write(e.stdout, &report.Report{Blocks: []report.Block{report.Para{Lines: []report.Line{line}}}, JSON: m})
 	}
 }
 

@@ -55,7 +55,7 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 				return usagef("gate: --%s does not apply: method checks are already inclusive, and each failure lists the deciding frames and their callers", name)
 			}
 		}
-		s, err := c.settings(e.stdin)
+		s, err := c.settings("gate", e)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [
 		return err
 	}
 	warn(e.stderr, r.Warnings...)
-	if err := gate.Render(e.stdout, r, s.format); err != nil {
+	if err := s.out.write(e.stdout, r.Model()); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if err := writeGateMarkdown(r, markdown, e.stderr); err != nil {

@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // common holds the flags shared by diff, top and gate.
 type common struct {
-	format       string
+	out          outputFlags
 	sampleIndex  string
 	kind         string
 	cum          bool
@@ -58,7 +58,7 @@ type common struct {
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.format, "format", "table", "output format: table, markdown, csv or json")
+	c.out.register(fs, render.Formats...)
 	fs.StringVar(&c.sampleIndex, "sample-index", "", "sample type to use, by name (cpu, delay, samples, ...) or index; default: the profile's default")
 	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown")
 	fs.BoolVar(&c.cum, "cum", false, "inclusive (cumulative) method shares instead of self")
@@ -76,15 +76,16 @@ func (c *common) register(fs *flag.FlagSet) {
 // and how to load.
 type settings struct {
 	analysis diff.Options
-	format   render.Format
+	out      output
 	load     profile.Options
 }
 
-// settings validates the shared flags; stdin is what "-" reads.
-func (c *common) settings(stdin io.Reader) (settings, error) {
+// settings validates the shared flags of command cmd; e.stdin is what "-"
+// reads, e.stdout where the report goes.
+func (c *common) settings(cmd string, e env) (settings, error) {
 	var s settings
 	var err error
-	if s.format, err = parseFormat(c.format); err != nil {
+	if s.out, err = c.out.resolve(cmd, e.stdout); err != nil {
 		return s, err
 	}
 	if s.analysis, err = c.analysis(); err != nil {
@@ -97,7 +98,7 @@ func (c *common) settings(stdin io.Reader) (settings, error) {
 	if err != nil {
 		return s, usagef("--max-size: %v", err)
 	}
-	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: stdin}
+	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: e.stdin}
 	return s, nil
 }
 
@@ -223,7 +224,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	sf.register(fs)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
 	return func(ctx context.Context, e env, pos []string) error {
-		s, err := c.settings(e.stdin)
+		s, err := c.settings("diff", e)
 		if err != nil {
 			return err
 		}
@@ -255,7 +256,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	}
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
-	if err := render.Diff(e.stdout, r, s.format); err != nil {
+	if err := s.out.write(e.stdout, render.DiffReport(r)); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if kept == nil {
@@ -306,7 +307,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	c.register(fs)
 	return func(ctx context.Context, e env, pos []string) error {
-		s, err := c.settings(e.stdin)
+		s, err := c.settings("top", e)
 		if err != nil {
 			return err
 		}
@@ -323,7 +324,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		}
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
-		if err := render.Top(e.stdout, t, s.format); err != nil {
+		if err := s.out.write(e.stdout, render.TopReport(t)); err != nil {
 			return fmt.Errorf("writing report: %v", err)
 		}
 		return nil
@@ -331,13 +332,14 @@ func topCommand(fs *flag.FlagSet) runFunc {
 }
 
 func rulesCommand(fs *flag.FlagSet) runFunc {
-	var format, runtimeFilter string
+	var out outputFlags
+	var runtimeFilter string
 	var files []string
-	fs.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
+	out.register(fs, render.Formats...)
 	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, rust, native, or a user file's runtime column")
 	fs.StringArrayVar(&files, "rules", nil, "extra rule file, listed first (repeatable)")
 	return func(ctx context.Context, e env, pos []string) error {
-		f, err := parseFormat(format)
+		o, err := out.resolve("rules", e.stdout)
 		if err == nil {
 			err = noArgs("rules", pos)
 		}
@@ -352,7 +354,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return render.Rules(e.stdout, rules, f)
+		return o.write(e.stdout, render.RulesReport(rules))
 	}
 }
 
@@ -378,15 +380,6 @@ func rulesOf(rules []*diff.Rule, runtime string) ([]*diff.Rule, error) {
 		return nil, usagef("rules: no runtime %q (have %s)", runtime, strings.Join(names, ", "))
 	}
 	return sel, nil
-}
-
-// parseFormat parses --format for the report renderers.
-func parseFormat(s string) (render.Format, error) {
-	f, err := render.ParseFormat(s)
-	if err != nil {
-		return f, usagef("--format: %v", err)
-	}
-	return f, nil
 }
 
 // noArgs refuses positional arguments for a command that takes none.

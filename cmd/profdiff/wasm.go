@@ -11,7 +11,6 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
@@ -21,7 +20,7 @@ import (
 type wasmFlags struct {
 	wf                   workloadFlags
 	modes, keeps, touch  string
-	format               string
+	out                  outputFlags
 	cores, poolSize, pgs int
 	host                 wasmhost.Config // Timeout and Interpreter
 }
@@ -50,11 +49,15 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 	fs.DurationVar(&f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
 	fs.BoolVar(&f.host.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
 	fs.IntVar(&f.cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
-	fs.StringVar(&f.format, "format", "table", "table, markdown or json")
+	f.out.register(fs, textAndJSON...)
 	f.wf.register(fs, 2*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "wasm" {
 			return usagef("workload wasm: unexpected arguments %q", pos)
+		}
+		o, err := f.out.resolve("workload wasm", e.stdout)
+		if err != nil {
+			return err
 		}
 		sw, err := f.sweep(ctx)
 		if err != nil {
@@ -70,7 +73,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 		}
 		rep := workloads.WasmSweepReport(points)
 		rep.Blocks = append([]report.Block{sw.header(dir)}, rep.Blocks...)
-		return render.Report(e.stdout, rep, render.Format(f.format))
+		return o.write(e.stdout, rep)
 	}
 }
 
@@ -89,9 +92,6 @@ func (sw *wasmSweep) header(dir string) report.Para {
 // sweep validates the flags, and the host's settings with a pool of one
 // slot, so that a bad combination is a usage error before any run starts.
 func (f *wasmFlags) sweep(ctx context.Context) (*wasmSweep, error) {
-	if err := sweepFormat(f.format); err != nil {
-		return nil, err
-	}
 	if err := f.wf.validate("workload wasm"); err != nil {
 		return nil, err
 	}

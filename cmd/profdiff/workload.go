@@ -104,28 +104,22 @@ func checkVariant(v string) error {
 	return usagef("--variant: unknown variant %q (want %s)", v, strings.Join(jsonserver.Variants, ", "))
 }
 
-// sweepFormat checks --format of the workload sweeps.
-func sweepFormat(format string) error {
-	if format != "table" && format != "markdown" && format != "json" {
-		return usagef("--format: unknown format %q (want table, markdown or json)", format)
-	}
-	return nil
-}
-
 // workloadJSONCommand is `profdiff workload json`: one run per core count,
 // each with its own capture folder, then the scaling table.
 func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
-	var cores, variant, format string
+	var cores, variant string
+	var out outputFlags
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
-	fs.StringVar(&format, "format", "table", "table, markdown or json")
+	out.register(fs, textAndJSON...)
 	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
 			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Builtin().Names(), ", "))
 		}
-		if err := sweepFormat(format); err != nil {
+		o, err := out.resolve("workload json", e.stdout)
+		if err != nil {
 			return err
 		}
 		if err := wf.validate("workload json"); err != nil {
@@ -149,7 +143,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		rep := workloads.SweepReport(workloads.SweepRows(results))
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
-		return render.Report(e.stdout, rep, render.Format(format))
+		return o.write(e.stdout, rep)
 	}
 }
 
@@ -188,15 +182,15 @@ var demoVariants = [2]string{"baseline", "global-lock"}
 func demoCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores int
-	var format string
+	var out outputFlags
 	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the server")
-	fs.StringVar(&format, "format", "table", "output format of the diff: table, markdown, csv or json")
+	out.register(fs, render.Formats...)
 	wf.register(fs, 3*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if err := noArgs("demo", pos); err != nil {
 			return err
 		}
-		f, err := parseFormat(format)
+		o, err := out.resolve("demo", e.stdout)
 		if err != nil {
 			return err
 		}
@@ -214,7 +208,7 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return diffDemo(ctx, e, res, f)
+		return diffDemo(ctx, e, res, o)
 	}
 }
 
@@ -239,7 +233,7 @@ func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir st
 // diffDemo diffs the two runs' capture folders (wall-clock when both have
 // it, else CPU) as 'profdiff diff --by caller --top 12' does, between an
 // introduction and the follow-up commands for table and Markdown output.
-func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, f render.Format) error {
+func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) error {
 	base, nw := res[0].Config.Out, res[1].Config.Out
 	sides, err := resolver{cmd: "demo"}.resolve(sourceArgs{"", []string{base}}, sourceArgs{"", []string{nw}})
 	if err != nil {
@@ -252,10 +246,10 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, f render.For
 	result := a.Diff()
 	warn(e.stderr, result.Warnings...)
 	rep := render.DiffReport(result)
-	if f == render.Table || f == render.Markdown {
+	if o.format == render.Table || o.format == render.Markdown {
 		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, base, nw))
 	}
-	return render.Report(e.stdout, rep, f)
+	return o.write(e.stdout, rep)
 }
 
 // demoIntro says what the two runs were and how their throughput moved.
