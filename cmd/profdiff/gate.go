@@ -59,16 +59,27 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		gopts, err := g.gateOptions(fs, s.analysis, c.top)
+		top := c.top
+		if s.analysis.Top < 0 {
+			top = 0 // CSV or JSON without --top: every frame
+		}
+		gopts, err := g.gateOptions(fs, s.analysis, top)
 		if err != nil {
 			return err
 		}
-		sides, err := g.sides.resolve(resolver{cmd: "gate", kind: c.kind, perRun: true}, pos)
+		sides, err := g.sides.resolve(g.resolver(c), pos)
 		if err != nil {
 			return err
 		}
 		return runGate(ctx, e, s, gopts, sides, g.markdown)
 	}
+}
+
+// resolver is the resolver of gate's profiles: each one is a run.
+func (g *gateFlags) resolver(c common) resolver {
+	r := c.resolver("gate")
+	r.perRun = true
+	return r
 }
 
 func (g *gateFlags) register(fs *flag.FlagSet) {

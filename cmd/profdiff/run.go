@@ -27,8 +27,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usageText())
 		return usagef("no command given")
 	}
-	if args[0] == "-h" || args[0] == "--help" {
+	switch args[0] {
+	case "-h", "--help":
 		args = append([]string{"help"}, args[1:]...)
+	case "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	c, err := lookup(args)
 	if err != nil {
@@ -55,21 +58,41 @@ type common struct {
 	maxSize      string
 	keepProfiler bool
 	modules      string
+	allowRemote  bool
+	// normalize and peek are registered by registerView (diff, top).
+	normalize, peek string
+	fs              *flag.FlagSet
 }
 
 func (c *common) register(fs *flag.FlagSet) {
+	c.fs = fs
 	c.out.register(fs, render.Formats...)
 	fs.StringVar(&c.sampleIndex, "sample-index", "", "sample type to use, by name (cpu, delay, samples, ...) or index; default: the profile's default")
 	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown")
 	fs.BoolVar(&c.cum, "cum", false, "inclusive (cumulative) method shares instead of self")
-	fs.StringVar(&c.by, "by", "frame", "attribute a sample to its leaf 'frame', to the 'decider' frame that chose its bucket, or to the program's own 'caller' behind it")
-	fs.IntVar(&c.top, "top", diff.DefaultTop, "method rows to show (0 for all)")
+	fs.StringVar(&c.by, "by", "", "attribute a sample to its leaf 'frame', to the 'decider' frame that chose its bucket, or to the program's own 'caller' behind it (default: caller for wall, goroutine, trace, block and mutex profiles, frame otherwise)")
+	fs.IntVar(&c.top, "top", diff.DefaultTop, "method rows to show (0 for all; CSV and JSON hold every row unless --top is given)")
 	fs.StringVar(&c.focus, "focus", "", "keep only samples with a frame matching this regexp")
 	fs.StringVar(&c.ignore, "ignore", "", "drop samples with a frame matching this regexp")
 	fs.StringArrayVar(&c.rules, "rules", nil, "extra rule file, checked before the built-in rules (repeatable)")
 	fs.StringVar(&c.maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
 	fs.BoolVar(&c.keepProfiler, "keep-profiler", false, "keep samples of the profiler's own goroutines (fgprof, runtime/pprof writer)")
 	fs.StringVar(&c.modules, "modules", "auto", "name methods module!method: on, off, or auto (on for .nettrace profiles)")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow profile URLs of a host that is not loopback")
+}
+
+// registerView registers the flags of diff and top that choose what the
+// method rows show: --peek, and for a comparison (normalize) --normalize.
+func (c *common) registerView(fs *flag.FlagSet, normalize bool) {
+	if normalize {
+		fs.StringVar(&c.normalize, "normalize", "", "sort and note method rows by share, rate (per second of wall time) or value (default: rate when both sides' durations are known, else share)")
+	}
+	fs.StringVar(&c.peek, "peek", "", "for frames matching this regexp, list their callers and callees with base, new and Δ")
+}
+
+// resolver is the resolver of the command's profile arguments.
+func (c *common) resolver(cmd string) resolver {
+	return resolver{cmd: cmd, kind: c.kind, allowRemote: c.allowRemote}
 }
 
 // settings are the shared flags, validated: how to analyse, how to render
@@ -91,6 +114,9 @@ func (c *common) settings(cmd string, e env) (settings, error) {
 	if s.analysis, err = c.analysis(); err != nil {
 		return s, err
 	}
+	if (s.out.format == render.CSV || s.out.format == render.JSON) && !c.fs.Changed("top") {
+		s.analysis.Top = -1 // data formats hold every row unless asked
+	}
 	if s.analysis.Rules, err = loadRules(c.rules); err != nil {
 		return s, err
 	}
@@ -106,8 +132,16 @@ func (c *common) settings(cmd string, e env) (settings, error) {
 func (c *common) analysis() (diff.Options, error) {
 	o := diff.Options{SampleIndex: c.sampleIndex, Cum: c.cum, Top: c.top}
 	var err error
-	if o.By, err = diff.ParseBy(c.by); err != nil {
-		return o, usagef("--by: %v", err)
+	if c.by != "" {
+		if o.By, err = diff.ParseBy(c.by); err != nil {
+			return o, usagef("--by: %v", err)
+		}
+	}
+	if o.Normalize, err = diff.ParseNormalize(c.normalize); err != nil {
+		return o, usagef("--normalize: %v", err)
+	}
+	if o.Peek, err = compileFlag("--peek", c.peek); err != nil {
+		return o, err
 	}
 	if c.top < 0 {
 		return o, usagef("--top must be 0 (all) or positive, not %d", c.top)
@@ -221,6 +255,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	var sf sideFlags
 	var outPprof string
 	c.register(fs)
+	c.registerView(fs, true)
 	sf.register(fs)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
 	return func(ctx context.Context, e env, pos []string) error {
@@ -228,7 +263,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		sides, err := sf.resolve(resolver{cmd: "diff", kind: c.kind}, pos)
+		sides, err := sf.resolve(c.resolver("diff"), pos)
 		if err != nil {
 			return err
 		}
@@ -306,6 +341,7 @@ func (k *keptProfiles) write(name string) error {
 func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	c.register(fs)
+	c.registerView(fs, false)
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("top", e)
 		if err != nil {
@@ -314,7 +350,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if len(pos) == 0 {
 			return usagef("top: want at least one profile")
 		}
-		sides, err := resolver{cmd: "top", kind: c.kind}.resolve(sourceArgs{"", pos})
+		sides, err := c.resolver("top").resolve(sourceArgs{"", pos})
 		if err != nil {
 			return err
 		}
