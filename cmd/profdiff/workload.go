@@ -239,7 +239,11 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	if err != nil {
 		return err
 	}
-	a := diff.NewAnalyzer(diff.Options{Top: 12, By: diff.ByCaller})
+	opts := diff.Options{Top: 12, By: diff.ByCaller}
+	if o.format == render.CSV || o.format == render.JSON {
+		opts.Top = -1 // data formats hold every row
+	}
+	a := diff.NewAnalyzer(opts)
 	if err := loadSides(ctx, sides, profile.Options{}, e.stderr, a.Add); err != nil {
 		return err
 	}
@@ -247,7 +251,7 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	warn(e.stderr, result.Warnings...)
 	rep := render.DiffReport(result)
 	if o.format == render.Table || o.format == render.Markdown {
-		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, base, nw))
+		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, res))
 	}
 	return o.write(e.stdout, rep)
 }
@@ -260,23 +264,5 @@ func demoIntro(res [2]*workloads.Result) report.Para {
 		report.Cat("request parked and woken through a registry behind one global mutex (new), as .NET 11's wait subsystem did."),
 		report.Cat("Throughput: ", report.Fixed(b.RPSOK, 0), " → ", report.Fixed(n.RPSOK, 0), " requests/s (p99 ", report.Fixed(b.LatencyMS.P99, 2), " → ",
 			report.Fixed(n.LatencyMS.P99, 2), " ms); where the server's goroutines spent their time:"),
-	}}
-}
-
-// demoOutro names the lock-contention growth and its leading method, and
-// the follow-up commands on the two capture folders.
-func demoOutro(result *diff.Result, base, nw string) report.Para {
-	lc := result.Buckets[diff.LockContention]
-	first := report.Cat("Lock contention: ", report.Share(lc.Base), " → ", report.Share(lc.New))
-	for _, m := range result.Methods {
-		if m.Bucket == diff.LockContention && m.Delta > 0 {
-			first = append(first, report.Cat(", led by ", report.Text(m.Name), " (", report.Delta(m.Delta, false, ""), ")")...)
-			break
-		}
-	}
-	first = append(first, report.Text("."))
-	return report.Para{Lines: []report.Line{first,
-		report.Cat("Capture folders: ", base, " and ", nw, " (profdiff diff --kind cpu|wall|mutex|block|trace works on them)."),
-		report.Cat("Next: profdiff diff --kind mutex --by caller ", base, " ", nw),
 	}}
 }
