@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -150,8 +152,19 @@ func TestCaptureCommandAndDiffOfFolders(t *testing.T) {
 	// A contended server with fgprof: wall is the default, and the
 	// registry's lock shows up as lock-contention growth.
 	srv2 := fakeDebugServer(t, true, 8)
-	if _, stderr, code := profdiff(t, "", "capture", srv2.URL, "--duration", "1s", "--out", news); code != 0 {
+	// With --format json, stdout is the manifest it wrote (and -d, -o
+	// are --duration and --out).
+	out, stderr, code = profdiff(t, "", "capture", srv2.URL, "-d", "1", "-o", news, "--format", "json")
+	if code != 0 {
 		t.Fatalf("capture: exit %d: %s", code, stderr)
+	}
+	written, err := os.ReadFile(filepath.Join(news, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed, onDisk map[string]any
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || json.Unmarshal(written, &onDisk) != nil || !reflect.DeepEqual(printed, onDisk) || printed["seconds"] != 1.0 {
+		t.Errorf("capture --format json printed (%v):\n%s\nwant the manifest:\n%s", err, out, written)
 	}
 	// Without --kind, both sides take the kind every folder has: base has
 	// no wall, so cpu on both.

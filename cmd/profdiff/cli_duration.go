@@ -63,6 +63,14 @@ func durationFlag(fs *flag.FlagSet, d *time.Duration, def time.Duration, usage s
 	}
 }
 
+// durationVar registers a duration flag other than --duration (--warmup,
+// --timeout) that takes the same words: a Go duration or a bare number of
+// seconds.
+func durationVar(fs *flag.FlagSet, d *time.Duration, name string, def time.Duration, usage string) {
+	*d = def
+	fs.Var((*durationValue)(d), name, usage)
+}
+
 // checkDuration validates a window length given as --duration: positive,
 // at most maxDuration and, for a window profiles are captured over
 // (whole), a whole number of seconds, since /debug/pprof/profile takes

@@ -98,6 +98,10 @@ func TestDurationEverywhere(t *testing.T) {
 		{[]string{"capture", "--seconds", "-3", "--out", "o", "http://127.0.0.1:1"}, "capture: --duration must be positive"},
 		{[]string{"load", "-d", "0", "http://127.0.0.1:1/"}, "load: --duration must be positive"},
 		{[]string{"load", "--seconds", "1", "http://127.0.0.1:1/"}, "unknown flag: --seconds"},
+		// --warmup and --timeout take the same words.
+		{[]string{"workload", "json", "--warmup", "0.5", "--cores", "x"}, "--cores"},
+		{[]string{"load", "--warmup", "0.25", "--timeout", "soon", "http://127.0.0.1:1/"}, `invalid argument "soon" for "--timeout" flag: "soon" is not a duration`},
+		{[]string{"load", "--warmup", "-0.5", "http://127.0.0.1:1/"}, "--warmup must not be negative"},
 	} {
 		_, stderr, code := profdiff(t, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -43,8 +43,8 @@ func loadCommand(fs *flag.FlagSet) runFunc {
 	f := loadFlags{cfg: loadgen.Config{Dedicated: true}} // this process only generates the load
 	fs.IntVarP(&f.cfg.Connections, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight; min(256, 64×NumCPU) by default")
 	durationFlag(fs, &f.cfg.Duration, 10*time.Second, "measured window", false)
-	fs.DurationVar(&f.cfg.Warmup, "warmup", time.Second, "warmup before the window, not counted")
-	fs.DurationVar(&f.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
+	durationVar(fs, &f.cfg.Warmup, "warmup", time.Second, "warmup before the window, not counted")
+	durationVar(fs, &f.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
 	f.out.register(fs, textAndJSON...)
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, `extra request header "Name: value" (repeatable; replaces a default of the same name)`)
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")

@@ -46,7 +46,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&f.poolSize, "pool-size", wasmhost.DefaultPoolSize, "memory slots in the pool (Wasmtime's total_memories): more live instances are refused with 503")
 	fs.IntVar(&f.pgs, "pages", wasmhost.DefaultPages, "guest memory in 64 KiB pages")
 	fs.StringVar(&f.touch, "touch", wasmhost.FormatSize(wasmhost.DefaultTouch), "bytes of its memory the guest touches per request")
-	fs.DurationVar(&f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
+	durationVar(fs, &f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
 	fs.BoolVar(&f.host.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
 	fs.IntVar(&f.cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
 	f.out.register(fs, textAndJSON...)

@@ -34,7 +34,7 @@ type workloadFlags struct {
 
 func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
 	durationFlag(fs, &w.duration, window, "measured window of each run, whole seconds (profiles are captured over it)", true)
-	fs.DurationVar(&w.warmup, "warmup", time.Second, "load before each measured window, discarded")
+	durationVar(fs, &w.warmup, "warmup", time.Second, "load before each measured window, discarded")
 	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
 	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
 }
