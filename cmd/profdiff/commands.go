@@ -205,7 +205,10 @@ func (c *command) flagSet(w io.Writer) (*flag.FlagSet, runFunc) {
 	fs.SetOutput(w)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(w, "Usage:\n%s\nFlags:\n%s", c.synopsis, fs.FlagUsages())
+		fmt.Fprintf(w, "Usage:\n%s", c.synopsis)
+		if flags := fs.FlagUsages(); flags != "" {
+			fmt.Fprintf(w, "\nFlags:\n%s", flags)
+		}
 	}
 	return fs, c.flags(fs)
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	flag "github.com/spf13/pflag"
 )
 
 // Every command has help, from 'profdiff help NAME' and from 'profdiff
@@ -134,6 +136,30 @@ func TestUsageErrorsPointAtCommandHelp(t *testing.T) {
 		_, stderr, code := profdiff(t, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// A short flag means the same long flag in every command that has it, and
+// each is one of the documented few.
+func TestShortFlagsAgree(t *testing.T) {
+	documented := map[string]string{"c": "connections", "d": "duration", "o": "out", "H": "header"}
+	for _, c := range commands() {
+		fs, _ := c.flagSet(nil)
+		fs.VisitAll(func(f *flag.Flag) {
+			if f.Shorthand == "" {
+				return
+			}
+			if documented[f.Shorthand] != f.Name {
+				t.Errorf("%s: -%s is --%s; -%[2]s means --%s everywhere", c.name, f.Shorthand, f.Name, documented[f.Shorthand])
+			}
+		})
+		// Every command with a long flag of a documented short one has the
+		// short one too.
+		for short, long := range documented {
+			if f := fs.Lookup(long); f != nil && f.Shorthand != short {
+				t.Errorf("%s: --%s has no -%s", c.name, long, short)
+			}
 		}
 	}
 }
