@@ -26,17 +26,32 @@ const (
 	ByCaller By = "caller"
 )
 
-// ParseBy reads an attribution: frame, decider or caller.
+// ParseBy reads an attribution: frame, decider or caller; "" is the
+// default for the profile's kind (see Options.By and DefaultBy).
 func ParseBy(s string) (By, error) {
 	switch By(s) {
-	case ByFrame, ByDecider, ByCaller:
+	case "", ByFrame, ByDecider, ByCaller:
 		return By(s), nil
 	}
 	return "", fmt.Errorf("unknown attribution %q (want frame, decider or caller)", s)
 }
 
+// DefaultBy is the attribution Options.By "" picks for a kind: ByCaller
+// for wall, goroutine, trace, block and mutex profiles, whose leaf frame
+// is the scheduler or the lock's own code (runtime.gopark, Unlock), so the
+// program's function behind it says more; ByFrame for cpu, heap and
+// others, where the leaf is where the resource went.
+func DefaultBy(k profile.Kind) By {
+	switch k {
+	case profile.KindWall, profile.KindGoroutine, profile.KindTrace, profile.KindBlock, profile.KindMutex:
+		return ByCaller
+	}
+	return ByFrame
+}
+
 // Options configure an Analyzer. The zero value means: the profile's default
-// sample type, self values by leaf frame, the built-in rules, 20 rows.
+// sample type, self values attributed as DefaultBy says for the first
+// profile's kind, the built-in rules, 20 rows.
 type Options struct {
 	SampleIndex string       // sample type name (e.g. "cpu", "delay") or index; "" = the profile's default
 	Kind        profile.Kind // overrides kind detection when non-empty
@@ -46,7 +61,8 @@ type Options struct {
 	// scheduler), ByFrame otherwise (Analysis.ByDefault then says so).
 	By        By
 	Normalize Normalize // the measure rows are sorted and noted by
-	// Peek selects frames whose callers and callees Result.Peek lists.
+	// Peek selects frames (methods, by display name) whose inclusive
+	// values, callers and callees Result.Peek lists (see PeekRow).
 	Peek   *regexp.Regexp
 	Top    int            // method rows kept (0 = 20, <0 = all)
 	Focus  *regexp.Regexp // keep only samples with a frame matching
@@ -131,6 +147,10 @@ type sideMeta struct {
 	periods    map[int64]bool
 	dropped    int64
 	threads    map[string]bool // values of the thread sample label (thread-time profiles)
+	formats    map[profile.Format]bool
+	format     profile.Format // of the first profile
+	goVersion  string         // of the first profile that says
+	goMissing  bool           // a profile of the side has no Go version
 }
 
 // ProfileStats is what one added profile contributed, in the result's unit:
@@ -183,16 +203,16 @@ type Analyzer struct {
 	consumers   []func(*Sample)
 	warnings    []string // found while adding; Diff and Top add their own to a copy
 	stamp       uint64
-	tree        *CallTree // nil unless Options.CallTree
+	tree        *CallTree  // nil unless Options.CallTree
+	peek        *peekTable // nil unless Options.Peek
+	by          By         // Options.By, resolved by the first profile's kind
+	format      profile.Format
 	// scratch reused across samples
 	smp Sample
 }
 
 // NewAnalyzer returns an Analyzer with the given options.
 func NewAnalyzer(opts Options) *Analyzer {
-	if opts.By == "" {
-		opts.By = ByFrame
-	}
 	if opts.Top == 0 {
 		opts.Top = DefaultTop
 	}
@@ -208,6 +228,10 @@ func NewAnalyzer(opts Options) *Analyzer {
 	if opts.CallTree {
 		a.tree = newCallTree()
 	}
+	if opts.Peek != nil {
+		a.peek = newPeekTable(opts.Peek)
+	}
+	a.by = opts.By
 	a.smp.a = a
 	return a
 }
@@ -274,6 +298,12 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		return err
 	}
 	kind := a.kindOf(l)
+	if a.by == "" {
+		a.by = DefaultBy(kind)
+	}
+	if a.format == "" {
+		a.format = l.Format
+	}
 	a.noteMeta(side, l, kind)
 	a.profiles = append(a.profiles, ProfileStats{Source: l.Source, Side: side, Kind: kind, DurationNanos: l.Profile.DurationNanos})
 	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
@@ -348,6 +378,19 @@ func (a *Analyzer) noteMeta(side Side, l *profile.Loaded, kind profile.Kind) {
 		s.kind = kind
 	}
 	s.dropped += l.Dropped
+	if s.formats == nil {
+		s.formats = map[profile.Format]bool{}
+	}
+	s.formats[l.Format] = true
+	if s.format == "" {
+		s.format = l.Format
+	}
+	switch {
+	case l.GoVersion == "":
+		s.goMissing = true
+	case s.goVersion == "":
+		s.goVersion = l.GoVersion
+	}
 	if p.Period != 0 {
 		s.periods[p.Period] = true
 		s.period = p.Period
@@ -377,6 +420,9 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	if a.tree != nil {
 		a.tree.add(s)
 	}
+	if a.peek != nil {
+		a.peek.add(a, s)
+	}
 	if a.opts.Cum {
 		a.stamp++
 		for _, id := range s.Stack {
@@ -390,7 +436,7 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 		return
 	}
 	var target int
-	switch a.opts.By {
+	switch a.by {
 	case ByFrame:
 		target = s.Leaf()
 	case ByCaller:

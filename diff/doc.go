@@ -15,8 +15,75 @@
 // An Analyzer takes the loaded profiles of a base and a new side (several
 // per side are merged), keeps only a compact interned index of them, and
 // returns results that carry raw values in the profile's unit beside the
-// shares (fractions 0..1) and deltas derived from them, per side, bucket and
-// method, with notes ("new", "18x increase", "was in native") and warnings.
+// shares (fractions 0..1), rates and deltas derived from them, per side,
+// bucket and method, with notes ("new", "18x rate", "was in native") and
+// warnings.
+//
+// # Values, rates and measures
+//
+// Every row (bucket, method, scheduler latency, peek) carries both sides'
+// raw value in the profile's unit (Values) and, where known, a rate: the
+// value per second of the side's wall time, the sum of its profiles'
+// DurationNanos, known only when every profile of the side has one. Time
+// units (nanoseconds, microseconds, milliseconds, seconds) are turned into
+// seconds first, so the rate unit (Analysis.RateUnit) reads as:
+//
+//	cpu                  cores (CPU seconds per second)
+//	wall, trace, unknown average goroutines in that state (Go producers:
+//	                     pprof, fgprof, Go traces) or threads (perf script,
+//	                     speedscope, .NET nettrace, folded stacks)
+//	mutex, block         s/s: seconds of delay per second
+//	counts               TYPE/s when a duration is known (samples/s,
+//	                     contentions/s, cycles/s)
+//
+// Goroutine and heap profiles are snapshots with no duration: their rate
+// is the mean per profile of the side, in goroutines, bytes or objects, so
+// one snapshot compares with three. Rates are nil where unknown and
+// RateUnit is empty when no side has one. Analysis.Meaning says what a
+// bucket measures: state (wall, trace, goroutine, unknown: only these have
+// a "total wait/synchronization"), cpu (CPU spent in locking, GC or I/O
+// machinery), delay (mutex, block) or memory (heap).
+//
+// Options.Normalize picks the measure method and peek rows are sorted
+// (|Δ| descending, then name) and noted by: share, rate or value; the zero
+// value is rate when both sides' rates are known, else share, and
+// Analysis.Normalize names the one used. A note compares the two sides in
+// that measure and says which: "18x rate", "doubled share", "1/3 value",
+// "halved rate"; "new" and "gone" when one side is zero; no note for
+// changes under 1.75x. A note's direction is always the sign of the Δ in
+// its measure. MethodRow.Delta stays the share delta.
+//
+// # Attribution and bucket splits
+//
+// Options.By "" attributes as DefaultBy says for the first profile's kind:
+// ByCaller for wall, goroutine, trace, block and mutex profiles (their leaf
+// is the scheduler or the lock's own code), ByFrame for cpu, heap and the
+// rest; Analysis.ByDefault says so. A method row's Bucket is the bucket
+// holding most of its value over both sides, BucketShare that bucket's
+// fraction of it, and Buckets the whole split when it spans several.
+//
+// # Peek
+//
+// Options.Peek lists, for every method whose display name matches, its
+// inclusive value per side (each sample counted once however often the
+// frame recurs) and its callers (the frame right above it in each sample)
+// and callees (right below), each edge with the value of the samples
+// through it: PeekEdges of each, the rest counted in CallersOmitted and
+// CalleesOmitted; at most Options.Top rows. It consumes the sample stream
+// like the call tree does; memory is bounded by the distinct edges.
+//
+// # Noise
+//
+// Sampling noise is judged by sampled events, never by summed values: a
+// sample's Count is its profile's count column (CountColumn: samples,
+// contentions, goroutine; inuse_objects beside inuse_*, alloc_objects
+// beside alloc_*; never a summed period such as perf's cycles), else 1
+// per record. Sides under LowSamples events get a warning (diffs only:
+// Top shows no deltas), rows within two standard errors are Noisy.
+// Comparability warnings, one each, say what a difference between the
+// sides means for the numbers: kinds, periods, durations, thread counts,
+// sample counts (RecordsRatio), producers (formats) and, for mutex
+// profiles, Go versions on either side of Go 1.22 (golang/go#61015).
 // # One stream, many consumers
 //
 // Analyzer.Add walks a profile once and turns each sample into a Sample:

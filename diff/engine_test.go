@@ -79,8 +79,8 @@ func TestDotnetRegressionExample(t *testing.T) {
 	}{
 		{"WaitSubsystem+ThreadWaitInfo.Wait", 0, 0.0456, Wait, "new"},
 		{"WaitSubsystem+WaitableObject.Wait_Locked", 0, 0.0386, Wait, "new"},
-		{"LowLevelLock.WaitAndAcquire", 0.0027, 0.0486, LockContention, "18x increase"},
-		{"PollGCWorker", 0.0552, 0.1091, GC, "doubled"},
+		{"LowLevelLock.WaitAndAcquire", 0.0027, 0.0486, LockContention, "18x share"},
+		{"PollGCWorker", 0.0552, 0.1091, GC, "doubled share"},
 		{"Interop+Sys.WaitForSocketEvents", 0, 0.1551, IO, "was in native"},
 		{"SystemNative_WaitForSocketEvents", 0.1530, 0, IO, "now in System.Net.Sockets"},
 		{"LowLevelLifoSemaphore.WaitForSignal", 0.1280, 0, Wait, "gone"},

@@ -1,41 +1,11 @@
 package diff
 
 import (
-	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/profdiff/profdiff/symbolize"
 )
-
-// ratioNote describes a change of share from base to new the way a person
-// would: "new", "gone", "doubled", "halved", "Nx increase", "Nx decrease".
-// A ratio of 1.75 up to 2.5 reads as doubled (its inverse as halved); from
-// 2.5 on the ratio is rounded, so the smallest "Nx" is 3x. Smaller changes
-// get no note: the delta column says enough.
-func ratioNote(base, new float64) string {
-	switch {
-	case base == 0 && new == 0:
-		return ""
-	case base == 0:
-		return "new"
-	case new == 0:
-		return "gone"
-	}
-	r := new / base
-	switch {
-	case r >= 2.5:
-		return fmt.Sprintf("%.0fx increase", math.Round(r))
-	case r >= 1.75:
-		return "doubled"
-	case r <= 1/2.5:
-		return fmt.Sprintf("%.0fx decrease", math.Round(1/r))
-	case r <= 1/1.75:
-		return "halved"
-	}
-	return ""
-}
 
 // annotateMoves finds methods that appeared on the new side while a method
 // of the same MatchKey vanished from a different module (a native export

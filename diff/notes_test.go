@@ -10,21 +10,45 @@ func TestRatioNote(t *testing.T) {
 		{0, 0, ""},
 		{0, 0.0456, "new"},
 		{0.1280, 0, "gone"},
-		{0.0027, 0.0486, "18x increase"},
+		{0.0027, 0.0486, "18x"},
 		{0.0552, 0.1091, "doubled"},
 		{0.10, 0.1751, "doubled"},
 		{0.10, 0.174, ""},
 		{0.10, 0.249, "doubled"},
-		{0.10, 0.25, "3x increase"},
+		{0.10, 0.25, "3x"},
 		{0.10, 0.05, "halved"},
-		{0.10, 0.04, "3x decrease"},
+		{0.10, 0.04, "1/3"},
 		{0.0620, 0.0250, "halved"},
 		{0.10, 0.11, ""},
 		{0.10, 0.09, ""},
+		{1, 1000, "1000x"},
+		{1, 1001, ">1000x"},
+		{1000, 1, "1/1000"},
+		{691e6, 3.12e3, "<1/1000"},
 	}
 	for _, c := range cases {
 		if got := ratioNote(c.base, c.new); got != c.want {
 			t.Errorf("ratioNote(%v, %v) = %q, want %q", c.base, c.new, got, c.want)
+		}
+	}
+}
+
+func TestMeasureNoteSaysWhatItCompares(t *testing.T) {
+	cases := []struct {
+		n         Normalize
+		base, new float64
+		want      string
+	}{
+		{NormalizeRate, 0.0027, 0.0486, "18x rate"},
+		{NormalizeShare, 0.10, 0.05, "halved share"},
+		{NormalizeValue, 30, 10, "1/3 value"},
+		{NormalizeRate, 0, 1, "new"},
+		{NormalizeShare, 1, 0, "gone"},
+		{NormalizeShare, 1, 1.05, ""},
+	}
+	for _, c := range cases {
+		if got := measureNote(c.n, c.base, c.new); got != c.want {
+			t.Errorf("measureNote(%s, %v, %v) = %q, want %q", c.n, c.base, c.new, got, c.want)
 		}
 	}
 }

@@ -112,11 +112,21 @@ const (
 
 // PeekRow is one frame matching Options.Peek: its inclusive values and
 // the callers and callees they flow from and to (pprof's -peek).
+//
+// Values are inclusive: the samples whose stacks contain the frame, each
+// counted once however often the frame recurs. A caller is the frame
+// right above it (toward the root) in such a sample, a callee the frame
+// right below; an edge's values are the samples through it. Rows and
+// edges are sorted by |Δ| in Analysis.Normalize's measure, then by name;
+// each row keeps its PeekEdges largest callers and callees and counts the
+// rest in CallersOmitted and CalleesOmitted.
 type PeekRow struct {
 	Name string `json:"name"`
 	Values
-	Callers []PeekEdge `json:"callers"`
-	Callees []PeekEdge `json:"callees"`
+	Callers        []PeekEdge `json:"callers"`
+	Callees        []PeekEdge `json:"callees"`
+	CallersOmitted int        `json:"callers_omitted,omitempty"`
+	CalleesOmitted int        `json:"callees_omitted,omitempty"`
 }
 
 // PeekEdge is a caller or callee of a peeked frame and the inclusive
@@ -139,7 +149,9 @@ type Analysis struct {
 	// Normalize is the measure rows are sorted and noted by (never auto).
 	Normalize Normalize `json:"normalize"`
 	// Unit is the raw values' unit; RateUnit the rates' ("cores",
-	// "threads", "goroutines", "s/s", "bytes"), empty when no rate is known.
+	// "threads", "goroutines", "s/s", "bytes", "objects", or "TYPE/s" for
+	// counts such as "samples/s"), empty when no rate is known (see the
+	// package comment, "Values, rates and measures").
 	Unit     string `json:"unit"`
 	RateUnit string `json:"rate_unit,omitempty"`
 }
@@ -155,7 +167,8 @@ type Result struct {
 	// traces: time goroutines spent runnable, waiting for a P).
 	Sched   *SchedRow   `json:"sched_latency,omitempty"`
 	Methods []MethodRow `json:"methods"`
-	// Peek holds the frames matching Options.Peek, by name.
+	// Peek holds the frames matching Options.Peek (see PeekRow), at most
+	// Options.Top of them.
 	Peek []PeekRow `json:"peek,omitempty"`
 	// Tree is the merged call tree, built only when Options.CallTree asks.
 	Tree     *CallNode `json:"tree,omitempty"`
@@ -196,6 +209,8 @@ type TopBucket struct {
 }
 
 // TopMethod is one method of a single side.
+// Buckets, only when the method spans more than one bucket, holds its
+// value in each.
 type TopMethod struct {
 	Name        string             `json:"name"`
 	Bucket      Bucket             `json:"bucket"`

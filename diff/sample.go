@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"strings"
+
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
@@ -50,15 +52,7 @@ func (s *Sample) Caller() int {
 // walk classifies every sample of p with a non-zero value of the sample
 // type at idx and hands it to the Analyzer's tables and the consumers.
 func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
-	// The count column (samples/count, contentions/count, goroutine/count)
-	// gives the number of samples behind each record.
-	countIdx := -1
-	for i, t := range p.SampleType {
-		if t.Unit == "count" {
-			countIdx = i
-			break
-		}
-	}
+	countIdx := CountColumn(p, idx)
 	ps := &a.profiles[prof]
 	meta := &a.sides[side]
 	lr := a.newLocResolver(p, side)
@@ -197,4 +191,59 @@ func leafIndex(frames []frameRule) int {
 		}
 	}
 	return 0
+}
+
+// CountColumn returns the index of the sample type of p that counts the
+// sampled events behind each record of the sample type at idx, -1 when
+// there is none (each record is then one event). It is the column noise
+// is judged by: samples, contentions or goroutine counts; for heap
+// profiles inuse_objects beside inuse_* and alloc_objects beside alloc_*;
+// the selected type itself when it is a count of events (samples/count,
+// a unit of "samples"); else the first other count column (a Go trace's
+// intervals: measured, not sampled). Never a summed period: a type that is the
+// profile's period type with a period above 1 (perf's cycles with
+// -c 1000000) weighs each event by the period, so it is not a count.
+func CountColumn(p *pprofile.Profile, idx int) int {
+	find := func(typ string) int {
+		for i, t := range p.SampleType {
+			if t.Type == typ && t.Unit == "count" && !summedPeriod(p, i) {
+				return i
+			}
+		}
+		return -1
+	}
+	sel := p.SampleType[idx]
+	switch {
+	case strings.HasPrefix(sel.Type, "inuse_"):
+		if i := find("inuse_objects"); i >= 0 {
+			return i
+		}
+	case strings.HasPrefix(sel.Type, "alloc_"):
+		if i := find("alloc_objects"); i >= 0 {
+			return i
+		}
+	}
+	for _, typ := range []string{"samples", "contentions", "goroutine", "goroutines", "count"} {
+		if i := find(typ); i >= 0 {
+			return i
+		}
+	}
+	if sel.Unit == "samples" || sel.Unit == "count" && !summedPeriod(p, idx) {
+		return idx
+	}
+	// Any other count (a Go trace's intervals, which are measured, not
+	// sampled, and many).
+	for i, t := range p.SampleType {
+		if t.Unit == "count" && !summedPeriod(p, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// summedPeriod reports whether the sample type at i sums a sampling
+// period over events: it is the period type and the period exceeds 1.
+func summedPeriod(p *pprofile.Profile, i int) bool {
+	t := p.SampleType[i]
+	return p.PeriodType != nil && p.PeriodType.Type == t.Type && p.PeriodType.Unit == t.Unit && p.Period > 1
 }

@@ -55,7 +55,11 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 	b := newBuilder()
 	var warns []string
 	bad, comments, valid := 0, 0, 0
+	firstBad := "" // where the first malformed line is, for the errors
 	warn := func(line int, msg string) {
+		if bad == 0 {
+			firstBad = fmt.Sprintf("; first at line %d: %s", line, msg)
+		}
 		bad++
 		if bad <= maxLineWarnings {
 			warns = append(warns, fmt.Sprintf("line %d: %s", line, msg))
@@ -103,14 +107,14 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 		case valid > bad:
 			return nil, warns, errZeroCounts
 		case bad > 0:
-			return nil, warns, fmt.Errorf("no valid folded-stack line (%d malformed)", bad)
+			return nil, warns, fmt.Errorf("no valid folded-stack line (%d malformed%s)", bad, firstBad)
 		}
 		return nil, warns, fmt.Errorf("no samples")
 	}
 	// A file in another text format may contain a few lines that happen to
 	// end in a number; folded stacks are mostly well-formed.
 	if bad > valid {
-		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed", bad, bad+valid)
+		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed (%s)", bad, bad+valid, strings.TrimPrefix(firstBad, "; "))
 	}
 	return b.P, warns, nil
 }

@@ -236,7 +236,7 @@ func TestParseFoldedErrors(t *testing.T) {
 		{"empty", "", "no samples"},
 		{"comments only", "# a\n# b\n", "no samples"},
 		{"zero counts", "a;b 0\n", "every stack has count 0"},
-		{"no valid line", "hello\nworld\n", "no valid folded-stack line (2 malformed)"},
+		{"no valid line", "hello\nworld\n", "no valid folded-stack line (2 malformed; first at line 1: no sample count after the stack)"},
 		{"mostly prose", "a;b 1\nsome prose\nmore prose\n", "not folded stacks: 2 of 3 lines malformed"},
 		{"latin-1", "caf\xe9 1\n", "not UTF-8"},
 		{"odd UTF-16", "\xff\xfea\x00 ", "odd number of bytes"},

@@ -12,7 +12,10 @@
 // then, on the decoded text, speedscope JSON (package speedscope) and
 // `perf script` text (package perfscript); formats profdiff recognizes but
 // does not read (JFR, perf.data, Chrome JSON, ...) fail naming them; folded
-// stacks are the last resort.
+// stacks are the last resort. Sources that are no profile say what they
+// are: an HTML page (the /debug/pprof/ index names the profile URLs under
+// it), JSON by its shape (describeJSON), a goroutine dump, and a missing
+// file named like a URL without its scheme (GuessURL).
 //
 // Real writers bend the rules; where the meaning is still unambiguous
 // (function or location messages without ids, a missing period, a `.gz`
@@ -35,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
 	"net/url"
@@ -74,8 +78,15 @@ type Loaded struct {
 	Containers []string
 	Kind       Kind              // detected kind (see DetectKind)
 	Profile    *pprofile.Profile // valid per CheckValid
-	Dropped    int64             // profiler-own samples dropped (sample records); a command adds how to keep them
-	Warnings   []string          // each already prefixed with the source
+	// Dropped counts the sample records of the profiler's own goroutines
+	// that were dropped. It is not among Warnings: a caller reading many
+	// profiles reports the drops of all of them at once, with how to keep
+	// them.
+	Dropped int64
+	// Warnings says what was read leniently, each already prefixed with
+	// the source and given once (a problem repeated within the profile is
+	// counted in one warning).
+	Warnings []string
 	// GoVersion is the profiled program's Go version when known ("go1.22.3";
 	// capture manifests record it), for the comparability checks.
 	GoVersion string
@@ -113,10 +124,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 		return nil, err
 	}
 	if !opts.KeepProfiler {
-		if n := DropProfilerSamples(l.Profile); n > 0 {
-			l.Dropped = n
-			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: dropped %d sample(s) of the profiler's own goroutines", source, n))
-		}
+		l.Dropped = DropProfilerSamples(l.Profile)
 	}
 	return l, nil
 }
@@ -216,7 +224,10 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			return nil, pe.Err
+			err = pe.Err
+		}
+		if u := GuessURL(source); u != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, &hintError{"not a file; did you mean " + u + "?", err}
 		}
 		return nil, err
 	}
@@ -251,8 +262,10 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 			timeout += time.Duration(secs) * time.Second
 		}
 	}
+	said := time.Duration(0) // the timeout a failure can name: unknown with the caller's client
 	if client == nil {
 		client = &http.Client{Timeout: timeout}
+		said = timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -262,13 +275,47 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetching profile: %v", err)
+		return nil, fetchError(err, said)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		msg := strings.TrimSpace(strings.SplitN(string(body), "\n", 2)[0])
-		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if msg := statusBody(string(body)); msg != "" {
+			return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+		}
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	return readLimited(resp.Body, maxSize)
+}
+
+// fetchError words a failed request without repeating the URL (the
+// *Error names the source already) and says a timeout's length when known
+// (timeout > 0).
+func fetchError(err error, timeout time.Duration) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		switch {
+		case (ue.Timeout() || errors.Is(err, context.DeadlineExceeded)) && timeout > 0:
+			return fmt.Errorf("fetching profile: no complete answer within %v: %w", timeout, ue.Err)
+		case ue.Timeout():
+			return fmt.Errorf("fetching profile: no complete answer in time: %w", ue.Err)
+		}
+		return fmt.Errorf("fetching profile: %w", ue.Err)
+	}
+	return fmt.Errorf("fetching profile: %w", err)
+}
+
+// statusBody is what an error response's body says, on one line: its first
+// line (at most 200 bytes), or an HTML page's title (proxies answer with
+// pages whose first line is markup).
+func statusBody(body string) string {
+	if htmlStart.MatchString(body) {
+		if _, t, ok := strings.Cut(body, "<title>"); ok {
+			t, _, _ = strings.Cut(t, "</title>")
+			return strings.Join(strings.Fields(t), " ")
+		}
+		return ""
+	}
+	first := strings.TrimSpace(strings.SplitN(body, "\n", 2)[0])
+	return truncate(first, 200)
 }

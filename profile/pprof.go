@@ -23,6 +23,9 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
 		// A well-formed protobuf whose content is inconsistent.
 		return nil, &Error{l.Source, mark(ErrCorrupt, perr)}
 	case looksBinary(in.data):
+		if isPprofCmdline(l.Source) {
+			return nil, &Error{l.Source, mark(ErrUnsupported, errors.New("the program's command line (/debug/pprof/cmdline), not a profile"))}
+		}
 		if what := sniffUnsupportedBinary(in.data); what != "" {
 			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
 		}
@@ -48,6 +51,9 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	var warns []string
 	var ferr error
 	if terr == nil {
+		if what := sniffHTML(text, l.Source); what != "" {
+			return fail(ErrUnsupported, errors.New(what))
+		}
 		if what := sniffUnsupportedText(text); what != "" {
 			return fail(ErrUnsupported, unsupported(what))
 		}
@@ -77,7 +83,11 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 // every such profile gets.
 func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 	if len(p.Sample) == 0 {
-		return nil, &Error{l.Source, mark(ErrEmpty, errors.New("profile has no samples"))}
+		msg := "profile has no samples"
+		if k := DetectKind(p); k == KindMutex || k == KindBlock {
+			msg += " (Go records mutex and block profiles only after runtime.SetMutexProfileFraction or runtime.SetBlockProfileRate)"
+		}
+		return nil, &Error{l.Source, mark(ErrEmpty, errors.New(msg))}
 	}
 	if p.Period == 0 && l.Format != FormatFolded {
 		l.Warnings = append(l.Warnings, l.Source+": profile has no sampling period")

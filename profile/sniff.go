@@ -2,9 +2,7 @@ package profile
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 )
@@ -53,13 +51,23 @@ func sniffUnsupportedText(text string) string {
 	if what := sniffJSON(text); what != "" {
 		return what
 	}
+	if what := sniffHTML(text, ""); what != "" {
+		return what
+	}
 	head := text[:min(len(text), 64<<10)]
 	first := firstLines(head, 20)
+	if len(first) > 0 && numSymbolsRE.MatchString(first[0]) {
+		// A one-frame folded stack to the folded reader; no writer of
+		// folded stacks names a frame so.
+		return "/debug/pprof/symbol output, not a profile"
+	}
 	for _, l := range first {
 		if foldedCountRE.MatchString(l) {
 			continue // could be a stack with its count
 		}
 		switch {
+		case goroutineDumpRE.MatchString(l):
+			return "goroutine dump (a traceback, or /debug/pprof/goroutine?debug=2), not a profile; /debug/pprof/goroutine without debug=2 is one"
 		case strings.HasPrefix(l, "Trace Go1."):
 			return "Go execution trace in text form (open the binary form with `go tool trace`)"
 		case l == "# callgrind format" || strings.HasPrefix(l, "events: ") && strings.Contains(head, "\nfn="):
@@ -74,34 +82,22 @@ func sniffUnsupportedText(text string) string {
 	return ""
 }
 
-// sniffJSON recognizes a JSON document (speedscope, Chrome trace events and
-// .cpuprofile, Firefox, stackprof, GHC...), complete or truncated, by
-// decoding its first tokens. A folded file starting with `[unknown];...` or
-// `{{closure}};...` fails at once.
+// sniffJSON recognizes a JSON document that is not speedscope (Chrome trace
+// events and .cpuprofile, Firefox, stackprof, ...), complete or truncated,
+// by decoding its first tokens, and names what it looks like (see
+// describeJSON).
 func sniffJSON(text string) string {
 	t := strings.TrimLeft(text, " \t\r\n")
-	if t == "" || (t[0] != '{' && t[0] != '[') {
+	if t == "" || (t[0] != '{' && t[0] != '[') || !jsonTokens(t) {
 		return ""
 	}
-	dec := json.NewDecoder(strings.NewReader(t[:min(len(t), 64<<10)]))
-	for i := 0; i < 8; i++ {
-		if _, err := dec.Token(); err != nil {
-			if err == io.EOF && i > 1 {
-				break
-			}
-			return ""
-		}
-	}
 	head := t[:min(len(t), 4096)]
-	switch {
-	case strings.Contains(head, "speedscope.app/file-format-schema"):
-		return "speedscope JSON"
-	case strings.Contains(head, `"traceEvents"`) || strings.Contains(head, `"ph"`):
-		return "Chrome trace-event JSON"
-	case strings.Contains(head, `"nodes"`) && (strings.Contains(t, `"samples"`) || strings.Contains(t, `"callFrame"`)):
-		return "Chrome/V8 .cpuprofile or .heapprofile JSON"
+	if strings.Contains(head, "speedscope.app/file-format-schema") {
+		// The speedscope reader did not take it: a top-level array, or
+		// the $schema after a value cut short.
+		return "JSON naming speedscope's schema that is not a speedscope object (truncated or malformed)"
 	}
-	return "JSON profile (speedscope, Chrome, Firefox, stackprof and other JSON formats are not supported)"
+	return describeJSON(t, head)
 }
 
 // firstLines returns up to n non-blank lines of s, trimmed.
@@ -118,6 +114,10 @@ func firstLines(s string, n int) []string {
 }
 
 var (
+	// A goroutine's header in a traceback: `goroutine 1 [running]:`.
+	goroutineDumpRE = regexp.MustCompile(`^goroutine \d+ (gp=\S+ m=\S+ mp=\S+ )?\[[^\]]+\]:$`)
+	// What GET /debug/pprof/symbol answers: `num_symbols: 1`.
+	numSymbolsRE = regexp.MustCompile(`^num_symbols: \d+$`)
 	// The end of a folded line: whitespace and a count.
 	foldedCountRE = regexp.MustCompile(`\s[0-9.eE+-]+$`)
 	// A perf script event header: comm, pid[/tid], optional [cpu], time:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,7 +106,18 @@ func (r resolver) expand(from, a string) ([]string, error) {
 	if from != "" {
 		where = from + ": "
 	}
-	if a == "-" || isURL(a) || !strings.ContainsAny(a, "*?[") {
+	if isURL(a) {
+		if err := r.checkURL(a); err != nil {
+			return nil, usagef("%s%v", where, err)
+		}
+		return []string{a}, nil
+	}
+	if a == "-" || !strings.ContainsAny(a, "*?[") {
+		return []string{a}, nil
+	}
+	if _, err := os.Stat(a); err != nil && profile.GuessURL(a) != "" {
+		// localhost:6060/debug/pprof/profile?seconds=5 is a URL without
+		// its scheme, not a pattern: Load says which URL it meant.
 		return []string{a}, nil
 	}
 	m, err := filepath.Glob(a)
@@ -132,6 +144,25 @@ func (r resolver) expand(from, a string) ([]string, error) {
 }
 
 func isURL(s string) bool { return strings.Contains(s, "://") }
+
+// checkURL accepts an http(s) URL whose host is loopback, or any host
+// with allowRemote: like capture, diff, top and gate read from the
+// machine they run on unless told otherwise, so that a pasted URL does
+// not reach out to another host.
+func (r resolver) checkURL(a string) error {
+	u, err := url.Parse(a)
+	switch {
+	case err != nil:
+		return fmt.Errorf("invalid URL %q: %v", a, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%s: profdiff reads http:// and https:// URLs, not %s://", a, u.Scheme)
+	case u.Hostname() == "":
+		return fmt.Errorf("%s: the URL has no host", a)
+	case !r.allowRemote && !isLoopbackHost(u.Hostname()):
+		return fmt.Errorf("%s: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to read profiles from a remote host", a, u.Hostname())
+	}
+	return nil
+}
 
 func isDir(p string) bool {
 	if p == "-" || isURL(p) {
@@ -167,12 +198,17 @@ func commonCaptureKind(dirs []string) string {
 	return "wall"
 }
 
-// loadSides loads each side's sources in order, prints their load
-// warnings, and hands each profile to add with its side (0 base, 1 new).
-// After add returns the profile is garbage unless add kept it, and a
-// collection runs before the next one is parsed (see releaseProfile).
+// loadSides loads each side's sources in order and hands each profile to
+// add with its side (0 base, 1 new). A profile read from a capture folder
+// gets the Go version its manifest records (Loaded.GoVersion). The load
+// warnings of all profiles are printed once loading ends, each distinct one
+// once (see loadWarnings). After add returns the profile is garbage unless
+// add kept it, and a collection runs before the next one is parsed (see
+// releaseProfile).
 func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
-	hinted := false
+	var lw loadWarnings
+	defer func() { warn(stderr, lw.lines()...) }()
+	versions := captureGoVersions{}
 	for side, srcs := range sides {
 		for _, src := range srcs {
 			if err := ctx.Err(); err != nil {
@@ -182,10 +218,9 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 			if err != nil {
 				return loadHint(err)
 			}
-			warn(stderr, l.Warnings...)
-			if l.Dropped > 0 && !hinted {
-				warn(stderr, "--keep-profiler keeps the samples of the profiler's own goroutines")
-				hinted = true
+			lw.add(l)
+			if l.GoVersion == "" {
+				l.GoVersion = versions.of(src)
 			}
 			if err := add(diff.Side(side), l); err != nil {
 				return loadHint(err)
@@ -196,17 +231,52 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 	return nil
 }
 
+// captureGoVersions caches the Go version of the program each capture
+// folder was taken from, by folder.
+type captureGoVersions map[string]string
+
+// of returns the Go version recorded in the manifest of the capture folder
+// holding the profile at path, or "" when path is not a file of a capture
+// folder or the version is unknown.
+func (c captureGoVersions) of(path string) string {
+	if path == "-" || isURL(path) {
+		return ""
+	}
+	dir := filepath.Dir(path)
+	if v, ok := c[dir]; ok {
+		return v
+	}
+	v := ""
+	if capture.IsCaptureDir(dir) {
+		if m, err := capture.ReadManifest(dir); err == nil && m.GoVersion != "unknown" {
+			v = m.GoVersion
+		}
+	}
+	c[dir] = v
+	return v
+}
+
 // loadHint adds to an error of loading or adding a profile how to fix it
 // with this command's flags (the libraries name no CLI flags).
 func loadHint(err error) error {
 	var st *diff.SampleTypeError
+	var pe *profile.Error
 	switch {
 	case errors.Is(err, profile.ErrTooLarge):
 		return fmt.Errorf("%w (raise it with --max-size)", err)
+	case errors.Is(err, profile.ErrUnsupported) && errors.As(err, &pe) && isPprofIndexURL(pe.Source):
+		return &hinted{msg: err.Error() + "; or take them all at once with profdiff capture " + pe.Source, err: err}
 	case errors.As(err, &st):
 		return &hinted{msg: st.Message("pick a shared one with --sample-index"), err: err}
 	}
 	return err
+}
+
+// isPprofIndexURL reports whether source is the URL of a /debug/pprof/
+// index page (the profiles are below it).
+func isPprofIndexURL(source string) bool {
+	u, err := url.Parse(source)
+	return err == nil && isURL(source) && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/debug/pprof")
 }
 
 // hinted is an error reworded with a command's hint; it still unwraps to

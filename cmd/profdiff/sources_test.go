@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
-	"github.com/profdiff/profdiff/diff"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime/pprof"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 )
@@ -70,6 +76,16 @@ func TestResolver(t *testing.T) {
 		{"a capture folder lacking the kind", resolver{cmd: "diff", kind: "heap"}, []sourceArgs{{"BASE", []string{demo1}}}, nil, "has no heap profile"},
 		{"a directory that is no capture folder", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{filepath.Join(dir, "plain")}}}, nil, "plain: a directory without manifest.json, not a profdiff capture folder"},
 		{"stdin twice", resolver{cmd: "gate"}, []sourceArgs{{"--base", []string{"-"}}, {"--new", []string{"-"}}}, nil, "gate: standard input (-) can be read only once"},
+		{"loopback URLs pass", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"http://localhost:6060/debug/pprof/heap"}}, {"NEW", []string{"https://[::1]:6060/debug/pprof/heap"}}},
+			[][]string{{"http://localhost:6060/debug/pprof/heap"}, {"https://[::1]:6060/debug/pprof/heap"}}, ""},
+		{"a remote URL is refused", resolver{cmd: "top"}, []sourceArgs{{"", []string{"http://10.1.2.3:6060/debug/pprof/heap"}}}, nil,
+			"http://10.1.2.3:6060/debug/pprof/heap: 10.1.2.3 is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to read profiles from a remote host"},
+		{"a remote URL by name is refused", resolver{cmd: "gate"}, []sourceArgs{{"--base", []string{"http://prod.example:6060/debug/pprof/heap"}}}, nil,
+			"--base: http://prod.example:6060/debug/pprof/heap: prod.example is not a loopback address"},
+		{"a remote URL with allowRemote", resolver{cmd: "diff", allowRemote: true}, []sourceArgs{{"BASE", []string{"http://10.1.2.3:6060/debug/pprof/heap"}}},
+			[][]string{{"http://10.1.2.3:6060/debug/pprof/heap"}}, ""},
+		{"another scheme", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"ftp://127.0.0.1/cpu.pb.gz"}}}, nil,
+			"ftp://127.0.0.1/cpu.pb.gz: profdiff reads http:// and https:// URLs, not ftp://"},
 		{"stdin twice on one side", resolver{cmd: "top"}, []sourceArgs{{"", []string{"-", a, "-"}}}, nil, "top: standard input (-) can be read only once"},
 	}
 	for _, c := range cases {
@@ -141,8 +157,8 @@ func TestLoadHint(t *testing.T) {
 	}
 }
 
-// Samples of the profiler's own goroutines are dropped with the library's
-// warning per file, and the command says once how to keep them.
+// Samples of the profiler's own goroutines dropped in several profiles are
+// said in one line, with the total and how to keep them.
 func TestKeepProfilerHint(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
@@ -157,10 +173,102 @@ func TestKeepProfilerHint(t *testing.T) {
 	if err := run(context.Background(), append([]string{"top"}, paths...), nil, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(stderr.String(), "dropped 1 sample(s) of the profiler's own goroutines"); n != 2 {
-		t.Errorf("%d drop warnings, want one per file:\n%s", n, stderr.String())
+	want := "profdiff: warning: dropped the profiler's own samples in 2 profiles (2 samples); --keep-profiler keeps them\n"
+	if n := strings.Count(stderr.String(), "dropped"); n != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("want one drop warning %q:\n%s", want, stderr.String())
 	}
-	if n := strings.Count(stderr.String(), "--keep-profiler keeps"); n != 1 {
-		t.Errorf("%d --keep-profiler hints, want 1:\n%s", n, stderr.String())
+	// One profile: its name and count.
+	stderr.Reset()
+	if err := run(context.Background(), []string{"top", paths[0]}, nil, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if want := paths[0] + ": dropped 1 sample(s) of the profiler's own goroutines; --keep-profiler keeps them"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("want %q:\n%s", want, stderr.String())
+	}
+}
+
+// captureGoroutines writes a real goroutine profile of this process, as
+// runtime/pprof writes it, gunzipped when plain (only the container
+// removed). The goroutine writing it is in it, running runtime/pprof's
+// writer, which profdiff drops as the profiler's own.
+func captureGoroutines(t *testing.T, path string, plain bool) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if plain {
+		zr, err := gzip.NewReader(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A 5-vs-5 diff of real goroutine profiles prints each load warning once: the
+// drops of all ten profiles in one line, and a warning every profile has
+// (a .gz name on plain pprof) once with the number of profiles.
+func TestLoadWarningsOnce(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 5 {
+		captureGoroutines(t, filepath.Join(dir, fmt.Sprintf("base%d.pb.gz", i)), true)
+		captureGoroutines(t, filepath.Join(dir, fmt.Sprintf("new%d.pb.gz", i)), true)
+	}
+	_, stderr, code := profdiff(t, "", "diff", "--format", "json", "--base", filepath.Join(dir, "base*.pb.gz"), "--new", filepath.Join(dir, "new*.pb.gz"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	drop := regexp.MustCompile(`(?m)^profdiff: warning: dropped the profiler's own samples in 10 profiles \(([0-9,]+) samples\); --keep-profiler keeps them$`)
+	if n := strings.Count(stderr, "dropped"); n != 1 || !drop.MatchString(stderr) {
+		t.Errorf("want one drop line for 10 profiles:\n%s", stderr)
+	}
+	gz := "profdiff: warning: named .gz but not gzip-compressed; read as is (10 profiles: " + filepath.Join(dir, "base0.pb.gz") + ", "
+	if n := strings.Count(stderr, "named .gz"); n != 1 || !strings.Contains(stderr, gz) {
+		t.Errorf("want one .gz line for 10 profiles, %q...:\n%s", gz, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.Count(stderr, line+"\n") > 1 {
+			t.Errorf("line printed more than once: %q", line)
+		}
+	}
+}
+
+func TestLoadWarningsLines(t *testing.T) {
+	var lw loadWarnings
+	for _, l := range []*profile.Loaded{
+		{Source: "a.pb.gz", Warnings: []string{"a.pb.gz: no period", "unprefixed"}, Dropped: 1000},
+		{Source: "b.pb.gz", Warnings: []string{"b.pb.gz: no period", "b.pb.gz: odd", "unprefixed"}},
+		{Source: "a.pb.gz", Warnings: []string{"a.pb.gz: no period"}, Dropped: 234},
+	} {
+		lw.add(l)
+	}
+	want := []string{
+		"no period (3 profiles: a.pb.gz, b.pb.gz)",
+		"unprefixed (2 profiles)",
+		"b.pb.gz: odd",
+		"dropped the profiler's own samples in 2 profiles (1,234 samples); --keep-profiler keeps them",
+	}
+	if got := lw.lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("lines:\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestWarnDedupes(t *testing.T) {
+	var b strings.Builder
+	warn(&b, "a", "b", "a", "c", "b")
+	if got := b.String(); got != "profdiff: warning: a\nprofdiff: warning: b\nprofdiff: warning: c\n" {
+		t.Errorf("warn: %q", got)
+	}
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
+		if got := warnCount(n); got != want {
+			t.Errorf("warnCount(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -243,6 +243,20 @@ type SideInfo struct {
 	Sources  []string `json:"sources"`
 	Profiles int      `json:"profiles"` // profiles used as observations
 	Samples  int64    `json:"samples"`  // samples of the merged side
+	// Total is the merged side's value in Unit; DurationNanos the summed
+	// duration of its profiles, when known, and TotalRate Total per
+	// second of it (in the diff's rate unit).
+	Total         float64  `json:"total"`
+	Unit          string   `json:"unit"`
+	DurationNanos int64    `json:"duration_nanos,omitempty"`
+	TotalRate     *float64 `json:"total_rate,omitempty"`
+	RateUnit      string   `json:"rate_unit,omitempty"`
+}
+
+// sideInfo describes a merged side of d used as profiles observations.
+func sideInfo(s diff.SideSummary, profiles int, rateUnit string) SideInfo {
+	return SideInfo{Sources: s.Sources, Profiles: profiles, Samples: s.Samples, Total: s.Total, Unit: s.Unit,
+		DurationNanos: s.DurationNanos, TotalRate: s.TotalRate, RateUnit: rateUnit}
 }
 
 // Report is the gate's outcome: numbers only, renderers format them.
@@ -317,8 +331,8 @@ func (g *Gate) Report() (*Report, error) {
 	r.SampleType, r.Kind = d.SampleType, d.Kind
 	r.Warnings = append(r.Warnings, d.Warnings...)
 	r.Warnings = append(r.Warnings, kindWarnings(r.Kind, g.opts.Checks)...)
-	r.Base = SideInfo{Sources: d.Base.Sources, Profiles: len(obsSides[0]), Samples: d.Base.Samples}
-	r.New = SideInfo{Sources: d.New.Sources, Profiles: len(obsSides[1]), Samples: d.New.Samples}
+	r.Base = sideInfo(d.Base, len(obsSides[0]), d.RateUnit)
+	r.New = sideInfo(d.New, len(obsSides[1]), d.RateUnit)
 	totals := [2]float64{d.Base.Total, d.New.Total}
 	checks := g.opts.Checks
 	obs := make([]Observation, len(checks))

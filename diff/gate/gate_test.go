@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
 
@@ -448,5 +449,40 @@ func TestMethodCheckMatchesTheSamplesSpelling(t *testing.T) {
 		if c := r.Checks[0]; c.Base != tc.wantBase || c.New != tc.wantNew || c.Verdict != tc.wantVerdict {
 			t.Errorf("base %q, new %q: %v → %v, %s; want %v → %v, %s", tc.base, tc.new, c.Base, c.New, c.Verdict, tc.wantBase, tc.wantNew, tc.wantVerdict)
 		}
+	}
+}
+
+// At --width 100 every line of the gate report fits, coloured or not;
+// colour marks FAIL (the headline and the verdicts) and nothing in
+// Markdown.
+func TestWidthAndColor(t *testing.T) {
+	r := scenario(t, 5)
+	ansi := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	for _, color := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := Write(&buf, r, render.Table, render.Options{Width: 100, Color: color}); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(ansi.ReplaceAllString(buf.String(), ""), "\n") {
+			if n := utf8.RuneCountInString(l); n > 100 {
+				t.Errorf("color %v: a line of %d columns:\n%s", color, n, l)
+			}
+		}
+		if fails := strings.Count(buf.String(), "\x1b[1;31mFAIL"); color && fails != 1+r.Failed {
+			t.Errorf("%d red FAILs, want the headline and %d verdicts:\n%s", fails, r.Failed, buf.String())
+		}
+		if !color && strings.Contains(buf.String(), "\x1b") {
+			t.Error("escape codes without colour")
+		}
+		if !color {
+			golden(t, "gate.synth-lock+3pp.5v5.width-100.table.golden", buf.Bytes())
+		}
+	}
+	var md bytes.Buffer
+	if err := Write(&md, r, render.Markdown, render.Options{Width: 100, Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "\x1b") {
+		t.Error("escape codes in Markdown")
 	}
 }

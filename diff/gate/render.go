@@ -13,8 +13,12 @@ import (
 // Render writes r in format f: a terminal table, a Markdown summary ready
 // for a pull-request comment or a GitHub step summary, CSV or JSON. The
 // text formats list the frames behind each failed check.
-func Render(w io.Writer, r *Report, f render.Format) error {
-	return render.Report(w, r.Model(), f)
+func Render(w io.Writer, r *Report, f render.Format) error { return Write(w, r, f, render.Options{}) }
+
+// Write is Render laid out for o: the terminal table fits o.Width and,
+// with o.Color, failures are red (see render.Write).
+func Write(w io.Writer, r *Report, f render.Format, o render.Options) error {
+	return render.Write(w, r.Model(), f, o)
 }
 
 // PValue formats a p-value for a table: "0.008", "<0.001", or "n/a" when
@@ -28,6 +32,9 @@ func DeltaCell(c CheckResult) string { return render.String(deltaCell(c)) }
 
 func deltaCell(c CheckResult) report.Cell {
 	d := report.Delta(c.Delta, false, "")
+	if c.Verdict == Fail {
+		d = d.WithTone(report.ToneGrowth)
+	}
 	if c.Threshold.Relative {
 		switch {
 		case c.Relative != nil:
@@ -91,11 +98,18 @@ func (r *Report) Model() *report.Report {
 // on each side, in the terminal the headline over a line per side.
 func (r *Report) summary() []report.Block {
 	side := func(s SideInfo, name func(string) report.Cell) report.Line {
-		return report.Cat(s.Profiles, " ", plural(s.Profiles, "profile", "profiles"), " (", report.List(s.Sources, name), "), ",
+		l := report.Cat(s.Profiles, " ", plural(s.Profiles, "profile", "profiles"), " (", report.List(s.Sources, name), "), ",
 			report.Int(s.Samples), " samples")
+		if s.DurationNanos > 0 {
+			l = append(l, report.Text(", total "), report.Amount(s.Total, s.Unit), report.Text(" over "), report.Amount(float64(s.DurationNanos), "nanoseconds"))
+			if s.TotalRate != nil && s.RateUnit != "" {
+				l = append(l, report.Text(" ("), report.Amount(*s.TotalRate, s.RateUnit), report.Text(")"))
+			}
+		}
+		return l
 	}
 	return []report.Block{
-		report.Heading{Level: 3, Line: report.Cat("profdiff gate: ", r.headline())},
+		report.Heading{Level: 3, Line: report.Cat("profdiff gate: ", report.Text(r.headline()).WithTone(r.tone()))},
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Base: ", side(r.Base, report.Code), ". New: ", side(r.New, report.Code),
 			". Sample type ", report.Code(r.SampleType), ", kind ", report.Code(string(r.Kind)), ".")}},
 		report.Para{Only: report.Terminal, Lines: []report.Line{
@@ -109,11 +123,19 @@ func (r *Report) summary() []report.Block {
 func verdictCell(v Verdict) report.Cell {
 	switch v {
 	case Fail:
-		return report.Text("FAIL").Bold()
+		return report.Text("FAIL").Bold().WithTone(report.ToneFail)
 	case Noise:
 		return report.Text("pass (not significant)")
 	}
 	return report.Text("pass")
+}
+
+// tone marks a failed gate.
+func (r *Report) tone() report.Tone {
+	if r.Verdict == Fail {
+		return report.ToneFail
+	}
+	return report.ToneNone
 }
 
 func (r *Report) headline() string {

@@ -97,8 +97,19 @@ func human(c report.Cell, m report.Medium) string {
 		}
 	case report.KindShare:
 		s = percent(c.Value, c.Digits)
+	case report.KindAmount:
+		s = amount(c.Value, c.Unit)
+	case report.KindGroup:
+		parts := make([]string, len(c.Parts))
+		for i, p := range c.Parts {
+			parts[i] = human(p, m)
+		}
+		s = strings.Join(parts, " · ")
 	case report.KindDelta:
 		s = PP(c.Value)
+		if c.Unit != "" {
+			s = signedAmount(c.Value, c.Unit)
+		}
 		if c.Noisy {
 			s += " ~"
 		}
@@ -144,7 +155,7 @@ func pValue(p float64, digits int) string {
 }
 
 // raw is a cell as CSV writes it: text as is, numbers in their shortest
-// exact form, flags as true or false, a missing value as an empty field.
+// exact form (whole numbers without an exponent), flags as true or false, a missing value as an empty field.
 func raw(c report.Cell) string {
 	switch c.Kind {
 	case report.KindText, report.KindCode:
@@ -153,6 +164,14 @@ func raw(c report.Cell) string {
 		return ""
 	case report.KindBool:
 		return strconv.FormatBool(c.Value != 0)
+	case report.KindGroup:
+		if len(c.Parts) == 0 {
+			return ""
+		}
+		return raw(c.Parts[0])
+	}
+	if c.Value == math.Trunc(c.Value) && math.Abs(c.Value) < 1e15 {
+		return strconv.FormatFloat(c.Value, 'f', 0, 64) // 600000000, not 6e+08
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
 }

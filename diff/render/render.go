@@ -3,10 +3,19 @@
 // the only place that formats a number; it never computes one.
 //
 // Shares are printed as percentages with two decimals, deltas in percentage
-// points (pp). A delta within sampling noise is followed by "~" in the text
-// formats and flagged `noisy` in CSV and JSON. Scheduler latency (runnable
-// time in a Go execution trace) is a line of its own under the bucket
-// table, a "sched" row in CSV and "sched_latency" in JSON, never a bucket.
+// points (pp), amounts scaled to a unit people read (4.79 s, 23 ms, 12 MiB,
+// 12 ms/s, 0.53 cores) with three significant digits; a row shows each
+// side's share beside its rate, or its value where no rate is known
+// ("0.27% · 12 ms/s"), and its Δ in the result's measure (share points,
+// rate or value units). A delta within sampling noise is followed by "~" in
+// the text formats and flagged `noisy` in CSV and JSON. Scheduler latency
+// (runnable time in a Go execution trace) is a line of its own under the
+// bucket table, a "sched" row in CSV and "sched_latency" in JSON, never a
+// bucket.
+//
+// The table format fits Options.Width (see Write, ElideName) and colours
+// cells by their report.Tone with Options.Color; Markdown, CSV and JSON
+// never change with the options.
 //
 // Diff, Top and Rules build the report of a diff, a top listing and the
 // rule table and lay it out; other packages (the gate, the workload
@@ -19,10 +28,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -59,21 +64,27 @@ type Options struct {
 	Color bool
 }
 
-// Write writes r in format f, laid out for o.
-func Write(w io.Writer, r *report.Report, f Format, o Options) error {
-	return Report(w, r, f)
-}
+// Report writes r in format f with no width limit and no colour (see
+// Write).
+func Report(w io.Writer, r *report.Report, f Format) error { return Write(w, r, f, Options{}) }
 
-// Report writes r in format f. The table and Markdown formats lay out its
-// blocks, CSV its records and JSON its JSON value; a report without
-// records or a JSON value has no such format, and asking for it is an
-// error. Warnings are never written.
-func Report(w io.Writer, r *report.Report, f Format) error {
+// Write writes r in format f, laid out for o. The table and Markdown
+// formats lay out its blocks, CSV its records and JSON its JSON value; a
+// report without records or a JSON value has no such format, and asking
+// for it is an error. Warnings are never written.
+//
+// In the table format every line fits o.Width where it can: tables narrow
+// their widest name and text columns (names elided in the middle by
+// ElideName, text wrapped) and paragraphs wrap; with o.Color, cells and
+// text with a tone are coloured with ANSI escape codes, which never count
+// towards the width. Markdown, pasted into issues, is never narrowed or
+// coloured; CSV and JSON are data.
+func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 	switch f {
 	case Table:
-		return writeText(w, r, report.Terminal)
+		return writeText(w, r, layout{m: report.Terminal, width: o.Width, color: o.Color})
 	case Markdown:
-		return writeText(w, r, report.Markdown)
+		return writeText(w, r, layout{m: report.Markdown})
 	case CSV:
 		if r.Records == nil {
 			return fmt.Errorf("this report has no %s form", f)
@@ -93,8 +104,9 @@ func Report(w io.Writer, r *report.Report, f Format) error {
 // writeText lays out the blocks shown in medium m, a blank line between
 // two blocks, except that in the terminal a heading sits directly above
 // the block it heads and a tight paragraph directly under the block before.
-func writeText(w io.Writer, r *report.Report, m report.Medium) error {
+func writeText(w io.Writer, r *report.Report, l layout) error {
 	ew := &errWriter{w: w}
+	m := l.m
 	var prev report.Block
 	for _, b := range r.Blocks {
 		if !b.In(m) {
@@ -109,18 +121,13 @@ func writeText(w io.Writer, r *report.Report, m report.Medium) error {
 			if m == report.Markdown {
 				ew.printf("%s ", strings.Repeat("#", max(b.Level, 1)))
 			}
-			ew.printf("%s\n", line(b.Line, m))
+			l.prose(ew, b.Line)
 		case report.Para:
-			for _, l := range b.Lines {
-				ew.printf("%s\n", line(l, m))
+			for _, line := range b.Lines {
+				l.prose(ew, line)
 			}
 		case *report.Table:
-			if ew.err != nil {
-				return ew.err
-			}
-			if err := writeTable(w, b, m); err != nil {
-				return err
-			}
+			writeTable(ew, b, l)
 		}
 	}
 	return ew.err
@@ -137,46 +144,16 @@ func tight(prev, b report.Block, m report.Medium) bool {
 	return ok && p.Tight
 }
 
-func writeTable(w io.Writer, t *report.Table, m report.Medium) error {
-	header := make([]string, len(t.Columns))
-	align := make([]tw.Align, len(t.Columns))
-	for i, c := range t.Columns {
-		header[i], align[i] = c.Name, tw.AlignLeft
-		if c.Align == report.AlignRight {
-			align[i] = tw.AlignRight
-		}
+// prose writes a line of text: in Markdown as it is, in the terminal
+// wrapped at the width and coloured by tone.
+func (l layout) prose(ew *errWriter, text report.Line) {
+	if l.m == report.Markdown {
+		ew.printf("%s\n", line(text, l.m))
+		return
 	}
-	tt := newTable(w, m == report.Markdown, header, align)
-	for _, cells := range t.Rows {
-		row := make([]string, len(cells)) // the table keeps the slice
-		for i, c := range cells {
-			row[i] = line(report.Line{c}, m)
-		}
-		if err := tt.Append(row); err != nil {
-			return err
-		}
+	for _, s := range wrapStyled(prose(text), l.width) {
+		ew.printf("%s\n", s.String(l.color))
 	}
-	return tt.Render()
-}
-
-// newTable returns a table for the terminal (box drawing) or Markdown
-// (pipes), with headers kept as written and no wrapping, since wrapped
-// method names cannot be pasted into an issue. Every profdiff table is made
-// here, so all of them look alike.
-func newTable(w io.Writer, md bool, header []string, align []tw.Align) *tablewriter.Table {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
-	if md {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(header)
-	return t
 }
 
 // writeCSV writes the records: the column names as the header, then each

@@ -141,7 +141,7 @@ func TestJSONSchema(t *testing.T) {
 	for _, m := range doc.Methods {
 		if strings.HasSuffix(m.Name, "LowLevelLock.WaitAndAcquire") {
 			found = true
-			if m.Bucket != "lock-contention" || m.Note != "18x increase" || m.Base != 0.0027 || m.New != 0.0486 {
+			if m.Bucket != "lock-contention" || m.Note != "18x share" || m.Base != 0.0027 || m.New != 0.0486 {
 				t.Errorf("WaitAndAcquire = %+v", m)
 			}
 		}

@@ -10,10 +10,29 @@ const (
 	KindCode               // Text is a name: a code span in Markdown
 	KindNumber             // Value in Unit
 	KindShare              // Value is a fraction 0..1
-	KindDelta              // Value is a difference of shares
+	KindDelta              // Value is a difference of shares, or with a Unit of amounts in it
 	KindP                  // Value is a p-value
 	KindBool               // Value is 1 (true) or 0 (false)
 	KindNone               // no value; Text is the placeholder people read ("–", "n/a")
+	// KindAmount is Value in Unit, shown scaled for people: nanoseconds as
+	// "4.79 s" or "23 ms", bytes as "12 MiB", "s/s" (seconds of delay per
+	// second) as "12 ms/s", "cores" as "0.53 cores".
+	KindAmount
+	// KindGroup is its Parts shown side by side ("0.27% · 12 ms/s"); CSV
+	// writes the first part.
+	KindGroup
+)
+
+// Tone is what a cell means for the reader, which the terminal may show
+// in colour: report decides the meaning, render the escape codes.
+type Tone uint8
+
+const (
+	ToneNone   Tone = iota
+	ToneFail        // a failed check
+	ToneGrowth      // a value that grew
+	ToneShrink      // a value that fell
+	ToneNew         // a row absent from the base
 )
 
 // Digits values that are not a count of decimals.
@@ -49,6 +68,14 @@ type Cell struct {
 	Strong bool
 	// Markdown, when set, is how Markdown shows this cell instead.
 	Markdown Line
+	// Parts are a group's cells (KindGroup).
+	Parts Line
+	// Tone is the cell's meaning for colour.
+	Tone Tone
+	// Wrap makes a name too wide for its column wrap onto more lines
+	// instead of being elided in the middle (a pattern, whose every
+	// character matters).
+	Wrap bool
 }
 
 // Text is a cell of text.
@@ -70,11 +97,21 @@ func ExactNum(v float64) Cell { return Cell{Kind: KindNumber, Value: v, Digits: 
 // Fixed is a number shown with the given decimals.
 func Fixed(v float64, digits int) Cell { return Cell{Kind: KindNumber, Value: v, Digits: digits} }
 
+// Amount is a value in unit ("nanoseconds", "bytes", "count", "cores",
+// "threads", "goroutines", "s/s"), shown scaled for people.
+func Amount(v float64, unit string) Cell { return Cell{Kind: KindAmount, Value: v, Unit: unit} }
+
+// Group is cells shown side by side, as one table cell: a share and its
+// rate.
+func Group(parts ...Cell) Cell { return Cell{Kind: KindGroup, Parts: parts} }
+
 // Share is a fraction 0..1, shown as a percentage with two decimals.
 func Share(f float64) Cell { return Cell{Kind: KindShare, Value: f, Digits: 2} }
 
 // Delta is a difference of shares, shown in percentage points; noisy marks
-// it as within sampling noise, note is a remark (may be empty).
+// it as within sampling noise, note is a remark (may be empty). With a
+// unit (WithUnit) it is a difference of amounts in that unit, shown
+// scaled and signed as Amount is ("+298 ms/s").
 func Delta(d float64, noisy bool, note string) Cell {
 	return Cell{Kind: KindDelta, Value: d, Noisy: noisy, Note: note}
 }
@@ -110,6 +147,12 @@ func (c Cell) WithNote(note string) Cell { c.Note = note; return c }
 
 // WithRelative returns c with its growth relative to base.
 func (c Cell) WithRelative(rel float64) Cell { c.Relative = &rel; return c }
+
+// WithTone returns c with tone t.
+func (c Cell) WithTone(t Tone) Cell { c.Tone = t; return c }
+
+// Wrapped returns c wrapped rather than elided when its column is narrowed.
+func (c Cell) Wrapped() Cell { c.Wrap = true; return c }
 
 // Bold returns c in bold (Markdown).
 func (c Cell) Bold() Cell { c.Strong = true; return c }

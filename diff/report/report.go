@@ -3,9 +3,12 @@
 // records that CSV writes, the value that JSON marshals, and warnings.
 //
 // Cells carry raw values: a share is a fraction 0..1, a delta a difference
-// of shares, a number a value in its unit. Package render decides how each
-// looks in each format (4.86%, +4.59pp, a Markdown code span); nothing
-// that builds a Report formats a number.
+// of shares (or, with a unit, of amounts), a number or an amount a value in
+// its unit. Package render decides how each looks in each format (4.86%,
+// +4.59pp, 12 ms/s, a Markdown code span); nothing that builds a Report
+// formats a number. A cell's Tone says what it means for the reader (a
+// failure, growth, a decrease, a new row); render decides whether and how
+// that is coloured.
 //
 // Warnings are never laid out: the command prints them on stderr, so they
 // never reach CSV or JSON data.

@@ -59,7 +59,11 @@
 // cpu-clock), else 1, as in stackcollapse-perf.pl. The
 // unit is "nanoseconds" for cpu-clock and task-clock with periods, "count"
 // for other events with periods and "samples" for events whose headers carry
-// no period. DefaultSampleType and PeriodType name the first event, so a
+// no period. When any event's headers carry periods, a last sample type,
+// samples/count, holds the number of samples (headers of any event)
+// behind each record: records of one stack, comm and thread are merged and
+// their values are summed periods, so this is what sampling noise is
+// judged by. DefaultSampleType and PeriodType name the first event, so a
 // consumer that honours DefaultSampleType reads the first event by default,
 // as stackcollapse-perf.pl (which keeps only the first event) does.
 //
@@ -447,6 +451,7 @@ type event struct {
 type sampleAcc struct {
 	s    *profile.Sample
 	vals []int64
+	n    int64 // headers (samples of any event) behind this record
 }
 
 type funcKey struct{ name, sys, dso string }
@@ -508,6 +513,7 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	b.locBuf = locs
 
 	acc := b.sample(h, locs)
+	acc.n++
 	for len(acc.vals) <= ei {
 		acc.vals = append(acc.vals, 0)
 	}
@@ -727,6 +733,20 @@ func OnCPUEvent(event string) bool { return perfevent.OnCPU(event) }
 // thread leaves the CPU (sched:sched_switch and its kin).
 func OffCPUEvent(event string) bool { return perfevent.OffCPU(event) }
 
+// countColumn reports whether the profile gets a trailing samples/count
+// type: when an event's values are periods (so a value is not a count of
+// samples) and no event is itself named "samples".
+func (b *builder) countColumn() bool {
+	periods := false
+	for _, ev := range b.events {
+		if ev.name == "samples" {
+			return false
+		}
+		periods = periods || ev.withPeriod > 0
+	}
+	return periods
+}
+
 func (b *builder) finish() (*profile.Profile, error) {
 	if len(b.order) == 0 {
 		return nil, loaderr.Mark(loaderr.Empty, errors.New("perf script: no samples (no event header line found)"))
@@ -749,6 +769,10 @@ func (b *builder) finish() (*profile.Profile, error) {
 		}
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: ev.name, Unit: unit})
 	}
+	counted := b.countColumn()
+	if counted {
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: "samples", Unit: "count"})
+	}
 	first := b.events[0]
 	p.DefaultSampleType = first.name
 	p.PeriodType = &profile.ValueType{Type: first.name, Unit: p.SampleType[0].Unit}
@@ -758,8 +782,11 @@ func (b *builder) finish() (*profile.Profile, error) {
 	}
 	n := len(b.events)
 	for _, acc := range b.order {
-		v := make([]int64, n)
+		v := make([]int64, len(p.SampleType))
 		copy(v, acc.vals)
+		if counted {
+			v[n] = acc.n
+		}
 		acc.s.Value = v
 		p.Sample = append(p.Sample, acc.s)
 	}

@@ -268,14 +268,16 @@ func TestEvents(t *testing.T) {
 	}
 
 	// Periods: the value is the period; clock events are in nanoseconds.
+	// The four headers are one record (one stack, comm and thread): a last
+	// samples/count type says how many samples it holds.
 	text = "a 1 1.0: 1000 cpu-clock:\n\t1 f (/x)\n\na 1 2.0: 3000 cpu-clock:\n\t1 f (/x)\n\n" +
 		"a 1 2.5: 70000 cycles:u:\n\t1 f (/x)\n\n" +
 		"a 1 3.0: 5 sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n\t1 f (/x)\n"
 	p, _ = mustParse(t, text)
-	if got := sampleTypes(p); !reflect.DeepEqual(got, []string{"cpu-clock/nanoseconds", "cycles:u/count", "sched:sched_switch/count"}) {
+	if got := sampleTypes(p); !reflect.DeepEqual(got, []string{"cpu-clock/nanoseconds", "cycles:u/count", "sched:sched_switch/count", "samples/count"}) {
 		t.Errorf("sample types %v", got)
 	}
-	if !reflect.DeepEqual(p.Sample[0].Value, []int64{4000, 70000, 5}) {
+	if !reflect.DeepEqual(p.Sample[0].Value, []int64{4000, 70000, 5, 4}) {
 		t.Errorf("values %v", p.Sample[0].Value)
 	}
 	if p.Period != 1000 || p.PeriodType.Unit != "nanoseconds" {

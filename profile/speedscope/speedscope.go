@@ -363,6 +363,7 @@ func Parse(data []byte) (p *pprofile.Profile, warnings []string, err error) {
 			return nil, nil, err
 		}
 	}
+	b.warnEmptyStacks()
 	p, err = b.build()
 	if err != nil {
 		return nil, nil, err
@@ -441,12 +442,15 @@ type builder struct {
 	threads  []string
 	roots    map[string]int32 // thread name -> root node
 
-	class       string // unit class of the first profile
-	firstUnit   string
-	hasSampled  bool
-	rounded     bool    // a count or byte weight was not a whole number
-	period      float64 // the common weight of all sampled samples, in pprof units; -1 if they differ
-	duration    float64 // longest profile, in nanoseconds
+	class      string // unit class of the first profile
+	firstUnit  string
+	hasSampled bool
+	rounded    bool    // a count or byte weight was not a whole number
+	period     float64 // the common weight of all sampled samples, in pprof units; -1 if they differ
+	duration   float64 // longest profile, in nanoseconds
+	// emptyIn names the sampled profiles with samples of an empty stack,
+	// and emptyStacks counts those samples: one warning says it for all.
+	emptyIn     []string
 	emptyStacks int
 	warnings    []string
 }
@@ -735,9 +739,27 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 		return err
 	}
 	if empty > 0 {
-		b.warnings = append(b.warnings, fmt.Sprintf("%s: skipped %d sample(s) with an empty stack", where, empty))
+		b.emptyIn = append(b.emptyIn, where)
+		b.emptyStacks += empty
 	}
 	return nil
+}
+
+// warnEmptyStacks adds one warning for the samples of an empty stack in all
+// profiles (a file of one profile per thread would otherwise say it per
+// thread).
+func (b *builder) warnEmptyStacks() {
+	switch n := len(b.emptyIn); {
+	case n == 1:
+		b.warnings = append(b.warnings, fmt.Sprintf("%s: skipped %d sample(s) with an empty stack", b.emptyIn[0], b.emptyStacks))
+	case n > 1:
+		first := b.emptyIn[:min(n, 3)]
+		more := ""
+		if n > len(first) {
+			more = ", …"
+		}
+		b.warnings = append(b.warnings, fmt.Sprintf("skipped %d sample(s) with an empty stack in %d profiles (%s%s)", b.emptyStacks, n, strings.Join(first, ", "), more))
+	}
 }
 
 // addWeight notes weights that counts and bytes cannot hold exactly.

@@ -297,6 +297,19 @@ func TestWarnings(t *testing.T) {
 	if len(warns) != 1 || !strings.Contains(warns[0], "profiles[0]: skipped 1 sample(s) with an empty stack") {
 		t.Errorf("warnings %q", warns)
 	}
+	// One profile per thread, each with empty stacks: one warning for all.
+	js = `{` + schema + `, "shared": {"frames": [{"name": "f"}]}, "profiles": [
+	 {"type": "sampled", "name": "t1", "unit": "none", "samples": [[0], []], "weights": [1, 1]},
+	 {"type": "sampled", "name": "t2", "unit": "none", "samples": [[], [0], []], "weights": [1, 1, 1]},
+	 {"type": "sampled", "name": "t3", "unit": "none", "samples": [[0]], "weights": [1]},
+	 {"type": "sampled", "name": "t4", "unit": "none", "samples": [[]], "weights": [1]},
+	 {"type": "sampled", "name": "t5", "unit": "none", "samples": [[], [0]], "weights": [1, 1]},
+	 {"type": "sampled", "name": "t6", "unit": "none", "samples": [[], [0]], "weights": [1, 1]}]}`
+	_, warns = mustParse(t, js)
+	want := "skipped 6 sample(s) with an empty stack in 5 profiles (profiles[0], profiles[1], profiles[3], …)"
+	if len(warns) != 1 || warns[0] != want {
+		t.Errorf("warnings %q, want [%q]", warns, want)
+	}
 }
 
 // errorCases are files Parse must reject, with what the error must say.

@@ -1,0 +1,147 @@
+package diff
+
+import (
+	"math"
+	"regexp"
+	"sort"
+)
+
+// PeekEdges is the number of callers and of callees a PeekRow keeps (the
+// largest by |Δ| in the result's measure); PeekRow.CallersOmitted and
+// CalleesOmitted count the rest.
+const PeekEdges = 10
+
+// peekTable consumes the sample stream for Options.Peek: per matching
+// method its inclusive value per side, and per (method, neighbour) edge the
+// value of the samples through it. Memory is bounded by the distinct
+// edges of matching methods, not by samples.
+type peekTable struct {
+	re    *regexp.Regexp
+	match []int8 // per method id: 0 unknown, 1 matches, 2 does not
+	nodes map[int32]*peekNode
+	stamp uint64 // counts samples: an edge or node credited this sample has it
+}
+
+type peekNode struct {
+	val     [2]float64
+	seen    uint64 // stamp: credited for the current sample
+	callers map[int32]*peekEdgeAcc
+	callees map[int32]*peekEdgeAcc
+}
+
+type peekEdgeAcc struct {
+	val  [2]float64
+	seen uint64
+}
+
+func newPeekTable(re *regexp.Regexp) *peekTable {
+	return &peekTable{re: re, nodes: map[int32]*peekNode{}}
+}
+
+func (t *peekTable) matches(a *Analyzer, id int32) bool {
+	for int(id) >= len(t.match) {
+		t.match = append(t.match, 0)
+	}
+	if t.match[id] == 0 {
+		t.match[id] = 2
+		if t.re.MatchString(a.methods[id].name) {
+			t.match[id] = 1
+		}
+	}
+	return t.match[id] == 1
+}
+
+// add credits one bucketed sample: each matching frame once, however often
+// it recurs in the stack, and each distinct edge of it once.
+func (t *peekTable) add(a *Analyzer, s *Sample) {
+	t.stamp++
+	for i, id := range s.Stack {
+		if !t.matches(a, id) {
+			continue
+		}
+		n := t.nodes[id]
+		if n == nil {
+			n = &peekNode{callers: map[int32]*peekEdgeAcc{}, callees: map[int32]*peekEdgeAcc{}}
+			t.nodes[id] = n
+		}
+		if n.seen != t.stamp {
+			n.seen = t.stamp
+			n.val[s.Side] += s.Value
+		}
+		if i+1 < len(s.Stack) {
+			t.credit(n.callers, s.Stack[i+1], s)
+		}
+		if i > 0 {
+			t.credit(n.callees, s.Stack[i-1], s)
+		}
+	}
+}
+
+func (t *peekTable) credit(m map[int32]*peekEdgeAcc, other int32, s *Sample) {
+	e := m[other]
+	if e == nil {
+		e = &peekEdgeAcc{}
+		m[other] = e
+	}
+	if e.seen != t.stamp {
+		e.seen = t.stamp
+		e.val[s.Side] += s.Value
+	}
+}
+
+// rows returns the peeked frames, sorted by |Δ| in measure n, then by
+// name, cut to top rows (≤ 0: all), each with its PeekEdges largest
+// callers and callees.
+func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top int) []PeekRow {
+	mk := func(id int32, v *[2]float64) PeekEdge {
+		return PeekEdge{Name: a.methodDisplayName(id), Values: r.values(a.unit, v[0], v[1])}
+	}
+	key := func(v *Values) float64 {
+		b, nw := measure(n, share(v.BaseValue, bt), share(v.NewValue, nt), v)
+		return math.Abs(nw - b)
+	}
+	edges := func(m map[int32]*peekEdgeAcc) ([]PeekEdge, int) {
+		out := make([]PeekEdge, 0, len(m))
+		for id, e := range m {
+			out = append(out, mk(id, &e.val))
+		}
+		sort.Slice(out, func(i, j int) bool { return byMeasure(key, &out[i].Values, &out[j].Values, out[i].Name, out[j].Name) })
+		if len(out) > PeekEdges {
+			return out[:PeekEdges], len(out) - PeekEdges
+		}
+		return out, 0
+	}
+	rows := make([]PeekRow, 0, len(t.nodes))
+	for id, nd := range t.nodes {
+		row := PeekRow{Name: a.methodDisplayName(id), Values: r.values(a.unit, nd.val[0], nd.val[1])}
+		row.Callers, row.CallersOmitted = edges(nd.callers)
+		row.Callees, row.CalleesOmitted = edges(nd.callees)
+		rows = append(rows, row)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		return byMeasure(key, &rows[i].Values, &rows[j].Values, rows[i].Name, rows[j].Name)
+	})
+	if top > 0 && len(rows) > top {
+		rows = rows[:top]
+	}
+	return rows
+}
+
+// byMeasure orders by key descending, then by name.
+func byMeasure(key func(*Values) float64, a, b *Values, an, bn string) bool {
+	if ka, kb := key(a), key(b); ka != kb {
+		return ka > kb
+	}
+	return an < bn
+}
+
+// methodDisplayName names a method as rows do: qualified by the module of
+// the new side, else the base side.
+func (a *Analyzer) methodDisplayName(id int32) string {
+	m := a.methods[id]
+	mod := m.module[New]
+	if mod == "" {
+		mod = m.module[Base]
+	}
+	return a.qualify(m.name, mod)
+}

@@ -1,0 +1,233 @@
+package diff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// timeScale is the number of seconds in one unit of a time unit, 0 for a
+// unit that is not time.
+func timeScale(unit string) float64 {
+	switch unit {
+	case "nanoseconds", "ns":
+		return 1e-9
+	case "microseconds", "us":
+		return 1e-6
+	case "milliseconds", "ms":
+		return 1e-3
+	case "seconds", "s":
+		return 1
+	}
+	return 0
+}
+
+// snapshotKind reports whether a kind's profiles are snapshots (goroutine
+// counts, heap contents) whose rate is the mean per profile, not a value
+// per second.
+func snapshotKind(k profile.Kind) bool {
+	return k == profile.KindGoroutine || k == profile.KindHeap
+}
+
+// meaningOf says what buckets of a kind measure.
+func meaningOf(k profile.Kind) Meaning {
+	switch k {
+	case profile.KindCPU:
+		return MeaningCPU
+	case profile.KindMutex, profile.KindBlock:
+		return MeaningDelay
+	case profile.KindHeap:
+		return MeaningMemory
+	}
+	return MeaningState
+}
+
+// goProducer reports whether a format's wall-clock samples are of
+// goroutines (Go's pprof writers, fgprof, Go execution traces) rather than
+// of threads (perf, speedscope, .NET EventPipe).
+func goProducer(f profile.Format) bool {
+	return f == profile.FormatPprof || f == profile.FormatPprofLegacy || f == profile.FormatGoTrace
+}
+
+// rateUnit names the unit of rates of a kind whose values are typ/unit,
+// from a profile of format f (see doc.go, "Values, rates and measures").
+func rateUnit(k profile.Kind, typ, unit string, f profile.Format) string {
+	switch k {
+	case profile.KindGoroutine:
+		return "goroutines"
+	case profile.KindHeap:
+		if unit == "count" {
+			return "objects"
+		}
+		return unit
+	}
+	if timeScale(unit) == 0 {
+		if unit == "count" && typ != "" {
+			return typ + "/s" // samples/s, contentions/s, cycles/s
+		}
+		return unit + "/s"
+	}
+	switch k {
+	case profile.KindCPU:
+		return "cores"
+	case profile.KindMutex, profile.KindBlock:
+		return "s/s"
+	}
+	if goProducer(f) {
+		return "goroutines"
+	}
+	return "threads"
+}
+
+// rates is what turns a result's raw values into rates: per side, the
+// factor to multiply a value by, or nil when that side's rate is unknown.
+type rates struct {
+	unit   string // Analysis.RateUnit, "" when neither side has a rate
+	factor [2]*float64
+}
+
+// rates works out the rate factors of both sides for kind k: a snapshot
+// kind's rate is its mean per profile; any other kind's the value (in
+// seconds, for time units) per second of the side's wall time, the sum of
+// its profiles' durations, known only when every profile has one.
+func (a *Analyzer) rates(k profile.Kind) rates {
+	var n [2]int
+	var dur [2]int64
+	var missing [2]bool
+	for i := range a.profiles {
+		p := &a.profiles[i]
+		n[p.Side]++
+		if p.DurationNanos > 0 {
+			dur[p.Side] += p.DurationNanos
+		} else {
+			missing[p.Side] = true
+		}
+	}
+	var r rates
+	scale := timeScale(a.unit)
+	if scale == 0 {
+		scale = 1
+	}
+	for side := range r.factor {
+		switch {
+		case n[side] == 0:
+		case snapshotKind(k):
+			f := 1 / float64(n[side])
+			r.factor[side] = &f
+		case !missing[side] && dur[side] > 0:
+			f := scale / (float64(dur[side]) / 1e9)
+			r.factor[side] = &f
+		}
+	}
+	if r.factor[Base] != nil || r.factor[New] != nil {
+		r.unit = rateUnit(k, a.sampleTypeName(), a.unit, a.format)
+	}
+	return r
+}
+
+// sampleTypeName is the type half of the result's "type/unit".
+func (a *Analyzer) sampleTypeName() string {
+	for i := len(a.sampleType) - 1; i >= 0; i-- {
+		if a.sampleType[i] == '/' {
+			return a.sampleType[:i]
+		}
+	}
+	return a.sampleType
+}
+
+// rate is v times a side's factor, nil when unknown.
+func (r *rates) rate(side Side, v float64) *float64 {
+	f := r.factor[side]
+	if f == nil {
+		return nil
+	}
+	x := v * *f
+	return &x
+}
+
+// known reports whether both sides' rates are.
+func (r *rates) known() bool { return r.factor[Base] != nil && r.factor[New] != nil }
+
+// values fills the absolute side of a row from its raw values.
+func (r *rates) values(unit string, base, new float64) Values {
+	return Values{BaseValue: base, NewValue: new, BaseRate: r.rate(Base, base), NewRate: r.rate(New, new), Unit: unit, RateUnit: r.unit}
+}
+
+// resolveNormalize picks the measure: auto is rate when both sides' rates
+// are known, else share; rate asked for without them falls back to share
+// with a warning.
+func resolveNormalize(n Normalize, known bool) (Normalize, string) {
+	switch {
+	case n == NormalizeAuto && known:
+		return NormalizeRate, ""
+	case n == NormalizeAuto:
+		return NormalizeShare, ""
+	case n == NormalizeRate && !known:
+		return NormalizeShare, "rates are unknown (a side's profiles do not all say how long they cover); rows are sorted and noted by share"
+	case n == NormalizeRate || n == NormalizeValue:
+		return n, ""
+	}
+	return NormalizeShare, ""
+}
+
+// measure returns a row's two sides in measure n: shares pb and pn, or
+// v's values or rates.
+func measure(n Normalize, pb, pn float64, v *Values) (float64, float64) {
+	switch n {
+	case NormalizeValue:
+		return v.BaseValue, v.NewValue
+	case NormalizeRate:
+		if v.BaseRate != nil && v.NewRate != nil {
+			return *v.BaseRate, *v.NewRate
+		}
+	}
+	return pb, pn
+}
+
+// measureNote is ratioNote on a row's measure, saying which measure it
+// compares: "18x rate", "doubled share", "1/3 value"; "new" and "gone"
+// need no measure.
+func measureNote(n Normalize, base, new float64) string {
+	note := ratioNote(base, new)
+	switch note {
+	case "", "new", "gone":
+		return note
+	}
+	return note + " " + string(n)
+}
+
+// ratioNote describes a change from base to new (both ≥ 0) the way a
+// person would: "new", "gone", "doubled", "halved", "Nx" (new is N times
+// base), "1/N" (new is an N-th of base). A ratio of 1.75 up to 2.5 reads
+// as doubled (its inverse as halved); from 2.5 on the ratio is rounded, so
+// the smallest "Nx" is 3x. Smaller changes get no note: the delta says
+// enough. Past a thousandfold the exact ratio says nothing a person can
+// use (a lock nearly gone reads "1/221033"): it is ">1000x" or "<1/1000".
+// The note's direction is the sign of new-base, always.
+func ratioNote(base, new float64) string {
+	switch {
+	case base == 0 && new == 0:
+		return ""
+	case base == 0:
+		return "new"
+	case new == 0:
+		return "gone"
+	}
+	r := new / base
+	switch {
+	case r > 1000:
+		return ">1000x"
+	case r < 1.0/1000:
+		return "<1/1000"
+	case r >= 2.5:
+		return fmt.Sprintf("%.0fx", math.Round(r))
+	case r >= 1.75:
+		return "doubled"
+	case r <= 1/2.5:
+		return fmt.Sprintf("1/%.0f", math.Round(1/r))
+	case r <= 1/1.75:
+		return "halved"
+	}
+	return ""
+}

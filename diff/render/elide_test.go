@@ -1,0 +1,85 @@
+package render
+
+import "testing"
+
+// Long names keep their package (or module) and method; each case is the
+// shortest step that fits.
+func TestElideName(t *testing.T) {
+	cases := []struct {
+		name string
+		w    int
+		want string
+	}{
+		// Fits: unchanged.
+		{"main.main", 20, "main.main"},
+		// Go: the import path's middle goes, the last element stays.
+		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire", 50,
+			"github.com/…/jsonserver.(*waitRegistry).acquire"},
+		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire", 60,
+			"github.com/profdiff/…/jsonserver.(*waitRegistry).acquire"},
+		// Go generics: type arguments collapse first.
+		{"github.com/acme/x/cache.(*LRU[go.shape.string,go.shape.int]).Get", 40, "github.com/acme/x/cache.(*LRU[…]).Get"},
+		// .NET: parameters first, then the namespace's middle; the module stays.
+		{"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 53,
+			"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(…)"},
+		{"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 50,
+			"System.….WaitSubsystem+ThreadWaitInfo.Wait(…)"},
+		{"System.Private.CoreLib!System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 68,
+			"System.Private.CoreLib!System.….WaitSubsystem+ThreadWaitInfo.Wait(…)"},
+		// Java: the package's middle, the class and method stay.
+		{"org.apache.kafka.common.network.Selector.poll", 36, "org.apache.kafka.….Selector.poll"},
+		{"org.apache.kafka.common.network.Selector.poll", 24, "org.….Selector.poll"},
+		// C++: template arguments, parameters, then namespaces.
+		{"std::vector<int, std::allocator<int> >::push_back(int const&)", 30, "std::vector<…>::push_back(…)"},
+		{"boost::asio::detail::scheduler::do_run_one(boost::asio::detail::conditionally_enabled_mutex::scoped_lock&)", 40,
+			"boost::asio::…::scheduler::do_run_one(…)"},
+		// Nothing left to drop: the middle goes, more of the end stays.
+		{"runtime.(*gcControllerState).findRunnableGCWorker", 20, "runtim…nableGCWorker"},
+	}
+	for _, c := range cases {
+		got := ElideName(c.name, c.w)
+		if got != c.want {
+			t.Errorf("ElideName(%q, %d) = %q, want %q", c.name, c.w, got, c.want)
+		}
+		if width(got) > c.w {
+			t.Errorf("ElideName(%q, %d) = %q: %d wide", c.name, c.w, got, width(got))
+		}
+	}
+}
+
+// Amounts read in the largest unit they reach once rounded to three
+// significant digits.
+func TestAmount(t *testing.T) {
+	cases := []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{4.79e9, "nanoseconds", "4.79 s"},
+		{23e6, "nanoseconds", "23 ms"},
+		{999.96e6, "nanoseconds", "1 s"},
+		{1500, "nanoseconds", "1.5 µs"},
+		{0, "nanoseconds", "0 s"},
+		{0.012, "s/s", "12 ms/s"},
+		{1.2, "s/s", "1.2 s/s"},
+		{3 << 20, "bytes", "3 MiB"},
+		{1023.9, "bytes", "1 KiB"},
+		{512, "bytes", "512 B"},
+		{0.53, "cores", "0.53 cores"},
+		{0.0032, "cores", "0.0032 cores"},
+		{1234.6, "threads", "1235 threads"},
+		{1551, "count", "1551"},
+		{2.5, "seconds", "2.5 s"},
+	}
+	for _, c := range cases {
+		if got := amount(c.v, c.unit); got != c.want {
+			t.Errorf("amount(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
+		}
+	}
+	if got := signedAmount(-0.35e9, "nanoseconds"); got != "-350 ms" {
+		t.Errorf("signed = %q", got)
+	}
+	if got := signedAmount(0, "s/s"); got != "0 s/s" {
+		t.Errorf("signed zero = %q", got)
+	}
+}

@@ -1,0 +1,73 @@
+package render
+
+import (
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// side is one side of a row as people read it: its share and, beside it,
+// its rate where the side's duration is known, else its raw value where
+// the values are known (their unit is set) and are not a bare count,
+// else the share alone.
+func side(share, value float64, rate *float64, v diff.Values) report.Cell {
+	switch {
+	case rate != nil:
+		return report.Group(report.Share(share), report.Amount(*rate, v.RateUnit))
+	case v.Unit != "" && v.Unit != "count":
+		// A count of samples says what the share does: left to CSV and JSON.
+		return report.Group(report.Share(share), report.Amount(value, v.Unit))
+	}
+	return report.Share(share)
+}
+
+// sides are a row's base and new cells (see side).
+func sides(base, new float64, v diff.Values) (report.Cell, report.Cell) {
+	return side(base, v.BaseValue, v.BaseRate, v), side(new, v.NewValue, v.NewRate, v)
+}
+
+// change is a row's Δ in the result's measure: the difference of rates
+// in their unit, of raw values in theirs, or of shares in points (also
+// when the measure's numbers are unknown), with the noise mark and the
+// note, coloured as growth or decrease unless it is noise.
+func change(n diff.Normalize, shareDelta float64, v diff.Values, noisy bool, note string) report.Cell {
+	d := report.Delta(shareDelta, noisy, note)
+	switch {
+	case n == diff.NormalizeRate && v.BaseRate != nil && v.NewRate != nil:
+		d.Value, d.Unit = *v.NewRate-*v.BaseRate, v.RateUnit
+	case n == diff.NormalizeValue && v.Unit != "":
+		d.Value, d.Unit = v.NewValue-v.BaseValue, v.Unit
+	}
+	return d.WithTone(growth(d.Value, noisy))
+}
+
+// growth is the tone of a change: growth, decrease, or none for no change
+// or noise.
+func growth(d float64, noisy bool) report.Tone {
+	switch {
+	case noisy || d == 0:
+		return report.ToneNone
+	case d > 0:
+		return report.ToneGrowth
+	}
+	return report.ToneShrink
+}
+
+// valueRecords are the CSV fields of a row's values: base_value,
+// new_value, base_rate, new_rate, unit, rate_unit; an unknown rate is an
+// empty field.
+func valueRecords(v diff.Values) []report.Cell {
+	return []report.Cell{report.ExactNum(v.BaseValue), report.ExactNum(v.NewValue), rateRecord(v.BaseRate), rateRecord(v.NewRate),
+		report.Text(v.Unit), report.Text(v.RateUnit)}
+}
+
+// valueColumns are the CSV names of valueRecords' fields.
+var valueColumns = []string{"base_value", "new_value", "base_rate", "new_rate", "unit", "rate_unit"}
+
+// bucketCell is a method's dominant bucket and, when its samples span
+// more than one, the dominant one's share of them ("lock-contention 71%").
+func bucketCell(b diff.Bucket, share float64) report.Cell {
+	if share <= 0 || share >= 0.995 { // 0.995 would read "100%"
+		return report.Text(b.String())
+	}
+	return report.Text(b.String() + " " + String(report.Share(share).Places(0)))
+}

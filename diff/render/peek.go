@@ -1,0 +1,61 @@
+package render
+
+import (
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// noShares are the share fields of a record that has none.
+var noShares = [3]report.Cell{report.None(""), report.None(""), report.None("")}
+
+// peeks are a section per peeked frame, pprof's -peek: its inclusive
+// value on each side, then its callers and callees with theirs, in the
+// same units; each row is a CSV record too.
+func (d *diffReport) peeks() []report.Block {
+	var blocks []report.Block
+	n := d.r.Normalize
+	for _, p := range d.r.Peek {
+		base, new := peekSides(p.Values)
+		head := report.Cat(report.Code(p.Name), ": ", base, " → ", new, " (", peekChange(n, p.Values), ") inclusive")
+		t := &report.Table{Columns: []report.Column{report.Col("Peek"), report.Col("Frame"), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
+		d.recordCells("peek", p.Name, "", noShares, p.Values, "", false, "")
+		for _, part := range []struct {
+			role  string
+			edges []diff.PeekEdge
+		}{{"caller", p.Callers}, {"callee", p.Callees}} {
+			for _, e := range part.edges {
+				base, new := peekSides(e.Values)
+				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), base, new, peekChange(n, e.Values)})
+				d.recordCells("peek-"+part.role, e.Name, "", noShares, e.Values, "", false, p.Name)
+			}
+		}
+		blocks = append(blocks,
+			report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
+			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, t)
+	}
+	return blocks
+}
+
+// peekChange is a peek row's Δ: of rates where both are known and values
+// were not asked for, else of raw values (peek rows have no shares).
+func peekChange(n diff.Normalize, v diff.Values) report.Cell {
+	if v.Unit == "" {
+		v.Unit = "count"
+	}
+	m := diff.NormalizeValue
+	if n != diff.NormalizeValue && v.BaseRate != nil && v.NewRate != nil {
+		m = diff.NormalizeRate
+	}
+	return change(m, 0, v, false, "")
+}
+
+// peekSides are a peek row's sides: value, and rate where known.
+func peekSides(v diff.Values) (report.Cell, report.Cell) {
+	one := func(value float64, rate *float64) report.Cell {
+		if rate != nil {
+			return report.Group(report.Amount(value, v.Unit), report.Amount(*rate, v.RateUnit))
+		}
+		return report.Amount(value, v.Unit)
+	}
+	return one(v.BaseValue, v.BaseRate), one(v.NewValue, v.NewRate)
+}

@@ -1,0 +1,29 @@
+package render
+
+import (
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// RulesReport is the rule table; CSV and JSON add each rule's source. In
+// a narrow terminal, patterns and notes wrap rather than being elided:
+// every character of a pattern matters.
+func RulesReport(rules []*diff.Rule) *report.Report {
+	type row struct {
+		Runtime  string `json:"runtime"`
+		Bucket   string `json:"bucket"`
+		Strength string `json:"strength"`
+		Pattern  string `json:"pattern"`
+		Note     string `json:"note"`
+		Source   string `json:"source"`
+	}
+	rows := make([]row, len(rules))
+	table := &report.Table{Columns: report.Cols("Runtime", "Bucket", "Strength", "Pattern", "Note")}
+	records := &report.Table{Columns: report.Cols("runtime", "bucket", "strength", "pattern", "note", "source")}
+	for i, r := range rules {
+		rows[i] = row{r.Runtime, r.BucketName(), r.Modifiers(), r.Pattern, r.Note, r.Source}
+		table.Rows = append(table.Rows, []report.Cell{report.Text(r.Runtime), report.Text(r.BucketName()), report.Text(r.Modifiers()), report.Code(r.Pattern).Wrapped(), report.Text(r.Note)})
+		records.Rows = append(records.Rows, []report.Cell{report.Text(r.Runtime), report.Text(r.BucketName()), report.Text(r.Modifiers()), report.Text(r.Pattern), report.Text(r.Note), report.Text(r.Source)})
+	}
+	return &report.Report{Blocks: []report.Block{table}, Records: records, JSON: rows}
+}

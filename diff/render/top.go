@@ -1,0 +1,87 @@
+package render
+
+import (
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// TopReport is the report of one side's top listing: a summary, the bucket
+// table, the scheduler-latency line, the method table and a section per
+// peeked frame. Shares sit beside rates where the duration is known; the
+// value column is in the profile's unit.
+func TopReport(res *diff.TopResult) *report.Report {
+	t := topView{res}
+	share := "share"
+	if res.TotalRate != nil && res.RateUnit != "" {
+		share = "share · rate"
+	}
+	buckets := &report.Table{Columns: []report.Column{report.Col("Bucket"), report.RCol(share), report.RCol("value")}}
+	methods := &report.Table{Columns: []report.Column{report.Col("Method"), report.RCol(share), report.RCol("value"), report.Col("Bucket")}}
+	records := &report.Table{Columns: report.Cols("section", "name", "bucket", "share", "value", "rate", "unit", "rate_unit", "peek")}
+	add := func(section, name, bucket string, share, value report.Cell, rate *float64, peek string) {
+		records.Rows = append(records.Rows, []report.Cell{report.Text(section), report.Text(name), report.Text(bucket), share, value,
+			rateRecord(rate), report.Text(t.Unit), report.Text(t.RateUnit), report.Text(peek)})
+	}
+	for _, b := range t.Buckets {
+		buckets.Rows = append(buckets.Rows, []report.Cell{report.Text(b.Bucket.String()), t.share(b.Share, b.Rate), t.amount(b.Value)})
+		add("bucket", b.Bucket.String(), b.Bucket.String(), report.Share(b.Share), report.ExactNum(b.Value), b.Rate, "")
+	}
+	blocks := append(topSummary(res), buckets)
+	if ts := t.Sched; ts != nil {
+		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(schedTitle(), ": ", t.share(ts.Share, ts.Rate),
+			" of all goroutine time (", report.Amount(ts.Value, t.Unit), "); not in the buckets above")}})
+		add("sched", "scheduler-latency", "", report.Share(ts.Share), report.ExactNum(ts.Value), ts.Rate, "")
+	}
+	for _, m := range t.Methods {
+		methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
+		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
+	}
+	blocks = append(blocks, methods)
+	for _, p := range t.Peek {
+		pt := &report.Table{Columns: []report.Column{report.Col("Peek"), report.Col("Frame"), report.RCol("value")}}
+		add("peek", p.Name, "", report.None(""), report.ExactNum(p.BaseValue), p.BaseRate, "")
+		for _, part := range []struct {
+			role  string
+			edges []diff.PeekEdge
+		}{{"caller", p.Callers}, {"callee", p.Callees}} {
+			for _, e := range part.edges {
+				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), t.valueRate(e.BaseValue, e.BaseRate)})
+				add("peek-"+part.role, e.Name, "", report.None(""), report.ExactNum(e.BaseValue), e.BaseRate, p.Name)
+			}
+		}
+		head := report.Cat(report.Code(p.Name), ": ", t.valueRate(p.BaseValue, p.BaseRate), " inclusive")
+		blocks = append(blocks, report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
+			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, pt)
+	}
+	return &report.Report{Blocks: blocks, Records: records, JSON: res}
+}
+
+// rateRecord is a rate as a CSV field: empty when unknown.
+func rateRecord(r *float64) report.Cell {
+	if r == nil {
+		return report.None("")
+	}
+	return report.ExactNum(*r)
+}
+
+// share is a share and, where known, its rate.
+func (t topView) share(share float64, rate *float64) report.Cell {
+	if rate == nil {
+		return report.Share(share)
+	}
+	return report.Group(report.Share(share), report.Amount(*rate, t.RateUnit))
+}
+
+// topView formats the cells of a top listing.
+type topView struct{ *diff.TopResult }
+
+// amount is a value in the profile's unit.
+func (t topView) amount(v float64) report.Cell { return report.Amount(v, t.Unit) }
+
+// valueRate is a value and, where known, its rate.
+func (t topView) valueRate(v float64, rate *float64) report.Cell {
+	if rate == nil {
+		return t.amount(v)
+	}
+	return report.Group(t.amount(v), report.Amount(*rate, t.RateUnit))
+}
