@@ -9,12 +9,17 @@ import (
 	"github.com/profdiff/profdiff/workloads"
 )
 
-// demoOutro names the lock-contention growth and its leading method, and
-// the exact follow-up commands on the two capture folders.
+// demoOutro names the lock-contention growth, as shares and, where the
+// durations are known, as rates (goroutines in that state), and its
+// leading method, and the exact follow-up commands on the two capture
+// folders.
 func demoOutro(result *diff.Result, res [2]*workloads.Result) report.Para {
 	base, nw := res[0].Config.Out, res[1].Config.Out
 	lc := bucketRow(result, diff.LockContention)
 	first := report.Cat("Lock contention: ", report.Share(lc.Base), " → ", report.Share(lc.New))
+	if lc.BaseRate != nil && lc.NewRate != nil {
+		first = append(first, report.Cat(" (", report.Amount(*lc.BaseRate, lc.RateUnit), " → ", report.Amount(*lc.NewRate, lc.RateUnit), ")")...)
+	}
 	lead := leadingMethod(result)
 	if lead != nil && lead.Bucket == diff.LockContention {
 		first = append(first, report.Cat(", led by ", report.Text(lead.Name), " (", report.Delta(lead.Delta, false, ""), ")")...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,6 +43,10 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--out", dir)
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	// The lock contention is said as shares and as goroutines waiting.
+	if !regexp.MustCompile(`(?m)^Lock contention: [0-9.]+% → [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines\)`).MatchString(out) {
+		t.Errorf("no lock-contention line with shares and goroutines:\n%s", out)
 	}
 	var cmds [][]string
 	for _, line := range strings.Split(out, "\n") {
