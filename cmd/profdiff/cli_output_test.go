@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/profdiff/profdiff/diff/render"
 )
@@ -83,4 +84,45 @@ func TestFormatFlagEverywhere(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
+}
+
+// --width N keeps every line of diff, top, gate and rules within N
+// columns; --color always colours the table, and a buffer (not a
+// terminal) gets no colour by default.
+func TestWidthAndColorFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"diff", net10, net11},
+		{"top", net11},
+		{"gate", "--max", "lock-contention=+2pp", net10, net11},
+		{"rules"},
+	} {
+		wide, _, _ := profdiff(t, "", args...)
+		if widest(wide) <= 100 {
+			t.Fatalf("%q is already within 100 columns; the check would prove nothing", args)
+		}
+		out, stderr, code := profdiff(t, "", append(args, "--width", "100")...)
+		if code == 2 || out == "" {
+			t.Fatalf("%q --width 100: exit %d: %s", args, code, stderr)
+		}
+		if w := widest(out); w > 100 {
+			t.Errorf("%q --width 100: a line of %d columns:\n%s", args, w, out)
+		}
+		if strings.Contains(out, "\x1b[") || strings.Contains(wide, "\x1b[") {
+			t.Errorf("%q: colour on a buffer without --color", args)
+		}
+	}
+	out, _, _ := profdiff(t, "", "diff", "--color", "always", net10, net11)
+	if !strings.Contains(out, "\x1b[") {
+		t.Errorf("diff --color always has no colour:\n%s", out)
+	}
+}
+
+// widest is the width of the longest line of s, in runes (the tables'
+// box-drawing characters are one column each).
+func widest(s string) int {
+	w := 0
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, utf8.RuneCountInString(l))
+	}
+	return w
 }
