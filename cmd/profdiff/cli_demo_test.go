@@ -73,6 +73,11 @@ func TestDemoFollowUpsRun(t *testing.T) {
 			kinds++
 		case "--peek":
 			peeks++
+			// The drill-down lists the leading method's callers and
+			// callees (the lock it takes).
+			if !strings.Contains(o, "\npeek ") || !strings.Contains(o, "caller") || !strings.Contains(o, "callee") {
+				t.Errorf("follow-up %q shows no peek rows:\n%s", args, o)
+			}
 		}
 	}
 	if kinds == 0 || peeks != 1 {
