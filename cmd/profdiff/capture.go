@@ -2,21 +2,21 @@ package main
 
 import (
 	"context"
-	"github.com/profdiff/profdiff/diff/render"
-	"github.com/profdiff/profdiff/diff/report"
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 )
 
 const captureSynopsis = `  profdiff capture [flags] URL --out DIR
 
-Pulls, during one window of --seconds, every profile a live Go server
+Pulls, during one window of --duration, every profile a live Go server
 exposes, concurrently: CPU (/debug/pprof/profile), wall-clock
 (/debug/fgprof, skipped with a note when the server has none), mutex and
 block as deltas over the window, a goroutine snapshot mid-window, and an
@@ -40,18 +40,25 @@ profile; default wall, else cpu).
 // used.
 type captureFlags struct {
 	opts        capture.Options
+	duration    time.Duration
+	out         outputFlags
 	maxSize     string
 	allowRemote bool
 }
 
 func captureCommand(fs *flag.FlagSet) runFunc {
 	var f captureFlags
-	fs.IntVar(&f.opts.Seconds, "seconds", 10, "length of the capture window")
-	fs.StringVar(&f.opts.Out, "out", "", "folder to write (required; must not exist or be empty)")
+	durationFlag(fs, &f.duration, 10*time.Second, "length of the capture window, whole seconds", true)
+	fs.StringVarP(&f.opts.Out, "out", "o", "", "folder to write (required; must not exist or be empty)")
 	fs.StringSliceVar(&f.opts.Profiles, "profiles", nil, "kinds to capture, comma-separated (default all: "+strings.Join(capture.Kinds, ",")+")")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
 	fs.StringVar(&f.maxSize, "max-size", "1GiB", "largest profile accepted")
+	f.out.register(fs, captureFormat...)
 	return func(ctx context.Context, e env, pos []string) error {
+		o, err := f.out.resolve("capture", e.stdout)
+		if err != nil {
+			return err
+		}
 		base, opts, err := f.options(pos)
 		if err != nil {
 			return err
@@ -66,7 +73,7 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 			kinds[i] = f.Kind
 		}
 		line := report.Cat(opts.Out, ": ", strings.Join(kinds, ", "), " (", report.Int(int64(len(m.Files))), " of ", report.Int(int64(len(m.Files)+len(m.Errors))), " profiles)")
-		return render.Report(e.stdout, &report.Report{Blocks: []report.Block{report.Para{Lines: []report.Line{line}}}}, render.Table)
+		return o.write(e.stdout, &report.Report{Blocks: []report.Block{report.Para{Lines: []report.Line{line}}}, JSON: m})
 	}
 }
 
@@ -79,9 +86,11 @@ func (f *captureFlags) options(pos []string) (string, capture.Options, error) {
 		return "", o, usagef("capture: want one URL, got %d arguments", len(pos))
 	case o.Out == "":
 		return "", o, usagef("capture: --out DIR is required")
-	case o.Seconds < 1:
-		return "", o, usagef("capture: --seconds must be at least 1, not %d", o.Seconds)
 	}
+	if err := checkDuration("capture", f.duration, true); err != nil {
+		return "", o, err
+	}
+	o.Seconds = wholeSeconds(f.duration)
 	for _, k := range o.Profiles {
 		if !slices.Contains(capture.Kinds, k) {
 			return "", o, usagef("capture: --profiles: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ", "))

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -122,7 +124,7 @@ func TestCaptureCommandAndDiffOfFolders(t *testing.T) {
 
 	// A server without fgprof: wall is skipped with a note, the rest kept.
 	srv := fakeDebugServer(t, false, 1)
-	out, stderr, code := profdiff(t, "", "capture", srv.URL+"/debug/pprof/", "--seconds", "1", "--out", base)
+	out, stderr, code := profdiff(t, "", "capture", srv.URL+"/debug/pprof/", "--duration", "1s", "--out", base)
 	if code != 0 {
 		t.Fatalf("capture: exit %d: %s", code, stderr)
 	}
@@ -150,8 +152,19 @@ func TestCaptureCommandAndDiffOfFolders(t *testing.T) {
 	// A contended server with fgprof: wall is the default, and the
 	// registry's lock shows up as lock-contention growth.
 	srv2 := fakeDebugServer(t, true, 8)
-	if _, stderr, code := profdiff(t, "", "capture", srv2.URL, "--seconds", "1", "--out", news); code != 0 {
+	// With --format json, stdout is the manifest it wrote (and -d, -o
+	// are --duration and --out).
+	out, stderr, code = profdiff(t, "", "capture", srv2.URL, "-d", "1", "-o", news, "--format", "json")
+	if code != 0 {
 		t.Fatalf("capture: exit %d: %s", code, stderr)
+	}
+	written, err := os.ReadFile(filepath.Join(news, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed, onDisk map[string]any
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || json.Unmarshal(written, &onDisk) != nil || !reflect.DeepEqual(printed, onDisk) || printed["seconds"] != 1.0 {
+		t.Errorf("capture --format json printed (%v):\n%s\nwant the manifest:\n%s", err, out, written)
 	}
 	// Without --kind, both sides take the kind every folder has: base has
 	// no wall, so cpu on both.
@@ -190,7 +203,7 @@ func TestCaptureCommandErrors(t *testing.T) {
 	os.Mkdir(plain, 0o755)
 	capDir := filepath.Join(dir, "cap")
 	srv := fakeDebugServer(t, false, 1)
-	if _, stderr, code := profdiff(t, "", "capture", srv.URL, "--seconds", "1", "--out", capDir); code != 0 {
+	if _, stderr, code := profdiff(t, "", "capture", srv.URL, "--duration", "1s", "--out", capDir); code != 0 {
 		t.Fatalf("capture: %s", stderr)
 	}
 	cases := []struct {
@@ -199,7 +212,7 @@ func TestCaptureCommandErrors(t *testing.T) {
 	}{
 		{[]string{"capture"}, "want one URL"},
 		{[]string{"capture", srv.URL}, "--out DIR is required"},
-		{[]string{"capture", srv.URL, "--out", filepath.Join(dir, "x"), "--seconds", "0"}, "at least 1"},
+		{[]string{"capture", srv.URL, "--out", filepath.Join(dir, "x"), "--duration", "0"}, "--duration must be positive"},
 		{[]string{"capture", srv.URL, "--out", filepath.Join(dir, "x"), "--profiles", "cpu,heap"}, `unknown kind "heap"`},
 		{[]string{"capture", "http://10.1.2.3:6060/debug/pprof/", "--out", filepath.Join(dir, "x")}, "10.1.2.3 is not a loopback address"},
 		{[]string{"capture", "http://example.com/", "--out", filepath.Join(dir, "x")}, "--allow-remote"},
@@ -221,7 +234,7 @@ func TestCaptureCommandErrors(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	defer dead.Close()
 	empty := filepath.Join(dir, "empty")
-	_, stderr, code := profdiff(t, "", "capture", dead.URL, "--seconds", "1", "--out", empty, "--profiles", "cpu,mutex")
+	_, stderr, code := profdiff(t, "", "capture", dead.URL, "--duration", "1s", "--out", empty, "--profiles", "cpu,mutex")
 	if code != 2 || !strings.Contains(stderr, "no profile captured") {
 		t.Errorf("nothing captured: exit %d: %s", code, stderr)
 	}

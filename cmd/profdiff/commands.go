@@ -55,7 +55,8 @@ func commands() []*command {
 		{"workload wasm", one("workload wasm [flags]", "run the Wasm plugin host: keep-resident sweep, loop vs concurrent load"), workloadWasmSynopsis, workloadWasmCommand},
 		{"load", one("load [flags] URL", "closed-loop HTTP load, like wrk: requests/s, latency, errors"), loadSynopsis, loadCommand},
 		{"capture", one("capture URL --out DIR", "pull cpu, wall, mutex, block, goroutine and trace from a live server"), captureSynopsis, captureCommand},
-		{"help", one("help [COMMAND]", "this text, or a command's flags"), "  profdiff help [COMMAND]\n", helpCommand},
+		{"version", one("version", "the version and VCS revision it was built from (also --version)"), "  profdiff version\n  profdiff --version\n", versionCommand},
+		{"help", one("help [COMMAND]", "this text, or a command's flags (also COMMAND --help)"), "  profdiff help [COMMAND]\n", helpCommand},
 	}
 }
 
@@ -65,8 +66,8 @@ func one(synopsis, summary string) []usageLine { return []usageLine{{synopsis, s
 const (
 	topSynopsis          = "  profdiff top [flags] PROFILE [PROFILE ...]\n"
 	rulesSynopsis        = "  profdiff rules [--format table|markdown|csv|json] [--runtime go] [--rules FILE]\n"
-	demoSynopsis         = "  profdiff demo [--seconds 3] [--cores N]\n"
-	workloadJSONSynopsis = "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--seconds 5]\n"
+	demoSynopsis         = "  profdiff demo [--duration 3s] [--cores N]\n"
+	workloadJSONSynopsis = "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--duration 5s]\n"
 	workloadWasmSynopsis = "  profdiff workload wasm [--mode loop,concurrent] [--keep-resident 0,64KiB,256KiB,1MiB,2MiB] [--connections 16] [--pool-size N]\n"
 )
 
@@ -155,22 +156,21 @@ func unknownCommand(name string) error {
 	return usagef("unknown command %q (commands: %s)", name, strings.Join(names, ", "))
 }
 
-// nearest returns the name that name most likely misspells: the one it is
-// a prefix of (or that is a prefix of it), else the closest one by edit
-// distance when at most two letters (or a third of a longer name) differ;
-// "" when none is near.
+// nearest returns the name that name most likely misspells: among the
+// names it is a prefix of (or that are a prefix of it), else among those
+// at most two letters (or a third of a longer name) away, the closest by
+// edit distance, the first of equals; "" when none is near.
 func nearest(name string, names []string) string {
 	name = strings.ToLower(name)
-	for _, n := range names {
-		if len(name) >= 2 && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) {
-			return n
-		}
-	}
-	best, bestD := "", 0
+	best, bestD, bestPrefix := "", 0, false
 	for _, n := range names {
 		d := editDistance(name, n)
-		if d <= max(2, len(n)/3) && (best == "" || d < bestD) {
-			best, bestD = n, d
+		prefix := len(name) >= 2 && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n))
+		if !prefix && d > max(2, len(n)/3) || bestPrefix && !prefix {
+			continue
+		}
+		if best == "" || prefix && !bestPrefix || d < bestD {
+			best, bestD, bestPrefix = n, d, prefix
 		}
 	}
 	return best
@@ -205,21 +205,33 @@ func (c *command) flagSet(w io.Writer) (*flag.FlagSet, runFunc) {
 	fs.SetOutput(w)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(w, "Usage:\n%s\nFlags:\n%s", c.synopsis, fs.FlagUsages())
+		fmt.Fprintf(w, "Usage:\n%s", c.synopsis)
+		if flags := fs.FlagUsages(); flags != "" {
+			fmt.Fprintf(w, "\nFlags:\n%s", flags)
+		}
 	}
 	return fs, c.flags(fs)
 }
 
-// run parses the command's flags from args and runs it.
+// run parses the command's flags from args and runs it. --help prints
+// the command's help on stdout. A usage error is marked as this command's,
+// so that its message points at 'profdiff COMMAND --help'.
 func (c *command) run(ctx context.Context, e env, args []string) error {
-	fs, run := c.flagSet(e.stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usagef("%s: %v", fs.Name(), err)
+	fs, run := c.flagSet(e.stdout)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return errHelp
+	case err != nil:
+		err = flagError(fs, err)
+	default:
+		err = run(ctx, e, fs.Args())
 	}
-	return run(ctx, e, fs.Args())
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd == "" && c.name != "help" {
+		ue.cmd = c.name
+	}
+	return err
 }
 
 var errHelp = errors.New("help requested")

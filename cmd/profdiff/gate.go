@@ -55,20 +55,31 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 				return usagef("gate: --%s does not apply: method checks are already inclusive, and each failure lists the deciding frames and their callers", name)
 			}
 		}
-		s, err := c.settings(e.stdin)
+		s, err := c.settings("gate", e)
 		if err != nil {
 			return err
 		}
-		gopts, err := g.gateOptions(fs, s.analysis, c.top)
+		top := c.top
+		if s.analysis.Top < 0 {
+			top = 0 // CSV or JSON without --top: every frame
+		}
+		gopts, err := g.gateOptions(fs, s.analysis, top)
 		if err != nil {
 			return err
 		}
-		sides, err := g.sides.resolve(resolver{cmd: "gate", kind: c.kind, perRun: true}, pos)
+		sides, err := g.sides.resolve(g.resolver(c), pos)
 		if err != nil {
 			return err
 		}
 		return runGate(ctx, e, s, gopts, sides, g.markdown)
 	}
+}
+
+// resolver is the resolver of gate's profiles: each one is a run.
+func (g *gateFlags) resolver(c common) resolver {
+	r := c.resolver("gate")
+	r.perRun = true
+	return r
 }
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
@@ -92,7 +103,7 @@ func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [
 		return err
 	}
 	warn(e.stderr, r.Warnings...)
-	if err := gate.Render(e.stdout, r, s.format); err != nil {
+	if err := s.out.write(e.stdout, r.Model()); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if err := writeGateMarkdown(r, markdown, e.stderr); err != nil {

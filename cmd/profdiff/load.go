@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
 
@@ -34,7 +34,7 @@ Only loopback hosts (127.0.0.0/8, ::1, localhost) are allowed unless
 // Config, filled in by the flags, and what is checked before it is used.
 type loadFlags struct {
 	cfg         loadgen.Config
-	format      string
+	out         outputFlags
 	headers     []string
 	allowRemote bool
 }
@@ -42,19 +42,23 @@ type loadFlags struct {
 func loadCommand(fs *flag.FlagSet) runFunc {
 	f := loadFlags{cfg: loadgen.Config{Dedicated: true}} // this process only generates the load
 	fs.IntVarP(&f.cfg.Connections, "connections", "c", loadgen.DefaultConnections(), "connections, each with one request in flight; min(256, 64×NumCPU) by default")
-	fs.DurationVarP(&f.cfg.Duration, "duration", "d", 10*time.Second, "measured window")
-	fs.DurationVar(&f.cfg.Warmup, "warmup", time.Second, "warmup before the window, not counted")
-	fs.DurationVar(&f.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
-	fs.StringVar(&f.format, "format", "text", "output format: text or json")
+	durationFlag(fs, &f.cfg.Duration, 10*time.Second, "measured window", false)
+	durationVar(fs, &f.cfg.Warmup, "warmup", time.Second, "warmup before the window, not counted")
+	durationVar(fs, &f.cfg.Timeout, "timeout", loadgen.DefaultTimeout, "per-request (and connect) timeout; a request past it is a timeout socket error")
+	f.out.register(fs, textAndJSON...)
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, `extra request header "Name: value" (repeatable; replaces a default of the same name)`)
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
 	fs.StringVar(&f.cfg.Engine, "engine", loadgen.DefaultEngine(), "how connections are driven: epoll (event loops like wrk; Linux) or goroutines (one per connection)")
 	return func(ctx context.Context, e env, pos []string) error {
+		o, err := f.out.resolve("load", e.stdout)
+		if err != nil {
+			return err
+		}
 		cfg, err := f.config(pos)
 		if err != nil {
 			return err
 		}
-		return runLoad(ctx, e, cfg, f.format)
+		return runLoad(ctx, e, cfg, o)
 	}
 }
 
@@ -64,12 +68,10 @@ func (f *loadFlags) config(pos []string) (loadgen.Config, error) {
 	switch {
 	case len(pos) != 1:
 		return cfg, usagef("load: want one URL, got %d arguments", len(pos))
-	case f.format != "text" && f.format != "json":
-		return cfg, usagef("load: --format: unknown format %q (want text or json)", f.format)
 	case cfg.Connections <= 0:
 		return cfg, usagef("load: --connections must be positive, not %d", cfg.Connections)
-	case cfg.Duration <= 0:
-		return cfg, usagef("load: --duration must be positive, not %v", cfg.Duration)
+	case checkDuration("load", cfg.Duration, false) != nil:
+		return cfg, checkDuration("load", cfg.Duration, false)
 	case cfg.Warmup < 0:
 		return cfg, usagef("load: --warmup must not be negative, not %v", cfg.Warmup)
 	case cfg.Timeout <= 0:
@@ -90,10 +92,10 @@ func (f *loadFlags) config(pos []string) (loadgen.Config, error) {
 	return cfg, nil
 }
 
-// runLoad drives the load and writes its report as text or JSON. A run
+// runLoad drives the load and writes its report as o says. A run
 // that stopped early (ctx ended) still writes what it measured; run then
 // reports the interruption.
-func runLoad(ctx context.Context, e env, cfg loadgen.Config, format string) error {
+func runLoad(ctx context.Context, e env, cfg loadgen.Config, o output) error {
 	rep, err := loadgen.Run(ctx, cfg)
 	if rep == nil {
 		return fmt.Errorf("load: %v", err)
@@ -101,17 +103,14 @@ func runLoad(ctx context.Context, e env, cfg loadgen.Config, format string) erro
 	if err != nil {
 		fmt.Fprintf(e.stderr, "profdiff: load stopped early (%v); the report covers %.2fs\n", err, rep.DurationS)
 	}
-	if format == "json" {
+	if o.format == render.JSON {
 		// Data stays on stdout; the warnings go to stderr as well so that
 		// they are not missed.
 		for _, w := range rep.Warnings() {
 			fmt.Fprintf(e.stderr, "profdiff: WARNING: %s\n", w)
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
 	}
-	return rep.WriteText(e.stdout)
+	return o.write(e.stdout, rep.Model())
 }
 
 // checkLoadURL allows http:// URLs only, and only loopback hosts unless

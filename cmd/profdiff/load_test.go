@@ -120,8 +120,8 @@ func TestLoadBadUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want 2 and %q", c.args, code, stderr, out, c.msg)
 		}
 	}
-	if _, stderr, code := profdiff(t, "", "load", "--help"); code != 0 || !strings.Contains(stderr, "--allow-remote") {
-		t.Errorf("load --help: exit %d %s", code, stderr)
+	if out, stderr, code := profdiff(t, "", "load", "--help"); code != 0 || !strings.Contains(out, "--allow-remote") || stderr != "" {
+		t.Errorf("load --help: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 

@@ -18,7 +18,8 @@
 //	profdiff workload wasm [flags]            run the Wasm plugin host: keep-resident sweep, loop vs concurrent load
 //	profdiff load [flags] URL                 closed-loop HTTP load, like wrk: requests/s, latency, errors
 //	profdiff capture URL --out DIR            pull cpu, wall, mutex, block, goroutine and trace from a live server
-//	profdiff help [COMMAND]                   this text, or a command's flags
+//	profdiff version                          the version and VCS revision it was built from (also --version)
+//	profdiff help [COMMAND]                   this text, or a command's flags (also COMMAND --help)
 //
 // Every command that reads profiles (diff, top, gate, demo) takes the same
 // sources: a file, "-" for standard input (once), an http(s) URL, a quoted
@@ -101,12 +102,13 @@ type interruptError struct{ err error }
 func (e *interruptError) Error() string   { return e.err.Error() }
 func (e *interruptError) Unwrap() []error { return []error{errInterrupted, e.err} }
 
-// usageError is bad usage (exit 2); the message says what to change.
-type usageError struct{ msg string }
+// usageError is bad usage (exit 2); the message says what to change, and
+// cmd is the command whose help to read ("" for profdiff's own).
+type usageError struct{ msg, cmd string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
 
 // exitCode maps run's error to the exit status and prints it.
 func exitCode(err error, stderr io.Writer) int {
@@ -123,8 +125,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "profdiff: %v\n", err)
 	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "Run 'profdiff help' for usage.")
+	switch {
+	case errors.As(err, &ue) && ue.cmd != "":
+		fmt.Fprintf(stderr, "Run 'profdiff %s --help' for usage.\n", ue.cmd)
+	case ue != nil:
+		fmt.Fprintln(stderr, "Run 'profdiff --help' for usage.")
 	}
 	return exitBad
 }

@@ -27,8 +27,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usageText())
 		return usagef("no command given")
 	}
-	if args[0] == "-h" || args[0] == "--help" {
+	switch args[0] {
+	case "-h", "--help":
 		args = append([]string{"help"}, args[1:]...)
+	case "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	c, err := lookup(args)
 	if err != nil {
@@ -43,7 +46,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // common holds the flags shared by diff, top and gate.
 type common struct {
-	format       string
+	out          outputFlags
 	sampleIndex  string
 	kind         string
 	cum          bool
@@ -55,40 +58,64 @@ type common struct {
 	maxSize      string
 	keepProfiler bool
 	modules      string
+	allowRemote  bool
+	// normalize and peek are registered by registerView (diff, top).
+	normalize, peek string
+	fs              *flag.FlagSet
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.format, "format", "table", "output format: table, markdown, csv or json")
+	c.fs = fs
+	c.out.register(fs, render.Formats...)
 	fs.StringVar(&c.sampleIndex, "sample-index", "", "sample type to use, by name (cpu, delay, samples, ...) or index; default: the profile's default")
 	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown")
 	fs.BoolVar(&c.cum, "cum", false, "inclusive (cumulative) method shares instead of self")
-	fs.StringVar(&c.by, "by", "frame", "attribute a sample to its leaf 'frame', to the 'decider' frame that chose its bucket, or to the program's own 'caller' behind it")
-	fs.IntVar(&c.top, "top", diff.DefaultTop, "method rows to show (0 for all)")
+	fs.StringVar(&c.by, "by", "", "attribute a sample to its leaf 'frame', to the 'decider' frame that chose its bucket, or to the program's own 'caller' behind it (default: caller for wall, goroutine, trace, block and mutex profiles, frame otherwise)")
+	fs.IntVar(&c.top, "top", diff.DefaultTop, "method rows to show (0 for all; CSV and JSON hold every row unless --top is given)")
 	fs.StringVar(&c.focus, "focus", "", "keep only samples with a frame matching this regexp")
 	fs.StringVar(&c.ignore, "ignore", "", "drop samples with a frame matching this regexp")
 	fs.StringArrayVar(&c.rules, "rules", nil, "extra rule file, checked before the built-in rules (repeatable)")
 	fs.StringVar(&c.maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
 	fs.BoolVar(&c.keepProfiler, "keep-profiler", false, "keep samples of the profiler's own goroutines (fgprof, runtime/pprof writer)")
 	fs.StringVar(&c.modules, "modules", "auto", "name methods module!method: on, off, or auto (on for .nettrace profiles)")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow profile URLs of a host that is not loopback")
+}
+
+// registerView registers the flags of diff and top that choose what the
+// method rows show: --peek, and for a comparison (normalize) --normalize.
+func (c *common) registerView(fs *flag.FlagSet, normalize bool) {
+	if normalize {
+		fs.StringVar(&c.normalize, "normalize", "", "sort and note method rows by share, rate (per second of wall time) or value (default: rate when both sides' durations are known, else share)")
+	}
+	fs.StringVar(&c.peek, "peek", "", "for frames matching this regexp, list their callers and callees with base, new and Δ")
+}
+
+// resolver is the resolver of the command's profile arguments.
+func (c *common) resolver(cmd string) resolver {
+	return resolver{cmd: cmd, kind: c.kind, allowRemote: c.allowRemote}
 }
 
 // settings are the shared flags, validated: how to analyse, how to render
 // and how to load.
 type settings struct {
 	analysis diff.Options
-	format   render.Format
+	out      output
 	load     profile.Options
 }
 
-// settings validates the shared flags; stdin is what "-" reads.
-func (c *common) settings(stdin io.Reader) (settings, error) {
+// settings validates the shared flags of command cmd; e.stdin is what "-"
+// reads, e.stdout where the report goes.
+func (c *common) settings(cmd string, e env) (settings, error) {
 	var s settings
 	var err error
-	if s.format, err = parseFormat(c.format); err != nil {
+	if s.out, err = c.out.resolve(cmd, e.stdout); err != nil {
 		return s, err
 	}
 	if s.analysis, err = c.analysis(); err != nil {
 		return s, err
+	}
+	if (s.out.format == render.CSV || s.out.format == render.JSON) && !c.fs.Changed("top") {
+		s.analysis.Top = -1 // data formats hold every row unless asked
 	}
 	if s.analysis.Rules, err = loadRules(c.rules); err != nil {
 		return s, err
@@ -97,7 +124,7 @@ func (c *common) settings(stdin io.Reader) (settings, error) {
 	if err != nil {
 		return s, usagef("--max-size: %v", err)
 	}
-	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: stdin}
+	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: e.stdin}
 	return s, nil
 }
 
@@ -105,8 +132,16 @@ func (c *common) settings(stdin io.Reader) (settings, error) {
 func (c *common) analysis() (diff.Options, error) {
 	o := diff.Options{SampleIndex: c.sampleIndex, Cum: c.cum, Top: c.top}
 	var err error
-	if o.By, err = diff.ParseBy(c.by); err != nil {
-		return o, usagef("--by: %v", err)
+	if c.by != "" {
+		if o.By, err = diff.ParseBy(c.by); err != nil {
+			return o, usagef("--by: %v", err)
+		}
+	}
+	if o.Normalize, err = diff.ParseNormalize(c.normalize); err != nil {
+		return o, usagef("--normalize: %v", err)
+	}
+	if o.Peek, err = compileFlag("--peek", c.peek); err != nil {
+		return o, err
 	}
 	if c.top < 0 {
 		return o, usagef("--top must be 0 (all) or positive, not %d", c.top)
@@ -220,14 +255,15 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	var sf sideFlags
 	var outPprof string
 	c.register(fs)
+	c.registerView(fs, true)
 	sf.register(fs)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
 	return func(ctx context.Context, e env, pos []string) error {
-		s, err := c.settings(e.stdin)
+		s, err := c.settings("diff", e)
 		if err != nil {
 			return err
 		}
-		sides, err := sf.resolve(resolver{cmd: "diff", kind: c.kind}, pos)
+		sides, err := sf.resolve(c.resolver("diff"), pos)
 		if err != nil {
 			return err
 		}
@@ -255,7 +291,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	}
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
-	if err := render.Diff(e.stdout, r, s.format); err != nil {
+	if err := s.out.write(e.stdout, render.DiffReport(r)); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if kept == nil {
@@ -305,15 +341,16 @@ func (k *keptProfiles) write(name string) error {
 func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	c.register(fs)
+	c.registerView(fs, false)
 	return func(ctx context.Context, e env, pos []string) error {
-		s, err := c.settings(e.stdin)
+		s, err := c.settings("top", e)
 		if err != nil {
 			return err
 		}
 		if len(pos) == 0 {
 			return usagef("top: want at least one profile")
 		}
-		sides, err := resolver{cmd: "top", kind: c.kind}.resolve(sourceArgs{"", pos})
+		sides, err := c.resolver("top").resolve(sourceArgs{"", pos})
 		if err != nil {
 			return err
 		}
@@ -323,7 +360,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		}
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
-		if err := render.Top(e.stdout, t, s.format); err != nil {
+		if err := s.out.write(e.stdout, render.TopReport(t)); err != nil {
 			return fmt.Errorf("writing report: %v", err)
 		}
 		return nil
@@ -331,13 +368,14 @@ func topCommand(fs *flag.FlagSet) runFunc {
 }
 
 func rulesCommand(fs *flag.FlagSet) runFunc {
-	var format, runtimeFilter string
+	var out outputFlags
+	var runtimeFilter string
 	var files []string
-	fs.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
+	out.register(fs, render.Formats...)
 	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, rust, native, or a user file's runtime column")
 	fs.StringArrayVar(&files, "rules", nil, "extra rule file, listed first (repeatable)")
 	return func(ctx context.Context, e env, pos []string) error {
-		f, err := parseFormat(format)
+		o, err := out.resolve("rules", e.stdout)
 		if err == nil {
 			err = noArgs("rules", pos)
 		}
@@ -352,7 +390,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return render.Rules(e.stdout, rules, f)
+		return o.write(e.stdout, render.RulesReport(rules))
 	}
 }
 
@@ -378,15 +416,6 @@ func rulesOf(rules []*diff.Rule, runtime string) ([]*diff.Rule, error) {
 		return nil, usagef("rules: no runtime %q (have %s)", runtime, strings.Join(names, ", "))
 	}
 	return sel, nil
-}
-
-// parseFormat parses --format for the report renderers.
-func parseFormat(s string) (render.Format, error) {
-	f, err := render.ParseFormat(s)
-	if err != nil {
-		return f, usagef("--format: %v", err)
-	}
-	return f, nil
 }
 
 // noArgs refuses positional arguments for a command that takes none.

@@ -55,7 +55,9 @@ func TestTraceFiles(t *testing.T) {
 	recordTrace(t, base, false)
 	recordTrace(t, news, true)
 
-	out, stderr, code := profdiff(t, "", "top", news)
+	// By leaf frame: the lock's own frame (by caller, the default for
+	// traces, names the test's goroutine instead).
+	out, stderr, code := profdiff(t, "", "top", "--by", "frame", news)
 	if code != 0 {
 		t.Fatalf("top: exit %d: %s", code, stderr)
 	}

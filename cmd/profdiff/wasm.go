@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
@@ -20,7 +20,7 @@ import (
 type wasmFlags struct {
 	wf                   workloadFlags
 	modes, keeps, touch  string
-	format               string
+	out                  outputFlags
 	cores, poolSize, pgs int
 	host                 wasmhost.Config // Timeout and Interpreter
 }
@@ -46,14 +46,18 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&f.poolSize, "pool-size", wasmhost.DefaultPoolSize, "memory slots in the pool (Wasmtime's total_memories): more live instances are refused with 503")
 	fs.IntVar(&f.pgs, "pages", wasmhost.DefaultPages, "guest memory in 64 KiB pages")
 	fs.StringVar(&f.touch, "touch", wasmhost.FormatSize(wasmhost.DefaultTouch), "bytes of its memory the guest touches per request")
-	fs.DurationVar(&f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
+	durationVar(fs, &f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
 	fs.BoolVar(&f.host.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
 	fs.IntVar(&f.cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
-	fs.StringVar(&f.format, "format", "table", "table, markdown or json")
-	f.wf.register(fs, 2)
+	f.out.register(fs, textAndJSON...)
+	f.wf.register(fs, 2*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "wasm" {
 			return usagef("workload wasm: unexpected arguments %q", pos)
+		}
+		o, err := f.out.resolve("workload wasm", e.stdout)
+		if err != nil {
+			return err
 		}
 		sw, err := f.sweep(ctx)
 		if err != nil {
@@ -69,7 +73,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 		}
 		rep := workloads.WasmSweepReport(points)
 		rep.Blocks = append([]report.Block{sw.header(dir)}, rep.Blocks...)
-		return render.Report(e.stdout, rep, render.Format(f.format))
+		return o.write(e.stdout, rep)
 	}
 }
 
@@ -82,16 +86,13 @@ func (sw *wasmSweep) header(dir string) report.Para {
 		first = append(first[:len(first)-1], report.Cat(" slots; concurrent mode with ", report.Int(int64(sw.conns)), " connections;")...)
 	}
 	return report.Para{Lines: []report.Line{first,
-		report.Cat(report.Int(int64(sw.wf.seconds)), " s per run after ", sw.wf.warmup.String(), " warmup; capture folders under ", dir)}}
+		report.Cat(sw.wf.duration.String(), " per run after ", sw.wf.warmup.String(), " warmup; capture folders under ", dir)}}
 }
 
 // sweep validates the flags, and the host's settings with a pool of one
 // slot, so that a bad combination is a usage error before any run starts.
 func (f *wasmFlags) sweep(ctx context.Context) (*wasmSweep, error) {
-	if err := sweepFormat(f.format); err != nil {
-		return nil, err
-	}
-	if err := f.wf.validate(); err != nil {
+	if err := f.wf.validate("workload wasm"); err != nil {
 		return nil, err
 	}
 	if f.cores < 1 {
@@ -142,7 +143,7 @@ func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.Wa
 	for _, m := range sw.modes {
 		for _, k := range sw.keeps {
 			what := fmt.Sprintf("%s, keep_resident %s", m, wasmhost.FormatSize(k))
-			fmt.Fprintf(e.stderr, "profdiff workload wasm: %s, %v + %d s...\n", what, sw.wf.warmup, sw.wf.seconds)
+			fmt.Fprintf(e.stderr, "profdiff workload wasm: %s, %v + %v...\n", what, sw.wf.warmup, sw.wf.duration)
 			res, err := workloads.Run(ctx, sw.runConfig(m, k, dir, e))
 			if err != nil {
 				return nil, err
@@ -164,7 +165,7 @@ func (sw *wasmSweep) runConfig(m string, k int64, dir string, e env) workloads.R
 	c.KeepResident = k
 	rc := workloads.RunConfig{
 		Workload: "wasm", Variant: "pooling", Cores: sw.cores, Connections: sw.conns,
-		Warmup: sw.wf.warmup, Seconds: sw.wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))), Log: e.stderr,
+		Warmup: sw.wf.warmup, Seconds: wholeSeconds(sw.wf.duration), Out: filepath.Join(dir, fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))), Log: e.stderr,
 		Args: c.Args(), StatsPath: "/stats",
 		Params: map[string]any{"mode": m, "keep_resident_bytes": k, "pool_size": c.PoolSize, "pages": c.Pages, "touch_bytes": int64(c.Touch)},
 	}

@@ -26,22 +26,23 @@ import (
 
 // workloadFlags are the flags shared by `workload` and `demo`.
 type workloadFlags struct {
-	seconds     int
+	duration    time.Duration
 	warmup      time.Duration
 	connections int
 	out         string
 }
 
-func (w *workloadFlags) register(fs *flag.FlagSet, seconds int) {
-	fs.IntVar(&w.seconds, "seconds", seconds, "measured window of each run, whole seconds (profiles are captured over it)")
-	fs.DurationVar(&w.warmup, "warmup", time.Second, "load before each measured window, discarded")
-	fs.IntVar(&w.connections, "connections", 0, "load generator connections (default min(256, 64×CPUs))")
-	fs.StringVar(&w.out, "out", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
+func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
+	durationFlag(fs, &w.duration, window, "measured window of each run, whole seconds (profiles are captured over it)", true)
+	durationVar(fs, &w.warmup, "warmup", time.Second, "load before each measured window, discarded")
+	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
+	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
 }
 
-func (w *workloadFlags) validate() error {
-	if w.seconds < 1 {
-		return usagef("--seconds must be at least 1, not %d", w.seconds)
+// validate checks the flags; cmd names the command in messages.
+func (w *workloadFlags) validate(cmd string) error {
+	if err := checkDuration(cmd, w.duration, true); err != nil {
+		return err
 	}
 	if w.warmup < 0 {
 		return usagef("--warmup must not be negative")
@@ -103,31 +104,25 @@ func checkVariant(v string) error {
 	return usagef("--variant: unknown variant %q (want %s)", v, strings.Join(jsonserver.Variants, ", "))
 }
 
-// sweepFormat checks --format of the workload sweeps.
-func sweepFormat(format string) error {
-	if format != "table" && format != "markdown" && format != "json" {
-		return usagef("--format: unknown format %q (want table, markdown or json)", format)
-	}
-	return nil
-}
-
 // workloadJSONCommand is `profdiff workload json`: one run per core count,
 // each with its own capture folder, then the scaling table.
 func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
-	var cores, variant, format string
+	var cores, variant string
+	var out outputFlags
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
-	fs.StringVar(&format, "format", "table", "table, markdown or json")
-	wf.register(fs, 5)
+	out.register(fs, textAndJSON...)
+	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
 			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Builtin().Names(), ", "))
 		}
-		if err := sweepFormat(format); err != nil {
+		o, err := out.resolve("workload json", e.stdout)
+		if err != nil {
 			return err
 		}
-		if err := wf.validate(); err != nil {
+		if err := wf.validate("workload json"); err != nil {
 			return err
 		}
 		if err := checkVariant(variant); err != nil {
@@ -147,8 +142,8 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		}
 		rep := workloads.SweepReport(workloads.SweepRows(results))
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
-			report.Int(int64(wf.seconds)), " s per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
-		return render.Report(e.stdout, rep, render.Format(format))
+			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
+		return o.write(e.stdout, rep)
 	}
 }
 
@@ -159,7 +154,7 @@ func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, 
 	for _, n := range cores {
 		res, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
+			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
 		})
 		if err != nil {
 			return nil, err
@@ -187,19 +182,19 @@ var demoVariants = [2]string{"baseline", "global-lock"}
 func demoCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores int
-	var format string
+	var out outputFlags
 	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the server")
-	fs.StringVar(&format, "format", "table", "output format of the diff: table, markdown, csv or json")
-	wf.register(fs, 3)
+	out.register(fs, render.Formats...)
+	wf.register(fs, 3*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if err := noArgs("demo", pos); err != nil {
 			return err
 		}
-		f, err := parseFormat(format)
+		o, err := out.resolve("demo", e.stdout)
 		if err != nil {
 			return err
 		}
-		if err := wf.validate(); err != nil {
+		if err := wf.validate("demo"); err != nil {
 			return err
 		}
 		if cores < 1 {
@@ -213,7 +208,7 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return diffDemo(ctx, e, res, f)
+		return diffDemo(ctx, e, res, o)
 	}
 }
 
@@ -221,10 +216,10 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir string) ([2]*workloads.Result, error) {
 	var res [2]*workloads.Result
 	for i, v := range demoVariants {
-		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %d s under load...\n", v, cores, wf.warmup, wf.seconds)
+		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %v under load...\n", v, cores, wf.warmup, wf.duration)
 		r, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wf.seconds, Out: filepath.Join(dir, v),
+			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v),
 		})
 		if err != nil {
 			return res, err
@@ -238,23 +233,27 @@ func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir st
 // diffDemo diffs the two runs' capture folders (wall-clock when both have
 // it, else CPU) as 'profdiff diff --by caller --top 12' does, between an
 // introduction and the follow-up commands for table and Markdown output.
-func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, f render.Format) error {
+func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) error {
 	base, nw := res[0].Config.Out, res[1].Config.Out
 	sides, err := resolver{cmd: "demo"}.resolve(sourceArgs{"", []string{base}}, sourceArgs{"", []string{nw}})
 	if err != nil {
 		return err
 	}
-	a := diff.NewAnalyzer(diff.Options{Top: 12, By: diff.ByCaller})
+	opts := diff.Options{Top: 12, By: diff.ByCaller}
+	if o.format == render.CSV || o.format == render.JSON {
+		opts.Top = -1 // data formats hold every row
+	}
+	a := diff.NewAnalyzer(opts)
 	if err := loadSides(ctx, sides, profile.Options{}, e.stderr, a.Add); err != nil {
 		return err
 	}
 	result := a.Diff()
 	warn(e.stderr, result.Warnings...)
 	rep := render.DiffReport(result)
-	if f == render.Table || f == render.Markdown {
-		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, base, nw))
+	if o.format == render.Table || o.format == render.Markdown {
+		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, res))
 	}
-	return render.Report(e.stdout, rep, f)
+	return o.write(e.stdout, rep)
 }
 
 // demoIntro says what the two runs were and how their throughput moved.
@@ -265,23 +264,5 @@ func demoIntro(res [2]*workloads.Result) report.Para {
 		report.Cat("request parked and woken through a registry behind one global mutex (new), as .NET 11's wait subsystem did."),
 		report.Cat("Throughput: ", report.Fixed(b.RPSOK, 0), " → ", report.Fixed(n.RPSOK, 0), " requests/s (p99 ", report.Fixed(b.LatencyMS.P99, 2), " → ",
 			report.Fixed(n.LatencyMS.P99, 2), " ms); where the server's goroutines spent their time:"),
-	}}
-}
-
-// demoOutro names the lock-contention growth and its leading method, and
-// the follow-up commands on the two capture folders.
-func demoOutro(result *diff.Result, base, nw string) report.Para {
-	lc := result.Buckets[diff.LockContention]
-	first := report.Cat("Lock contention: ", report.Share(lc.Base), " → ", report.Share(lc.New))
-	for _, m := range result.Methods {
-		if m.Bucket == diff.LockContention && m.Delta > 0 {
-			first = append(first, report.Cat(", led by ", report.Text(m.Name), " (", report.Delta(m.Delta, false, ""), ")")...)
-			break
-		}
-	}
-	first = append(first, report.Text("."))
-	return report.Para{Lines: []report.Line{first,
-		report.Cat("Capture folders: ", base, " and ", nw, " (profdiff diff --kind cpu|wall|mutex|block|trace works on them)."),
-		report.Cat("Next: profdiff diff --kind mutex --by caller ", base, " ", nw),
 	}}
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestShellQuote(t *testing.T) {
+	for _, s := range []string{"demo/baseline", "profdiff-out/20261201-203000-demo/global-lock", "my runs/base", "it's", `jsonserver\.\(\*waitRegistry\)\.acquire`, ""} {
+		q := shellQuote(s)
+		words, err := shellWords("x " + q)
+		if err != nil || len(words) != 2 || words[1] != s {
+			t.Errorf("shellQuote(%q) = %s, read back as %q (%v)", s, q, words, err)
+		}
+	}
+	if q := shellQuote("demo/baseline"); q != "demo/baseline" {
+		t.Errorf("a plain path is quoted: %s", q)
+	}
+}
+
+func TestPeekPattern(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire", `jsonserver\.\(\*waitRegistry\)\.acquire`},
+		{"main.main", `main\.main`},
+		{"System.Threading.Monitor.Enter", `System\.Threading\.Monitor\.Enter`},
+	} {
+		if got := peekPattern(c.name); got != c.want {
+			t.Errorf("peekPattern(%q) = %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// The demo prints the exact follow-up commands for the folders it just
+// wrote, and each of them runs: parsed from the demo's output as a shell
+// would, then run through run().
+func TestDemoFollowUpsRun(t *testing.T) {
+	t.Parallel() // a few seconds of wall time, overlapping the other slow tests
+	if testing.Short() {
+		t.Skip("runs the JSON server twice")
+	}
+	dir := t.TempDir()
+	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--out", dir)
+	if code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	// The lock contention is said as shares and as goroutines waiting.
+	if !regexp.MustCompile(`(?m)^Lock contention: [0-9.]+% → [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines\)`).MatchString(out) {
+		t.Errorf("no lock-contention line with shares and goroutines:\n%s", out)
+	}
+	var cmds [][]string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "  profdiff ") {
+			continue
+		}
+		words, err := shellWords(strings.TrimSpace(line))
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		cmds = append(cmds, words[1:])
+	}
+	var kinds, peeks int
+	for _, args := range cmds {
+		if !strings.Contains(strings.Join(args, " "), dir) {
+			t.Errorf("follow-up %q does not name the demo's folders under %s", args, dir)
+		}
+		o, stderr, code := profdiff(t, "", args...)
+		if code != 0 || !strings.Contains(o, "Bucket") {
+			t.Errorf("follow-up %q: exit %d, stderr %s\n%s", args, code, stderr, o)
+		}
+		switch args[1] {
+		case "--kind":
+			kinds++
+		case "--peek":
+			peeks++
+			// The drill-down lists the leading method's callers and
+			// callees (the lock it takes).
+			if !strings.Contains(o, "\npeek ") || !strings.Contains(o, "caller") || !strings.Contains(o, "callee") {
+				t.Errorf("follow-up %q shows no peek rows:\n%s", args, o)
+			}
+		}
+	}
+	if kinds == 0 || peeks != 1 {
+		t.Errorf("want a --kind and one --peek follow-up, got %q in:\n%s", cmds, out)
+	}
+	if !strings.Contains(out, "profdiff diff --kind mutex "+dir+"/baseline "+dir+"/global-lock\n") {
+		t.Errorf("no mutex follow-up on %s:\n%s", dir, out)
+	}
+}

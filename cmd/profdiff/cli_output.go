@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// outputFlags are --format, --width and --color, the same in every command
+// that prints a report; formats are the ones its report has.
+type outputFlags struct {
+	format  string
+	width   int
+	color   string
+	formats []render.Format
+	fs      *flag.FlagSet
+}
+
+// register registers the flags on fs; the first of formats is the default.
+func (o *outputFlags) register(fs *flag.FlagSet, formats ...render.Format) {
+	o.fs, o.formats = fs, formats
+	fs.StringVar(&o.format, "format", string(formats[0]), "output format: "+formatWords(formats))
+	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, eliding long names (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
+	fs.StringVar(&o.color, "color", "auto", "colour failures, new rows and growth in tables: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
+}
+
+// output is how a command writes its report: the validated output flags.
+type output struct {
+	format render.Format
+	opts   render.Options
+}
+
+// write writes the report r on w.
+func (o output) write(w io.Writer, r *report.Report) error {
+	return render.Write(w, r, o.format, o.opts)
+}
+
+// resolve validates the flags for writing to stdout: --width defaults to
+// the terminal's width, --color auto to colour on a terminal without
+// NO_COLOR.
+func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
+	f, err := parseFormatOf(cmd, o.format, o.formats)
+	if err != nil {
+		return output{}, err
+	}
+	width, tty := terminalWidth(stdout)
+	if o.fs.Changed("width") {
+		if o.width < 0 {
+			return output{}, usagef("%s: --width must be 0 (unlimited) or positive, not %d", cmd, o.width)
+		}
+		width = o.width
+	}
+	color, err := colorOn(o.color, tty, os.Getenv)
+	if err != nil {
+		return output{}, usagef("%s: --color: %v", cmd, err)
+	}
+	return output{format: f, opts: render.Options{Width: width, Color: color}}, nil
+}
+
+// colorOn decides --color: always, never, or auto, which colours only a
+// terminal and never when the NO_COLOR environment variable is set and not
+// empty (https://no-color.org); an explicit always wins over NO_COLOR.
+func colorOn(mode string, tty bool, getenv func(string) string) (bool, error) {
+	switch strings.ToLower(mode) {
+	case "auto":
+		return tty && getenv("NO_COLOR") == "", nil
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not auto, always or never", mode)
+}
+
+// parseFormatOf reads --format, case-insensitively, for a command whose
+// report has the formats in have. "text", the load report's old word, is
+// table.
+func parseFormatOf(cmd, s string, have []render.Format) (render.Format, error) {
+	if strings.EqualFold(s, "text") {
+		s = string(render.Table)
+	}
+	f, err := render.ParseFormat(s)
+	if err != nil {
+		return f, usagef("%s: --format: unknown format %q (want %s)", cmd, s, formatWords(have))
+	}
+	if !slices.Contains(have, f) {
+		return f, usagef("%s: --format: this report has no %s form (want %s)", cmd, f, formatWords(have))
+	}
+	return f, nil
+}
+
+// formatWords lists formats as "table, markdown or json".
+func formatWords(fs []render.Format) string {
+	words := make([]string, len(fs))
+	for i, f := range fs {
+		words[i] = string(f)
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// Formats of the reports that have no CSV form (workload sweeps, load)
+// and of capture's (a line, or the manifest as JSON).
+var (
+	textAndJSON   = []render.Format{render.Table, render.Markdown, render.JSON}
+	captureFormat = []render.Format{render.Table, render.JSON}
+)
