@@ -124,12 +124,15 @@ func TestSpeedscopeDotnetMatchesFolded(t *testing.T) {
 			t.Errorf("no warning about comparing folded with wall time: %s", stderr)
 		}
 	}
-	// And the headline of the .NET example, from speedscope files alone.
-	out, stderr, code := profdiff(t, "", "diff", "--format", "markdown", filepath.Join(dir, "net10.speedscope.json"), filepath.Join(dir, "net11.speedscope.json"))
+	// And the headline of the .NET example, from speedscope files alone,
+	// by leaf frame as the folded tour shows it (speedscope files are
+	// wall time, whose default is by caller); they know their duration,
+	// so notes compare rates.
+	out, stderr, code := profdiff(t, "", "diff", "--by", "frame", "--format", "markdown", filepath.Join(dir, "net10.speedscope.json"), filepath.Join(dir, "net11.speedscope.json"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"**Total wait/synchronization: 80.4% → 92.3%**", "(18x increase)", "(doubled)", "(was in native)"} {
+	for _, want := range []string{"**Total wait/synchronization: 80.4% → 92.3%**", "WaitAndAcquire", "(18x rate)", "(doubled rate)", "(was in native)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("speedscope diff lacks %q:\n%s", want, out)
 		}
@@ -215,7 +218,9 @@ const nettraceDir = "perfview/src__TraceEvent__TraceEvent.Tests__inputs__speedsc
 // shares that add up, the console read as I/O.
 func TestTopNettrace(t *testing.T) {
 	mixed := corpusFile(t, nettraceDir+"mixed_managed_external_samples.nettrace.zip")
-	out, stderr, code := profdiff(t, "", "top", "--format", "json", "--top", "0", mixed)
+	// By leaf frame: the rows checked are where time was spent (the
+	// default for thread time is the caller behind it).
+	out, stderr, code := profdiff(t, "", "top", "--by", "frame", "--format", "json", "--top", "0", mixed)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -269,7 +274,7 @@ func TestTopNettrace(t *testing.T) {
 func TestDiffNettraceManagedVsMixed(t *testing.T) {
 	only := corpusFile(t, nettraceDir+"only_managed_samples.nettrace.zip")
 	mixed := corpusFile(t, nettraceDir+"mixed_managed_external_samples.nettrace.zip")
-	out, stderr, code := profdiff(t, "", "diff", "--format", "json", only, mixed)
+	out, stderr, code := profdiff(t, "", "diff", "--by", "frame", "--format", "json", only, mixed)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
