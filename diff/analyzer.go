@@ -22,7 +22,8 @@ const (
 	// bucket: from the deciding frame towards the root, the first frame no
 	// rule matches that is not in the Go standard library (the function
 	// that called Lock, not the runtime's semaphore); failing that the
-	// first rule-free frame, failing that the decider.
+	// first rule-free frame outside package runtime (a goroutine all in
+	// the standard library), then any rule-free frame, then the decider.
 	ByCaller By = "caller"
 )
 
@@ -133,7 +134,7 @@ type method struct {
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
 	seen    uint64    // stamp for inclusive (cum) counting
-	std     int8      // 0 unknown, 1 Go standard library, 2 not (for ByCaller)
+	std     int8      // 0 unknown, else stdOther, stdLib or stdRuntime (for ByCaller)
 }
 
 // sideMeta is what a side's profiles say about themselves. Values (totals,

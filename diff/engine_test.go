@@ -301,6 +301,8 @@ func TestMultipleProfilesPerSide(t *testing.T) {
 func TestByCaller(t *testing.T) {
 	stacks := `main.main;app.handle;app.(*registry).acquire;sync.(*Mutex).Lock;internal/sync.(*Mutex).lockSlow;internal/sync.runtime_SemacquireMutex;runtime.semacquire1;runtime.gopark 30
 net/http.(*conn).serve;net/http.(*connReader).Read;internal/poll.(*FD).Read;internal/poll.(*pollDesc).waitRead;internal/poll.(*pollDesc).wait;internal/poll.runtime_pollWait;runtime.netpollblock;runtime.gopark 70
+runtime.goexit;runtime.main;runtime.parkunlock_c;runtime.gopark 5
+runtime.goexit;testing.tRunner;time.Sleep;runtime.timeSleep;runtime.park_m;runtime.gopark 5
 `
 	a := NewAnalyzer(Options{By: ByCaller, Top: -1})
 	if err := a.Add(Base, folded(t, "s", stacks)); err != nil {
@@ -309,11 +311,15 @@ net/http.(*conn).serve;net/http.(*connReader).Read;internal/poll.(*FD).Read;inte
 	top := a.Top()
 	got := map[string]float64{}
 	for _, m := range top.Methods {
-		got[m.Name] = m.Share
+		got[m.Name] = m.Value
 	}
 	// The program's own frame behind the lock wait; for the all-stdlib
-	// network wait, the first frame no rule decides.
-	if got["app.(*registry).acquire"] != 0.3 || got["internal/poll.(*FD).Read"] != 0.7 || len(got) != 2 {
+	// network wait, the first frame no rule decides; for a goroutine all
+	// in the standard library, its first rule-free frame outside package
+	// runtime (time.Sleep has a rule: it decides the wait); only a stack
+	// all in the runtime is charged to the runtime.
+	if got["app.(*registry).acquire"] != 30 || got["internal/poll.(*FD).Read"] != 70 || got["testing.tRunner"] != 5 ||
+		got["runtime.parkunlock_c"] != 5 || len(got) != 4 {
 		t.Errorf("by caller = %v", got)
 	}
 	if _, err := ParseBy("caller"); err != nil {

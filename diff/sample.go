@@ -152,12 +152,15 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 	return stack, spell, frames
 }
 
-// callerIndex implements ByCaller (see there).
+// callerIndex implements ByCaller (see there). When every rule-free frame
+// is the standard library's (a goroutine of net/http or testing), the
+// first one outside package runtime stands in for the program (time.Sleep,
+// net/http.(*conn).serve), not the scheduler's runtime.gopark.
 func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	if at < 0 {
 		return at
 	}
-	free := -1
+	free, freeLib := -1, -1
 	for i := at; i < len(stack); i++ {
 		if frames[i].rule != nil {
 			continue
@@ -167,20 +170,36 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		}
 		m := a.methods[stack[i]]
 		if m.std == 0 {
-			m.std = 2
+			m.std = stdOther
 			if symbolize.IsGoStd(m.key) {
-				m.std = 1
+				m.std = stdLib
+				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
+					m.std = stdRuntime
+				}
 			}
 		}
-		if m.std == 2 {
+		switch {
+		case m.std == stdOther:
 			return i
+		case m.std == stdLib && freeLib < 0:
+			freeLib = i
 		}
 	}
-	if free >= 0 {
+	switch {
+	case freeLib >= 0:
+		return freeLib
+	case free >= 0:
 		return free
 	}
 	return at
 }
+
+// Values of method.std: whether a method is the program's own code.
+const (
+	stdOther   = 1 // not the Go standard library
+	stdLib     = 2 // the standard library outside package runtime
+	stdRuntime = 3 // package runtime (and runtime/...)
+)
 
 // leafIndex is the first frame that is not a skip frame (the frame a sample's
 // own time is spent in), or 0.

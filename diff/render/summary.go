@@ -41,7 +41,10 @@ func sideFacts(s diff.SideSummary) report.Line {
 // measure they are sorted and noted by.
 func attribution(a diff.Analysis) string {
 	s := "Methods by " + string(a.By)
-	if a.ByDefault {
+	switch {
+	case a.ByDefault && (a.Kind == "" || a.Kind == "unknown"):
+		s += " (the default when the kind is unknown)"
+	case a.ByDefault:
 		s += " (the default for " + string(a.Kind) + " profiles)"
 	}
 	mode := "self"
