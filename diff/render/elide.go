@@ -85,6 +85,13 @@ func elideQualifier(s string, w int) (string, bool) {
 			return e, true
 		}
 	}
+	// Narrower still: the type and the method alone, whole words rather
+	// than the middle of one (….LowLevelLock.WaitAndAcquire).
+	if len(segs) > keep {
+		if e := mod + ellipsis + sep + tail; width(e) <= w {
+			return e, true
+		}
+	}
 	return "", false
 }
 

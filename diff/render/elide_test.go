@@ -29,6 +29,9 @@ func TestElideName(t *testing.T) {
 		// Java: the package's middle, the class and method stay.
 		{"org.apache.kafka.common.network.Selector.poll", 36, "org.apache.kafka.….Selector.poll"},
 		{"org.apache.kafka.common.network.Selector.poll", 24, "org.….Selector.poll"},
+		// Narrower than the first segment allows: the type and method alone.
+		{"System.Threading.LowLevelLock.WaitAndAcquire", 34, "….LowLevelLock.WaitAndAcquire"},
+		{"org.apache.kafka.common.network.Selector.poll", 17, "….Selector.poll"},
 		// C++: template arguments, parameters, then namespaces.
 		{"std::vector<int, std::allocator<int> >::push_back(int const&)", 30, "std::vector<…>::push_back(…)"},
 		{"boost::asio::detail::scheduler::do_run_one(boost::asio::detail::conditionally_enabled_mutex::scoped_lock&)", 40,
