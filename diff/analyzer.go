@@ -27,12 +27,12 @@ const (
 	ByCaller By = "caller"
 )
 
-// ParseBy reads an attribution: frame, decider or caller; "" is the
-// default for the profile's kind (see Options.By and DefaultBy).
+// ParseBy reads an attribution, in any case: frame, decider or caller.
+// "" is the default for the profile's kind (see Options.By and DefaultBy).
 func ParseBy(s string) (By, error) {
-	switch By(s) {
+	switch b := By(strings.ToLower(s)); b {
 	case "", ByFrame, ByDecider, ByCaller:
-		return By(s), nil
+		return b, nil
 	}
 	return "", fmt.Errorf("unknown attribution %q (want frame, decider or caller)", s)
 }

@@ -115,14 +115,18 @@ func (a *Analyzer) Diff() *Result {
 	r := &Result{Analysis: an, Base: a.summary(Base, &bt, bsrc, &rt), New: a.summary(New, &nt, nsrc, &rt)}
 	r.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(Base, "base", &bt, bsrc, true)...)
 	r.Warnings = append(r.Warnings, a.sideWarnings(New, "new", &nt, nsrc, true)...)
+	r.Warnings = append(r.Warnings, a.heapWarning()...)
 	r.Warnings = append(r.Warnings, a.crossWarnings(r, &rt)...)
 	if nw != "" {
 		r.Warnings = append(r.Warnings, nw)
 	}
 	for _, b := range Buckets {
 		pb, pn := share(bt.Buckets[b], bt.Total), share(nt.Buckets[b], nt.Total)
-		r.Buckets = append(r.Buckets, BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb,
-			Noisy: pb != pn && noisy(pb, pn, bt.Samples, nt.Samples), Values: rt.values(a.unit, bt.Buckets[b], nt.Buckets[b])})
+		row := BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb,
+			Noisy: pb != pn && noisy(pb, pn, bt.Samples, nt.Samples), Values: rt.values(a.unit, bt.Buckets[b], nt.Buckets[b])}
+		mb, mn := measure(r.Normalize, pb, pn, &row.Values)
+		row.Change = mn - mb
+		r.Buckets = append(r.Buckets, row)
 	}
 	if bt.Sched > 0 || nt.Sched > 0 {
 		pb, pn := share(bt.Sched, bt.Total+bt.Sched), share(nt.Sched, nt.Total+nt.Sched)
@@ -130,7 +134,8 @@ func (a *Analyzer) Diff() *Result {
 	}
 	r.Methods = a.methodRows(&bt, &nt, &rt, r.Normalize)
 	if a.peek != nil {
-		r.Peek = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
+		r.Peek, r.PeekOmitted = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
+		r.Warnings = append(r.Warnings, a.peek.warning()...)
 	}
 	if a.tree != nil {
 		r.Tree = a.tree.result(a, New)
@@ -145,9 +150,19 @@ func (a *Analyzer) analysis(k profile.Kind, rt *rates, known bool) (Analysis, st
 	if by == "" { // nothing added yet
 		by = DefaultBy(k)
 	}
-	n, w := resolveNormalize(a.opts.Normalize, known)
+	n, w := resolveNormalize(a.opts.Normalize, known, meaningOf(k), a.sameProfileCount())
 	return Analysis{SampleType: a.sampleType, Kind: k, Meaning: meaningOf(k), By: by, ByDefault: a.opts.By == "",
 		Cum: a.opts.Cum, Normalize: n, Unit: a.unit, RateUnit: rt.unit}, w
+}
+
+// sameProfileCount reports whether both sides hold as many profiles (a
+// side with none counts as the same: Top).
+func (a *Analyzer) sameProfileCount() bool {
+	var n [2]int
+	for i := range a.profiles {
+		n[a.profiles[i].Side]++
+	}
+	return n[Base] == n[New] || n[New] == 0
 }
 
 // methodRows builds the method table: shares of each side's total, values
@@ -170,7 +185,7 @@ func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []Me
 			row.Module = m.module[Base]
 		}
 		mb, mn := measure(n, pb, pn, &row.Values)
-		row.Note = measureNote(n, mb, mn)
+		row.Note, row.Change = measureNote(n, mb, mn), mn-mb
 		rows = append(rows, row)
 	}
 	annotateMoves(rows)
@@ -211,6 +226,7 @@ func (a *Analyzer) Top() *TopResult {
 	t := &TopResult{Analysis: an, Sources: src, Total: tt.Total, Unit: a.unit, Samples: tt.Samples, Records: tt.Samples,
 		DurationNanos: tt.DurationNanos, TotalRate: rt.rate(Base, tt.Total)}
 	t.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(Base, "profile", &tt, src, false)...)
+	t.Warnings = append(t.Warnings, a.heapWarning()...)
 	if nw != "" {
 		t.Warnings = append(t.Warnings, nw)
 	}
@@ -222,7 +238,8 @@ func (a *Analyzer) Top() *TopResult {
 	}
 	t.Methods = a.topMethods(&tt, &rt)
 	if a.peek != nil {
-		t.Peek = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
+		t.Peek, t.PeekOmitted = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
+		t.Warnings = append(t.Warnings, a.peek.warning()...)
 	}
 	if a.tree != nil {
 		t.Tree = a.tree.result(a, Base)

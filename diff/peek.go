@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -92,7 +93,7 @@ func (t *peekTable) credit(m map[int32]*peekEdgeAcc, other int32, s *Sample) {
 // rows returns the peeked frames, sorted by |Δ| in measure n, then by
 // name, cut to top rows (≤ 0: all), each with its PeekEdges largest
 // callers and callees.
-func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top int) []PeekRow {
+func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top int) ([]PeekRow, int) {
 	mk := func(id int32, v *[2]float64) PeekEdge {
 		return PeekEdge{Name: a.methodDisplayName(id), Values: r.values(a.unit, v[0], v[1])}
 	}
@@ -122,9 +123,17 @@ func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top
 		return byMeasure(key, &rows[i].Values, &rows[j].Values, rows[i].Name, rows[j].Name)
 	})
 	if top > 0 && len(rows) > top {
-		rows = rows[:top]
+		return rows[:top], len(rows) - top
 	}
-	return rows
+	return rows, 0
+}
+
+// warning says when the peek pattern matched no frame of any kept sample.
+func (t *peekTable) warning() []string {
+	if len(t.nodes) > 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("no frame matches the peek pattern %q", t.re.String())}
 }
 
 // byMeasure orders by key descending, then by name.

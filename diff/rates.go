@@ -154,18 +154,28 @@ func (r *rates) values(unit string, base, new float64) Values {
 	return Values{BaseValue: base, NewValue: new, BaseRate: r.rate(Base, base), NewRate: r.rate(New, new), Unit: unit, RateUnit: r.unit}
 }
 
-// resolveNormalize picks the measure: auto is rate when both sides' rates
-// are known, else share; rate asked for without them falls back to share
+// resolveNormalize picks the measure: auto is rate when both sides'
+// rates are known; without them, value for delay profiles (mutex, block:
+// every sample is a delay, so shares stay near 100% whatever happens to
+// the delay) and share for the rest. Memory (heap snapshots) compares
+// values when both sides hold as many profiles, else the mean per profile
+// (its rate). A rate asked for without rates falls back the same way,
 // with a warning.
-func resolveNormalize(n Normalize, known bool) (Normalize, string) {
+func resolveNormalize(n Normalize, known bool, m Meaning, sameCount bool) (Normalize, string) {
+	fallback := NormalizeShare
+	if m == MeaningDelay || m == MeaningMemory {
+		fallback = NormalizeValue
+	}
 	switch {
+	case n == NormalizeAuto && m == MeaningMemory && (sameCount || !known):
+		return NormalizeValue, ""
 	case n == NormalizeAuto && known:
 		return NormalizeRate, ""
 	case n == NormalizeAuto:
-		return NormalizeShare, ""
+		return fallback, ""
 	case n == NormalizeRate && !known:
-		return NormalizeShare, "rates are unknown (a side's profiles do not all say how long they cover); rows are sorted and noted by share"
-	case n == NormalizeRate || n == NormalizeValue:
+		return fallback, "rates are unknown (a side's profiles do not all say how long they cover); rows are sorted and noted by " + string(fallback)
+	case n == NormalizeRate || n == NormalizeValue || n == NormalizeShare:
 		return n, ""
 	}
 	return NormalizeShare, ""

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/profdiff/profdiff/profile"
 )
@@ -47,7 +48,10 @@ type BucketRow struct {
 	Bucket Bucket  `json:"bucket"`
 	Base   float64 `json:"base"`
 	New    float64 `json:"new"`
-	Delta  float64 `json:"delta"`
+	Delta  float64 `json:"delta"` // new − base in shares
+	// Change is new − base in the result's measure (Analysis.Normalize):
+	// shares, rates or values; the number rows are sorted and noted by.
+	Change float64 `json:"change"`
 	Noisy  bool    `json:"noisy,omitempty"`
 	Values
 }
@@ -64,7 +68,8 @@ type MethodRow struct {
 	BucketShare float64 `json:"bucket_share"`
 	Base        float64 `json:"base"`
 	New         float64 `json:"new"`
-	Delta       float64 `json:"delta"`
+	Delta       float64 `json:"delta"`  // new − base in shares
+	Change      float64 `json:"change"` // new − base in Analysis.Normalize's measure (see BucketRow)
 	Note        string  `json:"note"`
 	Noisy       bool    `json:"noisy,omitempty"`
 	Values
@@ -90,9 +95,9 @@ const (
 	NormalizeValue Normalize = "value" // raw value in the profile's unit
 )
 
-// ParseNormalize reads a measure: share, rate or value ("" is auto).
+// ParseNormalize reads a measure, in any case: share, rate or value ("" is auto).
 func ParseNormalize(s string) (Normalize, error) {
-	switch n := Normalize(s); n {
+	switch n := Normalize(strings.ToLower(s)); n {
 	case NormalizeAuto, NormalizeShare, NormalizeRate, NormalizeValue:
 		return n, nil
 	}
@@ -168,8 +173,9 @@ type Result struct {
 	Sched   *SchedRow   `json:"sched_latency,omitempty"`
 	Methods []MethodRow `json:"methods"`
 	// Peek holds the frames matching Options.Peek (see PeekRow), at most
-	// Options.Top of them.
-	Peek []PeekRow `json:"peek,omitempty"`
+	// Options.Top of them; PeekOmitted counts the rest.
+	Peek        []PeekRow `json:"peek,omitempty"`
+	PeekOmitted int       `json:"peek_omitted,omitempty"`
 	// Tree is the merged call tree, built only when Options.CallTree asks.
 	Tree     *CallNode `json:"tree,omitempty"`
 	Warnings []string  `json:"-"`
@@ -239,8 +245,9 @@ type TopResult struct {
 	Sched   *TopSched   `json:"sched_latency,omitempty"`
 	Methods []TopMethod `json:"methods"`
 	// Peek holds the frames matching Options.Peek (base side: the new
-	// side's values are zero).
-	Peek []PeekRow `json:"peek,omitempty"`
+	// side's values are zero); PeekOmitted counts those cut by Options.Top.
+	Peek        []PeekRow `json:"peek,omitempty"`
+	PeekOmitted int       `json:"peek_omitted,omitempty"`
 	// Tree is the call tree (base side), built only when Options.CallTree asks.
 	Tree     *CallNode `json:"tree,omitempty"`
 	Warnings []string  `json:"-"`

@@ -16,8 +16,7 @@ import (
 const LowSamples = 1000
 
 // sideWarnings says what is odd about one side: it is empty, small (when
-// noise matters: Top shows no deltas), mixes kinds or periods, or is a
-// heap profile.
+// noise matters: Top shows no deltas), or mixes kinds or periods.
 func (a *Analyzer) sideWarnings(side Side, label string, t *ProfileStats, sources []string, noise bool) []string {
 	m := &a.sides[side]
 	if len(sources) == 0 {
@@ -37,10 +36,15 @@ func (a *Analyzer) sideWarnings(side Side, label string, t *ProfileStats, source
 	if periodsDiffer(m.periods) {
 		w = append(w, fmt.Sprintf("%s: profiles have different sampling periods (%s); merged values weigh them unequally", label, periodList(m.periods)))
 	}
-	if m.kind == profile.KindHeap {
-		w = append(w, fmt.Sprintf("%s: heap profile: buckets describe where memory was allocated, not where time went", label))
-	}
 	return w
+}
+
+// heapWarning is said once, whichever sides are heap profiles.
+func (a *Analyzer) heapWarning() []string {
+	if a.sides[Base].kind == profile.KindHeap || a.sides[New].kind == profile.KindHeap {
+		return []string{"heap profiles: buckets describe where memory was allocated, not where time went"}
+	}
+	return nil
 }
 
 // periodsDiffer reports whether a side's sampling periods differ by more
