@@ -71,6 +71,7 @@ func (d *diffReport) buckets() *report.Table {
 		d.record("bucket", b.Bucket.String(), b.Bucket.String(), b.Base, b.New, b.Delta, b.Values, "", b.Noisy, "")
 		d.noisy = d.noisy || b.Noisy
 	}
+	unitInHeader(t, d.r.RateUnit, 1, 2, 3)
 	return t
 }
 
@@ -86,5 +87,6 @@ func (d *diffReport) methods() *report.Table {
 		d.record("method", m.Name, m.Bucket.String(), m.Base, m.New, m.Delta, m.Values, m.Note, m.Noisy, "")
 		d.noisy = d.noisy || m.Noisy
 	}
+	unitInHeader(t, d.r.RateUnit, 1, 2, 3)
 	return t
 }

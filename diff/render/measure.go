@@ -71,3 +71,45 @@ func bucketCell(b diff.Bucket, share float64) report.Cell {
 	}
 	return report.Text(b.String() + " " + String(report.Share(share).Places(0)))
 }
+
+// bareUnit is the unit of an amount shown as a bare number because its
+// column's header names the unit (see unitInHeader).
+const bareUnit = "\x00header"
+
+// unitInHeader moves a rate unit that is a plain word (goroutines,
+// threads, cores, samples/s: units that are never scaled, unlike s/s or
+// bytes) from every cell of the columns cols into their headers ("base"
+// becomes "base (goroutines)"), so a table of such rates is not a column
+// of repeated words. Cells of other units are left alone.
+func unitInHeader(t *report.Table, unit string, cols ...int) {
+	if _, scaled := scales[unit]; scaled || unit == "" || unit == "count" {
+		return
+	}
+	for _, c := range cols {
+		moved := false
+		for _, row := range t.Rows {
+			moved = bareCell(&row[c], unit) || moved
+		}
+		if moved {
+			t.Columns[c].Name += " (" + unit + ")"
+		}
+	}
+}
+
+// bareCell drops unit from c (or its parts) and reports whether it did.
+func bareCell(c *report.Cell, unit string) bool {
+	if c.Kind == report.KindGroup {
+		parts := append([]report.Cell(nil), c.Parts...)
+		moved := false
+		for i := range parts {
+			moved = bareCell(&parts[i], unit) || moved
+		}
+		c.Parts = parts
+		return moved
+	}
+	if (c.Kind == report.KindAmount || c.Kind == report.KindDelta) && c.Unit == unit {
+		c.Unit = bareUnit
+		return true
+	}
+	return false
+}

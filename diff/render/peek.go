@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -20,18 +22,25 @@ func (d *diffReport) peeks() []report.Block {
 		t := &report.Table{Columns: []report.Column{report.Col("Peek"), report.Col("Frame"), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
 		d.recordCells("peek", p.Name, "", noShares, p.Values, "", false, "")
 		for _, part := range []struct {
-			role  string
-			edges []diff.PeekEdge
-		}{{"caller", p.Callers}, {"callee", p.Callees}} {
+			role    string
+			edges   []diff.PeekEdge
+			omitted int
+		}{{"caller", p.Callers, p.CallersOmitted}, {"callee", p.Callees, p.CalleesOmitted}} {
 			for _, e := range part.edges {
 				base, new := peekSides(e.Values)
 				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), base, new, peekChange(n, e.Values)})
 				d.recordCells("peek-"+part.role, e.Name, "", noShares, e.Values, "", false, p.Name)
 			}
+			if part.omitted > 0 {
+				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), report.Text(fmt.Sprintf("… %d more", part.omitted)), report.None(""), report.None(""), report.None("")})
+			}
 		}
 		blocks = append(blocks,
 			report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
 			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, t)
+	}
+	if d.r.PeekOmitted > 0 {
+		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(fmt.Sprintf("%d more frames match the peek pattern; they are cut like the method rows.", d.r.PeekOmitted))}})
 	}
 	return blocks
 }

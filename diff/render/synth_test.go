@@ -157,7 +157,7 @@ func TestHeadlines(t *testing.T) {
 	}{
 		{mutexSynth(), []string{"Contention delay: 23 ms → 34.2 s (+34.2 s) · 2.3 ms/s → 3.42 s/s (+3.42 s/s)",
 			"methods by caller (the default for mutex profiles), self rates", "+3.32 s/s (new)", "2.3 ms/s"}, []string{"wait/synchronization", "100.00% → 100.00%"}},
-		{wallSynth(), []string{"Total wait/synchronization: 85.0% → 87.4% (+2.36pp) · 34 threads → 38 threads (+4 threads)", "lock-contention 71%", "+4.6 threads (11x rate)"}, nil},
+		{wallSynth(), []string{"Total wait/synchronization: 85.0% → 87.4% (+2.36pp) · 34 threads → 38 threads (+4 threads)", "lock-contention 71%", "+4.6 (11x rate)", "Δ (threads)"}, nil},
 		{cpuSynth(), []string{"CPU in locking, GC, I/O and syscall machinery: 40.0% → 50.0% (+10.00pp) · 0.4 cores → 0.6 cores (+0.2 cores)", "+15.00pp (3x rate)"},
 			[]string{"wait/synchronization"}},
 		{heapSynth(), []string{"Total inuse_space: 12 MiB → 15 MiB (+3 MiB)", "+3 MiB (doubled)", "25.00% · 3 MiB"}, []string{"wait/synchronization", " s/s", "threads"}},

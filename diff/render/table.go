@@ -29,18 +29,19 @@ type layout struct {
 
 // grid is a table's cells as text: one string per cell, before fitting.
 type grid struct {
-	t     *report.Table
-	text  [][]string
-	width []int
-	min   []int  // the narrowest each column can be made
-	names []bool // the column holds names that are elided to fit
+	t      *report.Table
+	text   [][]string
+	width  []int
+	min    []int  // the narrowest each column can be made
+	names  []bool // the column holds names that are elided to fit
+	groups []bool // the column holds share · rate groups that stack to fit
 }
 
 // newGrid formats every cell, aligning the parts of group cells within
 // their column ("0.27% ·  12 ms/s" over "4.86% · 310 ms/s").
 func newGrid(t *report.Table, m report.Medium) *grid {
 	g := &grid{t: t, text: make([][]string, len(t.Rows)), width: make([]int, len(t.Columns)),
-		min: make([]int, len(t.Columns)), names: make([]bool, len(t.Columns))}
+		min: make([]int, len(t.Columns)), names: make([]bool, len(t.Columns)), groups: make([]bool, len(t.Columns))}
 	for c, col := range t.Columns {
 		g.width[c], g.min[c] = width(col.Name), width(col.Name)
 	}
@@ -70,6 +71,7 @@ func newGrid(t *report.Table, m report.Medium) *grid {
 			g.width[c] = max(g.width[c], width(s))
 			g.min[c] = max(g.min[c], minWidth(row[c], s, m))
 			g.names[c] = g.names[c] || row[c].Kind == report.KindCode && !row[c].Wrap
+			g.groups[c] = g.groups[c] || row[c].Kind == report.KindGroup && row[c].Markdown == nil
 		}
 	}
 	return g
@@ -90,6 +92,13 @@ func alignedGroup(c report.Cell, w []int, m report.Medium) string {
 // value's note wrapped under it; other values are whole.
 func minWidth(c report.Cell, s string, m report.Medium) int {
 	switch {
+	case c.Kind == report.KindGroup && c.Markdown == nil:
+		// Parts stack one over another when the group does not fit.
+		w := longestWord(s)
+		for _, p := range c.Parts {
+			w = max(w, width(human(p, m)))
+		}
+		return w
 	case c.Kind == report.KindCode && !c.Wrap:
 		return min(width(s), minName)
 	case c.Kind == report.KindCode || c.Kind == report.KindText:
@@ -109,9 +118,13 @@ func longestWord(s string) int {
 	return w
 }
 
-// fit narrows columns, a character at a time, until a box-drawn table is
-// at most w wide or none can narrow further: the widest first, where a
-// name column counts two thirds of its width, since names lose more.
+// fit narrows columns until a box-drawn table is at most w wide or none
+// can narrow further, in three steps, so that names stay readable and
+// numbers whole as long as they can: first names, down to comfortName
+// only; then columns of share · rate groups stack their
+// parts (the widest column first); last everything down to its minimum.
+// Each step narrows the widest column first, a character at a time, where
+// a name column counts two thirds of its width, since names lose more.
 func (g *grid) fit(w int) {
 	if w <= 0 {
 		return
@@ -120,10 +133,49 @@ func (g *grid) fit(w int) {
 	for _, cw := range g.width {
 		total += cw
 	}
+	whole := append([]int(nil), g.width...)
+	total = g.narrow(total, w, func(c int) int {
+		if g.names[c] {
+			return max(g.min[c], min(comfortName, g.width[c]))
+		}
+		return g.width[c]
+	})
+	if total > w {
+		// Stack every group column, not only the widest, so the
+		// table's numbers read alike.
+		for c := range g.width {
+			if g.groups[c] {
+				total -= g.width[c] - g.min[c]
+				g.width[c] = g.min[c]
+			}
+		}
+	}
+	total = g.narrow(total, w, func(c int) int { return g.min[c] })
+	// What stacking freed beyond the need goes back to names, then to
+	// the rest, up to their whole widths.
+	for _, names := range []bool{true, false} {
+		for c := range g.width {
+			if g.names[c] == names && total < w && g.width[c] < whole[c] {
+				grow := min(w-total, whole[c]-g.width[c])
+				g.width[c] += grow
+				total += grow
+			}
+		}
+	}
+}
+
+// comfortName is the width a name column keeps until numbers have
+// stacked: enough for a package, a type and a method.
+const comfortName = 36
+
+// narrow narrows columns a character at a time, the widest first (names
+// at two thirds), none below floor(c), until total is at most w; it
+// returns the new total.
+func (g *grid) narrow(total, w int, floor func(c int) int) int {
 	for total > w {
 		best, bestW := -1, 0
 		for c, cw := range g.width {
-			if cw <= g.min[c] {
+			if cw <= floor(c) {
 				continue
 			}
 			if g.names[c] {
@@ -134,11 +186,12 @@ func (g *grid) fit(w int) {
 			}
 		}
 		if best < 0 {
-			return
+			return total
 		}
 		g.width[best]--
 		total--
 	}
+	return total
 }
 
 // lines is cell (r, c) as the lines it takes in its column: a name too
@@ -148,10 +201,24 @@ func (g *grid) lines(r, c int) []string {
 	if width(s) <= w {
 		return []string{s}
 	}
-	if cell := g.t.Rows[r][c]; cell.Kind == report.KindCode && !cell.Wrap {
+	cell := g.t.Rows[r][c]
+	switch {
+	case cell.Kind == report.KindCode && !cell.Wrap:
 		return []string{ElideName(s, w)}
+	case cell.Kind == report.KindGroup && cell.Markdown == nil:
+		return stack(s, w)
 	}
 	return wrap(s, w)
+}
+
+// stack is a group cell too wide for w as its parts one under another
+// ("14.47%" over "1.05 goroutines"), each wrapped if still too wide.
+func stack(s string, w int) []string {
+	var out []string
+	for _, p := range strings.Split(s, " · ") {
+		out = append(out, wrap(strings.TrimSpace(p), w)...)
+	}
+	return out
 }
 
 // writeTable lays out t with tablewriter: box drawing in the terminal,

@@ -59,7 +59,7 @@ func amount(v float64, unit string) string {
 			}
 		}
 		return sig3(v/st.size) + " " + st.name
-	case unit == "" || unit == "count":
+	case unit == "" || unit == "count" || unit == bareUnit:
 		if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 			return strconv.FormatFloat(v, 'f', 0, 64)
 		}

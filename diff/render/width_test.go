@@ -88,9 +88,9 @@ func TestColor(t *testing.T) {
 		t.Errorf("coloured output differs from the plain one beyond escape codes:\n%s", colored)
 	}
 	for _, want := range []string{
-		toneCodes[report.ToneGrowth] + "+4.6 threads" + reset,
-		toneCodes[report.ToneShrink] + "-0.5 threads" + reset,
-		"+0.2 threads ~ │", // noise stays plain
+		toneCodes[report.ToneGrowth] + "+4.6" + reset,
+		toneCodes[report.ToneShrink] + "-0.5" + reset,
+		"+0.2 ~ │", // noise stays plain
 	} {
 		if !strings.Contains(colored, want) {
 			t.Errorf("no %q in\n%s", want, colored)
