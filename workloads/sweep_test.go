@@ -3,6 +3,7 @@ package workloads
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,5 +51,32 @@ func TestSweepFailedRow(t *testing.T) {
 	js, _ := json.Marshal(rows)
 	if !strings.Contains(string(js), `"failed":"child exited (status 2)"`) || strings.Count(string(js), `"failed"`) != 1 {
 		t.Errorf("JSON: %s", js)
+	}
+}
+
+// A failed run of the wasm sweep is a failed point: "failed" in its cells,
+// a verdict line with the reason, and no part in choosing the winner.
+func TestWasmSweepFailedPoint(t *testing.T) {
+	failed := WasmPointOf(ModeLoop, 0, Failed(RunConfig{Out: "out/loop-keep-0"}, &ChildError{Reason: "child killed by signal 9 (killed)"}))
+	if failed.Failed != "child killed by signal 9 (killed)" || failed.RequestsPerS != 0 || failed.Folder != "out/loop-keep-0" {
+		t.Errorf("point %+v", failed)
+	}
+	points := []WasmPoint{failed, {Mode: ModeLoop, KeepResident: 1 << 20, Connections: 1, RequestsPerS: 500, FaultsPerRequest: 3}}
+	v := Verdict(points)
+	if v.LoopWinner != 1<<20 || !slices.Contains(v.Lines, "loop, keep_resident 0: failed: child killed by signal 9 (killed).") {
+		t.Errorf("verdict %+v", v)
+	}
+	var b bytes.Buffer
+	if err := WriteWasmSweep(&b, points, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "|             0 |") {
+			row = l
+		}
+	}
+	if strings.Count(row, " – |") != 4 || !strings.Contains(row, " failed |") {
+		t.Errorf("failed row %q in\n%s", row, b.String())
 	}
 }
