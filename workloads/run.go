@@ -20,9 +20,12 @@
 // a line there as well as returning its error. On every path, a
 // cancelled context included, the load is stopped and the child stopped
 // and reaped before Run returns; an interrupted run's error unwraps to the
-// context's error and, once the capture window has opened, is a
+// context's error (its message ends with the context's cause, such as the
+// signal) and, once the capture window has opened, is a
 // *capture.InterruptedError naming the incomplete folder, whose manifest
-// is marked interrupted.
+// is marked interrupted. A child that exits, stops answering or answers no
+// request fails the run with a *ChildError (never a context error), and
+// a sweep may show it as a failed row (Failed, SweepRows).
 package workloads
 
 import (
@@ -68,7 +71,22 @@ type RunConfig struct {
 	StatsPath string
 	// Params are added to the manifest's params.
 	Params map[string]any
+
+	// Table is what the child is started from (nil: child.Builtin()); the
+	// program must pass the same table to child.MaybeRun.
+	Table child.Table
+	// HangTimeout is how long the child's debug port may leave a probe
+	// unanswered before the run fails as hung (0: DefaultHangTimeout).
+	HangTimeout time.Duration
 }
+
+// DefaultHangTimeout is RunConfig.HangTimeout's default. The child's debug
+// port is probed every second during the run; a server busy with the load
+// and six profiles at once answers within milliseconds, so ten seconds
+// without an answer is a server that stopped (a stopped process, a
+// deadlocked runtime), and the run fails rather than waiting out the
+// window and every timeout.
+const DefaultHangTimeout = 10 * time.Second
 
 // Result is what one run measured.
 type Result struct {
@@ -80,6 +98,9 @@ type Result struct {
 	Kind profile.Kind
 	// Buckets are that profile's bucket shares (fractions 0..1).
 	Buckets [diff.NumBuckets]float64
+	// Failure is set, and nothing else but Config, in the result Failed
+	// makes for a run that failed.
+	Failure error
 }
 
 func (c *RunConfig) validate() error {
@@ -128,6 +149,14 @@ func logf(w io.Writer, format string, a ...any) {
 // unwraps to ctx.Err(): a *capture.InterruptedError naming the incomplete
 // capture folder, whose manifest is marked interrupted, once the capture
 // window has opened; an error saying nothing was captured before that.
+//
+// When the child exits before the run is over, or stops answering (its
+// debug port leaves a probe unanswered for HangTimeout), the load and the
+// capture stop at once, the child is reaped (killed when it hung), a
+// capture folder already begun is marked interrupted, and the error is a
+// *ChildError naming the exit status or signal and the folder. A run in
+// which the server answered no request in the window fails with a
+// *ChildError too, its folder complete.
 func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -143,13 +172,23 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
 	}
-	proc, err := child.Start(ctx, child.Builtin(), child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
+	table := cfg.Table
+	if table == nil {
+		table = child.Builtin()
+	}
+	proc, err := child.Start(ctx, table, child.Spec{Workload: cfg.Workload, Variant: cfg.Variant, Cores: cfg.Cores, Args: cfg.Args, Log: cfg.Log})
 	if err != nil {
 		logf(cfg.Log, "%s %s: the server did not start: %v", cfg.Workload, cfg.Variant, err)
 		return nil, fmt.Errorf("starting the %s server (%s, %d cores): %w", cfg.Workload, cfg.Variant, cfg.Cores, err)
 	}
+	r := &run{cfg: cfg, proc: proc, url: proc.URL + cfg.Path}
 	defer func() {
-		if serr := proc.Stop(); serr != nil {
+		stop := proc.Stop
+		if r.hung {
+			stop = proc.Kill // a SIGTERM would wait out the grace period
+		}
+		var ce *ChildError
+		if serr := stop(); serr != nil && !errors.As(err, &ce) {
 			logf(cfg.Log, "%s %s: stopping the server: %v", cfg.Workload, cfg.Variant, serr)
 			if err == nil {
 				err = fmt.Errorf("stopping the %s server: %w", cfg.Workload, serr)
@@ -158,7 +197,6 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	}()
 	logf(cfg.Log, "%s %s: server pid %d at %s, GOMAXPROCS=%d, pinned to CPUs %v", cfg.Workload, cfg.Variant, proc.Pid, proc.URL, proc.GOMAXPROCS, proc.CPUs)
 
-	r := &run{cfg: cfg, proc: proc, url: proc.URL + cfg.Path}
 	man, rep, err := r.measure(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -168,6 +206,9 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	}
 	r.record(ctx, man, rep)
 	if err := capture.WriteManifest(cfg.Out, man); err != nil {
+		return nil, err
+	}
+	if err := r.answered(rep); err != nil {
 		return nil, err
 	}
 	res = &Result{Config: cfg, Manifest: man, Load: rep}
@@ -183,6 +224,7 @@ type run struct {
 	proc       *child.Process
 	url        string // the workload's URL the load goes to
 	statsStart any    // StatsPath's answer when the window opened
+	hung       bool   // the child stopped answering: Kill it, do not Stop it
 }
 
 // loadDone is the load generator's result.
@@ -192,16 +234,25 @@ type loadDone struct {
 }
 
 // measure runs the load, waits out the warmup and captures the window. The
-// load has stopped when it returns, on every path.
+// load has stopped when it returns, on every path. The child is watched
+// meanwhile: when it exits or stops answering, the load and the capture
+// stop at once and the error is a *ChildError.
 func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, error) {
-	lctx, cancel := context.WithCancel(ctx)
-	loadCh := r.startLoad(lctx)
+	// mctx ends with ctx, or with a *ChildError as its cause.
+	mctx, fail := context.WithCancelCause(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watch(mctx, fail)
+	}()
+	loadCh := r.startLoad(mctx)
 	received := false
 	defer func() {
-		cancel()
+		fail(nil)
 		if !received {
 			<-loadCh
 		}
+		<-watched
 	}()
 
 	// The capture window opens when the warmup ends. A timer, not a
@@ -209,10 +260,16 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 	// capture's seconds= requests end on the server's own clock.
 	select {
 	case <-time.After(r.cfg.Warmup):
-	case <-ctx.Done():
-		return nil, nil, fmt.Errorf("interrupted during the warmup: nothing captured in %s: %w", r.cfg.Out, ctx.Err())
+	case <-mctx.Done():
+		if ce := r.failure(ctx, mctx, 0); ce != nil {
+			return nil, nil, r.childFailed(ce, nil, nil)
+		}
+		return nil, nil, fmt.Errorf("interrupted during the warmup: nothing captured in %s: %w", r.cfg.Out, cause(ctx))
 	case ld := <-loadCh:
 		received = true
+		if ce := r.failure(ctx, mctx, time.Second); ce != nil {
+			return nil, nil, r.childFailed(ce, nil, nil)
+		}
 		// The generator stopped during the warmup: nothing to capture.
 		if ld.err == nil {
 			ld.err = errors.New("load generator stopped before the measured window")
@@ -222,17 +279,25 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 	}
 	if r.cfg.StatsPath != "" {
 		var err error
-		if r.statsStart, err = fetchJSON(ctx, r.proc.URL+r.cfg.StatsPath); err != nil {
+		if r.statsStart, err = fetchJSON(mctx, r.proc.URL+r.cfg.StatsPath); err != nil {
 			logf(r.cfg.Log, "workload stats unavailable from %s: %v", r.proc.URL+r.cfg.StatsPath, err)
 		}
 	}
-	man, cerr := capture.Capture(ctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log})
+	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log})
 	ld := <-loadCh
 	received = true
+	grace := time.Duration(0)
+	if ld.err != nil || cerr != nil {
+		grace = time.Second // a failure may be the child's exit, not reaped yet
+	}
+	if ce := r.failure(ctx, mctx, grace); ce != nil {
+		return nil, nil, r.childFailed(ce, man, cerr)
+	}
 	var ie *capture.InterruptedError
 	switch {
 	case errors.As(cerr, &ie):
-		return nil, nil, ie
+		ie.Err = cause(ctx)
+		return nil, nil, withCause(ctx, ie)
 	case ld.err != nil && ctx.Err() != nil:
 		return nil, nil, r.loadInterrupted(ctx, man, cerr)
 	case ld.err != nil:
@@ -280,14 +345,14 @@ func (r *run) startLoad(ctx context.Context) <-chan loadDone {
 func (r *run) loadInterrupted(ctx context.Context, man *capture.Manifest, cerr error) error {
 	if man == nil {
 		// The capture never wrote its folder (it could not be made).
-		return fmt.Errorf("interrupted: capture folder %s not written (%v): %w", r.cfg.Out, cerr, ctx.Err())
+		return fmt.Errorf("interrupted: capture folder %s not written (%v): %w", r.cfg.Out, cerr, cause(ctx))
 	}
 	man.Interrupted = true
 	man.Errors = append(man.Errors, "load: interrupted before the window closed")
 	if err := capture.WriteManifest(r.cfg.Out, man); err != nil {
 		logf(r.cfg.Log, "writing the manifest of %s: %v", r.cfg.Out, err)
 	}
-	return &capture.InterruptedError{Dir: r.cfg.Out, Missing: []string{"load report"}, Err: ctx.Err()}
+	return withCause(ctx, &capture.InterruptedError{Dir: r.cfg.Out, Missing: []string{"load report"}, Err: cause(ctx)})
 }
 
 // record adds to the capture's manifest what the runner knows better than
@@ -375,16 +440,23 @@ type SweepRow struct {
 	Efficiency      float64                  `json:"scaling_efficiency"` // (rps/cores) ÷ (rps/cores at the smallest core count), scaled to that count
 	Peak            bool                     `json:"peak"`
 	Folder          string                   `json:"folder"`
+	Failed          string                   `json:"failed,omitempty"` // why the run failed ("child exited (status 2)"); its numbers are then all 0
 	Load            *loadgen.Report          `json:"-"`
 	raw             [diff.NumBuckets]float64 // same as Buckets, indexed
 }
 
 // SweepRows turns run results into table rows: efficiency relative to the
-// first (smallest) core count, and a marker on the highest requests/s.
+// first (smallest) core count that did not fail, and a marker on the
+// highest requests/s. A failed result (Failed) gives a row with its
+// reason and no numbers.
 func SweepRows(results []*Result) []SweepRow {
 	rows := make([]SweepRow, len(results))
-	peak := -1
+	peak, first := -1, -1
 	for i, r := range results {
+		if r.Failure != nil {
+			rows[i] = SweepRow{Cores: r.Config.Cores, Folder: r.Config.Out, Failed: failureText(r.Failure), Buckets: map[string]float64{}}
+			continue
+		}
 		rows[i] = SweepRow{
 			Cores: r.Config.Cores, RequestsPerS: r.Load.RPSOK, P99MS: r.Load.LatencyMS.P99,
 			Errors: r.Load.Failed(), CPUPerRequestUS: r.Load.ServerCPUPerRequestUS,
@@ -397,14 +469,19 @@ func SweepRows(results []*Result) []SweepRow {
 		if peak < 0 || r.Load.RPSOK > rows[peak].RequestsPerS {
 			peak = i
 		}
+		if first < 0 {
+			first = i
+		}
 	}
 	if peak >= 0 {
 		rows[peak].Peak = true
 	}
-	if len(rows) > 0 && rows[0].RequestsPerS > 0 {
-		perCore0 := rows[0].RequestsPerS / float64(rows[0].Cores)
+	if first >= 0 && rows[first].RequestsPerS > 0 {
+		perCore0 := rows[first].RequestsPerS / float64(rows[first].Cores)
 		for i := range rows {
-			rows[i].Efficiency = rows[i].RequestsPerS / float64(rows[i].Cores) / perCore0
+			if rows[i].Failed == "" {
+				rows[i].Efficiency = rows[i].RequestsPerS / float64(rows[i].Cores) / perCore0
+			}
 		}
 	}
 	return rows

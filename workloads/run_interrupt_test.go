@@ -47,6 +47,20 @@ func (c *cancelOn) String() string {
 
 var serverPid = regexp.MustCompile(`server pid (\d+) `)
 
+// reaped checks that the child whose pid the log names is gone (not even
+// a zombie is left).
+func reaped(t *testing.T, log *cancelOn) {
+	t.Helper()
+	m := serverPid.FindStringSubmatch(log.String())
+	if m == nil {
+		t.Fatalf("no server pid in the log:\n%s", log)
+	}
+	pid, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("child %d still exists after Run returned (kill 0: %v)", pid, err)
+	}
+}
+
 // TestRunInterrupted cancels a run in its warmup and in its capture window:
 // Run returns promptly with an error that says it was interrupted and
 // names the folder, the child has been reaped (no process, not even a
@@ -88,14 +102,7 @@ func TestRunInterrupted(t *testing.T) {
 			if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), c.want+out) {
 				t.Fatalf("err = %v; want %q with the folder, wrapping context.Canceled", err, c.want)
 			}
-			m := serverPid.FindStringSubmatch(log.String())
-			if m == nil {
-				t.Fatalf("no server pid in the log:\n%s", log)
-			}
-			pid, _ := strconv.Atoi(m[1])
-			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-				t.Errorf("child %d still exists after Run returned (kill 0: %v)", pid, err)
-			}
+			reaped(t, log)
 			if !strings.Contains(log.String(), "interrupted: the load and the server (pid ") {
 				t.Errorf("the interruption is not logged:\n%s", log)
 			}

@@ -15,7 +15,7 @@ import (
 
 // The test binary doubles as the workload child (see child.MaybeRun).
 func TestMain(m *testing.M) {
-	child.MaybeRun(child.Builtin())
+	child.MaybeRun(testTable())
 	os.Exit(m.Run())
 }
 

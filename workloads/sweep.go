@@ -10,7 +10,8 @@ import (
 
 // WriteSweep writes a core-count sweep as a table ("table" or "markdown")
 // or as JSON. Rows keep the order of the sweep; the peak requests/s row is
-// marked "◀ peak". format is a render.Format name; a sweep has no CSV form.
+// marked "◀ peak", and a failed run's row shows "failed: " and its reason
+// in place of numbers. format is a render.Format name; a sweep has no CSV form.
 func WriteSweep(w io.Writer, rows []SweepRow, format string) error {
 	return render.Report(w, SweepReport(rows), render.Format(format))
 }
@@ -21,7 +22,13 @@ func SweepReport(rows []SweepRow) *report.Report {
 	cols := []report.Column{report.RCol("cores"), report.RCol("requests/s"), report.RCol("p99 ms"), report.RCol("errors"), report.RCol("CPU/req µs"),
 		report.RCol("lock-contention"), report.RCol("wait"), report.RCol("gc"), report.RCol("efficiency"), report.Col("")}
 	t := &report.Table{Columns: cols}
+	missing := report.None("–")
 	for _, row := range rows {
+		if row.Failed != "" {
+			t.Rows = append(t.Rows, []report.Cell{report.Int(int64(row.Cores)), missing, missing, missing, missing, missing, missing, missing, missing,
+				report.Text("failed: " + row.Failed)})
+			continue
+		}
 		mark := ""
 		if row.Peak {
 			mark = "◀ peak"
@@ -39,10 +46,13 @@ func SweepReport(rows []SweepRow) *report.Report {
 	}
 	kind := "wall-clock (fgprof)"
 	first := 0
-	if len(rows) > 0 {
-		first = rows[0].Cores
-		if rows[0].Kind == "cpu" {
-			kind = "CPU"
+	for _, row := range rows {
+		if row.Failed == "" {
+			first = row.Cores
+			if row.Kind == "cpu" {
+				kind = "CPU"
+			}
+			break
 		}
 	}
 	note := report.Cat("Bucket shares from each run's ", kind, " profile. Efficiency: requests/s per core relative to ", first, " core(s).")

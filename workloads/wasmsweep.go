@@ -31,11 +31,19 @@ type WasmPoint struct {
 	// window per successful request (-1 when unknown).
 	FaultsPerRequest float64 `json:"minor_faults_per_request"`
 	Folder           string  `json:"folder"`
+	// Failed says why the run failed (a Failed result: "child exited
+	// (status 2)"); its numbers are then all 0.
+	Failed string `json:"failed,omitempty"`
 }
 
 // WasmPointOf reads a run's point from its result and the host's stats
-// (the manifest's server_stats).
+// (the manifest's server_stats); a failed result (Failed) gives a failed
+// point.
 func WasmPointOf(mode string, keep int64, r *Result) WasmPoint {
+	if r.Failure != nil {
+		return WasmPoint{Mode: mode, KeepResident: keep, Connections: r.Config.Connections, FaultsPerRequest: -1,
+			Folder: r.Config.Out, Failed: failureText(r.Failure)}
+	}
 	p := WasmPoint{
 		Mode: mode, KeepResident: keep, Connections: r.Load.Connections,
 		RequestsPerS: r.Load.RPSOK, CPUPerRequestUS: r.Load.ServerCPUPerRequestUS,
@@ -74,12 +82,15 @@ type WasmVerdict struct {
 	ConcurrentWinner int64 `json:"concurrent_winner"`
 }
 
-// Verdict compares the points by requests/s (2xx only) within each mode.
+// Verdict compares the points by requests/s (2xx only) within each mode;
+// failed points take no part, and each gets a line saying why it failed.
 func Verdict(points []WasmPoint) WasmVerdict {
 	v := WasmVerdict{LoopWinner: -1, ConcurrentWinner: -1}
 	byMode := map[string][]WasmPoint{}
 	for _, p := range points {
-		byMode[p.Mode] = append(byMode[p.Mode], p)
+		if p.Failed == "" {
+			byMode[p.Mode] = append(byMode[p.Mode], p)
+		}
 	}
 	rank := func(mode string) []WasmPoint {
 		ps := append([]WasmPoint(nil), byMode[mode]...)
@@ -124,6 +135,9 @@ func Verdict(points []WasmPoint) WasmVerdict {
 		}
 	}
 	for _, p := range points {
+		if p.Failed != "" {
+			v.Lines = append(v.Lines, fmt.Sprintf("%s, keep_resident %s: failed: %s.", p.Mode, wasmhost.FormatSize(p.KeepResident), p.Failed))
+		}
 		if p.Errors > 0 {
 			v.Lines = append(v.Lines, fmt.Sprintf("%s, keep_resident %s: %d requests failed (%d refused by the full pool); requests/s counts only successes — this is not saturation.",
 				p.Mode, wasmhost.FormatSize(p.KeepResident), p.Errors, p.PoolRefused))
@@ -174,6 +188,10 @@ func WasmSweepReport(points []WasmPoint) *report.Report {
 			p, ok := cell[m][k]
 			if !ok {
 				row = append(row, missing, missing, missing, missing, missing)
+				continue
+			}
+			if p.Failed != "" {
+				row = append(row, missing, missing, report.Text("failed"), missing, missing)
 				continue
 			}
 			faults := report.None("?")

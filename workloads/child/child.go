@@ -55,7 +55,9 @@
 //
 // Children are always reaped: Stop sends SIGTERM, waits a bounded time,
 // then SIGKILL, and always waits for the exit. Cancelling Start's context
-// stops the child the same way. On Linux the child is started with
+// stops the child the same way. Kill skips the grace, for a child that
+// stopped answering. A child that ended on its own, before any of those,
+// is told apart by Exited, which says how (exit status or signal). On Linux the child is started with
 // Pdeathsig=SIGKILL, so a parent killed outright (SIGKILL, crash) takes the
 // child with it; the standard-input pipe is a second guard on every system.
 package child
@@ -73,6 +75,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -155,7 +158,8 @@ type Process struct {
 
 	stopOnce sync.Once
 	stopErr  error
-	stopped  bool // Stop (or context cancellation) ended the child
+	stopped  atomic.Bool // Stop, Kill (or context cancellation) ended the child
+	killed   atomic.Bool // by Kill's SIGKILL
 }
 
 const (
@@ -411,13 +415,10 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // crashed or had to be killed. Calling Stop again returns the same result.
 func (p *Process) Stop() error {
 	p.stopOnce.Do(func() {
-		select {
-		case <-p.done:
-			p.stopErr = p.exitError()
+		if p.endedFirst() {
 			return
-		default:
 		}
-		p.stopped = true
+		p.stopped.Store(true)
 		_ = terminate(p.cmd.Process)
 		p.stdin.Close()
 		t := time.NewTimer(p.stopTO)
@@ -434,17 +435,90 @@ func (p *Process) Stop() error {
 	return p.stopErr
 }
 
+// endedFirst tells, for Stop and Kill, whether the child has exited
+// already, and then sets their result.
+func (p *Process) endedFirst() bool {
+	select {
+	case <-p.done:
+		p.stopErr = p.exitError()
+		return true
+	default:
+		return false
+	}
+}
+
 // exitError interprets the exit after Done: a clean exit, or death by the
 // SIGTERM that Stop sent, is no error.
 func (p *Process) exitError() error {
 	if p.waitErr == nil {
 		return nil
 	}
-	if p.stopped && killedByTerm(p.cmd.ProcessState) {
+	if p.stopped.Load() && (p.killed.Load() || killedByTerm(p.cmd.ProcessState)) {
 		return nil
 	}
 	return fmt.Errorf("child %d: %v%s", p.Pid, p.waitErr, p.stderrTail(true))
 }
+
+// Kill ends the child at once with SIGKILL, without the graceful stop, and
+// waits for it: for a child that stopped answering, which a SIGTERM may not
+// end (a stopped or wedged process). It returns nil when the child was
+// ended by Kill, and Stop's error when it had exited before; Stop and Kill
+// afterwards return the same.
+func (p *Process) Kill() error {
+	p.stopOnce.Do(func() {
+		if p.endedFirst() {
+			return
+		}
+		p.stopped.Store(true)
+		p.killed.Store(true)
+		_ = p.cmd.Process.Kill()
+		p.stdin.Close()
+		<-p.done
+		p.stopErr = p.exitError()
+	})
+	return p.stopErr
+}
+
+// Exited tells how the child ended when it ended on its own: it exited,
+// crashed or was killed by someone else before Stop or Kill (or the
+// cancellation of Start's context) ended it. It is nil while the child
+// runs and when Stop or Kill ended it. Wait on Done first to know it has
+// ended.
+func (p *Process) Exited() *ExitError {
+	select {
+	case <-p.done:
+	default:
+		return nil
+	}
+	if p.stopped.Load() {
+		return nil
+	}
+	return &ExitError{Pid: p.Pid, State: p.cmd.ProcessState, Stderr: strings.TrimSpace(p.stderr.String())}
+}
+
+// ExitError describes a child that ended on its own (Process.Exited).
+type ExitError struct {
+	Pid int
+	// State is its exit status.
+	State *os.ProcessState
+	// Stderr is the end of its standard error (the last 4 KiB at most).
+	Stderr string
+}
+
+// Reason is how it ended, in a few words: "exited (status 2)",
+// "killed by signal 9 (killed)".
+func (e *ExitError) Reason() string {
+	if e.State == nil {
+		return "exited"
+	}
+	if ws, ok := e.State.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+	}
+	return fmt.Sprintf("exited (status %d)", e.State.ExitCode())
+}
+
+// Error is "child PID " and the Reason.
+func (e *ExitError) Error() string { return fmt.Sprintf("child %d %s", e.Pid, e.Reason()) }
 
 // CPUTime returns the child's user+system CPU time so far: from
 // /proc/PID/stat while it runs (Linux only), from its rusage once it has

@@ -38,10 +38,11 @@ type econn struct {
 	idx     int32
 	fd      int
 	state   int
-	since   time.Time // when the connect or the request started
-	retryAt time.Time // csDown: when to connect again
-	backoff time.Duration
-	woff    int // bytes of the request written
+	since   time.Time     // when the connect or the request started
+	retryAt time.Time     // csDown: when to connect again
+	backoff time.Duration // the wait before the next connect; a response resets it
+	dialed  bool          // a connect was tried: the next one is a reconnect
+	woff    int           // bytes of the request written
 	p       parser
 	buf     []byte
 	n       int   // bytes in buf not consumed yet
@@ -243,7 +244,7 @@ func (l *loop) poll() {
 			// something unasked. Drop it; it is opened again when needed.
 			if e&(syscall.EPOLLIN|syscall.EPOLLERR|syscall.EPOLLHUP|syscall.EPOLLRDHUP) != 0 {
 				l.closeConn(c)
-				c.retryAt = time.Time{}
+				l.backOff(c, time.Now())
 			}
 		}
 	}
@@ -259,8 +260,7 @@ func (l *loop) check(now time.Time) {
 			}
 		case csWriting, csWaiting:
 			if now.Sub(c.since) >= l.r.timeout {
-				l.fail(kTimeout, l.opError("read", os.ErrDeadlineExceeded), now)
-				l.reconnect(c, now)
+				l.failed(c, kTimeout, l.opError("read", os.ErrDeadlineExceeded), now)
 			}
 		case csDown:
 			if l.started && l.r.running(now) && !now.Before(c.retryAt) {
@@ -280,6 +280,10 @@ func (a opAddr) Network() string { return "tcp" }
 func (a opAddr) String() string  { return string(a) }
 
 func (l *loop) connect(c *econn, now time.Time) {
+	if c.dialed {
+		l.reconnects++
+	}
+	c.dialed = true
 	fd, err := syscall.Socket(l.family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, syscall.IPPROTO_TCP)
 	if err != nil {
 		l.connectFailed(c, os.NewSyscallError("socket", err), now)
@@ -315,7 +319,6 @@ func (l *loop) finishConnect(c *econn) {
 		return
 	}
 	c.state = csIdle
-	c.backoff = 0
 	l.dials++
 	if l.started && l.r.running(now) {
 		l.send(c, now)
@@ -323,8 +326,8 @@ func (l *loop) finishConnect(c *econn) {
 }
 
 // connectFailed counts a failed connect (after the start; before it, the
-// error is kept for Run) and schedules a retry with a backoff (10ms,
-// doubling up to 200ms).
+// error is kept for Run) and schedules a retry after the connection's
+// backoff.
 func (l *loop) connectFailed(c *econn, err error, now time.Time) {
 	l.closeConn(c)
 	err = l.opError("dial", err)
@@ -333,8 +336,23 @@ func (l *loop) connectFailed(c *econn, err error, now time.Time) {
 	} else if c.dialErr == nil {
 		c.dialErr = err
 	}
+	l.backOff(c, now)
+}
+
+// backOff schedules the next connect of a connection that is down after
+// its backoff (see nextBackoff); check makes it.
+func (l *loop) backOff(c *econn, now time.Time) {
 	c.backoff = nextBackoff(c.backoff)
 	c.retryAt = now.Add(c.backoff)
+}
+
+// failed counts a request that failed on an open connection, closes the
+// connection and schedules a reconnect after its backoff: a server that
+// resets every connection is not redialled in a busy loop.
+func (l *loop) failed(c *econn, kind int, err error, now time.Time) {
+	l.fail(kind, err, now)
+	l.closeConn(c)
+	l.backOff(c, now)
 }
 
 func (l *loop) closeConn(c *econn) {
@@ -345,7 +363,7 @@ func (l *loop) closeConn(c *econn) {
 	c.state = csDown
 }
 
-// reconnect replaces a connection after an error or a Connection: close.
+// reconnect replaces a connection at once after a Connection: close.
 func (l *loop) reconnect(c *econn, now time.Time) {
 	l.closeConn(c)
 	if l.r.running(now) {
@@ -374,9 +392,7 @@ func (l *loop) write(c *econn) {
 			}
 			return
 		case err != nil:
-			now := time.Now()
-			l.fail(kWrite, l.opError("write", os.NewSyscallError("write", err)), now)
-			l.reconnect(c, now)
+			l.failed(c, kWrite, l.opError("write", os.NewSyscallError("write", err)), time.Now())
 			return
 		}
 		c.woff += n
@@ -395,15 +411,13 @@ func (l *loop) read(c *econn) {
 	}
 	now := time.Now()
 	if err != nil {
-		l.fail(kRead, l.opError("read", os.NewSyscallError("read", err)), now)
-		l.reconnect(c, now)
+		l.failed(c, kRead, l.opError("read", os.NewSyscallError("read", err)), now)
 		return
 	}
 	if m == 0 {
 		done, err := c.p.eof(c.n)
 		if !done {
-			l.fail(kRead, l.opError("read", err), now)
-			l.reconnect(c, now)
+			l.failed(c, kRead, l.opError("read", err), now)
 			return
 		}
 		l.complete(c, now, false)
@@ -418,8 +432,7 @@ func (l *loop) read(c *econn) {
 		}
 	}
 	if err != nil {
-		l.fail(kRead, l.opError("read", err), now)
-		l.reconnect(c, now)
+		l.failed(c, kRead, l.opError("read", err), now)
 		return
 	}
 	if done {
@@ -430,6 +443,7 @@ func (l *loop) read(c *econn) {
 // complete counts a response and sends the next request.
 func (l *loop) complete(c *econn, now time.Time, keep bool) {
 	l.done(c.p.status, now.Sub(c.since), now)
+	c.backoff = 0
 	switch {
 	case !keep:
 		l.reconnect(c, now)

@@ -19,7 +19,8 @@ type worker struct {
 	buf      []byte
 	dialErr  error // of the first dial
 	deadline time.Time
-	backoff  time.Duration
+	backoff  time.Duration // the wait before the next connect; a response resets it
+	dialed   bool          // a connect was tried: the next one is a reconnect
 }
 
 func newWorkers(r *runner, conns int) []unit {
@@ -67,29 +68,39 @@ func (w *worker) run(dialed *sync.WaitGroup) {
 				now = time.Now()
 				continue
 			}
-			w.backoff = 0
 			now = time.Now()
 		}
 		start := now
 		w.setDeadline(start)
 		if _, err := w.conn.Write(req); err != nil {
+			w.failed(kindOf(err, kWrite), err)
 			now = time.Now()
-			w.fail(kindOf(err, kWrite), err, now)
-			w.closeConn()
 			continue
 		}
 		status, keep, err := w.readResponse()
 		now = time.Now()
 		if err != nil {
-			w.fail(kindOf(err, kRead), err, now)
-			w.closeConn()
+			w.failed(kindOf(err, kRead), err)
+			now = time.Now()
 			continue
 		}
 		w.done(status, now.Sub(start), now)
+		w.backoff = 0
 		if !keep {
 			w.closeConn()
 		}
 	}
+}
+
+// failed counts a request that failed on an open connection, closes the
+// connection and waits out the connection's backoff before the loop
+// reconnects: a server that resets every connection is not redialled in a
+// busy loop (about 10,000 connects a second, each leaving a socket in
+// TIME_WAIT).
+func (w *worker) failed(kind int, err error) {
+	w.fail(kind, err, time.Now())
+	w.closeConn()
+	w.sleepBackoff()
 }
 
 // readResponse reads one response from the connection.
@@ -142,6 +153,10 @@ func (w *worker) setDeadline(now time.Time) {
 // connect dials the worker's connection. A dial that succeeds after the run
 // was stopped is closed again.
 func (w *worker) connect() error {
+	if w.dialed {
+		w.reconnects++
+	}
+	w.dialed = true
 	c, err := w.dialer.DialContext(w.r.dialCtx, "tcp", w.r.tg.addr)
 	if err != nil {
 		return err
@@ -167,9 +182,8 @@ func (w *worker) closeConn() {
 	w.mu.Unlock()
 }
 
-// sleepBackoff waits after a failed connect (10ms, doubling up to 200ms) so
-// a refused port does not turn the generator into a busy loop; the failed
-// connects are counted as connect errors.
+// sleepBackoff waits after a failure (a connect, a read or a write; see
+// nextBackoff), or until the run stops.
 func (w *worker) sleepBackoff() {
 	w.backoff = nextBackoff(w.backoff)
 	t := time.NewTimer(w.backoff)
@@ -178,14 +192,4 @@ func (w *worker) sleepBackoff() {
 	case <-w.r.stopc:
 		t.Stop()
 	}
-}
-
-func nextBackoff(b time.Duration) time.Duration {
-	switch {
-	case b == 0:
-		return 10 * time.Millisecond
-	case b < 200*time.Millisecond:
-		return 2 * b
-	}
-	return b
 }

@@ -221,6 +221,9 @@ func TestKeepAliveCountsAddUp(t *testing.T) {
 		if rep.ConnectionsOpened != c || s.accepted.Load() != c || rep.Connections != c {
 			t.Errorf("keep-alive: opened %d, server accepted %d, want %d", rep.ConnectionsOpened, s.accepted.Load(), c)
 		}
+		if rep.Reconnects != 0 {
+			t.Errorf("%d reconnects with keep-alive held", rep.Reconnects)
+		}
 		if rep.Engine != engine {
 			t.Errorf("engine %q, want %q", rep.Engine, engine)
 		}
@@ -429,6 +432,12 @@ func TestChunkedAndConnectionClose(t *testing.T) {
 		if acc := s.accepted.Load(); rep.ConnectionsOpened <= 2 || acc < int64(rep.ConnectionsOpened)-2 || acc > int64(rep.ConnectionsOpened)+2 {
 			t.Errorf("opened %d, server accepted %d: want a new connection after each Connection: close", rep.ConnectionsOpened, acc)
 		}
+		// Each connection but the first of each worker was a reconnect,
+		// made at once after a complete response; one per worker may have
+		// been cut by the stop.
+		if re, want := rep.Reconnects, int64(rep.ConnectionsOpened-2); re < want || re > want+2 {
+			t.Errorf("%d reconnects for %d connections opened by 2 workers", rep.Reconnects, rep.ConnectionsOpened)
+		}
 		if line := firstLine(rep); !strings.HasPrefix(line, "WARNING: keep-alive was not held") {
 			t.Errorf("first line: %s", line)
 		}
@@ -529,7 +538,7 @@ func TestDefaultConnections(t *testing.T) {
 
 func TestReportTextAndJSON(t *testing.T) {
 	r := &Report{
-		URL: "http://127.0.0.1:8080/json", Engine: "epoll", Connections: 4, ConnectionsOpened: 6, DurationS: 2, Sent: 1000, OK: 900,
+		URL: "http://127.0.0.1:8080/json", Engine: "epoll", Connections: 4, ConnectionsOpened: 6, Reconnects: 9, DurationS: 2, Sent: 1000, OK: 900,
 		Non2xx:           map[string]int64{"503": 60, "404": 10},
 		SocketErrors:     30,
 		SocketErrorKinds: map[string]int64{"timeout": 10, "read": 20}, SocketErrorExamples: map[string]string{"read": "EOF", "timeout": "i/o timeout"},
@@ -545,6 +554,7 @@ WARNING: keep-alive was not held: 6 connections opened for 4 workers (reconnects
 WARNING: 3 requests failed during the warmup (not counted)
 GET http://127.0.0.1:8080/json
   connections    4 (6 opened), epoll engine
+  reconnects     9 (after failures, each after a backoff of 1ms doubling to 100ms, or after Connection: close)
   window         2.00s measured after 1.00s warmup (discarded); timeout 8s
   requests       1000 in the window: 900 2xx, 100 failed
   requests/s     450.0 (2xx only)
@@ -561,7 +571,7 @@ GET http://127.0.0.1:8080/json
 	js1, _ := json.Marshal(r)
 	js2, _ := json.Marshal(r)
 	if !bytes.Equal(js1, js2) || !strings.Contains(string(js1), `"non_2xx":{"404":10,"503":60}`) ||
-		!strings.Contains(string(js1), `"socket_error_kinds":{"read":20,"timeout":10}`) {
+		!strings.Contains(string(js1), `"socket_error_kinds":{"read":20,"timeout":10}`) || !strings.Contains(string(js1), `"reconnects":9,`) {
 		t.Errorf("JSON: %s", js1)
 	}
 	r.SetServerCPU(0)

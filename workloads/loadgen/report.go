@@ -22,16 +22,21 @@ type Latency struct {
 // Report is the result of a Run. Its JSON encoding is deterministic
 // (encoding/json sorts map keys).
 type Report struct {
-	URL               string           `json:"url"`
-	Engine            string           `json:"engine"` // epoll or goroutines
-	Connections       int              `json:"connections"`
-	ConnectionsOpened int              `json:"connections_opened"` // successful dials, warmup included; == Connections when keep-alive held
-	DurationS         float64          `json:"duration_s"`         // measured window
-	Sent              int64            `json:"sent"`               // requests completed or failed in the window
-	OK                int64            `json:"ok"`                 // 2xx
-	Non2xx            map[string]int64 `json:"non_2xx"`            // status code → count (always present, {} when none)
-	SocketErrors      int64            `json:"socket_errors"`
-	SocketErrorKinds  map[string]int64 `json:"socket_error_kinds,omitempty"` // connect/read/write/timeout
+	URL               string `json:"url"`
+	Engine            string `json:"engine"` // epoll or goroutines
+	Connections       int    `json:"connections"`
+	ConnectionsOpened int    `json:"connections_opened"` // successful dials, warmup included; == Connections when keep-alive held
+	// Reconnects counts the connects tried after each connection's first,
+	// warmup included, failed ones too: after a failure (each waits out
+	// the connection's backoff, BackoffMin doubling to BackoffMax) or a
+	// Connection: close.
+	Reconnects       int64            `json:"reconnects"`
+	DurationS        float64          `json:"duration_s"` // measured window
+	Sent             int64            `json:"sent"`       // requests completed or failed in the window
+	OK               int64            `json:"ok"`         // 2xx
+	Non2xx           map[string]int64 `json:"non_2xx"`    // status code → count (always present, {} when none)
+	SocketErrors     int64            `json:"socket_errors"`
+	SocketErrorKinds map[string]int64 `json:"socket_error_kinds,omitempty"` // connect/read/write/timeout
 	// SocketErrorExamples holds the first error message seen of each kind.
 	SocketErrorExamples map[string]string `json:"socket_error_examples,omitempty"`
 	RPSOK               float64           `json:"rps_ok"`     // OK / DurationS
@@ -120,6 +125,10 @@ func (r *Report) Model() *report.Report {
 		conns = report.Cat(conns, ", ", r.Engine, " engine")
 	}
 	field("connections", conns)
+	if r.Reconnects > 0 {
+		field("reconnects", report.Int(r.Reconnects), " (after failures, each after a backoff of ", BackoffMin.String(), " doubling to ",
+			BackoffMax.String(), ", or after Connection: close)")
+	}
 	field("window", report.Fixed(r.DurationS, 2), "s measured after ", report.Fixed(r.WarmupS, 2), "s warmup (discarded); timeout ",
 		report.ExactNum(r.TimeoutS), "s")
 	field("requests", report.Int(r.Sent), " in the window: ", report.Int(r.OK), " 2xx, ", report.Int(r.Failed()), " failed")
