@@ -1,0 +1,147 @@
+package perfscript
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childEnv names the input file a re-executed test binary parses (see
+// TestParseChild); the parent measures that process's peak RSS.
+const childEnv = "PERFSCRIPT_TEST_PARSE_FILE"
+
+// TestParseChild is the subprocess of parseInChild: it parses the file
+// named by childEnv and prints what it got. It does nothing in a normal run.
+func TestParseChild(t *testing.T) {
+	path := os.Getenv(childEnv)
+	if path == "" {
+		t.Skip("only run as the subprocess of a memory test")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, warns, err := Parse(string(data))
+	if err != nil {
+		fmt.Printf("error: %v\n", err)
+		return
+	}
+	fmt.Printf("types %d samples %d warnings %q\n", len(p.SampleType), len(p.Sample), warns)
+}
+
+// parseInChild parses text in a re-executed test binary and returns what
+// it printed, its wall time and its peak RSS in bytes.
+func parseInChild(t *testing.T, text string) (out string, wall time.Duration, rss int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "perf.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestParseChild$", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"="+path)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	start := time.Now()
+	err := cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, stdout.String())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on this system")
+	}
+	return stdout.String(), wall, int64(ru.Maxrss) * 1024 // KiB on Linux
+}
+
+// distinctEvents is perf script text of n samples, each of its own event
+// and thread (so each is its own record): what `perf record -e
+// 'syscalls:*'` writes, pushed to the extreme. About 70 bytes a sample.
+func distinctEvents(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "app 1/%d [000] %d.000001: 1000 ev%05d:\n\t4004d0 main (/usr/bin/app)\n\n", 1+i, 1+i, i)
+	}
+	return b.String()
+}
+
+// A file of 15,000 distinct events used to allocate a value for every
+// event in every record (15,000 x 15,000 int64s, 2.5 GB); it must load in
+// under a second and 200 MB, keeping the first MaxEvents events.
+func TestManyEventsMemory(t *testing.T) {
+	text := distinctEvents(15000)
+	out, wall, rss := parseInChild(t, text)
+	t.Logf("%d bytes, %d events: %v, peak RSS %.1f MB; %s", len(text), 15000, wall, float64(rss)/1e6, strings.TrimSpace(out))
+	want := fmt.Sprintf("types %d samples %d", MaxEvents+1, MaxEvents)
+	if !strings.Contains(out, want) || !strings.Contains(out, "14936 event(s) after the first 64 ignored") {
+		t.Errorf("child printed %q, want %q and a warning about the ignored events", out, want)
+	}
+	if rss > 200<<20 {
+		t.Errorf("peak RSS %d MB, want under 200 MB", rss>>20)
+	}
+	// A test binary starts in well under 0.2 s; the parse itself takes
+	// a few tens of milliseconds.
+	if wall > time.Second {
+		t.Errorf("took %v, want under 1 s", wall)
+	}
+}
+
+// Periods used to be summed with saturation, so two samples of period
+// MaxInt64 gave a record of MaxInt64 without a word. Any sum of an event's
+// periods that overflows is an error naming the header line that tipped it.
+func TestPeriodOverflow(t *testing.T) {
+	const big = "9223372036854775807" // math.MaxInt64
+	for _, tc := range []struct{ name, text, want string }{
+		{"one record", "a 1 1.0: " + big + " cycles:\n\t1 f (/x)\n\na 1 2.0: 1 cycles:\n\t1 f (/x)\n\n",
+			"perf script: line 4: the periods of event cycles add up to more than a 64-bit integer holds (9223372036854775807 + 1)"},
+		// Two records (other threads): each fits, their total does not,
+		// and a consumer summing the event would wrap.
+		{"two records", "a 1 1.0: " + big + " cycles:\n\t1 f (/x)\n\na 2 2.0: " + big + " cycles:\n\t1 f (/x)\n",
+			"perf script: line 4: the periods of event cycles add up to"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _, err := Parse(tc.text)
+			if err == nil {
+				t.Fatalf("no error; values %v", p.Sample[0].Value)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error %q, want %q", err, tc.want)
+			}
+		})
+	}
+	// The largest sum that fits loads.
+	p, _ := mustParse(t, "a 1 1.0: 9223372036854775806 cycles:\n\t1 f (/x)\n\na 1 2.0: 1 cycles:\n\t1 f (/x)\n")
+	if got := p.Sample[0].Value; got[0] != 1<<63-1 || got[1] != 2 {
+		t.Errorf("values %v", got)
+	}
+}
+
+// Events after the first MaxEvents are left out, whole samples at a time,
+// and said; the kept events' values and sample counts are untouched by them.
+func TestEventsPastMax(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxEvents + 2 {
+		// Every event on the same record, so a dropped event would
+		// show up in the kept record's samples/count if it leaked.
+		fmt.Fprintf(&b, "a 1 %d.0: 10 ev%d:\n\t1 f (/x)\n\n", i+1, i)
+	}
+	b.WriteString("a 1 99.0: 5 ev0:\n\t1 f (/x)\n\n")
+	p, warns := mustParse(t, b.String())
+	if len(p.SampleType) != MaxEvents+1 || len(p.Sample) != 1 {
+		t.Fatalf("%d types, %d samples", len(p.SampleType), len(p.Sample))
+	}
+	v := p.Sample[0].Value
+	if v[0] != 15 || v[MaxEvents-1] != 10 || v[MaxEvents] != MaxEvents+1 {
+		t.Errorf("values: ev0 %d, last kept %d, samples %d", v[0], v[MaxEvents-1], v[MaxEvents])
+	}
+	want := fmt.Sprintf("2 event(s) after the first %d ignored (2 sample(s))", MaxEvents)
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], want) {
+		t.Errorf("warnings %q, want %q", warns, want)
+	}
+}
