@@ -839,7 +839,10 @@ func (b *builder) finish() (*profile.Profile, error) {
 		p.Sample = append(p.Sample, acc.s)
 	}
 	if b.hasTime {
-		if d := (b.maxTime - b.minTime) * 1e9; d > 0 && d < math.MaxInt64 {
+		switch d := (b.maxTime - b.minTime) * 1e9; {
+		case d >= math.MaxInt64:
+			b.warn(fmt.Sprintf("time stamps span %.4g s, more nanoseconds than an int64 holds; the duration is left unknown", b.maxTime-b.minTime))
+		case d > 0:
 			p.DurationNanos = int64(d)
 		}
 	}

@@ -169,3 +169,12 @@ func TestEventsPastMax(t *testing.T) {
 		t.Errorf("warnings %q, want %q", warns, want)
 	}
 }
+
+// Time stamps too far apart for DurationNanos leave it unknown, and say
+// so, instead of silently (as before) or as a wrapped number.
+func TestDurationOverflow(t *testing.T) {
+	p, warns := mustParse(t, "a 1 1.0: cycles:\n\t1 f (/x)\n\na 1 10000000000.5: cycles:\n\t1 f (/x)\n")
+	if p.DurationNanos != 0 || len(warns) != 1 || !strings.HasPrefix(warns[0], "time stamps span 1e+10 s, more nanoseconds than an int64 holds") {
+		t.Errorf("duration %d, warnings %q", p.DurationNanos, warns)
+	}
+}
