@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,6 +76,20 @@ func parseInChild(t *testing.T, text string) (out string, took time.Duration, rs
 	return out, took, int64(ru.Maxrss) * 1024 // KiB on Linux
 }
 
+// raced reports whether the test runs under the race detector, whose
+// shadow memory and slowdown (several times each) no bound here allows
+// for: memory and time are then only logged.
+func raced() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // printHWM prints the process's peak RSS in KiB (VmHWM) where /proc has it.
 func printHWM() {
 	status, _ := os.ReadFile("/proc/self/status")
@@ -107,11 +122,11 @@ func TestManyEventsMemory(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "14936 event(s) after the first 64 ignored") {
 		t.Errorf("child printed %q, want %q and a warning about the ignored events", out, want)
 	}
-	if rss > 200<<20 {
+	if rss > 200<<20 && !raced() {
 		t.Errorf("peak RSS %d MB, want under 200 MB", rss>>20)
 	}
 	// The parse takes a few tens of milliseconds (it took 13 s).
-	if took > time.Second {
+	if took > time.Second && !raced() {
 		t.Errorf("Parse took %v, want under 1 s", took)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,6 +80,20 @@ func parseInChild(t *testing.T, data string) (out string, took time.Duration, rs
 	return out, took, int64(ru.Maxrss) * 1024 // KiB on Linux
 }
 
+// raced reports whether the test runs under the race detector, whose
+// shadow memory and slowdown (several times each) no bound here allows
+// for: memory and time are then only logged.
+func raced() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // printHWM prints the process's peak RSS in KiB (VmHWM) where /proc has it.
 func printHWM() {
 	status, _ := os.ReadFile("/proc/self/status")
@@ -119,10 +134,10 @@ func TestNestedEventsMemory(t *testing.T) {
 	if want := fmt.Sprintf("samples %d frame refs %d", depth, depth*(depth+1)/2); !strings.Contains(out, want) {
 		t.Errorf("child printed %q, want %q", out, want)
 	}
-	if rss > 100<<20 {
+	if rss > 100<<20 && !raced() {
 		t.Errorf("peak RSS %d MB, want under 100 MB", rss>>20)
 	}
-	if took > 2*time.Second {
+	if took > 2*time.Second && !raced() {
 		t.Errorf("Parse took %v, want under 2 s", took)
 	}
 }
@@ -158,7 +173,7 @@ func TestManyDeepLeavesRefused(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > time.Second && !raced() {
 		t.Errorf("took %v", d)
 	}
 }
