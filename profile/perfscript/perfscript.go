@@ -127,6 +127,8 @@ var (
 	goMethodRE = regexp.MustCompile(`\.\(.*\)\.`)
 	// A source line that `perf script -F +srcline` prints under a frame.
 	srclineRE = regexp.MustCompile(`^\S+:\d+$`)
+	// What a time stamp looks like, so never an event name.
+	numberRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 	// A perf map (JIT symbols): /tmp/perf-PID.map.
 	perfMapRE = regexp.MustCompile(`(^|/)perf-\d+\.map$`)
 )
@@ -244,6 +246,11 @@ func parseHeader(line string) (header, bool, error) {
 		h.period, h.hasPeriod = num(m[6], "period"), true
 	}
 	h.event = m[7]
+	if numberRE.MatchString(h.event) && err == nil {
+		// `1.0: -5 cycles:` reads as event "1.0" with fields: the period
+		// is what is wrong, and it must not become an event.
+		err = fmt.Errorf("no event name after %q (a negative or malformed period?)", h.event+":")
+	}
 	if rest := m[8]; strings.HasSuffix(rest, ")") {
 		h.frame = trailingFrame(rest)
 	}

@@ -154,6 +154,15 @@ func TestPeriodOverflow(t *testing.T) {
 			}
 		})
 	}
+	// Periods are never negative; one that is must not turn the time
+	// stamp into an event name.
+	for _, text := range []string{"a 1 1.0: -5 cycles:\n\t1 f (/x)\n", "a 1/1 [000] 1.0: -5 cycles:\n\t1 f (/x)\n"} {
+		_, _, err := Parse(text)
+		const want = `perf script: line 1: malformed event header (no event name after "1.0:" (a negative or malformed period?))`
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+	}
 	// The largest sum that fits loads.
 	p, _ := mustParse(t, "a 1 1.0: 9223372036854775806 cycles:\n\t1 f (/x)\n\na 1 2.0: 1 cycles:\n\t1 f (/x)\n")
 	if got := p.Sample[0].Value; got[0] != 1<<63-1 || got[1] != 2 {
