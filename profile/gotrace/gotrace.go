@@ -22,6 +22,12 @@
 // profiler's own goroutines. A goroutine waiting since before the trace
 // started has no recorded reason; its samples have no labels.Bucket, and the
 // frame rules decide them.
+//
+// Numbers never wrap: an event time below the clock's zero (where a corrupt
+// frequency or timestamp puts x/exp/trace's conversion), events spanning
+// more than 2^63-1 ns, or goroutine time whose total passes 2^63-1 ns fail
+// the parse, naming the event. Memory is linear in the trace: x/exp/trace
+// bounds batches (64 KiB) and stacks, and Parse interns stacks by content.
 package gotrace
 
 import (
@@ -31,7 +37,10 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"io"
+	"maps"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -160,6 +169,8 @@ type walker struct {
 	acc      map[accKey]*accVal
 	unknown  map[string]bool // unrecognized reasons
 	onInterv func(interval)  // test hook
+	total    int64           // all goroutine time so far, ns
+	err      error           // the first overflow, which stops the walk
 }
 
 func newWalker(opts Options) *walker {
@@ -194,6 +205,13 @@ func (w *walker) walk(data []byte) error {
 		}
 		events++
 		t := ev.Time()
+		if t < -1 {
+			// x/exp/trace turns ticks into nanoseconds with a float
+			// multiplication that a corrupt frequency or timestamp
+			// takes out of range (to -2^63). Go 1.11-1.21 traces, which
+			// it converts, start with a Sync event at -1.
+			return fmt.Errorf("corrupt Go execution trace (go %s): event %d (%v) at time %d ns, before the clock's zero (a corrupt frequency or timestamp)", w.version, events, ev.Kind(), t)
+		}
 		if !w.seen || t < w.first {
 			w.first = t
 		}
@@ -218,12 +236,20 @@ func (w *walker) walk(data []byte) error {
 			continue
 		}
 		w.transition(st.Resource.Goroutine(), st, t)
+		if w.err != nil {
+			return fmt.Errorf("corrupt Go execution trace (go %s): event %d: %w", w.version, events, w.err)
+		}
 	}
 	if events == 0 {
 		return loaderr.Mark(loaderr.Empty, fmt.Errorf("empty Go execution trace (go %s): no events", w.version))
 	}
-	for id, g := range w.gs {
-		w.close(id, g, w.last, true)
+	if w.first < 0 && w.last > math.MaxInt64+w.first {
+		return fmt.Errorf("corrupt Go execution trace (go %s): its events span more than 2^63-1 ns (%d to %d)", w.version, w.first, w.last)
+	}
+	for _, id := range slices.Sorted(maps.Keys(w.gs)) { // the same error for the same trace
+		if w.close(id, w.gs[id], w.last, true); w.err != nil {
+			return fmt.Errorf("corrupt Go execution trace (go %s): at its end (time %d ns): %w", w.version, w.last, w.err)
+		}
 	}
 	return nil
 }
@@ -315,8 +341,17 @@ func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
 		a = &accVal{}
 		w.acc[k] = a
 	}
+	// Every interval fits (times are not negative), but their sum need
+	// not: the total of all goroutines' time must fit, so that no sample
+	// and no consumer's sum wraps.
+	d := int64(to - from)
+	if w.total > math.MaxInt64-d {
+		w.err = fmt.Errorf("goroutine %d's %d ns in state %s take the goroutine time past 2^63-1 ns (%d ns so far)", id, d, stateName(g.state), w.total)
+		return
+	}
+	w.total += d
 	a.n++
-	a.ns += int64(to - from)
+	a.ns += d
 }
 
 // stackIndex interns a stack by content (trace.Stack values differ across

@@ -98,7 +98,10 @@ func TestSyntheticTrace(t *testing.T) {
 			if st.ByEvent[providerSampleProfiler+"/0"] != 5 || st.ByEvent[providerRuntime+"/143"] != 3 {
 				t.Errorf("by event %v", st.ByEvent)
 			}
-			p, warns := tr.Profile()
+			p, warns, err := tr.Profile()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := p.CheckValid(); err != nil {
 				t.Fatal(err)
 			}
@@ -410,7 +413,10 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p, _ := tr.Profile()
+		p, _, err := tr.Profile()
+		if err != nil {
+			return
+		}
 		if err := p.CheckValid(); err != nil {
 			t.Fatalf("invalid profile from a trace that read: %v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"math"
 	"strconv"
 )
 
@@ -175,7 +176,20 @@ func Read(data []byte) (t *Trace, err error) {
 		return nil, errors.New("nettrace file has no Trace object")
 	}
 	p.finish(ended)
+	if err := p.checkSpan(); err != nil {
+		return nil, err
+	}
 	return p.t, nil
+}
+
+// checkSpan fails when the events span more nanoseconds than an int64
+// holds (timestamps are never negative, so the span in ticks fits).
+func (p *parser) checkSpan() error {
+	st, freq := &p.t.Stats, p.h.qpcFreq
+	if span := st.MaxTimestamp - st.MinTimestamp; float64(span)*1e9/float64(freq) >= math.MaxInt64 {
+		return fmt.Errorf("at byte %d: event timestamp %d is %d ticks after the first event's at %d ticks per second: more nanoseconds than a 64-bit integer holds (corrupt timestamps or frequency)", p.maxOff, st.MaxTimestamp, span, freq)
+	}
+	return nil
 }
 
 // object reads the body of one object of the stream, whose type header
@@ -261,6 +275,7 @@ type parser struct {
 	threads       map[uint64]bool // threads with samples
 	unknownMeta   int
 	missingStacks int
+	maxOff        int         // file offset of the latest event's payload
 	defined       []*metadata // every definition, for the counts
 }
 
@@ -321,7 +336,16 @@ func decodeCompressed(r *reader, h *eventHeader) {
 	if flags&8 != 0 {
 		h.stackID = uint32(r.uvarint(32, "stack id"))
 	}
-	h.timestamp += int64(r.uvarint(64, "timestamp"))
+	// Deltas are two's complement: writers step back in time between
+	// thread buffers. A timestamp is never negative (decodeUncompressed and
+	// this check keep it so), so a delta that wraps it past 2^63 or below 0
+	// is corruption.
+	d := int64(r.uvarint(64, "timestamp"))
+	if ts := h.timestamp + d; ts < 0 {
+		r.fail("timestamp %d plus delta %d is not between 0 and 2^63-1", h.timestamp, d)
+	} else {
+		h.timestamp = ts
+	}
 	if flags&16 != 0 {
 		r.skip(16, "activity id")
 	}
@@ -346,7 +370,11 @@ func decodeUncompressed(r *reader) eventHeader {
 	h.captureTID = r.u64("capture thread id")
 	h.proc = r.u32("processor number")
 	h.stackID = r.u32("stack id")
-	h.timestamp = int64(r.u64("timestamp"))
+	if ts := r.u64("timestamp"); ts > math.MaxInt64 {
+		r.fail("timestamp %d does not fit a signed 64-bit integer", ts)
+	} else {
+		h.timestamp = int64(ts)
+	}
 	r.skip(32, "activity ids")
 	h.payloadSize = r.u32("payload size")
 	if r.err == nil && (size < r.off-start || uint64(h.payloadSize) > uint64(size-(r.off-start))) {
@@ -394,6 +422,7 @@ func (p *parser) event(h *eventHeader, payload []byte, off int) {
 	}
 	if h.timestamp > st.MaxTimestamp {
 		st.MaxTimestamp = h.timestamp
+		p.maxOff = off
 	}
 	m := p.meta[h.metadataID]
 	if m == nil {

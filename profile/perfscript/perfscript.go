@@ -54,16 +54,21 @@
 //     only when the header has one).
 //
 // Values: one sample type per distinct event, in order of first appearance,
-// never summed across events. A sample's value is the header's period when
-// the header has one and it is not 0 (cycles counted, nanoseconds of
-// cpu-clock), else 1, as in stackcollapse-perf.pl. The
-// unit is "nanoseconds" for cpu-clock and task-clock with periods, "count"
-// for other events with periods and "samples" for events whose headers carry
-// no period. When any event's headers carry periods, a last sample type,
-// samples/count, holds the number of samples (headers of any event)
-// behind each record: records of one stack, comm and thread are merged and
-// their values are summed periods, so this is what sampling noise is
-// judged by. DefaultSampleType and PeriodType name the first event, so a
+// never summed across events; samples of events after the first MaxEvents
+// are left out with a warning that counts them, so that memory stays linear
+// in the input (pprof stores a value per sample type in every sample). A
+// sample's value is the header's period when the header has one and it is
+// not 0 (cycles counted, nanoseconds of cpu-clock), else 1, as in
+// stackcollapse-perf.pl. The unit is "nanoseconds" for cpu-clock and
+// task-clock with periods, "count" for other events with periods and
+// "samples" for events whose headers carry no period. When any event's
+// headers carry periods, a last sample type, samples/count, holds the number
+// of samples (headers of any kept event) behind each record: records of one
+// stack, comm and thread are merged and their values are summed periods, so
+// this is what sampling noise is judged by. The sum of one event's values
+// over the whole file must fit in an int64 (so no record and no total of the
+// event wraps): a period that makes it overflow is an error naming its
+// header line. DefaultSampleType and PeriodType name the first event, so a
 // consumer that honours DefaultSampleType reads the first event by default,
 // as stackcollapse-perf.pl (which keeps only the first event) does.
 //
@@ -78,6 +83,7 @@
 package perfscript
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -88,6 +94,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,6 +104,14 @@ import (
 // MaxFrames is the deepest stack a sample may have (perf's own limit,
 // kernel.perf_event_max_stack, is at most 65535).
 const MaxFrames = 1 << 16
+
+// MaxEvents is the number of distinct events that become sample types.
+// pprof gives every sample a value for every sample type, so a file of N
+// events in N records would need N x N values (15,000 events in 1 MB: 2.5
+// GB); samples of later events are left out with a warning, which keeps
+// memory linear in the input. Real recordings have a few events; a glob
+// such as `perf record -e 'sched:*'` a few dozen.
+const MaxEvents = 64
 
 // maxWarnings bounds the warnings one parse returns.
 const maxWarnings = 20
@@ -112,6 +127,8 @@ var (
 	goMethodRE = regexp.MustCompile(`\.\(.*\)\.`)
 	// A source line that `perf script -F +srcline` prints under a frame.
 	srclineRE = regexp.MustCompile(`^\S+:\d+$`)
+	// What a time stamp looks like, so never an event name.
+	numberRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 	// A perf map (JIT symbols): /tmp/perf-PID.map.
 	perfMapRE = regexp.MustCompile(`(^|/)perf-\d+\.map$`)
 )
@@ -127,6 +144,7 @@ type header struct {
 	hasPeriod bool
 	event     string
 	frame     *frameLine // a sampled ip printed on the header line itself
+	line      int        // its line number, for messages
 }
 
 // frameLine is one parsed stack frame line.
@@ -228,6 +246,11 @@ func parseHeader(line string) (header, bool, error) {
 		h.period, h.hasPeriod = num(m[6], "period"), true
 	}
 	h.event = m[7]
+	if numberRE.MatchString(h.event) && err == nil {
+		// `1.0: -5 cycles:` reads as event "1.0" with fields: the period
+		// is what is wrong, and it must not become an event.
+		err = fmt.Errorf("no event name after %q (a negative or malformed period?)", h.event+":")
+	}
 	if rest := m[8]; strings.HasSuffix(rest, ")") {
 		h.frame = trailingFrame(rest)
 	}
@@ -361,11 +384,15 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 	var cur *header
 	var frames []frameLine
 	srclines := 0
+	// flush adds the sample read so far; an error names its header line.
 	flush := func() error {
 		if cur == nil {
 			return nil
 		}
 		err := b.add(cur, frames)
+		if err != nil {
+			err = lineErr(cur.line, err.Error(), "")
+		}
 		cur, frames = nil, frames[:0]
 		return err
 	}
@@ -378,7 +405,7 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 		switch k {
 		case kindBlank:
 			if err := flush(); err != nil {
-				return nil, nil, lineErr(lineNo, err.Error(), line)
+				return nil, nil, err
 			}
 		case kindComment:
 		case kindHeader:
@@ -386,9 +413,10 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 				return nil, nil, lineErr(lineNo, "malformed event header ("+cerr.Error()+")", line)
 			}
 			if err := flush(); err != nil {
-				return nil, nil, lineErr(lineNo, err.Error(), line)
+				return nil, nil, err
 			}
 			hh := h
+			hh.line = lineNo
 			cur = &hh
 			if h.frame != nil {
 				frames = append(frames, *h.frame)
@@ -414,7 +442,7 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 		}
 	}
 	if err := flush(); err != nil {
-		return nil, nil, lineErr(lineNo, err.Error(), "")
+		return nil, nil, err
 	}
 	if srclines > 0 {
 		b.warn(fmt.Sprintf("skipped %d source-line (srcline) line(s) under frames", srclines))
@@ -446,12 +474,22 @@ type event struct {
 	name                   string
 	withPeriod, withoutPer int64 // samples with and without a period
 	firstPeriod            int64
+	total                  int64 // the sum of its values over all records
 }
 
+// sampleAcc is one record (stack, comm, pid, tid) being summed. Its values
+// are sparse, sorted by event index: a record usually sees one event or a
+// few of many, and dense values are only built for the kept events.
 type sampleAcc struct {
 	s    *profile.Sample
-	vals []int64
-	n    int64 // headers (samples of any event) behind this record
+	vals []eventValue
+}
+
+// eventValue is what one record holds for one event.
+type eventValue struct {
+	ei int   // index into builder.events
+	v  int64 // summed values
+	n  int64 // headers behind v
 }
 
 type funcKey struct{ name, sys, dso string }
@@ -464,6 +502,7 @@ type builder struct {
 	order    []*sampleAcc
 	warnings []string
 	nwarn    int
+	ignored  int // samples of events after the first MaxEvents
 	minTime  float64
 	maxTime  float64
 	hasTime  bool
@@ -489,6 +528,10 @@ func (b *builder) warn(w string) {
 // add records one sample: its header and its frames, leaf first.
 func (b *builder) add(h *header, frames []frameLine) error {
 	ei, value := b.count(h)
+	if ei >= MaxEvents {
+		b.ignored++
+		return nil
+	}
 	java := strings.ReplaceAll(h.comm, " ", "_") == "java"
 	locs := b.locBuf[:0]
 	var inlined []frameLine
@@ -512,16 +555,20 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	}
 	b.locBuf = locs
 
+	// A check of the event's total also bounds every record's sum, and
+	// any sum a consumer makes of the event's values.
+	ev := b.events[ei]
+	if ev.total > math.MaxInt64-value {
+		return fmt.Errorf("the periods of event %s add up to more than a 64-bit integer holds (%d + %d)", ev.name, ev.total, value)
+	}
+	ev.total += value
 	acc := b.sample(h, locs)
-	acc.n++
-	for len(acc.vals) <= ei {
-		acc.vals = append(acc.vals, 0)
+	j, found := slices.BinarySearchFunc(acc.vals, ei, func(e eventValue, ei int) int { return cmp.Compare(e.ei, ei) })
+	if !found {
+		acc.vals = slices.Insert(acc.vals, j, eventValue{ei: ei})
 	}
-	if acc.vals[ei] > math.MaxInt64-value {
-		acc.vals[ei] = math.MaxInt64
-	} else {
-		acc.vals[ei] += value
-	}
+	acc.vals[j].v += value
+	acc.vals[j].n++
 	return nil
 }
 
@@ -738,7 +785,7 @@ func OffCPUEvent(event string) bool { return perfevent.OffCPU(event) }
 // samples) and no event is itself named "samples".
 func (b *builder) countColumn() bool {
 	periods := false
-	for _, ev := range b.events {
+	for _, ev := range b.kept() {
 		if ev.name == "samples" {
 			return false
 		}
@@ -747,12 +794,18 @@ func (b *builder) countColumn() bool {
 	return periods
 }
 
+// kept returns the events that become sample types.
+func (b *builder) kept() []*event { return b.events[:min(len(b.events), MaxEvents)] }
+
 func (b *builder) finish() (*profile.Profile, error) {
 	if len(b.order) == 0 {
 		return nil, loaderr.Mark(loaderr.Empty, errors.New("perf script: no samples (no event header line found)"))
 	}
+	if b.ignored > 0 {
+		b.warn(fmt.Sprintf("%d event(s) after the first %d ignored (%d sample(s)); record fewer events to read them", len(b.events)-MaxEvents, MaxEvents, b.ignored))
+	}
 	p := b.P
-	for _, ev := range b.events {
+	for _, ev := range b.kept() {
 		unit := "samples"
 		if ev.withPeriod > 0 {
 			unit = "count"
@@ -780,18 +833,23 @@ func (b *builder) finish() (*profile.Profile, error) {
 	if first.withPeriod > 0 && first.firstPeriod > 0 {
 		p.Period = first.firstPeriod
 	}
-	n := len(b.events)
+	n := len(b.kept())
 	for _, acc := range b.order {
 		v := make([]int64, len(p.SampleType))
-		copy(v, acc.vals)
-		if counted {
-			v[n] = acc.n
+		for _, ev := range acc.vals {
+			v[ev.ei] = ev.v
+			if counted {
+				v[n] += ev.n
+			}
 		}
 		acc.s.Value = v
 		p.Sample = append(p.Sample, acc.s)
 	}
 	if b.hasTime {
-		if d := (b.maxTime - b.minTime) * 1e9; d > 0 && d < math.MaxInt64 {
+		switch d := (b.maxTime - b.minTime) * 1e9; {
+		case d >= math.MaxInt64:
+			b.warn(fmt.Sprintf("time stamps span %.4g s, more nanoseconds than an int64 holds; the duration is left unknown", b.maxTime-b.minTime))
+		case d > 0:
 			p.DurationNanos = int64(d)
 		}
 	}

@@ -49,9 +49,13 @@
 // indexes out of range, negative or non-finite weights, mismatched samples
 // and weights, badly nested or unsorted events all fail with an error that
 // says where (`profiles[2].samples[17]: frame index 9041 out of range (1200
-// frames)`). Memory stays proportional to the input; stacks deeper than
-// MaxDepth and profiles with more than MaxFrameRefs frame references after
-// merging are refused.
+// frames)`). Weights are summed in the file's order and a total that does
+// not fit an int64 fails at the weight or event that passes it. Memory
+// stays proportional to the input; stacks deeper than MaxDepth and
+// profiles that need more frame references than 4 per byte of input (at
+// most MaxFrameRefs) after merging are refused. Samples along one call
+// path share the array behind their Location slices: treat them as
+// read-only (pprof's own decoder shares one array for all samples).
 package speedscope
 
 import (
@@ -74,8 +78,11 @@ import (
 const (
 	// MaxDepth is the deepest stack Parse accepts.
 	MaxDepth = 1 << 16
-	// MaxFrameRefs bounds the total number of frame references in the
-	// resulting profile (the sum of its samples' stack depths).
+	// MaxFrameRefs bounds the frame references of the resulting
+	// profile: the lengths of the distinct arrays behind its samples'
+	// Location slices (a caller's stack is its callee's without the leaf,
+	// so the samples along one path share one array). Smaller inputs get
+	// a smaller bound, 4 references per byte.
 	MaxFrameRefs = 1 << 26
 )
 
@@ -349,6 +356,7 @@ func Parse(data []byte) (p *pprofile.Profile, warnings []string, err error) {
 		return nil, nil, describeJSONError(err, data)
 	}
 	b := newBuilder()
+	b.inputSize = len(data)
 	if err := b.frames(&f); err != nil {
 		return nil, nil, err
 	}
@@ -448,6 +456,8 @@ type builder struct {
 	rounded    bool    // a count or byte weight was not a whole number
 	period     float64 // the common weight of all sampled samples, in pprof units; -1 if they differ
 	duration   float64 // longest profile, in nanoseconds
+	total      float64 // all weights so far, in pprof units
+	inputSize  int     // bytes of JSON, for maxRefs
 	// emptyIn names the sampled profiles with samples of an empty stack,
 	// and emptyStacks counts those samples: one warning says it for all.
 	emptyIn     []string
@@ -724,7 +734,9 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 			return nil
 		}
 		w := weights[j] * mult
-		b.addWeight(w, class)
+		if err := b.addWeight(w, class, where, "weights", j); err != nil {
+			return err
+		}
 		b.nodes[n].weight += w
 		b.nodes[n].count++
 		switch {
@@ -762,11 +774,33 @@ func (b *builder) warnEmptyStacks() {
 	}
 }
 
-// addWeight notes weights that counts and bytes cannot hold exactly.
-func (b *builder) addWeight(w float64, class string) {
+// maxTotal bounds the sum of all weights, in pprof units: a total under it
+// stays an exact enough int64 after rounding per stack, and a consumer
+// summing the samples' values cannot overflow.
+const maxTotal = math.MaxInt64 / 2
+
+// addWeight adds w (in pprof units) to the total of all weights, failing
+// with the place of the weight (where.list[j]) that makes it overflow, and
+// notes weights that counts and bytes cannot hold exactly.
+func (b *builder) addWeight(w float64, class, where, list string, j int) error {
+	if b.total += w; b.total >= maxTotal {
+		return fmt.Errorf("%s.%s[%d]: weights add up to more than a 64-bit integer holds (%.4g %s)", where, list, j, b.total, unitOf(class))
+	}
 	if class != classTime && w != math.Trunc(w) {
 		b.rounded = true
 	}
+	return nil
+}
+
+// unitOf names the pprof unit of a unit class.
+func unitOf(class string) string {
+	switch class {
+	case classTime:
+		return "nanoseconds"
+	case classBytes:
+		return "bytes"
+	}
+	return "samples"
 }
 
 // sampleWeights reads a sampled profile's "weights", which must be
@@ -851,7 +885,9 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 			if math.IsInf(w, 0) {
 				return fmt.Errorf("%s: time span too large", ew())
 			}
-			b.addWeight(w, class)
+			if err := b.addWeight(w, class, where, "events", j); err != nil {
+				return err
+			}
 			b.nodes[cur].weight += w
 		}
 		prevAt = at
@@ -976,31 +1012,23 @@ func (b *builder) build() (*pprofile.Profile, error) {
 			p.Period = int64(r)
 		}
 	}
-	used := make([]bool, len(b.locs))
+	keep := func(n *node) bool { return n.loc >= 0 && (math.Round(n.weight) != 0 || withCount && n.count != 0) }
+	stacks, used, err := b.stacks(keep)
+	if err != nil {
+		return nil, err
+	}
 	var total float64
-	refs := 0
 	for i := range b.nodes {
 		n := &b.nodes[i]
-		if n.loc < 0 {
+		if !keep(n) {
 			continue
 		}
 		v := math.Round(n.weight)
-		if v == 0 && (!withCount || n.count == 0) {
-			continue
-		}
-		if total += v; total >= math.MaxInt64/2 {
+		if total += v; total >= maxTotal { // rounding up per stack can add to what addWeight checked
 			return nil, errors.New("weights too large: their total overflows a 64-bit integer")
 		}
-		if refs += int(n.depth); refs > MaxFrameRefs {
-			return nil, fmt.Errorf("profile too large: more than %d frame references after merging identical stacks", MaxFrameRefs)
-		}
-		locs := make([]*pprofile.Location, 0, n.depth)
-		for c := int32(i); b.nodes[c].loc >= 0; c = b.nodes[c].parent {
-			locs = append(locs, b.locs[b.nodes[c].loc])
-			used[b.nodes[c].loc] = true
-		}
 		s := &pprofile.Sample{
-			Location: locs,
+			Location: stacks[i],
 			Label:    map[string][]string{labels.Thread: {b.threads[n.thread]}},
 		}
 		if withCount {
@@ -1018,6 +1046,55 @@ func (b *builder) build() (*pprofile.Profile, error) {
 		b.warnings = append(b.warnings, fmt.Sprintf("weights in unit %q are not whole numbers; rounded per stack", b.firstUnit))
 	}
 	return p, nil
+}
+
+// stacks returns the leaf-first stack of every node that keep selects
+// (nil for the others) and which locations they use. A parent's stack is
+// its child's without the leaf, so a path of nodes shares one array: deep
+// evented stacks where every level has self time cost their depth, not
+// its square. An error says when the arrays would exceed the bound on
+// frame references (see maxRefs).
+func (b *builder) stacks(keep func(*node) bool) ([][]*pprofile.Location, []bool, error) {
+	stacks := make([][]*pprofile.Location, len(b.nodes))
+	used := make([]bool, len(b.locs))
+	limit, refs := b.maxRefs(), 0
+	// Children come after their parents: from the end, every node's
+	// descendants are done before it.
+	for i := len(b.nodes) - 1; i >= 0; i-- {
+		n := &b.nodes[i]
+		if n.loc < 0 || stacks[i] == nil && !keep(n) {
+			continue
+		}
+		if stacks[i] == nil {
+			if refs += int(n.depth); refs > limit {
+				return nil, nil, fmt.Errorf("profile too large: its stacks need more than %d frame references after merging identical stacks (the bound is 4 per byte of input, at most %d)", limit, MaxFrameRefs)
+			}
+			locs := make([]*pprofile.Location, 0, n.depth)
+			for c := int32(i); b.nodes[c].loc >= 0; c = b.nodes[c].parent {
+				locs = append(locs, b.locs[b.nodes[c].loc])
+				used[b.nodes[c].loc] = true
+			}
+			stacks[i] = locs
+		}
+		if p := n.parent; p >= 0 && b.nodes[p].loc >= 0 && stacks[p] == nil {
+			stacks[p] = stacks[i][1:]
+		}
+	}
+	for i := range stacks {
+		if !keep(&b.nodes[i]) {
+			stacks[i] = nil // a path through a node without a sample
+		}
+	}
+	return stacks, used, nil
+}
+
+// maxRefs bounds the frame references of the profile: 4 per byte of input,
+// at least 1<<20 and at most MaxFrameRefs, so that memory stays linear in
+// the input. A sampled stack takes at least 2 bytes per frame; an evented
+// leaf at depth d takes two events (about 60 bytes) for d references, so
+// the bound refuses only leaves below depth 240 or so by the thousand.
+func (b *builder) maxRefs() int {
+	return min(max(4*b.inputSize, 1<<20), MaxFrameRefs)
 }
 
 // prune keeps the locations that samples use, and their functions and

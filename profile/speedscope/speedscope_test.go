@@ -353,7 +353,13 @@ var errorCases = []struct {
 	{"negative weight", sampled(`"type": "sampled", "unit": "none", "samples": [[0]], "weights": [-1]`), "profiles[0].weights[0]: negative weight -1"},
 	{"huge weight", sampled(`"type": "sampled", "unit": "none", "samples": [[0]], "weights": [1e400]`), "profiles[0].weights[0]: 1e400 is not a finite number"},
 	{"string weight", sampled(`"type": "sampled", "unit": "none", "samples": [[0]], "weights": ["1"]`), "profiles[0].weights[0]: expected a number, got a string"},
-	{"overflow", sampled(`"type": "sampled", "unit": "seconds", "samples": [[0], [0]], "weights": [1e10, 1e10]`), "overflows"},
+	// 4e9 s is 4e18 ns, which fits an int64; twice that does not.
+	{"overflow", sampled(`"type": "sampled", "unit": "seconds", "samples": [[0], [0]], "weights": [4e9, 4e9]`), "profiles[0].weights[1]: weights add up to more than a 64-bit integer holds (8e+18 nanoseconds)"},
+	{"overflow across profiles", `{` + schema + `, "shared": {"frames": [{"name": "a"}]}, "profiles": [
+	  {"type": "sampled", "unit": "none", "samples": [[0]], "weights": [4e18]},
+	  {"type": "sampled", "unit": "none", "samples": [[0], [0]], "weights": [1, 4e18]}]}`, "profiles[1].weights[1]: weights add up to more than a 64-bit integer holds (8e+18 samples)"},
+	{"evented overflow", evented(`"events": [{"type": "O", "frame": 0, "at": 0}, {"type": "O", "frame": 1, "at": 4e12}, {"type": "C", "frame": 1, "at": 8e12}, {"type": "C", "frame": 0, "at": 9e12}]`),
+		"profiles[0].events[2]: weights add up to more than a 64-bit integer holds (8e+18 nanoseconds)"},
 	{"all zero", sampled(`"type": "sampled", "unit": "none", "samples": [[0]], "weights": [0]`), "no samples"},
 	{"all empty", sampled(`"type": "sampled", "unit": "none", "samples": [], "weights": []`), "no samples"},
 	{"mixed units", `{` + schema + `, "shared": {"frames": [{"name": "a"}]}, "profiles": [
