@@ -461,4 +461,10 @@ func TestPerfScriptTenSamplesAreNoisy(t *testing.T) {
 	if marked == 0 {
 		t.Errorf("no row of a 10-sample diff is marked noisy: %+v", r.Methods)
 	}
+	// One shell thread sampled every 1 ms of its CPU: ten samples cover
+	// ten periods (the stamps' span plus one), so at most one core,
+	// not 10/9 of one.
+	if tr := r.Base.TotalRate; tr == nil || *tr > 1.0001 || *tr < 0.5 {
+		t.Errorf("base rate %v cores for one thread's ten 1 ms samples; want about 1 and never above", tr)
+	}
 }

@@ -851,6 +851,12 @@ func (b *builder) finish() (*profile.Profile, error) {
 			b.warn(fmt.Sprintf("time stamps span %.4g s, more nanoseconds than an int64 holds; the duration is left unknown", b.maxTime-b.minTime))
 		case d > 0:
 			p.DurationNanos = int64(d)
+			// The stamps span from the first sample to the last; a
+			// time-based event's sample stands for one period more
+			// (ten 1 ms cpu-clock samples cover 10 ms, not 9).
+			if p.SampleType[0].Unit == "nanoseconds" && p.Period > 1 && p.DurationNanos <= math.MaxInt64-p.Period {
+				p.DurationNanos += p.Period
+			}
 		}
 	}
 	if b.nwarn > maxWarnings {
