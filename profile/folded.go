@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -200,6 +201,19 @@ func decodeText(data []byte) (string, error) {
 		return "", fmt.Errorf("not UTF-8 text")
 	}
 	return string(data), nil
+}
+
+// decodeOwned is decodeText for data that nothing will modify: UTF-8
+// text is read in place, not copied (UTF-16 is converted as ever).
+func decodeOwned(data []byte) (string, error) {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || len(data) == 0 {
+		return decodeText(data)
+	}
+	data = bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF})
+	if !utf8.Valid(data) {
+		return "", fmt.Errorf("not UTF-8 text")
+	}
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
 }
 
 // builder assembles a pprof profile from named stacks, interning one

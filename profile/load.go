@@ -119,7 +119,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 	if err != nil {
 		return nil, &Error{source, err}
 	}
-	l, err := Parse(source, data, maxSize)
+	l, err := parse(source, data, maxSize, false, true) // data is Load's own
 	if err != nil {
 		return nil, err
 	}
@@ -138,15 +138,18 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 // folded stacks.
 // Any panic inside a third-party parser is turned into an error: bad input
 // must never crash the program.
+// Parse does not modify data.
 func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
-	return parse(source, data, maxSize, false)
+	return parse(source, data, maxSize, false, false)
 }
 
 // parse is Parse; inZip is set inside a zip archive's member, which is not
-// unpacked again. It strips the containers, then tries the registry's
+// unpacked again. owned says that nothing else holds data or will modify
+// it, so that its text may be read in place rather than copied (a
+// decompressed layer is always owned). It strips the containers, then tries the registry's
 // binary readers, pprof, the registry's text readers, the formats profdiff
 // recognizes but does not read, and folded stacks, in that order.
-func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, err error) {
+func parse(source string, data []byte, maxSize int64, inZip, owned bool) (l *Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			l, err = nil, &Error{source, mark(ErrCorrupt, fmt.Errorf("corrupt profile (parser failed: %v)", r))}
@@ -163,13 +166,14 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 	if err != nil {
 		return nil, &Error{source, err}
 	}
+	owned = owned || gzipped
 	if !gzipped && strings.HasSuffix(source, ".gz") {
 		l.Warnings = append(l.Warnings, source+": named .gz but not gzip-compressed; read as is")
 	}
 	if isZip(data) && !inZip {
 		return l.parseZip(data, maxSize)
 	}
-	in := &input{data: data}
+	in := &input{data: data, owned: owned}
 	if r := sniff(in, false); r != nil {
 		return r.load(l, in)
 	}
@@ -216,7 +220,7 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		if in == nil {
 			in = os.Stdin
 		}
-		return readLimited(in, maxSize)
+		return ReadLimited(in, maxSize)
 	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
 		return fetch(ctx, source, maxSize, opts.HTTPClient)
 	}
@@ -232,21 +236,30 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, errors.New("is a directory, not a profile")
+	var size int64 // what a regular file should hold, the buffer's size
+	if st, err := f.Stat(); err == nil {
+		if st.IsDir() {
+			return nil, errors.New("is a directory, not a profile")
+		}
+		if st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
-	return readLimited(f, maxSize)
+	return readSized(f, maxSize, size)
 }
 
-func readLimited(r io.Reader, maxSize int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxSize+1))
-	if err != nil {
-		return nil, err
+// readSized is ReadLimited for a reader expected to hold size bytes (0:
+// unknown), read into one buffer of that size when it is right.
+func readSized(r io.Reader, maxSize, size int64) ([]byte, error) {
+	tooLarge := mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
+	if size > maxSize {
+		return nil, tooLarge
 	}
-	if int64(len(data)) > maxSize {
-		return nil, mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
+	data, err := readAll(r, maxSize, size)
+	if errors.Is(err, errPastLimit) {
+		return nil, tooLarge
 	}
-	return data, nil
+	return data, err
 }
 
 // fetch GETs a /debug/pprof endpoint. The timeout covers the profile's own
@@ -285,7 +298,7 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 		}
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	return readLimited(resp.Body, maxSize)
+	return readSized(resp.Body, maxSize, max(resp.ContentLength, 0))
 }
 
 // fetchError words a failed request without repeating the URL (the

@@ -40,9 +40,9 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
 // formats, then folded stacks.
 func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) {
 	fail := func(kind, err error) (*Loaded, error) { return nil, &Error{l.Source, mark(kind, err)} }
-	text, terr := decodeText(in.data)
+	terr := in.decode()
+	text := in.text
 	if terr == nil && !legacy {
-		in.text = strings.TrimPrefix(text, "\uFEFF")
 		if r := sniff(in, true); r != nil {
 			return r.load(l, in)
 		}
@@ -104,7 +104,15 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 // legacy set, the error of a legacy parser that recognized its format but
 // not the content.
 func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, legacy bool, err error) {
-	p, err = pprofile.ParseUncompressed(data)
+	if len(data) > 0 && data[0] < 1<<3 {
+		// Field number 0, which protobuf reserves: no profile.proto
+		// starts so, but pprof's decoder would read a gigabyte of zeros
+		// for seconds before saying so. (The legacy CPU format does
+		// start with zeros; ParseData below reads it.)
+		err = errors.New("not a protobuf message (field 0)")
+	} else {
+		p, err = pprofile.ParseUncompressed(data)
+	}
 	if err == nil && len(p.SampleType) == 0 && len(p.Sample) == 0 && len(p.Location) == 0 && len(p.Function) == 0 {
 		// Nearly any short byte string decodes as some protobuf; one that
 		// holds nothing of a profile is not one.

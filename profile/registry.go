@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -33,15 +34,33 @@ type reader struct {
 
 // input is the content handed to the readers.
 type input struct {
-	data      []byte // after the containers
+	data []byte // after the containers
+	// owned says that data is the loader's own buffer, which nothing
+	// modifies: text then reads it in place instead of copying it.
+	owned     bool
 	text      string // decoded UTF-8 text without BOM, for text readers
 	textBytes []byte // text as bytes, made on first use (see bytes)
 }
 
-// bytes returns the text as bytes, copying it once.
+// decode sets in.text from in.data (see decodeText), without the copy
+// when in.data is owned and UTF-8 already.
+func (in *input) decode() error {
+	var err error
+	if in.owned {
+		in.text, err = decodeOwned(in.data)
+	} else {
+		in.text, err = decodeText(in.data)
+	}
+	in.text = strings.TrimPrefix(in.text, "\uFEFF")
+	return err
+}
+
+// bytes returns the text as bytes. They are the text's own memory (a
+// string is never modified, and the readers handed them only read), so
+// no copy is made.
 func (in *input) bytes() []byte {
-	if in.textBytes == nil {
-		in.textBytes = []byte(in.text)
+	if in.textBytes == nil && in.text != "" {
+		in.textBytes = unsafe.Slice(unsafe.StringData(in.text), len(in.text))
 	}
 	return in.textBytes
 }
