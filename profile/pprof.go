@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
 // parsePprofOrText reads what no binary reader of the registry sniffed:
@@ -64,6 +66,9 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	switch {
 	case errors.Is(ferr, errZeroCounts):
 		return fail(ErrEmpty, errors.New("profile has no samples (every folded stack has count 0)"))
+	case ferr != nil && loaderr.Kind(ferr) != nil:
+		// Folded stacks that cannot be read right (counts past int64).
+		return nil, &Error{l.Source, fmt.Errorf("folded stacks: %w", ferr)}
 	case ferr != nil && legacy:
 		return fail(ErrCorrupt, fmt.Errorf("malformed %v", perr))
 	case ferr != nil:
@@ -89,6 +94,11 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 		}
 		return nil, &Error{l.Source, mark(ErrEmpty, errors.New(msg))}
 	}
+	warns, err := checkValues(p)
+	if err != nil {
+		return nil, &Error{l.Source, err}
+	}
+	l.addWarnings(warns)
 	if p.Period == 0 && l.Format != FormatFolded {
 		l.Warnings = append(l.Warnings, l.Source+": profile has no sampling period")
 	}

@@ -158,6 +158,11 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 	if err := p.CheckValid(); err != nil {
 		return nil, &Error{l.Source, mark(ErrCorrupt, fmt.Errorf("%s: %v", r.what, err))}
 	}
+	warns, err = checkValues(p)
+	if err != nil {
+		return nil, &Error{l.Source, fmt.Errorf("%s: %w", r.what, err)}
+	}
+	l.addWarnings(warns)
 	l.Format = r.format
 	l.Kind = r.kind
 	if l.Kind == "" {

@@ -250,3 +250,31 @@ func TestParseOwnedAndCallersText(t *testing.T) {
 		t.Errorf("after the caller's buffer changed, the first function is %q", got)
 	}
 }
+
+// One folded line of 500,000 distinct frames (3.9 MB) is a profile of
+// 500,000 functions and locations: each costs about 200 bytes of model
+// and a map entry while it is built, and nothing grows faster than the
+// line.
+func TestReliabilityFoldedLongLineMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 500,000-frame profile in a subprocess (about 2 s)")
+	}
+	const frames = 500_000
+	var b strings.Builder
+	for i := range frames {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString("f" + strconv.Itoa(i))
+	}
+	b.WriteString(" 1\n")
+	path := writeTemp(t, "long.folded", []byte(b.String()))
+	msg, peak := loadInChild(t, path, 0)
+	if msg != "<nil>" {
+		t.Fatalf("load: %s", msg)
+	}
+	if bound := int64(frames*512 + childBase); peak > bound {
+		t.Errorf("a line of %d distinct frames peaked at %d MiB, want under %d MiB", frames, peak>>20, bound>>20)
+	}
+	t.Logf("%d frames (%d kB): peak %d MiB", frames, b.Len()>>10, peak>>20)
+}
