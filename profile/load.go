@@ -65,9 +65,22 @@ type Options struct {
 	// Stdin is read for the source "-" (nil means os.Stdin).
 	Stdin io.Reader
 	// HTTPClient fetches URL sources (nil means a client with a timeout
-	// derived from the URL's seconds= parameter).
+	// derived from the URL's seconds= parameter). Whichever client, Load
+	// follows at most MaxRedirects redirects, each checked by CheckURL.
 	HTTPClient *http.Client
+	// CheckURL, when set, vets a URL source and every address it
+	// redirects to before it is requested; its error stops the fetch and
+	// is part of the message (a command refuses non-loopback hosts so).
+	CheckURL func(*url.URL) error
 }
+
+// MaxRedirects is how many redirects a URL source may take.
+const MaxRedirects = 3
+
+// MaxSeconds bounds a URL's seconds= parameter (24 hours), which sets the
+// fetch's timeout: no profile is taken for longer, and a larger number
+// would overflow the timeout.
+const MaxSeconds = 24 * 60 * 60
 
 // Loaded is one loaded profile with what was learned while loading it.
 type Loaded struct {
@@ -222,7 +235,7 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		}
 		return ReadLimited(in, maxSize)
 	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
-		return fetch(ctx, source, maxSize, opts.HTTPClient)
+		return fetch(ctx, source, maxSize, opts)
 	}
 	f, err := os.Open(source)
 	if err != nil {
@@ -264,22 +277,34 @@ func readSized(r io.Reader, maxSize, size int64) ([]byte, error) {
 
 // fetch GETs a /debug/pprof endpoint. The timeout covers the profile's own
 // duration (the seconds= parameter) plus 30 s for transfer.
-func fetch(ctx context.Context, source string, maxSize int64, client *http.Client) ([]byte, error) {
+func fetch(ctx context.Context, source string, maxSize int64, opts Options) ([]byte, error) {
 	u, err := url.Parse(source)
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL: %v", err)
 	}
+	if opts.CheckURL != nil {
+		if err := opts.CheckURL(u); err != nil {
+			return nil, err
+		}
+	}
 	timeout := 30 * time.Second
 	if s := u.Query().Get("seconds"); s != "" {
-		if secs, err := strconv.Atoi(s); err == nil && secs > 0 {
+		// Not a number, or not positive: the server says what it makes
+		// of it.
+		switch secs, err := strconv.ParseInt(s, 10, 64); {
+		case errors.Is(err, strconv.ErrRange) || err == nil && secs > MaxSeconds:
+			return nil, fmt.Errorf("seconds=%s is out of range: a profile takes at most 24 hours (%d seconds)", truncate(s, 30), MaxSeconds)
+		case err == nil && secs > 0:
 			timeout += time.Duration(secs) * time.Second
 		}
 	}
 	said := time.Duration(0) // the timeout a failure can name: unknown with the caller's client
+	client := opts.HTTPClient
 	if client == nil {
 		client = &http.Client{Timeout: timeout}
 		said = timeout
 	}
+	client = boundRedirects(client, opts.CheckURL)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
@@ -299,6 +324,29 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	return readSized(resp.Body, maxSize, max(resp.ContentLength, 0))
+}
+
+// boundRedirects returns a copy of client that follows at most
+// MaxRedirects redirects, each to an address check passes (nil: any),
+// and then what client itself allows.
+func boundRedirects(client *http.Client, check func(*url.URL) error) *http.Client {
+	c := *client // shares the transport; the caller's client is not changed
+	next := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return fmt.Errorf("more than %d redirects (the last to %s)", MaxRedirects, req.URL.Redacted())
+		}
+		if check != nil {
+			if err := check(req.URL); err != nil {
+				return fmt.Errorf("redirected to %s: %w", req.URL.Redacted(), err)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return &c
 }
 
 // fetchError words a failed request without repeating the URL (the

@@ -10,11 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -277,4 +282,69 @@ func TestReliabilityFoldedLongLineMemory(t *testing.T) {
 		t.Errorf("a line of %d distinct frames peaked at %d MiB, want under %d MiB", frames, peak>>20, bound>>20)
 	}
 	t.Logf("%d frames (%d kB): peak %d MiB", frames, b.Len()>>10, peak>>20)
+}
+
+// loopbackOnly is the check a command passes as Options.CheckURL.
+func loopbackOnly(u *url.URL) error {
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%s is not a loopback host", u.Hostname())
+	}
+	return nil
+}
+
+func TestLoadURLRedirectsAndSeconds(t *testing.T) {
+	data := encodeT(t, testCPUProfile(), true)
+	var requests atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Write(data)
+	})
+	// /hop/N redirects N more times, then to the profile.
+	mux.HandleFunc("/hop/{n}", func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		to := "/debug/pprof/profile"
+		if n > 1 {
+			to = "/hop/" + strconv.Itoa(n-1)
+		}
+		http.Redirect(w, r, to, http.StatusFound)
+	})
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Redirect(w, r, "http://192.0.2.1/debug/pprof/profile", http.StatusFound) // TEST-NET-1, never reached
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	opts := Options{CheckURL: loopbackOnly}
+
+	mustLoad(t, srv.URL+"/hop/3", opts)
+	for _, o := range []Options{opts, {HTTPClient: srv.Client()}} {
+		src := srv.URL + "/hop/4"
+		_, err := loadT(t, src, o)
+		checkError(t, err, src, "more than 3 redirects")
+	}
+
+	src := srv.URL + "/away"
+	requests.Store(0)
+	_, err := loadT(t, src, opts)
+	checkError(t, err, src, "redirected to http://192.0.2.1/debug/pprof/profile: 192.0.2.1 is not a loopback host")
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests, want 1 (the redirect is refused before it is followed)", n)
+	}
+	remote := "http://192.0.2.1/debug/pprof/profile"
+	_, err = loadT(t, remote, opts)
+	checkError(t, err, remote, "192.0.2.1 is not a loopback host")
+
+	// seconds= past 24 hours (it overflowed the timeout) fails at once.
+	requests.Store(0)
+	for _, secs := range []string{"10000000000", "86401", "99999999999999999999"} {
+		src := srv.URL + "/debug/pprof/profile?seconds=" + secs
+		_, err := loadT(t, src, opts)
+		checkError(t, err, src, "seconds="+secs+" is out of range: a profile takes at most 24 hours (86400 seconds)")
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests for out-of-range seconds", n)
+	}
+	mustLoad(t, srv.URL+"/debug/pprof/profile?seconds=86400", opts) // the server answers at once
 }
