@@ -26,6 +26,14 @@
 // by an error's text. Errors name no command-line flags: a command adds its
 // own hints (how to raise the size limit, say).
 //
+// Memory is bounded by the input: what a source holds and what each
+// container expands to are limited by Options.MaxSize as the bytes arrive,
+// read into one buffer of the size announced (see ReadLimited, Decompress),
+// and text is parsed in place, so loading a profile peaks at about its
+// decompressed size plus the model built from it. Every loaded profile's
+// values are non-negative and each sample type's sum fits in an int64 (a
+// diff profile, labelled pprof::base, is refused as such).
+//
 // Readers pass what they know beyond frame names to the classifier in
 // sample labels (LabelBucket, LabelState, LabelReason, LabelProfiler,
 // LabelThread); DetectKind reads sample and period types, and those labels,
