@@ -84,11 +84,14 @@ func loadInChild(t *testing.T, path string, maxSize int64) (msg string, peak int
 }
 
 // zerosGzip is a gzip stream of n zero bytes (1 GiB compresses to 1 MB).
-func zerosGzip(t *testing.T, n int) []byte {
+func zerosGzip(t *testing.T, n int) []byte { return repeatGzip(t, 0, n) }
+
+// repeatGzip is a gzip stream of n bytes c.
+func repeatGzip(t *testing.T, c byte, n int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	chunk := make([]byte, 1<<20)
+	chunk := bytes.Repeat([]byte{c}, 1<<20)
 	for ; n > 0; n -= len(chunk) {
 		if _, err := zw.Write(chunk[:min(n, len(chunk))]); err != nil {
 			t.Fatal(err)
@@ -136,6 +139,24 @@ func TestReliabilityGzipBombMemory(t *testing.T) {
 		t.Errorf("a 256 MiB gzip stream within the limit peaked at %d MiB, want under %d MiB", peak>>20, bound>>20)
 	}
 	t.Logf("within the limit: peak %d MiB", peak>>20)
+}
+
+// Text is parsed in place: a 256 MiB gzip of one line of text is held once
+// (a copy into a string made it twice), and fails as no profile.
+func TestReliabilityTextBombMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decompresses 256 MiB in a subprocess (about 2 s)")
+	}
+	const size = 256 << 20
+	path := writeTemp(t, "line.txt.gz", repeatGzip(t, 'a', size))
+	msg, peak := loadInChild(t, path, 1<<30)
+	if !strings.Contains(msg, "no sample count after the stack") {
+		t.Errorf("error %q, want the folded reader's", msg)
+	}
+	if bound := int64(size) + size/8 + childBase; peak > bound {
+		t.Errorf("a 256 MiB text line peaked at %d MiB, want under %d MiB", peak>>20, bound>>20)
+	}
+	t.Logf("peak %d MiB", peak>>20)
 }
 
 func TestReadLimitedAndDecompress(t *testing.T) {
