@@ -8,6 +8,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
@@ -77,7 +78,7 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	l.addWarnings(warns)
 	// The pprof decoders validate what they return; this checks what the
 	// folded parser built.
-	if err := fp.CheckValid(); err != nil {
+	if err := build.Check(fp); err != nil {
 		return fail(ErrCorrupt, fmt.Errorf("malformed profile: %v", err))
 	}
 	l.Format = FormatFolded
