@@ -370,3 +370,31 @@ func TestLoadURLRedirectsAndSeconds(t *testing.T) {
 	}
 	mustLoad(t, srv.URL+"/debug/pprof/profile?seconds=86400", opts) // the server answers at once
 }
+
+// Data that starts with protobuf's field 0 skips pprof's decoders unless a
+// legacy parser might read it; the legacy CPU format, which starts with
+// zero words, still loads.
+func TestNotLegacy(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"zeros", make([]byte, 1<<20), true},
+		{"control bytes", []byte("\x01\x02junk\nmore"), true},
+		{"legacy CPU", legacyCPU(), false},
+		{"legacy CPU, 32-bit big-endian", []byte{0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0}, false},
+		{"a header after a control byte", []byte("\x00heap profile: 1: 2 [3: 4] @ heap/1\n"), false},
+		{"a --- header after a control byte", []byte("\x00--- contention:\n"), false},
+		{"text", []byte("main;a 1\n"), false},
+		{"a protobuf", encodeT(t, testCPUProfile(), false), false},
+	} {
+		if got := notLegacy(c.data); got != c.want {
+			t.Errorf("%s: notLegacy = %v, want %v", c.name, got, c.want)
+		}
+	}
+	path := writeTemp(t, "cpu.prof", legacyCPU())
+	if l := mustLoad(t, path, Options{}); l.Format != FormatPprofLegacy {
+		t.Errorf("legacy CPU profile read as %s", l.Format)
+	}
+}
