@@ -41,11 +41,25 @@ func ReadLimited(r io.Reader, maxSize int64) ([]byte, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	data, err := readAll(r, maxSize, 0)
-	if errors.Is(err, errPastLimit) {
-		return nil, mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
+	return readSized(r, maxSize, 0)
+}
+
+// readSized is ReadLimited for a reader expected to hold size bytes (0:
+// unknown), read into one buffer of that size when it is right; a size
+// past the limit fails at once.
+func readSized(r io.Reader, maxSize, size int64) ([]byte, error) {
+	tooLarge := mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
+	if size > maxSize {
+		return nil, tooLarge
 	}
-	return data, err
+	data, err := readAll(r, maxSize, size)
+	switch {
+	case errors.Is(err, errPastLimit):
+		return nil, tooLarge
+	case err != nil:
+		return nil, err
+	}
+	return data, nil
 }
 
 // Decompress strips up to two gzip layers from data, each bounded by

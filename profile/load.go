@@ -158,8 +158,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 // in an "unknown format" error (ErrUnsupported) rather than half-read as
 // folded stacks.
 // Any panic inside a third-party parser is turned into an error: bad input
-// must never crash the program.
-// Parse does not modify data.
+// must never crash the program. Parse does not modify data.
 func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
 	return parse(source, data, maxSize, false, false)
 }
@@ -167,9 +166,10 @@ func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
 // parse is Parse; inZip is set inside a zip archive's member, which is not
 // unpacked again. owned says that nothing else holds data or will modify
 // it, so that its text may be read in place rather than copied (a
-// decompressed layer is always owned). It strips the containers, then tries the registry's
-// binary readers, pprof, the registry's text readers, the formats profdiff
-// recognizes but does not read, and folded stacks, in that order.
+// decompressed layer is always owned). It strips the containers, then
+// tries the registry's binary readers, pprof, the registry's text readers,
+// the formats profdiff recognizes but does not read, and folded stacks, in
+// that order.
 func parse(source string, data []byte, maxSize int64, inZip, owned bool) (l *Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -267,20 +267,6 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		}
 	}
 	return readSized(f, maxSize, size)
-}
-
-// readSized is ReadLimited for a reader expected to hold size bytes (0:
-// unknown), read into one buffer of that size when it is right.
-func readSized(r io.Reader, maxSize, size int64) ([]byte, error) {
-	tooLarge := mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
-	if size > maxSize {
-		return nil, tooLarge
-	}
-	data, err := readAll(r, maxSize, size)
-	if errors.Is(err, errPastLimit) {
-		return nil, tooLarge
-	}
-	return data, err
 }
 
 // fetch GETs a /debug/pprof endpoint. The timeout covers the profile's own
