@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,11 @@ import (
 // Containers are layers in front of any format: gzip (up to two layers, as
 // a .pb.gz compressed again in transit) and a zip archive holding one file
 // (how traces are attached to issues). Unwrapping them is bounded by the
-// size limit so that a compression bomb cannot exhaust memory.
+// size limit as the bytes arrive, so that a compression bomb fails once it
+// passes the limit, having held no more than the limit; and each layer is
+// decompressed into one buffer of the size its header announces, so that a
+// profile of N bytes costs N bytes, not the 2-3 N of a buffer grown by
+// doubling.
 
 // maxGzipLayers is how many gzip layers are unwrapped; a profile gzipped
 // twice is still a profile, a third layer is not worth reading.
@@ -21,7 +26,57 @@ const maxGzipLayers = 2
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
 
-func isZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
+// isZip reports whether data starts like a zip archive: a local file header,
+// or the end-of-central-directory record alone of an empty archive.
+func isZip(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("PK\x05\x06"))
+}
+
+// ReadLimited reads r to its end, failing (ErrTooLarge, with the limit in
+// the message) as soon as more than maxSize bytes have arrived, so that it
+// never holds more than maxSize bytes (0 means DefaultMaxSize). It is how
+// Load reads files, standard input and HTTP bodies; errors do not name the
+// source, which the caller adds.
+func ReadLimited(r io.Reader, maxSize int64) ([]byte, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	return readSized(r, maxSize, 0)
+}
+
+// readSized is ReadLimited for a reader expected to hold size bytes (0:
+// unknown), read into one buffer of that size when it is right; a size
+// past the limit fails at once.
+func readSized(r io.Reader, maxSize, size int64) ([]byte, error) {
+	tooLarge := mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
+	if size > maxSize {
+		return nil, tooLarge
+	}
+	data, err := readAll(r, maxSize, size)
+	switch {
+	case errors.Is(err, errPastLimit):
+		return nil, tooLarge
+	case err != nil:
+		return nil, err
+	}
+	return data, nil
+}
+
+// Decompress strips up to two gzip layers from data, each bounded by
+// maxSize (0 means DefaultMaxSize) as it is decompressed: a stream that
+// expands past the limit fails with ErrTooLarge as soon as it passes it,
+// a broken one with ErrCorrupt. Data that is not gzipped is returned as
+// is. It is the decompression Parse does, for callers that need the bytes
+// (profile/capture validates downloads with it); errors do not name the
+// source.
+func Decompress(data []byte, maxSize int64) ([]byte, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	var l Loaded
+	out, _, err := l.ungzipLayers(data, maxSize)
+	return out, err
+}
 
 // ungzipLayers strips up to maxGzipLayers gzip layers from data, recording
 // each in l.Containers. gzipped reports whether there was at least one.
@@ -47,7 +102,7 @@ func (l *Loaded) parseZip(data []byte, maxSize int64) (*Loaded, error) {
 	if err != nil {
 		return nil, &Error{l.Source, err}
 	}
-	il, err := parse(l.Source, inner, maxSize, true)
+	il, err := parse(l.Source, inner, maxSize, true, true)
 	if err != nil {
 		var pe *Error
 		if errors.As(err, &pe) {
@@ -66,19 +121,28 @@ func gunzip(data []byte, maxSize int64) ([]byte, error) {
 	if err != nil {
 		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip header: %v", err))
 	}
-	// Profiles compress about 3-10x; start with that guess.
-	buf := bytes.NewBuffer(make([]byte, 0, min(int64(len(data))*4, maxSize)))
-	n, err := io.Copy(buf, io.LimitReader(zr, maxSize+1))
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, mark(ErrCorrupt, fmt.Errorf("truncated gzip stream after %d bytes", n))
-		}
-		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip stream after %d bytes: %v", n, err))
-	}
-	if n > maxSize {
+	out, err := readAll(zr, maxSize, gzipSize(data))
+	switch {
+	case errors.Is(err, errPastLimit):
 		return nil, mark(ErrTooLarge, fmt.Errorf("gzip stream expands past the %s limit", FormatSize(maxSize)))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, mark(ErrCorrupt, fmt.Errorf("truncated gzip stream after %d bytes", len(out)))
+	case err != nil:
+		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip stream after %d bytes: %v", len(out), err))
 	}
-	return buf.Bytes(), nil
+	return out, nil
+}
+
+// gzipSize is the size a gzip stream says it expands to: the ISIZE field
+// that ends it, the size modulo 2^32 of its last member. For the common
+// single-member stream under 4 GiB it is exact; otherwise it is only a
+// first guess (readAll grows past a short one, and a long one costs no
+// more than the limit bounds anyway).
+func gzipSize(data []byte) int64 {
+	if len(data) < 18 { // a 10-byte header and the 8-byte trailer
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
 }
 
 // unzipSingle returns the one file of a zip archive, bounded by maxSize.
@@ -95,30 +159,93 @@ func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
 		}
 		files = append(files, f)
 	}
-	if len(files) != 1 {
-		names := make([]string, 0, 4)
-		for i, f := range files {
-			if i == 3 {
-				names = append(names, "...")
-				break
-			}
-			names = append(names, f.Name)
-		}
-		return nil, "", mark(ErrUnsupported, fmt.Errorf("zip archive with %d files (%s): profdiff reads a zip holding exactly one profile; unzip it and name the file", len(files), strings.Join(names, ", ")))
+	switch len(files) {
+	case 0:
+		return nil, "", mark(ErrEmpty, fmt.Errorf("empty zip archive (%s)", zipHolds(zr.File)))
+	case 1:
+	default:
+		return nil, "", mark(ErrUnsupported, fmt.Errorf("zip archive with %d files (%s): profdiff reads a zip holding exactly one profile; unzip it and name the file", len(files), zipHolds(files)))
 	}
 	f := files[0]
+	// The central directory's size is what archive/zip holds the member
+	// to (a member that inflates to more fails), so a member announced
+	// past the limit is refused without inflating it.
+	if f.UncompressedSize64 > uint64(maxSize) {
+		return nil, f.Name, mark(ErrTooLarge, fmt.Errorf("zip member %s expands to %d bytes, past the %s limit", f.Name, f.UncompressedSize64, FormatSize(maxSize)))
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: %v", f.Name, err))
 	}
 	defer rc.Close()
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(rc, maxSize+1))
-	if err != nil {
-		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: corrupt after %d bytes: %v", f.Name, n, err))
-	}
-	if n > maxSize {
+	out, err := readAll(rc, maxSize, int64(f.UncompressedSize64))
+	switch {
+	case errors.Is(err, errPastLimit):
 		return nil, f.Name, mark(ErrTooLarge, fmt.Errorf("zip member %s expands past the %s limit", f.Name, FormatSize(maxSize)))
+	case err != nil:
+		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: corrupt after %d bytes: %v", f.Name, len(out), err))
 	}
-	return buf.Bytes(), f.Name, nil
+	return out, f.Name, nil
+}
+
+// zipHolds says what an archive holds: "no files", or the first names
+// with the number of the rest.
+func zipHolds(files []*zip.File) string {
+	if len(files) == 0 {
+		return "no files"
+	}
+	names := make([]string, 0, 4)
+	for i, f := range files {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(files)-3))
+			break
+		}
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// errPastLimit is readAll's error for a reader with more than the limit.
+var errPastLimit = errors.New("past the size limit")
+
+// readAll reads r to its end into one buffer and fails with errPastLimit
+// once more than maxSize bytes arrive, holding at most maxSize bytes. hint
+// is the size r is expected to have (0: unknown): a right one fills a
+// buffer of exactly that size, which is never grown or copied; without
+// one the buffer grows by half, so the peak is about 2.5 times the data
+// at the last growth. On another error it returns what it read.
+func readAll(r io.Reader, maxSize, hint int64) ([]byte, error) {
+	c := hint
+	if c <= 0 {
+		c = 32 << 10
+	}
+	buf := make([]byte, 0, min(c, maxSize))
+	for {
+		if len(buf) == cap(buf) {
+			// Full: one more byte says whether to grow, so that a
+			// right hint, or data of exactly maxSize, is never copied.
+			var one [1]byte
+			n, err := io.ReadFull(r, one[:])
+			if n == 0 {
+				if err == io.EOF {
+					return buf, nil
+				}
+				return buf, err
+			}
+			if int64(len(buf)) >= maxSize {
+				return nil, errPastLimit
+			}
+			grown := make([]byte, len(buf), min(int64(cap(buf))+max(int64(cap(buf))/2, 32<<10), maxSize))
+			copy(grown, buf)
+			buf = append(grown, one[0])
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

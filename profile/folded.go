@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -55,7 +56,8 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 	b := newBuilder()
 	var warns []string
 	bad, comments, valid := 0, 0, 0
-	firstBad := "" // where the first malformed line is, for the errors
+	var total int64 // of all counts, which bounds every stack's sum
+	firstBad := ""  // where the first malformed line is, for the errors
 	warn := func(line int, msg string) {
 		if bad == 0 {
 			firstBad = fmt.Sprintf("; first at line %d: %s", line, msg)
@@ -90,6 +92,10 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 			valid++
 			continue
 		}
+		if total > math.MaxInt64-count {
+			return nil, warns, mark(ErrCorrupt, fmt.Errorf("line %d: the sample counts sum past the int64 maximum (%d)", lineNo, int64(math.MaxInt64)))
+		}
+		total += count
 		if !b.addFolded(stack, count) {
 			warn(lineNo, "stack has an empty frame")
 			continue
@@ -202,13 +208,35 @@ func decodeText(data []byte) (string, error) {
 	return string(data), nil
 }
 
+// decodeOwned is decodeText for data that nothing will modify: UTF-8
+// text is read in place, not copied (UTF-16 is converted as ever).
+func decodeOwned(data []byte) (string, error) {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || len(data) == 0 {
+		return decodeText(data)
+	}
+	data = bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF})
+	if !utf8.Valid(data) {
+		return "", fmt.Errorf("not UTF-8 text")
+	}
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
+}
+
 // builder assembles a pprof profile from named stacks, interning one
 // function and location per distinct frame text so identical frames share
-// one Location.
+// one Location. The text is walked once and each distinct frame costs one
+// map entry and one function, location and line, allocated in slabs (a
+// line of millions of distinct frames is millions of them): memory and
+// time are linear in the input.
 type builder struct {
 	*build.Builder[string, string] // locations are keyed by the frame text
 	samples                        map[string]*pprofile.Sample
+	funcs                          []pprofile.Function // slabs, see newFrame
+	locs                           []pprofile.Location
+	lines                          []pprofile.Line
 }
+
+// slab is how many functions, locations and lines are allocated at once.
+const slab = 256
 
 func newBuilder() *builder {
 	return &builder{
@@ -225,17 +253,19 @@ func newBuilder() *builder {
 // false when a frame is empty.
 func (b *builder) addFolded(stack string, count int64) bool {
 	if s, ok := b.samples[stack]; ok {
-		s.Value[0] += count
+		s.Value[0] += count // the caller keeps the total in range
 		return true
 	}
-	frames := strings.Split(stack, ";")
-	locs := make([]*pprofile.Location, len(frames))
-	for i, f := range frames {
-		f = strings.TrimSpace(f)
-		if f == "" {
+	n := strings.Count(stack, ";") + 1
+	locs := make([]*pprofile.Location, n)
+	rest := stack
+	for i := n - 1; i >= 0; i-- { // leaf first
+		f, tail, _ := strings.Cut(rest, ";")
+		rest = tail
+		if f = strings.TrimSpace(f); f == "" {
 			return false
 		}
-		locs[len(frames)-1-i] = b.location(f)
+		locs[i] = b.location(f)
 	}
 	s := &pprofile.Sample{Location: locs, Value: []int64{count}}
 	b.samples[stack] = s
@@ -243,13 +273,24 @@ func (b *builder) addFolded(stack string, count int64) bool {
 	return true
 }
 
+// location interns a frame. Its name is copied out of the text, so that
+// the profile does not keep the whole file alive.
 func (b *builder) location(frame string) *pprofile.Location {
 	if l, ok := b.Location(frame); ok {
 		return l
 	}
-	module, name := build.SplitModule(frame)
-	fn := b.AddFunction(&pprofile.Function{Name: name, SystemName: name})
-	loc := &pprofile.Location{Line: []pprofile.Line{{Function: fn}}}
+	module, name := build.SplitModule(strings.Clone(frame))
+	if len(b.funcs) == cap(b.funcs) {
+		b.funcs = make([]pprofile.Function, 0, slab)
+		b.locs = make([]pprofile.Location, 0, slab)
+		b.lines = make([]pprofile.Line, 0, slab)
+	}
+	b.funcs = append(b.funcs, pprofile.Function{Name: name, SystemName: name})
+	fn := b.AddFunction(&b.funcs[len(b.funcs)-1])
+	b.lines = append(b.lines, pprofile.Line{Function: fn})
+	i := len(b.lines) - 1 // the line's capacity ends with it: appending to it must not reach the next
+	b.locs = append(b.locs, pprofile.Location{Line: b.lines[i : i+1 : i+1]})
+	loc := &b.locs[len(b.locs)-1]
 	if module != "" {
 		loc.Mapping = b.Mapping(module)
 	}

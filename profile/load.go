@@ -26,6 +26,14 @@
 // by an error's text. Errors name no command-line flags: a command adds its
 // own hints (how to raise the size limit, say).
 //
+// Memory is bounded by the input: what a source holds and what each
+// container expands to are limited by Options.MaxSize as the bytes arrive,
+// read into one buffer of the size announced (see ReadLimited, Decompress),
+// and text is parsed in place, so loading a profile peaks at about its
+// decompressed size plus the model built from it. Every loaded profile's
+// values are non-negative and each sample type's sum fits in an int64 (a
+// diff profile, labelled pprof::base, is refused as such).
+//
 // Readers pass what they know beyond frame names to the classifier in
 // sample labels (LabelBucket, LabelState, LabelReason, LabelProfiler,
 // LabelThread); DetectKind reads sample and period types, and those labels,
@@ -65,9 +73,22 @@ type Options struct {
 	// Stdin is read for the source "-" (nil means os.Stdin).
 	Stdin io.Reader
 	// HTTPClient fetches URL sources (nil means a client with a timeout
-	// derived from the URL's seconds= parameter).
+	// derived from the URL's seconds= parameter). Whichever client, Load
+	// follows at most MaxRedirects redirects, each checked by CheckURL.
 	HTTPClient *http.Client
+	// CheckURL, when set, vets a URL source and every address it
+	// redirects to before it is requested; its error stops the fetch and
+	// is part of the message (a command refuses non-loopback hosts so).
+	CheckURL func(*url.URL) error
 }
+
+// MaxRedirects is how many redirects a URL source may take.
+const MaxRedirects = 3
+
+// MaxSeconds bounds a URL's seconds= parameter (24 hours), which sets the
+// fetch's timeout: no profile is taken for longer, and a larger number
+// would overflow the timeout.
+const MaxSeconds = 24 * 60 * 60
 
 // Loaded is one loaded profile with what was learned while loading it.
 type Loaded struct {
@@ -119,7 +140,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 	if err != nil {
 		return nil, &Error{source, err}
 	}
-	l, err := Parse(source, data, maxSize)
+	l, err := parse(source, data, maxSize, false, true) // data is Load's own
 	if err != nil {
 		return nil, err
 	}
@@ -137,16 +158,19 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 // in an "unknown format" error (ErrUnsupported) rather than half-read as
 // folded stacks.
 // Any panic inside a third-party parser is turned into an error: bad input
-// must never crash the program.
+// must never crash the program. Parse does not modify data.
 func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
-	return parse(source, data, maxSize, false)
+	return parse(source, data, maxSize, false, false)
 }
 
 // parse is Parse; inZip is set inside a zip archive's member, which is not
-// unpacked again. It strips the containers, then tries the registry's
-// binary readers, pprof, the registry's text readers, the formats profdiff
-// recognizes but does not read, and folded stacks, in that order.
-func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, err error) {
+// unpacked again. owned says that nothing else holds data or will modify
+// it, so that its text may be read in place rather than copied (a
+// decompressed layer is always owned). It strips the containers, then
+// tries the registry's binary readers, pprof, the registry's text readers,
+// the formats profdiff recognizes but does not read, and folded stacks, in
+// that order.
+func parse(source string, data []byte, maxSize int64, inZip, owned bool) (l *Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			l, err = nil, &Error{source, mark(ErrCorrupt, fmt.Errorf("corrupt profile (parser failed: %v)", r))}
@@ -163,13 +187,14 @@ func parse(source string, data []byte, maxSize int64, inZip bool) (l *Loaded, er
 	if err != nil {
 		return nil, &Error{source, err}
 	}
+	owned = owned || gzipped
 	if !gzipped && strings.HasSuffix(source, ".gz") {
 		l.Warnings = append(l.Warnings, source+": named .gz but not gzip-compressed; read as is")
 	}
 	if isZip(data) && !inZip {
 		return l.parseZip(data, maxSize)
 	}
-	in := &input{data: data}
+	in := &input{data: data, owned: owned}
 	if r := sniff(in, false); r != nil {
 		return r.load(l, in)
 	}
@@ -216,9 +241,9 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		if in == nil {
 			in = os.Stdin
 		}
-		return readLimited(in, maxSize)
+		return ReadLimited(in, maxSize)
 	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
-		return fetch(ctx, source, maxSize, opts.HTTPClient)
+		return fetch(ctx, source, maxSize, opts)
 	}
 	f, err := os.Open(source)
 	if err != nil {
@@ -232,41 +257,48 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, errors.New("is a directory, not a profile")
+	var size int64 // what a regular file should hold, the buffer's size
+	if st, err := f.Stat(); err == nil {
+		if st.IsDir() {
+			return nil, errors.New("is a directory, not a profile")
+		}
+		if st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
-	return readLimited(f, maxSize)
-}
-
-func readLimited(r io.Reader, maxSize int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > maxSize {
-		return nil, mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
-	}
-	return data, nil
+	return readSized(f, maxSize, size)
 }
 
 // fetch GETs a /debug/pprof endpoint. The timeout covers the profile's own
 // duration (the seconds= parameter) plus 30 s for transfer.
-func fetch(ctx context.Context, source string, maxSize int64, client *http.Client) ([]byte, error) {
+func fetch(ctx context.Context, source string, maxSize int64, opts Options) ([]byte, error) {
 	u, err := url.Parse(source)
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL: %v", err)
 	}
+	if opts.CheckURL != nil {
+		if err := opts.CheckURL(u); err != nil {
+			return nil, err
+		}
+	}
 	timeout := 30 * time.Second
 	if s := u.Query().Get("seconds"); s != "" {
-		if secs, err := strconv.Atoi(s); err == nil && secs > 0 {
+		// Not a number, or not positive: the server says what it makes
+		// of it.
+		switch secs, err := strconv.ParseInt(s, 10, 64); {
+		case errors.Is(err, strconv.ErrRange) || err == nil && secs > MaxSeconds:
+			return nil, fmt.Errorf("seconds=%s is out of range: a profile takes at most 24 hours (%d seconds)", truncate(s, 30), MaxSeconds)
+		case err == nil && secs > 0:
 			timeout += time.Duration(secs) * time.Second
 		}
 	}
 	said := time.Duration(0) // the timeout a failure can name: unknown with the caller's client
+	client := opts.HTTPClient
 	if client == nil {
 		client = &http.Client{Timeout: timeout}
 		said = timeout
 	}
+	client = boundRedirects(client, opts.CheckURL)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
@@ -285,7 +317,30 @@ func fetch(ctx context.Context, source string, maxSize int64, client *http.Clien
 		}
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	return readLimited(resp.Body, maxSize)
+	return readSized(resp.Body, maxSize, max(resp.ContentLength, 0))
+}
+
+// boundRedirects returns a copy of client that follows at most
+// MaxRedirects redirects, each to an address check passes (nil: any),
+// and then what client itself allows.
+func boundRedirects(client *http.Client, check func(*url.URL) error) *http.Client {
+	c := *client // shares the transport; the caller's client is not changed
+	next := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return fmt.Errorf("more than %d redirects (the last to %s)", MaxRedirects, req.URL.Redacted())
+		}
+		if check != nil {
+			if err := check(req.URL); err != nil {
+				return fmt.Errorf("redirected to %s: %w", req.URL.Redacted(), err)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return &c
 }
 
 // fetchError words a failed request without repeating the URL (the

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
 // parsePprofOrText reads what no binary reader of the registry sniffed:
@@ -40,9 +43,9 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
 // formats, then folded stacks.
 func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) {
 	fail := func(kind, err error) (*Loaded, error) { return nil, &Error{l.Source, mark(kind, err)} }
-	text, terr := decodeText(in.data)
+	terr := in.decode()
+	text := in.text
 	if terr == nil && !legacy {
-		in.text = strings.TrimPrefix(text, "\uFEFF")
 		if r := sniff(in, true); r != nil {
 			return r.load(l, in)
 		}
@@ -64,6 +67,9 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	switch {
 	case errors.Is(ferr, errZeroCounts):
 		return fail(ErrEmpty, errors.New("profile has no samples (every folded stack has count 0)"))
+	case ferr != nil && loaderr.Kind(ferr) != nil:
+		// Folded stacks that cannot be read right (counts past int64).
+		return nil, &Error{l.Source, fmt.Errorf("folded stacks: %w", ferr)}
 	case ferr != nil && legacy:
 		return fail(ErrCorrupt, fmt.Errorf("malformed %v", perr))
 	case ferr != nil:
@@ -72,7 +78,7 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	l.addWarnings(warns)
 	// The pprof decoders validate what they return; this checks what the
 	// folded parser built.
-	if err := fp.CheckValid(); err != nil {
+	if err := build.Check(fp); err != nil {
 		return fail(ErrCorrupt, fmt.Errorf("malformed profile: %v", err))
 	}
 	l.Format = FormatFolded
@@ -89,6 +95,11 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 		}
 		return nil, &Error{l.Source, mark(ErrEmpty, errors.New(msg))}
 	}
+	warns, err := checkValues(p)
+	if err != nil {
+		return nil, &Error{l.Source, err}
+	}
+	l.addWarnings(warns)
 	if p.Period == 0 && l.Format != FormatFolded {
 		l.Warnings = append(l.Warnings, l.Source+": profile has no sampling period")
 	}
@@ -104,7 +115,15 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 // legacy set, the error of a legacy parser that recognized its format but
 // not the content.
 func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, legacy bool, err error) {
-	p, err = pprofile.ParseUncompressed(data)
+	if len(data) > 0 && data[0] < 1<<3 {
+		// Field number 0, which protobuf reserves: no profile.proto
+		// starts so, but pprof's decoder would read a gigabyte of zeros
+		// for seconds before saying so. (The legacy CPU format does
+		// start with zeros; ParseData below reads it.)
+		err = errors.New("not a protobuf message (field 0)")
+	} else {
+		p, err = pprofile.ParseUncompressed(data)
+	}
 	if err == nil && len(p.SampleType) == 0 && len(p.Sample) == 0 && len(p.Location) == 0 && len(p.Function) == 0 {
 		// Nearly any short byte string decodes as some protobuf; one that
 		// holds nothing of a profile is not one.
@@ -114,8 +133,9 @@ func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, le
 		p, err = l.checkPprof(data, p)
 		return p, FormatPprof, false, err
 	}
-	if isGzip(data) {
-		// ParseData would decompress it again, without the size limit.
+	if isGzip(data) || notLegacy(data) {
+		// ParseData would decompress it again, without the size limit,
+		// or decode the protobuf again for nothing.
 		return nil, "", false, err
 	}
 	lp, lerr := pprofile.ParseData(data) // the protobuf again, then the legacy parsers
@@ -147,6 +167,39 @@ func (l *Loaded) checkPprof(data []byte, p *pprofile.Profile) (*pprofile.Profile
 		}
 	}
 	return nil, fmt.Errorf("malformed pprof profile: %v", verr)
+}
+
+// notLegacy reports that data, which starts with protobuf's field 0, is
+// not one of pprof's legacy formats either, so that ParseData, which
+// decodes the protobuf again before trying them (seconds for a gigabyte of
+// zeros), need not run. The binary CPU format starts with the words 0 and
+// 3 (32 or 64 bits, either byte order); each text format has its header
+// on the first line (a line that starts with a control character is no
+// blank or comment line to skip), read by bufio.Scanner (64 KiB at most)
+// or whole, and every header names "profile" or starts with "---".
+func notLegacy(data []byte) bool {
+	if len(data) == 0 || data[0] >= 1<<3 {
+		return false
+	}
+	for _, word := range []int{4, 8} {
+		if len(data) >= 2*word && allZero(data[:word]) {
+			w := data[word : 2*word]
+			if w[0] == 3 && allZero(w[1:]) || w[word-1] == 3 && allZero(w[:word-1]) {
+				return false
+			}
+		}
+	}
+	first, _, _ := bytes.Cut(data[:min(len(data), 64<<10)], []byte("\n"))
+	return !bytes.Contains(first, []byte("profile")) && !bytes.Contains(first, []byte("---"))
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // looksBinary reports whether data is not text; such data that pprof cannot

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/gotrace"
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
@@ -33,15 +35,33 @@ type reader struct {
 
 // input is the content handed to the readers.
 type input struct {
-	data      []byte // after the containers
+	data []byte // after the containers
+	// owned says that data is the loader's own buffer, which nothing
+	// modifies: text then reads it in place instead of copying it.
+	owned     bool
 	text      string // decoded UTF-8 text without BOM, for text readers
 	textBytes []byte // text as bytes, made on first use (see bytes)
 }
 
-// bytes returns the text as bytes, copying it once.
+// decode sets in.text from in.data (see decodeText), without the copy
+// when in.data is owned and UTF-8 already.
+func (in *input) decode() error {
+	var err error
+	if in.owned {
+		in.text, err = decodeOwned(in.data)
+	} else {
+		in.text, err = decodeText(in.data)
+	}
+	in.text = strings.TrimPrefix(in.text, "\uFEFF")
+	return err
+}
+
+// bytes returns the text as bytes. They are the text's own memory (a
+// string is never modified, and the readers handed them only read), so
+// no copy is made.
 func (in *input) bytes() []byte {
-	if in.textBytes == nil {
-		in.textBytes = []byte(in.text)
+	if in.textBytes == nil && in.text != "" {
+		in.textBytes = unsafe.Slice(unsafe.StringData(in.text), len(in.text))
 	}
 	return in.textBytes
 }
@@ -136,9 +156,14 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 	if len(p.Sample) == 0 {
 		return nil, &Error{l.Source, mark(ErrEmpty, fmt.Errorf("%s holds no samples", r.what))}
 	}
-	if err := p.CheckValid(); err != nil {
+	if err := build.Check(p); err != nil { // CheckValid, faster for the readers' Builder-numbered profiles
 		return nil, &Error{l.Source, mark(ErrCorrupt, fmt.Errorf("%s: %v", r.what, err))}
 	}
+	warns, err = checkValues(p)
+	if err != nil {
+		return nil, &Error{l.Source, fmt.Errorf("%s: %w", r.what, err)}
+	}
+	l.addWarnings(warns)
 	l.Format = r.format
 	l.Kind = r.kind
 	if l.Kind == "" {

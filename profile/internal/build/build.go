@@ -6,6 +6,7 @@
 package build
 
 import (
+	"fmt"
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
@@ -109,4 +110,75 @@ func SplitModule(frame string) (module, name string) {
 		return frame[:i], frame[i+1:]
 	}
 	return "", frame
+}
+
+// Check is p.CheckValid, the same checks with the same messages, made by
+// index for a profile numbered as a Builder numbers it (every mapping,
+// function and location ID its position plus one), without the three
+// maps CheckValid fills: for a profile of millions of distinct frames
+// those maps were a third of the time and the peak memory of loading it.
+// A profile numbered otherwise gets CheckValid.
+func Check(p *pprofile.Profile) error {
+	if !dense(p) {
+		return p.CheckValid()
+	}
+	if len(p.SampleType) == 0 && len(p.Sample) != 0 {
+		return fmt.Errorf("missing sample type information")
+	}
+	for _, s := range p.Sample {
+		if s == nil {
+			return fmt.Errorf("profile has nil sample")
+		}
+		if len(s.Value) != len(p.SampleType) {
+			return fmt.Errorf("mismatch: sample has %d values vs. %d types", len(s.Value), len(p.SampleType))
+		}
+		for _, l := range s.Location {
+			if l == nil {
+				return fmt.Errorf("sample has nil location")
+			}
+		}
+	}
+	for _, l := range p.Location {
+		if m := l.Mapping; m != nil && !inTable(p.Mapping, m.ID, m) {
+			return fmt.Errorf("inconsistent mapping %p: %d", m, m.ID)
+		}
+		for _, ln := range l.Line {
+			f := ln.Function
+			if f == nil {
+				return fmt.Errorf("location id: %d has a line with nil function", l.ID)
+			}
+			if !inTable(p.Function, f.ID, f) {
+				return fmt.Errorf("inconsistent function %p: %d", f, f.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// inTable reports whether x is the element of a densely numbered table
+// with the given ID.
+func inTable[T comparable](table []T, id uint64, x T) bool {
+	return id != 0 && id <= uint64(len(table)) && table[id-1] == x
+}
+
+// dense reports whether every mapping, function and location of p is
+// non-nil with its position plus one as ID (so IDs are also unique and
+// none is the reserved 0).
+func dense(p *pprofile.Profile) bool {
+	for i, m := range p.Mapping {
+		if m == nil || m.ID != uint64(i+1) {
+			return false
+		}
+	}
+	for i, f := range p.Function {
+		if f == nil || f.ID != uint64(i+1) {
+			return false
+		}
+	}
+	for i, l := range p.Location {
+		if l == nil || l.ID != uint64(i+1) {
+			return false
+		}
+	}
+	return true
 }

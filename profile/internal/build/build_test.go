@@ -1,6 +1,7 @@
 package build
 
 import (
+	"fmt"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -65,6 +66,50 @@ func TestSplitModule(t *testing.T) {
 	} {
 		if m, n := SplitModule(tc.in); m != tc.module || n != tc.name {
 			t.Errorf("SplitModule(%q) = %q, %q; want %q, %q", tc.in, m, n, tc.module, tc.name)
+		}
+	}
+}
+
+// Check says what CheckValid says, on profiles numbered densely (its fast
+// path) and otherwise.
+func TestCheckAgreesWithCheckValid(t *testing.T) {
+	build := func() *pprofile.Profile {
+		b := New[string, string](&pprofile.Profile{SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}}})
+		m := b.Mapping("app")
+		var locs []*pprofile.Location
+		for _, name := range []string{"a", "b", "c"} {
+			fn := b.Function(name, pprofile.Function{Name: name})
+			locs = append(locs, b.AddLocationAs(name, &pprofile.Location{Mapping: m, Line: []pprofile.Line{{Function: fn}}}))
+		}
+		b.AddSample(&pprofile.Sample{Location: locs, Value: []int64{1}})
+		return b.P
+	}
+	for _, c := range []struct {
+		name   string
+		mutate func(p *pprofile.Profile)
+		valid  bool
+	}{
+		{"valid", func(*pprofile.Profile) {}, true},
+		{"not dense", func(p *pprofile.Profile) { p.Function[0].ID, p.Function[1].ID = 2, 1 }, true},
+		{"duplicate id", func(p *pprofile.Profile) { p.Location[1].ID = 1 }, false},
+		{"reserved id", func(p *pprofile.Profile) { p.Function[0].ID = 0 }, false},
+		{"foreign function", func(p *pprofile.Profile) { p.Location[2].Line[0].Function = &pprofile.Function{ID: 3} }, false},
+		{"function id past the table", func(p *pprofile.Profile) {
+			p.Location[2].Line[0].Function = &pprofile.Function{ID: 9}
+		}, false},
+		{"nil line function", func(p *pprofile.Profile) { p.Location[0].Line[0].Function = nil }, false},
+		{"foreign mapping", func(p *pprofile.Profile) { p.Location[0].Mapping = &pprofile.Mapping{ID: 1} }, false},
+		{"value count", func(p *pprofile.Profile) { p.Sample[0].Value = []int64{1, 2} }, false},
+		{"no sample types", func(p *pprofile.Profile) { p.SampleType = nil }, false},
+		{"nil sample", func(p *pprofile.Profile) { p.Sample = append(p.Sample, nil) }, false},
+		{"nil sample location", func(p *pprofile.Profile) { p.Sample[0].Location[1] = nil }, false},
+		{"nil function", func(p *pprofile.Profile) { p.Function[1] = nil }, false},
+	} {
+		p := build()
+		c.mutate(p)
+		got, want := Check(p), p.CheckValid()
+		if (got == nil) != c.valid || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: Check says %v, CheckValid %v", c.name, got, want)
 		}
 	}
 }
