@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -164,6 +165,13 @@ func blockSection(chans, locks int, hold time.Duration) {
 	close(ch)
 	mu.Unlock()
 	wg.Wait()
+}
+
+func fmtRate(r *float64) string {
+	if r == nil {
+		return "unknown"
+	}
+	return strconv.FormatFloat(*r, 'g', 4, 64)
 }
 
 // noteDirection is the direction a note claims: 1 up, -1 down, 0 none.
@@ -463,8 +471,9 @@ func TestPerfScriptTenSamplesAreNoisy(t *testing.T) {
 	}
 	// One shell thread sampled every 1 ms of its CPU: ten samples cover
 	// ten periods (the stamps' span plus one), so at most one core,
-	// not 10/9 of one.
-	if tr := r.Base.TotalRate; tr == nil || *tr > 1.0001 || *tr < 0.5 {
-		t.Errorf("base rate %v cores for one thread's ten 1 ms samples; want about 1 and never above", tr)
+	// not 10/9 of one (less when the machine is busy and the shell waits
+	// for a CPU between samples).
+	if tr := r.Base.TotalRate; tr == nil || *tr > 1.0001 || *tr <= 0 {
+		t.Errorf("base rate %s cores for one thread's ten 1 ms samples; want at most 1", fmtRate(tr))
 	}
 }
