@@ -20,8 +20,9 @@ import (
 
 // run is the whole program behind main, so tests can call it. When ctx
 // ends (main's ends on SIGINT or SIGTERM) the command stops and run
-// returns an error wrapping errInterrupted, whatever the command returned:
-// an interrupted run never reports success.
+// returns an error wrapping errInterrupted and the context's cause (the
+// signal), whatever the command returned: an interrupted run never
+// reports success.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText())
@@ -39,7 +40,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	err = c.run(ctx, env{stdin: stdin, stdout: stdout, stderr: stderr}, args[1:])
 	if ctx.Err() != nil && !errors.Is(err, errHelp) {
-		return interrupted(err)
+		return interrupted(context.Cause(ctx), err)
 	}
 	return err
 }
