@@ -183,8 +183,13 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ManifestName), err)
 	}
+	// Format 1 had no Complete: its captures were complete unless
+	// interrupted. An interrupted capture is never complete (as written).
 	if m.Format < 2 {
-		m.Complete = !m.Interrupted
+		m.Complete = true
+	}
+	if m.Interrupted {
+		m.Complete = false
 	}
 	for _, f := range m.Files {
 		if f.Path == "" || !filepath.IsLocal(f.Path) {
