@@ -23,10 +23,12 @@ exposes, concurrently: CPU (/debug/pprof/profile), wall-clock
 (/debug/fgprof, skipped with a note when the server has none), mutex and
 block as deltas over the window, a goroutine snapshot mid-window, and an
 execution trace. Writes cpu.pb.gz, wall.pb.gz, mutex.pb.gz, block.pb.gz,
-goroutine.pb.gz, trace.out and manifest.json to DIR (which must not exist
-or be empty). A profile that cannot be captured is reported and recorded in
-the manifest; the command fails when none was captured, or when it is
-interrupted (the manifest then says so).
+goroutine.pb.gz, trace.out and manifest.json to DIR (which must not exist,
+be empty, or hold a capture that did not complete, which is replaced). A
+profile that cannot be captured is reported and recorded in the manifest;
+the command fails when none was captured (each cause said once), or when
+it is interrupted; the manifest then says "complete": false. Each download
+and each profile decompressed is bounded by --max-size as bytes arrive.
 
 URL is the server's root or its /debug/pprof/ page
 (http://127.0.0.1:6060 or http://127.0.0.1:6060/debug/pprof/). Only

@@ -99,7 +99,7 @@ func startProfdiff(t *testing.T, dir string, stderr *bytes.Buffer, args ...strin
 	return cmd
 }
 
-// waitExit waits for cmd and returns its exit status.
+// waitExit waits (at most 30 s) for cmd and returns its exit status.
 func waitExit(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -112,7 +112,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 		}
 		return cmd.ProcessState.ExitCode()
 	case <-time.After(30 * time.Second):
-		t.Fatal("profdiff did not stop within 30s of the signal")
+		t.Fatal("profdiff did not exit within 30s")
 	}
 	return -1
 }
