@@ -2,6 +2,8 @@ package profile
 
 import (
 	"bytes"
+	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -76,9 +78,14 @@ func TestDiffProfile(t *testing.T) {
 	if len(back.Sample) != len(d.Sample) || sumValues(back, true) != -450_000_000 || sumValues(back, false) != 700_000_000 {
 		t.Errorf("round trip changed the samples: %d samples", len(back.Sample))
 	}
-	// And profdiff itself loads it.
-	l := mustLoad(t, writeTemp(t, "diff.pb.gz", written), Options{})
-	if l.Format != "pprof" || l.Kind != KindCPU {
+	// profdiff's loader recognises it as a diff and says what to pass
+	// instead (issue 13); a loader from before that reads it as a CPU
+	// profile.
+	l, err := Load(context.Background(), writeTemp(t, "diff.pb.gz", written), Options{})
+	switch {
+	case err != nil && !strings.Contains(err.Error(), "this is a diff written by pprof or profdiff"):
+		t.Errorf("loading the diff: %v", err)
+	case err == nil && (l.Format != "pprof" || l.Kind != KindCPU):
 		t.Errorf("loaded diff: Format %q Kind %q", l.Format, l.Kind)
 	}
 }
@@ -161,4 +168,65 @@ func TestDiffProfileBadArguments(t *testing.T) {
 			t.Errorf("%s: error %q", tc.name, err)
 		}
 	}
+}
+
+// The builder, fed one profile at a time over several batches, writes
+// the diff DiffProfile writes; an incompatible profile is refused with
+// both sample types named and leaves the diff as it was; and what the
+// builder holds back between merges stays under its bound.
+func TestDiffBuilderBatches(t *testing.T) {
+	var b DiffBuilder
+	if _, err := b.Profile(); err == nil || !strings.Contains(err.Error(), "no profiles") {
+		t.Errorf("empty builder: %v", err)
+	}
+	// testCPUProfile has 3 samples: enough copies to merge several times.
+	n := 2*minDiffBatch/3 + 5
+	var bases, news []*pprofile.Profile
+	var idx []int
+	for i := range n {
+		p, q := testCPUProfile(), testCPUProfile()
+		q.Sample[0].Value = []int64{60, int64(600_000_000 + i)} // distinct totals
+		bases, news, idx = append(bases, p), append(news, q), append(idx, 1)
+		if err := b.Add(p, 1, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Add(q, 1, false); err != nil {
+			t.Fatal(err)
+		}
+		if b.nPending > max(minDiffBatch, 6) {
+			t.Fatalf("after %d profiles a side the builder holds %d samples back", i+1, b.nPending)
+		}
+	}
+	if b.acc == nil {
+		t.Fatal("never merged")
+	}
+	if err := b.Add(testCPUProfile(), 0, false); err == nil || !strings.Contains(err.Error(), "incompatible sample types cpu/nanoseconds and samples/count") {
+		t.Errorf("incompatible profile: %v", err)
+	}
+	got, err := b.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// DiffProfile adds every base profile before the new ones, so sample
+	// order differs; the totals per stack and side must not.
+	want, err := DiffProfile(bases, idx, news, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := stackTotals(got), stackTotals(want); !maps.Equal(g, w) || len(g) != 6 {
+		t.Errorf("builder's diff %v\nDiffProfile's %v", g, w)
+	}
+}
+
+// stackTotals sums a diff's values by side and stack.
+func stackTotals(p *pprofile.Profile) map[string]int64 {
+	m := map[string]int64{}
+	for _, s := range p.Sample {
+		k := strings.Join(funcNames(s), ";")
+		if s.Label[BaseLabel] != nil {
+			k = "base " + k
+		}
+		m[k] += s.Value[0]
+	}
+	return m
 }

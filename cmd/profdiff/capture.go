@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -21,15 +23,17 @@ exposes, concurrently: CPU (/debug/pprof/profile), wall-clock
 (/debug/fgprof, skipped with a note when the server has none), mutex and
 block as deltas over the window, a goroutine snapshot mid-window, and an
 execution trace. Writes cpu.pb.gz, wall.pb.gz, mutex.pb.gz, block.pb.gz,
-goroutine.pb.gz, trace.out and manifest.json to DIR (which must not exist
-or be empty). A profile that cannot be captured is reported and recorded in
-the manifest; the command fails when none was captured, or when it is
-interrupted (the manifest then says so).
+goroutine.pb.gz, trace.out and manifest.json to DIR (which must not exist,
+be empty, or hold a capture that did not complete, which is replaced). A
+profile that cannot be captured is reported and recorded in the manifest;
+the command fails when none was captured (each cause said once), or when
+it is interrupted; the manifest then says "complete": false. Each download
+and each profile decompressed is bounded by --max-size as bytes arrive.
 
 URL is the server's root or its /debug/pprof/ page
 (http://127.0.0.1:6060 or http://127.0.0.1:6060/debug/pprof/). Only
-loopback hosts (127.0.0.0/8, ::1, localhost) are allowed unless
---allow-remote is given.
+loopback hosts (127.0.0.0/8, ::1, localhost) are allowed, and redirects
+are followed (at most 3) only to them, unless --allow-remote is given.
 
 DIR is then one side of 'profdiff diff DIR_A DIR_B' (--kind picks the
 profile; default wall, else cpu).
@@ -104,10 +108,22 @@ func (f *captureFlags) options(pos []string) (string, capture.Options, error) {
 	if err != nil {
 		return "", o, usagef("capture: %v", err)
 	}
-	if !f.allowRemote && !isLoopbackHost(base.Hostname()) {
-		return "", o, usagef("capture: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to capture from a remote host", base.Hostname())
+	if !f.allowRemote {
+		if err := checkLoopback(base); err != nil {
+			return "", o, usagef("capture: %v", err)
+		}
+		o.CheckURL = checkLoopback
 	}
 	return base.String(), o, nil
+}
+
+// checkLoopback refuses a URL whose host is not loopback: the check of a
+// typed URL and of every redirect, unless --allow-remote.
+func checkLoopback(u *url.URL) error {
+	if !isLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("%s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to use a remote host", u.Hostname())
+	}
+	return nil
 }
 
 // isLoopbackHost reports whether host is localhost or a loopback IP.

@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/workloads"
 )
 
 func TestShellQuote(t *testing.T) {
@@ -85,5 +88,29 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	}
 	if !strings.Contains(out, "profdiff diff --kind mutex "+dir+"/baseline "+dir+"/global-lock\n") {
 		t.Errorf("no mutex follow-up on %s:\n%s", dir, out)
+	}
+}
+
+// A demo run whose capture came back empty fails with the capture's own
+// causes, not with what reading its folder would say ("is a directory").
+func TestDemoRunWithoutProfiles(t *testing.T) {
+	cfg := workloads.RunConfig{Out: "demo/baseline"}
+	for _, c := range []struct {
+		m    *capture.Manifest
+		want string
+	}{
+		{nil, "no capture written to demo/baseline"},
+		{&capture.Manifest{Errors: []string{"cpu: connection refused", "trace: connection refused"}}, "no profile captured in demo/baseline: cpu: connection refused; trace: connection refused"},
+		{&capture.Manifest{}, "no profile captured in demo/baseline: the server exposed none"},
+		{&capture.Manifest{Interrupted: true, Files: []capture.File{{Kind: "cpu", Path: "cpu.pb.gz"}}, Errors: []string{"load: interrupted"}}, "the capture in demo/baseline is incomplete: load: interrupted"},
+	} {
+		err := capturedSomething(&workloads.Result{Config: cfg, Manifest: c.m})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v; want %q", c.m, err, c.want)
+		}
+	}
+	ok := &workloads.Result{Config: cfg, Manifest: &capture.Manifest{Files: []capture.File{{Kind: "wall", Path: "wall.pb.gz"}}}}
+	if err := capturedSomething(ok); err != nil {
+		t.Errorf("a capture with a profile: %v", err)
 	}
 }

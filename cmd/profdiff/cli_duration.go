@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,11 +46,18 @@ func parseDuration(s string) (time.Duration, error) {
 		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil && durationShape.MatchString(s):
+		// Well formed, so too long for a time.Duration (292 years).
+		return 0, fmt.Errorf("%s is out of range (at most %v)", s, maxDuration)
+	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration (want a number of seconds, or a Go duration such as 500ms, 10s or 1m30s)", s)
 	}
 	return d, nil
 }
+
+// durationShape matches what time.ParseDuration reads, whatever the size.
+var durationShape = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // durationFlag registers --duration (-d) on fs, set to def, and, when
 // alias, the hidden --seconds of earlier releases, which sets the same

@@ -24,6 +24,9 @@ func TestParseDuration(t *testing.T) {
 		{"10 s", 0, "not a duration"},
 		{"1e300", 0, "out of range"},
 		{"NaN", 0, "out of range"},
+		{"999999999999s", 0, "999999999999s is out of range (at most 24h0m0s)"},
+		{"3000000h", 0, "out of range"},
+		{"10x", 0, "not a duration"},
 	} {
 		got, err := parseDuration(c.in)
 		if c.err != "" {

@@ -86,7 +86,7 @@ by demo and workload) stands for its profile of --kind's kind.
 The format is detected from the content.
 
 Run 'profdiff COMMAND --help' for a command's flags.
-Exit status: 0 ok, 1 gate failed, 2 usage or input error, or interrupted.
+Exit status: 0 ok, 1 gate failed, 2 usage or input error, 130 SIGINT, 143 SIGTERM.
 `
 
 // usageText is the top-level usage: every command's lines from the table.

@@ -409,13 +409,14 @@ func shellWords(s string) ([]string, error) {
 const docsExecEnv = "PROFDIFF_DOCS_EXEC"
 
 // runDocsCommandIfAsked is called first thing in TestMain (after the
-// workload child check): in a process started by a parallel doc block, it
-// runs the command and exits with its status.
+// workload child check): in a process started by a parallel doc block (or
+// a test that needs a real process, as the signal tests do), it runs the
+// command as main does, signals included, and exits with its status.
 func runDocsCommandIfAsked() {
 	if os.Getenv(docsExecEnv) != "1" {
 		return
 	}
-	os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(exitCode(run(signalContext(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 
 // runDocBlock runs a block's commands and compares their output. Blocks

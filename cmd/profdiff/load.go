@@ -93,14 +93,14 @@ func (f *loadFlags) config(pos []string) (loadgen.Config, error) {
 }
 
 // runLoad drives the load and writes its report as o says. A run
-// that stopped early (ctx ended) still writes what it measured; run then
-// reports the interruption.
+// that stopped early (ctx ended) still writes what it measured, and its
+// error, which run reports as the interruption, says how long it ran.
 func runLoad(ctx context.Context, e env, cfg loadgen.Config, o output) error {
 	rep, err := loadgen.Run(ctx, cfg)
 	if rep == nil {
 		return fmt.Errorf("load: %v", err)
 	}
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(e.stderr, "profdiff: load stopped early (%v); the report covers %.2fs\n", err, rep.DurationS)
 	}
 	if o.format == render.JSON {
@@ -110,7 +110,10 @@ func runLoad(ctx context.Context, e env, cfg loadgen.Config, o output) error {
 			fmt.Fprintf(e.stderr, "profdiff: WARNING: %s\n", w)
 		}
 	}
-	return o.write(e.stdout, rep.Model())
+	if werr := o.write(e.stdout, rep.Model()); werr != nil || ctx.Err() == nil {
+		return werr
+	}
+	return fmt.Errorf("load stopped early; the report covers %.2fs", rep.DurationS)
 }
 
 // checkLoadURL allows http:// URLs only, and only loopback hosts unless

@@ -30,11 +30,14 @@
 // each folder is one run.
 //
 // SIGINT or SIGTERM stops the command that is running (load generation,
-// workloads, captures, URL fetches) and profdiff exits with status 2 and
-// an "interrupted" error; a second signal exits at once.
+// workloads, captures, URL fetches), which marks a capture folder it was
+// writing incomplete; profdiff then prints one line, "profdiff:
+// interrupted by SIGINT: ..." naming that folder, and exits with status
+// 130 (SIGINT) or 143 (SIGTERM), as a shell reports a command a signal
+// ended. A second signal exits at once.
 //
-// Exit status: 0 success, 1 a gate failed, 2 bad usage, bad input or
-// interrupted.
+// Exit status: 0 success, 1 a gate failed, 2 bad usage or bad input, 130
+// interrupted by SIGINT, 143 by SIGTERM.
 package main
 
 import (
@@ -44,26 +47,56 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
 func main() {
 	runChildIfAsked() // hidden child mode (child.go): serve a workload and exit
-	ctx := signalContext(os.Stderr)
+	ctx := signalContext()
 	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 
-// signalContext is a context that ends on the first SIGINT or SIGTERM.
-// Then the signals' default action comes back, so a second one ends the
-// process at once, even while a command is still stopping.
-func signalContext(stderr io.Writer) context.Context {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// signalContext is a context that ends on the first SIGINT or SIGTERM,
+// its cause a *signalError naming the signal. Then the signals' default
+// action comes back, so a second one ends the process at once, even while
+// a command is still stopping. Nothing is printed then: the command's
+// error, when it has stopped, is the one line that says what happened.
+func signalContext() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
-		fmt.Fprintln(stderr, "profdiff: interrupted, stopping (a second signal exits at once)")
+		sig := <-ch
+		signal.Stop(ch)
+		cancel(&signalError{sig})
 	}()
 	return ctx
+}
+
+// signalError is the cause of a context a signal ended.
+type signalError struct{ sig os.Signal }
+
+func (e *signalError) Error() string { return "interrupted by " + e.name() }
+
+// name is the signal's name as the shell spells it: SIGINT, SIGTERM.
+func (e *signalError) name() string {
+	switch e.sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return e.sig.String()
+}
+
+// status is the exit status of a process the signal ended: 128 + its
+// number (130 for SIGINT, 143 for SIGTERM).
+func (e *signalError) status() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitInterrupted
 }
 
 // Exit statuses.
@@ -71,36 +104,73 @@ const (
 	exitOK       = 0
 	exitGateFail = 1
 	exitBad      = 2
+	// exitInterrupted is an interrupted run's status when no signal is
+	// known (a cancelled context in tests): SIGINT's, 128 + 2.
+	exitInterrupted = 130
 )
 
 // errGateFailed is returned when a gate check fails (exit 1). The report has
 // already been written.
 var errGateFailed = errors.New("gate failed")
 
-// errInterrupted is wrapped by run's error when its context ended (exit 2).
+// errInterrupted is wrapped by run's error when its context ended (exit
+// 130 or 143).
 var errInterrupted = errors.New("interrupted")
 
-// interrupted is the error of a run whose context ended: err, said to be
-// an interrupted run's. An error that already comes from the cancellation
-// (it wraps context.Canceled, as workloads' and capture's do, naming the
-// incomplete capture folder) keeps its own words.
-func interrupted(err error) error {
-	switch {
-	case err == nil:
-		return fmt.Errorf("%w; the run did not finish", errInterrupted)
-	case errors.Is(err, errInterrupted):
+// interrupted is the error of a run whose context ended, cause being the
+// context's cause (a *signalError in main): err, said to be an interrupted
+// run's, with the signal. An error that already comes from the
+// cancellation (it wraps context.Canceled, as workloads' and capture's do,
+// naming the incomplete capture folder) keeps its own words.
+func interrupted(cause, err error) error {
+	if errors.Is(err, errInterrupted) {
 		return err
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return &interruptError{err}
 	}
-	return fmt.Errorf("%w: %v", errInterrupted, err)
+	ie := &interruptError{err: err}
+	errors.As(cause, &ie.sig)
+	return ie
 }
 
-// interruptError is a cancellation's own error, marked as errInterrupted.
-type interruptError struct{ err error }
+// interruptError is an interrupted run's error, marked as errInterrupted:
+// "interrupted by SIGINT: " and what the command said.
+type interruptError struct {
+	err error        // the command's, or nil
+	sig *signalError // nil when no signal is known
+}
 
-func (e *interruptError) Error() string   { return e.err.Error() }
-func (e *interruptError) Unwrap() []error { return []error{errInterrupted, e.err} }
+func (e *interruptError) Error() string {
+	head := "interrupted"
+	if e.sig != nil {
+		head += " by " + e.sig.name()
+	}
+	if e.err == nil {
+		return head + "; the run did not finish"
+	}
+	msg := e.err.Error()
+	if rest, ok := strings.CutPrefix(msg, "interrupted"); ok && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+		return head + rest // the cancellation's own words
+	}
+	return head + ": " + msg
+}
+
+func (e *interruptError) Unwrap() []error {
+	errs := []error{errInterrupted}
+	if e.err != nil {
+		errs = append(errs, e.err)
+	}
+	if e.sig != nil {
+		errs = append(errs, e.sig)
+	}
+	return errs
+}
+
+// status is the run's exit status: the signal's, else exitInterrupted.
+func (e *interruptError) status() int {
+	if e.sig != nil {
+		return e.sig.status()
+	}
+	return exitInterrupted
+}
 
 // usageError is bad usage (exit 2); the message says what to change, and
 // cmd is the command whose help to read ("" for profdiff's own).
@@ -119,7 +189,11 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintf(stderr, "profdiff: %v\n", err)
-		return exitBad
+		var ie *interruptError
+		if errors.As(err, &ie) {
+			return ie.status()
+		}
+		return exitInterrupted
 	case errors.Is(err, errGateFailed):
 		return exitGateFail
 	}

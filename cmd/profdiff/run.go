@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	pprofile "github.com/google/pprof/profile"
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
@@ -20,8 +19,9 @@ import (
 
 // run is the whole program behind main, so tests can call it. When ctx
 // ends (main's ends on SIGINT or SIGTERM) the command stops and run
-// returns an error wrapping errInterrupted, whatever the command returned:
-// an interrupted run never reports success.
+// returns an error wrapping errInterrupted and the context's cause (the
+// signal), whatever the command returned: an interrupted run never
+// reports success.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText())
@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	err = c.run(ctx, env{stdin: stdin, stdout: stdout, stderr: stderr}, args[1:])
 	if ctx.Err() != nil && !errors.Is(err, errHelp) {
-		return interrupted(err)
+		return interrupted(context.Cause(ctx), err)
 	}
 	return err
 }
@@ -275,15 +275,15 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 // it as pprof to outPprof unless that is "".
 func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof string) error {
 	a := diff.NewAnalyzer(s.analysis)
-	var kept *keptProfiles
+	var dp *diffPprof
 	if outPprof != "" {
-		kept = &keptProfiles{sampleIndex: s.analysis.SampleIndex}
+		dp = &diffPprof{sampleIndex: s.analysis.SampleIndex}
 	}
 	err := loadSides(ctx, sides, s.load, e.stderr, func(side diff.Side, l *profile.Loaded) error {
 		if err := a.Add(side, l); err != nil {
 			return err
 		}
-		kept.add(side, l)
+		dp.add(side, l)
 		return nil
 	})
 	if err != nil {
@@ -294,35 +294,41 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	if err := s.out.write(e.stdout, render.DiffReport(r)); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
-	if kept == nil {
+	if dp == nil {
 		return nil
 	}
-	return kept.write(outPprof)
+	return dp.write(outPprof)
 }
 
-// keptProfiles are the parsed profiles of each side, kept for
-// --output-pprof, with the index of the sample type compared in each.
-type keptProfiles struct {
+// diffPprof is --output-pprof's diff, merged as the profiles load (so
+// memory does not grow with their number), with the first error, which
+// stops it.
+type diffPprof struct {
 	sampleIndex string
-	profiles    [2][]*pprofile.Profile
-	index       [2][]int
+	b           profile.DiffBuilder
+	err         error
 }
 
-// add keeps l's profile; on a nil *keptProfiles it does nothing.
-func (k *keptProfiles) add(side diff.Side, l *profile.Loaded) {
-	if k == nil {
+// add merges l's profile, at the sample type compared, into the diff; on
+// a nil *diffPprof it does nothing.
+func (d *diffPprof) add(side diff.Side, l *profile.Loaded) {
+	if d == nil || d.err != nil {
 		return
 	}
-	idx, _ := diff.SampleTypeIndex(l.Profile, k.sampleIndex)
-	k.profiles[side] = append(k.profiles[side], l.Profile)
-	k.index[side] = append(k.index[side], idx)
+	idx, _ := diff.SampleTypeIndex(l.Profile, d.sampleIndex)
+	if err := d.b.Add(l.Profile, idx, side == diff.Base); err != nil {
+		d.err = fmt.Errorf("%s: %v", l.Source, err)
+	}
 }
 
-// write writes the diff of the kept profiles (pprof::base convention).
-func (k *keptProfiles) write(name string) error {
-	dp, err := profile.DiffProfile(k.profiles[0], k.index[0], k.profiles[1], k.index[1])
+// write writes the diff (pprof::base convention) to the file name.
+func (d *diffPprof) write(name string) error {
+	if d.err != nil {
+		return fmt.Errorf("--output-pprof: %v", d.err)
+	}
+	dp, err := d.b.Profile()
 	if err != nil {
-		return err
+		return fmt.Errorf("--output-pprof: %v", err)
 	}
 	f, err := os.Create(name)
 	if err != nil {

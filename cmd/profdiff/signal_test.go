@@ -6,15 +6,21 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/profdiff/profdiff/profile/capture"
 )
 
 // Cancelling the context (what SIGINT does in main) stops a long load
-// promptly, and the run ends with an interrupted error and exit status 2,
-// not with success.
+// promptly, and the run ends with an interrupted error and exit status 130
+// (SIGINT's, the signal being unknown here), not with success.
 func TestInterruptStopsLoad(t *testing.T) {
 	var once sync.Once
 	started := make(chan struct{})
@@ -50,7 +56,7 @@ func TestInterruptStopsLoad(t *testing.T) {
 	}
 	t.Logf("stderr: %s; err: %v", stderr.String(), err)
 	var msg bytes.Buffer
-	if code := exitCode(err, &msg); code != exitBad || !strings.HasPrefix(msg.String(), "profdiff: interrupted") {
+	if code := exitCode(err, &msg); code != exitInterrupted || !strings.HasPrefix(msg.String(), "profdiff: interrupted") {
 		t.Errorf("exit %d, message %q", code, msg.String())
 	}
 }
@@ -70,5 +76,136 @@ func TestInterruptedNeverSucceeds(t *testing.T) {
 	}
 	if err := run(ctx, []string{"diff", "--help"}, nil, &out, &stderr); err != errHelp {
 		t.Errorf("diff --help: err = %v", err)
+	}
+}
+
+// startProfdiff starts profdiff (this test binary re-executed as main
+// runs it, signals included: see docsExecEnv) in dir with args; stderr
+// collects what it says.
+func startProfdiff(t *testing.T, dir string, stderr *bytes.Buffer, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), docsExecEnv+"=1")
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd
+}
+
+// waitExit waits (at most 30 s) for cmd and returns its exit status.
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(30 * time.Second):
+		t.Fatal("profdiff did not exit within 30s")
+	}
+	return -1
+}
+
+// stallingServer answers the goroutine snapshot and holds every windowed
+// request until the client goes; started gets one value per request.
+func stallingServer(t *testing.T, started chan<- string) *httptest.Server {
+	goroutine := cannedProfile(t, "goroutine", map[string]int64{"main.f;main.main": 3})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case started <- r.URL.Path:
+		default:
+		}
+		if r.URL.Path == "/debug/pprof/goroutine" {
+			w.Write(goroutine)
+			return
+		}
+		if r.URL.Query().Get("seconds") == "" {
+			http.NotFound(w, r)
+			return
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A real SIGINT or SIGTERM to a capture mid-window: it stops at once,
+// says so in one line naming the incomplete folder, exits 130 or 143, and
+// leaves a manifest marked interrupted and not complete (which a retry
+// may replace).
+func TestSignalDuringCapture(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		sig    syscall.Signal
+		name   string
+		status int
+	}{{syscall.SIGINT, "SIGINT", 130}, {syscall.SIGTERM, "SIGTERM", 143}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			started := make(chan string, 16)
+			srv := stallingServer(t, started)
+			dir := t.TempDir()
+			var stderr bytes.Buffer
+			cmd := startProfdiff(t, dir, &stderr, "capture", srv.URL, "--duration", "1h", "--profiles", "cpu,goroutine,trace", "--out", "cap")
+			for range 2 { // cpu and trace; the snapshot waits half an hour
+				select {
+				case <-started:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("no request reached the server: %s", stderr.String())
+				}
+			}
+			cmd.Process.Signal(c.sig)
+			if code := waitExit(t, cmd); code != c.status {
+				t.Errorf("exit %d; want %d", code, c.status)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			want := "profdiff: interrupted by " + c.name + ": capture folder cap is incomplete (cpu.pb.gz, goroutine.pb.gz, trace.out missing)"
+			if lines[len(lines)-1] != want || strings.Count(stderr.String(), "interrupted") != 1 || strings.Contains(stderr.String(), "error") {
+				t.Errorf("stderr:\n%s\nwant it to end with the one line\n%s", stderr.String(), want)
+			}
+			m, err := capture.ReadManifest(filepath.Join(dir, "cap"))
+			if err != nil || !m.Interrupted || m.Complete {
+				t.Errorf("manifest %+v, %v", m, err)
+			}
+		})
+	}
+}
+
+// SIGTERM stops a load run too, with one line and status 143.
+func TestSignalDuringLoad(t *testing.T) {
+	t.Parallel()
+	started := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case started <- r.URL.Path:
+		default:
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	var stderr bytes.Buffer
+	cmd := startProfdiff(t, t.TempDir(), &stderr, "load", "-c", "2", "-d", "1h", "--warmup", "0s", srv.URL+"/")
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no request reached the server: %s", stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := waitExit(t, cmd); code != 143 {
+		t.Errorf("exit %d; want 143", code)
+	}
+	if got := strings.TrimSpace(stderr.String()); strings.Count(got, "\n") != 0 || !strings.HasPrefix(got, "profdiff: interrupted by SIGTERM") {
+		t.Errorf("stderr %q; want one line saying interrupted by SIGTERM", got)
 	}
 }

@@ -221,13 +221,39 @@ func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir st
 			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
 			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v),
 		})
+		if err == nil {
+			err = capturedSomething(r)
+		}
 		if err != nil {
-			return res, err
+			if ctx.Err() != nil {
+				return res, err // the interruption's own words
+			}
+			return res, fmt.Errorf("demo: the %s run failed: %w", v, err)
 		}
 		warnLoad(e.stderr, fmt.Sprintf("%d cores", cores), r)
 		res[i] = r
 	}
 	return res, nil
+}
+
+// capturedSomething checks that a run's capture folder holds a profile
+// the demo can diff, and otherwise says why not: the capture's own errors
+// rather than what reading the folder would say.
+func capturedSomething(r *workloads.Result) error {
+	m := r.Manifest
+	switch {
+	case m == nil:
+		return fmt.Errorf("no capture written to %s", r.Config.Out)
+	case m.Interrupted:
+		return fmt.Errorf("the capture in %s is incomplete: %s", r.Config.Out, strings.Join(m.Errors, "; "))
+	case len(m.Files) == 0:
+		why := strings.Join(m.Errors, "; ")
+		if why == "" {
+			why = "the server exposed none"
+		}
+		return fmt.Errorf("no profile captured in %s: %s", r.Config.Out, why)
+	}
+	return nil
 }
 
 // diffDemo diffs the two runs' capture folders (wall-clock when both have

@@ -365,22 +365,31 @@ func (g *Gate) Report() (*Report, error) {
 // observation each), warning about those that do not.
 func (g *Gate) observations(r *Report) ([2][]observed, error) {
 	var sides [2][]observed
-	var n [2]int
+	var n, filtered [2]int
 	for i, p := range g.merged.Profiles() {
 		label := p.Side.String()
 		n[p.Side]++
 		if p.Total == 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no samples left after the focus/ignore filters; left out of the test", label, p.Source))
+			why := "has no samples left after the focus/ignore filters"
+			if p.Filtered > 0 {
+				filtered[p.Side]++
+			} else {
+				why = "is empty (no sample has a value)"
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s %s; left out of the test", label, p.Source, why))
 			continue
 		}
 		sides[p.Side] = append(sides[p.Side], observed{ProfileStats: p, matched: g.matched[i]})
 	}
 	for side, label := range [2]string{"base", "new"} {
-		if n[side] == 0 {
+		switch {
+		case n[side] == 0:
 			return sides, fmt.Errorf("%s: no profiles given", label)
-		}
-		if len(sides[side]) == 0 {
+		case len(sides[side]) > 0:
+		case filtered[side] > 0:
 			return sides, fmt.Errorf("%s: no profile has samples left after the focus/ignore filters; loosen them", label)
+		default:
+			return sides, fmt.Errorf("%s: every profile is empty (no sample has a value); nothing to test", label)
 		}
 	}
 	return sides, nil

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -363,6 +364,41 @@ func TestFocusRemovingEverything(t *testing.T) {
 	}
 	if _, err := g.Report(); err == nil || !strings.Contains(err.Error(), "loosen them") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Profiles with no values and no filter given: the error says they are
+// empty, not that a filter removed everything; one empty profile among
+// others is left out with a warning that says so.
+func TestEmptyProfilesWithoutFilters(t *testing.T) {
+	empty := func(name string) *profile.Loaded {
+		return &profile.Loaded{Source: name, Format: "pprof", Kind: profile.KindWall, Profile: synthProfile([diff.NumBuckets]int64{})}
+	}
+	g := New(Options{})
+	for side := range 2 {
+		if err := g.Add(diff.Side(side), empty("e.pb.gz")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := g.Report(); err == nil || err.Error() != "base: every profile is empty (no sample has a value); nothing to test" {
+		t.Errorf("err = %v", err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	g = New(Options{})
+	for side := range 2 {
+		for i := range 3 {
+			if err := g.Add(diff.Side(side), defaultSynth().draw(rng, fmt.Sprintf("%d.pb.gz", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g.Add(diff.New, empty("e.pb.gz"))
+	r, err := g.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(r.Warnings, "new: e.pb.gz is empty (no sample has a value); left out of the test") {
+		t.Errorf("warnings %q", r.Warnings)
 	}
 }
 

@@ -16,11 +16,25 @@
 // loaded as profdiff loads it, when it has samples) before it is written;
 // a trace must start with Go's trace header. A profile that cannot be
 // captured is logged and recorded in the manifest's errors; Capture fails
-// only when no profile at all was captured, or when its context ended
-// before every profile arrived: then the manifest is marked interrupted,
-// ProfilePath refuses the folder, and the error is an *InterruptedError
-// naming the folder and the missing files. The package never prints to
-// standard output or exits; progress goes to Options.Log.
+// only when no profile at all was captured (the error gives each kind's
+// cause once, kinds with the same cause together), or when its context
+// ended before every profile arrived: then the manifest is marked
+// interrupted, ProfilePath refuses the folder, and the error is an
+// *InterruptedError naming the folder and the missing files. In both cases
+// the manifest says "complete": false, and a later Capture into the same
+// folder replaces it. The package never prints to standard output or
+// exits; progress goes to Options.Log.
+//
+// # Bounds
+//
+// Memory does not grow with the downloads: each body streams into a file
+// in the folder (a ".part" file until it is checked), refused once it
+// passes Options.MaxSize, and the profiles are then checked one at a time,
+// each decompressed with the same limit enforced as bytes arrive. So a
+// capture holds about one decompressed profile (at most MaxSize) and the
+// model built from it, whatever the number of kinds, and a gzip bomb stops
+// at MaxSize. Redirects are followed at most MaxRedirects times and only
+// to URLs that pass Options.CheckURL. The window is at most MaxSeconds.
 //
 // Taking all of them at once perturbs the server (fgprof stops the world
 // ~99 times a second to list goroutines; tracing costs a few percent):
@@ -28,8 +42,6 @@
 package capture
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,8 +56,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
 )
@@ -64,9 +74,20 @@ type Options struct {
 	Client *http.Client
 	// Profiles selects kinds to capture (nil: all of Kinds).
 	Profiles []string
-	// MaxSize bounds each download (0: profile.DefaultMaxSize).
+	// MaxSize bounds each download, and what each profile decompresses
+	// to (0: profile.DefaultMaxSize).
 	MaxSize int64
+	// CheckURL, when set, vets every redirect target: a redirect to a URL
+	// it refuses fails that profile with its error (nil: any target). The
+	// URL Capture is given is the caller's to check.
+	CheckURL func(*url.URL) error
 }
+
+// MaxSeconds is the longest window Capture takes: 24 hours.
+const MaxSeconds = 24 * 60 * 60
+
+// MaxRedirects is how many redirects one request follows.
+const MaxRedirects = 3
 
 // Kinds lists the kinds Capture takes, in manifest order.
 var Kinds = []string{"cpu", "wall", "mutex", "block", "goroutine", "trace"}
@@ -109,12 +130,13 @@ func BaseURL(debugURL string) (*url.URL, error) {
 	return u, nil
 }
 
+// result is one endpoint's download: the file it is in (part, "" when
+// nothing came), or why not.
 type result struct {
-	ep    endpoint
-	data  []byte
-	err   error
-	note  string
-	start time.Time
+	ep   endpoint
+	part string
+	err  error
+	note string
 }
 
 // Capture takes one window of profiles from the server at debugURL (its
@@ -151,22 +173,49 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 	results, vars := pl.fetchAll(ctx)
 	m.End = time.Now().UTC()
 	applyVars(m, vars)
-	missing := pl.storeAll(m, results)
-	interrupted := ctx.Err() != nil && len(missing) > 0
-	if interrupted {
-		m.Interrupted = true
-		fmt.Fprintf(pl.log, "capture: interrupted: %s is incomplete\n", opts.Out)
+	failed := pl.storeAll(m, results)
+	interrupted := ctx.Err() != nil && len(failed) > 0
+	m.Interrupted = interrupted
+	m.Complete = !interrupted && len(m.Files) > 0
+	if len(m.Files) > 0 && !interrupted {
+		// Something was captured: the log is where the rest is reported.
+		for _, f := range failed {
+			fmt.Fprintf(pl.log, "capture: error: %s: %v\n", f.ep.kind, f.err)
+		}
 	}
 	if err := WriteManifest(opts.Out, m); err != nil {
 		return m, fmt.Errorf("capture: writing manifest: %v", err)
 	}
 	switch {
 	case interrupted:
+		missing := make([]string, len(failed))
+		for i, f := range failed {
+			missing[i] = f.ep.file
+		}
 		return m, &InterruptedError{Dir: opts.Out, Missing: missing, Err: ctx.Err()}
 	case len(m.Files) == 0:
-		return m, fmt.Errorf("capture: no profile captured from %s (%s)", pl.base, strings.Join(m.Errors, "; "))
+		return m, fmt.Errorf("capture: no profile captured from %s: %s", pl.base, groupCauses(failed))
 	}
 	return m, nil
+}
+
+// groupCauses lists each failed kind once, kinds that failed the same way
+// together: "cpu, wall: connection refused; trace: HTTP 500".
+func groupCauses(failed []result) string {
+	var causes []string
+	kinds := map[string][]string{}
+	for _, f := range failed {
+		c := f.err.Error()
+		if kinds[c] == nil {
+			causes = append(causes, c)
+		}
+		kinds[c] = append(kinds[c], f.ep.kind)
+	}
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = strings.Join(kinds[c], ", ") + ": " + c
+	}
+	return strings.Join(parts, "; ")
 }
 
 // InterruptedError is the error of a capture, or of a workload run around
@@ -205,8 +254,8 @@ type plan struct {
 }
 
 func (opts Options) plan(debugURL string) (*plan, error) {
-	if opts.Seconds < 1 {
-		return nil, fmt.Errorf("capture: window must be at least 1 second, not %d", opts.Seconds)
+	if opts.Seconds < 1 || opts.Seconds > MaxSeconds {
+		return nil, fmt.Errorf("capture: window must be 1 to %d seconds (24 hours), not %d", MaxSeconds, opts.Seconds)
 	}
 	if opts.Out == "" {
 		return nil, errors.New("capture: no output folder")
@@ -239,10 +288,36 @@ func (opts Options) plan(debugURL string) (*plan, error) {
 	if pl.maxSize <= 0 {
 		pl.maxSize = profile.DefaultMaxSize
 	}
-	if pl.client == nil {
-		pl.client = &http.Client{Timeout: pl.window + 30*time.Second}
-	}
+	pl.client = redirectClient(opts.Client, pl.window+30*time.Second, opts.CheckURL)
 	return pl, nil
+}
+
+// redirectClient is a copy of c (nil: a client with the timeout) that
+// follows at most MaxRedirects redirects, each to a URL check accepts,
+// before c's own redirect policy.
+func redirectClient(c *http.Client, timeout time.Duration, check func(*url.URL) error) *http.Client {
+	var cp http.Client
+	if c != nil {
+		cp = *c
+	} else {
+		cp.Timeout = timeout
+	}
+	next := cp.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return fmt.Errorf("more than %d redirects", MaxRedirects)
+		}
+		if check != nil {
+			if err := check(req.URL); err != nil {
+				return fmt.Errorf("redirect to %s refused: %v", req.URL.Redacted(), err)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return &cp
 }
 
 // fetchAll fetches every kind at once, and the server's vars, within the
@@ -269,7 +344,7 @@ func (pl *plan) fetchAll(ctx context.Context) ([]result, *serverVars) {
 					return
 				}
 			}
-			results[i] = fetch(ctx, pl.client, pl.base, ep, pl.seconds, pl.maxSize)
+			results[i] = fetch(ctx, pl.client, pl.base, ep, pl.seconds, pl.out, pl.maxSize)
 		}()
 	}
 	vars := fetchVars(ctx, pl.client, pl.base)
@@ -277,20 +352,20 @@ func (pl *plan) fetchAll(ctx context.Context) ([]result, *serverVars) {
 	return results, vars
 }
 
-// storeAll writes the results that arrived, records them, the notes and
-// the errors in m and the log, and returns the files that failed.
-func (pl *plan) storeAll(m *Manifest, results []result) (missing []string) {
+// storeAll checks and moves into place the results that arrived, one at
+// a time, records them, the notes and the errors in m, logs the files
+// and notes, and returns the results that failed, err set.
+func (pl *plan) storeAll(m *Manifest, results []result) (failed []result) {
 	for _, r := range results {
-		f, note, err := store(pl.out, r)
+		f, note, err := store(pl.out, r, pl.maxSize)
 		if note != "" {
 			m.Notes = append(m.Notes, note)
 			fmt.Fprintf(pl.log, "capture: %s\n", note)
 		}
 		if err != nil {
-			msg := r.ep.kind + ": " + err.Error()
-			m.Errors = append(m.Errors, msg)
-			missing = append(missing, r.ep.file)
-			fmt.Fprintf(pl.log, "capture: error: %s\n", msg)
+			m.Errors = append(m.Errors, r.ep.kind+": "+err.Error())
+			r.err = err
+			failed = append(failed, r)
 			continue
 		}
 		if f != nil {
@@ -305,10 +380,13 @@ func (pl *plan) storeAll(m *Manifest, results []result) (missing []string) {
 	if m.Files == nil {
 		m.Files = []File{}
 	}
-	return missing
+	return failed
 }
 
-// prepareDir creates dir, or accepts it when empty.
+// prepareDir creates dir, or accepts it when it is empty or holds an
+// incomplete capture (its manifest says "complete": false), which it
+// clears: the manifest, the profile files Capture writes and downloads
+// left behind. Any other file keeps the folder from being used.
 func prepareDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	switch {
@@ -316,123 +394,29 @@ func prepareDir(dir string) error {
 		return os.MkdirAll(dir, 0o755)
 	case err != nil:
 		return err
-	case len(ents) > 0:
-		return fmt.Errorf("output folder %s is not empty; choose a new one", dir)
+	case len(ents) == 0:
+		return nil
+	}
+	notEmpty := fmt.Errorf("output folder %s is not empty; choose a new one", dir)
+	if m, err := ReadManifest(dir); err != nil || m.Complete {
+		return notEmpty
+	}
+	ours := map[string]bool{ManifestName: true}
+	for _, ep := range endpoints {
+		ours[ep.file] = true
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !e.Type().IsRegular() || !ours[n] && !(strings.HasPrefix(n, ".") && strings.HasSuffix(n, partSuffix)) {
+			return notEmpty
+		}
+	}
+	for _, e := range ents {
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-func fetch(ctx context.Context, client *http.Client, base *url.URL, ep endpoint, seconds int, maxSize int64) result {
-	r := result{ep: ep, start: time.Now()}
-	u := *base
-	u.Path = strings.TrimRight(base.Path, "/") + ep.path
-	if ep.windowed {
-		u.RawQuery = "seconds=" + strconv.Itoa(seconds)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound && ep.optional {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		r.note = fmt.Sprintf("%s: %s not exposed (404); skipped", ep.kind, ep.path)
-		return r
-	}
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-		msg := strings.TrimSpace(strings.SplitN(string(body), "\n", 2)[0])
-		r.err = fmt.Errorf("GET %s: HTTP %s: %s", u.Path, resp.Status, msg)
-		return r
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSize+1))
-	if err != nil {
-		r.err = fmt.Errorf("GET %s: %v", u.Path, err)
-		return r
-	}
-	if int64(len(data)) > maxSize {
-		r.err = fmt.Errorf("GET %s: larger than %s", u.Path, profile.FormatSize(maxSize))
-		return r
-	}
-	r.data = data
-	return r
-}
-
-// store validates one result and writes its file. It returns the file
-// written (nil when there was nothing to write), a note, and an error.
-func store(dir string, r result) (*File, string, error) {
-	if r.err != nil {
-		return nil, r.note, r.err
-	}
-	if r.data == nil {
-		return nil, r.note, nil
-	}
-	data := r.data
-	f := &File{Kind: r.ep.kind, Path: r.ep.file}
-	note := r.note
-	if r.ep.pprof {
-		p, err := pprofile.ParseData(data)
-		if err != nil {
-			return nil, note, fmt.Errorf("not a valid pprof profile: %v", err)
-		}
-		f.Samples = len(p.Sample)
-		if f.Samples == 0 {
-			// An empty delta is a result (no contention in the window),
-			// but it usually means the profile is off in the server.
-			note = r.ep.kind + ": no samples in the window"
-			switch r.ep.kind {
-			case "mutex":
-				note += " (no contention, or the server never called runtime.SetMutexProfileFraction)"
-			case "block":
-				note += " (no blocking, or the server never called runtime.SetBlockProfileRate)"
-			}
-		} else {
-			// Load it as profdiff diff will, so a file that is written is
-			// one profdiff reads.
-			l, err := profile.Parse(r.ep.file, data, 0)
-			if err != nil {
-				return nil, note, err
-			}
-			if got := string(l.Kind); got != r.ep.kind && (r.ep.kind == "cpu" || r.ep.kind == "wall" || r.ep.kind == "goroutine") {
-				note = fmt.Sprintf("%s: the profile reads as kind %s", r.ep.kind, got)
-			}
-		}
-		if !isGzip(data) {
-			data = gzipBytes(data)
-		}
-	} else if !isTrace(data) {
-		return nil, note, errors.New("not a Go execution trace (no \"go 1.N trace\" header)")
-	}
-	if err := os.WriteFile(filepath.Join(dir, f.Path), data, 0o644); err != nil {
-		return nil, note, err
-	}
-	f.Bytes = int64(len(data))
-	return f, note, nil
-}
-
-func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
-
-// isTrace checks the header Go's execution tracer writes: "go 1.N trace"
-// padded with NULs to 16 bytes.
-func isTrace(b []byte) bool {
-	if len(b) < 16 || !bytes.HasPrefix(b, []byte("go 1.")) {
-		return false
-	}
-	return bytes.Contains(b[:16], []byte(" trace"))
-}
-
-func gzipBytes(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
 }
 
 // serverVars is what Capture reads from /debug/vars.

@@ -203,11 +203,13 @@ func TestCaptureNothing(t *testing.T) {
 	if !strings.Contains(m.Errors[0], "cpu: GET /debug/pprof/profile: HTTP 500") || !strings.Contains(m.Errors[0], "profiling disabled here") {
 		t.Errorf("first error %q", m.Errors[0])
 	}
-	if strings.Count(log.String(), "capture: error: ") != len(Kinds) {
-		t.Errorf("log:\n%s", log.String())
+	// Each kind's cause is said once, in the error; the log does not
+	// repeat them.
+	if strings.Count(err.Error(), "HTTP 500") != len(Kinds) || strings.Contains(log.String(), "capture: error: ") {
+		t.Errorf("err = %v\nlog:\n%s", err, log.String())
 	}
 	back, err := ReadManifest(dir)
-	if err != nil || len(back.Errors) != len(Kinds) {
+	if err != nil || len(back.Errors) != len(Kinds) || back.Complete {
 		t.Errorf("manifest on disk: %v %+v", err, back)
 	}
 	if _, err := ProfilePath(dir, ""); err == nil || !strings.Contains(err.Error(), "holds no profiles") {
@@ -247,7 +249,11 @@ func TestCaptureInterrupted(t *testing.T) {
 	if _, perr := ProfilePath(dir, ""); perr == nil || !strings.Contains(perr.Error(), "interrupted") {
 		t.Errorf("ProfilePath of an interrupted folder: %v", perr)
 	}
-	if !strings.Contains(log.String(), "capture: interrupted: "+dir+" is incomplete") {
+	if back != nil && back.Complete {
+		t.Error("an interrupted manifest says complete")
+	}
+	// The error is the one line that says so; the log lists no errors.
+	if strings.Contains(log.String(), "error") || strings.Contains(log.String(), "interrupted") {
 		t.Errorf("log:\n%s", log.String())
 	}
 }
@@ -260,7 +266,10 @@ func TestCaptureOptionErrors(t *testing.T) {
 		opts Options
 		msg  string
 	}{
-		{"http://127.0.0.1:1", Options{Seconds: 0, Out: t.TempDir()}, "at least 1 second"},
+		{"http://127.0.0.1:1", Options{Seconds: 0, Out: t.TempDir()}, "window must be 1 to 86400 seconds (24 hours), not 0"},
+		// Past a day, and far past it: the timeouts would overflow.
+		{"http://127.0.0.1:1", Options{Seconds: MaxSeconds + 1, Out: t.TempDir()}, "not 86401"},
+		{"http://127.0.0.1:1", Options{Seconds: 999999999999, Out: t.TempDir()}, "not 999999999999"},
 		{"http://127.0.0.1:1", Options{Seconds: 1}, "no output folder"},
 		{"ftp://127.0.0.1:1", Options{Seconds: 1, Out: t.TempDir()}, "want http"},
 		{"http://127.0.0.1:1", Options{Seconds: 1, Out: t.TempDir(), Profiles: []string{"heap"}}, `unknown profile kind "heap"`},
@@ -344,14 +353,29 @@ func TestManifestRoundTripAndPaths(t *testing.T) {
 	}
 }
 
-// TestStoreValidates: what is not a profile (or trace) is not written.
+// downloaded is a result as fetch leaves it: data in a part file of dir.
+func downloaded(t *testing.T, dir, kind string, data []byte) result {
+	t.Helper()
+	ep := endpoints[kind]
+	part, err := download(dir, ep.file, bytes.NewReader(data), profile.DefaultMaxSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result{ep: ep, part: part}
+}
+
+// TestStoreValidates: what is not a profile (or trace) is not written,
+// and its download is removed.
 func TestStoreValidates(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := store(dir, result{ep: endpoints["cpu"], data: []byte("<html>login</html>")}); err == nil || !strings.Contains(err.Error(), "not a valid pprof profile") {
+	if _, _, err := store(dir, downloaded(t, dir, "cpu", []byte("<html>login</html>")), profile.DefaultMaxSize); err == nil || !strings.Contains(err.Error(), "not a valid pprof profile") {
 		t.Errorf("html as cpu: %v", err)
 	}
-	if _, _, err := store(dir, result{ep: endpoints["trace"], data: []byte("not a trace at all, really")}); err == nil {
+	if _, _, err := store(dir, downloaded(t, dir, "trace", []byte("not a trace at all, really")), profile.DefaultMaxSize); err == nil {
 		t.Error("junk accepted as a trace")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("refused downloads left behind: %v", ents)
 	}
 	// An uncompressed profile is stored gzipped, as its name says.
 	p := &pprofile.Profile{
@@ -362,7 +386,7 @@ func TestStoreValidates(t *testing.T) {
 	if err := p.WriteUncompressed(&raw); err != nil {
 		t.Fatal(err)
 	}
-	f, note, err := store(dir, result{ep: endpoints["mutex"], data: raw.Bytes()})
+	f, note, err := store(dir, downloaded(t, dir, "mutex", raw.Bytes()), profile.DefaultMaxSize)
 	if err != nil || f == nil || f.Samples != 0 || !strings.Contains(note, "SetMutexProfileFraction") {
 		t.Fatalf("empty mutex profile: %+v %q %v", f, note, err)
 	}
@@ -370,7 +394,7 @@ func TestStoreValidates(t *testing.T) {
 	if !isGzip(b) {
 		t.Error("stored uncompressed")
 	}
-	if _, _, err := store(dir, result{ep: endpoints["cpu"], err: errors.New("boom")}); err == nil {
+	if _, _, err := store(dir, result{ep: endpoints["cpu"], err: errors.New("boom")}, profile.DefaultMaxSize); err == nil {
 		t.Error("fetch error lost")
 	}
 }
@@ -437,8 +461,10 @@ func TestGlobalLockContends(t *testing.T) {
 	// Runtime-internal locks (runtime.unlock) contend in both, more so
 	// while fgprof stops the world; sync.Mutex contention outside
 	// net/http's connection handling is the application's, and baseline
-	// has no mutex on its request path.
-	if gl.syncNS < 10*base.syncNS+int64(time.Millisecond) {
+	// has no mutex on its request path. On a busy machine baseline's
+	// stray contention grows (157 ms against global-lock's 778 ms once,
+	// with five test runs sharing two cores), so 4x, not 10x.
+	if gl.syncNS < 4*base.syncNS+int64(time.Millisecond) {
 		t.Errorf("global-lock sync.Mutex contention %v is not well above baseline's %v", time.Duration(gl.syncNS), time.Duration(base.syncNS))
 	}
 	if gl.registry*2 < gl.delayNS {

@@ -14,8 +14,10 @@ import (
 // ManifestName is the manifest's file name inside a capture folder.
 const ManifestName = "manifest.json"
 
-// ManifestFormat is the version of the manifest layout written.
-const ManifestFormat = 1
+// ManifestFormat is the version of the manifest layout written. Format 2
+// added Complete; ReadManifest takes a format-1 manifest as complete
+// unless it says it was interrupted.
+const ManifestFormat = 2
 
 // File is one captured profile in a capture folder.
 type File struct {
@@ -77,6 +79,12 @@ type Manifest struct {
 	// short (its context ended: Ctrl-C, SIGTERM): the folder is
 	// incomplete, Errors says what is missing, and ProfilePath refuses it.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Complete is set when the capture ran to its end and wrote at least
+	// one profile. A folder whose manifest is not complete (nothing was
+	// captured, or it was interrupted) may be captured into again: Capture
+	// replaces what it wrote there. WriteManifest clears it when
+	// Interrupted is set.
+	Complete bool `json:"complete"`
 
 	// Load is the load generator's full report, as a JSON object.
 	Load json.RawMessage `json:"load,omitempty"`
@@ -130,7 +138,11 @@ func (m *Manifest) DefaultKind() string {
 // WriteManifest writes m to dir/manifest.json (indented, through a
 // temporary file and a rename, so a reader never sees half of it).
 func WriteManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+	c := *m
+	if c.Interrupted {
+		c.Complete = false
+	}
+	b, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding manifest: %v", err)
 	}
@@ -170,6 +182,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ManifestName), err)
+	}
+	// Format 1 had no Complete: its captures were complete unless
+	// interrupted. An interrupted capture is never complete (as written).
+	if m.Format < 2 {
+		m.Complete = true
+	}
+	if m.Interrupted {
+		m.Complete = false
 	}
 	for _, f := range m.Files {
 		if f.Path == "" || !filepath.IsLocal(f.Path) {

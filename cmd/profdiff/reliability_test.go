@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
+)
+
+// runMeasured runs profdiff in a subprocess (see startProfdiff) in dir
+// and returns its stderr, exit status, wall time and peak RSS in bytes.
+func runMeasured(t *testing.T, dir string, args ...string) (string, int, time.Duration, int64) {
+	t.Helper()
+	var stderr bytes.Buffer
+	start := time.Now()
+	cmd := startProfdiff(t, dir, &stderr, args...)
+	code := waitExit(t, cmd)
+	took := time.Since(start)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on this system")
+	}
+	return stderr.String(), code, took, ru.Maxrss * 1024 // Linux: KiB
+}
+
+// gzipBomb is compress/gzip's stream of mib MiB of zeros, as repeated 64
+// MiB members (which gzip readers read as one stream): 2 GiB is about 2 MB.
+func gzipBomb(mib int) []byte {
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	zw.Write(make([]byte, 64<<20))
+	zw.Close()
+	return bytes.Repeat(member.Bytes(), mib/64)
+}
+
+// capture --max-size 10MiB against a server serving a 2 MB gzip of 2 GiB
+// of zeros at every endpoint exits 2 within seconds, naming the limit,
+// and peaks under 100 MB (before: 22 s and 4.5 GB).
+func TestCaptureBombMemory(t *testing.T) {
+	t.Parallel()
+	bomb := gzipBomb(2048)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(bomb) }))
+	defer srv.Close()
+	stderr, code, took, rss := runMeasured(t, t.TempDir(), "capture", "--max-size", "10MiB", "--duration", "1s", "--out", "cap", srv.URL)
+	t.Logf("exit %d in %v, peak RSS %.1f MB", code, took, float64(rss)/1e6)
+	if code != 2 || !strings.Contains(stderr, "cpu, wall, mutex, block, goroutine: decompresses to more than 10MiB") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if took > 5*time.Second {
+		t.Errorf("took %v; want about the 1 s window", took)
+	}
+	if rss > 100e6 && !raceEnabled {
+		t.Errorf("peak RSS %.1f MB; want under 100 MB", float64(rss)/1e6)
+	}
+}
+
+// A loopback server redirecting to another host: refused, exit 2,
+// nothing written but the manifest that says the capture is incomplete.
+func TestCaptureRedirectRefused(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://192.0.2.1"+r.URL.Path, http.StatusFound)
+	}))
+	defer srv.Close()
+	dir := filepath.Join(t.TempDir(), "cap")
+	_, stderr, code := profdiff(t, "", "capture", "--duration", "1s", "--profiles", "cpu,trace", "--out", dir, srv.URL)
+	want := "cpu: redirect to http://192.0.2.1/debug/pprof/profile refused: 192.0.2.1 is not a loopback address"
+	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "trace: redirect to http://192.0.2.1/debug/pprof/trace refused") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "manifest.json" {
+		t.Errorf("folder holds %v", ents)
+	}
+}
+
+// A dead port: exit 2 with the cause said once, and a retry into the
+// same folder is not refused as "not empty".
+func TestCaptureDeadPortRetry(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	dir := filepath.Join(t.TempDir(), "cap")
+	_, stderr, code := profdiff(t, "", "capture", "--duration", "1s", "--out", dir, url)
+	if code != 2 || strings.Count(stderr, "connection refused") != 1 {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and the cause once", code, stderr)
+	}
+	srv := fakeDebugServer(t, true, 1)
+	if _, stderr, code := profdiff(t, "", "capture", "--duration", "1s", "--out", dir, srv.URL); code != 0 {
+		t.Errorf("retry: exit %d: %s", code, stderr)
+	}
+}
+
+// pprofSides writes a synthetic base and new CPU profile (profile/synth,
+// gzipped as runtime/pprof writes them) to dir and n links to each, named
+// base-NNN.pb.gz and new-NNN.pb.gz: repeated captures of one program.
+func pprofSides(t *testing.T, dir string, n int) {
+	t.Helper()
+	for side, name := range []string{"base", "new"} {
+		one := filepath.Join(dir, name+".pb")
+		cfg := synth.Config{Seed: 1, Stacks: 300, MinDepth: 10, MaxDepth: 30, Functions: 600, Side: synth.Side(side)}
+		if err := synth.WriteFile(one, cfg); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := os.Symlink(one, filepath.Join(dir, fmt.Sprintf("%s-%03d.pb.gz", name, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// diff --output-pprof merges as it loads: with 200 profiles a side it
+// peaks under 300 MB and about where it does with 20 a side (46 and 43
+// MB here; before, it kept every profile: 18.3 GB for 200 large ones a
+// side, 890 MB and 79 s for 200 synthetic 500-stack ones), and the diff
+// written holds each side 200 times. Skipped with -short: it loads 400
+// profiles (a few seconds), and under the race detector.
+func TestOutputPprofMemory(t *testing.T) {
+	t.Parallel()
+	if testing.Short() || raceEnabled {
+		t.Skip("loads 400 profiles (minutes under the race detector, which also inflates memory)")
+	}
+	peak := map[int]int64{}
+	for _, n := range []int{20, 200} {
+		dir := t.TempDir()
+		pprofSides(t, dir, n)
+		stderr, code, took, rss := runMeasured(t, dir, "diff", "--output-pprof", "diff.pb.gz", "--format", "csv", "--base", "base-*.pb.gz", "--new", "new-*.pb.gz")
+		t.Logf("%d a side: exit %d in %v, peak RSS %.1f MB", n, code, took, float64(rss)/1e6)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		peak[n] = rss
+		d := readPprof(t, filepath.Join(dir, "diff.pb.gz"))
+		for side, name := range []string{"base", "new"} {
+			one := readPprof(t, filepath.Join(dir, name+".pb"))
+			var want, got int64
+			for _, s := range one.Sample {
+				want += s.Value[1] * int64(n)
+			}
+			for _, s := range d.Sample {
+				if (s.Label[profile.BaseLabel] != nil) == (side == 0) {
+					got += s.Value[0]
+				}
+			}
+			if side == 0 {
+				want = -want
+			}
+			if got != want {
+				t.Errorf("%d a side: %s total %d in the diff; want %d", n, name, got, want)
+			}
+		}
+	}
+	if peak[200] > 300e6 || peak[200] > peak[20]+30e6 {
+		t.Errorf("peak RSS %.1f MB for 200 a side, %.1f MB for 20: want under 300 MB and no growth with the count", float64(peak[200])/1e6, float64(peak[20])/1e6)
+	}
+}
+
+func readPprof(t *testing.T, name string) *pprofile.Profile {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := pprofile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
