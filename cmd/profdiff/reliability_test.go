@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,6 +84,28 @@ func TestCaptureRedirectRefused(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "manifest.json" {
 		t.Errorf("folder holds %v", ents)
+	}
+}
+
+// diff and top read a loopback URL that redirects to another host: the
+// redirect is refused (no request leaves loopback), exit 2.
+func TestProfileURLRedirectRefused(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Redirect(w, r, "http://192.0.2.1"+r.URL.Path, http.StatusFound)
+	}))
+	defer srv.Close()
+	url := srv.URL + "/debug/pprof/heap"
+	for _, args := range [][]string{{"top", url}, {"diff", url, url}} {
+		_, stderr, code := profdiff(t, "", args...)
+		if want := "redirected to http://192.0.2.1/debug/pprof/heap: 192.0.2.1 is not a loopback address"; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %q", args[0], code, stderr, want)
+		}
+	}
+	if requests.Load() == 0 {
+		t.Error("the loopback server was never asked")
 	}
 }
 
