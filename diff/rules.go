@@ -128,6 +128,9 @@ func (rs *RuleSet) WithUserRules(user []*Rule) *RuleSet {
 	return &RuleSet{Rules: append(append([]*Rule{}, user...), rs.Rules...)}
 }
 
+// oneLine escapes the line breaks of text quoted in an error message.
+var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+
 // ParseRules reads a rule file. Each non-blank line that does not start with
 // '#' holds tab-separated columns:
 //
@@ -155,7 +158,8 @@ func ParseRules(name string, r io.Reader) ([]*Rule, error) {
 			}
 		}
 		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+			// One line, whatever the pattern held (a carriage return).
+			return fmt.Errorf("%s:%d: %s", name, line, oneLine.Replace(fmt.Sprintf(format, a...)))
 		}
 		if len(cols) < 4 {
 			return nil, bad("want 4 or 5 tab-separated columns (runtime, bucket, strength, pattern, note), got %d", len(cols))

@@ -67,6 +67,11 @@ type Options struct {
 	// MaxSize bounds the bytes read and the bytes a gzip stream may expand
 	// to (0 means DefaultMaxSize).
 	MaxSize int64
+	// AllowEmpty loads a well-formed profile that has no samples (a mutex
+	// profile of a program without contention), with a warning saying so,
+	// instead of failing with ErrEmpty: one side of a comparison may have
+	// recorded nothing. Input that is no profile at all still fails.
+	AllowEmpty bool
 	// KeepProfiler keeps samples of the profiler's own goroutines (fgprof,
 	// the runtime/pprof writer), which are dropped by default.
 	KeepProfiler bool
@@ -141,11 +146,23 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 		return nil, &Error{source, err}
 	}
 	l, err := parse(source, data, maxSize, false, true) // data is Load's own
-	if err != nil {
+	switch {
+	case err != nil && opts.AllowEmpty && errors.Is(err, ErrEmpty) && l != nil && l.Profile != nil:
+		// A well-formed profile that recorded nothing: loaded, and said.
+		l.Warnings = append(l.Warnings, err.Error())
+	case err != nil:
 		return nil, err
 	}
 	if !opts.KeepProfiler {
+		had := len(l.Profile.Sample)
 		l.Dropped = DropProfilerSamples(l.Profile)
+		if had > 0 && len(l.Profile.Sample) == 0 {
+			err := &Error{source, mark(ErrEmpty, fmt.Errorf("every sample (%d) is of the profiler's own goroutines, which are dropped unless kept", had))}
+			if !opts.AllowEmpty {
+				return nil, err
+			}
+			l.Warnings = append(l.Warnings, err.Error())
+		}
 	}
 	return l, nil
 }

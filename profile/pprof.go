@@ -93,7 +93,10 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 		if k := DetectKind(p); k == KindMutex || k == KindBlock {
 			msg += " (Go records mutex and block profiles only after runtime.SetMutexProfileFraction or runtime.SetBlockProfileRate)"
 		}
-		return nil, &Error{l.Source, mark(ErrEmpty, errors.New(msg))}
+		// The empty profile comes with the error, for Load's
+		// Options.AllowEmpty: a side of a diff may have recorded nothing.
+		l.Kind, l.Profile = DetectKind(p), p
+		return l, &Error{l.Source, mark(ErrEmpty, errors.New(msg))}
 	}
 	warns, err := checkValues(p)
 	if err != nil {

@@ -51,7 +51,7 @@ func ParseLimit(s string) (Limit, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.HasPrefix(t, "+") {
 		return l, fmt.Errorf("threshold %q is not a number with a unit: write e.g. +2pp or +25%%", s)
 	}
-	if v < 0 {
+	if v < 0 || v == 0 && math.Signbit(v) {
 		return l, fmt.Errorf("threshold %q is negative: a threshold is the growth allowed, e.g. +0pp to fail on any significant growth", s)
 	}
 	if !l.Relative && v > 100 {
@@ -174,6 +174,9 @@ func ParseMaxMethod(s string) (Check, error) {
 	return methodCheck(s[:i], s[i+1:])
 }
 
+// oneLine escapes the line breaks of text quoted in an error message.
+var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+
 func methodCheck(pattern, lim string) (Check, error) {
 	c := Check{Target: TargetMethod, Pattern: pattern}
 	if pattern == "" {
@@ -181,12 +184,12 @@ func methodCheck(pattern, lim string) (Check, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return c, fmt.Errorf("method regexp %q: %v (escape ( ) * . with a backslash, e.g. sync\\.\\(\\*Mutex\\)\\.Lock)", pattern, err)
+		return c, fmt.Errorf("method regexp %q: %s (escape ( ) * . with a backslash, e.g. sync\\.\\(\\*Mutex\\)\\.Lock)", pattern, oneLine.Replace(err.Error()))
 	}
 	c.Method = re
 	l, err := ParseLimit(lim)
 	if err != nil {
-		return c, fmt.Errorf("%s: %v", pattern, err)
+		return c, fmt.Errorf("%q: %v", pattern, err)
 	}
 	c.Max = l
 	return c, nil

@@ -221,7 +221,9 @@ func ProfilePath(dir, kind string) (string, error) {
 		return "", err
 	}
 	if m.Interrupted {
-		return "", fmt.Errorf("%s: capture folder is incomplete: its capture was interrupted (%s)", dir, strings.Join(m.Errors, "; "))
+		// The manifest's errors are text from a file: one line here.
+		why := strings.NewReplacer("\r", " ", "\n", " ").Replace(strings.Join(m.Errors, "; "))
+		return "", fmt.Errorf("%s: capture folder is incomplete: its capture was interrupted (%s)", dir, why)
 	}
 	if kind == "" {
 		kind = m.DefaultKind()
