@@ -52,8 +52,9 @@ const (
 	fuzzLimit  = 4 << 20
 )
 
-// maxSeed keeps seeds small: a large seed slows every mutation of it.
-const maxSeed = 64 << 10
+// maxSeed keeps seeds small: a large seed slows every mutation of it,
+// and its minimization when a mutation finds new coverage.
+const maxSeed = 16 << 10
 
 // FuzzPprof: pprof protobuf, gzipped or not (runtime/pprof's heap and
 // goroutine profiles, a small synth profile, the corpus's).
