@@ -81,7 +81,7 @@ func FuzzFolded(f *testing.F) {
 // FuzzPerfScript: `perf script` text (recorded by perf at seed time where
 // it can record, and the corpus's).
 func FuzzPerfScript(f *testing.F) {
-	fuzzReader(f, perfSeeds(f), "perf-script-text", "perfscript.Parse", func(data []byte) (*pprofile.Profile, []string, error) {
+	fuzzReader(f, perfSeeds(f, true), "perf-script-text", "perfscript.Parse", func(data []byte) (*pprofile.Profile, []string, error) {
 		return perfscript.Parse(string(data))
 	})
 }
@@ -384,10 +384,11 @@ func addAll(f *testing.F, seeds [][]byte) {
 	}
 }
 
-// allSeeds are the generated seeds of every format.
+// allSeeds are the generated seeds of every format (perf's recording
+// only in FuzzPerfScript: it takes a second or two).
 func allSeeds(f *testing.F) [][]byte {
 	var all [][]byte
-	for _, s := range [][][]byte{pprofSeeds(f), legacySeeds(f), foldedSeeds(f), speedscopeSeeds(f), perfSeeds(f)} {
+	for _, s := range [][][]byte{pprofSeeds(f), legacySeeds(f), foldedSeeds(f), speedscopeSeeds(f), perfSeeds(f, false)} {
 		all = append(all, s...)
 	}
 	if tr := recordTrace(f); tr != nil {
@@ -590,15 +591,15 @@ var perfOnce struct {
 	skip string
 }
 
-// perfSeeds: `perf script` text of a short shell loop recorded with
-// `perf record -e cpu-clock -g` (once per process; skipped in -short mode,
-// where perf's start-up of a second or two is too slow), and header forms
-// perf prints with several events.
-func perfSeeds(f *testing.F) [][]byte {
+// perfSeeds: header forms perf prints with several events and, with
+// record, the `perf script` text of a short shell loop recorded with
+// `perf record -e cpu-clock -g` (once per process; not in -short mode,
+// where perf's start-up of a second or two is too slow).
+func perfSeeds(f *testing.F, record bool) [][]byte {
 	seeds := [][]byte{[]byte("app 1234/1235 [001] 100.000001:     250000 cycles:u: \n" +
 		"\t4005d6 main+0x10 (/bin/app)\n\t7f00 __libc_start_main+0xf3 (/lib/libc.so.6)\n\n" +
 		"app 1234/1235 [001] 100.000002:     120000 instructions:u: \n\t4005d6 main+0x10 (/bin/app)\n\n")}
-	if testing.Short() {
+	if !record || testing.Short() {
 		return seeds
 	}
 	perfOnce.Do(func() { perfOnce.text, perfOnce.skip = recordPerf() })
