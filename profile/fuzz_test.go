@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,30 @@ func FuzzParse(f *testing.F) {
 		DropProfilerSamples(l.Profile)
 		if err := l.Profile.CheckValid(); err != nil {
 			t.Errorf("after DropProfilerSamples: %v", err)
+		}
+	})
+}
+
+// FuzzSize: a size ParseSize accepts (--max-size) is positive and prints
+// with FormatSize as a size that parses back to itself; anything else is
+// an error quoting the input.
+func FuzzSize(f *testing.F) {
+	for _, s := range []string{"1GiB", "512MiB", "64KiB", "1G", "100M", "4096", "10MB", " 3 KiB ", "8589934591G", "-1", "0B"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
+				t.Errorf("error %q does not quote the input", err)
+			}
+			return
+		}
+		if n <= 0 {
+			t.Fatalf("ParseSize(%q) = %d", s, n)
+		}
+		if back, err := ParseSize(FormatSize(n)); err != nil || back != n {
+			t.Errorf("ParseSize(%q) = %d prints as %q, which parses as %d, %v", s, n, FormatSize(n), back, err)
 		}
 	})
 }

@@ -1,0 +1,737 @@
+package profile_test
+
+// Fuzz targets for every reader: one per format, the containers, and Load
+// on arbitrary bytes. Each checks properties, not only the absence of a
+// panic: an error is a non-empty one-line *profile.Error naming the
+// source; a profile passes CheckValid, has samples and no negative value
+// (unless it is a pprof diff), and its bucket shares through the analyzer
+// lie in [0, 1] and sum to 1. Format readers are also called directly,
+// since Parse turns a panic into an error.
+//
+// Seeds are made at seed time by the real tools where they are here
+// (runtime/pprof, runtime/trace, perf record), by profile/synth, and taken
+// from the corpus in ../shared when it is present. Run one with
+//
+//	go test -run='^$' -fuzz='^FuzzPerfScript$' -fuzztime=60s ./profile
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/gotrace"
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/speedscope"
+	"github.com/profdiff/profdiff/profile/synth"
+)
+
+// fuzzSource names fuzz inputs in errors and warnings; fuzzLimit is the
+// size limit, small so that a bomb among the inputs fails fast.
+const (
+	fuzzSource = "fuzz-input"
+	fuzzLimit  = 4 << 20
+)
+
+// maxSeed keeps seeds small: a large seed slows every mutation of it,
+// and its minimization when a mutation finds new coverage.
+const maxSeed = 16 << 10
+
+// FuzzPprof: pprof protobuf, gzipped or not (runtime/pprof's heap and
+// goroutine profiles, a small synth profile, the corpus's).
+func FuzzPprof(f *testing.F) {
+	addAll(f, pprofSeeds(f))
+	addCorpus(f, "pprof-protobuf")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data) })
+}
+
+// FuzzPprofLegacy: the legacy text and binary formats pprof reads
+// (runtime/pprof's debug=1 text, contention and heap text, the corpus's
+// gperftools files).
+func FuzzPprofLegacy(f *testing.F) {
+	addAll(f, legacySeeds(f))
+	addCorpus(f, "pprof-legacy")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data) })
+}
+
+// FuzzFolded: folded stacks, read directly and through Parse.
+func FuzzFolded(f *testing.F) {
+	fuzzReader(f, foldedSeeds(f), "folded-stacks", "ParseFolded", profile.ParseFolded)
+}
+
+// FuzzPerfScript: `perf script` text (recorded by perf at seed time where
+// it can record, and the corpus's).
+func FuzzPerfScript(f *testing.F) {
+	fuzzReader(f, perfSeeds(f, true), "perf-script-text", "perfscript.Parse", func(data []byte) (*pprofile.Profile, []string, error) {
+		return perfscript.Parse(string(data))
+	})
+}
+
+// FuzzSpeedscope: speedscope JSON, sampled and evented.
+func FuzzSpeedscope(f *testing.F) {
+	fuzzReader(f, speedscopeSeeds(f), "speedscope-json", "speedscope.Parse", speedscope.Parse)
+}
+
+// fuzzReader fuzzes a format reader, directly and through Parse, from
+// seeds and the corpus files of a format.
+func fuzzReader(f *testing.F, seeds [][]byte, format, name string, read func([]byte) (*pprofile.Profile, []string, error)) {
+	addAll(f, seeds)
+	addCorpus(f, format)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, warns, err := read(data)
+		checkReader(t, name, p, warns, err)
+		checkParse(t, data)
+	})
+}
+
+// FuzzGoTrace: Go execution traces (recorded with runtime/trace at seed
+// time, and the corpus's small traces of Go 1.11 to 1.25).
+func FuzzGoTrace(f *testing.F) {
+	if tr := recordTrace(f); tr != nil {
+		f.Add(tr)
+	}
+	addCorpus(f, "go-exec-trace-binary")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, warns, err := gotrace.Parse(data, gotrace.Options{})
+		if err == nil && p != nil && len(p.Sample) == 0 {
+			p = nil // a trace with no goroutine time: allowed here, an error from Parse
+		}
+		if p != nil || err != nil {
+			checkReader(t, "gotrace.Parse", p, warns, err)
+		}
+		checkParse(t, data)
+	})
+}
+
+// FuzzNettrace: .NET EventPipe traces through Parse (the corpus's small
+// traces; package nettrace's own targets have its synthetic traces).
+func FuzzNettrace(f *testing.F) {
+	f.Add([]byte("Nettrace\x14\x00\x00\x00!FastSerialization.1"))
+	addCorpus(f, "dotnet-nettrace")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data) })
+}
+
+// FuzzLoad: Load on arbitrary bytes from standard input, seeded with every
+// format and container: sniffing must send each to a reader or fail
+// clearly, and the profiler's samples are dropped without breaking the
+// profile.
+func FuzzLoad(f *testing.F) {
+	seeds := allSeeds(f)
+	addAll(f, seeds)
+	addAll(f, containerSeeds(f, seeds))
+	f.Add([]byte("<html><title>404 page not found</title></html>"))
+	f.Add([]byte(`{"traceEvents": [{"ph": "X"}]}`))
+	f.Add([]byte(`{"nodes": [], "samples": [], "timeDeltas": []}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := profile.Load(context.Background(), "-", profile.Options{Stdin: bytes.NewReader(data), MaxSize: fuzzLimit})
+		checkLoaded(t, "-", l, err)
+		if err == nil && l.Dropped < 0 {
+			t.Errorf("Dropped = %d", l.Dropped)
+		}
+	})
+}
+
+// FuzzContainers: a container never changes what its content reads as.
+// Layer picks gzip, two gzip layers, zip, or a zip of a gzip around data;
+// the wrapped input must load like data itself (the same failure kind, or
+// the same format, kind, samples and totals).
+func FuzzContainers(f *testing.F) {
+	for i, s := range allSeeds(f) {
+		f.Add(s, uint8(i))
+	}
+	f.Add([]byte{}, uint8(2))
+	f.Add([]byte(" \n"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, layer uint8) {
+		if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+			return // already a container: wrapping it changes the layer count
+		}
+		wrapped, name := wrap(t, data, layer)
+		plain, perr := profile.Parse(fuzzSource, data, fuzzLimit)
+		got, gerr := profile.Parse(fuzzSource, wrapped, fuzzLimit)
+		checkLoaded(t, fuzzSource, got, gerr)
+		if (perr == nil) != (gerr == nil) {
+			t.Fatalf("%s changes the outcome: plain %v, wrapped %v", name, perr, gerr)
+		}
+		if perr != nil {
+			if a, b := kindOf(perr), kindOf(gerr); a != b {
+				t.Errorf("%s changes the failure: plain %v (%v), wrapped %v (%v)", name, perr, a, gerr, b)
+			}
+			return
+		}
+		if a, b := summary(plain), summary(got); a != b {
+			t.Errorf("%s changes the profile: plain %s, wrapped %s", name, a, b)
+		}
+	})
+}
+
+// wrap puts data in the containers layer selects.
+func wrap(t *testing.T, data []byte, layer uint8) ([]byte, string) {
+	switch layer % 4 {
+	case 0:
+		return gzipBytes(t, data), "gzip"
+	case 1:
+		return gzipBytes(t, gzipBytes(t, data)), "gzip+gzip"
+	case 2:
+		return zipBytes(t, "x.prof", data), "zip"
+	}
+	return zipBytes(t, "x.prof.gz", gzipBytes(t, data)), "zip+gzip"
+}
+
+// kindOf is the sentinel an error wraps, or nil.
+func kindOf(err error) error {
+	for _, k := range []error{profile.ErrUnrecognized, profile.ErrUnsupported, profile.ErrCorrupt, profile.ErrEmpty, profile.ErrTooLarge} {
+		if errors.Is(err, k) {
+			return k
+		}
+	}
+	return nil
+}
+
+// summary is what a container must not change in a loaded profile.
+func summary(l *profile.Loaded) string {
+	var total float64
+	for _, s := range l.Profile.Sample {
+		for _, v := range s.Value {
+			total += float64(v)
+		}
+	}
+	return fmt.Sprintf("%s/%s: %d samples, %d types, total %g", l.Format, l.Kind, len(l.Profile.Sample), len(l.Profile.SampleType), total)
+}
+
+// checkParse parses data as profdiff does and checks the result.
+func checkParse(t *testing.T, data []byte) {
+	l, err := profile.Parse(fuzzSource, data, fuzzLimit)
+	checkLoaded(t, fuzzSource, l, err)
+}
+
+// checkLoaded checks what Parse or Load returned for source: either a
+// one-line *profile.Error naming it, or a profile whose numbers hold
+// together (see checkProfile, checkShares).
+func checkLoaded(t *testing.T, source string, l *profile.Loaded, err error) {
+	t.Helper()
+	if err != nil {
+		if l != nil {
+			t.Errorf("a profile and an error: %v", err)
+		}
+		var pe *profile.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("error %v is a %T, not a *profile.Error", err, err)
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, source+": ") || len(msg) == len(source)+2 {
+			t.Errorf("error %q does not name the source %q and the problem", msg, source)
+		}
+		if strings.ContainsAny(msg, "\r\n") {
+			t.Errorf("error %q spans lines", msg)
+		}
+		return
+	}
+	if l == nil || l.Profile == nil {
+		t.Fatal("no profile and no error")
+	}
+	checkProfile(t, "Parse", l.Profile)
+	if len(l.Profile.Sample) == 0 {
+		t.Error("a profile with no samples and no error")
+	}
+	for _, w := range l.Warnings {
+		if !strings.HasPrefix(w, source+": ") || strings.ContainsAny(w, "\r\n") {
+			t.Errorf("warning %q is not one line naming the source", w)
+		}
+	}
+	if !isDiff(l.Profile) {
+		checkShares(t, l)
+	}
+}
+
+// checkReader checks a format reader called directly: a non-empty error
+// and no profile, or a profile that passes checkProfile.
+func checkReader(t *testing.T, reader string, p *pprofile.Profile, warns []string, err error) {
+	t.Helper()
+	if err != nil {
+		if p != nil {
+			t.Errorf("%s: a profile and an error: %v", reader, err)
+		}
+		if strings.TrimSpace(err.Error()) == "" {
+			t.Errorf("%s: empty error message", reader)
+		}
+		return
+	}
+	if p == nil {
+		t.Fatalf("%s: no profile and no error", reader)
+	}
+	checkProfile(t, reader, p)
+	for _, w := range warns {
+		if strings.TrimSpace(w) == "" {
+			t.Errorf("%s: empty warning", reader)
+		}
+	}
+}
+
+// checkProfile: valid per CheckValid, and no negative value unless the
+// profile is a diff (pprof's -diff_base output, base samples labelled
+// pprof::base).
+func checkProfile(t *testing.T, reader string, p *pprofile.Profile) {
+	t.Helper()
+	if err := p.CheckValid(); err != nil {
+		t.Fatalf("%s: invalid profile: %v", reader, err)
+	}
+	if isDiff(p) {
+		return
+	}
+	for i, s := range p.Sample {
+		for j, v := range s.Value {
+			if v < 0 {
+				t.Fatalf("%s: sample %d value %d (%s) is %d in a profile that is not a diff", reader, i, j, p.SampleType[j].Type, v)
+			}
+		}
+	}
+}
+
+func isDiff(p *pprofile.Profile) bool {
+	for _, s := range p.Sample {
+		if len(s.Label["pprof::base"]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shareSlack absorbs float rounding in a sum of shares.
+const shareSlack = 1e-9
+
+// checkShares runs the analyzer on l: alone (top), where bucket shares lie
+// in [0, 1] and sum to 1 (0 when nothing has a value) and totals are not
+// negative; and against itself (diff), where nothing changes.
+func checkShares(t *testing.T, l *profile.Loaded) {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{Top: -1})
+	if err := a.Add(diff.Base, l); err != nil {
+		if msg := err.Error(); msg == "" || strings.ContainsAny(msg, "\r\n") {
+			t.Errorf("analyzer error %q is not one line", msg)
+		}
+		return
+	}
+	r := a.Top()
+	if !(r.Total >= 0) || r.Samples < 0 {
+		t.Fatalf("top: total %v, samples %d", r.Total, r.Samples)
+	}
+	var sum float64
+	for _, b := range r.Buckets {
+		inUnit(t, "bucket "+b.Bucket.String(), b.Share)
+		sum += b.Share
+	}
+	if want := 1.0; r.Total == 0 {
+		if sum != 0 {
+			t.Errorf("top: bucket shares sum to %v with a zero total", sum)
+		}
+	} else if math.Abs(sum-want) > shareSlack {
+		t.Errorf("top: bucket shares sum to %v, want 1 (total %v)", sum, r.Total)
+	}
+	for _, m := range r.Methods {
+		inUnit(t, "method "+m.Name, m.Share)
+	}
+	if r.Sched != nil {
+		inUnit(t, "scheduler latency", r.Sched.Share)
+	}
+	a = diff.NewAnalyzer(diff.Options{Top: -1})
+	if a.Add(diff.Base, l) != nil || a.Add(diff.New, l) != nil {
+		t.Fatal("a profile the analyzer took once fails the second time")
+	}
+	d := a.Diff()
+	for _, b := range d.Buckets {
+		if b.Delta != 0 || b.Base != b.New {
+			t.Errorf("diff against itself: bucket %s %v → %v (Δ %v)", b.Bucket, b.Base, b.New, b.Delta)
+		}
+	}
+	for _, m := range d.Methods {
+		if m.Delta != 0 || m.Base != m.New {
+			t.Errorf("diff against itself: method %s %v → %v (Δ %v)", m.Name, m.Base, m.New, m.Delta)
+		}
+	}
+}
+
+func inUnit(t *testing.T, what string, share float64) {
+	t.Helper()
+	if !(share >= 0 && share <= 1+shareSlack) {
+		t.Errorf("top: %s share %v is not in [0, 1]", what, share)
+	}
+}
+
+// Seeds.
+
+func addAll(f *testing.F, seeds [][]byte) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+}
+
+// allSeeds are the generated seeds of every format (perf's recording
+// only in FuzzPerfScript: it takes a second or two).
+func allSeeds(f *testing.F) [][]byte {
+	var all [][]byte
+	for _, s := range [][][]byte{pprofSeeds(f), legacySeeds(f), foldedSeeds(f), speedscopeSeeds(f), perfSeeds(f, false)} {
+		all = append(all, s...)
+	}
+	if tr := recordTrace(f); tr != nil {
+		all = append(all, tr)
+	}
+	return all
+}
+
+// addCorpus adds the corpus files whose format (index.tsv's second column)
+// starts with format, up to maxSeed bytes each, unzipping .zip files.
+// Without ../shared/corpus it adds nothing.
+func addCorpus(f *testing.F, format string) {
+	dir := corpus.Dir()
+	if dir == "" {
+		return
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.tsv"))
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(index), "\n") {
+		cols := strings.Split(line, "\t")
+		if len(cols) < 2 || !strings.HasPrefix(cols[1], format) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, cols[0]))
+		if err != nil || len(data) > maxSeed {
+			continue
+		}
+		if strings.HasSuffix(cols[0], ".zip") {
+			if data = unzipFirst(data); len(data) > maxSeed {
+				continue
+			}
+		}
+		if data != nil {
+			f.Add(data)
+		}
+	}
+}
+
+func unzipFirst(data []byte) []byte {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil || len(zr.File) == 0 {
+		return nil
+	}
+	rc, err := zr.File[0].Open()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// runtimeProfile writes the runtime/pprof profile name at debug level.
+func runtimeProfile(f *testing.F, name string, debug int) []byte {
+	var buf bytes.Buffer
+	if err := pprof.Lookup(name).WriteTo(&buf, debug); err != nil {
+		f.Fatalf("writing the %s profile: %v", name, err)
+	}
+	return buf.Bytes()
+}
+
+// pprofSeeds: runtime/pprof's heap and goroutine profiles, gzipped as
+// written and uncompressed, and a small synth profile.
+func pprofSeeds(f *testing.F) [][]byte {
+	var seeds [][]byte
+	for _, name := range []string{"heap", "goroutine"} {
+		gz := runtimeProfile(f, name, 0)
+		p, err := pprofile.ParseData(gz)
+		if err != nil {
+			f.Fatalf("runtime/pprof's %s profile: %v", name, err)
+		}
+		var raw bytes.Buffer
+		if err := p.WriteUncompressed(&raw); err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, gz, raw.Bytes())
+	}
+	var buf bytes.Buffer
+	cfg := synth.Config{Seed: 1, Stacks: 40, MinDepth: 3, MaxDepth: 8, Functions: 30}
+	if err := synth.Write(&buf, cfg); err != nil {
+		f.Fatal(err)
+	}
+	return append(seeds, buf.Bytes())
+}
+
+// legacySeeds: runtime/pprof's debug=1 text and the legacy text formats
+// pprof reads.
+func legacySeeds(f *testing.F) [][]byte {
+	seeds := [][]byte{
+		runtimeProfile(f, "heap", 1),
+		runtimeProfile(f, "goroutine", 1),
+		runtimeProfile(f, "threadcreate", 1),
+		[]byte("--- contentionz 1 ---\ncycles/second = 1000\nsampling period = 1\n  5 2 @ 0x1 0x2\n"),
+		[]byte("--- contention ---\ncycles/second=3000000000\n   1000   1 @ 0x401000 0x402000\n"),
+		[]byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1\n"),
+	}
+	return seeds
+}
+
+// goStacks are the goroutine profile's stacks, root first, with counts.
+func goStacks(f *testing.F) ([][]string, []int64) {
+	p, err := pprofile.ParseData(runtimeProfile(f, "goroutine", 0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var stacks [][]string
+	var counts []int64
+	for _, s := range p.Sample {
+		var st []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			for j := len(s.Location[i].Line) - 1; j >= 0; j-- {
+				st = append(st, s.Location[i].Line[j].Function.Name)
+			}
+		}
+		stacks, counts = append(stacks, st), append(counts, s.Value[0])
+	}
+	return stacks, counts
+}
+
+// foldedSeeds: this process's goroutines as folded stacks, with CRLF and
+// a BOM, and the committed .NET examples.
+func foldedSeeds(f *testing.F) [][]byte {
+	stacks, counts := goStacks(f)
+	var b strings.Builder
+	for i, st := range stacks {
+		fmt.Fprintf(&b, "%s %d\n", strings.Join(st, ";"), counts[i])
+	}
+	seeds := [][]byte{[]byte(b.String()), []byte("\uFEFF" + strings.ReplaceAll(b.String(), "\n", "\r\n"))}
+	for _, name := range []string{"net10.folded", "net11.folded"} {
+		if data, err := os.ReadFile(filepath.Join("..", "testdata", "dotnet", name)); err == nil && len(data) <= maxSeed {
+			seeds = append(seeds, data)
+		}
+	}
+	return seeds
+}
+
+// speedscopeSeeds: this process's goroutines as a sampled and an evented
+// speedscope profile.
+func speedscopeSeeds(f *testing.F) [][]byte {
+	stacks, counts := goStacks(f)
+	type frame struct {
+		Name string `json:"name"`
+	}
+	type event struct {
+		Type  string `json:"type"`
+		Frame int    `json:"frame"`
+		At    int64  `json:"at"`
+	}
+	var frames []frame
+	index := map[string]int{}
+	var samples [][]int
+	var weights []int64
+	var events []event
+	var at int64
+	for i, st := range stacks {
+		var ids []int
+		for _, name := range st {
+			id, ok := index[name]
+			if !ok {
+				id = len(frames)
+				index[name] = id
+				frames = append(frames, frame{name})
+			}
+			ids = append(ids, id)
+		}
+		samples, weights = append(samples, ids), append(weights, counts[i])
+		for _, id := range ids {
+			events = append(events, event{"O", id, at})
+		}
+		at += counts[i] * 1000
+		for j := len(ids) - 1; j >= 0; j-- {
+			events = append(events, event{"C", ids[j], at})
+		}
+	}
+	doc := func(prof map[string]any) []byte {
+		b, err := json.Marshal(map[string]any{
+			"$schema":  "https://www.speedscope.app/file-format-schema.json",
+			"shared":   map[string]any{"frames": frames},
+			"profiles": []any{prof},
+		})
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
+	}
+	return [][]byte{
+		doc(map[string]any{"type": "sampled", "name": "goroutines", "unit": "none", "startValue": 0, "endValue": len(samples), "samples": samples, "weights": weights}),
+		doc(map[string]any{"type": "evented", "name": "main", "unit": "microseconds", "startValue": 0, "endValue": at, "events": events}),
+	}
+}
+
+var perfOnce struct {
+	sync.Once
+	text []byte
+	skip string
+}
+
+// perfSeeds: header forms perf prints with several events and, with
+// record, the `perf script` text of a short shell loop recorded with
+// `perf record -e cpu-clock -g` (once per process; not in -short mode,
+// where perf's start-up of a second or two is too slow).
+func perfSeeds(f *testing.F, record bool) [][]byte {
+	seeds := [][]byte{[]byte("app 1234/1235 [001] 100.000001:     250000 cycles:u: \n" +
+		"\t4005d6 main+0x10 (/bin/app)\n\t7f00 __libc_start_main+0xf3 (/lib/libc.so.6)\n\n" +
+		"app 1234/1235 [001] 100.000002:     120000 instructions:u: \n\t4005d6 main+0x10 (/bin/app)\n\n")}
+	if !record || testing.Short() {
+		return seeds
+	}
+	perfOnce.Do(func() { perfOnce.text, perfOnce.skip = recordPerf() })
+	if perfOnce.skip != "" {
+		f.Logf("no perf-recorded seed: %s", perfOnce.skip)
+		return seeds
+	}
+	return append(seeds, perfOnce.text)
+}
+
+func recordPerf() ([]byte, string) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		return nil, "perf is not installed"
+	}
+	dir, err := os.MkdirTemp("", "profdiff-fuzz-perf")
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer os.RemoveAll(dir)
+	data := filepath.Join(dir, "perf.data")
+	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-c", "100000", "-g", "-o", data, "--",
+		"sh", "-c", `i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done`)
+	if out, err := rec.CombinedOutput(); err != nil {
+		return nil, fmt.Sprintf("perf cannot record here: %v: %s", err, bytes.TrimSpace(out))
+	}
+	text, err := exec.Command(perf, "script", "-i", data).Output()
+	if err != nil {
+		return nil, fmt.Sprintf("perf script: %v", err)
+	}
+	if len(text) > maxSeed {
+		// Cut at a sample boundary (a blank line).
+		text = text[:bytes.LastIndex(text[:maxSeed], []byte("\n\n"))+2]
+	}
+	return text, ""
+}
+
+var traceOnce struct {
+	sync.Once
+	data []byte
+}
+
+// recordTrace records a short execution trace with runtime/trace of
+// goroutines that contend on a mutex, wait on a channel and sleep; nil
+// when tracing is already on.
+func recordTrace(f *testing.F) []byte {
+	traceOnce.Do(func() {
+		var buf bytes.Buffer
+		if err := trace.Start(&buf); err != nil {
+			return
+		}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		ch := make(chan int)
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mu.Lock()
+				time.Sleep(200 * time.Microsecond)
+				mu.Unlock()
+				ch <- i
+			}()
+		}
+		for i := 0; i < 4; i++ {
+			<-ch
+			runtime.Gosched()
+		}
+		wg.Wait()
+		trace.Stop()
+		traceOnce.data = buf.Bytes()
+	})
+	if traceOnce.data == nil {
+		f.Log("tracing is already on: no recorded trace seed")
+	}
+	return traceOnce.data
+}
+
+// containerSeeds wraps each seed in gzip and zip, and adds the archives
+// containers reject: empty, several members, a bomb past the limit.
+func containerSeeds(f *testing.F, seeds [][]byte) [][]byte {
+	var out [][]byte
+	for i, s := range seeds {
+		if i%2 == 0 {
+			out = append(out, gzipBytes(f, s))
+		} else {
+			out = append(out, zipBytes(f, "x.prof", s))
+		}
+	}
+	var empty, two bytes.Buffer
+	if err := zip.NewWriter(&empty).Close(); err != nil {
+		f.Fatal(err)
+	}
+	zw := zip.NewWriter(&two)
+	for _, name := range []string{"a.folded", "b.folded"} {
+		w, err := zw.Create(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		fmt.Fprintf(w, "main;f 1\n")
+	}
+	if err := zw.Close(); err != nil {
+		f.Fatal(err)
+	}
+	bomb := gzipBytes(f, make([]byte, fuzzLimit+1))
+	return append(out, empty.Bytes(), two.Bytes(), bomb, gzipBytes(f, nil))
+}
+
+func gzipBytes(tb testing.TB, data []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(data); err != nil {
+		tb.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zipBytes(tb testing.TB, name string, data []byte) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		tb.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
