@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -136,33 +137,62 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		results, err := runJSONSweep(ctx, e, wf, variant, cs, dir)
+		results, failed, err := runJSONSweep(ctx, e, wf, variant, cs, dir)
 		if err != nil {
 			return err
 		}
 		rep := workloads.SweepReport(workloads.SweepRows(results))
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
-		return o.write(e.stdout, rep)
+		if err := o.write(e.stdout, rep); err != nil {
+			return err
+		}
+		if failed != nil {
+			return fmt.Errorf("workload json: %d of %d runs failed; the first: %w", countFailed(results), len(results), failed)
+		}
+		return nil
 	}
 }
 
+// countFailed counts the failed runs of a sweep.
+func countFailed(results []*workloads.Result) int {
+	n := 0
+	for _, r := range results {
+		if r.Failure != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // runJSONSweep runs the JSON server's variant once per core count, each
-// into its folder cores-N under dir.
-func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, cores []int, dir string) ([]*workloads.Result, error) {
-	var results []*workloads.Result
+// into its folder cores-N under dir. A run whose child died or hung is a
+// failed row of a sweep of several (said on stderr, and returned as
+// failed, the first such error, so the command exits 2 after the table);
+// any other error, or a single run's, ends the sweep.
+func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, cores []int, dir string) (results []*workloads.Result, failed, err error) {
 	for _, n := range cores {
-		res, err := workloads.Run(ctx, workloads.RunConfig{
+		cfg := workloads.RunConfig{
 			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
 			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
-		})
-		if err != nil {
-			return nil, err
+		}
+		res, err := workloads.Run(ctx, cfg)
+		var ce *workloads.ChildError
+		switch {
+		case err != nil && errors.As(err, &ce) && len(cores) > 1 && ctx.Err() == nil:
+			fmt.Fprintf(e.stderr, "profdiff: %d cores: %v\n", n, err)
+			results = append(results, workloads.Failed(cfg, err))
+			if failed == nil {
+				failed = err
+			}
+			continue
+		case err != nil:
+			return nil, nil, err
 		}
 		warnLoad(e.stderr, fmt.Sprintf("%d cores", n), res)
 		results = append(results, res)
 	}
-	return results, nil
+	return results, failed, nil
 }
 
 // warnLoad repeats a run's failed-request warnings on stderr, so errors
