@@ -177,7 +177,11 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 // Any panic inside a third-party parser is turned into an error: bad input
 // must never crash the program. Parse does not modify data.
 func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
-	return parse(source, data, maxSize, false, false)
+	l, err := parse(source, data, maxSize, false, false)
+	if err != nil {
+		return nil, err // an empty profile comes with ErrEmpty for Load alone
+	}
+	return l, nil
 }
 
 // parse is Parse; inZip is set inside a zip archive's member, which is not
