@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -170,15 +171,25 @@ type ProfileStats struct {
 }
 
 // add sums another profile's values into s.
+// Counts saturate rather than wrap: each profile's own sums fit an int64
+// (package profile checks them), a side of many such profiles may not.
 func (s *ProfileStats) add(o *ProfileStats) {
 	s.Total += o.Total
 	s.Sched += o.Sched
-	s.Samples += o.Samples
-	s.Filtered += o.Filtered
-	s.DurationNanos += o.DurationNanos
+	s.Samples = addSat(s.Samples, o.Samples)
+	s.Filtered = addSat(s.Filtered, o.Filtered)
+	s.DurationNanos = addSat(s.DurationNanos, o.DurationNanos)
 	for b := range s.Buckets {
 		s.Buckets[b] += o.Buckets[b]
 	}
+}
+
+// addSat is a+b for non-negative counts, or math.MaxInt64 past it.
+func addSat(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Analyzer accumulates profiles into two sides and computes a Result. Add

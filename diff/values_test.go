@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -298,5 +299,17 @@ func TestComparabilityWarnings(t *testing.T) {
 	}
 	if tw := a.Top().Warnings; strings.Contains(strings.Join(tw, "\n"), "marked ~") {
 		t.Errorf("top warns of noise it does not show: %q", tw)
+	}
+}
+
+// A side's counts are sums over its profiles: past int64 they saturate,
+// never wrap to a negative sample count.
+func TestSideCountsSaturate(t *testing.T) {
+	var s ProfileStats
+	big := ProfileStats{Samples: math.MaxInt64 - 1, DurationNanos: math.MaxInt64 / 2 * 2, Filtered: 3}
+	s.add(&big)
+	s.add(&big)
+	if s.Samples != math.MaxInt64 || s.DurationNanos != math.MaxInt64 || s.Filtered != 6 {
+		t.Errorf("summed %+v", s)
 	}
 }
