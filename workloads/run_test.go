@@ -37,6 +37,34 @@ func runJSON(t *testing.T, variant string, cores int) *Result {
 // generator's counts add up with no errors, every profile kind is captured
 // and loads, and the global registry lock shows up as lock contention led
 // by the registry's own frames, which the baseline does not have.
+// checkWallLead: the wall-clock diff names the registry as the caller
+// behind the lock-contention growth.
+func checkWallLead(t *testing.T, base, lock *Result) {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{By: diff.ByCaller, Top: -1})
+	for side, r := range []*Result{base, lock} {
+		f, _ := r.Manifest.File("wall")
+		l, err := profile.Load(context.Background(), filepath.Join(r.Config.Out, f.Path), profile.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Add(diff.Side(side), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := a.Diff()
+	var lead *diff.MethodRow
+	for i := range res.Methods {
+		if res.Methods[i].Bucket == diff.LockContention && res.Methods[i].Delta > 0 {
+			lead = &res.Methods[i]
+			break
+		}
+	}
+	if lead == nil || !strings.Contains(lead.Name, "waitRegistry") {
+		t.Errorf("lock-contention growth is not led by the registry: %+v", lead)
+	}
+}
+
 func TestJSONWorkloadEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers and drives load for a few seconds")
@@ -73,36 +101,19 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 	// trace of contention at most (0 in most 1 s windows here, once
 	// 0.07%), while the registry's lock gave global-lock 0.7-2.7% on an
 	// idle machine. On a machine busy with other work the load generator
-	// gets fewer turns and the lock's share shrinks (0.06% seen against
-	// the baseline's 0.03%), so the share must only be larger; what
-	// tells the variants apart is that the registry leads the growth,
-	// checked below.
-	if bl, gl := base.Buckets[diff.LockContention], lock.Buckets[diff.LockContention]; gl <= bl {
+	// gets fewer turns, the lock's share shrinks (0.06% seen against the
+	// baseline's 0.03%) and a 1 s window of 99 Hz wall samples can catch
+	// none at all (0.0000 seen, during a full test run on two cores). So
+	// the wall profile's checks apply when it caught the lock; the
+	// execution trace below, which records every block, always decides.
+	bl, gl := base.Buckets[diff.LockContention], lock.Buckets[diff.LockContention]
+	switch {
+	case gl == 0:
+		t.Logf("the wall profiles caught no lock contention (baseline %.4f, global-lock %.4f): a busy machine; the trace decides", bl, gl)
+	case gl <= bl:
 		t.Fatalf("lock-contention share: baseline %.4f, global-lock %.4f; want global-lock above the baseline", bl, gl)
-	}
-
-	// The diff names the registry as the caller behind the growth.
-	a := diff.NewAnalyzer(diff.Options{By: diff.ByCaller, Top: -1})
-	for side, r := range []*Result{base, lock} {
-		f, _ := r.Manifest.File("wall")
-		l, err := profile.Load(context.Background(), filepath.Join(r.Config.Out, f.Path), profile.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Add(diff.Side(side), l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := a.Diff()
-	var lead *diff.MethodRow
-	for i := range res.Methods {
-		if res.Methods[i].Bucket == diff.LockContention && res.Methods[i].Delta > 0 {
-			lead = &res.Methods[i]
-			break
-		}
-	}
-	if lead == nil || !strings.Contains(lead.Name, "waitRegistry") {
-		t.Errorf("lock-contention growth is not led by the registry: %+v", lead)
+	default:
+		checkWallLead(t, base, lock)
 	}
 
 	// The captured execution traces diff the same way (profdiff diff --kind
