@@ -28,10 +28,10 @@ const (
 // Kinds lists every kind in a fixed order, for flag help and validation.
 var Kinds = []Kind{KindCPU, KindWall, KindMutex, KindBlock, KindGoroutine, KindTrace, KindHeap, KindUnknown}
 
-// ParseKind reads a kind by its name.
+// ParseKind reads a kind by its name, in any case.
 func ParseKind(s string) (Kind, error) {
 	for _, k := range Kinds {
-		if string(k) == s {
+		if strings.EqualFold(string(k), s) {
 			return k, nil
 		}
 	}

@@ -97,3 +97,14 @@ func TestParseKind(t *testing.T) {
 		}
 	}
 }
+
+func TestParseKindAnyCase(t *testing.T) {
+	for _, s := range []string{"mutex", "MUTEX", "Mutex"} {
+		if k, err := ParseKind(s); err != nil || k != KindMutex {
+			t.Errorf("ParseKind(%q) = %q, %v", s, k, err)
+		}
+	}
+	if _, err := ParseKind("mutexes"); err == nil {
+		t.Error("ParseKind(mutexes) accepted")
+	}
+}

@@ -64,7 +64,11 @@ var durationShape = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|u
 // value and now takes the same words.
 func durationFlag(fs *flag.FlagSet, d *time.Duration, def time.Duration, usage string, alias bool) {
 	*d = def
-	fs.VarP((*durationValue)(d), "duration", "d", usage+" (a number of seconds, or a duration such as 500ms or 1m30s)")
+	shape := " (a number of seconds, or a duration such as 500ms or 1m30s)"
+	if strings.Contains(usage, "whole seconds") {
+		shape = " (a number of seconds, or a duration such as 2s or 1m30s)"
+	}
+	fs.VarP((*durationValue)(d), "duration", "d", usage+shape)
 	if alias {
 		fs.Var((*durationValue)(d), "seconds", "old name of --duration")
 		_ = fs.MarkHidden("seconds")

@@ -163,3 +163,15 @@ func TestShortFlagsAgree(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt workload name gets the nearest one; words in any case.
+func TestWorkloadNameAndWordsSuggest(t *testing.T) {
+	_, stderr, code := profdiff(t, "", "workload", "jsn")
+	if code != 2 || !strings.Contains(stderr, `no workload "jsn"; did you mean json?`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	out, stderr, code := profdiff(t, "", "top", "--kind", "MUTEX", "--by", "Frame", "--top", "1", "../../testdata/dotnet/net10.folded")
+	if code != 0 || !strings.Contains(out, "mutex profile") || !strings.Contains(out, "methods by frame") {
+		t.Errorf("exit %d: %s%s", code, out, stderr)
+	}
+}

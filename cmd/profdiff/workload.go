@@ -117,7 +117,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
-			return usagef("workload: want the workload name; built in: %s", strings.Join(child.Builtin().Names(), ", "))
+			return unknownWorkload(pos)
 		}
 		o, err := out.resolve("workload json", e.stdout)
 		if err != nil {
@@ -163,6 +163,19 @@ func countFailed(results []*workloads.Result) int {
 		}
 	}
 	return n
+}
+
+// unknownWorkload says which workloads there are, suggesting the nearest
+// to a misspelt one.
+func unknownWorkload(pos []string) error {
+	names := child.Builtin().Names()
+	if len(pos) == 1 {
+		if s := nearest(pos[0], []string{"json", "wasm"}); s != "" {
+			return usagef("workload: no workload %q; did you mean %s? (built in: %s)", pos[0], s, strings.Join(names, ", "))
+		}
+		return usagef("workload: no workload %q (built in: %s)", pos[0], strings.Join(names, ", "))
+	}
+	return usagef("workload: want the workload name; built in: %s", strings.Join(names, ", "))
 }
 
 // runJSONSweep runs the JSON server's variant once per core count, each
