@@ -139,12 +139,27 @@ func TestCaptureChild(t *testing.T) {
 
 // pprofMux is a user's server: net/http/pprof's handlers and nothing else
 // (no fgprof, no /debug/vars).
+//
+// The handlers serve this test process, which has one CPU profiler and
+// one execution tracer: parallel tests' captures take turns at each (a
+// second request would fail with "execution tracer already enabled").
 func pprofMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/profile", oneAtATime(&cpuProfiler, pprof.Profile))
+	mux.HandleFunc("/debug/pprof/trace", oneAtATime(&tracer, pprof.Trace))
 	return mux
+}
+
+var cpuProfiler, tracer sync.Mutex
+
+// oneAtATime serves h to one request at a time.
+func oneAtATime(mu *sync.Mutex, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		h(w, r)
+	}
 }
 
 // TestCaptureWithoutFgprof captures from an in-process server that has no
