@@ -15,72 +15,39 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/internal/memtest"
 )
 
-// childEnv names the file a re-executed test binary loads (see
-// TestReliabilityChild); childMaxEnv its size limit.
-const (
-	childEnv    = "PROFDIFF_TEST_LOAD_CHILD"
-	childMaxEnv = "PROFDIFF_TEST_LOAD_MAX"
-)
-
-// TestReliabilityChild is the subprocess of loadInChild: it loads the
-// file named in the environment and prints the error, so that the parent
-// can read the message and the process's peak RSS. Run directly it does
-// nothing.
+// TestReliabilityChild is the subprocess of loadInChild (see package
+// memtest): it loads the file it is given with the size limit given and
+// prints the error, for the parent to read with the peak RSS. Run
+// directly it does nothing.
 func TestReliabilityChild(t *testing.T) {
-	path := os.Getenv(childEnv)
-	if path == "" {
-		t.Skip("the subprocess of the memory tests")
-	}
-	maxSize, _ := strconv.ParseInt(os.Getenv(childMaxEnv), 10, 64)
-	_, err := Load(context.Background(), path, Options{MaxSize: maxSize})
-	fmt.Printf("LOAD-ERROR: %v\n", err)
-	// The high-water mark of this process's own memory since its exec.
-	// The rusage the parent gets counts the parent's memory too: the
-	// child ran in it between fork and exec.
-	if status, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-				fmt.Printf("PEAK-KB: %s\n", strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			}
-		}
-	}
+	args := memtest.Args(t)
+	maxSize, _ := strconv.ParseInt(args[1], 10, 64)
+	memtest.Measure(func() {
+		_, err := Load(context.Background(), args[0], Options{MaxSize: maxSize})
+		fmt.Printf("LOAD-ERROR: %v\n", err)
+	})
 }
 
 // loadInChild loads path with the size limit in a fresh process and returns
 // what Load said and the process's peak resident memory in bytes.
 func loadInChild(t *testing.T, path string, maxSize int64) (msg string, peak int64) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReliabilityChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+path, childMaxEnv+"="+strconv.FormatInt(maxSize, 10))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("subprocess: %v\n%s", err, out)
-	}
-	_, msg, ok := strings.Cut(string(out), "LOAD-ERROR: ")
+	out, _, peak := memtest.RunFile(t, "TestReliabilityChild", path, strconv.FormatInt(maxSize, 10))
+	_, msg, ok := strings.Cut(out, "LOAD-ERROR: ")
 	if !ok {
 		t.Fatalf("subprocess said nothing of the load:\n%s", out)
 	}
 	msg, _, _ = strings.Cut(msg, "\n")
-	if _, kb, ok := strings.Cut(string(out), "PEAK-KB: "); ok {
-		kb, _, _ = strings.Cut(kb, "\n")
-		if n, err := strconv.ParseInt(kb, 10, 64); err == nil {
-			return msg, n << 10
-		}
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Skip("no peak memory of a subprocess on this system")
-	}
-	return msg, ru.Maxrss << 10 // kilobytes on Linux and BSD (an upper bound: see TestReliabilityChild)
+	return msg, peak
 }
 
 // zerosGzip is a gzip stream of n zero bytes (1 GiB compresses to 1 MB).

@@ -6,100 +6,36 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/profdiff/profdiff/profile/internal/memtest"
 )
 
-// childEnv names the file a re-executed test binary parses (see
-// TestParseChild); the parent measures that process's peak RSS.
-const childEnv = "NETTRACE_TEST_PARSE_FILE"
-
-// TestParseChild is the subprocess of parseInChild: it parses the file
-// named by childEnv and prints what it got. It does nothing in a normal run.
+// TestParseChild is the subprocess of parseInChild (see package
+// memtest): it parses the file it is given and prints what it got. It
+// does nothing in a normal run.
 func TestParseChild(t *testing.T) {
-	path := os.Getenv(childEnv)
-	if path == "" {
-		t.Skip("only run as the subprocess of a memory test")
-	}
-	defer printHWM()
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(memtest.Args(t)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	p, _, err := Parse(data)
-	fmt.Printf("parse %d ns\n", time.Since(start))
-	if err != nil {
-		fmt.Printf("error: %v\n", err)
-		return
-	}
-	fmt.Printf("samples %d\n", len(p.Sample))
+	memtest.Measure(func() {
+		p, _, err := Parse(data)
+		if err != nil {
+			fmt.Printf("error: %v\n", err)
+			return
+		}
+		fmt.Printf("samples %d\n", len(p.Sample))
+	})
 }
 
 // parseInChild parses data in a re-executed test binary and returns what
 // it printed, the time Parse took there and the child's peak RSS in bytes.
 func parseInChild(t *testing.T, data []byte) (out string, took time.Duration, rss int64) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "x.nettrace")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestParseChild$")
-	cmd.Env = append(os.Environ(), childEnv+"="+path)
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("child: %v\n%s", err, stdout.String())
-	}
-	out = stdout.String()
-	if i := strings.Index(out, "parse "); i >= 0 {
-		var ns int64
-		fmt.Sscan(out[i+len("parse "):], &ns)
-		took = time.Duration(ns)
-	}
-	// The child's own high-water mark: its rusage Maxrss also counts the
-	// test binary it was spawned from (Linux keeps the peak of the memory
-	// image that exec replaced), which is large after other tests.
-	if i := strings.Index(out, "vmhwm "); i >= 0 {
-		var kb int64
-		if _, err := fmt.Sscan(out[i+len("vmhwm "):], &kb); err == nil {
-			return out, took, kb * 1024
-		}
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Skip("no rusage on this system")
-	}
-	return out, took, int64(ru.Maxrss) * 1024 // KiB on Linux
-}
-
-// raced reports whether the test runs under the race detector, whose
-// shadow memory and slowdown (several times each) no bound here allows
-// for: memory and time are then only logged.
-func raced() bool {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" && s.Value == "true" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// printHWM prints the process's peak RSS in KiB (VmHWM) where /proc has it.
-func printHWM() {
-	status, _ := os.ReadFile("/proc/self/status")
-	for line := range strings.Lines(string(status)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fmt.Printf("vmhwm %s\n", strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-		}
-	}
+	return memtest.Run(t, "TestParseChild", "x.nettrace", data)
 }
 
 // deepStackTrace is a trace (made with the test writer, as the synthetic
@@ -134,10 +70,10 @@ func TestDeepStackManyThreadsRefused(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Errorf("child printed %q, want %q", out, want)
 	}
-	if rss > 100<<20 && !raced() {
+	if rss > 100<<20 && !memtest.Raced() {
 		t.Errorf("peak RSS %d MB, want under 100 MB", rss>>20)
 	}
-	if took > 2*time.Second && !raced() {
+	if took > 2*time.Second && !memtest.Raced() {
 		t.Errorf("Parse took %v, want under 2 s", took)
 	}
 	// The same stack on a few threads loads, and is resolved once.
@@ -179,7 +115,7 @@ func TestAlternatingResolutionBounded(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
-	if d := time.Since(start); d > 2*time.Second && !raced() {
+	if d := time.Since(start); d > 2*time.Second && !memtest.Raced() {
 		t.Errorf("took %v", d)
 	}
 	// Samples on either side of the re-jit, not alternating, resolve twice.
