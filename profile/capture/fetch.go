@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -142,32 +141,22 @@ func store(dir string, r result, maxSize int64) (*File, string, error) {
 	return f, note, nil
 }
 
-// readLimited reads a file, decompressing it when it is gzip, and fails
+// readLimited reads a downloaded file (already no larger than maxSize)
+// and decompresses it when it is gzip with profile.Decompress, which fails
 // as soon as the content passes maxSize bytes, so a small gzip bomb costs
 // at most maxSize of memory and the time to inflate that much.
 func readLimited(path string, maxSize int64) (data []byte, gzipped bool, err error) {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	head, _ := br.Peek(2)
-	var r io.Reader = br
-	if isGzip(head) {
-		gzipped = true
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, true, fmt.Errorf("not a valid pprof profile: corrupt gzip header: %v", err)
-		}
-		r = zr
-	}
-	data, err = io.ReadAll(io.LimitReader(r, maxSize+1))
+	gzipped = isGzip(raw)
+	data, err = profile.Decompress(raw, maxSize)
 	switch {
-	case err != nil:
-		return nil, gzipped, fmt.Errorf("not a valid pprof profile: corrupt gzip stream after %d bytes: %v", len(data), err)
-	case int64(len(data)) > maxSize:
+	case errors.Is(err, profile.ErrTooLarge):
 		return nil, gzipped, fmt.Errorf("decompresses to more than %s", profile.FormatSize(maxSize))
+	case err != nil:
+		return nil, gzipped, fmt.Errorf("not a valid pprof profile: %v", err)
 	}
 	return data, gzipped, nil
 }
