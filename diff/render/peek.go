@@ -21,28 +21,52 @@ func (d *diffReport) peeks() []report.Block {
 		head := report.Cat(report.Code(p.Name), ": ", base, " → ", new, " (", peekChange(n, p.Values), ") inclusive")
 		t := &report.Table{Columns: []report.Column{report.Col("Peek"), report.Col("Frame"), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
 		d.recordCells("peek", p.Name, "", noShares, p.Values, "", false, "")
-		for _, part := range []struct {
-			role    string
-			edges   []diff.PeekEdge
-			omitted int
-		}{{"caller", p.Callers, p.CallersOmitted}, {"callee", p.Callees, p.CalleesOmitted}} {
+		for _, part := range peekParts(p) {
 			for _, e := range part.edges {
 				base, new := peekSides(e.Values)
 				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), base, new, peekChange(n, e.Values)})
 				d.recordCells("peek-"+part.role, e.Name, "", noShares, e.Values, "", false, p.Name)
 			}
-			if part.omitted > 0 {
-				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), report.Text(fmt.Sprintf("… %d more", part.omitted)), report.None(""), report.None(""), report.None("")})
-			}
+			t.Rows = append(t.Rows, part.more(len(t.Columns))...)
 		}
 		blocks = append(blocks,
 			report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
 			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, t)
 	}
-	if d.r.PeekOmitted > 0 {
-		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(fmt.Sprintf("%d more frames match the peek pattern; they are cut like the method rows.", d.r.PeekOmitted))}})
+	return append(blocks, peeksOmitted(d.r.PeekOmitted)...)
+}
+
+// peekPart is a peeked frame's callers or callees, and how many of them
+// were cut.
+type peekPart struct {
+	role    string
+	edges   []diff.PeekEdge
+	omitted int
+}
+
+func peekParts(p diff.PeekRow) []peekPart {
+	return []peekPart{{"caller", p.Callers, p.CallersOmitted}, {"callee", p.Callees, p.CalleesOmitted}}
+}
+
+// more is the row that counts the part's cut edges in a table of cols
+// columns (none when nothing was cut).
+func (p peekPart) more(cols int) [][]report.Cell {
+	if p.omitted == 0 {
+		return nil
 	}
-	return blocks
+	row := []report.Cell{report.Text(p.role), report.Text(fmt.Sprintf("… %d more", p.omitted))}
+	for len(row) < cols {
+		row = append(row, report.None(""))
+	}
+	return [][]report.Cell{row}
+}
+
+// peeksOmitted says how many peeked frames were cut.
+func peeksOmitted(n int) []report.Block {
+	if n == 0 {
+		return nil
+	}
+	return []report.Block{report.Para{Lines: []report.Line{report.Cat(fmt.Sprintf("%d more frames match the peek pattern; they are cut like the method rows.", n))}}}
 }
 
 // peekChange is a peek row's Δ: of rates where both are known and values

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"fmt"
-
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -42,26 +40,18 @@ func TopReport(res *diff.TopResult) *report.Report {
 	for _, p := range t.Peek {
 		pt := &report.Table{Columns: []report.Column{report.Col("Peek"), report.Col("Frame"), report.RCol("value")}}
 		add("peek", p.Name, "", report.None(""), report.ExactNum(p.BaseValue), p.BaseRate, "")
-		for _, part := range []struct {
-			role    string
-			edges   []diff.PeekEdge
-			omitted int
-		}{{"caller", p.Callers, p.CallersOmitted}, {"callee", p.Callees, p.CalleesOmitted}} {
+		for _, part := range peekParts(p) {
 			for _, e := range part.edges {
 				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), t.valueRate(e.BaseValue, e.BaseRate)})
 				add("peek-"+part.role, e.Name, "", report.None(""), report.ExactNum(e.BaseValue), e.BaseRate, p.Name)
 			}
-			if part.omitted > 0 {
-				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), report.Text(fmt.Sprintf("… %d more", part.omitted)), report.None("")})
-			}
+			pt.Rows = append(pt.Rows, part.more(len(pt.Columns))...)
 		}
 		head := report.Cat(report.Code(p.Name), ": ", t.valueRate(p.BaseValue, p.BaseRate), " inclusive")
 		blocks = append(blocks, report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
 			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, pt)
 	}
-	if t.PeekOmitted > 0 {
-		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(fmt.Sprintf("%d more frames match the peek pattern; they are cut like the method rows.", t.PeekOmitted))}})
-	}
+	blocks = append(blocks, peeksOmitted(t.PeekOmitted)...)
 	return &report.Report{Blocks: blocks, Records: records, JSON: res}
 }
 
