@@ -32,6 +32,12 @@ func ElideName(s string, w int) string {
 	if e, ok := elideQualifier(s, w); ok {
 		return e
 	}
+	// A Go name too long even as …/pkg.Type.Method: its type and method.
+	if i := strings.LastIndex(s, "/"); i >= 0 && !strings.Contains(s, "!") {
+		if e, ok := elideQualifier(s[i+1:], w); ok {
+			return e
+		}
+	}
 	return elideMiddle(s, w)
 }
 

@@ -30,6 +30,7 @@ func TestElideName(t *testing.T) {
 		{"org.apache.kafka.common.network.Selector.poll", 36, "org.apache.kafka.….Selector.poll"},
 		{"org.apache.kafka.common.network.Selector.poll", 24, "org.….Selector.poll"},
 		// Narrower than the first segment allows: the type and method alone.
+		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).release", 31, "….(*waitRegistry).release"},
 		{"System.Threading.LowLevelLock.WaitAndAcquire", 34, "….LowLevelLock.WaitAndAcquire"},
 		{"org.apache.kafka.common.network.Selector.poll", 17, "….Selector.poll"},
 		// C++: template arguments, parameters, then namespaces.
