@@ -77,6 +77,11 @@ type Options struct {
 	// CallTree builds the merged call tree of both sides (Result.Tree), for
 	// flame graphs; off by default, since it holds every distinct path.
 	CallTree bool
+	// TreeMin, with CallTree, merges the subtrees narrower than this
+	// fraction of each side's total into one "other" node per parent
+	// (CallNode.Other), so that a picture of a huge tree stays small; 0
+	// keeps every node (folded stacks need them all).
+	TreeMin float64
 	// Spellings fills Sample.Spellings for OnSample consumers that match
 	// frame names as the profiles wrote them (the gate's method checks).
 	Spellings bool

@@ -13,7 +13,7 @@ func TestDiffAndTopArePure(t *testing.T) {
 	if err := a.Add(Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, folded(t, "b.folded", "main;g 10\nmain;sync.(*Mutex).Lock 5\n")); err != nil {
+	if err := a.Add(New, folded(t, "b.folded", "main;g 10\nmain;System.Threading.LowLevelLock.WaitAndAcquire 5\n")); err != nil {
 		t.Fatal(err)
 	}
 	d1 := a.Diff()
@@ -111,5 +111,43 @@ func TestCallTree(t *testing.T) {
 	}
 	if NewAnalyzer(Options{}).Diff().Tree != nil {
 		t.Error("a tree was built without Options.CallTree")
+	}
+}
+
+// Every node carries its dominant bucket and, when its samples span
+// several, the split; TreeMin merges the subtrees narrower than it on both
+// sides into one "other" node per parent, which counts them.
+func TestCallTreeBucketsAndOther(t *testing.T) {
+	base := "main;work 900\nmain;System.Threading.LowLevelLock.WaitAndAcquire 60\nmain;tiny1 3\nmain;tiny2;deep 2\n"
+	nw := "main;work 500\nmain;System.Threading.LowLevelLock.WaitAndAcquire 400\nmain;tiny1 1\n"
+	a := NewAnalyzer(Options{CallTree: true, TreeMin: 0.01})
+	if err := a.Add(Base, folded(t, "a.folded", base)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(New, folded(t, "b.folded", nw)); err != nil {
+		t.Fatal(err)
+	}
+	m := a.Diff().Tree.Children[0]
+	var names []string
+	for _, c := range m.Children {
+		names = append(names, c.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"System.Threading.LowLevelLock.WaitAndAcquire", "work", OtherName}) {
+		t.Fatalf("children of main: %v", names)
+	}
+	lock, other := m.Children[0], m.Children[2]
+	if lock.Bucket != LockContention || lock.Buckets != nil {
+		t.Errorf("lock node: bucket %v split %v", lock.Bucket, lock.Buckets)
+	}
+	if m.Bucket != CPU || m.Buckets[LockContention] != [2]float64{60, 400} || m.Buckets[CPU] != [2]float64{905, 501} {
+		t.Errorf("main: bucket %v split %v", m.Bucket, m.Buckets)
+	}
+	if other.Other != 2 || other.Total != [2]float64{5, 1} || other.Self != other.Total || other.Children != nil {
+		t.Errorf("other: %+v", other)
+	}
+	a = NewAnalyzer(Options{CallTree: true})
+	_ = a.Add(Base, folded(t, "a.folded", base))
+	if n := len(a.Top().Tree.Children[0].Children); n != 4 {
+		t.Errorf("without TreeMin main has %d children, want 4", n)
 	}
 }

@@ -138,7 +138,7 @@ func (a *Analyzer) Diff() *Result {
 		r.Warnings = append(r.Warnings, a.peek.warning()...)
 	}
 	if a.tree != nil {
-		r.Tree = a.tree.result(a, New)
+		r.Tree = a.tree.result(a, New, a.opts.TreeMin)
 	}
 	return r
 }
@@ -242,7 +242,7 @@ func (a *Analyzer) Top() *TopResult {
 		t.Warnings = append(t.Warnings, a.peek.warning()...)
 	}
 	if a.tree != nil {
-		t.Tree = a.tree.result(a, Base)
+		t.Tree = a.tree.result(a, Base, a.opts.TreeMin)
 	}
 	return t
 }

@@ -56,7 +56,8 @@ func SweepReport(rows []SweepRow) *report.Report {
 		}
 	}
 	note := report.Cat("Bucket shares from each run's ", kind, " profile. Efficiency: requests/s per core relative to ", first, " core(s).")
-	return &report.Report{Blocks: []report.Block{t, report.Para{Lines: []report.Line{note}}}, JSON: rows}
+	blocks := append([]report.Block{t, report.Para{Lines: []report.Line{note}}}, sweepCharts(rows)...)
+	return &report.Report{Blocks: blocks, JSON: rows, Verdict: sweepVerdict(rows)}
 }
 
 // errorCount is a count of failed requests, marked "(!)" when any failed.

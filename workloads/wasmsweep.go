@@ -210,7 +210,8 @@ func WasmSweepReport(points []WasmPoint) *report.Report {
 		verdict.Lines = append(verdict.Lines, report.Cat(l))
 	}
 	return &report.Report{
-		Blocks: []report.Block{t, verdict},
+		Blocks:  append([]report.Block{t, verdict}, wasmCharts(points)...),
+		Verdict: wasmVerdict(points),
 		JSON: struct {
 			Points  []WasmPoint `json:"points"`
 			Verdict WasmVerdict `json:"verdict"`

@@ -45,7 +45,7 @@ func TestParseFormatOf(t *testing.T) {
 		{"Markdown", textAndJSON, render.Markdown, ""},
 		{"text", textAndJSON, render.Table, ""},
 		{"csv", textAndJSON, "", "x: --format: this report has no csv form (want table, markdown or json)"},
-		{"xml", render.Formats, "", `x: --format: unknown format "xml" (want table, markdown, csv or json)`},
+		{"xml", render.Formats, "", `x: --format: unknown format "xml" (want table, markdown, csv, json or html)`},
 		{"markdown", captureFormat, "", "(want table or json)"},
 	} {
 		got, err := parseFormatOf("x", c.in, c.have)
@@ -75,7 +75,7 @@ func TestFormatFlagEverywhere(t *testing.T) {
 		{[]string{"workload", "json", "--format", "csv"}, "workload json: --format: this report has no csv form"},
 		{[]string{"workload", "wasm", "--format", "xml"}, `workload wasm: --format: unknown format "xml"`},
 		{[]string{"capture", "--format", "markdown", "--out", "x", "http://127.0.0.1:1"}, "capture: --format: this report has no markdown form (want table or json)"},
-		{[]string{"demo", "--format", "yaml"}, `demo: --format: unknown format "yaml" (want table, markdown, csv or json)`},
+		{[]string{"demo", "--format", "yaml"}, `demo: --format: unknown format "yaml" (want table, markdown, csv, json or html)`},
 		{[]string{"top", "--width", "-5", net10}, "top: --width must be 0 (unlimited) or positive, not -5"},
 		{[]string{"gate", "--color", "sometimes", net10, net11}, `gate: --color: "sometimes" is not auto, always or never`},
 	} {

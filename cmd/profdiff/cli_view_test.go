@@ -11,6 +11,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render"
 )
 
 // wideProfiles writes a base and a new profile with n methods each, more
@@ -84,7 +85,7 @@ func TestViewFlags(t *testing.T) {
 	parse := func(cmd string, args ...string) (common, diff.Options, error) {
 		var c common
 		fs, _ := (&command{name: cmd, flags: func(fs2 *flag.FlagSet) runFunc {
-			c.register(fs2)
+			c.register(fs2, render.Formats...)
 			c.registerView(fs2, cmd == "diff")
 			return nil
 		}}).flagSet(nil)

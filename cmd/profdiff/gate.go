@@ -40,7 +40,7 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	g := gateFlags{sides: sideFlags{perRun: true}}
 	g.register(fs)
-	c.register(fs)
+	c.register(fs, render.Formats...)
 	// The shared flags, adapted: --top counts the frames listed behind each
 	// failed check; --cum and --by do not apply (method checks are
 	// inclusive, and failures list both deciding frames and callers).

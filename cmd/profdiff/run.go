@@ -64,9 +64,9 @@ type common struct {
 	fs              *flag.FlagSet
 }
 
-func (c *common) register(fs *flag.FlagSet) {
+func (c *common) register(fs *flag.FlagSet, formats ...render.Format) {
 	c.fs = fs
-	c.out.register(fs, render.Formats...)
+	c.out.register(fs, formats...)
 	fs.StringVar(&c.sampleIndex, "sample-index", "", "sample type to use, by name (cpu, delay, samples, ...) or index; default: the profile's default")
 	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown")
 	fs.BoolVar(&c.cum, "cum", false, "inclusive (cumulative) method shares instead of self")
@@ -114,9 +114,15 @@ func (c *common) settings(cmd string, e env) (settings, error) {
 	if s.analysis, err = c.analysis(); err != nil {
 		return s, err
 	}
-	if (s.out.format == render.CSV || s.out.format == render.JSON) && !c.fs.Changed("top") {
-		s.analysis.Top = -1 // data formats hold every row unless asked
+	if !c.fs.Changed("top") {
+		switch s.out.format {
+		case render.CSV, render.JSON:
+			s.analysis.Top = -1 // data formats hold every row unless asked
+		case render.HTML:
+			s.analysis.Top = htmlTop // a page's table is sorted and filtered by the reader
+		}
 	}
+	treeFor(&s.analysis, s.out.format)
 	if s.analysis.Rules, err = loadRules(c.rules); err != nil {
 		return s, err
 	}
@@ -133,6 +139,21 @@ func (c *common) settings(cmd string, e env) (settings, error) {
 	// analysis says the side is empty. top of an empty profile fails.
 	s.load.AllowEmpty = cmd == "diff" || cmd == "gate"
 	return s, nil
+}
+
+// htmlTop is the method rows an html page holds unless --top says.
+const htmlTop = 200
+
+// treeFor asks the analysis for the call tree that format f draws or
+// writes: the html and svg formats merge subtrees too narrow to see
+// (render.TreeMin); the folded formats keep every stack.
+func treeFor(o *diff.Options, f render.Format) {
+	switch f {
+	case render.HTML, render.SVG:
+		o.CallTree, o.TreeMin = true, render.TreeMin
+	case render.Folded, render.DiffFolded:
+		o.CallTree, o.TreeMin = true, 0
+	}
 }
 
 // analysis validates the flags that become diff.Options (all but --rules).
@@ -260,15 +281,23 @@ const diffSynopsis = "  profdiff diff [flags] BASE NEW\n  profdiff diff [flags] 
 func diffCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	var sf sideFlags
-	var outPprof string
-	c.register(fs)
+	var outPprof, side string
+	c.register(fs, append(render.Formats, render.Pictures...)...)
 	c.registerView(fs, true)
 	sf.register(fs)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
+	fs.StringVar(&side, "side", "new", "the side --format folded writes: base or new")
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("diff", e)
 		if err != nil {
 			return err
+		}
+		switch strings.ToLower(side) {
+		case "new":
+		case "base":
+			s.out.opts.FoldedBase = true
+		default:
+			return usagef("diff: --side: %q is not base or new", side)
 		}
 		sides, err := sf.resolve(c.resolver("diff"), pos)
 		if err != nil {
@@ -353,7 +382,7 @@ func (d *diffPprof) write(name string) error {
 
 func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
-	c.register(fs)
+	c.register(fs, append(render.Formats, render.SVG, render.Folded)...)
 	c.registerView(fs, false)
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("top", e)

@@ -312,6 +312,7 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	if o.format == render.CSV || o.format == render.JSON {
 		opts.Top = -1 // data formats hold every row
 	}
+	treeFor(&opts, o.format)
 	a := diff.NewAnalyzer(opts)
 	if err := loadSides(ctx, sides, profile.Options{}, e.stderr, a.Add); err != nil {
 		return err
@@ -319,7 +320,7 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	result := a.Diff()
 	warn(e.stderr, result.Warnings...)
 	rep := render.DiffReport(result)
-	if o.format == render.Table || o.format == render.Markdown {
+	if o.format == render.Table || o.format == render.Markdown || o.format == render.HTML {
 		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, res))
 	}
 	return o.write(e.stdout, rep)

@@ -254,7 +254,7 @@ func scenario(t *testing.T, n int) *Report {
 func TestGoldenReports(t *testing.T) {
 	for _, n := range []int{5, 2} {
 		r := scenario(t, n)
-		for _, f := range render.Formats {
+		for _, f := range render.Tables {
 			var buf bytes.Buffer
 			if err := Render(&buf, r, f); err != nil {
 				t.Fatal(err)

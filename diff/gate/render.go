@@ -91,7 +91,8 @@ func (r *Report) Model() *report.Report {
 			blocks = append(blocks, t)
 		}
 	}
-	return &report.Report{Blocks: blocks, Records: records, JSON: r, Warnings: r.Warnings}
+	blocks = append(blocks, r.charts()...)
+	return &report.Report{Blocks: blocks, Records: records, JSON: r, Warnings: r.Warnings, Verdict: r.verdict()}
 }
 
 // summary is the head of the report: in Markdown a heading and a sentence

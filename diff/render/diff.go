@@ -27,19 +27,22 @@ func delta(d float64) report.Cell { return report.Delta(d, false, "") }
 func DiffReport(r *diff.Result) *report.Report {
 	d := &diffReport{r: r, records: &report.Table{Columns: report.Cols(append(append([]string{"section", "name", "bucket", "base", "new", "delta"},
 		valueColumns...), "note", "noisy", "peek")...)}}
-	blocks := append(diffSummary(r), d.buckets())
+	blocks := append(append(diffSummary(r), d.buckets()), bucketCharts(r)...)
 	if sr := r.Sched; sr != nil {
 		base, new := sides(sr.Base, sr.New, sr.Values)
 		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(schedTitle(), ": ", base, " → ", new,
 			" (", change(r.Normalize, sr.Delta, sr.Values, false, ""), ") of all goroutine time; not in the buckets above")}})
 		d.record("sched", "scheduler-latency", "", sr.Base, sr.New, sr.Delta, sr.Values, "runnable; share of all goroutine time, not in the buckets", false, "")
 	}
+	if f := diffFlame(r); f != nil {
+		blocks = append(blocks, f)
+	}
 	blocks = append(blocks, d.methods())
 	if d.noisy {
 		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat("~ marks a delta within two standard errors of sampling noise.")}})
 	}
 	blocks = append(blocks, d.peeks()...)
-	return &report.Report{Blocks: blocks, Records: d.records, JSON: r, Warnings: r.Warnings}
+	return &report.Report{Blocks: blocks, Records: d.records, JSON: r, Warnings: r.Warnings, Verdict: diffVerdict(r)}
 }
 
 // diffReport builds a diff's tables and the CSV records beside them.

@@ -43,20 +43,48 @@ const (
 	Markdown Format = "markdown"
 	CSV      Format = "csv"
 	JSON     Format = "json"
+	// HTML is one self-contained page (script and style inline, nothing
+	// fetched): the verdict, the tables (sortable, filterable), the charts
+	// and the differential flame graph.
+	HTML Format = "html"
+	// SVG is the differential flame graph alone, a static image.
+	SVG Format = "svg"
+	// Folded is one side's collapsed stacks ("a;b;c 42"), as FlameGraph,
+	// inferno and speedscope read them (Options.FoldedBase picks the side).
+	Folded Format = "folded"
+	// DiffFolded is both sides' stacks, "a;b;c base new", as FlameGraph's
+	// difffolded.pl writes them.
+	DiffFolded Format = "difffolded"
 )
 
-// Formats lists the formats in help order.
-var Formats = []Format{Table, Markdown, CSV, JSON}
+// Formats lists the formats of a report in help order: text, data and the
+// page; the picture formats (SVG, Folded, DiffFolded) are only the call
+// tree's, in Pictures.
+var Formats = []Format{Table, Markdown, CSV, JSON, HTML}
 
-// ParseFormat reads a format name: table, markdown, csv or json.
+// Tables are the formats that lay out a report's blocks as text or its
+// data: every format but the page and the pictures.
+var Tables = []Format{Table, Markdown, CSV, JSON}
+
+// Pictures are the formats of a call tree alone (diff and top; DiffFolded
+// for a diff only).
+var Pictures = []Format{SVG, Folded, DiffFolded}
+
+// ParseFormat reads a format name: table, markdown, csv, json, html, svg,
+// folded or difffolded.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+	for _, f := range append(Formats, Pictures...) {
 		if strings.EqualFold(string(f), s) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want table, markdown, csv or json)", s)
+	return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json, html, svg, folded or difffolded)", s)
 }
+
+// TreeMin is the narrowest subtree the html and svg formats draw, as a
+// fraction of a side's total (diff.Options.TreeMin): narrower ones are
+// merged into an "other" frame per parent.
+const TreeMin = 1.0 / 5000
 
 // Options say how the text formats fit the terminal they are shown on.
 type Options struct {
@@ -65,6 +93,9 @@ type Options struct {
 	Width int
 	// Color marks failures, new rows and growth in the table format.
 	Color bool
+	// FoldedBase makes the folded format write the base side's stacks
+	// rather than the new side's.
+	FoldedBase bool
 }
 
 // Report writes r in format f with no width limit and no colour (see
@@ -100,6 +131,12 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r.JSON)
+	case HTML:
+		return writeHTML(w, r, o)
+	case SVG:
+		return writeSVG(w, r)
+	case Folded, DiffFolded:
+		return writeFolded(w, r, f, o)
 	}
 	return fmt.Errorf("unknown format %q", f)
 }
@@ -111,6 +148,24 @@ func writeText(w io.Writer, r *report.Report, l layout) error {
 	ew := &errWriter{w: w}
 	m := l.m
 	var prev report.Block
+	if v := r.Verdict; v != nil && len(v.Lines) > 0 {
+		// The verdict is the report's first paragraph: "Verdict:" (bold in
+		// Markdown) and its sentences, in its tone.
+		for i, line := range v.Lines {
+			out := make(report.Line, 0, len(line)+1)
+			if i == 0 {
+				out = append(out, report.Text("Verdict:").Bold().WithTone(v.Tone), report.Text(" "))
+			}
+			for _, c := range line {
+				if c.Tone == report.ToneNone {
+					c = c.WithTone(v.Tone)
+				}
+				out = append(out, c)
+			}
+			l.prose(ew, out)
+		}
+		prev = report.Para{}
+	}
 	for _, b := range r.Blocks {
 		if !b.In(m) {
 			continue

@@ -62,7 +62,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // Golden files are named after the command and flags that produce them.
 func TestGoldenDiff(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Tables {
 		var buf bytes.Buffer
 		if err := Diff(&buf, dotnetResult(t, diff.Options{}), f); err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestGoldenDiff(t *testing.T) {
 }
 
 func TestGoldenTop(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Tables {
 		var buf bytes.Buffer
 		if err := Top(&buf, dotnetTop(t), f); err != nil {
 			t.Fatal(err)

@@ -26,7 +26,7 @@ func TopReport(res *diff.TopResult) *report.Report {
 		buckets.Rows = append(buckets.Rows, []report.Cell{report.Text(b.Bucket.String()), t.share(b.Share, b.Rate), t.amount(b.Value)})
 		add("bucket", b.Bucket.String(), b.Bucket.String(), report.Share(b.Share), report.ExactNum(b.Value), b.Rate, "")
 	}
-	blocks := append(topSummary(res), buckets)
+	blocks := append(append(topSummary(res), buckets), topBucketCharts(res)...)
 	if ts := t.Sched; ts != nil {
 		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(schedTitle(), ": ", t.share(ts.Share, ts.Rate),
 			" of all goroutine time (", report.Amount(ts.Value, t.Unit), "); not in the buckets above")}})
@@ -35,6 +35,9 @@ func TopReport(res *diff.TopResult) *report.Report {
 	for _, m := range t.Methods {
 		methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
 		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
+	}
+	if f := topFlame(res); f != nil {
+		blocks = append(blocks, f)
 	}
 	blocks = append(blocks, methods)
 	for _, p := range t.Peek {

@@ -57,7 +57,7 @@ func TestGoldenTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := a.Diff()
-	for _, f := range Formats {
+	for _, f := range Tables {
 		var buf bytes.Buffer
 		if err := Diff(&buf, r, f); err != nil {
 			t.Fatal(err)
@@ -69,7 +69,7 @@ func TestGoldenTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	top := a.Top()
-	for _, f := range Formats {
+	for _, f := range Tables {
 		var buf bytes.Buffer
 		if err := Top(&buf, top, f); err != nil {
 			t.Fatal(err)

@@ -38,6 +38,8 @@
 // this true).
 package report
 
+import "github.com/profdiff/profdiff/diff"
+
 // Report is one command's output.
 type Report struct {
 	// Blocks are laid out in order for the terminal and Markdown; a block
@@ -52,10 +54,8 @@ type Report struct {
 	// Warnings are for the user on stderr; no format lays them out.
 	Warnings []string
 
-	// Tree is a call tree for the flame-graph formats; reserved, not yet
-	// laid out by any format.
-	Tree *Tree
-	// Verdict is a plain-language conclusion; reserved, not yet laid out.
+	// Verdict is the plain-language conclusion, shown before every block
+	// in the terminal, in Markdown and in HTML (nil: none).
 	Verdict *Verdict
 }
 
@@ -67,9 +67,12 @@ const (
 	Terminal Medium = 1 << iota
 	// Markdown is GitHub-flavoured Markdown.
 	Markdown
+	// HTML is the self-contained page of the html format.
+	HTML
 )
 
-// Block is a Heading, a Para or a *Table.
+// Block is a Heading, a Para, a *Table, or a *Chart or *Flame (pictures,
+// shown in HTML alone; a *Flame is also the svg format).
 type Block interface {
 	// In reports whether the block is shown in medium m.
 	In(m Medium) bool
@@ -142,16 +145,86 @@ func (t *Table) In(m Medium) bool { return t.Only == 0 || t.Only&m != 0 }
 // Line is a line of prose: cells printed one after the other.
 type Line []Cell
 
-// Tree is a call tree: values in the profile's unit per side. Reserved
-// for the flame-graph formats.
-type Tree struct {
-	Name      string
-	Base, New float64
-	Children  []*Tree
+// Verdict is a plain-language conclusion: one short paragraph (Lines are
+// its sentences, printed one after the other) that a reader gets first.
+// Tone marks a verdict of failure or growth for colour.
+type Verdict struct {
+	Lines []Line
+	Tone  Tone
 }
 
-// Verdict is a plain-language conclusion about a result. Reserved.
-type Verdict struct {
-	Bucket  string // the bucket the verdict is about, if any
-	Summary string
+// Flame is a differential flame graph of a merged call tree (both sides'
+// values on every node, in Unit): shown in HTML and, alone, as the svg
+// format; the folded formats write its stacks.
+type Flame struct {
+	Tree *diff.CallNode
+	// Sides is 2 for a comparison, 1 for one profile (top: the values are
+	// the base side's).
+	Sides int
+	// Unit is the values' unit; RateUnit, where both durations are known,
+	// the unit of a value per second of Seconds.
+	Unit, RateUnit string
+	// Seconds is each side's wall time; 0 where unknown (no rates).
+	Seconds [2]float64
+	// Measure is what colour compares: the result's measure.
+	Measure diff.Normalize
+	// Labels name the sides ("base", "new" or the sources).
+	Labels [2]string
 }
+
+// In reports that a flame graph is shown in HTML alone.
+func (f *Flame) In(m Medium) bool { return m == HTML }
+
+// Chart is a picture of numbers: shown in HTML alone (as inline SVG).
+type Chart struct {
+	Title string
+	Kind  ChartKind
+	// X and Y name the axes; their units, when an amount (see
+	// KindAmount), scale the tick labels.
+	X, Y         string
+	XUnit, YUnit string
+	Series       []Series
+	// Threshold, when set, is drawn as a line across the Y axis, named
+	// ThresholdLabel (a gate's limit).
+	Threshold      *float64
+	ThresholdLabel string
+	// Note is a line of text under the chart.
+	Note string
+}
+
+// ChartKind is how a chart draws its series.
+type ChartKind uint8
+
+const (
+	ChartLine ChartKind = iota // points joined by lines, X numeric
+	ChartBars                  // a bar per point, X categories (Point.Label), one group per label with a bar per series
+	ChartDots                  // a dot per point, X categories (Point.Label): observations
+)
+
+// Series is one named line, set of bars or set of dots.
+type Series struct {
+	Name   string
+	Points []Point
+}
+
+// Point is one value. Label is its X category (bars and dots) or its
+// tooltip; Mark flags it; Link, when set, is where clicking it goes (a
+// relative path beside the page).
+type Point struct {
+	X, Y  float64
+	Label string
+	Mark  Mark
+	Link  string
+}
+
+// Mark is what a point shows beyond its value.
+type Mark uint8
+
+const (
+	MarkNone   Mark = iota
+	MarkPeak        // the best point (a sweep's peak)
+	MarkFailed      // a point whose run failed or had failed requests
+)
+
+// In reports that a chart is shown in HTML alone.
+func (c *Chart) In(m Medium) bool { return m == HTML }
