@@ -241,3 +241,9 @@ func ratioNote(base, new float64) string {
 	}
 	return ""
 }
+
+// RatioNote is the note a row gets for a change from base to new in its
+// measure, without the measure's name: "18x", "doubled", "1/3", "new",
+// "gone", ">1000x", or "" for a change too small to name (see the method
+// rows' Note). The flame graph's tooltips use it.
+func RatioNote(base, new float64) string { return ratioNote(base, new) }

@@ -1,9 +1,161 @@
 package render
 
 import (
+	"fmt"
+	"math"
+	"strings"
+
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
+
+// The differential flame graph, in the html format (drawn by the page's
+// script) and the svg format (drawn here), follows one set of rules, set
+// out in this file; the page's script mirrors them and the browser tests
+// hold the two to the same colours and tooltips.
+//
+// Width. A frame's width is, by default, the larger of its two sides:
+// its own self share (of its side's total) on whichever side has more,
+// plus the widths of its children, so that a frame present on one side
+// only keeps room and children always fit inside their parent (flameWidth).
+// The page can instead size frames by the new side alone (removed frames
+// then have no width) or hide removed frames.
+//
+// Colour. A frame is coloured by the change of its inclusive value in the
+// result's measure (rate where both rates are known and the measure is
+// rate, value for the value measure, share otherwise) on a diverging scale
+// anchored at fixed ratios, never at the largest change: ×1 is neutral,
+// ×4 and more the full "grew" colour, ×¼ and less the full "shrank"
+// colour, log-linear between (flameChange). A new frame is the full grew
+// colour; a removed frame is outlined and hatched in the shrank colour.
+// Two palettes: red–blue (the default) and orange–purple, which readers
+// with red–green colour blindness tell apart as well.
+//
+// Bucket. Every frame carries its dominant bucket as a band along its
+// base, in the bucket's colour (bucketColors).
+
+// FlameClamp is the ratio at which a frame's colour is full: ×4 grew, ×¼
+// shrank.
+const FlameClamp = 4.0
+
+// Palette is a diverging palette: Grew, Neutral and Shrank colours, hex.
+type Palette struct {
+	Name    string `json:"name"`
+	Grew    string `json:"grew"`
+	Neutral string `json:"neutral"`
+	Shrank  string `json:"shrank"`
+}
+
+// Palettes are the flame graph's palettes, the default first.
+var Palettes = []Palette{
+	{Name: "red-blue", Grew: "#d73027", Neutral: "#eeeeee", Shrank: "#4575b4"},
+	{Name: "orange-purple", Grew: "#e66101", Neutral: "#eeeeee", Shrank: "#5e3c99"},
+}
+
+// bucketColors are the bucket bands' colours, by bucket name.
+var bucketColors = map[string]string{
+	"cpu": "#8c8c8c", "wait": "#74add1", "lock-contention": "#c51b7d",
+	"gc": "#e0b000", "io": "#1b9e77", "syscall": "#8c510a",
+}
+
+// flameSides returns a node's two sides in the flame's measure.
+func flameSides(f *report.Flame, n *diff.CallNode) (float64, float64) {
+	root := f.Tree.Total
+	switch {
+	case f.Measure == diff.NormalizeValue:
+		return n.Total[0], n.Total[1]
+	case f.Measure == diff.NormalizeRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
+		return n.Total[0] * f.RateFactor[0], n.Total[1] * f.RateFactor[1]
+	}
+	return frac(n.Total[0], root[0]), frac(n.Total[1], root[1])
+}
+
+func frac(v, total float64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return v / total
+}
+
+// flameChange is a node's colour position: -1 (shrank ×¼ or more, or
+// removed) … 0 (unchanged) … +1 (grew ×4 or more, or new).
+func flameChange(f *report.Flame, n *diff.CallNode) float64 {
+	b, nw := flameSides(f, n)
+	switch {
+	case f.Sides < 2 || b == nw:
+		return 0
+	case b == 0:
+		return 1
+	case nw == 0:
+		return -1
+	}
+	return math.Max(-1, math.Min(1, math.Log(nw/b)/math.Log(FlameClamp)))
+}
+
+// flameColor is the colour at change c (see flameChange) in palette p:
+// the neutral colour mixed linearly, channel by channel, towards Grew or
+// Shrank by |c|, written as #rrggbb.
+func flameColor(p Palette, c float64) string {
+	to := p.Grew
+	if c < 0 {
+		to = p.Shrank
+	}
+	a, b := hexRGB(p.Neutral), hexRGB(to)
+	t := math.Abs(c)
+	var out [3]int
+	for i := range out {
+		out[i] = int(math.Round(float64(a[i]) + (float64(b[i])-float64(a[i]))*t))
+	}
+	return fmt.Sprintf("#%02x%02x%02x", out[0], out[1], out[2])
+}
+
+func hexRGB(s string) [3]int {
+	var c [3]int
+	fmt.Sscanf(strings.TrimPrefix(s, "#"), "%02x%02x%02x", &c[0], &c[1], &c[2])
+	return c
+}
+
+// flameWidth is a node's width by the larger side, as a fraction of the
+// root's sides (see the rules above): the larger self share plus the
+// children's widths. The root's is 1 when nothing was removed or added,
+// and more otherwise; a drawing scales the root to its full width.
+func flameWidth(f *report.Flame, n *diff.CallNode) float64 {
+	root := f.Tree.Total
+	w := math.Max(frac(n.Self[0], root[0]), frac(n.Self[1], root[1]))
+	for _, c := range n.Children {
+		w += flameWidth(f, c)
+	}
+	return w
+}
+
+// flameTip is a frame's tooltip: "base 12 ms/s (0.27%) → new 310 ms/s
+// (4.86%) · +4.59pp · 18x", each side's rate (or value, where the rate is
+// unknown) and share, the share delta, and the ratio in the measure; one
+// side's "310 ms/s (4.86%)" for a single profile. An "other" frame starts
+// with what it merges.
+func flameTip(f *report.Flame, n *diff.CallNode) string {
+	side := func(s int) string {
+		share := Pct(frac(n.Total[s], f.Tree.Total[s]))
+		if f.RateFactor[s] > 0 && f.RateUnit != "" {
+			return amount(n.Total[s]*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
+		}
+		return amount(n.Total[s], f.Unit) + " (" + share + ")"
+	}
+	var tip string
+	if f.Sides < 2 {
+		tip = side(0)
+	} else {
+		tip = "base " + side(0) + " → new " + side(1) + " · " + PP(frac(n.Total[1], f.Tree.Total[1])-frac(n.Total[0], f.Tree.Total[0]))
+		b, nw := flameSides(f, n)
+		if note := diff.RatioNote(b, nw); note != "" {
+			tip += " · " + note
+		}
+	}
+	if n.Other > 0 {
+		tip = fmt.Sprintf("%d frames too narrow to draw, merged: %s", n.Other, tip)
+	}
+	return n.Name + "\n" + tip
+}
 
 // diffFlame is the flame-graph block of a diff whose result holds a call
 // tree (nil when it holds none).
@@ -12,7 +164,7 @@ func diffFlame(r *diff.Result) report.Block {
 		return nil
 	}
 	return &report.Flame{Tree: r.Tree, Sides: 2, Unit: r.Unit, RateUnit: r.RateUnit, Measure: r.Normalize,
-		Seconds: [2]float64{seconds(r.Base.DurationNanos), seconds(r.New.DurationNanos)}, Labels: [2]string{"base", "new"}}
+		RateFactor: [2]float64{factor(r.Base.TotalRate, r.Base.Total), factor(r.New.TotalRate, r.New.Total)}, Labels: [2]string{"base", "new"}}
 }
 
 // topFlame is the flame graph of a top listing (one side).
@@ -21,8 +173,14 @@ func topFlame(t *diff.TopResult) report.Block {
 		return nil
 	}
 	return &report.Flame{Tree: t.Tree, Sides: 1, Unit: t.Unit, RateUnit: t.RateUnit, Measure: t.Normalize,
-		Seconds: [2]float64{seconds(t.DurationNanos), 0}, Labels: [2]string{"profile", ""}}
+		RateFactor: [2]float64{factor(t.TotalRate, t.Total), 0}, Labels: [2]string{"profile", ""}}
 }
 
-// seconds is a duration in nanoseconds as seconds (0 stays unknown).
-func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+// factor is a side's rate per unit of value: its total rate over its
+// total (0 when the rate is unknown or the side empty).
+func factor(rate *float64, total float64) float64 {
+	if rate == nil || total == 0 {
+		return 0
+	}
+	return *rate / total
+}

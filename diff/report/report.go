@@ -161,11 +161,10 @@ type Flame struct {
 	// Sides is 2 for a comparison, 1 for one profile (top: the values are
 	// the base side's).
 	Sides int
-	// Unit is the values' unit; RateUnit, where both durations are known,
-	// the unit of a value per second of Seconds.
+	// Unit is the values' unit; RateUnit the unit of a rate, a value times
+	// its side's RateFactor (0 where the side's rate is unknown).
 	Unit, RateUnit string
-	// Seconds is each side's wall time; 0 where unknown (no rates).
-	Seconds [2]float64
+	RateFactor     [2]float64
 	// Measure is what colour compares: the result's measure.
 	Measure diff.Normalize
 	// Labels name the sides ("base", "new" or the sources).
