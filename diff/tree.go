@@ -1,6 +1,9 @@
 package diff
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // CallNode is a node of the merged call tree of both sides (Options.
 // CallTree): a method reached by one path of callers from the root, with
@@ -26,19 +29,75 @@ type CallNode struct {
 // OtherName is the name of a node that merges subtrees too narrow to draw.
 const OtherName = "other"
 
-// CallTree builds the merged call tree from the sample stream, keyed by
-// method ids so that a name is stored once; memory is bounded by the
-// number of distinct paths, not samples.
+// CallTree collects the bucketed samples' stacks as they stream by (method
+// ids, root first, in one flat array; a stack seen again in the same
+// bucket, on either side, adds to its record) and builds the merged tree
+// once, top down, when the result asks: a subtree too narrow to keep is
+// summed and never descended into, so the cost of a picture of a huge
+// profile is that of its visible part plus one pass over the distinct
+// stacks. Memory is bounded by the distinct stacks' frames.
 type CallTree struct {
-	root treeNode
+	ids  [][]int32 // chunks of treeChunk ids (or one stack, if longer), never grown by copying
+	recs []treeRec
+	seen map[uint64]int32 // hash of (stack, bucket) → first record; collisions chain through treeRec.next
+	buf  []int32
 }
 
-type treeNode struct {
-	id       int32
-	total    [2]float64
-	self     [2]float64
-	split    []bucketValue // inclusive value by bucket, in first-seen order
-	children map[int32]*treeNode
+// treeChunk is the size of a chunk of CallTree.ids.
+const treeChunk = 1 << 20
+
+// treeRec is one distinct stack in one bucket: ids[chunk][start:end],
+// root first, and its value on each side.
+type treeRec struct {
+	chunk, start, end int32
+	value             [2]float64
+	bucket            Bucket
+	next              int32 // the next record of the same hash, -1 for none
+}
+
+// stack is a record's stack.
+func (t *CallTree) stack(r *treeRec) []int32 { return t.ids[r.chunk][r.start:r.end] }
+
+func newCallTree() *CallTree { return &CallTree{seen: map[uint64]int32{}} }
+
+// add records one bucketed sample.
+func (t *CallTree) add(s *Sample) {
+	t.buf = t.buf[:0]
+	h := uint64(14695981039346656037) ^ uint64(s.Bucket)
+	for i := len(s.Stack) - 1; i >= 0; i-- {
+		t.buf = append(t.buf, s.Stack[i])
+		h = (h ^ uint64(uint32(s.Stack[i]))) * 1099511628211
+	}
+	first, ok := t.seen[h]
+	if ok {
+		for i := first; i >= 0; i = t.recs[i].next {
+			r := &t.recs[i]
+			if r.bucket == s.Bucket && slices.Equal(t.stack(r), t.buf) {
+				r.value[s.Side] += s.Value
+				return
+			}
+		}
+	}
+	last := len(t.ids) - 1
+	if last < 0 || len(t.ids[last])+len(t.buf) > cap(t.ids[last]) {
+		t.ids = append(t.ids, make([]int32, 0, max(treeChunk, len(t.buf))))
+		last++
+	}
+	r := treeRec{chunk: int32(last), start: int32(len(t.ids[last])), bucket: s.Bucket, next: -1}
+	t.ids[last] = append(t.ids[last], t.buf...)
+	r.end = int32(len(t.ids[last]))
+	r.value[s.Side] = s.Value
+	if ok {
+		r.next = first
+	}
+	t.seen[h] = int32(len(t.recs))
+	t.recs = append(t.recs, r)
+}
+
+// sums are a node's values while it is built.
+type sums struct {
+	total, self [2]float64
+	split       []bucketValue // inclusive value by bucket, in first-seen order
 }
 
 // bucketValue is a node's inclusive value in one bucket.
@@ -47,132 +106,162 @@ type bucketValue struct {
 	v [2]float64
 }
 
-func newCallTree() *CallTree { return &CallTree{root: treeNode{id: -1}} }
+// add credits a record's values on both sides.
+func (s *sums) add(r *treeRec) {
+	for side, v := range r.value {
+		if v != 0 {
+			s.credit(Side(side), r.bucket, v)
+		}
+	}
+}
 
-// credit adds v of side to the node's total and its bucket b.
-func (n *treeNode) credit(side Side, b Bucket, v float64) {
-	n.total[side] += v
-	for i := range n.split {
-		if n.split[i].b == b {
-			n.split[i].v[side] += v
+func (s *sums) credit(side Side, b Bucket, v float64) {
+	s.total[side] += v
+	for i := range s.split {
+		if s.split[i].b == b {
+			s.split[i].v[side] += v
 			return
 		}
 	}
 	bv := bucketValue{b: b}
 	bv.v[side] = v
-	n.split = append(n.split, bv)
+	s.split = append(s.split, bv)
 }
 
-// add credits one bucketed sample along its stack, root first.
-func (t *CallTree) add(s *Sample) {
-	n := &t.root
-	n.credit(s.Side, s.Bucket, s.Value)
-	for i := len(s.Stack) - 1; i >= 0; i-- {
-		id := s.Stack[i]
-		c := n.children[id]
-		if c == nil {
-			if n.children == nil {
-				n.children = map[int32]*treeNode{}
-			}
-			c = &treeNode{id: id}
-			n.children[id] = c
+// node makes the CallNode of these sums.
+func (s *sums) node(name string) *CallNode {
+	n := &CallNode{Name: name, Total: s.total, Self: s.self}
+	best := -1.0
+	for _, bv := range s.split {
+		if v := bv.v[0] + bv.v[1]; v > best || v == best && bv.b < n.Bucket {
+			best, n.Bucket = v, bv.b
 		}
-		c.credit(s.Side, s.Bucket, s.Value)
-		n = c
 	}
-	n.self[s.Side] += s.Value
+	if len(s.split) > 1 {
+		n.Buckets = make(map[Bucket][2]float64, len(s.split))
+		for _, bv := range s.split {
+			n.Buckets[bv.b] = bv.v
+		}
+	}
+	return n
 }
 
-// result copies the tree out with names, qualified as the method rows are
+// result builds the tree with names, qualified as the method rows are
 // (module of the preferred side, else of the other), children sorted by
 // that name (ties, which only two ids of one display name can make, by
 // id). A child narrower than min of the root on both sides (a fraction of
 // each side's total) is merged with its narrow siblings into one "other"
-// node, and its subtree is not copied: the tree handed out is bounded by
-// 1/min nodes per level.
+// node, and its subtree is not built.
 func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
-	name := func(id int32) string {
+	b := treeBuilder{t: t, min: min, name: func(id int32) string {
 		m := a.methods[id]
 		mod := m.module[prefer]
 		if mod == "" {
 			mod = m.module[1-prefer]
 		}
 		return a.qualify(m.name, mod)
+	}}
+	idx := make([]int32, len(t.recs))
+	var root sums
+	for i := range t.recs {
+		idx[i] = int32(i)
+		root.add(&t.recs[i])
 	}
-	root := t.root.total
-	narrow := func(n *treeNode) bool {
-		if min <= 0 {
-			return false
-		}
-		for s := range root {
-			if root[s] > 0 && n.total[s] >= min*root[s] {
-				return false
-			}
-		}
-		return true
-	}
-	var conv func(n *treeNode) *CallNode
-	conv = func(n *treeNode) *CallNode {
-		out := &CallNode{Name: "root", Total: n.total, Self: n.self}
-		if n.id >= 0 {
-			out.Name = name(n.id)
-		}
-		out.setBuckets(n.split)
-		kids := make([]*CallNode, 0, len(n.children))
-		ids := make(map[*CallNode]int32, len(n.children))
-		var other *treeNode
-		var merged int
-		for _, c := range n.children {
-			if narrow(c) {
-				if other == nil {
-					other = &treeNode{id: -1}
-				}
-				for _, bv := range c.split {
-					for s := range bv.v {
-						if bv.v[s] != 0 {
-							other.credit(Side(s), bv.b, bv.v[s])
-						}
-					}
-				}
-				merged++
-				continue
-			}
-			k := conv(c)
-			kids = append(kids, k)
-			ids[k] = c.id
-		}
-		sort.Slice(kids, func(i, j int) bool {
-			if kids[i].Name != kids[j].Name {
-				return kids[i].Name < kids[j].Name
-			}
-			return ids[kids[i]] < ids[kids[j]]
-		})
-		if other != nil {
-			o := &CallNode{Name: OtherName, Total: other.total, Self: other.total, Other: merged}
-			o.setBuckets(other.split)
-			kids = append(kids, o)
-		}
-		if len(kids) > 0 {
-			out.Children = kids
-		}
-		return out
-	}
-	return conv(&t.root)
+	b.root = root.total
+	n := root.node("root")
+	n.Self = [2]float64{}
+	n.Children = b.children(idx, 0, &n.Self)
+	return n
 }
 
-// setBuckets sets the node's dominant bucket and, when it spans several,
-// its split.
-func (c *CallNode) setBuckets(split []bucketValue) {
-	best := -1.0
-	for _, bv := range split {
-		if v := bv.v[0] + bv.v[1]; v > best || v == best && bv.b < c.Bucket {
-			best, c.Bucket = v, bv.b
+type treeBuilder struct {
+	t       *CallTree
+	min     float64
+	root    [2]float64
+	name    func(int32) string
+	scratch []uint64 // sort keys, reused level after level
+}
+
+// key is the id at depth d of record i's stack, -1 when it ends above d.
+func (b *treeBuilder) key(i int32, d int) int32 {
+	r := &b.t.recs[i]
+	if int(r.end-r.start) <= d {
+		return -1
+	}
+	return b.t.ids[r.chunk][int(r.start)+d]
+}
+
+// narrow reports whether sums are under min of the root on both sides.
+func (b *treeBuilder) narrow(s *sums) bool {
+	if b.min <= 0 {
+		return false
+	}
+	for side := range b.root {
+		if b.root[side] > 0 && s.total[side] >= b.min*b.root[side] {
+			return false
 		}
 	}
-	if len(split) > 1 {
-		c.Buckets = make(map[Bucket][2]float64, len(split))
-		for _, bv := range split {
-			c.Buckets[bv.b] = bv.v
+	return true
+}
+
+// children builds the children at depth d of the node whose records are
+// idx (sorted here in place), adding the records that end at the node to
+// self.
+func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode {
+	// Sort by (id at depth d, record) packed in one integer: records that
+	// end above d (key -1, stored as 0) first.
+	keys := b.scratch[:0]
+	for _, i := range idx {
+		keys = append(keys, uint64(uint32(b.key(i, d)+1))<<32|uint64(uint32(i)))
+	}
+	slices.Sort(keys)
+	for n, k := range keys {
+		idx[n] = int32(uint32(k))
+	}
+	b.scratch = keys
+	var kids []*CallNode
+	ids := map[*CallNode]int32{}
+	var other sums
+	merged := 0
+	for i := 0; i < len(idx); {
+		k := b.key(idx[i], d)
+		j := i
+		var s sums
+		for ; j < len(idx) && b.key(idx[j], d) == k; j++ {
+			s.add(&b.t.recs[idx[j]])
+		}
+		run := idx[i:j]
+		i = j
+		switch {
+		case k < 0:
+			self[0] += s.total[0]
+			self[1] += s.total[1]
+		case b.narrow(&s):
+			for _, bv := range s.split {
+				for side, v := range bv.v {
+					if v != 0 {
+						other.credit(Side(side), bv.b, v)
+					}
+				}
+			}
+			merged++
+		default:
+			n := s.node(b.name(k))
+			n.Children = b.children(run, d+1, &n.Self)
+			kids = append(kids, n)
+			ids[n] = k
 		}
 	}
+	sort.Slice(kids, func(i, j int) bool {
+		if kids[i].Name != kids[j].Name {
+			return kids[i].Name < kids[j].Name
+		}
+		return ids[kids[i]] < ids[kids[j]]
+	})
+	if merged > 0 {
+		o := other.node(OtherName)
+		o.Self, o.Other = o.Total, merged
+		kids = append(kids, o)
+	}
+	return kids
 }
