@@ -414,3 +414,35 @@ func TestBrowserGoProfile(t *testing.T) {
 		})
 	}
 }
+
+// The 200,000-stack synthetic pair's page: at most about 3 MB, and its
+// first paint (the mark the script sets once drawn) within a second.
+func TestBrowserBigPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the 200,000-stack pair takes seconds to build")
+	}
+	if browser.Path() == "" {
+		t.Skip("chromium is not installed (apt-get install chromium): skipping the browser test")
+	}
+	r := DiffReport(bigPair())
+	page := htmlPage(t, r)
+	t.Logf("page: %d bytes, %d nodes", len(page), countNodes(flameOf(t, r).Tree))
+	if len(page) > 3<<20 {
+		t.Errorf("page is %d bytes, over 3 MiB", len(page))
+	}
+	p := openPage(t, r)
+	var ms float64
+	p.Eval(`performance.getEntriesByName("profdiff-painted")[0].startTime`, &ms)
+	t.Logf("first paint at %.0f ms, %d frames drawn", ms, len(frames(t, p)))
+	if ms <= 0 || ms > 1000 {
+		t.Errorf("first paint at %.0f ms, want under 1000", ms)
+	}
+}
+
+func countNodes(n *diff.CallNode) int {
+	c := 1
+	for _, k := range n.Children {
+		c += countNodes(k)
+	}
+	return c
+}
