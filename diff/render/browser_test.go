@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/report"
@@ -239,6 +242,28 @@ func TestBrowserDiffFlame(t *testing.T) {
 	}
 	setSelect(t, p, "bucket", "-1")
 
+	// The real mouse: hovering shows the same tooltip, clicking zooms.
+	fs = frames(t, p)
+	wa = findFrame(fs, waitAndAcquire)
+	var at struct{ X, Y float64 }
+	p.Eval(fmt.Sprintf(`(() => { const c = document.querySelector(".flame canvas"); c.scrollIntoView();
+		const r = c.getBoundingClientRect(); return {x: r.left + %f, y: r.top + %f}; })()`, wa.X+wa.Width/2, wa.Y+8), &at)
+	if err := p.Do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at.X, at.Y)); err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	p.Eval(`document.querySelector(".flame .tip").textContent`, &shown)
+	if want := flameTip(f, firstNode(f.Tree, waitAndAcquire)); shown != want {
+		t.Errorf("hover over %s shows %q, want %q", waitAndAcquire, shown, want)
+	}
+	if err := p.Do(chromedp.MouseClickXY(at.X, at.Y)); err != nil {
+		t.Fatal(err)
+	}
+	if p.Eval(`profdiff.root()`, &root); root != waitAndAcquire {
+		t.Errorf("clicking %s zooms to %q", waitAndAcquire, root)
+	}
+	p.Eval(`profdiff.reset()`, nil)
+
 	screenshot(t, p)
 }
 
@@ -437,6 +462,17 @@ func TestBrowserBigPage(t *testing.T) {
 	if ms <= 0 || ms > 1000 {
 		t.Errorf("first paint at %.0f ms, want under 1000", ms)
 	}
+	// "other" frames: grey, flameTip's tooltip, and the line under the graph.
+	var tip, line string
+	p.Eval(`profdiff.tooltip("other")`, &tip)
+	if want := flameTip(flameOf(t, r), firstNode(flameOf(t, r).Tree, diff.OtherName)); tip != want {
+		t.Errorf("other's tooltip %q, want %q", tip, want)
+	}
+	p.Eval(`document.querySelector(".flame .other").textContent`, &line)
+	if !strings.HasPrefix(line, "frames narrower than 1/5000 merged into 'other': ") {
+		t.Errorf("the line under the graph reads %q", line)
+	}
+	t.Log(line)
 }
 
 func countNodes(n *diff.CallNode) int {

@@ -250,10 +250,16 @@
     // ---- Operations (the controls and the test API both call these).
     function redraw() { widths(); if (w[st.root] === 0) st.root = 0; paint(); if (st.search) search(st.search); }
     function set(key, value) { st[key] = value; if (key === "palette") paint(); else redraw(); }
+    // findNode is the first node named n in preorder, preferring one
+    // with a width in the current view.
     function findNode(n) {
-      for (const f of drawn) if (nm(f.i) === n) return f.i;
-      for (let i = 0; i < N; i++) if (nm(i) === n) return i;
-      return -1;
+      let first = -1;
+      for (let i = 0; i < N; i++) {
+        if (nm(i) !== n) continue;
+        if (w[i] > 0) return i;
+        if (first < 0) first = i;
+      }
+      return first;
     }
     function zoomTo(i) { if (i >= 0 && w[i] > 0) { st.root = i; paint(); if (st.search) search(st.search); } return nm(st.root); }
     // search highlights the frames whose names match re and totals them,
