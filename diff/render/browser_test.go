@@ -7,6 +7,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -482,3 +483,35 @@ func countNodes(n *diff.CallNode) int {
 	}
 	return c
 }
+
+// The script formats numbers as units.go and cell.go do, ties included
+// (Go rounds an exact half to even, toFixed away from zero).
+func TestBrowserNumberFormat(t *testing.T) {
+	tree := &diff.CallNode{Name: "root", Total: [2]float64{1e9, 2e9}, Self: [2]float64{1e9, 2e9}}
+	r := &report.Report{Blocks: []report.Block{&report.Flame{Tree: tree, Sides: 2, Unit: "nanoseconds", RateUnit: "s/s",
+		RateFactor: [2]float64{1e-10, 1e-10}, Measure: diff.NormalizeRate, Labels: [2]string{"base", "new"}}}}
+	p := openPage(t, r)
+	values := []float64{0, 1, 0.5, 1.125, 2.5, -1.125, 999.96, 999.4, 1000.5, 0.012, 3.2e-5, 12e6, 4.79e9, 123456789, 1 << 40, 0.30000000000000004}
+	for _, unit := range []string{"nanoseconds", "s/s", "count", "cores"} {
+		var got []string
+		js, _ := jsonMarshal(values)
+		p.Eval(fmt.Sprintf(`%s.map(v => profdiff.amount(v, %q))`, js, unit), &got)
+		for i, v := range values {
+			if want := amount(v, unit); got[i] != want {
+				t.Errorf("amount(%v, %s): script %q, Go %q", v, unit, got[i], want)
+			}
+		}
+	}
+	shares := []float64{0, 1, 0.0486, 0.00125, 0.04125, 0.5, -0.00001, 0.0459, -0.00125, 1.0 / 3}
+	var pcts, pps []string
+	js, _ := jsonMarshal(shares)
+	p.Eval(string(js)+`.map(profdiff.pct)`, &pcts)
+	p.Eval(string(js)+`.map(profdiff.pp)`, &pps)
+	for i, v := range shares {
+		if pcts[i] != Pct(v) || pps[i] != PP(v) {
+			t.Errorf("%v: script %s %s, Go %s %s", v, pcts[i], pps[i], Pct(v), PP(v))
+		}
+	}
+}
+
+var jsonMarshal = json.Marshal

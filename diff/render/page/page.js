@@ -48,11 +48,22 @@
 
   // ---- Number formatting, as diff/render/units.go and cell.go write it.
 
+  // fixed is Go's strconv.FormatFloat(v, 'f', d, 64): toFixed, except
+  // that an exact tie rounds to even as Go does (1.125 → "1.12"), where
+  // toFixed rounds away from zero.
+  function fixed(v, d) {
+    const s = v.toFixed(d), exact = Math.abs(v).toFixed(Math.min(100, d + 25));
+    const dot = exact.indexOf("."), tie = exact.slice(dot + 1 + d).replace(/0+$/, "") === "5";
+    if (!tie) return s;
+    const down = d > 0 ? exact.slice(0, dot + 1 + d) : exact.slice(0, dot);
+    if (+down[down.length - 1] % 2 === 1) return s;
+    return (v < 0 ? "-" : "") + down;
+  }
   function sig3(v) {
     const a = Math.abs(v);
     if (a === 0) return "0";
     const digits = a < 1000 ? Math.max(0, 2 - Math.floor(Math.log10(a))) : 0;
-    let s = v.toFixed(digits);
+    let s = fixed(v, digits);
     if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
     return s;
   }
@@ -66,13 +77,13 @@
       return sig3(v / st[0]) + " " + st[1];
     }
     if (unit === "" || unit === "count") {
-      return Number.isInteger(v) && Math.abs(v) < 1e15 ? v.toFixed(0) : sig3(v);
+      return Number.isInteger(v) && Math.abs(v) < 1e15 ? fixed(v, 0) : sig3(v);
     }
     return sig3(v) + " " + unit;
   }
-  const pct = (f) => (f * 100).toFixed(2) + "%";
+  const pct = (f) => fixed(f * 100, 2) + "%";
   function pp(d) {
-    const s = (d * 100).toFixed(2);
+    const s = fixed(d * 100, 2);
     if (s === "0.00" || s === "-0.00") return "0.00pp";
     return (s.startsWith("-") ? s : "+" + s) + "pp";
   }
@@ -357,6 +368,8 @@
       frames: () => drawn.map((f) => ({ name: nm(f.i), color: removed(f.i) ? pal().shrank : color(f.i), removed: removed(f.i),
         other: other[f.i], bucket: d.buckets[bucket[f.i]], x: f.x, y: rowY(f.dep), width: f.px, depth: f.dep })),
       root: () => nm(st.root), state: () => Object.assign({}, st),
+      // The number formatting, in this graph's units (for tests).
+      amount: (v, unit) => amount(d.units, v, unit), pct, pp,
     };
   }
 
