@@ -4,11 +4,9 @@ package main
 // through diff/render/browser; skipped when Chromium is absent).
 
 import (
-	"bytes"
 	"encoding/csv"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,8 +120,8 @@ func TestHTMLSeedDiff(t *testing.T) {
 	}
 }
 
-// writeGoroutineProfile writes a real goroutine profile of this process,
-// taken while parked extra goroutines wait.
+// writeGoroutineProfile writes a real goroutine profile of this process
+// (captureGoroutines), taken while parked extra goroutines wait.
 func writeGoroutineProfile(t *testing.T, path string, parked int) {
 	t.Helper()
 	stop := make(chan struct{})
@@ -132,13 +130,7 @@ func writeGoroutineProfile(t *testing.T, path string, parked int) {
 		go func() { <-stop }()
 	}
 	time.Sleep(10 * time.Millisecond)
-	var b bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&b, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	captureGoroutines(t, path, false)
 }
 
 // A real Go profile: top and diff pages open clean and draw frames whose
