@@ -1,0 +1,61 @@
+package render
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
+)
+
+// bigPair is the synthetic pair of cmd/benchcmp and diff's benchmarks
+// (200,000 stacks a side), diffed as the html format asks (call tree,
+// TreeMin); built once.
+var bigPair = sync.OnceValue(func() *diff.Result {
+	const stacks = 200_000
+	a := diff.NewAnalyzer(treeOpts(diff.Options{}))
+	for i, side := range []synth.Side{synth.Base, synth.New} {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
+		p := synth.Generate(cfg)
+		l := &profile.Loaded{Source: fmt.Sprintf("synth-%d", i), Format: "pprof", Kind: profile.DetectKind(p), Profile: p}
+		if err := a.Add(diff.Side(i), l); err != nil {
+			panic(err)
+		}
+	}
+	return a.Diff()
+})
+
+// BenchmarkHTML and BenchmarkJSON lay out the same big result as the page
+// and as JSON, with its call tree (as the html format builds it) and
+// without (as the json format does): the page must take at most 1.5 times
+// JSON's time (go test ./diff/render -run '^$' -bench 'HTML|JSON').
+func BenchmarkHTML(b *testing.B) { benchFormat(b, HTML, bigPair()) }
+
+func BenchmarkJSON(b *testing.B) {
+	b.Run("tree", func(b *testing.B) { benchFormat(b, JSON, bigPair()) })
+	b.Run("no-tree", func(b *testing.B) {
+		r := *bigPair()
+		r.Tree = nil
+		benchFormat(b, JSON, &r)
+	})
+}
+
+func benchFormat(b *testing.B, f Format, r *diff.Result) {
+	b.ResetTimer()
+	var n countWriter
+	for b.Loop() {
+		n = 0
+		if err := Write(&n, DiffReport(r), f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n), "bytes")
+}
+
+// countWriter counts what is written.
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
