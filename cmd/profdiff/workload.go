@@ -113,7 +113,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var out outputFlags
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
-	out.register(fs, textAndJSON...)
+	out.register(fs, sweepFormats...)
 	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
@@ -144,7 +144,12 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		rep := workloads.SweepReport(workloads.SweepRows(results))
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
-		if err := o.write(e.stdout, rep); err != nil {
+		if o.format == render.HTML {
+			err = writeSweepPages(ctx, e, results, dir, rep, o)
+		} else {
+			err = o.write(e.stdout, rep)
+		}
+		if err != nil {
 			return err
 		}
 		if failed != nil {
@@ -152,6 +157,119 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// sweepFormats are the sweeps' formats: text, JSON and the page with
+// charts.
+var sweepFormats = []render.Format{render.Table, render.Markdown, render.JSON, render.HTML}
+
+// writeSweepPages writes a sweep's HTML: the diff page of each run that
+// did not fail against the first that did not (see writeRunDiffs), the
+// sweep's page with its chart points linked to them into dir/sweep.html
+// (links relative to dir), and the same page on stdout with the links
+// relative to the current directory, as the folder paths it prints are,
+// so a page saved there (profdiff workload json --format html > sweep.html)
+// links right too.
+func writeSweepPages(ctx context.Context, e env, results []*workloads.Result, dir string, rep *report.Report, o output) error {
+	fromDir, fromCWD, lines := writeRunDiffs(ctx, e, results, dir)
+	if len(lines) > 0 {
+		rep.Blocks = append(rep.Blocks, report.Para{Lines: lines})
+	}
+	workloads.LinkRuns(rep, fromDir)
+	page := filepath.Join(dir, "sweep.html")
+	if err := writeFile(page, func(w io.Writer) error { return o.write(w, rep) }); err != nil {
+		fmt.Fprintf(e.stderr, "profdiff: workload json: %s not written: %v\n", page, err)
+	} else {
+		fmt.Fprintf(e.stderr, "profdiff: workload json: wrote %s\n", page)
+	}
+	workloads.LinkRuns(rep, fromCWD)
+	return o.write(e.stdout, rep)
+}
+
+// writeRunDiffs writes, into the folder of each run after the first that
+// did not fail, the HTML diff of its capture against that first run's
+// (as profdiff diff --format html FIRST RUN: wall-clock profiles when both
+// have them), named diff-vs-cores-N.html. It returns each page's path by
+// core count relative to dir and to the current directory, and a line per
+// run for the report; a page that could not be written is said on stderr
+// and in its line, and has no link.
+func writeRunDiffs(ctx context.Context, e env, results []*workloads.Result, dir string) (fromDir, fromCWD map[int]string, lines []report.Line) {
+	fromDir, fromCWD = map[int]string{}, map[int]string{}
+	var first *workloads.Result
+	for _, r := range results {
+		if r.Failure != nil {
+			continue
+		}
+		if first == nil {
+			first = r
+			lines = append(lines, report.Cat("Diff pages, each run against ", report.Int(int64(r.Config.Cores)), " core(s) (click a point of a chart):"))
+			continue
+		}
+		what := fmt.Sprintf("%d cores", r.Config.Cores)
+		page := filepath.Join(r.Config.Out, fmt.Sprintf("diff-vs-cores-%d.html", first.Config.Cores))
+		if err := writeRunDiff(ctx, e, first, r, page); err != nil {
+			fmt.Fprintf(e.stderr, "profdiff: workload json: %s: no diff page: %v\n", what, err)
+			lines = append(lines, report.Cat(what, ": no diff page (", err.Error(), ")"))
+			continue
+		}
+		rel, err := filepath.Rel(dir, page)
+		if err == nil {
+			fromDir[r.Config.Cores] = filepath.ToSlash(rel)
+		}
+		if wd, err := os.Getwd(); err == nil {
+			if abs, err := filepath.Abs(page); err == nil {
+				if rel, err := filepath.Rel(wd, abs); err == nil {
+					fromCWD[r.Config.Cores] = filepath.ToSlash(rel)
+				}
+			}
+		}
+		lines = append(lines, report.Cat(what, ": ", page))
+	}
+	if len(lines) == 1 {
+		lines = nil // one run: nothing to diff
+	}
+	return fromDir, fromCWD, lines
+}
+
+// writeRunDiff writes the HTML diff of run nw's capture against base's
+// into page, through the code path of profdiff diff --format html.
+func writeRunDiff(ctx context.Context, e env, base, nw *workloads.Result, page string) error {
+	for _, r := range []*workloads.Result{base, nw} {
+		if err := capturedSomething(r); err != nil {
+			return err
+		}
+	}
+	sides, err := resolver{cmd: "workload json"}.resolve(sourceArgs{"", []string{base.Config.Out}}, sourceArgs{"", []string{nw.Config.Out}})
+	if err != nil {
+		return err
+	}
+	opts := diff.Options{Top: htmlTop}
+	treeFor(&opts, render.HTML)
+	a := diff.NewAnalyzer(opts)
+	if err := loadSides(ctx, sides, profile.Options{AllowEmpty: true}, e.stderr, a.Add); err != nil {
+		return err
+	}
+	result := a.Diff()
+	return writeFile(page, func(w io.Writer) error {
+		return render.Write(w, render.DiffReport(result), render.HTML, render.Options{})
+	})
+}
+
+// writeFile writes path through write, removing it when write fails so
+// that no half page is left to link to.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
 // countFailed counts the failed runs of a sweep.
