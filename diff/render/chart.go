@@ -110,9 +110,34 @@ func newChartCanvas(c *report.Chart) *chartCanvas {
 		if xlo > xhi {
 			xlo, xhi = 0, 1
 		}
-		cv.xt = chartTicks(xlo, xhi)
+		cv.xt = wholeTicks(c.Series)
+		if len(cv.xt) < 2 {
+			cv.xt = chartTicks(xlo, xhi)
+		}
 	}
 	return cv
+}
+
+// wholeTicks are the X values of a line chart whose values are all
+// whole numbers, few enough to label each (core counts: 1, 2, 4, 8),
+// sorted; none otherwise.
+func wholeTicks(series []report.Series) []float64 {
+	var xs []float64
+	for _, s := range series {
+		for _, p := range s.Points {
+			if !chartFinite(p.X) || p.X != math.Trunc(p.X) {
+				return nil
+			}
+			if !slices.Contains(xs, p.X) {
+				xs = append(xs, p.X)
+			}
+		}
+	}
+	if len(xs) > 12 {
+		return nil
+	}
+	slices.Sort(xs)
+	return xs
 }
 
 func chartFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
