@@ -15,7 +15,7 @@ import (
 // smallest core count that ran (a dashed line at 100%, linear scaling),
 // and the lock-contention, wait and gc shares per core count. A failed
 // run, or one with failed requests, is a ✕ on the X axis of each, its
-// tooltip saying why; the lines join the others. See LinkRuns for the
+// tooltip saying why; the lines join the others. See LinkCharts for the
 // points' links.
 func sweepCharts(rows []SweepRow) []report.Block {
 	if len(rows) == 0 {
@@ -74,21 +74,20 @@ func coresText(n int) string {
 	return strconv.Itoa(n) + " cores"
 }
 
-// LinkRuns sets the Link of every point of rep's core-count charts (X in
-// cores) whose core count is in links, e.g. to that run's diff page
-// ("cores-4/diff-vs-cores-1.html", relative to where the page is read).
-func LinkRuns(rep *report.Report, links map[int]string) {
+// LinkCharts sets the Link of every point of rep's charts to link(the
+// point's series name, the point): e.g. to that run's diff page
+// ("cores-4/diff-vs-cores-1.html", relative to where the page is read);
+// "" leaves the point unlinked.
+func LinkCharts(rep *report.Report, link func(series string, p report.Point) string) {
 	for _, b := range rep.Blocks {
 		c, ok := b.(*report.Chart)
-		if !ok || c.XUnit != "cores" {
+		if !ok {
 			continue
 		}
 		for i := range c.Series {
 			for j := range c.Series[i].Points {
 				p := &c.Series[i].Points[j]
-				if l, ok := links[int(p.X)]; ok && p.X == float64(int(p.X)) {
-					p.Link = l
-				}
+				p.Link = link(c.Series[i].Name, *p)
 			}
 		}
 	}

@@ -62,7 +62,9 @@ func TestSweepCharts(t *testing.T) {
 	}
 
 	rep := SweepReport(handRows())
-	LinkRuns(rep, map[int]string{2: "cores-2/diff-vs-cores-1.html"})
+	LinkCharts(rep, func(_ string, p report.Point) string {
+		return map[float64]string{2: "cores-2/diff-vs-cores-1.html"}[p.X]
+	})
 	for _, c := range chartsIn(rep) {
 		for _, p := range c.Series[0].Points {
 			if want := map[float64]string{2: "cores-2/diff-vs-cores-1.html"}[p.X]; p.Link != want {

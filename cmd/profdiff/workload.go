@@ -145,7 +145,15 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
 		if o.format == render.HTML {
-			err = writeSweepPages(ctx, e, results, dir, rep, o)
+			first := "first"
+			if d := jsonDiffs(results); len(d) > 0 {
+				first = fmt.Sprintf("%d core(s)", d[0].base.Config.Cores)
+			}
+			err = sweepPages{
+				cmd: "workload json", dir: dir, diffs: jsonDiffs(results),
+				intro: "Diff pages, each run against the " + first + " run (click a point of a chart to open its page):",
+				key:   func(_ string, p report.Point) string { return strconv.Itoa(int(p.X)) },
+			}.write(ctx, e, rep, o)
 		} else {
 			err = o.write(e.stdout, rep)
 		}
@@ -163,83 +171,104 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 // charts.
 var sweepFormats = []render.Format{render.Table, render.Markdown, render.JSON, render.HTML}
 
-// writeSweepPages writes a sweep's HTML: the diff page of each run that
-// did not fail against the first that did not (see writeRunDiffs), the
-// sweep's page with its chart points linked to them into dir/sweep.html
-// (links relative to dir), and the same page on stdout with the links
-// relative to the current directory, as the folder paths it prints are,
-// so a page saved there (profdiff workload json --format html > sweep.html)
-// links right too.
-func writeSweepPages(ctx context.Context, e env, results []*workloads.Result, dir string, rep *report.Report, o output) error {
-	fromDir, fromCWD, lines := writeRunDiffs(ctx, e, results, dir)
+// sweepRun is one run of a sweep to diff against the sweep's reference
+// run: what names it in messages, key is its chart points' (see
+// sweepPages.key).
+type sweepRun struct {
+	what, key string
+	base, new *workloads.Result
+}
+
+// sweepPages is a sweep's HTML: cmd names the command in messages, dir is
+// the sweep's folder, intro the line over the list of diff pages, and key
+// the sweepRun.key of a chart point of series.
+type sweepPages struct {
+	cmd, dir, intro string
+	diffs           []sweepRun
+	key             func(series string, p report.Point) string
+}
+
+// jsonDiffs are the core-count sweep's runs to diff: each that did not
+// fail, after the first that did not, against that first.
+func jsonDiffs(results []*workloads.Result) []sweepRun {
+	var diffs []sweepRun
+	var first *workloads.Result
+	for _, r := range results {
+		switch {
+		case r.Failure != nil:
+		case first == nil:
+			first = r
+		default:
+			diffs = append(diffs, sweepRun{what: fmt.Sprintf("%d cores", r.Config.Cores), key: strconv.Itoa(r.Config.Cores), base: first, new: r})
+		}
+	}
+	return diffs
+}
+
+// write writes the sweep's HTML: the diff page of each run (see
+// writeRunDiffs), the sweep's page with its chart points linked to them
+// into dir/sweep.html (links relative to dir), and the same page on
+// stdout with the links relative to the current directory, as the folder
+// paths it prints are, so that a page saved there (> sweep.html) links
+// right too.
+func (sp sweepPages) write(ctx context.Context, e env, rep *report.Report, o output) error {
+	fromDir, fromCWD, lines := sp.writeRunDiffs(ctx, e)
 	if len(lines) > 0 {
-		rep.Blocks = append(rep.Blocks, report.Para{Lines: lines})
+		rep.Blocks = append(rep.Blocks, report.Para{Lines: append([]report.Line{report.Cat(sp.intro)}, lines...)})
 	}
-	workloads.LinkRuns(rep, fromDir)
-	page := filepath.Join(dir, "sweep.html")
+	link := func(links map[string]string) func(string, report.Point) string {
+		return func(series string, p report.Point) string { return links[sp.key(series, p)] }
+	}
+	workloads.LinkCharts(rep, link(fromDir))
+	page := filepath.Join(sp.dir, "sweep.html")
 	if err := writeFile(page, func(w io.Writer) error { return o.write(w, rep) }); err != nil {
-		fmt.Fprintf(e.stderr, "profdiff: workload json: %s not written: %v\n", page, err)
+		fmt.Fprintf(e.stderr, "profdiff: %s: %s not written: %v\n", sp.cmd, page, err)
 	} else {
-		fmt.Fprintf(e.stderr, "profdiff: workload json: wrote %s\n", page)
+		fmt.Fprintf(e.stderr, "profdiff: %s: wrote %s\n", sp.cmd, page)
 	}
-	workloads.LinkRuns(rep, fromCWD)
+	workloads.LinkCharts(rep, link(fromCWD))
 	return o.write(e.stdout, rep)
 }
 
-// writeRunDiffs writes, into the folder of each run after the first that
-// did not fail, the HTML diff of its capture against that first run's
-// (as profdiff diff --format html FIRST RUN: wall-clock profiles when both
-// have them), named diff-vs-cores-N.html. It returns each page's path by
-// core count relative to dir and to the current directory, and a line per
-// run for the report; a page that could not be written is said on stderr
-// and in its line, and has no link.
-func writeRunDiffs(ctx context.Context, e env, results []*workloads.Result, dir string) (fromDir, fromCWD map[int]string, lines []report.Line) {
-	fromDir, fromCWD = map[int]string{}, map[int]string{}
-	var first *workloads.Result
-	for _, r := range results {
-		if r.Failure != nil {
+// writeRunDiffs writes, into the folder of each run to diff, the HTML
+// diff of its capture against its reference run's (as profdiff diff
+// --format html BASE NEW: wall-clock profiles when both have them), named
+// diff-vs-BASEFOLDER.html. It returns each page's path by key, relative
+// to the sweep's folder and to the current directory, and a line per run
+// for the report; a page that could not be written is said on stderr and
+// in its line, and has no link.
+func (sp sweepPages) writeRunDiffs(ctx context.Context, e env) (fromDir, fromCWD map[string]string, lines []report.Line) {
+	fromDir, fromCWD = map[string]string{}, map[string]string{}
+	wd, wdErr := os.Getwd()
+	for _, d := range sp.diffs {
+		page := filepath.Join(d.new.Config.Out, "diff-vs-"+filepath.Base(d.base.Config.Out)+".html")
+		if err := writeRunDiff(ctx, e, sp.cmd, d.base, d.new, page); err != nil {
+			fmt.Fprintf(e.stderr, "profdiff: %s: %s: no diff page: %v\n", sp.cmd, d.what, err)
+			lines = append(lines, report.Cat(d.what, ": no diff page (", err.Error(), ")"))
 			continue
 		}
-		if first == nil {
-			first = r
-			lines = append(lines, report.Cat("Diff pages, each run against ", report.Int(int64(r.Config.Cores)), " core(s) (click a point of a chart):"))
-			continue
+		if rel, err := filepath.Rel(sp.dir, page); err == nil {
+			fromDir[d.key] = filepath.ToSlash(rel)
 		}
-		what := fmt.Sprintf("%d cores", r.Config.Cores)
-		page := filepath.Join(r.Config.Out, fmt.Sprintf("diff-vs-cores-%d.html", first.Config.Cores))
-		if err := writeRunDiff(ctx, e, first, r, page); err != nil {
-			fmt.Fprintf(e.stderr, "profdiff: workload json: %s: no diff page: %v\n", what, err)
-			lines = append(lines, report.Cat(what, ": no diff page (", err.Error(), ")"))
-			continue
-		}
-		rel, err := filepath.Rel(dir, page)
-		if err == nil {
-			fromDir[r.Config.Cores] = filepath.ToSlash(rel)
-		}
-		if wd, err := os.Getwd(); err == nil {
-			if abs, err := filepath.Abs(page); err == nil {
-				if rel, err := filepath.Rel(wd, abs); err == nil {
-					fromCWD[r.Config.Cores] = filepath.ToSlash(rel)
-				}
+		if abs, err := filepath.Abs(page); err == nil && wdErr == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil {
+				fromCWD[d.key] = filepath.ToSlash(rel)
 			}
 		}
-		lines = append(lines, report.Cat(what, ": ", page))
-	}
-	if len(lines) == 1 {
-		lines = nil // one run: nothing to diff
+		lines = append(lines, report.Cat(d.what, ": ", page))
 	}
 	return fromDir, fromCWD, lines
 }
 
 // writeRunDiff writes the HTML diff of run nw's capture against base's
 // into page, through the code path of profdiff diff --format html.
-func writeRunDiff(ctx context.Context, e env, base, nw *workloads.Result, page string) error {
+func writeRunDiff(ctx context.Context, e env, cmd string, base, nw *workloads.Result, page string) error {
 	for _, r := range []*workloads.Result{base, nw} {
 		if err := capturedSomething(r); err != nil {
 			return err
 		}
 	}
-	sides, err := resolver{cmd: "workload json"}.resolve(sourceArgs{"", []string{base.Config.Out}}, sourceArgs{"", []string{nw.Config.Out}})
+	sides, err := resolver{cmd: cmd}.resolve(sourceArgs{"", []string{base.Config.Out}}, sourceArgs{"", []string{nw.Config.Out}})
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,28 @@ func TestWorkloadJSONHTML(t *testing.T) {
 	out, stderr, code := profdiff(t, "", "workload", "json", "--cores", "1,2", "--duration", "1s", "--warmup", "0s", "--connections", "16",
 		"--format", "html", "--out", dir)
 	page := filepath.Join(dir, "cores-2", "diff-vs-cores-1.html")
+	fromCWD := checkDiffPage(t, "workload json: 2 cores", page, stderr, code)
+	for _, want := range []string{"<svg", "Requests/s by cores", "Efficiency per core", `class="point peak"`,
+		`<a href="` + fromCWD + `">`, "2 cores: " + page} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	copyPage, err := os.ReadFile(filepath.Join(dir, "sweep.html"))
+	if err != nil || !strings.Contains(string(copyPage), `<a href="cores-2/diff-vs-cores-1.html">`) {
+		t.Errorf("sweep.html in the sweep folder does not link the run's diff relative to itself (%v)", err)
+	}
+}
+
+// checkDiffPage checks that a sweep wrote the diff page at page, and
+// returns its path relative to the current directory (the stdout page's
+// link). With the page writer still a placeholder it checks that the
+// missing page is said on stderr (what: "workload json: 2 cores") and that
+// no half page is left, and skips.
+func checkDiffPage(t *testing.T, what, page, stderr string, code int) string {
+	t.Helper()
 	if strings.Contains(stderr, "html: not built yet") {
-		if !strings.Contains(stderr, "profdiff: workload json: 2 cores: no diff page: html: not built yet") {
+		if !strings.Contains(stderr, "profdiff: "+what+": no diff page: html: not built yet") {
 			t.Errorf("the missing diff page is not said on stderr:\n%s", stderr)
 		}
 		if _, err := os.Stat(page); err == nil {
@@ -42,18 +62,28 @@ func TestWorkloadJSONHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromCWD, err := filepath.Rel(wd, page)
+	rel, err := filepath.Rel(wd, page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<svg", "Requests/s by cores", "Efficiency per core", `class="point peak"`,
-		`<a href="` + filepath.ToSlash(fromCWD) + `">`, "2 cores: " + page} {
+	return filepath.ToSlash(rel)
+}
+
+// The wasm sweep as a page: its charts, with the loop mode's second
+// keep-resident run linked to its diff against the first.
+func TestWorkloadWasmHTML(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the wasm host twice")
+	}
+	dir := t.TempDir()
+	out, stderr, code := profdiff(t, "", "workload", "wasm", "--mode", "loop", "--keep-resident", "0,256KiB", "--pages", "4", "--touch", "128KiB",
+		"--duration", "1s", "--warmup", "200ms", "--cores", "2", "--format", "html", "--out", dir)
+	page := filepath.Join(dir, "loop-keep-256KiB", "diff-vs-loop-keep-0.html")
+	fromCWD := checkDiffPage(t, "workload wasm: loop, keep_resident 256KiB", page, stderr, code)
+	for _, want := range []string{"CPU per request by keep-resident", "Requests/s by keep-resident", `<a href="` + fromCWD + `"><rect class="bar"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %s", want)
 		}
-	}
-	copyPage, err := os.ReadFile(filepath.Join(dir, "sweep.html"))
-	if err != nil || !strings.Contains(string(copyPage), `<a href="cores-2/diff-vs-cores-1.html">`) {
-		t.Errorf("sweep.html in the sweep folder does not link the run's diff relative to itself (%v)", err)
 	}
 }
