@@ -49,7 +49,7 @@ func chartSVG(w io.Writer, c *report.Chart) error {
 	cv := newChartCanvas(c)
 	var note []string
 	if c.Note != "" {
-		note = wrap(c.Note, 96)
+		note = wrap(c.Note, 86) // about 7 px a character at 12 px
 	}
 	h := chartH + 16*max(0, len(note)-1)
 	var b strings.Builder
