@@ -398,6 +398,8 @@ func (cv *chartCanvas) threshold(b *strings.Builder) {
 // the axis name).
 func chartTick(v float64, unit string) string {
 	switch _, scaled := scales[unit]; {
+	case scaled && v == 0:
+		return "0" // not "0 s" under "100 µs"
 	case scaled:
 		return amount(v, unit)
 	case unit == ShareUnit:
