@@ -14,14 +14,16 @@ import (
 // cores with the peak ringed, efficiency per core relative to the
 // smallest core count that ran (a dashed line at 100%, linear scaling),
 // and the lock-contention, wait and gc shares per core count. A failed
-// run, or one with failed requests, is a ✕ on the X axis of each, its
-// tooltip saying why; the lines join the others. See LinkCharts for the
-// points' links.
+// run is a ✕ on the X axis of each, its tooltip saying why, and the lines
+// join the others; a run with failed requests keeps its point (and its
+// peak) and has a ✕ of its own in the requests/s chart's "failed
+// requests" series. See LinkCharts for the points' links.
 func sweepCharts(rows []SweepRow) []report.Block {
 	if len(rows) == 0 {
 		return nil
 	}
 	rps := report.Series{Name: "requests/s"}
+	errs := report.Series{Name: "failed requests"}
 	eff := report.Series{Name: "efficiency"}
 	buckets := []diff.Bucket{diff.LockContention, diff.Wait, diff.GC}
 	shares := make([]report.Series, len(buckets))
@@ -33,31 +35,33 @@ func sweepCharts(rows []SweepRow) []report.Block {
 		if first == 0 && row.Failed == "" {
 			first = row.Cores
 		}
-		x := float64(row.Cores)
-		p := report.Point{X: x, Y: row.RequestsPerS}
-		switch {
-		case row.Failed != "":
-			p = report.Point{X: x, Mark: report.MarkFailed, Label: coresText(row.Cores) + " (failed: " + row.Failed + ")"}
-		case row.Errors > 0:
-			p.Mark, p.Label = report.MarkFailed, fmt.Sprintf("%s (%d failed requests; %s requests/s)", coresText(row.Cores), row.Errors, strconv.FormatFloat(row.RequestsPerS, 'f', 0, 64))
-		case row.Peak:
-			p.Mark = report.MarkPeak
+		p := report.Point{X: float64(row.Cores)}
+		if row.Failed != "" {
+			p.Mark, p.Label = report.MarkFailed, coresText(row.Cores)+" (failed: "+row.Failed+")"
 		}
-		rps.Points = append(rps.Points, p)
+		if row.Errors > 0 {
+			errs.Points = append(errs.Points, report.Point{X: p.X, Mark: report.MarkFailed, Label: fmt.Sprintf("%s (%d failed requests)", coresText(row.Cores), row.Errors)})
+		}
 		p.Y = row.Efficiency
-		if p.Mark == report.MarkPeak {
-			p.Mark = report.MarkNone // the peak is of requests/s
-		}
 		eff.Points = append(eff.Points, p)
 		for i, b := range buckets {
 			p.Y = row.Share(b)
 			shares[i].Points = append(shares[i].Points, p)
 		}
+		p.Y = row.RequestsPerS
+		if row.Peak && row.Failed == "" {
+			p.Mark = report.MarkPeak
+		}
+		rps.Points = append(rps.Points, p)
+	}
+	series := []report.Series{rps}
+	if len(errs.Points) > 0 {
+		series = append(series, errs)
 	}
 	linear := 1.0
 	return []report.Block{
 		&report.Chart{Title: "Requests/s by cores", Kind: report.ChartLine, X: "cores", Y: "requests/s", XUnit: "cores", YUnit: "requests/s",
-			Series: []report.Series{rps}, Note: "Ringed: the peak. ✕: a run that failed or had failed requests (its tooltip says which)."},
+			Series: series, Note: "Ringed: the peak. ✕: a run that failed, or (failed requests) one whose requests failed in part."},
 		&report.Chart{Title: fmt.Sprintf("Efficiency per core (%% of %s)", coresText(first)), Kind: report.ChartLine, X: "cores", Y: "requests/s per core",
 			XUnit: "cores", YUnit: render.ShareUnit, Series: []report.Series{eff}, Threshold: &linear, ThresholdLabel: "100%: linear scaling",
 			Note: fmt.Sprintf("Requests/s per core relative to %s; below 100%% each added core adds less.", coresText(first))},

@@ -31,13 +31,17 @@ func handRows() []SweepRow {
 	return rows
 }
 
-// The sweep's charts: requests/s by cores with the peak marked and the
-// failed run and the one with failed requests marked failed; efficiency
-// with the linear-scaling line; bucket shares from the rows.
+// The sweep's charts: requests/s by cores with the peak marked, the
+// failed run marked failed, and the run with failed requests keeping its
+// point with a ✕ in a series of its own; efficiency with the
+// linear-scaling line; bucket shares from the rows.
 func TestSweepCharts(t *testing.T) {
 	cs := chartsIn(SweepReport(handRows()))
 	if len(cs) != 3 {
 		t.Fatalf("%d charts, want 3", len(cs))
+	}
+	if len(cs[0].Series) != 2 || cs[0].Series[1].Name != "failed requests" {
+		t.Fatalf("requests/s series %+v", cs[0].Series)
 	}
 	rps := cs[0].Series[0].Points
 	var marks []report.Mark
@@ -46,11 +50,15 @@ func TestSweepCharts(t *testing.T) {
 		marks = append(marks, p.Mark)
 		ys = append(ys, p.Y)
 	}
-	if !slices.Equal(marks, []report.Mark{report.MarkNone, report.MarkPeak, report.MarkFailed, report.MarkFailed}) || !slices.Equal(ys[:2], []float64{1000, 1800}) {
+	if !slices.Equal(marks, []report.Mark{report.MarkNone, report.MarkPeak, report.MarkNone, report.MarkFailed}) || !slices.Equal(ys[:3], []float64{1000, 1800, 1600}) {
 		t.Errorf("requests/s points %+v", rps)
 	}
-	if !strings.Contains(rps[2].Label, "3 failed requests") || !strings.Contains(rps[3].Label, "child exited") {
-		t.Errorf("failed points do not say why: %q, %q", rps[2].Label, rps[3].Label)
+	errs := cs[0].Series[1].Points
+	if len(errs) != 1 || errs[0].X != 4 || errs[0].Mark != report.MarkFailed || !strings.Contains(errs[0].Label, "3 failed requests") {
+		t.Errorf("failed-requests points %+v", errs)
+	}
+	if !strings.Contains(rps[3].Label, "child exited") {
+		t.Errorf("the failed run does not say why: %q", rps[3].Label)
 	}
 	eff := cs[1]
 	if eff.Series[0].Points[1].Y != 0.9 || eff.Series[0].Points[1].Mark != report.MarkNone || *eff.Threshold != 1 || !strings.Contains(eff.Title, "1 core") {
@@ -59,6 +67,10 @@ func TestSweepCharts(t *testing.T) {
 	sh := cs[2]
 	if sh.Series[0].Name != "lock-contention" || sh.Series[0].Points[1].Y != 0.05 || sh.Series[0].Points[2].Y != 0.2 {
 		t.Errorf("bucket shares %+v", sh.Series[0])
+	}
+	clean := handRows()[:2]
+	if cs := chartsIn(SweepReport(clean)); len(cs[0].Series) != 1 {
+		t.Errorf("a failed-requests series without failed requests: %+v", cs[0].Series)
 	}
 
 	rep := SweepReport(handRows())

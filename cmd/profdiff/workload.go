@@ -279,6 +279,9 @@ func writeRunDiff(ctx context.Context, e env, cmd string, base, nw *workloads.Re
 		return err
 	}
 	result := a.Diff()
+	for _, w := range result.Warnings {
+		fmt.Fprintf(e.stderr, "profdiff: warning: %s: %s\n", page, w)
+	}
 	return writeFile(page, func(w io.Writer) error {
 		return render.Write(w, render.DiffReport(result), render.HTML, render.Options{})
 	})
