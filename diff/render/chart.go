@@ -32,7 +32,8 @@ var chartSeriesColors = []string{"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#5
 const chartFailed = "#d62728"
 
 // chartSVG writes chart c as an inline <svg> element for the html format:
-// no XML prolog, no script, nothing fetched, and valid XML. It has the
+// no XML prolog, no xmlns (HTML puts an inline svg in its namespace, and
+// the page holds no address), no script, nothing fetched, and valid XML. It has the
 // title, axes with 1-2-5 ticks labelled in the axis units (amounts such
 // as nanoseconds scaled, ShareUnit as percentages, other numbers plain),
 // a legend when there are several series, a <title> tooltip per point
@@ -53,7 +54,7 @@ func chartSVG(w io.Writer, c *report.Chart) error {
 	}
 	h := chartH + 16*max(0, len(note)-1)
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" font-family="sans-serif" font-size="12">`+"\n",
+	fmt.Fprintf(&b, `<svg class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" font-family="sans-serif" font-size="12">`+"\n",
 		chartW, h, chartW, h, chartEsc(c.Title))
 	fmt.Fprintf(&b, `<title>%s</title>`+"\n", chartEsc(c.Title))
 	fmt.Fprintf(&b, `<text class="chart-title" x="%d" y="20" text-anchor="middle" font-size="14" font-weight="bold">%s</text>`+"\n", chartW/2, chartEsc(c.Title))

@@ -51,8 +51,8 @@ func svgOf(t *testing.T, c *report.Chart) string {
 	if roots != 1 {
 		t.Errorf("%d root elements, want 1", roots)
 	}
-	if strings.Contains(s, "http://") && strings.Count(s, "http://") != strings.Count(s, "http://www.w3.org/2000/svg") {
-		t.Error("chart refers to an external address")
+	if strings.Contains(s, "http:") || strings.Contains(s, "https:") {
+		t.Error("chart holds an address")
 	}
 	return s
 }
