@@ -11,6 +11,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
@@ -49,7 +50,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 	durationVar(fs, &f.host.Timeout, "timeout", wasmhost.DefaultTimeout, "time limit of each guest call")
 	fs.BoolVar(&f.host.Interpreter, "interpreter", false, "run the guest in wazero's interpreter instead of its compiler")
 	fs.IntVar(&f.cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the host (and CPUs it is pinned to)")
-	f.out.register(fs, textAndJSON...)
+	f.out.register(fs, sweepFormats...)
 	f.wf.register(fs, 2*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "wasm" {
@@ -67,13 +68,20 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		points, err := sw.run(ctx, e, dir)
+		points, results, err := sw.run(ctx, e, dir)
 		if err != nil {
 			return err
 		}
 		rep := workloads.WasmSweepReport(points)
 		rep.Blocks = append([]report.Block{sw.header(dir)}, rep.Blocks...)
-		return o.write(e.stdout, rep)
+		if o.format != render.HTML {
+			return o.write(e.stdout, rep)
+		}
+		return sweepPages{
+			cmd: "workload wasm", dir: dir, diffs: wasmDiffs(points, results),
+			intro: "Diff pages, each run against the first of its mode (click a bar to open its page):",
+			key:   func(series string, p report.Point) string { return series + "/" + p.Label },
+		}.write(ctx, e, rep, o)
 	}
 }
 
@@ -138,15 +146,16 @@ func (f *wasmFlags) sweep(ctx context.Context) (*wasmSweep, error) {
 
 // run runs every mode at every keep-resident setting, each into its folder
 // MODE-keep-SIZE under dir.
-func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.WasmPoint, error) {
+func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.WasmPoint, []*workloads.Result, error) {
 	var points []workloads.WasmPoint
+	var results []*workloads.Result
 	for _, m := range sw.modes {
 		for _, k := range sw.keeps {
 			what := fmt.Sprintf("%s, keep_resident %s", m, wasmhost.FormatSize(k))
 			fmt.Fprintf(e.stderr, "profdiff workload wasm: %s, %v + %v...\n", what, sw.wf.warmup, sw.wf.duration)
 			res, err := workloads.Run(ctx, sw.runConfig(m, k, dir, e))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			warnLoad(e.stderr, what, res)
 			pt := workloads.WasmPointOf(m, k, res)
@@ -154,9 +163,30 @@ func (sw *wasmSweep) run(ctx context.Context, e env, dir string) ([]workloads.Wa
 				warn(e.stderr, fmt.Sprintf("%s: the pool of %d slots refused %d request(s) with 503; raise --pool-size to serve them", what, sw.host.PoolSize, pt.PoolRefused))
 			}
 			points = append(points, pt)
+			results = append(results, res)
 		}
 	}
-	return points, nil
+	return points, results, nil
+}
+
+// wasmDiffs are the wasm sweep's runs to diff: in each mode, each run that
+// did not fail after the first that did not, against that first; keyed
+// by mode and keep-resident as the charts' points are (series, label).
+func wasmDiffs(points []workloads.WasmPoint, results []*workloads.Result) []sweepRun {
+	var diffs []sweepRun
+	first := map[string]*workloads.Result{}
+	for i, p := range points {
+		r := results[i]
+		switch {
+		case r.Failure != nil:
+		case first[p.Mode] == nil:
+			first[p.Mode] = r
+		default:
+			size := wasmhost.FormatSize(p.KeepResident)
+			diffs = append(diffs, sweepRun{what: p.Mode + ", keep_resident " + size, key: p.Mode + "/" + size, base: first[p.Mode], new: r})
+		}
+	}
+	return diffs
 }
 
 // runConfig is the run of mode m at keep-resident k.

@@ -113,7 +113,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var out outputFlags
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
-	out.register(fs, textAndJSON...)
+	out.register(fs, sweepFormats...)
 	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
 		if len(pos) != 1 || pos[0] != "json" {
@@ -144,7 +144,20 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		rep := workloads.SweepReport(workloads.SweepRows(results))
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
-		if err := o.write(e.stdout, rep); err != nil {
+		if o.format == render.HTML {
+			first := "first"
+			if d := jsonDiffs(results); len(d) > 0 {
+				first = fmt.Sprintf("%d core(s)", d[0].base.Config.Cores)
+			}
+			err = sweepPages{
+				cmd: "workload json", dir: dir, diffs: jsonDiffs(results),
+				intro: "Diff pages, each run against the " + first + " run (click a point of a chart to open its page):",
+				key:   func(_ string, p report.Point) string { return strconv.Itoa(int(p.X)) },
+			}.write(ctx, e, rep, o)
+		} else {
+			err = o.write(e.stdout, rep)
+		}
+		if err != nil {
 			return err
 		}
 		if failed != nil {
@@ -152,6 +165,143 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// sweepFormats are the sweeps' formats: text, JSON and the page with
+// charts.
+var sweepFormats = []render.Format{render.Table, render.Markdown, render.JSON, render.HTML}
+
+// sweepRun is one run of a sweep to diff against the sweep's reference
+// run: what names it in messages, key is its chart points' (see
+// sweepPages.key).
+type sweepRun struct {
+	what, key string
+	base, new *workloads.Result
+}
+
+// sweepPages is a sweep's HTML: cmd names the command in messages, dir is
+// the sweep's folder, intro the line over the list of diff pages, and key
+// the sweepRun.key of a chart point of series.
+type sweepPages struct {
+	cmd, dir, intro string
+	diffs           []sweepRun
+	key             func(series string, p report.Point) string
+}
+
+// jsonDiffs are the core-count sweep's runs to diff: each that did not
+// fail, after the first that did not, against that first.
+func jsonDiffs(results []*workloads.Result) []sweepRun {
+	var diffs []sweepRun
+	var first *workloads.Result
+	for _, r := range results {
+		switch {
+		case r.Failure != nil:
+		case first == nil:
+			first = r
+		default:
+			diffs = append(diffs, sweepRun{what: fmt.Sprintf("%d cores", r.Config.Cores), key: strconv.Itoa(r.Config.Cores), base: first, new: r})
+		}
+	}
+	return diffs
+}
+
+// write writes the sweep's HTML: the diff page of each run (see
+// writeRunDiffs), the sweep's page with its chart points linked to them
+// into dir/sweep.html (links relative to dir), and the same page on
+// stdout with the links relative to the current directory, as the folder
+// paths it prints are, so that a page saved there (> sweep.html) links
+// right too.
+func (sp sweepPages) write(ctx context.Context, e env, rep *report.Report, o output) error {
+	fromDir, fromCWD, lines := sp.writeRunDiffs(ctx, e)
+	if len(lines) > 0 {
+		rep.Blocks = append(rep.Blocks, report.Para{Lines: append([]report.Line{report.Cat(sp.intro)}, lines...)})
+	}
+	link := func(links map[string]string) func(string, report.Point) string {
+		return func(series string, p report.Point) string { return links[sp.key(series, p)] }
+	}
+	workloads.LinkCharts(rep, link(fromDir))
+	page := filepath.Join(sp.dir, "sweep.html")
+	if err := writeFile(page, func(w io.Writer) error { return o.write(w, rep) }); err != nil {
+		fmt.Fprintf(e.stderr, "profdiff: %s: %s not written: %v\n", sp.cmd, page, err)
+	} else {
+		fmt.Fprintf(e.stderr, "profdiff: %s: wrote %s\n", sp.cmd, page)
+	}
+	workloads.LinkCharts(rep, link(fromCWD))
+	return o.write(e.stdout, rep)
+}
+
+// writeRunDiffs writes, into the folder of each run to diff, the HTML
+// diff of its capture against its reference run's (as profdiff diff
+// --format html BASE NEW: wall-clock profiles when both have them), named
+// diff-vs-BASEFOLDER.html. It returns each page's path by key, relative
+// to the sweep's folder and to the current directory, and a line per run
+// for the report; a page that could not be written is said on stderr and
+// in its line, and has no link.
+func (sp sweepPages) writeRunDiffs(ctx context.Context, e env) (fromDir, fromCWD map[string]string, lines []report.Line) {
+	fromDir, fromCWD = map[string]string{}, map[string]string{}
+	wd, wdErr := os.Getwd()
+	for _, d := range sp.diffs {
+		page := filepath.Join(d.new.Config.Out, "diff-vs-"+filepath.Base(d.base.Config.Out)+".html")
+		if err := writeRunDiff(ctx, e, sp.cmd, d.base, d.new, page); err != nil {
+			fmt.Fprintf(e.stderr, "profdiff: %s: %s: no diff page: %v\n", sp.cmd, d.what, err)
+			lines = append(lines, report.Cat(d.what, ": no diff page (", err.Error(), ")"))
+			continue
+		}
+		if rel, err := filepath.Rel(sp.dir, page); err == nil {
+			fromDir[d.key] = filepath.ToSlash(rel)
+		}
+		if abs, err := filepath.Abs(page); err == nil && wdErr == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil {
+				fromCWD[d.key] = filepath.ToSlash(rel)
+			}
+		}
+		lines = append(lines, report.Cat(d.what, ": ", page))
+	}
+	return fromDir, fromCWD, lines
+}
+
+// writeRunDiff writes the HTML diff of run nw's capture against base's
+// into page, through the code path of profdiff diff --format html.
+func writeRunDiff(ctx context.Context, e env, cmd string, base, nw *workloads.Result, page string) error {
+	for _, r := range []*workloads.Result{base, nw} {
+		if err := capturedSomething(r); err != nil {
+			return err
+		}
+	}
+	sides, err := resolver{cmd: cmd}.resolve(sourceArgs{"", []string{base.Config.Out}}, sourceArgs{"", []string{nw.Config.Out}})
+	if err != nil {
+		return err
+	}
+	opts := diff.Options{Top: htmlTop}
+	treeFor(&opts, render.HTML)
+	a := diff.NewAnalyzer(opts)
+	if err := loadSides(ctx, sides, profile.Options{AllowEmpty: true}, e.stderr, a.Add); err != nil {
+		return err
+	}
+	result := a.Diff()
+	for _, w := range result.Warnings {
+		fmt.Fprintf(e.stderr, "profdiff: warning: %s: %s\n", page, w)
+	}
+	return writeFile(page, func(w io.Writer) error {
+		return render.Write(w, render.DiffReport(result), render.HTML, render.Options{})
+	})
+}
+
+// writeFile writes path through write, removing it when write fails so
+// that no half page is left to link to.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
 // countFailed counts the failed runs of a sweep.

@@ -1,6 +1,53 @@
 package gate
 
-import "github.com/profdiff/profdiff/diff/report"
+import (
+	"strings"
 
-// charts are the gate's dot plots (HTML). Placeholder of the skeleton commit.
-func (r *Report) charts() []report.Block { return nil }
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// charts are the gate's dot plots (HTML): for each check, a dot per
+// profile on each side (its share on that check: the observations the U
+// test compares) and, as a dashed line, the share the merged new side may
+// reach before the check's threshold is exceeded: the merged base share
+// plus the threshold (+2pp) or times it (+25%). The line is on the dots'
+// scale but is compared with the merged new share, not with single dots;
+// the note says so, and that in u-test mode a check fails only when the
+// test is also significant.
+func (r *Report) charts() []report.Block {
+	var blocks []report.Block
+	for _, c := range r.Checks {
+		base := report.Series{Name: "base"}
+		for _, v := range c.BaseProfiles {
+			base.Points = append(base.Points, report.Point{Label: "base", Y: v})
+		}
+		nw := report.Series{Name: "new"}
+		for _, v := range c.NewProfiles {
+			nw.Points = append(nw.Points, report.Point{Label: "new", Y: v})
+		}
+		limit := c.Base + c.Threshold.Amount/100
+		if c.Threshold.Relative {
+			limit = c.Base * (1 + c.Threshold.Amount/100)
+		}
+		blocks = append(blocks, &report.Chart{
+			Title: c.Check + ": " + render.String(verdictCell(c.Verdict)), Kind: report.ChartDots,
+			X: "side", Y: "share of the profile's total", YUnit: render.ShareUnit,
+			Series:    []report.Series{base, nw},
+			Threshold: &limit, ThresholdLabel: "base " + render.Pct(c.Base) + " " + c.Threshold.String() + " = " + render.Pct(limit),
+			Note: r.chartNote(c),
+		})
+	}
+	return blocks
+}
+
+// chartNote says what a check's dots and line are.
+func (r *Report) chartNote(c CheckResult) string {
+	var b strings.Builder
+	b.WriteString("A dot per profile. Dashed: the most the merged new share (" + render.Pct(c.New) + ") may reach")
+	if r.Mode == ModeUTest {
+		b.WriteString("; to fail, the U test of the dots must also be significant")
+	}
+	b.WriteString(".")
+	return b.String()
+}

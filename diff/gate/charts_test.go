@@ -1,0 +1,83 @@
+package gate
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
+)
+
+// chartsOf are the report's charts, in order.
+func chartsOf(r *Report) []*report.Chart {
+	var cs []*report.Chart
+	for _, b := range r.Model().Blocks {
+		if c, ok := b.(*report.Chart); ok {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// The gate's HTML holds a dot plot per check: one dot per profile per
+// side with that profile's observation, the threshold line where the
+// merged new share would exceed it, and the verdict in the title.
+func TestDotPlots(t *testing.T) {
+	r := scenario(t, 5)
+	cs := chartsOf(r)
+	if len(cs) != len(r.Checks) {
+		t.Fatalf("%d charts for %d checks", len(cs), len(r.Checks))
+	}
+	for i, c := range cs {
+		ck := r.Checks[i]
+		if c.Kind != report.ChartDots || c.YUnit != render.ShareUnit || len(c.Series) != 2 {
+			t.Fatalf("%s: chart %+v", ck.Check, c)
+		}
+		for side, obs := range [][]float64{ck.BaseProfiles, ck.NewProfiles} {
+			var got []float64
+			for _, p := range c.Series[side].Points {
+				got = append(got, p.Y)
+			}
+			if len(obs) != 5 || !slices.Equal(got, obs) {
+				t.Errorf("%s side %d: dots %v, want the 5 observations %v", ck.Check, side, got, obs)
+			}
+		}
+		// The line is where Limit.Exceeded turns for the merged new share.
+		limit := *c.Threshold
+		if ck.Threshold.Exceeded(ck.Base, limit-1e-6) || !ck.Threshold.Exceeded(ck.Base, limit+1e-6) {
+			t.Errorf("%s: threshold line at %v, base %v, limit %s", ck.Check, limit, ck.Base, ck.Threshold)
+		}
+		want := "pass"
+		switch ck.Verdict {
+		case Fail:
+			want = "FAIL"
+		case Noise:
+			want = "pass (not significant)"
+		}
+		if c.Title != ck.Check+": "+want {
+			t.Errorf("title %q, want the check and %q", c.Title, want)
+		}
+		if !strings.Contains(c.Note, "U test") || !strings.Contains(c.Note, render.Pct(ck.New)) {
+			t.Errorf("note %q says neither the test nor the merged new share", c.Note)
+		}
+	}
+	if !strings.HasSuffix(cs[0].Title, "FAIL") {
+		t.Errorf("lock-contention's chart: %q", cs[0].Title)
+	}
+}
+
+// A relative threshold's line is the base share times the growth allowed.
+func TestDotPlotRelativeThreshold(t *testing.T) {
+	r := &Report{Mode: ModeMerged, Checks: []CheckResult{{Check: "gc", Base: 0.1, New: 0.2, Threshold: Limit{Amount: 25, Relative: true},
+		BaseProfiles: []float64{0.1}, NewProfiles: []float64{0.2}, Verdict: Fail}}}
+	cs := r.charts()
+	c := cs[0].(*report.Chart)
+	if math.Abs(*c.Threshold-0.125) > 1e-12 || c.ThresholdLabel != "base 10.00% +25% = 12.50%" {
+		t.Errorf("threshold %v %q", *c.Threshold, c.ThresholdLabel)
+	}
+	if strings.Contains(c.Note, "U test") {
+		t.Errorf("merged mode's note mentions the test: %q", c.Note)
+	}
+}
