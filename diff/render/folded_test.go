@@ -32,6 +32,17 @@ func renderFolded(t *testing.T, r interface{}, f Format, o Options) []byte {
 	return buf.Bytes()
 }
 
+// net11Top is the top listing of the seed's new side with its call tree
+// (subtrees under treeMin merged).
+func net11Top(t *testing.T, treeMin float64) *diff.TopResult {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{CallTree: true, TreeMin: treeMin})
+	if err := a.Add(diff.Base, load(t, "../../testdata/dotnet/net11.folded")); err != nil {
+		t.Fatal(err)
+	}
+	return a.Top()
+}
+
 // parsedStacks loads folded output back with the profile package and
 // returns its stacks ("a;b;c", root first) and their values.
 func parsedStacks(t *testing.T, b []byte) map[string]int64 {
@@ -146,11 +157,7 @@ func TestFoldedSeedRoundTrip(t *testing.T) {
 		t.Errorf("difffolded columns sum to %v, want the sides' totals 10000 and 10000", sums)
 	}
 	// top's only side is its base.
-	a := diff.NewAnalyzer(diff.Options{CallTree: true})
-	if err := a.Add(diff.Base, load(t, "../../testdata/dotnet/net11.folded")); err != nil {
-		t.Fatal(err)
-	}
-	top := a.Top()
+	top := net11Top(t, 0)
 	tb := renderFolded(t, top, Folded, Options{})
 	checkFoldedSide(t, "top", tb, top.Tree, 0)
 	if !bytes.Equal(tb, newSide) {
@@ -244,11 +251,7 @@ func TestFoldedRefuses(t *testing.T) {
 			t.Errorf("%s of a tree with other frames: %v", f, err)
 		}
 	}
-	a := diff.NewAnalyzer(diff.Options{CallTree: true})
-	if err := a.Add(diff.Base, load(t, "../../testdata/dotnet/net11.folded")); err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(io.Discard, TopReport(a.Top()), DiffFolded, Options{}); err == nil || !strings.Contains(err.Error(), "two sides") {
+	if err := Write(io.Discard, TopReport(net11Top(t, 0)), DiffFolded, Options{}); err == nil || !strings.Contains(err.Error(), "two sides") {
 		t.Errorf("difffolded of one profile: %v", err)
 	}
 }

@@ -53,7 +53,7 @@ func writeSVG(w io.Writer, r *report.Report) error {
 	ew.printf("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n")
 	ew.printf("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"monospace\" font-size=\"%s\">\n",
 		svgNum(svgWidth), svgNum(height), svgNum(svgWidth), svgNum(height), svgNum(svgFont))
-	title := "Flame graph: " + f.Labels[0]
+	title := "Flame graph"
 	if f.Sides >= 2 {
 		title = "Differential flame graph: " + f.Labels[0] + " → " + f.Labels[1]
 	}
@@ -227,7 +227,7 @@ func flameCaption(f *report.Flame) []string {
 	}
 	if f.Sides < 2 {
 		return []string{
-			"Profile: " + f.Labels[0] + " (values in " + unit + "); root at the bottom.",
+			"One profile (values in " + unit + "); root at the bottom; hover a frame for its numbers.",
 			"Width: each frame's share of the total (its self plus its callees'); colour: the frame's bucket.",
 			flameOther(f),
 		}

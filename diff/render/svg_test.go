@@ -154,13 +154,7 @@ func TestGoldenSVG(t *testing.T) {
 }
 
 func TestSVGOneSide(t *testing.T) {
-	r := TopReport(func() *diff.TopResult {
-		a := diff.NewAnalyzer(diff.Options{CallTree: true, TreeMin: TreeMin})
-		if err := a.Add(diff.Base, load(t, "../../testdata/dotnet/net11.folded")); err != nil {
-			t.Fatal(err)
-		}
-		return a.Top()
-	}())
+	r := TopReport(net11Top(t, TreeMin))
 	d := parseSVG(t, renderSVG(t, r))
 	g := d.frame(t, "System.Threading.LowLevelLock.WaitAndAcquire")
 	if g.Rects[0].Fill != bucketColors["lock-contention"] {
