@@ -116,7 +116,7 @@ func svgFrameTo(ew *errWriter, f *report.Flame, fr svgFrame, y float64) {
 		class += " other"
 	}
 	fill, band := flameFill(f, n), bucketColor(n.Bucket)
-	stroke := ""
+	stroke := ` stroke="#ffffff" stroke-width="0.5"` // neighbours of one colour stay apart
 	if removed(f, n) {
 		class += " removed"
 		fill = "url(#removed)"

@@ -118,7 +118,7 @@ func TestGoldenSVG(t *testing.T) {
 		t.Errorf("WaitAndAcquire's bucket band %+v, want a lock-contention band", grew.Rects)
 	}
 	gone := d.frame(t, "SystemNative_WaitForSocketEvents")
-	if !strings.Contains(gone.Class, "removed") || gone.Rects[0].Fill != "url(#removed)" || gone.Rects[0].Stroke != Palettes[0].Shrank {
+	if !strings.Contains(gone.Class, "removed") || gone.Rects[0].Fill != "url(#removed)" || gone.Rects[0].Stroke != Palettes[0].Shrank || grew.Rects[0].Stroke == Palettes[0].Shrank {
 		t.Errorf("SystemNative_WaitForSocketEvents (removed) is %q filled %s stroked %s, want hatched and outlined in %s",
 			gone.Class, gone.Rects[0].Fill, gone.Rects[0].Stroke, Palettes[0].Shrank)
 	}
