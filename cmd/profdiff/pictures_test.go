@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// mustRun runs profdiff and fails the test unless it exits 0 with nothing
+// mustProfdiff runs profdiff and fails the test unless it exits 0 with nothing
 // on stderr.
-func mustRun(t *testing.T, args ...string) string {
+func mustProfdiff(t *testing.T, args ...string) string {
 	t.Helper()
 	out, stderr, code := profdiff(t, "", args...)
 	if code != 0 || stderr != "" {
@@ -35,8 +35,8 @@ func jsonTotals(t *testing.T, out string) (base, new, top float64) {
 	return v.Base.Total, v.New.Total, v.Total
 }
 
-// writeTemp writes s to a file of the test's temporary folder.
-func writeTemp(t *testing.T, name, s string) string {
+// pictureFile writes s to a file of the test's temporary folder.
+func pictureFile(t *testing.T, name, s string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
@@ -46,7 +46,7 @@ func writeTemp(t *testing.T, name, s string) string {
 }
 
 func TestPicturesSVG(t *testing.T) {
-	out := mustRun(t, "diff", "--format", "svg", net10, net11)
+	out := mustProfdiff(t, "diff", "--format", "svg", net10, net11)
 	dec := xml.NewDecoder(strings.NewReader(out))
 	root := ""
 	frames := 0
@@ -73,13 +73,13 @@ func TestPicturesSVG(t *testing.T) {
 	if frames < 20 || !strings.Contains(out, "SystemNative_WaitForSocketEvents") {
 		t.Errorf("%d frames, want the seed's tree (with SystemNative_WaitForSocketEvents)", frames)
 	}
-	if top := mustRun(t, "top", "--format", "svg", net11); !strings.Contains(top, "<svg") || strings.Contains(top, `class="frame removed"`) {
+	if top := mustProfdiff(t, "top", "--format", "svg", net11); !strings.Contains(top, "<svg") || strings.Contains(top, `class="frame removed"`) {
 		t.Errorf("top --format svg is not one side's flame graph")
 	}
 }
 
 func TestPicturesFoldedRoundTrip(t *testing.T) {
-	base, new, _ := jsonTotals(t, mustRun(t, "diff", "--format", "json", net10, net11))
+	base, new, _ := jsonTotals(t, mustProfdiff(t, "diff", "--format", "json", net10, net11))
 	for _, c := range []struct {
 		args []string
 		want float64
@@ -89,22 +89,22 @@ func TestPicturesFoldedRoundTrip(t *testing.T) {
 		{[]string{"diff", "--format", "folded", "--side", "base", net10, net11}, base},
 		{[]string{"top", "--format", "folded", net10}, base},
 	} {
-		p := writeTemp(t, "side.folded", mustRun(t, c.args...))
-		if _, _, total := jsonTotals(t, mustRun(t, "top", "--format", "json", p)); total != c.want {
+		p := pictureFile(t, "side.folded", mustProfdiff(t, c.args...))
+		if _, _, total := jsonTotals(t, mustProfdiff(t, "top", "--format", "json", p)); total != c.want {
 			t.Errorf("%s loads back with total %g, want %g", strings.Join(c.args, " "), total, c.want)
 		}
 	}
 	// The two sides loaded back diff as the originals do.
-	b := writeTemp(t, "base.folded", mustRun(t, "diff", "--format", "folded", "--side", "base", net10, net11))
-	n := writeTemp(t, "new.folded", mustRun(t, "diff", "--format", "folded", net10, net11))
-	if got := mustRun(t, "diff", "--format", "csv", b, n); !strings.Contains(got, "LowLevelLock.WaitAndAcquire") {
+	b := pictureFile(t, "base.folded", mustProfdiff(t, "diff", "--format", "folded", "--side", "base", net10, net11))
+	n := pictureFile(t, "new.folded", mustProfdiff(t, "diff", "--format", "folded", net10, net11))
+	if got := mustProfdiff(t, "diff", "--format", "csv", b, n); !strings.Contains(got, "LowLevelLock.WaitAndAcquire") {
 		t.Errorf("the folded sides' diff lacks WaitAndAcquire:\n%s", got)
 	}
 }
 
 func TestPicturesDiffFolded(t *testing.T) {
-	out := mustRun(t, "diff", "--format", "difffolded", net10, net11)
-	base, new, _ := jsonTotals(t, mustRun(t, "diff", "--format", "json", net10, net11))
+	out := mustProfdiff(t, "diff", "--format", "difffolded", net10, net11)
+	base, new, _ := jsonTotals(t, mustProfdiff(t, "diff", "--format", "json", net10, net11))
 	var sums [2]float64
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		f := strings.Fields(line)

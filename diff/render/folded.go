@@ -47,7 +47,7 @@ type foldedStack struct {
 
 // writeFolded writes the folded and difffolded formats.
 func writeFolded(w io.Writer, r *report.Report, f Format, o Options) error {
-	fl := flameOf(r)
+	fl := reportFlame(r)
 	if fl == nil || fl.Tree == nil {
 		return errors.New("this report has no folded form (no call tree)")
 	}
@@ -80,8 +80,8 @@ func foldedCount(v float64) string {
 	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 }
 
-// flameOf is the report's flame-graph block, or nil.
-func flameOf(r *report.Report) *report.Flame {
+// reportFlame is the report's flame-graph block, or nil.
+func reportFlame(r *report.Report) *report.Flame {
 	for _, b := range r.Blocks {
 		if f, ok := b.(*report.Flame); ok {
 			return f

@@ -42,7 +42,7 @@ type svgFrame struct {
 
 // writeSVG writes the svg format.
 func writeSVG(w io.Writer, r *report.Report) error {
-	f := flameOf(r)
+	f := reportFlame(r)
 	if f == nil || f.Tree == nil {
 		return errors.New("this report has no svg form (no call tree)")
 	}

@@ -109,7 +109,7 @@ func TestGoldenSVG(t *testing.T) {
 	b := renderSVG(t, r)
 	golden(t, "diff.dotnet.svg.golden", b)
 	d := parseSVG(t, b)
-	f := flameOf(r)
+	f := reportFlame(r)
 	grew := d.frame(t, "System.Threading.LowLevelLock.WaitAndAcquire")
 	if grew.Rects[0].Fill != Palettes[0].Grew {
 		t.Errorf("WaitAndAcquire (18x) filled %s, want the grew colour %s", grew.Rects[0].Fill, Palettes[0].Grew)
