@@ -2,12 +2,19 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
+	"fmt"
+	"image/png"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
@@ -219,5 +226,63 @@ func TestSVGOtherCaption(t *testing.T) {
 	d := parseSVG(t, renderSVG(t, &report.Report{Blocks: []report.Block{f}}))
 	if g := d.frame(t, diff.OtherName); !strings.Contains(g.Class, "other") {
 		t.Errorf("the other frame's class is %q", g.Class)
+	}
+}
+
+// chromium is the browser the tests render in, or "" when none is
+// installed.
+func chromium() string {
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	p, _ := exec.LookPath("chromium")
+	return p
+}
+
+// TestSVGInBrowser renders the seed's svg in headless Chromium and checks
+// the screenshot shows the grew, shrank-hatch and bucket colours.
+func TestSVGInBrowser(t *testing.T) {
+	bin := chromium()
+	if bin == "" {
+		t.Skip("chromium is not installed (/usr/bin/chromium or on PATH)")
+	}
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "seed.svg")
+	if err := os.WriteFile(svg, renderSVG(t, DiffReport(dotnetResult(t, diff.Options{CallTree: true, TreeMin: TreeMin}))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "seed.png")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,300", "--screenshot="+shot, "file://"+svg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	fh, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	img, err := png.Decode(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, bl>>8)]++
+		}
+	}
+	for _, c := range []string{Palettes[0].Grew, Palettes[0].Shrank, bucketColors["lock-contention"], bucketColors["io"]} {
+		if seen[c] < 20 {
+			t.Errorf("the screenshot (%s) has %d pixels of %s", shot, seen[c], c)
+		}
 	}
 }
