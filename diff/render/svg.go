@@ -116,7 +116,10 @@ func svgFrameTo(ew *errWriter, f *report.Flame, fr svgFrame, y float64) {
 		class += " other"
 	}
 	fill, band := flameFill(f, n), bucketColor(n.Bucket)
-	stroke := ` stroke="#ffffff" stroke-width="0.5"` // neighbours of one colour stay apart
+	stroke := ""
+	if fr.w >= 3 {
+		stroke = ` stroke="#ffffff" stroke-width="0.5"` // neighbours of one colour stay apart; thinner frames keep their colour
+	}
 	if removed(f, n) {
 		class += " removed"
 		fill = "url(#removed)"
