@@ -12,6 +12,7 @@ import (
 // The test binary doubles as the workload child (see child.MaybeRun), for
 // the tests that run built-in workloads.
 func TestMain(m *testing.M) {
+	runLauncherIfAsked()
 	runChildIfAsked()
 	runDocsCommandIfAsked()
 	os.Exit(m.Run())
