@@ -17,6 +17,8 @@ import (
 	"time"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/diff/render/browser"
 )
 
 // gateWorkers is the number of goroutines running the hot path in a
@@ -184,6 +186,51 @@ func TestGateRealRegression(t *testing.T) {
 	}
 	if s, err := os.ReadFile(summary); err != nil || !strings.Contains(string(s), "### profdiff gate: pass (2 checks)") {
 		t.Errorf("GITHUB_STEP_SUMMARY lacks the passing report: %q, %v", s, err)
+	}
+
+	gateHTML(t, glob("base"), glob("new"))
+}
+
+// gateHTML checks the failing gate's html page in a real browser: it loads
+// clean, and each check's dot plot has a dot per profile of each side (5
+// runs a side) and its threshold line.
+func gateHTML(t *testing.T, base, new string) {
+	out, stderr, code := profdiff(t, "", "gate", "--base", base, "--new", new, "--format", "html")
+	if code != 1 || !strings.HasPrefix(out, "<!DOCTYPE html>") {
+		t.Fatalf("gate --format html: exit %d, want 1 and a page\n%.300s\n%s", code, out, stderr)
+	}
+	path := filepath.Join(t.TempDir(), "gate.html")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := browser.Open(t, path)
+	var charts []struct {
+		Title      string
+		Dots       int
+		Thresholds int
+	}
+	p.Eval(`[...document.querySelectorAll("svg.chart")].map(c => ({
+		Title: c.querySelector(".chart-title").textContent,
+		Dots: c.querySelectorAll("g.point").length,
+		Thresholds: c.querySelectorAll("g.threshold").length}))`, &charts)
+	if len(charts) != 2 {
+		t.Fatalf("want a dot plot per check (2), got %+v", charts)
+	}
+	for _, c := range charts {
+		if c.Dots != 10 || c.Thresholds != 1 {
+			t.Errorf("chart %q: %d dots, %d threshold lines; want 10 (5 profiles a side) and 1", c.Title, c.Dots, c.Thresholds)
+		}
+	}
+	if !strings.HasPrefix(charts[0].Title, "lock-contention: FAIL") {
+		t.Errorf("first chart %q; want the failed lock-contention check", charts[0].Title)
+	}
+	if errs := p.Errors(); len(errs) > 0 {
+		t.Errorf("the page logged errors: %q", errs)
+	}
+	for _, u := range p.Requests() {
+		if u != p.URL {
+			t.Errorf("the page requested %s", u)
+		}
 	}
 }
 
