@@ -16,6 +16,7 @@
 //	go run ./cmd/benchcmp -sweep -sizes 50000,200000  # profdiff and pprof at each size
 //	go run ./cmd/benchcmp -runs 3 -pprof-runs 1       # profdiff best of 3, pprof once
 //	go run ./cmd/benchcmp -dir /tmp/pairs             # keep the generated files for reuse
+//	go run ./cmd/benchcmp -pictures -runs 2           # --format html and svg against json: time, memory, size
 //
 // profdiff is built from the working tree with `go build` into the work
 // directory; pprof is the toolchain's (`go tool -n pprof`). Both write their
@@ -64,6 +65,7 @@ type options struct {
 	keep      bool
 	profdiff  string
 	timeout   time.Duration
+	pictures  bool
 }
 
 func main() {
@@ -95,7 +97,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		pprofBin = pprofCommand()
 	}
 
-	fmt.Fprintf(stdout, "# profdiff vs pprof\n\n%s, %s/%s, %d CPUs, GOGC=%q\n\n", goVersion(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), os.Getenv("GOGC"))
+	title := "profdiff vs pprof"
+	if o.pictures {
+		title = "profdiff's pictures vs its json"
+	}
+	fmt.Fprintf(stdout, "# %s\n\n%s, %s/%s, %d CPUs, GOGC=%q\n\n", title, goVersion(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), os.Getenv("GOGC"))
 
 	if o.sweep {
 		return runSweep(o, pprofBin, stdout, stderr)
@@ -103,6 +109,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	pr, err := pair(o.dir, o.cfg, stderr)
 	if err != nil {
 		return err
+	}
+	if o.pictures {
+		return runPictures(o, pr, stdout, stderr)
 	}
 	pd, pp, err := measureBoth(o, pprofBin, pr, stderr)
 	if err != nil {
@@ -134,6 +143,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary work directory")
 	fs.StringVar(&o.profdiff, "profdiff", "", "profdiff binary to time (default: go build ./cmd/profdiff)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "limit per command run")
+	fs.BoolVar(&o.pictures, "pictures", false, "time profdiff's html and svg formats against its json on the pair, with their sizes (instead of pprof)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -203,13 +213,19 @@ type result struct {
 }
 
 func measure(runs int, timeout time.Duration, stderr io.Writer, name string, args ...string) (*result, error) {
+	return measureTo(os.DevNull, runs, timeout, stderr, name, args...)
+}
+
+// measureTo is measure with the command's standard output written to the
+// file out.
+func measureTo(out string, runs int, timeout time.Duration, stderr io.Writer, name string, args ...string) (*result, error) {
 	r := &result{}
 	for i := range runs {
 		runtime.GC()
 		debug.FreeOSMemory()
 		var errBuf bytes.Buffer
 		cmd := exec.Command(name, args...)
-		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		devnull, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -469,4 +485,41 @@ func fileMiB(name string) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(st.Size())/(1<<20))
+}
+
+// runPictures times `profdiff diff --format F` for json, html and svg on
+// the pair and prints each one's time, memory and output size, and its
+// ratio to json: the pictures issue's budget is an html page of at most
+// about 3 MB in at most 1.5x the json diff's time.
+func runPictures(o options, pr *pairFiles, stdout, stderr io.Writer) error {
+	formats := []string{"json", "html", "svg"}
+	res := make([]*result, len(formats))
+	size := make([]int64, len(formats))
+	for i, f := range formats {
+		out := filepath.Join(o.dir, "pictures."+f)
+		r, err := measureTo(out, o.runs, o.timeout, stderr, o.profdiff, "diff", "--format", f, pr.base, pr.nw)
+		if err != nil {
+			return fmt.Errorf("profdiff --format %s: %v", f, err)
+		}
+		st, err := os.Stat(out)
+		if err != nil {
+			return err
+		}
+		res[i], size[i] = r, st.Size()
+		if !o.keep {
+			os.Remove(out)
+		}
+	}
+	c := o.cfg
+	fmt.Fprintf(stdout, "## Pictures: %d stacks per profile (%s + %s gzipped), best of %d\n\n", c.Stacks, fileMiB(pr.base), fileMiB(pr.nw), o.runs)
+	fmt.Fprintln(stdout, "| `profdiff diff --format` | wall | user+sys | peak RSS | output | wall / json | cpu / json |")
+	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---:|")
+	for i, f := range formats {
+		fmt.Fprintf(stdout, "| `%s` | %s | %s | %s | %.2f MB | %.2fx | %.2fx |\n", f, secs(res[i].wall), secs(res[i].cpu), mib(res[i].maxRSS),
+			float64(size[i])/1e6, ratio(res[i].wall, res[0].wall), ratio(res[i].cpu, res[0].cpu))
+	}
+	html := 1
+	fmt.Fprintf(stdout, "\nTargets (the pictures issue's, for the 200,000-stack pair): html ≤ about 3 MB: %s (%.2f MB); html ≤ 1.5x the json diff's time: %s (%.2fx wall).\n",
+		verdict(size[html] <= 3e6), float64(size[html])/1e6, verdict(ratio(res[html].wall, res[0].wall) <= 1.5), ratio(res[html].wall, res[0].wall))
+	return nil
 }
