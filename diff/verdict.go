@@ -20,7 +20,10 @@ import (
 // outranks one that doubled from a larger base by a little more, and a
 // bucket that appears from nothing scores its whole new value. cpu counts
 // as a bucket too; only growth is principal, so cpu shrinking because
-// waits grew (a share shift) never is. When nothing grew beyond noise the
+// waits grew (a share shift) never is. In state profiles (wall, goroutine,
+// trace) a wait growth, where idle goroutines and threads park, yields to
+// any other bucket's growth beyond noise (and is listed in Also): the
+// wait is mostly the consequence. When nothing grew beyond noise the
 // largest fall is principal (Grew false); when nothing changed beyond
 // noise NoChange is set and Principal is nil.
 //
@@ -168,6 +171,11 @@ func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict 
 		return verdictScore(b, n)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return score(cands[i]) > score(cands[j]) })
+	if v.Grew && r.Meaning == MeaningState && cands[0].Bucket == Wait {
+		// Idle goroutines and threads park in wait: its growth is
+		// mostly the consequence of a change elsewhere, which leads.
+		cands = append(cands[1:], cands[0])
+	}
 	p := cands[0]
 	v.Principal = bucketChange(r.Normalize, p)
 	for _, row := range cands[1:] {
@@ -176,7 +184,7 @@ func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict 
 		}
 	}
 	v.Leaders = a.leaders(p.Bucket, p.Change/10, rt, r.Normalize, bt.Total, nt.Total)
-	v.Summary = v.summary()
+	v.Summary = v.summary(r.Meaning)
 	return v
 }
 
@@ -263,6 +271,7 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	if r.Base.TotalRate == nil || r.New.TotalRate == nil {
 		add(CaveatSharesOnly, "durations unknown, so shares only (no rates)")
 	}
+	var empty, few []string
 	for _, s := range []struct {
 		label string
 		side  *SideSummary
@@ -270,13 +279,20 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 		switch {
 		case s.side.Profiles == 0:
 		case s.side.Total == 0:
-			add(CaveatEmptySide, "the %s side is empty", s.label)
+			empty = append(empty, s.label)
 		case s.side.Records < LowSamples:
-			add(CaveatFewSamples, "the %s side has only %d samples", s.label, s.side.Records)
+			few = append(few, fmt.Sprintf("%s %d", s.label, s.side.Records))
 		}
 	}
-	if rb, rn := r.Base.Records, r.New.Records; rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn) {
-		add(CaveatSamplesDiffer, "sample counts differ (%d and %d): the smaller side is noisier", rb, rn)
+	if empty != nil {
+		add(CaveatEmptySide, "empty %s", strings.Join(empty, " and "))
+	}
+	rb, rn := r.Base.Records, r.New.Records
+	switch {
+	case few != nil:
+		add(CaveatFewSamples, "few samples (%s)", strings.Join(few, ", "))
+	case rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn):
+		add(CaveatSamplesDiffer, "sample counts differ (%d, %d)", rb, rn)
 	}
 	if base.format != "" && nw.format != "" && base.format != nw.format {
 		add(CaveatProducers, "different producers (%s, %s) may attribute frames differently", base.format, nw.format)
@@ -287,17 +303,25 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	return cs
 }
 
-// summary is the verdict as one plain-text sentence.
-func (v *Verdict) summary() string {
+// summary is the verdict as one plain-text sentence; for delay profiles
+// (m), whose shares stay near 100%, in rates or values.
+func (v *Verdict) summary(m Meaning) string {
 	p := v.Principal
 	var sb strings.Builder
 	verb := "grew"
 	if !v.Grew {
 		verb = "fell"
 	}
-	fmt.Fprintf(&sb, "%s %s from %s to %s", p.Bucket, verb, pct(p.Base), pct(p.New))
-	if p.BaseRate != nil && p.NewRate != nil {
-		fmt.Fprintf(&sb, " (%.3g → %.3g %s)", *p.BaseRate, *p.NewRate, p.RateUnit)
+	switch {
+	case m == MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
+		fmt.Fprintf(&sb, "%s %s from %.3g to %.3g %s", p.Bucket, verb, *p.BaseRate, *p.NewRate, p.RateUnit)
+	case m == MeaningDelay:
+		fmt.Fprintf(&sb, "%s %s from %.3g to %.3g %s", p.Bucket, verb, p.BaseValue, p.NewValue, p.Unit)
+	default:
+		fmt.Fprintf(&sb, "%s %s from %s to %s", p.Bucket, verb, pct(p.Base), pct(p.New))
+		if p.BaseRate != nil && p.NewRate != nil {
+			fmt.Fprintf(&sb, " (%.3g → %.3g %s)", *p.BaseRate, *p.NewRate, p.RateUnit)
+		}
 	}
 	if p.Note != "" {
 		fmt.Fprintf(&sb, ", %s", p.Note)

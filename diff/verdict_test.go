@@ -173,3 +173,21 @@ func TestVerdictCaveatsKindsDiffer(t *testing.T) {
 		}
 	}
 }
+
+// In a state profile a wait growth (idle goroutines parked) yields to the
+// growth of another bucket, however smaller, and is listed after it; in
+// a cpu profile it does not.
+func TestVerdictWaitYields(t *testing.T) {
+	base := folded(t, "base.folded", "main.main;main.idle;runtime.gopark 1000\nmain.main;main.work 8000\nmain.main;main.get;sync.(*Mutex).Lock;internal/sync.runtime_SemacquireMutex 10\n")
+	nw := folded(t, "new.folded", "main.main;main.idle;runtime.gopark 4000\nmain.main;main.work 5000\nmain.main;main.get;sync.(*Mutex).Lock;internal/sync.runtime_SemacquireMutex 200\n")
+	v := diffOf(t, Options{Kind: profile.KindWall}, base, nw).Verdict
+	if v.Principal == nil || v.Principal.Bucket != LockContention || len(v.Also) != 1 || v.Also[0].Bucket != Wait {
+		t.Fatalf("wall: verdict %+v, want lock-contention, then wait", v)
+	}
+	if c := leader(v, "caller", "main.get"); c == nil {
+		t.Errorf("leaders %+v, want the caller main.get", v.Leaders)
+	}
+	if v := diffOf(t, Options{Kind: profile.KindCPU}, base, nw).Verdict; v.Principal == nil || v.Principal.Bucket == LockContention {
+		t.Errorf("cpu: verdict %+v, want the larger growth first", v)
+	}
+}

@@ -47,9 +47,16 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
-	// The lock contention is said as shares and as goroutines waiting.
-	if !regexp.MustCompile(`(?m)^Lock contention: [0-9.]+% → [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines\)`).MatchString(out) {
-		t.Errorf("no lock-contention line with shares and goroutines:\n%s", out)
+	// The verdict leads the output: the lock-contention growth as shares
+	// and as goroutines waiting, led by the registry's acquire, said once.
+	if !regexp.MustCompile(`^Verdict: lock-contention grew from [0-9.]+% to [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines`).MatchString(out) {
+		t.Errorf("the output does not open with the lock-contention verdict in shares and goroutines:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^Led by .*called from .*jsonserver\.\(\*waitRegistry\)\.acquire \(\+`).MatchString(out) {
+		t.Errorf("the verdict is not led by the registry's acquire:\n%s", out)
+	}
+	if n := strings.Count(out, "lock-contention grew"); n != 1 || strings.Contains(out, "Lock contention: ") {
+		t.Errorf("the lock-contention growth is said %d times (or the old conclusion line is back):\n%s", n, out)
 	}
 	var cmds [][]string
 	for _, line := range strings.Split(out, "\n") {

@@ -23,7 +23,7 @@ func diffVerdict(r *diff.Result) *report.Verdict {
 	if v.Principal == nil {
 		out.Lines = append(out.Lines, report.Cat("No change beyond noise."))
 	} else {
-		out.Lines = append(out.Lines, principalLine(v))
+		out.Lines = append(out.Lines, principalLine(v, r.Meaning))
 		if l := leadersLine(v); l != nil {
 			out.Lines = append(out.Lines, l)
 		}
@@ -56,16 +56,24 @@ func verb(v *diff.Verdict) string {
 }
 
 // principalLine is "lock-contention grew from 1.78% to 6.46% (12 ms/s →
-// 310 ms/s, 4x rate)."
-func principalLine(v *diff.Verdict) report.Line {
+// 310 ms/s, 4x rate)." For delay profiles, whose shares stay near 100%
+// whatever happens, the change is said in rate (else value) alone:
+// "lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate)."
+func principalLine(v *diff.Verdict, m diff.Meaning) report.Line {
 	p := v.Principal
-	l := report.Cat(report.Code(p.Bucket.String()), verb(v), " from ", report.Share(p.Base), " to ", report.Share(p.New))
+	from, to := report.Share(p.Base), report.Share(p.New)
 	var paren report.Line
-	if p.BaseRate != nil && p.NewRate != nil {
+	switch {
+	case m == diff.MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
+		from, to = report.Amount(*p.BaseRate, p.RateUnit), report.Amount(*p.NewRate, p.RateUnit)
+	case m == diff.MeaningDelay && p.Unit != "":
+		from, to = report.Amount(p.BaseValue, p.Unit), report.Amount(p.NewValue, p.Unit)
+	case p.BaseRate != nil && p.NewRate != nil:
 		paren = report.Cat(report.Amount(*p.BaseRate, p.RateUnit), " → ", report.Amount(*p.NewRate, p.RateUnit))
-	} else if v.Measure == diff.NormalizeValue && p.Unit != "" {
+	case v.Measure == diff.NormalizeValue && p.Unit != "":
 		paren = report.Cat(report.Amount(p.BaseValue, p.Unit), " → ", report.Amount(p.NewValue, p.Unit))
 	}
+	l := report.Cat(report.Code(p.Bucket.String()), verb(v), " from ", from, " to ", to)
 	if note := ratioPhrase(v.Measure, p.Note); note != "" {
 		if paren != nil {
 			paren = append(paren, report.Text(", "))
