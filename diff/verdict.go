@@ -52,6 +52,7 @@ type Verdict struct {
 // VerdictChange is one bucket's change: shares (fractions 0..1) Base, New
 // and Delta, Change in the verdict's measure and Note its ratio there
 // ("18x", "doubled", "new"; see RatioNote), with the raw values and rates.
+// Leaders, in Verdict.Also alone, are its leading decider and caller.
 type VerdictChange struct {
 	Bucket Bucket  `json:"bucket"`
 	Base   float64 `json:"base"`
@@ -60,6 +61,20 @@ type VerdictChange struct {
 	Change float64 `json:"change"`
 	Note   string  `json:"note,omitempty"`
 	Values
+	Leaders []VerdictFrame `json:"leaders,omitempty"`
+}
+
+// firstOfEach keeps the first decider and the first caller of fs.
+func firstOfEach(fs []VerdictFrame) []VerdictFrame {
+	var out []VerdictFrame
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if !seen[f.Role] {
+			seen[f.Role] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // VerdictFrame is a frame leading the principal change: Role "decider"
@@ -180,7 +195,9 @@ func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict 
 	v.Principal = bucketChange(r.Normalize, p)
 	for _, row := range cands[1:] {
 		if score(row) >= score(p)/4 || abs(row.Change) > abs(p.Change) {
-			v.Also = append(v.Also, *bucketChange(r.Normalize, row))
+			c := bucketChange(r.Normalize, row)
+			c.Leaders = firstOfEach(a.leaders(row.Bucket, row.Change/10, rt, r.Normalize, bt.Total, nt.Total))
+			v.Also = append(v.Also, *c)
 		}
 	}
 	v.Leaders = a.leaders(p.Bucket, p.Change/10, rt, r.Normalize, bt.Total, nt.Total)
@@ -346,6 +363,11 @@ func (v *Verdict) summary(m Meaning) string {
 			sep = ", "
 		}
 		fmt.Fprintf(&sb, "%s%s %s %s → %s", sep, c.Bucket, verb, pct(c.Base), pct(c.New))
+		for _, f := range c.Leaders {
+			if f.Role == "caller" {
+				fmt.Fprintf(&sb, " (%s)", f.Name)
+			}
+		}
 	}
 	sb.WriteString(".")
 	sb.WriteString(caveatSummary(v.Caveats))

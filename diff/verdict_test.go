@@ -61,7 +61,10 @@ func TestVerdictSeed(t *testing.T) {
 		t.Errorf("leaders %+v, want its caller LowLevelLock.Acquire", v.Leaders)
 	}
 	if len(v.Also) != 1 || v.Also[0].Bucket != GC || v.Also[0].Note != "doubled" {
-		t.Errorf("also %+v, want gc doubled alone", v.Also)
+		t.Fatalf("also %+v, want gc doubled alone", v.Also)
+	}
+	if l := v.Also[0].Leaders; len(l) != 2 || l[0].Role != "decider" || !strings.Contains(l[0].Name, "PollGCWorker") || l[1].Role != "caller" {
+		t.Errorf("gc's leaders %+v, want the GC polling worker and a caller", l)
 	}
 	for _, f := range v.Leaders {
 		if strings.Contains(f.Name, "WaitForSocketEvents") {

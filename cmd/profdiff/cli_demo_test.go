@@ -47,16 +47,25 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
-	// The verdict leads the output: the lock-contention growth as shares
-	// and as goroutines waiting, led by the registry's acquire, said once.
-	if !regexp.MustCompile(`^Verdict: lock-contention grew from [0-9.]+% to [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines`).MatchString(out) {
-		t.Errorf("the output does not open with the lock-contention verdict in shares and goroutines:\n%s", out)
+	// The verdict leads the output and says the lock-contention growth,
+	// as shares and as goroutines waiting, led by the registry's acquire:
+	// as the principal change, or after a larger one (gc grows too at
+	// some core counts); said once.
+	para, _, _ := strings.Cut(out, "\n\n")
+	principal := regexp.MustCompile(`^Verdict: lock-contention grew from [0-9.]+% to [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines`)
+	also := regexp.MustCompile(`(?m)^Also grew: .*lock-contention [0-9.]+% → [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines\), called from [^;]*jsonserver\.\(\*waitRegistry\)\.acquire`)
+	switch {
+	case principal.MatchString(para):
+		if !regexp.MustCompile(`(?m)^Led by .*called from .*jsonserver\.\(\*waitRegistry\)\.acquire \(\+`).MatchString(para) {
+			t.Errorf("the verdict is not led by the registry's acquire:\n%s", para)
+		}
+	case also.MatchString(para):
+		t.Logf("lock contention is not the principal change:\n%s", para)
+	default:
+		t.Errorf("the verdict does not say the lock-contention growth in shares and goroutines:\n%s", out)
 	}
-	if !regexp.MustCompile(`(?m)^Led by .*called from .*jsonserver\.\(\*waitRegistry\)\.acquire \(\+`).MatchString(out) {
-		t.Errorf("the verdict is not led by the registry's acquire:\n%s", out)
-	}
-	if n := strings.Count(out, "lock-contention grew"); n != 1 || strings.Contains(out, "Lock contention: ") {
-		t.Errorf("the lock-contention growth is said %d times (or the old conclusion line is back):\n%s", n, out)
+	if n := strings.Count(out, "lock-contention grew") + strings.Count(out, "Lock contention: "); n > 1 {
+		t.Errorf("the lock-contention growth is said %d times:\n%s", n, out)
 	}
 	var cmds [][]string
 	for _, line := range strings.Split(out, "\n") {

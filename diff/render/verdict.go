@@ -151,7 +151,7 @@ func alsoLine(v *diff.Verdict) report.Line {
 	l := report.Cat("Also" + verb(v) + ": ")
 	for i, c := range v.Also {
 		if i > 0 {
-			l = append(l, report.Text(", "))
+			l = append(l, report.Text("; "))
 		}
 		l = append(l, report.Code(c.Bucket.String()), report.Text(" "), report.Share(c.Base), report.Text(" → "), report.Share(c.New))
 		if c.BaseRate != nil && c.NewRate != nil {
@@ -159,6 +159,18 @@ func alsoLine(v *diff.Verdict) report.Line {
 		} else if note := ratioPhrase(v.Measure, c.Note); note != "" {
 			l = append(l, report.Text(" ("+note+")"))
 		}
+		l = append(l, alsoLeaders(c.Leaders)...)
 	}
 	return append(l, report.Text("."))
+}
+
+// alsoLeaders is ", called from `Caller`": the program's code behind a
+// further change (its decider is in the JSON verdict).
+func alsoLeaders(fs []diff.VerdictFrame) report.Line {
+	for _, f := range fs {
+		if f.Role == "caller" {
+			return report.Cat(", called from ", report.Code(f.Name))
+		}
+	}
+	return nil
 }
