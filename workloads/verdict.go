@@ -6,13 +6,12 @@ import (
 )
 
 // SweepGrowth is how far (a fraction, 0.01 = one percentage point) a
-// bucket's share must rise above the first run's before a sweep's verdict
-// says it appears.
+// bucket's share must rise above the first run's, besides doubling,
+// before a sweep's verdict says it appears.
 const SweepGrowth = 0.01
 
 // sweepVerdict is a core-count sweep's verdict: where the bucket (other
-// than cpu) that grows most with the cores starts (the first core count
-// whose share is SweepGrowth above the first run's) and how requests/s per
+// than cpu) that appears with the cores starts (see sweepGrowth) and how requests/s per
 // core at the largest count compares with the first count's; then the
 // peak, and the runs that failed or had failed requests. Nil without a
 // run that did not fail.
@@ -67,25 +66,33 @@ func sweepVerdict(rows []SweepRow) *report.Verdict {
 	return v
 }
 
-// sweepGrowth is the bucket other than cpu whose share rises most above
-// the first run's, and the first run where it is SweepGrowth above it.
+// sweepGrowth is the bucket other than cpu that appears as the cores
+// grow: among those whose share at some run is at least twice the first
+// run's and SweepGrowth above it, the one whose largest rise scores most
+// as a diff's verdict scores it (Δ²/(first+that run)); and the first run
+// where it is both.
 func sweepGrowth(ok []SweepRow) (diff.Bucket, SweepRow, bool) {
-	best, grow := diff.CPU, 0.0
+	appears := func(b diff.Bucket, r SweepRow) bool {
+		s0, s := ok[0].Share(b), r.Share(b)
+		return s >= 2*s0 && s-s0 >= SweepGrowth
+	}
+	best, bestScore := diff.CPU, 0.0
 	for _, b := range diff.Buckets {
 		if b == diff.CPU {
 			continue
 		}
 		for _, r := range ok[1:] {
-			if g := r.Share(b) - ok[0].Share(b); g > grow {
-				best, grow = b, g
+			s0, s := ok[0].Share(b), r.Share(b)
+			if score := (s - s0) * (s - s0) / (s0 + s); appears(b, r) && score > bestScore {
+				best, bestScore = b, score
 			}
 		}
 	}
-	if grow < SweepGrowth {
+	if bestScore == 0 {
 		return best, SweepRow{}, false
 	}
 	for _, r := range ok[1:] {
-		if r.Share(best)-ok[0].Share(best) >= SweepGrowth {
+		if appears(best, r) {
 			return best, r, true
 		}
 	}

@@ -49,10 +49,16 @@ func TestSweepVerdict(t *testing.T) {
 	}
 }
 
-// A sweep that scales: no bucket appears, per-core requests/s holds, and
+// A sweep that scales: no bucket appears (one that rises a little is not
+// one that appears), per-core requests/s holds, and
 // the verdict's tone is neutral.
 func TestSweepVerdictScales(t *testing.T) {
-	rows := SweepRows([]*Result{sweepRun(1, 1000, 0.002), sweepRun(2, 2000, 0.004), sweepRun(4, 4200, 0.006)})
+	runs := []*Result{sweepRun(1, 1000, 0.002), sweepRun(2, 2000, 0.004), sweepRun(4, 4200, 0.006)}
+	// io rises by five points without doubling: it does not appear.
+	for i, io := range []float64{0.60, 0.62, 0.65} {
+		runs[i].Buckets[diff.IO], runs[i].Buckets[diff.CPU] = io, runs[i].Buckets[diff.CPU]-io
+	}
+	rows := SweepRows(runs)
 	v := sweepVerdict(rows)
 	got := verdictOf(t, v)
 	if got != "Verdict: requests/s per core rises to 105% of 1 core's at 4 cores.\nPeak: 4200 requests/s at 4 cores.\n" || v.Tone != report.ToneNone {
