@@ -59,22 +59,23 @@ func failedLine(c CheckResult) report.Line {
 	}
 	l = append(l, report.Text(")"))
 	if c.Behind != nil {
-		if f := frameList(c.Behind.Deciders); f != nil {
+		if f := frameList(c.Behind.Deciders, c.Delta/10); f != nil {
 			l = append(append(l, report.Text(", led by ")), f...)
 		}
-		if f := frameList(c.Behind.Callers); f != nil {
+		if f := frameList(c.Behind.Callers, c.Delta/10); f != nil {
 			l = append(append(l, report.Text(" called from ")), f...)
 		}
 	}
 	return append(l, report.Text("."))
 }
 
-// frameList names up to verdictFrames frames with their growth:
-// "`a` (+3.10pp) and `b` (+0.20pp)"; nil for none.
-func frameList(fs []Frame) report.Line {
+// frameList names up to verdictFrames frames that grew by at least
+// least, with their growth: "`a` (+3.10pp) and `b` (+0.90pp)"; nil for
+// none.
+func frameList(fs []Frame, least float64) report.Line {
 	var l report.Line
 	for i, f := range fs {
-		if i == verdictFrames {
+		if i == verdictFrames || f.Delta < least {
 			break
 		}
 		if i > 0 {
