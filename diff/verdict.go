@@ -49,18 +49,23 @@ type Verdict struct {
 	Caveats   []Caveat        `json:"caveats,omitempty"`
 }
 
-// VerdictChange is one bucket's change: shares (fractions 0..1) Base, New
-// and Delta, Change in the verdict's measure and Note its ratio there
+// VerdictSize is how large a change is: shares (fractions 0..1) Base,
+// New and Delta, Change in the verdict's measure and Note its ratio there
 // ("18x", "doubled", "new"; see RatioNote), with the raw values and rates.
-// Leaders, in Verdict.Also alone, are its leading decider and caller.
-type VerdictChange struct {
-	Bucket Bucket  `json:"bucket"`
+type VerdictSize struct {
 	Base   float64 `json:"base"`
 	New    float64 `json:"new"`
 	Delta  float64 `json:"delta"`
 	Change float64 `json:"change"`
 	Note   string  `json:"note,omitempty"`
 	Values
+}
+
+// VerdictChange is one bucket's change. Leaders, in Verdict.Also alone,
+// are its leading decider and caller.
+type VerdictChange struct {
+	Bucket Bucket `json:"bucket"`
+	VerdictSize
 	Leaders []VerdictFrame `json:"leaders,omitempty"`
 }
 
@@ -77,19 +82,14 @@ func firstOfEach(fs []VerdictFrame) []VerdictFrame {
 	return out
 }
 
-// VerdictFrame is a frame leading the principal change: Role "decider"
-// (the frame that decided the bucket) or "caller" (the program's own code
-// behind it, see ByCaller); its value in the principal bucket, as shares
-// of each side's total, Change in the measure and Note its ratio.
+// VerdictFrame is a frame leading a change: Role "decider" (the frame
+// that decided the bucket) or "caller" (the program's own code behind it,
+// see ByCaller), and its value in that bucket (shares of each side's
+// total).
 type VerdictFrame struct {
-	Name   string  `json:"name"`
-	Role   string  `json:"role"`
-	Base   float64 `json:"base"`
-	New    float64 `json:"new"`
-	Delta  float64 `json:"delta"`
-	Change float64 `json:"change"`
-	Note   string  `json:"note,omitempty"`
-	Values
+	Name string `json:"name"`
+	Role string `json:"role"`
+	VerdictSize
 }
 
 // Caveat is something that limits the comparison: a stable short Code and
@@ -215,8 +215,8 @@ func abs(x float64) float64 {
 // bucketChange is a bucket row as a verdict's change.
 func bucketChange(n Normalize, row *BucketRow) *VerdictChange {
 	b, nw := measure(n, row.Base, row.New, &row.Values)
-	return &VerdictChange{Bucket: row.Bucket, Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
-		Note: ratioNote(b, nw), Values: row.Values}
+	return &VerdictChange{Bucket: row.Bucket, VerdictSize: VerdictSize{Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
+		Note: ratioNote(b, nw), Values: row.Values}}
 }
 
 // leaders are the deciders and callers of bucket b whose change in
@@ -237,7 +237,8 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 			if k.b != b {
 				continue
 			}
-			f := VerdictFrame{Name: a.methodDisplayName(k.id), Role: role.name, Values: rt.values(a.unit, val[0], val[1])}
+			f := VerdictFrame{Name: a.methodDisplayName(k.id), Role: role.name}
+			f.Values = rt.values(a.unit, val[0], val[1])
 			f.Base, f.New = share(val[0], bt), share(val[1], nt)
 			f.Delta = f.New - f.Base
 			mb, mn := measure(n, f.Base, f.New, &f.Values)

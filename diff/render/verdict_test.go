@@ -48,8 +48,8 @@ func TestDiffVerdictRates(t *testing.T) {
 	fv := vals(0.1e9, 3e9, "nanoseconds", "s/s")
 	fv.BaseRate, fv.NewRate = ptr(0.01), ptr(0.3)
 	r := &diff.Result{Verdict: &diff.Verdict{Measure: diff.NormalizeRate, Grew: true,
-		Principal: &diff.VerdictChange{Bucket: diff.LockContention, Base: 0.0027, New: 0.0486, Delta: 0.0459, Change: 0.298, Note: "26x", Values: v},
-		Leaders:   []diff.VerdictFrame{{Name: "main.(*registry).acquire", Role: "caller", Base: 0.002, New: 0.04, Delta: 0.038, Change: 0.29, Values: fv}},
+		Principal: &diff.VerdictChange{Bucket: diff.LockContention, VerdictSize: diff.VerdictSize{Base: 0.0027, New: 0.0486, Delta: 0.0459, Change: 0.298, Note: "26x", Values: v}},
+		Leaders:   []diff.VerdictFrame{{Name: "main.(*registry).acquire", Role: "caller", VerdictSize: diff.VerdictSize{Base: 0.002, New: 0.04, Delta: 0.038, Change: 0.29, Values: fv}}},
 	}}
 	got := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table)
 	want := "Verdict: lock-contention grew from 0.27% to 4.86% (12 ms/s → 310 ms/s, 26x rate).\nLed by callers main.(*registry).acquire (+290 ms/s).\n"
