@@ -444,7 +444,8 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	if a.peek != nil {
 		a.peek.add(a, s)
 	}
-	a.lead.add(s)
+	caller := s.Caller()
+	a.lead.add(s, caller)
 	if a.opts.Cum {
 		a.stamp++
 		for _, id := range s.Stack {
@@ -462,7 +463,7 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	case ByFrame:
 		target = s.Leaf()
 	case ByCaller:
-		target = s.Caller()
+		target = caller
 	default:
 		target = max(s.Decider, 0)
 	}

@@ -133,8 +133,9 @@ func newLeadTally() *leadTally {
 	return &leadTally{dec: map[leadKey]*[2]float64{}, call: map[leadKey]*[2]float64{}}
 }
 
-// add counts one bucketed sample with a non-empty stack.
-func (t *leadTally) add(s *Sample) {
+// add counts one bucketed sample with a non-empty stack, whose caller
+// (Sample.Caller) is at index caller.
+func (t *leadTally) add(s *Sample, caller int) {
 	credit := func(m map[leadKey]*[2]float64, id int32) {
 		k := leadKey{s.Bucket, id}
 		v := m[k]
@@ -145,7 +146,7 @@ func (t *leadTally) add(s *Sample) {
 		v[s.Side] += s.Value
 	}
 	credit(t.dec, s.Stack[max(s.Decider, 0)])
-	credit(t.call, s.Stack[s.Caller()])
+	credit(t.call, s.Stack[caller])
 }
 
 // verdictScore ranks a change from b to n in the measure: Δ²/(b+n).
