@@ -194,3 +194,32 @@ func TestVerdictWaitYields(t *testing.T) {
 		t.Errorf("cpu: verdict %+v, want the larger growth first", v)
 	}
 }
+
+// Inclusive values (--cum) change the method table, not the verdict's
+// tally: the seed's verdict is the same.
+func TestVerdictCum(t *testing.T) {
+	self, cum := seedDiff(t, Options{}).Verdict, seedDiff(t, Options{Cum: true}).Verdict
+	if cum.Principal == nil || cum.Principal.Bucket != self.Principal.Bucket || len(cum.Leaders) != len(self.Leaders) || cum.Leaders[0].Name != self.Leaders[0].Name {
+		t.Errorf("cum verdict %+v, want %+v", cum, self)
+	}
+}
+
+// A fall when nothing grew beyond noise: rates fell with the load.
+func TestVerdictFall(t *testing.T) {
+	mk := func(name string, ns int64) *profile.Loaded {
+		fn := &pprofile.Function{ID: 1, Name: "main.work"}
+		loc := &pprofile.Location{ID: 1, Line: []pprofile.Line{{Function: fn}}}
+		var samples []*pprofile.Sample
+		for i := int64(0); i < ns/1e7; i++ {
+			samples = append(samples, &pprofile.Sample{Location: []*pprofile.Location{loc}, Value: []int64{1e7}})
+		}
+		p := &pprofile.Profile{SampleType: []*pprofile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+			PeriodType: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 1e7, DurationNanos: 10e9,
+			Sample: samples, Location: []*pprofile.Location{loc}, Function: []*pprofile.Function{fn}}
+		return &profile.Loaded{Source: name, Profile: p, Kind: profile.KindCPU, Format: profile.FormatPprof}
+	}
+	v := diffOf(t, Options{}, mk("base.pb.gz", 20e9), mk("new.pb.gz", 10e9)).Verdict
+	if v.Grew || v.Principal == nil || v.Principal.Bucket != CPU || v.Measure != NormalizeRate || !strings.HasPrefix(v.Summary, "cpu fell from 100.00% to 100.00% (2 → 1 cores)") {
+		t.Errorf("verdict %+v, want cpu falling in rate", v)
+	}
+}

@@ -73,3 +73,20 @@ func TestDiffVerdictNoChange(t *testing.T) {
 		t.Error("a result without a verdict has a verdict paragraph")
 	}
 }
+
+// A delay profile's shares stay near 100% whatever happens: its verdict
+// says the change in rate, or in value without durations.
+func TestDiffVerdictDelay(t *testing.T) {
+	v := vals(1.56e6, 228e6, "nanoseconds", "s/s")
+	v.BaseRate, v.NewRate = ptr(0.00135), ptr(0.224)
+	r := &diff.Result{Analysis: diff.Analysis{Meaning: diff.MeaningDelay}, Verdict: &diff.Verdict{Measure: diff.NormalizeRate, Grew: true,
+		Principal: &diff.VerdictChange{Bucket: diff.LockContention, VerdictSize: diff.VerdictSize{Base: 1, New: 1, Change: 0.222, Note: "166x", Values: v}}}}
+	if got, want := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table), "Verdict: lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate).\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	r.Verdict.Measure = diff.NormalizeValue
+	r.Verdict.Principal.BaseRate, r.Verdict.Principal.NewRate = nil, nil
+	if got, want := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table), "Verdict: lock-contention grew from 1.56 ms to 228 ms (166x value).\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
