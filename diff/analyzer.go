@@ -222,6 +222,8 @@ type Analyzer struct {
 	stamp       uint64
 	tree        *CallTree  // nil unless Options.CallTree
 	peek        *peekTable // nil unless Options.Peek
+	lead        *leadTally // deciders and callers per bucket, for the verdict
+	typesMixed  bool       // folded stacks were compared with another sample type
 	by          By         // Options.By, resolved by the first profile's kind
 	format      profile.Format
 	// scratch reused across samples
@@ -248,6 +250,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 	if opts.Peek != nil {
 		a.peek = newPeekTable(opts.Peek)
 	}
+	a.lead = newLeadTally()
 	a.by = opts.By
 	a.smp.a = a
 	return a
@@ -345,6 +348,7 @@ func (a *Analyzer) checkSampleType(l *profile.Loaded) (int, error) {
 		// Folded stacks do not say what they count (stackcollapse-perf.pl
 		// sums perf's periods, other collapsers count samples), and shares
 		// are compared, not values: a folded side compares with any type.
+		a.typesMixed = true
 		a.warnings = append(a.warnings, fmt.Sprintf("comparing %s (%s) with %s (%s): folded stacks do not say what they count; shares are compared", a.typeSource, a.sampleType, l.Source, st))
 	default:
 		return 0, &SampleTypeError{First: a.typeSource, FirstType: a.sampleType, Source: l.Source, Type: st, Has: SampleTypes(p)}
@@ -440,6 +444,8 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	if a.peek != nil {
 		a.peek.add(a, s)
 	}
+	caller := s.Caller()
+	a.lead.add(s, caller)
 	if a.opts.Cum {
 		a.stamp++
 		for _, id := range s.Stack {
@@ -457,7 +463,7 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	case ByFrame:
 		target = s.Leaf()
 	case ByCaller:
-		target = s.Caller()
+		target = caller
 	default:
 		target = max(s.Decider, 0)
 	}

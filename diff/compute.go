@@ -140,6 +140,7 @@ func (a *Analyzer) Diff() *Result {
 	if a.tree != nil {
 		r.Tree = a.tree.result(a, New, a.opts.TreeMin)
 	}
+	r.Verdict = a.verdict(r, &rt, &bt, &nt)
 	return r
 }
 

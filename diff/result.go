@@ -177,8 +177,10 @@ type Result struct {
 	Peek        []PeekRow `json:"peek,omitempty"`
 	PeekOmitted int       `json:"peek_omitted,omitempty"`
 	// Tree is the merged call tree, built only when Options.CallTree asks.
-	Tree     *CallNode `json:"tree,omitempty"`
-	Warnings []string  `json:"-"`
+	Tree *CallNode `json:"tree,omitempty"`
+	// Verdict is the comparison's conclusion (see Verdict).
+	Verdict  *Verdict `json:"verdict,omitempty"`
+	Warnings []string `json:"-"`
 }
 
 // SchedRow is scheduler latency on each side: runnable time as a share of

@@ -9,37 +9,17 @@ import (
 	"github.com/profdiff/profdiff/workloads"
 )
 
-// demoOutro names the lock-contention growth, as shares and, where the
-// durations are known, as rates (goroutines in that state), and its
-// leading method, and the exact follow-up commands on the two capture
-// folders.
+// demoOutro is what follows the demo's diff: the two capture folders and
+// the exact follow-up commands on them. The conclusion itself (the
+// lock-contention growth, as shares and rates, and the frames leading it)
+// is the diff's verdict, which leads the output.
 func demoOutro(result *diff.Result, res [2]*workloads.Result) report.Para {
 	base, nw := res[0].Config.Out, res[1].Config.Out
-	lc := bucketRow(result, diff.LockContention)
-	first := report.Cat("Lock contention: ", report.Share(lc.Base), " → ", report.Share(lc.New))
-	if lc.BaseRate != nil && lc.NewRate != nil {
-		first = append(first, report.Cat(" (", report.Amount(*lc.BaseRate, lc.RateUnit), " → ", report.Amount(*lc.NewRate, lc.RateUnit), ")")...)
-	}
-	lead := leadingMethod(result)
-	if lead != nil && lead.Bucket == diff.LockContention {
-		first = append(first, report.Cat(", led by ", report.Text(lead.Name), " (", report.Delta(lead.Delta, false, ""), ")")...)
-	}
-	first = append(first, report.Text("."))
-	lines := []report.Line{first, report.Cat("Capture folders: ", base, " and ", nw, ". Follow up with:")}
-	for _, cmd := range demoFollowUps(lead, res) {
+	lines := []report.Line{report.Cat("Capture folders: ", base, " and ", nw, ". Follow up with:")}
+	for _, cmd := range demoFollowUps(leadingMethod(result), res) {
 		lines = append(lines, report.Cat("  ", report.Code(cmd)))
 	}
 	return report.Para{Lines: lines}
-}
-
-// bucketRow is b's row of r (zero when r has none).
-func bucketRow(r *diff.Result, b diff.Bucket) diff.BucketRow {
-	for _, row := range r.Buckets {
-		if row.Bucket == b {
-			return row
-		}
-	}
-	return diff.BucketRow{Bucket: b}
 }
 
 // leadingMethod is the method the demo points at: the first grown method

@@ -51,6 +51,9 @@ func Example() {
 	gate.Render(os.Stdout, r, render.Table)
 	fmt.Println("verdict:", r.Verdict)
 	// Output:
+	// Verdict: lock-contention failed: 2.12% → 6.00% (+3.88pp, threshold +1pp, p 0.008), led by internal/sync.runtime_SemacquireMutex (+3.88pp) called from main.(*cache).get (+3.88pp).
+	// The other check passed.
+	//
 	// profdiff gate: FAIL (1 of 2 checks failed)
 	// base: 5 profiles (base-1.folded, base-2.folded and 3 more), 5000 samples
 	// new:  5 profiles (new-1.folded, new-2.folded and 3 more), 5000 samples

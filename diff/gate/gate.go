@@ -62,6 +62,9 @@
 //
 // prints
 //
+//	Verdict: lock-contention failed: 2.12% → 6.00% (+3.88pp, threshold +1pp, p 0.008), led by internal/sync.runtime_SemacquireMutex (+3.88pp) called from main.(*cache).get (+3.88pp).
+//	The other check passed.
+//
 //	profdiff gate: FAIL (1 of 2 checks failed)
 //	base: 5 profiles (base-1.folded, base-2.folded and 3 more), 5000 samples
 //	new:  5 profiles (new-1.folded, new-2.folded and 3 more), 5000 samples

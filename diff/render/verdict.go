@@ -5,6 +5,172 @@ import (
 	"github.com/profdiff/profdiff/diff/report"
 )
 
-// diffVerdict is the verdict paragraph of a diff. Placeholder of the
-// skeleton commit.
-func diffVerdict(r *diff.Result) *report.Verdict { return nil }
+// verdictNames is how many deciders and callers the paragraph names (the
+// JSON verdict keeps diff.VerdictLeaders of each).
+const verdictNames = 2
+
+// diffVerdict is the verdict paragraph of a diff (r.Verdict in report
+// cells): a sentence for the principal change in share and, where known,
+// rate, one for the frames that lead it, one for the other large changes
+// and one for the caveats. "No change beyond noise." when nothing changed.
+// Its tone is growth when a bucket other than cpu grew.
+func diffVerdict(r *diff.Result) *report.Verdict {
+	v := r.Verdict
+	if v == nil {
+		return nil
+	}
+	out := &report.Verdict{}
+	if v.Principal == nil {
+		out.Lines = append(out.Lines, report.Cat("No change beyond noise."))
+	} else {
+		out.Lines = append(out.Lines, principalLine(v, r.Meaning))
+		if l := leadersLine(v); l != nil {
+			out.Lines = append(out.Lines, l)
+		}
+		if l := alsoLine(v); l != nil {
+			out.Lines = append(out.Lines, l)
+		}
+		if v.Grew && v.Principal.Bucket != diff.CPU {
+			out.Tone = report.ToneGrowth
+		}
+	}
+	if len(v.Caveats) > 0 {
+		l := report.Cat("Caveat: ")
+		for i, c := range v.Caveats {
+			if i > 0 {
+				l = append(l, report.Text("; "))
+			}
+			l = append(l, report.Text(c.Text))
+		}
+		out.Lines = append(out.Lines, append(l, report.Text(".")))
+	}
+	return out
+}
+
+// verb is how the verdict says its direction.
+func verb(v *diff.Verdict) string {
+	if v.Grew {
+		return " grew"
+	}
+	return " fell"
+}
+
+// principalLine is "lock-contention grew from 1.78% to 6.46% (12 ms/s →
+// 310 ms/s, 4x rate)." For delay profiles, whose shares stay near 100%
+// whatever happens, the change is said in rate (else value) alone:
+// "lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate)."
+func principalLine(v *diff.Verdict, m diff.Meaning) report.Line {
+	p := v.Principal
+	from, to := report.Share(p.Base), report.Share(p.New)
+	var paren report.Line
+	switch {
+	case m == diff.MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
+		from, to = report.Amount(*p.BaseRate, p.RateUnit), report.Amount(*p.NewRate, p.RateUnit)
+	case m == diff.MeaningDelay && p.Unit != "":
+		from, to = report.Amount(p.BaseValue, p.Unit), report.Amount(p.NewValue, p.Unit)
+	case p.BaseRate != nil && p.NewRate != nil:
+		paren = report.Cat(report.Amount(*p.BaseRate, p.RateUnit), " → ", report.Amount(*p.NewRate, p.RateUnit))
+	case v.Measure == diff.NormalizeValue && p.Unit != "":
+		paren = report.Cat(report.Amount(p.BaseValue, p.Unit), " → ", report.Amount(p.NewValue, p.Unit))
+	}
+	l := report.Cat(report.Code(p.Bucket.String()), verb(v), " from ", from, " to ", to)
+	if note := ratioPhrase(v.Measure, p.Note); note != "" {
+		if paren != nil {
+			paren = append(paren, report.Text(", "))
+		}
+		paren = append(paren, report.Text(note))
+	}
+	if paren != nil {
+		l = append(append(append(l, report.Text(" (")), paren...), report.Text(")"))
+	}
+	return append(l, report.Text("."))
+}
+
+// ratioPhrase is a ratio note with its measure ("4x share"), as the
+// method rows say it.
+func ratioPhrase(n diff.Normalize, note string) string {
+	switch note {
+	case "", "new", "gone":
+		return note
+	}
+	return note + " " + string(n)
+}
+
+// leadersLine is "Led by `Decider` (+4.59pp), called from `Caller`
+// (+4.59pp).", nil without leaders.
+func leadersLine(v *diff.Verdict) report.Line {
+	var dec, call []report.Line
+	for _, f := range v.Leaders {
+		l := &dec
+		if f.Role == "caller" {
+			l = &call
+		}
+		if len(*l) == verdictNames {
+			continue
+		}
+		d := change(v.Measure, f.Delta, f.Values, false, "")
+		d.Tone = report.ToneNone
+		*l = append(*l, report.Cat(report.Code(f.Name), " (", d, ")"))
+	}
+	var out report.Line
+	if dec != nil {
+		out = append(report.Cat("Led by "), joinLines(dec)...)
+	}
+	if call != nil {
+		if out == nil {
+			out = report.Cat("Led by callers ")
+		} else {
+			out = append(out, report.Text(", called from "))
+		}
+		out = append(out, joinLines(call)...)
+	}
+	if out == nil {
+		return nil
+	}
+	return append(out, report.Text("."))
+}
+
+// joinLines joins parts with " and ".
+func joinLines(parts []report.Line) report.Line {
+	var out report.Line
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, report.Text(" and "))
+		}
+		out = append(out, p...)
+	}
+	return out
+}
+
+// alsoLine is "Also grew: `gc` 5.52% → 10.91% (doubled share).", nil
+// when no other change is large.
+func alsoLine(v *diff.Verdict) report.Line {
+	if len(v.Also) == 0 {
+		return nil
+	}
+	l := report.Cat("Also" + verb(v) + ": ")
+	for i, c := range v.Also {
+		if i > 0 {
+			l = append(l, report.Text("; "))
+		}
+		l = append(l, report.Code(c.Bucket.String()), report.Text(" "), report.Share(c.Base), report.Text(" → "), report.Share(c.New))
+		if c.BaseRate != nil && c.NewRate != nil {
+			l = append(l, report.Text(" ("), report.Amount(*c.BaseRate, c.RateUnit), report.Text(" → "), report.Amount(*c.NewRate, c.RateUnit), report.Text(")"))
+		} else if note := ratioPhrase(v.Measure, c.Note); note != "" {
+			l = append(l, report.Text(" ("+note+")"))
+		}
+		l = append(l, alsoLeaders(c.Leaders)...)
+	}
+	return append(l, report.Text("."))
+}
+
+// alsoLeaders is ", called from `Caller`": the program's code behind a
+// further change (its decider is in the JSON verdict).
+func alsoLeaders(fs []diff.VerdictFrame) report.Line {
+	for _, f := range fs {
+		if f.Role == "caller" {
+			return report.Cat(", called from ", report.Code(f.Name))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,391 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// Verdict is a comparison's plain-language conclusion (Result.Verdict):
+// the principal change, the frames that lead it, the other large changes
+// and the caveats that limit the comparison.
+//
+// The principal change is the bucket whose growth, in the result's
+// measure (Analysis.Normalize: rate where both durations are known, value
+// for delay profiles without them, else share), scores highest among the
+// buckets whose change is not within sampling noise (BucketRow.Noisy).
+// The score is Δ²/(base+new), a chi-square term: a bucket that tripled
+// outranks one that doubled from a larger base by a little more, and a
+// bucket that appears from nothing scores its whole new value. cpu counts
+// as a bucket too; only growth is principal, so cpu shrinking because
+// waits grew (a share shift) never is. In state profiles (wall, goroutine,
+// trace) a wait growth, where idle goroutines and threads park, yields to
+// any other bucket's growth beyond noise (and is listed in Also): the
+// wait is mostly the consequence. When nothing grew beyond noise the
+// largest fall is principal (Grew false); when nothing changed beyond
+// noise NoChange is set and Principal is nil.
+//
+// Leaders are, for the principal bucket, the deciding frames
+// (Sample.Decider) and the callers (Sample.Caller) whose value in that
+// bucket changed most in the same direction, by at least a tenth of the
+// bucket's Change, VerdictLeaders of each (a caller that is also a listed
+// decider is not repeated).
+// Also lists every other bucket that changed beyond noise in the same
+// direction by a score of at least a quarter of the principal's, or by
+// more Change. JSON field names are stable.
+type Verdict struct {
+	// Summary is the verdict as one plain-text sentence.
+	Summary  string    `json:"summary"`
+	NoChange bool      `json:"no_change,omitempty"`
+	Measure  Normalize `json:"measure"`
+	// Grew says the principal change is growth (false: a fall, when no
+	// bucket grew beyond noise).
+	Grew      bool            `json:"grew,omitempty"`
+	Principal *VerdictChange  `json:"principal,omitempty"`
+	Leaders   []VerdictFrame  `json:"leaders,omitempty"`
+	Also      []VerdictChange `json:"also,omitempty"`
+	Caveats   []Caveat        `json:"caveats,omitempty"`
+}
+
+// VerdictSize is how large a change is: shares (fractions 0..1) Base,
+// New and Delta, Change in the verdict's measure and Note its ratio there
+// ("18x", "doubled", "new"; see RatioNote), with the raw values and rates.
+type VerdictSize struct {
+	Base   float64 `json:"base"`
+	New    float64 `json:"new"`
+	Delta  float64 `json:"delta"`
+	Change float64 `json:"change"`
+	Note   string  `json:"note,omitempty"`
+	Values
+}
+
+// VerdictChange is one bucket's change. Leaders, in Verdict.Also alone,
+// are its leading decider and caller.
+type VerdictChange struct {
+	Bucket Bucket `json:"bucket"`
+	VerdictSize
+	Leaders []VerdictFrame `json:"leaders,omitempty"`
+}
+
+// firstOfEach keeps the first decider and the first caller of fs.
+func firstOfEach(fs []VerdictFrame) []VerdictFrame {
+	var out []VerdictFrame
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if !seen[f.Role] {
+			seen[f.Role] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// VerdictFrame is a frame leading a change: Role "decider" (the frame
+// that decided the bucket) or "caller" (the program's own code behind it,
+// see ByCaller), and its value in that bucket (shares of each side's
+// total).
+type VerdictFrame struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	VerdictSize
+}
+
+// Caveat is something that limits the comparison: a stable short Code and
+// a short Text for people.
+type Caveat struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
+}
+
+// Caveat codes.
+const (
+	CaveatSharesOnly    = "shares-only"      // a side's duration is unknown: no rates
+	CaveatKindUnknown   = "kind-unknown"     // the profiles do not say what they measure
+	CaveatKindsDiffer   = "kinds-differ"     // base and new are different kinds
+	CaveatMixedKinds    = "mixed-kinds"      // a side mixes kinds
+	CaveatTypesDiffer   = "types-differ"     // folded stacks compared with another sample type
+	CaveatEmptySide     = "empty-side"       // a side has no value
+	CaveatFewSamples    = "few-samples"      // a side has fewer than LowSamples samples
+	CaveatSamplesDiffer = "samples-differ"   // one side has RecordsRatio times the other's samples
+	CaveatProducers     = "producers-differ" // different tools wrote the sides
+	CaveatHeap          = "heap"             // buckets of a heap profile are not time
+)
+
+// VerdictLeaders is how many deciders and callers a verdict names.
+const VerdictLeaders = 3
+
+// leadKey is a (bucket, method) pair of the verdict's tally.
+type leadKey struct {
+	b  Bucket
+	id int32
+}
+
+// leadTally sums, per side, the value each frame decided (dec) or stood
+// behind as caller (call) in each bucket: memory bounded by the distinct
+// (bucket, frame) pairs, not samples.
+type leadTally struct {
+	dec, call map[leadKey]*[2]float64
+}
+
+func newLeadTally() *leadTally {
+	return &leadTally{dec: map[leadKey]*[2]float64{}, call: map[leadKey]*[2]float64{}}
+}
+
+// add counts one bucketed sample with a non-empty stack, whose caller
+// (Sample.Caller) is at index caller.
+func (t *leadTally) add(s *Sample, caller int) {
+	credit := func(m map[leadKey]*[2]float64, id int32) {
+		k := leadKey{s.Bucket, id}
+		v := m[k]
+		if v == nil {
+			v = new([2]float64)
+			m[k] = v
+		}
+		v[s.Side] += s.Value
+	}
+	credit(t.dec, s.Stack[max(s.Decider, 0)])
+	credit(t.call, s.Stack[caller])
+}
+
+// verdictScore ranks a change from b to n in the measure: Δ²/(b+n).
+func verdictScore(b, n float64) float64 {
+	if b+n <= 0 {
+		return 0
+	}
+	return (n - b) * (n - b) / (b + n)
+}
+
+// verdict concludes r (built by Diff, with its totals and rates).
+func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict {
+	v := &Verdict{Measure: r.Normalize, Caveats: a.caveats(r)}
+	var grew, fell []*BucketRow
+	for i := range r.Buckets {
+		row := &r.Buckets[i]
+		switch {
+		case row.Noisy || row.Change == 0:
+		case row.Change > 0:
+			grew = append(grew, row)
+		default:
+			fell = append(fell, row)
+		}
+	}
+	cands := grew
+	v.Grew = len(grew) > 0
+	if !v.Grew {
+		cands = fell
+	}
+	if len(cands) == 0 {
+		v.NoChange = true
+		v.Summary = "No change beyond noise."
+		v.Summary += caveatSummary(v.Caveats)
+		return v
+	}
+	score := func(row *BucketRow) float64 {
+		b, n := measure(r.Normalize, row.Base, row.New, &row.Values)
+		return verdictScore(b, n)
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return score(cands[i]) > score(cands[j]) })
+	if v.Grew && r.Meaning == MeaningState && cands[0].Bucket == Wait {
+		// Idle goroutines and threads park in wait: its growth is
+		// mostly the consequence of a change elsewhere, which leads.
+		cands = append(cands[1:], cands[0])
+	}
+	p := cands[0]
+	v.Principal = bucketChange(r.Normalize, p)
+	for _, row := range cands[1:] {
+		if score(row) >= score(p)/4 || abs(row.Change) > abs(p.Change) {
+			c := bucketChange(r.Normalize, row)
+			c.Leaders = firstOfEach(a.leaders(row.Bucket, row.Change/10, rt, r.Normalize, bt.Total, nt.Total))
+			v.Also = append(v.Also, *c)
+		}
+	}
+	v.Leaders = a.leaders(p.Bucket, p.Change/10, rt, r.Normalize, bt.Total, nt.Total)
+	v.Summary = v.summary(r.Meaning)
+	return v
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// bucketChange is a bucket row as a verdict's change.
+func bucketChange(n Normalize, row *BucketRow) *VerdictChange {
+	b, nw := measure(n, row.Base, row.New, &row.Values)
+	return &VerdictChange{Bucket: row.Bucket, VerdictSize: VerdictSize{Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
+		Note: ratioNote(b, nw), Values: row.Values}}
+}
+
+// leaders are the deciders and callers of bucket b whose change in
+// measure n leads: in the direction of least (a growth when positive, a
+// fall when negative) and at least as large, the largest first.
+func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, nt float64) []VerdictFrame {
+	if a.lead == nil {
+		return nil
+	}
+	var out []VerdictFrame
+	seen := map[string]bool{}
+	for _, role := range []struct {
+		name string
+		m    map[leadKey]*[2]float64
+	}{{"decider", a.lead.dec}, {"caller", a.lead.call}} {
+		var fs []VerdictFrame
+		for k, val := range role.m {
+			if k.b != b {
+				continue
+			}
+			f := VerdictFrame{Name: a.methodDisplayName(k.id), Role: role.name}
+			f.Values = rt.values(a.unit, val[0], val[1])
+			f.Base, f.New = share(val[0], bt), share(val[1], nt)
+			f.Delta = f.New - f.Base
+			mb, mn := measure(n, f.Base, f.New, &f.Values)
+			f.Change, f.Note = mn-mb, ratioNote(mb, mn)
+			if least > 0 && f.Change >= least || least < 0 && f.Change <= least {
+				fs = append(fs, f)
+			}
+		}
+		sort.Slice(fs, func(i, j int) bool {
+			if ci, cj := abs(fs[i].Change), abs(fs[j].Change); ci != cj {
+				return ci > cj
+			}
+			return fs[i].Name < fs[j].Name
+		})
+		kept := 0
+		for _, f := range fs {
+			if kept == VerdictLeaders {
+				break
+			}
+			if role.name == "caller" && seen[f.Name] {
+				continue // the decider is its own caller: named once
+			}
+			seen[f.Name] = true
+			out = append(out, f)
+			kept++
+		}
+	}
+	return out
+}
+
+// caveats are what limits the comparison r, each said once.
+func (a *Analyzer) caveats(r *Result) []Caveat {
+	var cs []Caveat
+	add := func(code, format string, args ...any) { cs = append(cs, Caveat{code, fmt.Sprintf(format, args...)}) }
+	base, nw := &a.sides[Base], &a.sides[New]
+	switch {
+	case r.Kind == "" || r.Kind == profile.KindUnknown:
+		add(CaveatKindUnknown, "the profiles do not say what they measure")
+	case base.kind != "" && nw.kind != "" && base.kind != nw.kind:
+		add(CaveatKindsDiffer, "kinds differ (base %s, new %s): only shares compare", base.kind, nw.kind)
+	}
+	if len(base.kinds) > 1 || len(nw.kinds) > 1 {
+		add(CaveatMixedKinds, "a side mixes profile kinds")
+	}
+	if a.typesMixed {
+		add(CaveatTypesDiffer, "folded stacks compared with another sample type: shares only")
+	}
+	if r.Base.TotalRate == nil || r.New.TotalRate == nil {
+		add(CaveatSharesOnly, "durations unknown, so shares only (no rates)")
+	}
+	var empty, few []string
+	for _, s := range []struct {
+		label string
+		side  *SideSummary
+	}{{"base", &r.Base}, {"new", &r.New}} {
+		switch {
+		case s.side.Profiles == 0:
+		case s.side.Total == 0:
+			empty = append(empty, s.label)
+		case s.side.Records < LowSamples:
+			few = append(few, fmt.Sprintf("%s %d", s.label, s.side.Records))
+		}
+	}
+	if empty != nil {
+		add(CaveatEmptySide, "empty %s", strings.Join(empty, " and "))
+	}
+	rb, rn := r.Base.Records, r.New.Records
+	switch {
+	case few != nil:
+		add(CaveatFewSamples, "few samples (%s)", strings.Join(few, ", "))
+	case rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn):
+		add(CaveatSamplesDiffer, "sample counts differ (%d, %d)", rb, rn)
+	}
+	if base.format != "" && nw.format != "" && base.format != nw.format {
+		add(CaveatProducers, "different producers (%s, %s) may attribute frames differently", base.format, nw.format)
+	}
+	if base.kind == profile.KindHeap || nw.kind == profile.KindHeap {
+		add(CaveatHeap, "heap buckets say where memory was allocated, not where time went")
+	}
+	return cs
+}
+
+// summary is the verdict as one plain-text sentence; for delay profiles
+// (m), whose shares stay near 100%, in rates or values.
+func (v *Verdict) summary(m Meaning) string {
+	p := v.Principal
+	var sb strings.Builder
+	verb := "grew"
+	if !v.Grew {
+		verb = "fell"
+	}
+	switch {
+	case m == MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
+		fmt.Fprintf(&sb, "%s %s from %.3g to %.3g %s", p.Bucket, verb, *p.BaseRate, *p.NewRate, p.RateUnit)
+	case m == MeaningDelay:
+		fmt.Fprintf(&sb, "%s %s from %.3g to %.3g %s", p.Bucket, verb, p.BaseValue, p.NewValue, p.Unit)
+	default:
+		fmt.Fprintf(&sb, "%s %s from %s to %s", p.Bucket, verb, pct(p.Base), pct(p.New))
+		if p.BaseRate != nil && p.NewRate != nil {
+			fmt.Fprintf(&sb, " (%.3g → %.3g %s)", *p.BaseRate, *p.NewRate, p.RateUnit)
+		}
+	}
+	if p.Note != "" {
+		fmt.Fprintf(&sb, ", %s", p.Note)
+	}
+	var dec, call []string
+	for _, f := range v.Leaders {
+		if f.Role == "decider" {
+			dec = append(dec, f.Name)
+		} else {
+			call = append(call, f.Name)
+		}
+	}
+	if len(dec) > 0 {
+		fmt.Fprintf(&sb, ", led by %s", dec[0])
+	}
+	if len(call) > 0 {
+		fmt.Fprintf(&sb, " called from %s", call[0])
+	}
+	for i, c := range v.Also {
+		sep := "; "
+		if i > 0 {
+			sep = ", "
+		}
+		fmt.Fprintf(&sb, "%s%s %s %s → %s", sep, c.Bucket, verb, pct(c.Base), pct(c.New))
+		for _, f := range c.Leaders {
+			if f.Role == "caller" {
+				fmt.Fprintf(&sb, " (%s)", f.Name)
+			}
+		}
+	}
+	sb.WriteString(".")
+	sb.WriteString(caveatSummary(v.Caveats))
+	return sb.String()
+}
+
+// caveatSummary is " Caveat: a; b." (empty without caveats).
+func caveatSummary(cs []Caveat) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	t := make([]string, len(cs))
+	for i, c := range cs {
+		t[i] = c.Text
+	}
+	return " Caveat: " + strings.Join(t, "; ") + "."
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.2f%%", f*100) }
