@@ -147,15 +147,16 @@ func Verdict(points []WasmPoint) WasmVerdict {
 }
 
 // WriteWasmSweep writes the sweep side by side (one row per keep-resident
-// setting, one group of columns per mode) as a table or Markdown, followed
-// by the verdict lines; or everything as JSON. format is a render.Format
-// name; the sweep has no CSV form.
+// setting, one group of columns per mode) as a table or Markdown, led
+// by the verdict lines; or everything as JSON. format is a
+// render.Format name; the sweep has no CSV form.
 func WriteWasmSweep(w io.Writer, points []WasmPoint, format string) error {
 	return render.Report(w, WasmSweepReport(points), render.Format(format))
 }
 
-// WasmSweepReport is the sweep as a report: the side-by-side table and the
-// verdict lines; its JSON is the points and the verdict.
+// WasmSweepReport is the sweep as a report: the verdict lines (the
+// report's verdict, which leads it) and the side-by-side table; its JSON
+// is the points and the verdict.
 func WasmSweepReport(points []WasmPoint) *report.Report {
 	v := Verdict(points)
 	// Rows are keep-resident settings and column groups modes, both in the
@@ -202,15 +203,8 @@ func WasmSweepReport(points []WasmPoint) *report.Report {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	verdict := report.Para{}
-	if len(v.Lines) == 0 {
-		verdict.Lines = []report.Line{nil} // an empty line where the verdict would be
-	}
-	for _, l := range v.Lines {
-		verdict.Lines = append(verdict.Lines, report.Cat(l))
-	}
 	return &report.Report{
-		Blocks:  append([]report.Block{t, verdict}, wasmCharts(points)...),
+		Blocks:  append([]report.Block{t}, wasmCharts(points)...),
 		Verdict: wasmVerdict(points),
 		JSON: struct {
 			Points  []WasmPoint `json:"points"`

@@ -55,6 +55,26 @@ func MarkdownCode(s string) string {
 	return "`" + s + "`"
 }
 
+// proseCode is a Markdown line of prose: code spans as MarkdownCode
+// writes them but for '|', which needs no escape outside a table (where
+// GitHub would show the backslash).
+func proseCode(l report.Line) report.Line {
+	out := make(report.Line, len(l))
+	for i, c := range l {
+		if c.Kind == report.KindCode {
+			c.Kind, c.Text = report.KindText, "`"+strings.ReplaceAll(c.Text, "`", "'")+"`"
+		}
+		if c.Markdown != nil {
+			c.Markdown = proseCode(c.Markdown)
+		}
+		if c.Parts != nil {
+			c.Parts = proseCode(c.Parts)
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // line writes cells one after the other as medium m shows them; in
 // Markdown a run of bold cells is one bold span.
 func line(l report.Line, m report.Medium) string {

@@ -206,7 +206,7 @@ func tight(prev, b report.Block, m report.Medium) bool {
 // wrapped at the width and coloured by tone.
 func (l layout) prose(ew *errWriter, text report.Line) {
 	if l.m == report.Markdown {
-		ew.printf("%s\n", line(text, l.m))
+		ew.printf("%s\n", line(proseCode(text), l.m))
 		return
 	}
 	for _, s := range wrapStyled(prose(text), l.width) {
