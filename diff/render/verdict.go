@@ -164,13 +164,23 @@ func alsoLine(v *diff.Verdict) report.Line {
 	return append(l, report.Text("."))
 }
 
-// alsoLeaders is ", called from `Caller`": the program's code behind a
-// further change (its decider is in the JSON verdict).
+// alsoLeaders is ", led by `Decider`, called from `Caller`": the frame
+// that decided a further change's bucket and the program's code behind
+// it, each where the verdict has one.
 func alsoLeaders(fs []diff.VerdictFrame) report.Line {
-	for _, f := range fs {
-		if f.Role == "caller" {
-			return report.Cat(", called from ", report.Code(f.Name))
+	var l report.Line
+	for _, role := range []string{"decider", "caller"} {
+		for _, f := range fs {
+			if f.Role != role {
+				continue
+			}
+			word := ", led by "
+			if role == "caller" {
+				word = ", called from "
+			}
+			l = append(l, report.Text(word), report.Code(f.Name))
+			break
 		}
 	}
-	return nil
+	return l
 }

@@ -21,7 +21,7 @@ func TestDiffVerdictSeed(t *testing.T) {
 	want := []string{
 		"Verdict: lock-contention grew from 1.78% to 6.46% (4x share).",
 		"Led by System.Threading.LowLevelLock.WaitAndAcquire (+4.59pp), called from System.Threading.LowLevelLock.Acquire (+4.59pp).",
-		"Also grew: gc 5.52% → 10.91% (doubled share), called from Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol.ProcessRequests.",
+		"Also grew: gc 5.52% → 10.91% (doubled share), led by System.Threading.Thread.<PollGC>g__PollGCWorker|74_0, called from Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol.ProcessRequests.",
 		"Caveat: the profiles do not say what they measure; durations unknown, so shares only (no rates).",
 		"",
 		"base: ",
