@@ -365,15 +365,27 @@ func (v *Verdict) summary(m Meaning) string {
 			sep = ", "
 		}
 		fmt.Fprintf(&sb, "%s%s %s %s → %s", sep, c.Bucket, verb, pct(c.Base), pct(c.New))
-		for _, f := range c.Leaders {
-			if f.Role == "caller" {
-				fmt.Fprintf(&sb, " (%s)", f.Name)
-			}
+		if d := leaderNamed(c.Leaders, "decider"); d != "" {
+			fmt.Fprintf(&sb, ", led by %s", d)
+		}
+		if cl := leaderNamed(c.Leaders, "caller"); cl != "" {
+			fmt.Fprintf(&sb, " called from %s", cl)
 		}
 	}
 	sb.WriteString(".")
 	sb.WriteString(caveatSummary(v.Caveats))
 	return sb.String()
+}
+
+// leaderNamed is the name of the first of fs in role ("decider" or
+// "caller"), "" when none is.
+func leaderNamed(fs []VerdictFrame, role string) string {
+	for _, f := range fs {
+		if f.Role == role {
+			return f.Name
+		}
+	}
+	return ""
 }
 
 // caveatSummary is " Caveat: a; b." (empty without caveats).
