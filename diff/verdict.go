@@ -256,13 +256,15 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 		})
 		kept := 0
 		for _, f := range fs {
-			if kept == VerdictLeaders {
-				break
+			if role.name == "decider" {
+				// Every deciding frame, named or not: a frame that decides
+				// its own bucket is its own caller, and naming it as the
+				// caller of other deciders would say it calls them.
+				seen[f.Name] = true
 			}
-			if role.name == "caller" && seen[f.Name] {
-				continue // the decider is its own caller: named once
+			if kept == VerdictLeaders || role.name == "caller" && seen[f.Name] {
+				continue
 			}
-			seen[f.Name] = true
 			out = append(out, f)
 			kept++
 		}

@@ -223,3 +223,30 @@ func TestVerdictFall(t *testing.T) {
 		t.Errorf("verdict %+v, want cpu falling in rate", v)
 	}
 }
+
+// A frame that decides its own bucket is its own caller: it is never
+// named as the caller of other deciders (the seed reversed, where cpu
+// grows, decided by leaves such as System.Buffer.Memmove that are their
+// own nearest program frame).
+func TestVerdictCallerIsNoDecider(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "dotnet")
+	r := diffOf(t, Options{}, loadFile(t, filepath.Join(dir, "net11.folded")), loadFile(t, filepath.Join(dir, "net10.folded")))
+	v := r.Verdict
+	if v == nil || v.Principal == nil || v.Principal.Bucket != CPU {
+		t.Fatalf("verdict %+v; want cpu growth", v)
+	}
+	deciders := map[string]bool{}
+	for _, f := range v.Leaders {
+		if f.Role == "decider" {
+			deciders[f.Name] = true
+		}
+	}
+	for _, f := range v.Leaders {
+		if f.Role == "caller" && (deciders[f.Name] || strings.Contains(f.Name, "Memmove")) {
+			t.Errorf("caller %s is a deciding frame of the bucket", f.Name)
+		}
+	}
+	if strings.Contains(v.Summary, "called from System.Buffer.Memmove") {
+		t.Errorf("summary %q names a leaf as the caller", v.Summary)
+	}
+}

@@ -59,10 +59,16 @@ func failedLine(c CheckResult) report.Line {
 	}
 	l = append(l, report.Text(")"))
 	if c.Behind != nil {
-		if f := frameList(c.Behind.Deciders, c.Delta/10); f != nil {
+		if f := frameList(c.Behind.Deciders, c.Delta/10, nil); f != nil {
 			l = append(append(l, report.Text(", led by ")), f...)
 		}
-		if f := frameList(c.Behind.Callers, c.Delta/10); f != nil {
+		// A deciding frame that is its own caller is not named as the
+		// caller of the others.
+		deciders := map[string]bool{}
+		for _, f := range c.Behind.Deciders {
+			deciders[f.Name] = true
+		}
+		if f := frameList(c.Behind.Callers, c.Delta/10, deciders); f != nil {
 			l = append(append(l, report.Text(" called from ")), f...)
 		}
 	}
@@ -70,17 +76,22 @@ func failedLine(c CheckResult) report.Line {
 }
 
 // frameList names up to verdictFrames frames that grew by at least
-// least, with their growth: "`a` (+3.10pp) and `b` (+0.90pp)"; nil for
-// none.
-func frameList(fs []Frame, least float64) report.Line {
+// least, with their growth, leaving out those in skip: "`a` (+3.10pp)
+// and `b` (+0.90pp)"; nil for none.
+func frameList(fs []Frame, least float64, skip map[string]bool) report.Line {
 	var l report.Line
-	for i, f := range fs {
-		if i == verdictFrames || f.Delta < least {
+	n := 0
+	for _, f := range fs {
+		if n == verdictFrames || f.Delta < least {
 			break
 		}
-		if i > 0 {
+		if skip[f.Name] {
+			continue
+		}
+		if n > 0 {
 			l = append(l, report.Text(" and "))
 		}
+		n++
 		l = append(l, report.Code(f.Name), report.Text(" ("), report.Delta(f.Delta, false, ""), report.Text(")"))
 	}
 	return l

@@ -66,3 +66,19 @@ func TestVerdictPassingGate(t *testing.T) {
 		t.Error("a gate without checks has a verdict")
 	}
 }
+
+// A deciding frame that is its own caller (a leaf of the program's own
+// code) is not named again as the caller of the deciders.
+func TestVerdictCallerIsNoDecider(t *testing.T) {
+	a, b := Frame{Name: "main.leafA", Delta: 0.03}, Frame{Name: "main.leafB", Delta: 0.02}
+	c := CheckResult{Check: "cpu", Base: 0.1, New: 0.15, Delta: 0.05,
+		Behind: &Behind{Deciders: []Frame{a, b}, Callers: []Frame{a, b, {Name: "main.serve", Delta: 0.01}}}}
+	var buf bytes.Buffer
+	if err := render.Report(&buf, &report.Report{Verdict: &report.Verdict{Lines: []report.Line{failedLine(c)}}}, render.Table); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	if !strings.Contains(got, "led by main.leafA (+3.00pp) and main.leafB (+2.00pp) called from main.serve (+1.00pp).") {
+		t.Errorf("verdict %q: want the deciders, then only the caller that is not one", got)
+	}
+}
