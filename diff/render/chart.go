@@ -69,8 +69,8 @@ func chartSVG(w io.Writer, c *report.Chart) error {
 		cv.lines(&b)
 	}
 	cv.threshold(&b)
-	if c.Note != "" {
-		fmt.Fprintf(&b, `<text class="chart-note" x="%d" y="%d" fill="#555">%s</text>`+"\n", chartPlotL-60, chartH-8, chartEsc(c.Note))
+	for i, line := range note {
+		fmt.Fprintf(&b, `<text class="chart-note" x="%d" y="%d" fill="#555">%s</text>`+"\n", chartPlotL-60, chartH-8+16*i, chartEsc(line))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())

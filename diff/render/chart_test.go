@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"strconv"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +231,31 @@ func TestChartTicks(t *testing.T) {
 	}
 	if got := chartValue(2.5e8, "nanoseconds"); got != "250 ms" {
 		t.Errorf("chartValue in nanoseconds = %q", got)
+	}
+}
+
+// A long note wraps onto lines of its own, each inside the chart (which
+// grows to hold them), and none longer than the chart is wide.
+func TestChartNoteWraps(t *testing.T) {
+	c := sweepChart()
+	c.Note = strings.Repeat("a note long enough to need several lines under the chart, ", 4)
+	s := svgOf(t, c)
+	lines := regexp.MustCompile(`<text class="chart-note" x="\d+" y="(\d+)"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(s, -1)
+	h, _ := strconv.Atoi(regexp.MustCompile(`<svg class="chart" width="\d+" height="(\d+)"`).FindStringSubmatch(s)[1])
+	if len(lines) < 3 {
+		t.Fatalf("%d note lines, want the note wrapped onto several:\n%s", len(lines), s)
+	}
+	var text []string
+	for _, l := range lines {
+		if y, _ := strconv.Atoi(l[1]); y > h {
+			t.Errorf("note line at y %d below the chart's height %d", y, h)
+		}
+		if len(l[2]) > 86 {
+			t.Errorf("note line of %d characters: %q", len(l[2]), l[2])
+		}
+		text = append(text, l[2])
+	}
+	if got, want := strings.Join(strings.Fields(strings.Join(text, " ")), " "), strings.Join(strings.Fields(c.Note), " "); got != want {
+		t.Errorf("the note's lines read %q, want %q", got, want)
 	}
 }
