@@ -16,6 +16,13 @@ func WriteSweep(w io.Writer, rows []SweepRow, format string) error {
 	return render.Report(w, SweepReport(rows), render.Format(format))
 }
 
+// SweepJSON is a sweep's JSON: its runs, in the order they ran, and its
+// verdict.
+type SweepJSON struct {
+	Runs    []SweepRow    `json:"runs"`
+	Verdict *SweepVerdict `json:"verdict,omitempty"`
+}
+
 // SweepReport is the sweep as a report: a row per run and a line on where
 // the bucket shares come from and what efficiency is relative to.
 func SweepReport(rows []SweepRow) *report.Report {
@@ -57,7 +64,7 @@ func SweepReport(rows []SweepRow) *report.Report {
 	}
 	note := report.Cat("Bucket shares from each run's ", kind, " profile. Efficiency: requests/s per core relative to ", first, " core(s).")
 	blocks := append([]report.Block{t, report.Para{Lines: []report.Line{note}}}, sweepCharts(rows)...)
-	return &report.Report{Blocks: blocks, JSON: rows, Verdict: sweepVerdict(rows)}
+	return &report.Report{Blocks: blocks, JSON: SweepJSON{Runs: rows, Verdict: SweepConclusion(rows)}, Verdict: sweepVerdict(rows)}
 }
 
 // errorCount is a count of failed requests, marked "(!)" when any failed.

@@ -1,7 +1,10 @@
 package workloads
 
 import (
+	"strings"
+
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -10,60 +13,146 @@ import (
 // before a sweep's verdict says it appears.
 const SweepGrowth = 0.01
 
-// sweepVerdict is a core-count sweep's verdict: where the bucket (other
-// than cpu) that appears with the cores starts (see sweepGrowth) and how requests/s per
-// core at the largest count compares with the first count's; then the
-// peak, and the runs that failed or had failed requests. Nil without a
-// run that did not fail.
-func sweepVerdict(rows []SweepRow) *report.Verdict {
+// SweepVerdict is a core-count sweep's conclusion, the "verdict" of its
+// JSON and, as sentences, the paragraph its report opens with.
+type SweepVerdict struct {
+	// Summary is the verdict as plain sentences.
+	Summary string `json:"summary"`
+	// Appears is the bucket (other than cpu) that appears as the cores
+	// grow: its share at least doubles and rises SweepGrowth above the
+	// first run's. Nil when none does.
+	Appears *SweepAppears `json:"appears,omitempty"`
+	// PerCore compares requests/s per core at the largest core count with
+	// the first's (Efficiency of the last run); nil for a single count.
+	PerCore *SweepPerCore `json:"per_core,omitempty"`
+	// PeakCores and PeakRequestsPerS are the run with the most requests/s.
+	PeakCores        int     `json:"peak_cores,omitempty"`
+	PeakRequestsPerS float64 `json:"peak_requests_per_s,omitempty"`
+	// Failed are the runs that failed; FailedRequests those that had
+	// failed requests.
+	Failed         []SweepFailure `json:"failed,omitempty"`
+	FailedRequests []SweepFailure `json:"failed_requests,omitempty"`
+}
+
+// SweepAppears is where a bucket appears in a sweep: from FromCores on,
+// its share rising from FirstShare (at FirstCores, the first run) to
+// TopShare (at TopCores, its largest).
+type SweepAppears struct {
+	Bucket     diff.Bucket `json:"bucket"`
+	FromCores  int         `json:"from_cores"`
+	FirstCores int         `json:"first_cores"`
+	FirstShare float64     `json:"first_share"`
+	TopCores   int         `json:"top_cores"`
+	TopShare   float64     `json:"top_share"`
+}
+
+// SweepPerCore is requests/s per core at LastCores as a fraction of the
+// first run's (at FirstCores).
+type SweepPerCore struct {
+	FirstCores int     `json:"first_cores"`
+	LastCores  int     `json:"last_cores"`
+	Fraction   float64 `json:"fraction"`
+}
+
+// SweepFailure is a run that failed (Reason) or had failed requests
+// (Errors).
+type SweepFailure struct {
+	Cores  int    `json:"cores"`
+	Reason string `json:"reason,omitempty"`
+	Errors int64  `json:"errors,omitempty"`
+}
+
+// SweepConclusion works out a sweep's verdict from its rows (nil when
+// there is nothing to say: no run).
+func SweepConclusion(rows []SweepRow) *SweepVerdict {
 	var ok []SweepRow
 	for _, r := range rows {
 		if r.Failed == "" {
 			ok = append(ok, r)
 		}
 	}
-	v := &report.Verdict{}
+	v := &SweepVerdict{}
 	if len(ok) > 0 {
 		first, last := ok[0], ok[len(ok)-1]
-		var l report.Line
 		if b, from, found := sweepGrowth(ok); found {
 			top := maxShare(ok, b)
-			l = report.Cat(report.Code(b.String()), " appears from ", cores(from.Cores), " (", report.Share(first.Share(b)), " at ", cores(first.Cores),
-				" → ", report.Share(top.Share(b)), " at ", cores(top.Cores), ")")
-			v.Tone = report.ToneGrowth
+			v.Appears = &SweepAppears{Bucket: b, FromCores: from.Cores, FirstCores: first.Cores, FirstShare: first.Share(b), TopCores: top.Cores, TopShare: top.Share(b)}
 		}
 		if last.Cores != first.Cores && first.RequestsPerS > 0 {
-			verb := "falls to "
-			if last.Efficiency >= 1 {
-				verb = "rises to "
-			}
-			if l != nil {
-				l = append(l, report.Text("; "))
-			}
-			l = append(l, report.Cat("requests/s per core ", verb, report.Share(last.Efficiency).Places(0), " of ", cores(first.Cores), "'s at ", cores(last.Cores))...)
-		}
-		if l != nil {
-			v.Lines = append(v.Lines, append(l, report.Text(".")))
+			v.PerCore = &SweepPerCore{FirstCores: first.Cores, LastCores: last.Cores, Fraction: last.Efficiency}
 		}
 		for _, r := range ok {
 			if r.Peak {
-				v.Lines = append(v.Lines, report.Cat("Peak: ", report.Fixed(r.RequestsPerS, 0), " requests/s at ", cores(r.Cores), "."))
+				v.PeakCores, v.PeakRequestsPerS = r.Cores, r.RequestsPerS
 			}
 		}
 	}
 	for _, r := range rows {
 		switch {
 		case r.Failed != "":
-			v.Lines = append(v.Lines, report.Cat("The ", r.Cores, "-core run failed: ", r.Failed, "."))
-			v.Tone = report.ToneFail
+			v.Failed = append(v.Failed, SweepFailure{Cores: r.Cores, Reason: r.Failed})
 		case r.Errors > 0:
-			v.Lines = append(v.Lines, report.Cat("The ", r.Cores, "-core run had ", report.Int(r.Errors), " failed requests (requests/s counts successes only)."))
+			v.FailedRequests = append(v.FailedRequests, SweepFailure{Cores: r.Cores, Errors: r.Errors})
 		}
 	}
-	if len(v.Lines) == 0 {
+	rv := v.report()
+	if rv == nil {
 		return nil
 	}
+	var sentences []string
+	for _, l := range rv.Lines {
+		sentences = append(sentences, render.Plain(l))
+	}
+	v.Summary = strings.Join(sentences, " ")
 	return v
+}
+
+// sweepVerdict is the verdict paragraph of a sweep.
+func sweepVerdict(rows []SweepRow) *report.Verdict {
+	if v := SweepConclusion(rows); v != nil {
+		return v.report()
+	}
+	return nil
+}
+
+// report is the verdict as the sentences a report opens with: where the
+// bucket appears and how requests/s per core falls, the peak, and the
+// failures; nil when it says nothing.
+func (v *SweepVerdict) report() *report.Verdict {
+	out := &report.Verdict{}
+	var l report.Line
+	if a := v.Appears; a != nil {
+		l = report.Cat(report.Code(a.Bucket.String()), " appears from ", cores(a.FromCores), " (", report.Share(a.FirstShare), " at ", cores(a.FirstCores),
+			" → ", report.Share(a.TopShare), " at ", cores(a.TopCores), ")")
+		out.Tone = report.ToneGrowth
+	}
+	if p := v.PerCore; p != nil {
+		verb := "falls to "
+		if p.Fraction >= 1 {
+			verb = "rises to "
+		}
+		if l != nil {
+			l = append(l, report.Text("; "))
+		}
+		l = append(l, report.Cat("requests/s per core ", verb, report.Share(p.Fraction).Places(0), " of ", cores(p.FirstCores), "'s at ", cores(p.LastCores))...)
+	}
+	if l != nil {
+		out.Lines = append(out.Lines, append(l, report.Text(".")))
+	}
+	if v.PeakCores > 0 {
+		out.Lines = append(out.Lines, report.Cat("Peak: ", report.Fixed(v.PeakRequestsPerS, 0), " requests/s at ", cores(v.PeakCores), "."))
+	}
+	for _, f := range v.Failed {
+		out.Lines = append(out.Lines, report.Cat("The ", f.Cores, "-core run failed: ", f.Reason, "."))
+		out.Tone = report.ToneFail
+	}
+	for _, f := range v.FailedRequests {
+		out.Lines = append(out.Lines, report.Cat("The ", f.Cores, "-core run had ", report.Int(f.Errors), " failed requests (requests/s counts successes only)."))
+	}
+	if len(out.Lines) == 0 {
+		return nil
+	}
+	return out
 }
 
 // sweepGrowth is the bucket other than cpu that appears as the cores

@@ -47,6 +47,20 @@ func TestSweepVerdict(t *testing.T) {
 	if v.Tone != report.ToneFail {
 		t.Errorf("tone %v, want failure", v.Tone)
 	}
+	// The same conclusion as JSON's structured verdict.
+	c := SweepConclusion(rows)
+	if a := c.Appears; a == nil || a.Bucket != diff.LockContention || a.FromCores != 4 || a.FirstCores != 1 || a.TopCores != 8 || a.TopShare != 0.41 {
+		t.Errorf("appears %+v", c.Appears)
+	}
+	if p := c.PerCore; p == nil || p.FirstCores != 1 || p.LastCores != 8 || p.Fraction < 0.399 || p.Fraction > 0.401 {
+		t.Errorf("per core %+v", c.PerCore)
+	}
+	if c.PeakCores != 8 || c.PeakRequestsPerS != 3200 || len(c.Failed) != 1 || c.Failed[0].Cores != 16 || len(c.FailedRequests) != 0 {
+		t.Errorf("peak %d at %g, failed %+v, failed requests %+v", c.PeakCores, c.PeakRequestsPerS, c.Failed, c.FailedRequests)
+	}
+	if wantSum := strings.ReplaceAll(strings.TrimPrefix(strings.TrimSuffix(want, "\n"), "Verdict: "), "\n", " "); c.Summary != wantSum {
+		t.Errorf("summary %q, want %q", c.Summary, wantSum)
+	}
 }
 
 // A sweep that scales: no bucket appears (one that rises a little is not

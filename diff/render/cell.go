@@ -98,6 +98,10 @@ func line(l report.Line, m report.Medium) string {
 	return b.String()
 }
 
+// Plain is a line as the terminal shows it without colour: a sentence
+// for data (a verdict's summary).
+func Plain(l report.Line) string { return line(l, report.Terminal) }
+
 // String is a cell as the terminal shows it, for a command's own messages.
 func String(c report.Cell) string { return human(c, report.Terminal) }
 
