@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
