@@ -209,7 +209,12 @@ func gateHTML(t *testing.T, base, new string) {
 		Dots       int
 		Thresholds int
 	}
-	p.Eval(`[...document.querySelectorAll("svg.chart")].map(c => ({
+	var flames int
+	p.Eval(`document.querySelectorAll('script[type="application/json"][id^="flame"]').length`, &flames)
+	if flames != 1 {
+		t.Errorf("%d flame graphs on the gate's page; want the merged sides' one", flames)
+	}
+	p.Eval(`[...document.querySelectorAll("svg.chart")].filter(c => c.querySelector(".chart-title").textContent.match(/: (FAIL|pass)/)).map(c => ({
 		Title: c.querySelector(".chart-title").textContent,
 		Dots: c.querySelectorAll("g.point").length,
 		Thresholds: c.querySelectorAll("g.threshold").length}))`, &charts)

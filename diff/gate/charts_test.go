@@ -2,10 +2,12 @@ package gate
 
 import (
 	"math"
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -14,11 +16,46 @@ import (
 func chartsOf(r *Report) []*report.Chart {
 	var cs []*report.Chart
 	for _, b := range r.Model().Blocks {
-		if c, ok := b.(*report.Chart); ok {
+		if c, ok := b.(*report.Chart); ok && c.Kind == report.ChartDots {
 			cs = append(cs, c)
 		}
 	}
 	return cs
+}
+
+// Beside its dot plots the gate's page shows the merged sides as a diff
+// page does: bucket bars and, with the call tree asked for, the flame
+// graph.
+func TestGatePictures(t *testing.T) {
+	r := scenario(t, 5)
+	var bars, flames int
+	for _, b := range r.Model().Blocks {
+		switch b := b.(type) {
+		case *report.Chart:
+			if b.Kind == report.ChartBars {
+				bars++
+			}
+		case *report.Flame:
+			flames++
+		}
+	}
+	if bars == 0 || flames != 0 {
+		t.Errorf("without a call tree: %d bucket bar charts, %d flame graphs; want some and none", bars, flames)
+	}
+	base := defaultSynth()
+	r, err := runSynth(rand.New(rand.NewSource(3)), Options{Analysis: diff.Options{CallTree: true, TreeMin: render.TreeMin}}, 5, base, base.shift(diff.LockContention, 0.03))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range r.Model().Blocks {
+		if f, ok := b.(*report.Flame); ok {
+			if f.Sides != 2 || f.Tree == nil || f.Tree.Buckets[diff.LockContention][1] <= f.Tree.Buckets[diff.LockContention][0] {
+				t.Errorf("flame graph of the merged sides: %+v", f)
+			}
+			return
+		}
+	}
+	t.Error("with a call tree the gate's page has no flame graph")
 }
 
 // The gate's HTML holds a dot plot per check: one dot per profile per

@@ -111,7 +111,9 @@ type Options struct {
 	Alpha  float64 // significance level (0: DefaultAlpha)
 	Top    int     // frames listed behind each failed check (0: DefaultTop)
 	// Analysis selects the sample type and kind, the rules and
-	// focus/ignore filters; its Cum, By, Top and CallTree are not used.
+	// focus/ignore filters, and with CallTree (and TreeMin) the merged
+	// sides' call tree, which the html format draws; its Cum, By and Top
+	// are not used.
 	Analysis diff.Options
 }
 
@@ -145,7 +147,7 @@ func New(opts Options) *Gate {
 		opts.Top = DefaultTop
 	}
 	a := opts.Analysis
-	a.Cum, a.By, a.Top, a.CallTree = false, diff.ByFrame, 1, false
+	a.Cum, a.By, a.Top = false, diff.ByFrame, 1
 	for _, c := range opts.Checks {
 		a.Spellings = a.Spellings || c.Target == TargetMethod
 	}
@@ -275,6 +277,9 @@ type Report struct {
 	New        SideInfo      `json:"new"`
 	Checks     []CheckResult `json:"checks"`
 	Warnings   []string      `json:"-"`
+	// merged is the diff of the merged sides, whose bucket bars and call
+	// tree (when Options.Analysis.CallTree) the html format draws.
+	merged *diff.Result
 }
 
 // Frame is one frame behind a failed check: the value of the samples the
@@ -331,6 +336,7 @@ func (g *Gate) Report() (*Report, error) {
 		return nil, err
 	}
 	d := g.merged.Diff()
+	r.merged = d
 	r.SampleType, r.Kind = d.SampleType, d.Kind
 	r.Warnings = append(r.Warnings, d.Warnings...)
 	r.Warnings = append(r.Warnings, kindWarnings(r.Kind, g.opts.Checks)...)

@@ -92,6 +92,11 @@ func (r *Report) Model() *report.Report {
 		}
 	}
 	blocks = append(blocks, r.charts()...)
+	if r.merged != nil {
+		// The merged sides as the html format shows a diff: bucket bars
+		// and the differential flame graph (when the tree was built).
+		blocks = append(blocks, render.DiffPictures(r.merged)...)
+	}
 	return &report.Report{Blocks: blocks, Records: records, JSON: r, Warnings: r.Warnings, Verdict: r.verdict()}
 }
 

@@ -157,6 +157,17 @@ func flameTip(f *report.Flame, n *diff.CallNode) string {
 	return n.Name + "\n" + tip
 }
 
+// DiffPictures are the html-only blocks of a diff beside its tables: the
+// bucket bars and, when the result holds a call tree, the differential
+// flame graph. The gate's page shows its merged sides with them.
+func DiffPictures(r *diff.Result) []report.Block {
+	blocks := bucketCharts(r)
+	if f := diffFlame(r); f != nil {
+		blocks = append(blocks, f)
+	}
+	return blocks
+}
+
 // diffFlame is the flame-graph block of a diff whose result holds a call
 // tree (nil when it holds none).
 func diffFlame(r *diff.Result) report.Block {
