@@ -130,4 +130,8 @@ func TestPicturesDiffFolded(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `"sideways" is not base or new`) {
 		t.Errorf("--side sideways: exit %d, %q; want 2", code, stderr)
 	}
+	_, stderr, code = profdiff(t, "", "diff", "--format", "html", "--side", "base", net10, net11)
+	if code != 2 || !strings.Contains(stderr, "--side picks the side --format folded writes; --format html shows both") {
+		t.Errorf("--side with html: exit %d, %q; want 2 saying --side is folded's", code, stderr)
+	}
 }

@@ -299,6 +299,9 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 		default:
 			return usagef("diff: --side: %q is not base or new", side)
 		}
+		if fs.Changed("side") && s.out.format != render.Folded {
+			return usagef("diff: --side picks the side --format folded writes; --format %s shows both", s.out.format)
+		}
 		sides, err := sf.resolve(c.resolver("diff"), pos)
 		if err != nil {
 			return err
@@ -432,7 +435,9 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return o.write(e.stdout, render.RulesReport(rules))
+		rep := render.RulesReport(rules)
+		rep.Title = "profdiff rules"
+		return o.write(e.stdout, rep)
 	}
 }
 

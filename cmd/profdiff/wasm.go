@@ -73,6 +73,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		rep := workloads.WasmSweepReport(points)
+		rep.Title = "profdiff workload wasm: the plugin host by keep-resident setting"
 		rep.Blocks = append([]report.Block{sw.header(dir)}, rep.Blocks...)
 		if o.format != render.HTML {
 			return o.write(e.stdout, rep)

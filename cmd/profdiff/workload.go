@@ -142,6 +142,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		rep := workloads.SweepReport(workloads.SweepRows(results))
+		rep.Title = fmt.Sprintf("profdiff workload json: the %s server by cores", variant)
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
 		if o.format == render.HTML {

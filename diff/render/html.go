@@ -33,6 +33,9 @@ func writeHTML(w io.Writer, r *report.Report, o Options) error {
 	ew := &errWriter{w: w}
 	// The first heading is the page's title (and its h1), not repeated.
 	title, first := "profdiff report", -1
+	if r.Title != "" {
+		title = r.Title
+	}
 	for i, b := range r.Blocks {
 		if h, ok := b.(report.Heading); ok && b.In(report.Markdown) {
 			title, first = plainLine(h.Line), i

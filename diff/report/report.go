@@ -54,6 +54,9 @@ type Report struct {
 	// Warnings are for the user on stderr; no format lays them out.
 	Warnings []string
 
+	// Title names the report where no Markdown heading does: the html
+	// page's title ("profdiff report" without either).
+	Title string
 	// Verdict is the plain-language conclusion, shown before every block
 	// in the terminal, in Markdown and in HTML (nil: none).
 	Verdict *Verdict
