@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -264,6 +265,34 @@ func TestBrowserDiffFlame(t *testing.T) {
 		t.Errorf("clicking %s zooms to %q", waitAndAcquire, root)
 	}
 	p.Eval(`profdiff.reset()`, nil)
+
+	// An invalid pattern says so and drops the last search's highlight;
+	// a search inside a zoom says where it counted; a bucket with no
+	// samples says so rather than drawing nothing.
+	p.Eval(`profdiff.search("WaitAndAcquire")`, nil)
+	if p.Eval(`profdiff.search("(")`, &status); !strings.HasPrefix(status, "invalid regexp") {
+		t.Errorf("search for ( says %q", status)
+	}
+	var dimmed bool
+	p.Eval(`(() => { const c = document.querySelector(".flame canvas"), g = c.getContext("2d");
+		const px = g.getImageData(0, 0, c.width, c.height).data;
+		for (let k = 0; k < px.length; k += 4) if (px[k] === 255 && px[k+1] === 0 && px[k+2] === 255) return false;
+		return true; })()`, &dimmed)
+	if !dimmed {
+		t.Error("after an invalid pattern the last search's magenta outlines are still drawn")
+	}
+	p.Eval(`profdiff.search("")`, nil)
+	p.Eval(fmt.Sprintf(`profdiff.zoom(%q)`, waitAndAcquire), nil)
+	if p.Eval(`profdiff.search("Wait")`, &status); !strings.HasSuffix(status, "(within "+waitAndAcquire+")") {
+		t.Errorf("search inside a zoom says %q", status)
+	}
+	p.Eval(`profdiff.search("")`, nil)
+	p.Eval(`profdiff.reset()`, nil)
+	setSelect(t, p, "bucket", strconv.Itoa(int(diff.Syscall)))
+	if p.Eval(`document.querySelector(".flame .status").textContent`, &status); status != "no samples to draw in syscall" {
+		t.Errorf("the seed's syscall bucket (empty) shows %q", status)
+	}
+	setSelect(t, p, "bucket", "-1")
 
 	screenshot(t, p)
 }

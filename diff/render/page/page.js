@@ -232,9 +232,11 @@
       return ctx.createPattern(c, "repeat");
     }
     function paint() {
-      const W = layout();
-      canvas.width = W; canvas.height = (maxDep + 1) * ROW;
-      canvas.style.height = canvas.height + "px";
+      const W = layout(), H = (maxDep + 1) * ROW, dpr = window.devicePixelRatio || 1;
+      // Backing pixels at the screen's density, drawn in CSS pixels.
+      canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
+      canvas.style.width = W + "px"; canvas.style.height = H + "px";
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.font = "11px ui-monospace, monospace"; ctx.textBaseline = "middle";
       const pattern = two ? hatch(pal()) : null;
       for (const f of drawn) {
@@ -259,7 +261,13 @@
     const rowY = (dep) => (st.orient === "icicle" ? dep : maxDep - dep) * ROW;
 
     // ---- Operations (the controls and the test API both call these).
-    function redraw() { widths(); if (w[st.root] === 0) st.root = 0; paint(); if (st.search) search(st.search); }
+    function redraw() {
+      widths();
+      if (w[st.root] === 0) st.root = 0;
+      paint();
+      if (st.search) search(st.search);
+      else status.textContent = w[0] === 0 ? "no samples to draw" + (st.bucket >= 0 ? " in " + d.buckets[st.bucket] : "") : "";
+    }
     function set(key, value) { st[key] = value; if (key === "palette") paint(); else redraw(); }
     // findNode is the first node named n in preorder, preferring one
     // with a width in the current view.
@@ -278,7 +286,7 @@
     function search(re) {
       st.search = re;
       if (!re) { searchRe = null; status.textContent = ""; paint(); return ""; }
-      try { searchRe = new RegExp(re); } catch (e) { searchRe = null; status.textContent = "invalid regexp: " + e.message; return status.textContent; }
+      try { searchRe = new RegExp(re); } catch (e) { searchRe = null; status.textContent = "invalid regexp: " + e.message; paint(); return status.textContent; }
       let count = 0;
       const sum = [0, 0], stack = [[st.root, false]];
       while (stack.length) {
@@ -290,6 +298,7 @@
       }
       let t = count === 1 ? "1 frame matches" : count + " frames match";
       if (count > 0) t += two ? " · base " + side(sum[0], 0) + " → new " + side(sum[1], 1) : " · " + side(sum[0], 0);
+      if (st.root !== 0) t += " (within " + nm(st.root) + ")";
       status.textContent = t;
       paint();
       return t;
