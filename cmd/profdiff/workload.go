@@ -214,10 +214,26 @@ func jsonDiffs(results []*workloads.Result) []sweepRun {
 // right too.
 func (sp sweepPages) write(ctx context.Context, e env, rep *report.Report, o output) error {
 	fromDir, fromCWD, lines := sp.writeRunDiffs(ctx, e)
+	list := -1
 	if len(lines) > 0 {
-		rep.Blocks = append(rep.Blocks, report.Para{Lines: append([]report.Line{report.Cat(sp.intro)}, lines...)})
+		list = len(rep.Blocks)
+		rep.Blocks = append(rep.Blocks, report.Para{})
 	}
 	link := func(links map[string]string) func(string, report.Point) string {
+		// The list of pages links them too, from where this page is.
+		if list >= 0 {
+			p := report.Para{Lines: []report.Line{report.Cat(sp.intro)}}
+			for _, l := range lines {
+				line := report.Cat(l.what, ": ")
+				if href, ok := links[l.key]; ok {
+					line = append(line, report.Text(l.page).WithLink(href))
+				} else {
+					line = append(line, report.Text(l.page))
+				}
+				p.Lines = append(p.Lines, line)
+			}
+			rep.Blocks[list] = p
+		}
 		return func(series string, p report.Point) string { return links[sp.key(series, p)] }
 	}
 	workloads.LinkCharts(rep, link(fromDir))
@@ -238,14 +254,14 @@ func (sp sweepPages) write(ctx context.Context, e env, rep *report.Report, o out
 // to the sweep's folder and to the current directory, and a line per run
 // for the report; a page that could not be written is said on stderr and
 // in its line, and has no link.
-func (sp sweepPages) writeRunDiffs(ctx context.Context, e env) (fromDir, fromCWD map[string]string, lines []report.Line) {
+func (sp sweepPages) writeRunDiffs(ctx context.Context, e env) (fromDir, fromCWD map[string]string, lines []pageLine) {
 	fromDir, fromCWD = map[string]string{}, map[string]string{}
 	wd, wdErr := os.Getwd()
 	for _, d := range sp.diffs {
 		page := filepath.Join(d.new.Config.Out, "diff-vs-"+filepath.Base(d.base.Config.Out)+".html")
 		if err := writeRunDiff(ctx, e, sp.cmd, d.base, d.new, page); err != nil {
 			fmt.Fprintf(e.stderr, "profdiff: %s: %s: no diff page: %v\n", sp.cmd, d.what, err)
-			lines = append(lines, report.Cat(d.what, ": no diff page (", err.Error(), ")"))
+			lines = append(lines, pageLine{what: d.what, page: "no diff page (" + err.Error() + ")"})
 			continue
 		}
 		if rel, err := filepath.Rel(sp.dir, page); err == nil {
@@ -256,10 +272,14 @@ func (sp sweepPages) writeRunDiffs(ctx context.Context, e env) (fromDir, fromCWD
 				fromCWD[d.key] = filepath.ToSlash(rel)
 			}
 		}
-		lines = append(lines, report.Cat(d.what, ": ", page))
+		lines = append(lines, pageLine{what: d.what, key: d.key, page: page})
 	}
 	return fromDir, fromCWD, lines
 }
+
+// pageLine is a run's line in the list of diff pages: the page's path
+// (or why there is none) and the key of its link.
+type pageLine struct{ what, key, page string }
 
 // writeRunDiff writes the HTML diff of run nw's capture against base's
 // into page, through the code path of profdiff diff --format html.

@@ -142,6 +142,9 @@ func htmlCell(c report.Cell) string {
 	if c.Strong {
 		s = "<b>" + s + "</b>"
 	}
+	if c.Link != "" && chartLink(c.Link) {
+		s = "<a href=\"" + html.EscapeString(c.Link) + "\">" + s + "</a>"
+	}
 	return s
 }
 

@@ -72,6 +72,9 @@ type Cell struct {
 	Parts Line
 	// Tone is the cell's meaning for colour.
 	Tone Tone
+	// Link, when set, is a page the cell points to, a path relative to
+	// the page showing it: a link in HTML, plain text elsewhere.
+	Link string
 	// Wrap makes a name too wide for its column wrap onto more lines
 	// instead of being elided in the middle (a pattern, whose every
 	// character matters).
@@ -147,6 +150,9 @@ func (c Cell) WithNote(note string) Cell { c.Note = note; return c }
 
 // WithRelative returns c with its growth relative to base.
 func (c Cell) WithRelative(rel float64) Cell { c.Relative = &rel; return c }
+
+// WithLink returns c linking to the page at the relative path link (HTML).
+func (c Cell) WithLink(link string) Cell { c.Link = link; return c }
 
 // WithTone returns c with tone t.
 func (c Cell) WithTone(t Tone) Cell { c.Tone = t; return c }
