@@ -34,7 +34,7 @@ func TestWasmVerdict(t *testing.T) {
 	}
 	all := strings.Join(v.Lines, "\n")
 	for _, want := range []string{
-		"loop (1 goroutine, no HTTP): keep_resident 1MiB wins with 4700 requests/s, 15% ahead of 2MiB and 5.2x the worst (0).",
+		"loop (1 goroutine, no HTTP): keep_resident 1MiB wins with 4700 requests/s, 15% ahead of keep_resident 2MiB and 5.2x the worst, keep_resident 0.",
 		"concurrent (16 connections): keep_resident 2MiB wins",
 		"The loop's winner does NOT win under concurrency: keep_resident 1MiB ranks 2 of 3 there, 17% below 2MiB.",
 		"concurrent, keep_resident 1MiB: 120 requests failed (130 refused by the full pool)",

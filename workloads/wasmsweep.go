@@ -108,9 +108,11 @@ func Verdict(points []WasmPoint) WasmVerdict {
 		}
 		line := fmt.Sprintf("%s: keep_resident %s wins with %.0f requests/s", label, wasmhost.FormatSize(ps[0].KeepResident), ps[0].RequestsPerS)
 		if len(ps) > 1 {
-			line += fmt.Sprintf(", %.0f%% ahead of %s", (ps[0].RequestsPerS/ps[1].RequestsPerS-1)*100, wasmhost.FormatSize(ps[1].KeepResident))
+			line += fmt.Sprintf(", %.0f%% ahead of keep_resident %s", (ps[0].RequestsPerS/max(ps[1].RequestsPerS, 1e-9)-1)*100, wasmhost.FormatSize(ps[1].KeepResident))
+		}
+		if len(ps) > 2 {
 			worst := ps[len(ps)-1]
-			line += fmt.Sprintf(" and %.1fx the worst (%s)", ps[0].RequestsPerS/max(worst.RequestsPerS, 1e-9), wasmhost.FormatSize(worst.KeepResident))
+			line += fmt.Sprintf(" and %.1fx the worst, keep_resident %s", ps[0].RequestsPerS/max(worst.RequestsPerS, 1e-9), wasmhost.FormatSize(worst.KeepResident))
 		}
 		v.Lines = append(v.Lines, line+".")
 		return ps[0].KeepResident, ps
