@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/profdiff/profdiff/diff"
@@ -84,4 +86,34 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// demoCharts are the demo page's throughput charts: requests/s (2xx only)
+// and p99 latency of the two runs, a bar a run; the note names the runs
+// with failed requests, whose bars count only their successes.
+func demoCharts(res [2]*workloads.Result) []report.Block {
+	rps := report.Series{Name: "requests/s"}
+	p99 := report.Series{Name: "p99 ms"}
+	note := "Requests/s counts only 2xx responses."
+	for i, r := range res {
+		name := demoVariants[i]
+		if n := r.Load.Failed(); n > 0 {
+			note += fmt.Sprintf(" %s: %d failed requests.", name, n)
+		}
+		rps.Points = append(rps.Points, report.Point{X: float64(i), Y: r.Load.RPSOK, Label: name})
+		p99.Points = append(p99.Points, report.Point{X: float64(i), Y: r.Load.LatencyMS.P99, Label: name})
+	}
+	cores := res[0].Config.Cores
+	return []report.Block{
+		&report.Chart{Title: "Throughput at " + plural(cores, "core"), Kind: report.ChartBars, X: "server", Y: "requests/s (2xx)", Series: []report.Series{rps}, Note: note},
+		&report.Chart{Title: "p99 latency at " + plural(cores, "core"), Kind: report.ChartBars, X: "server", Y: "p99 ms", Series: []report.Series{p99}},
+	}
+}
+
+// plural is "1 core", "4 cores".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads"
+	"github.com/profdiff/profdiff/workloads/loadgen"
 )
 
 func TestShellQuote(t *testing.T) {
@@ -166,4 +168,31 @@ func demoVerdictNames(t *testing.T, dir, bucket string) bool {
 		}
 	}
 	return false
+}
+
+// The demo's page charts both runs' requests/s and p99 latency, a bar a
+// run, and names the run whose requests failed.
+func TestDemoCharts(t *testing.T) {
+	run := func(rps, p99 float64, failed int64) *workloads.Result {
+		return &workloads.Result{Config: workloads.RunConfig{Cores: 2},
+			Load: &loadgen.Report{RPSOK: rps, LatencyMS: loadgen.Latency{P99: p99}, Non2xx: map[string]int64{"503": failed}}}
+	}
+	cs := demoCharts([2]*workloads.Result{run(12000, 3.5, 0), run(6100, 9.25, 7)})
+	if len(cs) != 2 {
+		t.Fatalf("%d charts, want requests/s and p99", len(cs))
+	}
+	rps, p99 := cs[0].(*report.Chart), cs[1].(*report.Chart)
+	if rps.Title != "Throughput at 2 cores" || rps.Kind != report.ChartBars || len(rps.Series) != 1 {
+		t.Fatalf("requests/s chart %+v", rps)
+	}
+	pts := rps.Series[0].Points
+	if len(pts) != 2 || pts[0].Label != "baseline" || pts[0].Y != 12000 || pts[1].Label != "global-lock" || pts[1].Y != 6100 {
+		t.Errorf("requests/s bars %+v", pts)
+	}
+	if rps.Note != "Requests/s counts only 2xx responses. global-lock: 7 failed requests." {
+		t.Errorf("note %q; want the run with failed requests named", rps.Note)
+	}
+	if q := p99.Series[0].Points; len(q) != 2 || q[0].Y != 3.5 || q[1].Y != 9.25 {
+		t.Errorf("p99 bars %+v", q)
+	}
 }

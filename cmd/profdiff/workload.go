@@ -492,7 +492,8 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	warn(e.stderr, result.Warnings...)
 	rep := render.DiffReport(result)
 	if o.format == render.Table || o.format == render.Markdown || o.format == render.HTML {
-		rep.Blocks = append(append([]report.Block{demoIntro(res)}, rep.Blocks...), demoOutro(result, res))
+		head := append([]report.Block{demoIntro(res)}, demoCharts(res)...) // the charts: html only
+		rep.Blocks = append(append(head, rep.Blocks...), demoOutro(result, res))
 	}
 	return o.write(e.stdout, rep)
 }
