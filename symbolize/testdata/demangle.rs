@@ -1,0 +1,39 @@
+// Built by symbolize's demangle tests (rustc -C symbol-mangling-version=legacy
+// and =v0): a module, a generic type with a method, a trait impl and a closure,
+// each kept out of line so that nm lists it.
+mod shapes {
+    pub struct Thing<T>(pub T);
+
+    impl<T: Copy + Into<u64>> Thing<T> {
+        #[inline(never)]
+        pub fn double(&self) -> u64 {
+            self.0.into() * 2
+        }
+    }
+
+    pub trait Area {
+        fn area(&self) -> u64;
+    }
+
+    impl Area for Thing<u32> {
+        #[inline(never)]
+        fn area(&self) -> u64 {
+            u64::from(self.0) * 3
+        }
+    }
+}
+
+use shapes::Area;
+
+#[inline(never)]
+fn compute(n: u64) -> u64 {
+    let f = |k: u64| k + n;
+    std::hint::black_box(f)(n)
+}
+
+fn main() {
+    let a = shapes::Thing(7u32);
+    let b = shapes::Thing(9u64);
+    let n = std::env::args().count() as u64;
+    println!("{}", compute(n) + a.double() + b.double() + a.area());
+}
