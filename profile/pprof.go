@@ -88,6 +88,7 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 // finish is the end of the pprof and folded paths: the checks and facts
 // every such profile gets.
 func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
+	demangleFunctions(p)
 	if len(p.Sample) == 0 {
 		msg := "profile has no samples"
 		if k := DetectKind(p); k == KindMutex || k == KindBlock {

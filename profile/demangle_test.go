@@ -1,0 +1,243 @@
+package profile
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// nativeTool finds a compiler or profiler on $PATH or in ~/.cargo/bin, or
+// skips the test saying which is missing.
+func nativeTool(t testing.TB, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	home, _ := os.UserHomeDir()
+	if p := filepath.Join(home, ".cargo", "bin", name); home != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("%s is not installed", name)
+	return ""
+}
+
+// buildNative compiles ../symbolize/testdata/src into the binary out.
+func buildNative(t testing.TB, out, compiler, src string, args ...string) string {
+	t.Helper()
+	args = append(args, "-o", out, filepath.Join("..", "symbolize", "testdata", src))
+	if b, err := exec.Command(nativeTool(t, compiler), args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", compiler, src, err, b)
+	}
+	return out
+}
+
+// mangledSymbols returns up to n distinct mangled names of the functions
+// binutils' nm lists as defined in an ELF binary, those of the program's
+// own code (containing own) first.
+func mangledSymbols(t testing.TB, bin, own string, n int) []string {
+	t.Helper()
+	out, err := exec.Command(nativeTool(t, "nm"), "--defined-only", bin).Output()
+	if err != nil {
+		t.Fatalf("nm %s: %v", bin, err)
+	}
+	var mine, rest []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		fields := strings.Fields(line) // address, type, name
+		if len(fields) != 3 || !strings.ContainsAny(fields[1], "TtWw") || seen[fields[2]] {
+			continue
+		}
+		if name := fields[2]; strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R") {
+			seen[name] = true
+			if strings.Contains(name, own) {
+				mine = append(mine, name)
+			} else {
+				rest = append(rest, name)
+			}
+		}
+	}
+	if len(mine) == 0 {
+		t.Fatalf("%s has no mangled symbols of %q", bin, own)
+	}
+	return append(mine, rest...)[:min(n, len(mine)+len(rest))]
+}
+
+// checkDemangled checks every function of a loaded profile: one whose
+// system name is mangled has the demangled name, and the mangled names
+// given must all have been seen.
+func checkDemangled(t *testing.T, l *Loaded, mangled []string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, f := range l.Profile.Function {
+		sys := f.SystemName
+		if !strings.Contains(sys, "_Z") && !strings.Contains(sys, "_R") {
+			continue
+		}
+		want, ok := symbolize.Demangle(sys)
+		if !ok {
+			continue
+		}
+		if f.Name != want {
+			t.Errorf("%s: function %q (system name %q), want %q", l.Source, f.Name, sys, want)
+		}
+		seen[sys] = true
+	}
+	for _, m := range mangled {
+		if !seen[m] {
+			t.Errorf("%s: no function with system name %q", l.Source, m)
+		}
+	}
+}
+
+// TestDemangleFolded loads folded stacks written from the symbols of
+// programs g++ and rustc (legacy and v0 mangling) build here, frames with
+// and without a module prefix.
+func TestDemangleFolded(t *testing.T) {
+	dir := t.TempDir()
+	bins := []struct{ bin, own string }{
+		{buildNative(t, filepath.Join(dir, "cpp"), "g++", "demangle.cpp", "-O0"), "shapes"},
+		{buildNative(t, filepath.Join(dir, "legacy"), "rustc", "demangle.rs"), "8demangle"},
+		{buildNative(t, filepath.Join(dir, "v0"), "rustc", "demangle.rs", "-C", "symbol-mangling-version=v0"), "8demangle"},
+	}
+	var text strings.Builder
+	var all []string
+	for i, b := range bins {
+		syms := mangledSymbols(t, b.bin, b.own, 30)
+		all = append(all, syms...)
+		for j, s := range syms {
+			mod := ""
+			if j%2 == 1 {
+				mod = fmt.Sprintf("libdemo%d.so!", i)
+			}
+			fmt.Fprintf(&text, "main;%s%s;%s %d\n", mod, s, syms[(j+1)%len(syms)], j+1)
+		}
+	}
+	l, err := Parse("native.folded", []byte(text.String()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDemangled(t, l, all)
+	for _, f := range l.Profile.Function {
+		if strings.HasPrefix(f.Name, "libdemo") {
+			t.Errorf("module prefix left in the name: %q", f.Name)
+		}
+	}
+}
+
+// TestDemanglePprof loads a pprof profile whose functions carry mangled
+// names of the g++-built program, one with a system name of its own that
+// must stay.
+func TestDemanglePprof(t *testing.T) {
+	syms := mangledSymbols(t, buildNative(t, filepath.Join(t.TempDir(), "cpp"), "g++", "demangle.cpp", "-O0"), "shapes", 20)
+	p := &pprofile.Profile{SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}}, Period: 1, PeriodType: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"}}
+	for i, s := range syms {
+		f := &pprofile.Function{ID: uint64(i + 1), Name: s, SystemName: s}
+		if i == 0 {
+			f.SystemName = "kept"
+		}
+		loc := &pprofile.Location{ID: uint64(i + 1), Line: []pprofile.Line{{Function: f}}}
+		p.Function, p.Location = append(p.Function, f), append(p.Location, loc)
+		p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{loc}, Value: []int64{int64(i + 1)}})
+	}
+	l, err := Parse("native.pb.gz", encodeT(t, p, true), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDemangled(t, l, syms[1:])
+	if f := l.Profile.Function[0]; f.SystemName != "kept" || strings.HasPrefix(f.Name, "_Z") {
+		t.Errorf("function 1: name %q, system name %q; want it demangled and %q kept", f.Name, f.SystemName, "kept")
+	}
+}
+
+// TestDemanglePerfScript records the g++-built program with perf and reads
+// `perf script --no-demangle` (what a perf without demangling support
+// prints): its C++ frames get the names that perf's own demangling, read by
+// the perf script reader, gives them, and keep the mangled system name. The
+// lambda is the exception: the reader cuts perf's
+// `main::{lambda(int)#1}::operator()(int) const` at its first `(`.
+func TestDemanglePerfScript(t *testing.T) {
+	perf := nativeTool(t, "perf")
+	dir := t.TempDir()
+	bin := buildNative(t, filepath.Join(dir, "cpp"), "g++", "demangle.cpp", "-O0")
+	data := filepath.Join(dir, "perf.data")
+	if out, err := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-g", "-o", data, bin, "run").CombinedOutput(); err != nil {
+		t.Skipf("perf record cannot record here: %v: %s", err, out)
+	}
+	names := func(args ...string) map[string]string { // name -> system name of the program's frames
+		out, err := exec.Command(perf, append([]string{"script", "-i", data}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("perf script %v: %v", args, err)
+		}
+		l, err := Parse("cpp.perf", out, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The registry's readers (perf script among them) end in
+		// (*reader).load, not in finish: until that calls the hook too,
+		// the test applies it (a no-op on demangled names).
+		demangleFunctions(l.Profile)
+		if len(args) > 0 {
+			checkDemangled(t, l, nil)
+		}
+		m := map[string]string{}
+		for _, loc := range l.Profile.Location {
+			if loc.Mapping == nil || filepath.Base(loc.Mapping.File) != "cpp" {
+				continue
+			}
+			for _, ln := range loc.Line {
+				m[ln.Function.Name] = ln.Function.SystemName
+			}
+		}
+		return m
+	}
+	mangled, byPerf := names("--no-demangle"), names()
+	for _, want := range []string{"spin", "twice<int>", "shapes::Widget::frob", "main"} {
+		if _, ok := mangled[want]; !ok {
+			t.Errorf("no frame %q in %v", want, mangled)
+		}
+	}
+	for name, sys := range mangled {
+		if _, ok := byPerf[name]; !ok && !strings.Contains(name, "{lambda") {
+			t.Errorf("frame %q (%s) is not among perf's demangled frames %v", name, sys, byPerf)
+		}
+	}
+}
+
+// BenchmarkDemangleFunctions measures the hook on the synthetic Go profile
+// BenchmarkParse reads (Go names: the byte scan alone), and on the same
+// profile with every function renamed to a mangled C++ name:
+// go test ./profile -run '^$' -bench DemangleFunctions -benchtime 5x
+func BenchmarkDemangleFunctions(b *testing.B) {
+	l, err := Parse("synth.pb.gz", benchSynthGz(b, 200_000), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := l.Profile
+	b.Run(fmt.Sprintf("go/functions=%d", len(p.Function)), func(b *testing.B) {
+		for b.Loop() {
+			demangleFunctions(p)
+		}
+	})
+	names := make([]string, len(p.Function))
+	for i := range names {
+		names[i] = fmt.Sprintf("_ZN2ns%d6Widget4frobERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERSt6vectorIiSaIiEE", i)
+		names[i] = strings.Replace(names[i], "2ns", fmt.Sprintf("%dns", 2+len(fmt.Sprint(i))), 1)
+	}
+	b.Run(fmt.Sprintf("mangled/functions=%d", len(p.Function)), func(b *testing.B) {
+		for b.Loop() {
+			for i, f := range p.Function {
+				f.Name, f.SystemName = names[i], names[i]
+			}
+			demangleFunctions(p)
+		}
+	})
+}
