@@ -158,58 +158,75 @@ func TestDemanglePprof(t *testing.T) {
 	}
 }
 
-// TestDemanglePerfScript records the g++-built program with perf and reads
-// `perf script --no-demangle` (what a perf without demangling support
-// prints): its C++ frames get the names that perf's own demangling, read by
-// the perf script reader, gives them, and keep the mangled system name. The
-// lambda is the exception: the reader cuts perf's
-// `main::{lambda(int)#1}::operator()(int) const` at its first `(`.
+// TestDemanglePerfScript records programs built by g++ and rustc (legacy
+// and v0 mangling) with perf and reads `perf script --no-demangle` (what a
+// perf without demangling support prints): their frames get the names that
+// perf's own demangling, read by the perf script reader, gives them, and
+// keep the mangled system name. Names with a parenthesis are the
+// exception: the reader cuts perf's `main::{lambda(int)#1}::operator()(int)
+// const` and `std::rt::lang_start::<()>` at their first `(`.
 func TestDemanglePerfScript(t *testing.T) {
 	perf := nativeTool(t, "perf")
-	dir := t.TempDir()
-	bin := buildNative(t, filepath.Join(dir, "cpp"), "g++", "demangle.cpp", "-O0")
-	data := filepath.Join(dir, "perf.data")
-	if out, err := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-g", "-o", data, bin, "run").CombinedOutput(); err != nil {
-		t.Skipf("perf record cannot record here: %v: %s", err, out)
-	}
-	names := func(args ...string) map[string]string { // name -> system name of the program's frames
-		out, err := exec.Command(perf, append([]string{"script", "-i", data}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("perf script %v: %v", args, err)
-		}
-		l, err := Parse("cpp.perf", out, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The registry's readers (perf script among them) end in
-		// (*reader).load, not in finish: until that calls the hook too,
-		// the test applies it (a no-op on demangled names).
-		demangleFunctions(l.Profile)
-		if len(args) > 0 {
-			checkDemangled(t, l, nil)
-		}
-		m := map[string]string{}
-		for _, loc := range l.Profile.Location {
-			if loc.Mapping == nil || filepath.Base(loc.Mapping.File) != "cpp" {
-				continue
+	for _, c := range []struct {
+		name, compiler, src string
+		args, want          []string
+	}{
+		{"cpp", "g++", "demangle.cpp", []string{"-O0"}, []string{"spin", "twice<int>", "shapes::Widget::frob", "main"}},
+		{"legacy", "rustc", "demangle.rs", []string{"-C", "force-frame-pointers=yes"}, []string{"demangle::compute", "demangle::shapes::Thing<T>::double"}},
+		{"v0", "rustc", "demangle.rs", []string{"-C", "force-frame-pointers=yes", "-C", "symbol-mangling-version=v0"}, []string{"demangle::compute", "<demangle::shapes::Thing<u64>>::double"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			bin := buildNative(t, filepath.Join(dir, c.name), c.compiler, c.src, c.args...)
+			data := filepath.Join(dir, "perf.data")
+			if out, err := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-g", "-o", data, bin, "run").CombinedOutput(); err != nil {
+				t.Skipf("perf record cannot record here: %v: %s", err, out)
 			}
-			for _, ln := range loc.Line {
-				m[ln.Function.Name] = ln.Function.SystemName
+			mangled, byPerf := perfFrames(t, perf, data, c.name, "--no-demangle"), perfFrames(t, perf, data, c.name)
+			for _, want := range c.want {
+				if _, ok := mangled[want]; !ok {
+					t.Errorf("no frame %q in %v", want, mangled)
+				}
 			}
-		}
-		return m
+			for name, sys := range mangled {
+				if _, ok := byPerf[name]; !ok && !strings.Contains(name, "(") {
+					t.Errorf("frame %q (%s) is not among perf's demangled frames %v", name, sys, byPerf)
+				}
+			}
+		})
 	}
-	mangled, byPerf := names("--no-demangle"), names()
-	for _, want := range []string{"spin", "twice<int>", "shapes::Widget::frob", "main"} {
-		if _, ok := mangled[want]; !ok {
-			t.Errorf("no frame %q in %v", want, mangled)
+}
+
+// perfFrames reads `perf script` of a recording and returns the name and
+// system name of the frames in the binary named bin.
+func perfFrames(t *testing.T, perf, data, bin string, args ...string) map[string]string {
+	t.Helper()
+	out, err := exec.Command(perf, append([]string{"script", "-i", data}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("perf script %v: %v", args, err)
+	}
+	l, err := Parse(bin+".perf", out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The registry's readers (perf script among them) end in
+	// (*reader).load, not in finish: until that calls the hook too, the
+	// test applies it (a no-op on demangled names).
+	demangleFunctions(l.Profile)
+	checkDemangled(t, l, nil)
+	m := map[string]string{}
+	for _, loc := range l.Profile.Location {
+		if loc.Mapping == nil || filepath.Base(loc.Mapping.File) != bin {
+			continue
+		}
+		for _, ln := range loc.Line {
+			m[ln.Function.Name] = ln.Function.SystemName
 		}
 	}
-	for name, sys := range mangled {
-		if _, ok := byPerf[name]; !ok && !strings.Contains(name, "{lambda") {
-			t.Errorf("frame %q (%s) is not among perf's demangled frames %v", name, sys, byPerf)
-		}
+	if len(m) == 0 {
+		t.Fatalf("perf script %v: no frames in %s", args, bin)
 	}
+	return m
 }
 
 // BenchmarkDemangleFunctions measures the hook on the synthetic Go profile

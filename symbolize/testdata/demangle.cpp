@@ -27,7 +27,7 @@ int main(int argc, char **) {
 	auto add = [&](int k) { return w.frob(k) + argc; };
 	long r = w.frob(std::string("abc"), v) + add(3) + twice<int>(argc) + long(twice<double>(1.5)) + spin(2L) + spin(2.5);
 	// With an argument it runs for a while, for perf record to sample.
-	for (long i = 0; argc > 1 && i < 40000000; i++)
+	for (long i = 0; argc > 1 && i < 10000000; i++)
 		r += w.frob(int(i)) + twice<int>(int(i)) + spin(i) + add(int(i));
 	std::printf("%ld\n", r);
 	return 0;

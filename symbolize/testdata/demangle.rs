@@ -35,5 +35,10 @@ fn main() {
     let a = shapes::Thing(7u32);
     let b = shapes::Thing(9u64);
     let n = std::env::args().count() as u64;
-    println!("{}", compute(n) + a.double() + b.double() + a.area());
+    let mut r = compute(n) + a.double() + b.double() + a.area();
+    // With an argument it runs for a while, for perf record to sample.
+    for i in 0..if n > 1 { 8_000_000u64 } else { 0 } {
+        r = r.wrapping_add(compute(i) + shapes::Thing(i).double() + shapes::Thing(i as u32).area());
+    }
+    println!("{}", r);
 }
