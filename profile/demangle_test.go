@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,11 +122,17 @@ func TestDemangleFolded(t *testing.T) {
 			fmt.Fprintf(&text, "main;%s%s;%s %d\n", mod, s, syms[(j+1)%len(syms)], j+1)
 		}
 	}
+	// Cut short, a symbol cannot be demangled: it loads as it is.
+	bad := all[0][:8]
+	fmt.Fprintf(&text, "main;%s 1\n", bad)
 	l, err := Parse("native.folded", []byte(text.String()), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkDemangled(t, l, all)
+	if !slices.ContainsFunc(l.Profile.Function, func(f *pprofile.Function) bool { return f.Name == bad && f.SystemName == bad }) {
+		t.Errorf("no function %q kept as it was", bad)
+	}
 	for _, f := range l.Profile.Function {
 		if strings.HasPrefix(f.Name, "libdemo") {
 			t.Errorf("module prefix left in the name: %q", f.Name)
