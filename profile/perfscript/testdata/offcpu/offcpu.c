@@ -1,0 +1,78 @@
+// offcpu blocks in three ways for times it measures itself, so that a
+// perf sched_switch recording of it can be checked against them:
+//
+//	wait: nanosleep (both threads) and pthread_join
+//	lock: pthread_mutex_lock on a mutex the other thread holds
+//	io:   recv on a socket the other thread writes to later
+//
+// It prints "wait N", "lock N" and "io N" lines, nanoseconds.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int held;
+static atomic_llong wait_ns;
+static int sv[2];
+static long step_ns = 100000000;
+
+static long long now(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void nap(void) {
+	struct timespec t = {step_ns / 1000000000L, step_ns % 1000000000L};
+	long long t0 = now();
+	nanosleep(&t, NULL);
+	atomic_fetch_add(&wait_ns, now() - t0);
+}
+
+static void *holder(void *arg) {
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	atomic_store(&held, 1);
+	nap(); // main blocks on mu meanwhile
+	pthread_mutex_unlock(&mu);
+	nap(); // main blocks in recv meanwhile
+	if (send(sv[1], "x", 1, 0) != 1) {
+		perror("send");
+		exit(1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv) {
+	if (argc > 1)
+		step_ns = atol(argv[1]) * 1000000L;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+		perror("socketpair");
+		return 1;
+	}
+	pthread_t th;
+	pthread_create(&th, NULL, holder, NULL);
+	while (!atomic_load(&held))
+		;
+	long long t0 = now();
+	pthread_mutex_lock(&mu);
+	long long lock = now() - t0;
+	pthread_mutex_unlock(&mu);
+	char c;
+	t0 = now();
+	if (recv(sv[0], &c, 1, 0) != 1) {
+		perror("recv");
+		return 1;
+	}
+	long long io = now() - t0;
+	nap();
+	t0 = now();
+	pthread_join(th, NULL);
+	atomic_fetch_add(&wait_ns, now() - t0);
+	printf("wait %lld\nlock %lld\nio %lld\n", (long long)atomic_load(&wait_ns), lock, io);
+	return 0;
+}
