@@ -23,7 +23,9 @@ import (
 //   - a sched:sched_switch event with `next_pid=TID`, which a system-wide
 //     recording (`perf record -a`) holds. A per-task recording (`perf
 //     record -- ./prog`) holds only the switch-outs of the program's own
-//     threads, so it needs --switch-events.
+//     threads, so it needs --switch-events: next_pid switch-ins are used
+//     only when the text has PERF_RECORD_SWITCH lines or shows the idle
+//     task (pid 0) switching out, which only a system-wide recording does.
 //
 // The time from a switch-out to the thread's first switch-in after it
 // becomes the switch-out record's off-CPU nanoseconds: sample type
@@ -136,6 +138,13 @@ type offCPU struct {
 	lost      int   // switch-outs followed by another switch-out
 	lastNanos int64 // the last time stamp of the text
 	hasLast   bool
+	// What says the text holds every switch-in: PERF_RECORD_SWITCH lines,
+	// or the idle task (pid 0) switching out, which only a system-wide
+	// recording holds. A per-task recording without --switch-events has
+	// next_pid switch-ins only where one of its threads follows another,
+	// which would leave most intervals open and the rest mismatched.
+	switchLines int
+	idleOut     bool
 }
 
 // schedState tells what a sched_switch's prev_state means: runnable
@@ -201,8 +210,11 @@ func (b *builder) closeOffCPU() error {
 	if o.switches == 0 {
 		return nil
 	}
-	if o.closed == 0 {
-		b.warn(fmt.Sprintf("%s: no thread's switch-in found, so no off-CPU time: each switch is counted once; record with `perf record -e sched:sched_switch -g --switch-events` and print with `perf script --show-switch-events` (or record system-wide with -a)", schedSwitch))
+	if o.closed == 0 || o.switchLines == 0 && !o.idleOut {
+		for _, ev := range b.events {
+			ev.offClosed, ev.offTotal = 0, 0
+		}
+		b.warn(fmt.Sprintf("%s: the text does not hold the threads' switch-ins (a per-task recording without switch events), so no off-CPU time: each switch is counted once; record with `perf record -e sched:sched_switch -g --switch-events` and print with `perf script --show-switch-events` (or record system-wide with -a)", schedSwitch))
 		return nil
 	}
 	if len(o.open) > 0 {

@@ -126,7 +126,7 @@ var (
 	// An event header. Groups: comm, pid or tid, tid, cpu, time, period,
 	// event, rest. The comm is optional and lazy so that the first
 	// `N[/N]` token followed by a well-formed tail is the pid/tid.
-	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(\d+)(?:/(\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
+	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
 	// The `+0x1c` offset perf 4.8+ prints after symbols.
 	offsetRE = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
 	// A Go method name such as net/http.(*Client).Do keeps its parentheses.
@@ -429,6 +429,7 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 				return nil, nil, err
 			}
 			b.off.noteTime(h.ns)
+			b.off.switchLines++
 			if h.event == "PERF_RECORD_SWITCH IN" {
 				if err := b.switchIn(h.tid, h.ns); err != nil {
 					return nil, nil, lineErr(lineNo, err.Error(), "")
@@ -623,6 +624,7 @@ func (b *builder) offCPUSwitch(h *header, sw switchFields, acc *sampleAcc, ei in
 	tid := h.tid
 	if sw.hasPrev {
 		tid = sw.prevPID
+		b.off.idleOut = b.off.idleOut || tid == 0
 	}
 	if !dead && tid != 0 {
 		b.switchOut(tid, h, acc, ei)
