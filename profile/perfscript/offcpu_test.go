@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,10 +71,16 @@ func buildOffCPU(t *testing.T) string {
 // perf cannot record here.
 func recordOffCPU(t *testing.T, ms int, record ...string) offcpuRun {
 	t.Helper()
+	return recordProg(t, []string{strconv.Itoa(ms)}, record...)
+}
+
+// recordProg is recordOffCPU with the program's arguments.
+func recordProg(t *testing.T, prog []string, record ...string) offcpuRun {
+	t.Helper()
 	bin := buildOffCPU(t)
 	data := filepath.Join(t.TempDir(), "offcpu.data")
 	args := append([]string{"record", "-q", "-o", data}, record...)
-	args = append(args, "--", bin, strconv.Itoa(ms))
+	args = append(append(args, "--", bin), prog...)
 	cmd := exec.Command("perf", args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -175,6 +182,36 @@ func TestOffCPURecorded(t *testing.T) {
 	got, _, unit := topBuckets(t, l, "")
 	if unit != "nanoseconds" {
 		t.Fatalf("unit %q, want nanoseconds", unit)
+	}
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUDwarf adds sem_wait and pthread_cond_wait, whose futex waits
+// only DWARF unwinding gets out of glibc from (frame pointers stop at the
+// futex call), and records with --call-graph dwarf: the condition and
+// semaphore waits are wait, and the buckets still match.
+func TestOffCPUDwarf(t *testing.T) {
+	run := recordProg(t, []string{"100", "sync"}, "-e", "sched:sched_switch", "--call-graph", "dwarf", "--switch-events")
+	got, _, _ := topBuckets(t, loadText(t, run.text), "")
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUSystemWide records every CPU (perf record -a) without switch
+// events: the switch-ins are the next_pid of other tasks' switch-outs.
+// Only the program's samples (its comm, the root frame) are compared.
+func TestOffCPUSystemWide(t *testing.T) {
+	run := recordOffCPU(t, 100, "-a", "-e", "sched:sched_switch", "-g")
+	if strings.Contains(run.text, "PERF_RECORD_SWITCH") {
+		t.Fatal("a recording without --switch-events printed switch events")
+	}
+	l := loadText(t, run.text)
+	a := diff.NewAnalyzer(diff.Options{Top: -1, Focus: regexp.MustCompile(`^offcpu$`)})
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[diff.Bucket]float64{}
+	for _, b := range a.Top().Buckets {
+		got[b.Bucket] = b.Value
 	}
 	checkBuckets(t, got, run.want)
 }
