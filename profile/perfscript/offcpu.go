@@ -100,10 +100,21 @@ type switchFields struct {
 	state            string
 }
 
+// oldSwitchRE is the sched_switch format of perf before 4.x:
+// `prev_comm:prev_pid [prio] STATE ==> next_comm:next_pid [prio]`.
+var oldSwitchRE = regexp.MustCompile(`^.*:(-?\d+) \[-?\d+\] (\S+) ==> .*:(-?\d+) \[-?\d+\]$`)
+
 // parseSwitchFields reads `prev_pid=`, `prev_state=` and `next_pid=` from a
-// sched:sched_switch header's fields.
+// sched:sched_switch header's fields (or the older format's same facts).
 func parseSwitchFields(fields string) switchFields {
 	var f switchFields
+	if m := oldSwitchRE.FindStringSubmatch(fields); m != nil && !strings.Contains(fields, "prev_pid=") {
+		var e1, e2 error
+		f.prevPID, e1 = strconv.ParseInt(m[1], 10, 64)
+		f.nextPID, e2 = strconv.ParseInt(m[3], 10, 64)
+		f.hasPrev, f.hasNext, f.state = e1 == nil, e2 == nil, m[2]
+		return f
+	}
 	for _, kv := range strings.Fields(fields) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {

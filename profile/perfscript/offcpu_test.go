@@ -360,3 +360,26 @@ func lastStamp(t *testing.T, lines []string) int64 {
 	}
 	return last
 }
+
+// TestOffCPUOldSwitchFormat rewrites a recording's sched_switch fields in
+// the format perf printed before 4.x (`comm:pid [prio] S ==> comm:pid
+// [prio]`): the off-CPU time is the same.
+func TestOffCPUOldSwitchFormat(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	re := regexp.MustCompile(`prev_comm=(\S+) prev_pid=(\d+) prev_prio=(\d+) prev_state=(\S+) ==> next_comm=(\S+) next_pid=(\d+) next_prio=(\d+)`)
+	old := re.ReplaceAllString(run.text, "$1:$2 [$3] $4 ==> $5:$6 [$7]")
+	if old == run.text {
+		t.Fatal("no sched_switch fields to rewrite")
+	}
+	p1, _, err := perfscript.Parse(run.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _, err := perfscript.Parse(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := total(p1, 0), total(p2, 0); a != b || p2.SampleType[0].Type != perfscript.OffCPUType {
+		t.Errorf("old format: %s total %d, new format %d", p2.SampleType[0].Type, b, a)
+	}
+}
