@@ -221,7 +221,8 @@ func (b *builder) closeOffCPU() error {
 	if o.switches == 0 {
 		return nil
 	}
-	if o.closed == 0 || o.switchLines == 0 && !o.idleOut {
+	_, clash := b.eventIdx[OffCPUType] // an event of that name keeps its type
+	if o.closed == 0 || o.switchLines == 0 && !o.idleOut || clash {
 		for _, ev := range b.events {
 			ev.offClosed, ev.offTotal = 0, 0
 		}
