@@ -24,15 +24,15 @@ import (
 //     recording (`perf record -a`) holds. A per-task recording (`perf
 //     record -- ./prog`) holds only the switch-outs of the program's own
 //     threads, so it needs --switch-events: next_pid switch-ins are used
-//     only when the text has PERF_RECORD_SWITCH lines or shows the idle
-//     task (pid 0) switching out, which only a system-wide recording does.
+//     only when the text looks complete (see offCPU.complete).
 //
 // The time from a switch-out to the thread's first switch-in after it
 // becomes the switch-out record's off-CPU nanoseconds: sample type
 // off-cpu/nanoseconds in place of the event's count. prev_state R or R+
 // (preempted, still runnable) is scheduler latency: such records carry the
 // LabelBucket label "sched" and are in no bucket; other states (S, D, ...)
-// are blocked time and the frames decide the bucket. A switch-out with
+// are blocked time and the frames decide the bucket (their records may
+// also hold other events' values: one record per stack and thread). A switch-out with
 // prev_state X or Z (the thread exits) opens no interval. A thread still
 // off the CPU at the end of the text is charged up to the last time stamp
 // of the text (with a warning: its real off-CPU time is longer). A file
@@ -149,11 +149,7 @@ type offCPU struct {
 	lost      int   // switch-outs followed by another switch-out
 	lastNanos int64 // the last time stamp of the text
 	hasLast   bool
-	// What says the text holds every switch-in: PERF_RECORD_SWITCH lines,
-	// or the idle task (pid 0) switching out, which only a system-wide
-	// recording holds. A per-task recording without --switch-events has
-	// next_pid switch-ins only where one of its threads follows another,
-	// which would leave most intervals open and the rest mismatched.
+	// What says the text holds every switch-in (see complete).
 	switchLines int
 	idleOut     bool
 }
@@ -222,7 +218,7 @@ func (b *builder) closeOffCPU() error {
 		return nil
 	}
 	_, clash := b.eventIdx[OffCPUType] // an event of that name keeps its type
-	if o.closed == 0 || o.switchLines == 0 && !o.idleOut || clash {
+	if o.closed == 0 || !o.complete() || clash {
 		for _, ev := range b.events {
 			ev.offClosed, ev.offTotal = 0, 0
 		}
@@ -246,10 +242,23 @@ func (b *builder) closeOffCPU() error {
 	return nil
 }
 
+// complete reports whether the text holds the threads' switch-ins: it has
+// PERF_RECORD_SWITCH lines, or shows the idle task switching out (only a
+// system-wide recording holds that), or at most one in 20 of the intervals
+// closed by next_pid was lost to a next switch-out of its thread (a
+// per-task recording sees a switch-in only where one of the program's
+// threads follows another on a CPU, so most of its intervals are lost; a
+// system-wide one of a machine never idle loses only what perf dropped).
+func (o *offCPU) complete() bool {
+	return o.switchLines > 0 || o.idleOut || o.lost*20 <= o.closed
+}
+
 // offCPUEvent reports whether an event's values are off-CPU nanoseconds.
 func (ev *event) offCPU() bool { return ev.offClosed > 0 }
 
-// schedLabel marks a record of preempted (runnable) time.
-func schedLabel(acc *sampleAcc) {
+// schedLabels labels a record of preempted time: LabelBucket "sched"
+// (scheduler latency) and LabelState "runnable".
+func schedLabels(acc *sampleAcc) {
 	acc.s.Label[labels.Bucket] = []string{labels.Sched}
+	acc.s.Label[labels.State] = []string{"runnable"}
 }

@@ -300,7 +300,7 @@ func TestOffCPUTruncated(t *testing.T) {
 
 // TestOffCPUPreempted checks that preempted switch-outs (prev_state R) of
 // a recording are scheduler latency and blocked ones are in the buckets:
-// each record's label follows its header's prev_state.
+// each record's labels follow its header's prev_state.
 func TestOffCPUPreempted(t *testing.T) {
 	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
 	p, _, err := perfscript.Parse(run.text)
@@ -310,6 +310,9 @@ func TestOffCPUPreempted(t *testing.T) {
 	runnable := strings.Count(run.text, "prev_state=R")
 	labelled := 0
 	for _, s := range p.Sample {
+		if (len(s.Label[profile.LabelBucket]) > 0) != (len(s.Label[profile.LabelState]) == 1 && s.Label[profile.LabelState][0] == "runnable") {
+			t.Errorf("labels %v: scheduler latency and runnable state go together", s.Label)
+		}
 		if len(s.Label[profile.LabelBucket]) > 0 {
 			if s.Label[profile.LabelBucket][0] != profile.SchedLatency {
 				t.Errorf("bucket label %v, want %s", s.Label[profile.LabelBucket], profile.SchedLatency)

@@ -669,6 +669,8 @@ func (b *builder) count(h *header) (ei int, value int64) {
 
 // sample returns the accumulator of a stack (leaf first) with the header's
 // comm, pid and tid, adding it when new.
+// Preempted sched_switch records (sched) are kept apart from the others,
+// to be labelled as scheduler latency.
 func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampleAcc {
 	key := b.key[:0]
 	for _, l := range locs {
@@ -912,7 +914,7 @@ func (b *builder) values(p *profile.Profile, counted bool) {
 		}
 		acc.s.Value = v
 		if acc.sched && offTime {
-			schedLabel(acc)
+			schedLabels(acc)
 			late = append(late, acc.s)
 			continue
 		}
