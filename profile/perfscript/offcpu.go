@@ -181,6 +181,20 @@ func (b *builder) switchOut(tid int64, h *header, acc *sampleAcc, ei int) {
 	o.switches++
 }
 
+// switchLine notes a PERF_RECORD_SWITCH line (k kindSwitch; others are
+// ignored): a switch-in closes its thread's interval.
+func (b *builder) switchLine(k lineKind, h *header) error {
+	if k != kindSwitch {
+		return nil
+	}
+	b.off.noteTime(h.ns)
+	b.off.switchLines++
+	if h.event == "PERF_RECORD_SWITCH IN" {
+		return b.switchIn(h.tid, h.ns)
+	}
+	return nil
+}
+
 // switchIn closes the thread's open interval, if any, at ns.
 func (b *builder) switchIn(tid, ns int64) error {
 	o := &b.off

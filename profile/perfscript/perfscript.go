@@ -419,22 +419,14 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 		line = strings.TrimRight(line, "\r")
 		k, h, f, cerr := classify(line, cur != nil)
 		switch k {
-		case kindBlank:
+		case kindBlank, kindSwitch:
 			if err := flush(); err != nil {
 				return nil, nil, err
+			}
+			if err := b.switchLine(k, &h); err != nil {
+				return nil, nil, lineErr(lineNo, err.Error(), "")
 			}
 		case kindComment:
-		case kindSwitch:
-			if err := flush(); err != nil {
-				return nil, nil, err
-			}
-			b.off.noteTime(h.ns)
-			b.off.switchLines++
-			if h.event == "PERF_RECORD_SWITCH IN" {
-				if err := b.switchIn(h.tid, h.ns); err != nil {
-					return nil, nil, lineErr(lineNo, err.Error(), "")
-				}
-			}
 		case kindHeader:
 			if cerr != nil {
 				return nil, nil, lineErr(lineNo, "malformed event header ("+cerr.Error()+")", line)
