@@ -68,14 +68,20 @@
 // this is what sampling noise is judged by. The sum of one event's values
 // over the whole file must fit in an int64 (so no record and no total of the
 // event wraps): a period that makes it overflow is an error naming its
-// header line. DefaultSampleType and PeriodType name the first event, so a
+// header line. DefaultSampleType and PeriodType name the first event (for
+// off-CPU time see defaultType), so a
 // consumer that honours DefaultSampleType reads the first event by default,
 // as stackcollapse-perf.pl (which keeps only the first event) does.
 //
-// sched:sched_switch samples (off-CPU: the stack where a thread gave up its
-// CPU) are read like any other event: one sample type, one per switch (or
-// the period, normally 1). No off-CPU time is derived from the time stamps.
-// OnCPUEvent and OffCPUEvent classify event names for kind detection.
+// sched:sched_switch samples (the stack where a thread gave up its CPU)
+// become off-CPU time when the text also says when each thread came back
+// (see offcpu.go): sample type off-cpu/nanoseconds, each switch-out record
+// charged the time until the thread's next switch-in, preempted (prev_state
+// R) time labelled as scheduler latency. Without any switch-in they are
+// read like any other event: one count per switch. PERF_RECORD_SWITCH
+// lines (perf script --show-switch-events) only mark switch-ins and outs;
+// they are not samples. OnCPUEvent and OffCPUEvent classify event names
+// for kind detection.
 //
 // Period is the first event's first period (1 without periods);
 // DurationNanos spans the first to the last time stamp when headers carry
@@ -120,7 +126,7 @@ var (
 	// An event header. Groups: comm, pid or tid, tid, cpu, time, period,
 	// event, rest. The comm is optional and lazy so that the first
 	// `N[/N]` token followed by a well-formed tail is the pid/tid.
-	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(\d+)(?:/(\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
+	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
 	// The `+0x1c` offset perf 4.8+ prints after symbols.
 	offsetRE = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
 	// A Go method name such as net/http.(*Client).Do keeps its parentheses.
@@ -143,6 +149,8 @@ type header struct {
 	period    int64
 	hasPeriod bool
 	event     string
+	fields    string     // what follows the event (tracepoint fields)
+	ns        int64      // time in nanoseconds, when hasTime
 	frame     *frameLine // a sampled ip printed on the header line itself
 	line      int        // its line number, for messages
 }
@@ -241,11 +249,13 @@ func parseHeader(line string) (header, bool, error) {
 	if m[5] != "" {
 		h.time, _ = strconv.ParseFloat(m[5], 64)
 		h.hasTime = !math.IsInf(h.time, 0)
+		h.ns, _ = parseNanos(m[5])
 	}
 	if m[6] != "" {
 		h.period, h.hasPeriod = num(m[6], "period"), true
 	}
 	h.event = m[7]
+	h.fields = m[8]
 	if numberRE.MatchString(h.event) && err == nil {
 		// `1.0: -5 cycles:` reads as event "1.0" with fields: the period
 		// is what is wrong, and it must not become an event.
@@ -289,6 +299,7 @@ const (
 	kindHeader
 	kindFrame
 	kindSrcline
+	kindSwitch // a PERF_RECORD_SWITCH line (perf script --show-switch-events)
 )
 
 // classify tells what line is; inSample says whether a header came since
@@ -307,6 +318,9 @@ func classify(line string, inSample bool) (lineKind, header, frameLine, error) {
 		if f, ok := parseFrame(t, true, true); ok {
 			return kindFrame, header{}, f, nil
 		}
+	}
+	if h, ok := parseSwitch(line); ok {
+		return kindSwitch, h, frameLine{}, nil
 	}
 	h, ok, err := parseHeader(line)
 	if ok {
@@ -347,6 +361,8 @@ func Looks(text string) bool {
 			continue
 		case kindComment:
 			continue
+		case kindSwitch:
+			headers++
 		case kindHeader:
 			if err != nil {
 				other++
@@ -403,9 +419,12 @@ func Parse(text string) (p *profile.Profile, warnings []string, err error) {
 		line = strings.TrimRight(line, "\r")
 		k, h, f, cerr := classify(line, cur != nil)
 		switch k {
-		case kindBlank:
+		case kindBlank, kindSwitch:
 			if err := flush(); err != nil {
 				return nil, nil, err
+			}
+			if err := b.switchLine(k, &h); err != nil {
+				return nil, nil, lineErr(lineNo, err.Error(), "")
 			}
 		case kindComment:
 		case kindHeader:
@@ -475,21 +494,24 @@ type event struct {
 	withPeriod, withoutPer int64 // samples with and without a period
 	firstPeriod            int64
 	total                  int64 // the sum of its values over all records
+	offTotal, offClosed    int64 // off-CPU nanoseconds and intervals (sched_switch)
 }
 
 // sampleAcc is one record (stack, comm, pid, tid) being summed. Its values
 // are sparse, sorted by event index: a record usually sees one event or a
 // few of many, and dense values are only built for the kept events.
 type sampleAcc struct {
-	s    *profile.Sample
-	vals []eventValue
+	s     *profile.Sample
+	vals  []eventValue
+	sched bool // sched_switch records of preempted (runnable) threads
 }
 
 // eventValue is what one record holds for one event.
 type eventValue struct {
-	ei int   // index into builder.events
-	v  int64 // summed values
-	n  int64 // headers behind v
+	ei  int   // index into builder.events
+	v   int64 // summed values
+	n   int64 // headers behind v
+	off int64 // off-CPU nanoseconds (sched:sched_switch)
 }
 
 type funcKey struct{ name, sys, dso string }
@@ -503,6 +525,7 @@ type builder struct {
 	warnings []string
 	nwarn    int
 	ignored  int // samples of events after the first MaxEvents
+	off      offCPU
 	minTime  float64
 	maxTime  float64
 	hasTime  bool
@@ -562,13 +585,42 @@ func (b *builder) add(h *header, frames []frameLine) error {
 		return fmt.Errorf("the periods of event %s add up to more than a 64-bit integer holds (%d + %d)", ev.name, ev.total, value)
 	}
 	ev.total += value
-	acc := b.sample(h, locs)
+	var sw switchFields
+	runnable, dead := false, false
+	if h.event == schedSwitch {
+		sw = parseSwitchFields(h.fields)
+		runnable, dead = schedState(sw.state)
+	}
+	acc := b.sample(h, locs, runnable)
 	j, found := slices.BinarySearchFunc(acc.vals, ei, func(e eventValue, ei int) int { return cmp.Compare(e.ei, ei) })
 	if !found {
 		acc.vals = slices.Insert(acc.vals, j, eventValue{ei: ei})
 	}
 	acc.vals[j].v += value
 	acc.vals[j].n++
+	if h.event == schedSwitch && h.hasTime {
+		return b.offCPUSwitch(h, sw, acc, ei, dead)
+	}
+	return nil
+}
+
+// offCPUSwitch notes a sched_switch sample: the switch-in of next_pid and
+// the switch-out of prev_pid (the header's thread without one). The idle
+// task (pid 0, one per CPU) is never followed.
+func (b *builder) offCPUSwitch(h *header, sw switchFields, acc *sampleAcc, ei int, dead bool) error {
+	if sw.hasNext && sw.nextPID != 0 {
+		if err := b.switchIn(sw.nextPID, h.ns); err != nil {
+			return err
+		}
+	}
+	tid := h.tid
+	if sw.hasPrev {
+		tid = sw.prevPID
+		b.off.idleOut = b.off.idleOut || tid == 0
+	}
+	if !dead && tid != 0 {
+		b.switchOut(tid, h, acc, ei)
+	}
 	return nil
 }
 
@@ -595,6 +647,7 @@ func (b *builder) count(h *header) (ei int, value int64) {
 		ev.withoutPer++
 	}
 	if h.hasTime {
+		b.off.noteTime(h.ns)
 		if !b.hasTime || h.time < b.minTime {
 			b.minTime = h.time
 		}
@@ -608,7 +661,9 @@ func (b *builder) count(h *header) (ei int, value int64) {
 
 // sample returns the accumulator of a stack (leaf first) with the header's
 // comm, pid and tid, adding it when new.
-func (b *builder) sample(h *header, locs []*profile.Location) *sampleAcc {
+// Preempted sched_switch records (sched) are kept apart from the others,
+// to be labelled as scheduler latency.
+func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampleAcc {
 	key := b.key[:0]
 	for _, l := range locs {
 		key = binary.AppendUvarint(key, l.ID)
@@ -621,6 +676,9 @@ func (b *builder) sample(h *header, locs []*profile.Location) *sampleAcc {
 	}
 	key = append(key, 0)
 	key = binary.AppendVarint(key, h.tid)
+	if sched {
+		key = append(key, 0, 'R')
+	}
 	b.key = key
 	acc, ok := b.samples[string(key)]
 	if !ok {
@@ -632,7 +690,7 @@ func (b *builder) sample(h *header, locs []*profile.Location) *sampleAcc {
 		if h.hasPID {
 			s.NumLabel["pid"] = []int64{h.pid}
 		}
-		acc = &sampleAcc{s: s}
+		acc = &sampleAcc{s: s, sched: sched}
 		b.samples[string(key)] = acc
 		b.order = append(b.order, acc)
 	}
@@ -789,9 +847,72 @@ func (b *builder) countColumn() bool {
 		if ev.name == "samples" {
 			return false
 		}
-		periods = periods || ev.withPeriod > 0
+		periods = periods || ev.withPeriod > 0 || ev.offCPU()
 	}
 	return periods
+}
+
+// OffCPUType is the sample type of off-CPU nanoseconds made from
+// sched:sched_switch events.
+const OffCPUType = "off-cpu"
+
+// defaultType sets DefaultSampleType, PeriodType and Period from the
+// first event, or, when that is off-CPU time and an on-CPU event is kept,
+// from the first on-CPU event (a cpu-clock recording with scheduler events
+// reads as on-CPU by default; --sample-index off-cpu picks the off-CPU
+// time). Off-CPU time alone gets the period type wall/nanoseconds, so that
+// its kind is wall-like, also when written out as pprof and read again.
+func (b *builder) defaultType(p *profile.Profile) {
+	kept := b.kept()
+	di := 0
+	if kept[0].offCPU() {
+		for i, ev := range kept {
+			if !ev.offCPU() && OnCPUEvent(ev.name) {
+				di = i
+				break
+			}
+		}
+	}
+	d := kept[di]
+	p.DefaultSampleType = p.SampleType[di].Type
+	p.PeriodType = &profile.ValueType{Type: d.name, Unit: p.SampleType[di].Unit}
+	p.Period = 1
+	switch {
+	case d.offCPU():
+		p.PeriodType = &profile.ValueType{Type: "wall", Unit: "nanoseconds"}
+	case d.withPeriod > 0 && d.firstPeriod > 0:
+		p.Period = d.firstPeriod
+	}
+}
+
+// values fills the samples' values, records of preempted threads
+// (scheduler latency, labelled) after the others: kind detection reads the
+// first sample's labels.
+func (b *builder) values(p *profile.Profile, counted bool) {
+	kept := b.kept()
+	n := len(kept)
+	var late []*profile.Sample
+	for _, acc := range b.order {
+		v := make([]int64, len(p.SampleType))
+		offTime := false
+		for _, ev := range acc.vals {
+			v[ev.ei] = ev.v
+			if kept[ev.ei].offCPU() {
+				v[ev.ei], offTime = ev.off, true
+			}
+			if counted {
+				v[n] += ev.n
+			}
+		}
+		acc.s.Value = v
+		if acc.sched && offTime {
+			schedLabels(acc)
+			late = append(late, acc.s)
+			continue
+		}
+		p.Sample = append(p.Sample, acc.s)
+	}
+	p.Sample = append(p.Sample, late...)
 }
 
 // kept returns the events that become sample types.
@@ -804,8 +925,15 @@ func (b *builder) finish() (*profile.Profile, error) {
 	if b.ignored > 0 {
 		b.warn(fmt.Sprintf("%d event(s) after the first %d ignored (%d sample(s)); record fewer events to read them", len(b.events)-MaxEvents, MaxEvents, b.ignored))
 	}
+	if err := b.closeOffCPU(); err != nil {
+		return nil, err
+	}
 	p := b.P
 	for _, ev := range b.kept() {
+		if ev.offCPU() {
+			p.SampleType = append(p.SampleType, &profile.ValueType{Type: OffCPUType, Unit: "nanoseconds"})
+			continue
+		}
 		unit := "samples"
 		if ev.withPeriod > 0 {
 			unit = "count"
@@ -826,25 +954,8 @@ func (b *builder) finish() (*profile.Profile, error) {
 	if counted {
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: "samples", Unit: "count"})
 	}
-	first := b.events[0]
-	p.DefaultSampleType = first.name
-	p.PeriodType = &profile.ValueType{Type: first.name, Unit: p.SampleType[0].Unit}
-	p.Period = 1
-	if first.withPeriod > 0 && first.firstPeriod > 0 {
-		p.Period = first.firstPeriod
-	}
-	n := len(b.kept())
-	for _, acc := range b.order {
-		v := make([]int64, len(p.SampleType))
-		for _, ev := range acc.vals {
-			v[ev.ei] = ev.v
-			if counted {
-				v[n] += ev.n
-			}
-		}
-		acc.s.Value = v
-		p.Sample = append(p.Sample, acc.s)
-	}
+	b.defaultType(p)
+	b.values(p, counted)
 	if b.hasTime {
 		switch d := (b.maxTime - b.minTime) * 1e9; {
 		case d >= math.MaxInt64:

@@ -437,6 +437,11 @@ func TestTidyName(t *testing.T) {
 
 // seeds are the inline cases the fuzzer starts from.
 var seeds = []string{
+	"offcpu 24397 [000] 17147.339885: sched:sched_switch: prev_comm=offcpu prev_pid=24397 prev_prio=120 prev_state=R ==> next_comm=offcpu next_pid=24399 next_prio=120\n\tffffffff82266208 __schedule+0x628 ([kernel.kallsyms])\n\n" +
+		"offcpu 24397 [000] 17147.339912: PERF_RECORD_SWITCH OUT preempt\noffcpu 24399 [000] 17147.339914: PERF_RECORD_SWITCH IN         \n" +
+		"offcpu 24399 [000] 17147.339932: sched:sched_switch: prev_comm=offcpu prev_pid=24399 prev_prio=120 prev_state=S ==> next_comm=offcpu next_pid=24397 next_prio=120\n\t8612b __GI___lll_lock_wait+0x2b (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n" +
+		":-1    -1 [000] 17148.416353: sched:sched_switch: prev_comm=offcpu prev_pid=24399 prev_prio=120 prev_state=X ==> next_comm=swapper/0 next_pid=0 next_prio=120\n\n",
+	"a 1/1 [000] 1.0: sched:sched_switch: a:1 [120] D ==> b:2 [120]\n\t1 f (/x)\n\nb 2/2 [001] 2.5: sched:sched_switch: b:2 [120] S ==> a:1 [120]\n\t2 g (/x)\n\nswapper 0/0 [001] 3.0: sched:sched_switch: prev_comm=swapper prev_pid=0 prev_state=R ==> next_comm=b next_pid=2\n\n",
 	"java 24636/25607 [000] 4794564.109216:     250000 cycles:u: \n\t    7f0a1b2c3d4e Lcom/example/Foo;::bar+0x1c (/tmp/perf-24636.map)\n\tffffffff8103ce3b native_safe_halt ([kernel.kallsyms])\n\n",
 	"V8 WorkerThread 25607 4794564.109216: cycles:\n\t dd777 v8::internal::Execution::Call(v8::internal::Isolate*, bool) (/tmp/node)\n\t0 [unknown] ([unknown])\n",
 	"func_ab 15294 cpu-clock: \n\t4004d0 a->b (/x)\n\t4004d0 c (inlined)\n\t4004d1 d (/x)\n\n",

@@ -1,0 +1,388 @@
+package perfscript_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/perfscript"
+)
+
+// offcpuRun is one recording of testdata/offcpu/offcpu.c: the text perf
+// script printed and what the program measured, in nanoseconds.
+type offcpuRun struct {
+	text string
+	want map[diff.Bucket]float64
+}
+
+var (
+	offcpuOnce sync.Once
+	offcpuBin  string
+	offcpuSkip string
+)
+
+// buildOffCPU compiles the test program once, with frame pointers so that
+// perf's -g (frame-pointer) call graphs reach its own functions.
+func buildOffCPU(t *testing.T) string {
+	t.Helper()
+	offcpuOnce.Do(func() {
+		if _, err := exec.LookPath("perf"); err != nil {
+			offcpuSkip = "perf is not installed"
+			return
+		}
+		if _, err := exec.LookPath("gcc"); err != nil {
+			offcpuSkip = "gcc is not installed"
+			return
+		}
+		dir, err := os.MkdirTemp("", "offcpu")
+		if err != nil {
+			offcpuSkip = err.Error()
+			return
+		}
+		offcpuBin = filepath.Join(dir, "offcpu")
+		out, err := exec.Command("gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", "-o", offcpuBin, filepath.Join("testdata", "offcpu", "offcpu.c")).CombinedOutput()
+		if err != nil {
+			offcpuSkip = fmt.Sprintf("gcc failed: %v: %s", err, out)
+		}
+	})
+	if offcpuSkip != "" {
+		t.Skip(offcpuSkip)
+	}
+	return offcpuBin
+}
+
+// recordOffCPU runs the program (each blocking step ms long) under
+// `perf record` with the given events and options and returns `perf
+// script` of the recording (with the switch events shown). It skips when
+// perf cannot record here.
+func recordOffCPU(t *testing.T, ms int, record ...string) offcpuRun {
+	t.Helper()
+	return recordProg(t, []string{strconv.Itoa(ms)}, record...)
+}
+
+// recordProg is recordOffCPU with the program's arguments.
+func recordProg(t *testing.T, prog []string, record ...string) offcpuRun {
+	t.Helper()
+	bin := buildOffCPU(t)
+	data := filepath.Join(t.TempDir(), "offcpu.data")
+	args := append([]string{"record", "-q", "-o", data}, record...)
+	args = append(append(args, "--", bin), prog...)
+	cmd := exec.Command("perf", args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Skipf("perf cannot record here (%v): %s", err, firstLine(stderr.String()))
+	}
+	want := map[diff.Bucket]float64{}
+	names := map[string]diff.Bucket{"wait": diff.Wait, "lock": diff.LockContention, "io": diff.IO}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 {
+			v, err := strconv.ParseFloat(f[1], 64)
+			if b, ok := names[f[0]]; ok && err == nil {
+				want[b] = v
+			}
+		}
+	}
+	if len(want) != 3 {
+		t.Fatalf("the program printed %q, want wait, lock and io lines", stdout.String())
+	}
+	out, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	return offcpuRun{text: string(out), want: want}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// loadText loads perf script text through the loader, as profdiff does.
+func loadText(t *testing.T, text string) *profile.Loaded {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "offcpu.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := profile.Load(context.Background(), path, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Format != profile.FormatPerfScript {
+		t.Fatalf("loaded as %s, want perf script", l.Format)
+	}
+	return l
+}
+
+// topBuckets classifies a loaded profile's sample type through the diff
+// engine and returns its bucket values and scheduler latency.
+func topBuckets(t *testing.T, l *profile.Loaded, index string) (map[diff.Bucket]float64, float64, string) {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{Top: -1, SampleIndex: index})
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Top()
+	got := map[diff.Bucket]float64{}
+	for _, b := range r.Buckets {
+		got[b.Bucket] = b.Value
+	}
+	sched := 0.0
+	if r.Sched != nil {
+		sched = r.Sched.Value
+	}
+	return got, sched, r.Unit
+}
+
+// checkBuckets compares each bucket the program measured with the
+// recording's off-CPU time in it: within 5%.
+func checkBuckets(t *testing.T, got, want map[diff.Bucket]float64) {
+	t.Helper()
+	for _, b := range []diff.Bucket{diff.Wait, diff.LockContention, diff.IO} {
+		g, w := got[b], want[b]
+		t.Logf("%-16s recorded %8.3f ms, measured %8.3f ms", b, g/1e6, w/1e6)
+		if math.Abs(g-w) > 0.05*w {
+			t.Errorf("%s: off-CPU %.3f ms, the program measured %.3f ms (more than 5%% apart)", b, g/1e6, w/1e6)
+		}
+	}
+	if got[diff.CPU] > 0.05*(want[diff.Wait]+want[diff.LockContention]+want[diff.IO]) {
+		t.Errorf("cpu holds %.3f ms of off-CPU time", got[diff.CPU]/1e6)
+	}
+}
+
+// TestOffCPURecorded records the program with sched_switch events and
+// their switch-ins and checks each bucket against its own measurements.
+func TestOffCPURecorded(t *testing.T) {
+	run := recordOffCPU(t, 100, "-e", "sched:sched_switch", "-g", "--switch-events")
+	l := loadText(t, run.text)
+	p := l.Profile
+	if l.Kind != profile.KindWall {
+		t.Errorf("kind %s, want wall", l.Kind)
+	}
+	if p.DefaultSampleType != perfscript.OffCPUType || p.SampleType[0].Type != perfscript.OffCPUType || p.SampleType[0].Unit != "nanoseconds" {
+		t.Errorf("sample types %v (default %q), want off-cpu/nanoseconds first and default", p.SampleType, p.DefaultSampleType)
+	}
+	got, _, unit := topBuckets(t, l, "")
+	if unit != "nanoseconds" {
+		t.Fatalf("unit %q, want nanoseconds", unit)
+	}
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUDwarf adds sem_wait and pthread_cond_wait, whose futex waits
+// only DWARF unwinding gets out of glibc from (frame pointers stop at the
+// futex call), and records with --call-graph dwarf: the condition and
+// semaphore waits are wait, and the buckets still match.
+func TestOffCPUDwarf(t *testing.T) {
+	run := recordProg(t, []string{"100", "sync"}, "-e", "sched:sched_switch", "--call-graph", "dwarf", "--switch-events")
+	got, _, _ := topBuckets(t, loadText(t, run.text), "")
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUSystemWide records every CPU (perf record -a) without switch
+// events: the switch-ins are the next_pid of other tasks' switch-outs.
+// Only the program's samples (its comm, the root frame) are compared.
+func TestOffCPUSystemWide(t *testing.T) {
+	run := recordOffCPU(t, 100, "-a", "-e", "sched:sched_switch", "-g")
+	if strings.Contains(run.text, "PERF_RECORD_SWITCH") {
+		t.Fatal("a recording without --switch-events printed switch events")
+	}
+	l := loadText(t, run.text)
+	a := diff.NewAnalyzer(diff.Options{Top: -1, Focus: regexp.MustCompile(`^offcpu$`)})
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[diff.Bucket]float64{}
+	for _, b := range a.Top().Buckets {
+		got[b.Bucket] = b.Value
+	}
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUMixedWithCPUClock records cpu-clock samples and scheduler
+// events together: cpu-clock is the default type (on-CPU, kind cpu), and
+// the off-CPU type, picked by name, still matches the measurements.
+func TestOffCPUMixedWithCPUClock(t *testing.T) {
+	run := recordOffCPU(t, 100, "-e", "cpu-clock", "-e", "sched:sched_switch", "-g", "--switch-events")
+	l := loadText(t, run.text)
+	p := l.Profile
+	var types []string
+	for _, st := range p.SampleType {
+		types = append(types, st.Type+"/"+st.Unit)
+	}
+	has := strings.Join(types, " ")
+	if !strings.Contains(has, "cpu-clock/nanoseconds") || !strings.Contains(has, "off-cpu/nanoseconds") {
+		t.Fatalf("sample types %s, want cpu-clock/nanoseconds and off-cpu/nanoseconds", has)
+	}
+	if p.DefaultSampleType != "cpu-clock" || l.Kind != profile.KindCPU {
+		t.Errorf("default %q, kind %s; want cpu-clock, cpu", p.DefaultSampleType, l.Kind)
+	}
+	got, _, _ := topBuckets(t, l, perfscript.OffCPUType)
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUWithoutSwitchIns is the same recording without the switch
+// events: a per-task recording has no switch-ins, so the switches are
+// counted as before, with a warning that says how to record them.
+func TestOffCPUWithoutSwitchIns(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	var kept []string
+	for _, line := range strings.SplitAfter(run.text, "\n") {
+		if !strings.Contains(line, "PERF_RECORD_SWITCH") {
+			kept = append(kept, line)
+		}
+	}
+	text := strings.Join(kept, "")
+	p, warns, err := perfscript.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SampleType[0].Type != "sched:sched_switch" {
+		t.Errorf("sample type %s, want sched:sched_switch (counted)", p.SampleType[0].Type)
+	}
+	if got, want := total(p, 0), int64(strings.Count(text, "sched:sched_switch:")); got != want {
+		t.Errorf("counted %d switches, the text has %d", got, want)
+	}
+	if !strings.Contains(strings.Join(warns, "\n"), "--switch-events") {
+		t.Errorf("no warning naming --switch-events: %q", warns)
+	}
+}
+
+// TestOffCPUTruncated cuts a recording before its last switch-in: the
+// thread then still off the CPU is charged up to the last time stamp,
+// with a warning, so the total drops by exactly the time cut off.
+func TestOffCPUTruncated(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	lines := strings.SplitAfter(run.text, "\n")
+	last := -1
+	for i, line := range lines {
+		if strings.Contains(line, "PERF_RECORD_SWITCH IN") {
+			last = i
+		}
+	}
+	if last < 0 {
+		t.Fatal("no switch-in in the recording")
+	}
+	full, _, err := perfscript.Parse(run.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := strings.Join(lines[:last], "")
+	p, warns, err := perfscript.Parse(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(warns, "\n"), "still off the CPU at the end") {
+		t.Errorf("no warning about the open interval: %q", warns)
+	}
+	lost := stampNanos(t, lines[last]) - lastStamp(t, lines[:last])
+	if got, want := total(p, 0), total(full, 0)-lost; got != want {
+		t.Errorf("truncated total %d ns, want %d (full %d minus the %d ns cut off)", got, want, total(full, 0), lost)
+	}
+}
+
+// TestOffCPUPreempted checks that preempted switch-outs (prev_state R) of
+// a recording are scheduler latency and blocked ones are in the buckets:
+// each record's labels follow its header's prev_state.
+func TestOffCPUPreempted(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	p, _, err := perfscript.Parse(run.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runnable := strings.Count(run.text, "prev_state=R")
+	labelled := 0
+	for _, s := range p.Sample {
+		if (len(s.Label[profile.LabelBucket]) > 0) != (len(s.Label[profile.LabelState]) == 1 && s.Label[profile.LabelState][0] == "runnable") {
+			t.Errorf("labels %v: scheduler latency and runnable state go together", s.Label)
+		}
+		if len(s.Label[profile.LabelBucket]) > 0 {
+			if s.Label[profile.LabelBucket][0] != profile.SchedLatency {
+				t.Errorf("bucket label %v, want %s", s.Label[profile.LabelBucket], profile.SchedLatency)
+			}
+			labelled += int(s.Value[len(s.Value)-1])
+		}
+	}
+	if labelled != runnable {
+		t.Errorf("%d switch-out(s) labelled scheduler latency, the text has %d with prev_state R", labelled, runnable)
+	}
+	if len(p.Sample[0].Label[profile.LabelBucket]) > 0 {
+		t.Errorf("the first sample is scheduler latency; kind detection would read a Go trace")
+	}
+}
+
+func total(p *pprofile.Profile, idx int) int64 {
+	var n int64
+	for _, s := range p.Sample {
+		n += s.Value[idx]
+	}
+	return n
+}
+
+// stampNanos reads the time stamp of a header line.
+func stampNanos(t *testing.T, line string) int64 {
+	t.Helper()
+	for _, f := range strings.Fields(line) {
+		if s, ok := strings.CutSuffix(f, ":"); ok && strings.Contains(s, ".") {
+			sec, frac, _ := strings.Cut(s, ".")
+			a, err1 := strconv.ParseInt(sec, 10, 64)
+			b, err2 := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+			if err1 == nil && err2 == nil {
+				return a*1e9 + b
+			}
+		}
+	}
+	t.Fatalf("no time stamp in %q", line)
+	return 0
+}
+
+// lastStamp is the latest time stamp of the header lines.
+func lastStamp(t *testing.T, lines []string) int64 {
+	var last int64
+	for _, line := range lines {
+		if line != "" && line[0] != '\t' && line[0] != ' ' && strings.TrimSpace(line) != "" {
+			last = max(last, stampNanos(t, line))
+		}
+	}
+	return last
+}
+
+// TestOffCPUOldSwitchFormat rewrites a recording's sched_switch fields in
+// the format perf printed before 4.x (`comm:pid [prio] S ==> comm:pid
+// [prio]`): the off-CPU time is the same.
+func TestOffCPUOldSwitchFormat(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	re := regexp.MustCompile(`prev_comm=(\S+) prev_pid=(\d+) prev_prio=(\d+) prev_state=(\S+) ==> next_comm=(\S+) next_pid=(\d+) next_prio=(\d+)`)
+	old := re.ReplaceAllString(run.text, "$1:$2 [$3] $4 ==> $5:$6 [$7]")
+	if old == run.text {
+		t.Fatal("no sched_switch fields to rewrite")
+	}
+	p1, _, err := perfscript.Parse(run.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _, err := perfscript.Parse(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := total(p1, 0), total(p2, 0); a != b || p2.SampleType[0].Type != perfscript.OffCPUType {
+		t.Errorf("old format: %s total %d, new format %d", p2.SampleType[0].Type, b, a)
+	}
+}
