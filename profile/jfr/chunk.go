@@ -81,6 +81,15 @@ type eventRef struct {
 // parseChunk decodes the chunk at data[0:] (off is its place in the file)
 // and returns it with its size.
 func parseChunk(data []byte, off int) (*chunk, int, error) {
+	return parseChunkAfter(data, off, nil)
+}
+
+// parseChunkAfter is parseChunk for the chunk after prev (nil for the
+// first): an event may refer to a constant (a stack trace, say) that the
+// JVM wrote in an earlier chunk of the same recording, as the JDK's reader
+// allows, so keys the chunk lacks are taken from prev's pools of the same
+// type.
+func parseChunkAfter(data []byte, off int, prev *chunk) (*chunk, int, error) {
 	if len(data) < headerSize {
 		return nil, 0, fmt.Errorf("chunk at byte %d: truncated header (%d of %d bytes)", off, len(data), headerSize)
 	}
@@ -116,7 +125,32 @@ func parseChunk(data []byte, off int) (*chunk, int, error) {
 	if err := c.scan(); err != nil {
 		return nil, 0, err
 	}
+	c.inherit(prev)
 	return c, int(size), nil
+}
+
+// inherit adds prev's constants whose keys c lacks, for the types both
+// chunks describe with the same id and name.
+func (c *chunk) inherit(prev *chunk) {
+	if prev == nil {
+		return
+	}
+	for id, old := range prev.pools {
+		t, pt := c.classes[id], prev.classes[id]
+		if t == nil || pt == nil || t.name != pt.name {
+			continue
+		}
+		pool := c.pools[id]
+		if pool == nil {
+			pool = map[int64]value{}
+			c.pools[id] = pool
+		}
+		for k, v := range old {
+			if _, ok := pool[k]; !ok {
+				pool[k] = v
+			}
+		}
+	}
 }
 
 // scan walks every record of the chunk, decodes the checkpoints' constant

@@ -80,8 +80,9 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		return nil, nil, fmt.Errorf("not a JFR recording: no FLR magic")
 	}
 	b := newBuilder()
+	var prev *chunk
 	for off := 0; off < len(data); {
-		c, size, err := parseChunk(data[off:], off)
+		c, size, err := parseChunkAfter(data[off:], off, prev)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -89,6 +90,7 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 			return nil, nil, err
 		}
 		off += size
+		prev = c
 	}
 	p, warns := b.profile()
 	return p, warns, nil
