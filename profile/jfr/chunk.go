@@ -69,6 +69,7 @@ type chunk struct {
 	byName        map[string]*class
 	pools         map[int64]map[int64]value
 	events        []eventRef
+	earlier       constants // see parseChunkAfter
 	stringClassID int64
 }
 
@@ -81,15 +82,16 @@ type eventRef struct {
 // parseChunk decodes the chunk at data[0:] (off is its place in the file)
 // and returns it with its size.
 func parseChunk(data []byte, off int) (*chunk, int, error) {
-	return parseChunkAfter(data, off, nil)
+	return parseChunkAfter(data, off, constants{})
 }
 
 // parseChunkAfter is parseChunk for the chunk after prev (nil for the
 // first): an event may refer to a constant (a stack trace, say) that the
 // JVM wrote in an earlier chunk of the same recording, as the JDK's reader
-// allows, so keys the chunk lacks are taken from prev's pools of the same
-// type.
-func parseChunkAfter(data []byte, off int, prev *chunk) (*chunk, int, error) {
+// allows, so keys the chunk lacks are looked up in earlier, the constants
+// of the chunks before it, by the class's name. parseChunkAfter adds the
+// chunk's own constants to earlier.
+func parseChunkAfter(data []byte, off int, earlier constants) (*chunk, int, error) {
 	if len(data) < headerSize {
 		return nil, 0, fmt.Errorf("chunk at byte %d: truncated header (%d of %d bytes)", off, len(data), headerSize)
 	}
@@ -125,30 +127,27 @@ func parseChunkAfter(data []byte, off int, prev *chunk) (*chunk, int, error) {
 	if err := c.scan(); err != nil {
 		return nil, 0, err
 	}
-	c.inherit(prev)
+	c.earlier = earlier
+	earlier.add(c)
 	return c, int(size), nil
 }
 
-// inherit adds prev's constants whose keys c lacks, for the types both
-// chunks describe with the same id and name.
-func (c *chunk) inherit(prev *chunk) {
-	if prev == nil {
-		return
-	}
-	for id, old := range prev.pools {
-		t, pt := c.classes[id], prev.classes[id]
-		if t == nil || pt == nil || t.name != pt.name {
-			continue
+// constants holds the constants of the chunks read so far, by class name
+// and key, for the references a later chunk of the same recording makes to
+// them.
+type constants map[string]map[int64]value
+
+// add merges c's pools into k, later chunks' values replacing earlier ones.
+func (k constants) add(c *chunk) {
+	for id, pool := range c.pools {
+		name := c.classes[id].name
+		m := k[name]
+		if m == nil {
+			m = map[int64]value{}
+			k[name] = m
 		}
-		pool := c.pools[id]
-		if pool == nil {
-			pool = map[int64]value{}
-			c.pools[id] = pool
-		}
-		for k, v := range old {
-			if _, ok := pool[k]; !ok {
-				pool[k] = v
-			}
+		for key, v := range pool {
+			m[key] = v
 		}
 	}
 }
@@ -246,6 +245,12 @@ func (c *chunk) readValue(t *class, depth int) value {
 		}
 		return value{kind: vString, s: s}
 	}
+	if len(t.fields) == 0 {
+		// Every value takes at least a byte, which bounds the work by the
+		// input; a struct of no fields would take none.
+		d.fail("a value of type %s, which is neither a primitive nor has fields", t.name)
+		return value{}
+	}
 	if depth >= maxDepth {
 		d.fail("values of type %s nest more than %d deep", t.name, maxDepth)
 		return value{}
@@ -287,7 +292,11 @@ func (c *chunk) readField(f field, depth int) value {
 // missing key is a null value.
 func (c *chunk) resolve(v value) value {
 	for i := 0; i < 4 && v.kind == vRef; i++ {
-		v = c.pools[v.typ.id][v.i]
+		r, ok := c.pools[v.typ.id][v.i]
+		if !ok {
+			r = c.earlier[v.typ.name][v.i]
+		}
+		v = r
 	}
 	return v
 }

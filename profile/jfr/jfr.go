@@ -80,9 +80,9 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		return nil, nil, fmt.Errorf("not a JFR recording: no FLR magic")
 	}
 	b := newBuilder()
-	var prev *chunk
+	earlier := constants{}
 	for off := 0; off < len(data); {
-		c, size, err := parseChunkAfter(data[off:], off, prev)
+		c, size, err := parseChunkAfter(data[off:], off, earlier)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -90,7 +90,6 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 			return nil, nil, err
 		}
 		off += size
-		prev = c
 	}
 	p, warns := b.profile()
 	return p, warns, nil
