@@ -16,6 +16,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
@@ -464,4 +465,15 @@ func TestMalformed(t *testing.T) {
 		bad[i] ^= 0x5a
 	}
 	Parse(bad) // must not panic
+}
+
+// TestCorpusRecording: the corpus's JFR file, written by another JVM
+// (speedscope's sample), reads as the JDK's own reader reads it.
+func TestCorpusRecording(t *testing.T) {
+	dir := corpus.Need(t)
+	jdk(t)
+	p := compareWithJDK(t, filepath.Join(dir, "speedscope", "sample__profiles__java-flight-recorder__heavy.jfr"), false)
+	if sum(p, "execution-samples") == 0 || sum(p, "gc-pause") == 0 {
+		t.Errorf("no execution samples or GC pauses in a recording that has both: %v", p.SampleType)
+	}
 }
