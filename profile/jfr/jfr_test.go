@@ -80,6 +80,9 @@ type refEvent struct {
 		Duration    string `json:"duration"`
 		SumOfPauses string `json:"sumOfPauses"`
 		Weight      int64  `json:"weight"`
+		ID          int64  `json:"id"`
+		Name        string `json:"name"`
+		Value       string `json:"value"`
 		StackTrace  *struct {
 			Frames []struct {
 				Method struct {
@@ -98,7 +101,7 @@ type refEvent struct {
 func reference(t *testing.T, path string) []refEvent {
 	t.Helper()
 	_, _, jfr := jdk(t)
-	var names []string
+	names := []string{"jdk.ActiveSetting"}
 	for _, s := range specs {
 		names = append(names, s.event)
 	}
@@ -160,7 +163,10 @@ func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 	}
 	out := map[string]map[string]int64{}
 	for _, e := range evs {
-		s := byEvent[e.Type]
+		s, ok := byEvent[e.Type]
+		if !ok {
+			continue
+		}
 		var v int64
 		switch {
 		case s.unit == "count":
@@ -245,14 +251,26 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 	ref := reference(t, path)
 	wantN := map[string]int{}
 	for _, e := range ref {
-		wantN[e.Type]++
+		if e.Type != "jdk.ActiveSetting" {
+			wantN[e.Type]++
+		}
 	}
 	data, _ := os.ReadFile(path)
 	gotN := map[string]int{}
+	period := map[string]int64{} // by sample type, from the JSON's settings
 	for off := 0; off < len(data); {
 		c, size, err := parseChunk(data[off:], off)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, e := range ref {
+			if e.Type == "jdk.ActiveSetting" && e.Values.Name == "period" && c.classes[e.Values.ID] != nil {
+				for _, s := range specs {
+					if ns, ok := parseSpan(e.Values.Value); ok && s.event == c.classes[e.Values.ID].name {
+						period[s.sample] = ns
+					}
+				}
+			}
 		}
 		for _, e := range c.events {
 			if _, ok := wantN[e.typ.name]; ok || slices.ContainsFunc(specs, func(s spec) bool { return s.event == e.typ.name }) {
@@ -265,6 +283,21 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 		t.Errorf("events per type: got %v, jfr print has %v", gotN, wantN)
 	}
 	want, got := refTotals(t, ref), totals(p)
+	// thread-time: the durations, plus each sample's period.
+	tt := map[string]int64{}
+	for _, s := range specs {
+		for stack, v := range want[s.sample] {
+			switch s.unit {
+			case "nanoseconds":
+				tt[stack] += v
+			case "count":
+				tt[stack] += v * period[s.sample]
+			}
+		}
+	}
+	if len(tt) > 0 {
+		want[ThreadTime] = tt
+	}
 	for typ, stacks := range want {
 		var moved int64
 		for stack, v := range stacks {
