@@ -1,0 +1,512 @@
+package jfr
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/labels"
+)
+
+// jdk returns the paths of javac, java and jfr, or skips the test.
+func jdk(t testing.TB) (javac, java, jfr string) {
+	t.Helper()
+	var err error
+	for _, p := range []*string{&javac, &java, &jfr} {
+		name := map[*string]string{&javac: "javac", &java: "java", &jfr: "jfr"}[p]
+		if *p, err = exec.LookPath(name); err != nil {
+			t.Skipf("no JDK: %s is not installed", name)
+		}
+	}
+	return javac, java, jfr
+}
+
+var (
+	compileOnce sync.Once
+	classDir    string
+	compileErr  error
+)
+
+// record compiles testdata/Busy.java (once) and records it running the
+// given modes with settings=profile, returning the .jfr file's path.
+func record(t testing.TB, modes ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), strings.Join(modes, "-")+".jfr")
+	run(t, []string{"-XX:StartFlightRecording=filename=" + out + ",settings=profile"}, modes)
+	return out
+}
+
+// run compiles testdata/Busy.java once and runs it with these JVM flags.
+func run(t testing.TB, flags, modes []string) {
+	t.Helper()
+	javac, java, _ := jdk(t)
+	compileOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "jfrbusy")
+		if err != nil {
+			compileErr = err
+			return
+		}
+		classDir = dir
+		if out, err := exec.Command(javac, "-d", dir, "testdata/Busy.java").CombinedOutput(); err != nil {
+			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
+		}
+	})
+	if compileErr != nil {
+		t.Fatal(compileErr)
+	}
+	args := append(append(flags, "-cp", classDir, "Busy"), modes...)
+	if b, err := exec.Command(java, args...).CombinedOutput(); err != nil {
+		t.Fatalf("java %v: %v\n%s", args, err, b)
+	}
+}
+
+// refEvent is one event of `jfr print --json`, with only what the test
+// compares.
+type refEvent struct {
+	Type   string `json:"type"`
+	Values struct {
+		Duration    string `json:"duration"`
+		SumOfPauses string `json:"sumOfPauses"`
+		Weight      int64  `json:"weight"`
+		ID          int64  `json:"id"`
+		Name        string `json:"name"`
+		Value       string `json:"value"`
+		StackTrace  *struct {
+			Frames []struct {
+				Method struct {
+					Type struct {
+						Name string `json:"name"`
+					} `json:"type"`
+					Name string `json:"name"`
+				} `json:"method"`
+				LineNumber int64 `json:"lineNumber"`
+			} `json:"frames"`
+		} `json:"stackTrace"`
+	} `json:"values"`
+}
+
+// reference runs the JDK's own reader over the file.
+func reference(t *testing.T, path string) []refEvent {
+	t.Helper()
+	_, _, jfr := jdk(t)
+	names := []string{"jdk.ActiveSetting"}
+	for _, s := range specs {
+		names = append(names, s.event)
+	}
+	out, err := exec.Command(jfr, "print", "--json", "--stack-depth", "64", "--events", strings.Join(names, ","), path).Output()
+	if err != nil {
+		t.Fatalf("jfr print: %v", err)
+	}
+	var doc struct {
+		Recording struct {
+			Events []refEvent `json:"events"`
+		} `json:"recording"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("jfr print --json: %v", err)
+	}
+	return doc.Recording.Events
+}
+
+// isoNanos reads an ISO-8601 duration such as PT0.048723082S or PT1M2.5S.
+func isoNanos(t *testing.T, s string) int64 {
+	t.Helper()
+	rest, ok := strings.CutPrefix(s, "PT")
+	if !ok {
+		t.Fatalf("duration %q", s)
+	}
+	var total int64
+	for rest != "" {
+		i := strings.IndexAny(rest, "HMS")
+		if i < 0 {
+			t.Fatalf("duration %q", s)
+		}
+		num, unit := rest[:i], rest[i]
+		rest = rest[i+1:]
+		whole, frac, _ := strings.Cut(num, ".")
+		w, err := strconv.ParseInt(whole, 10, 64)
+		if err != nil {
+			t.Fatalf("duration %q: %v", s, err)
+		}
+		frac = (frac + "000000000")[:9]
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		switch unit {
+		case 'H':
+			total += w * 3600e9
+		case 'M':
+			total += w * 60e9
+		case 'S':
+			total += w*1e9 + f
+		}
+	}
+	return total
+}
+
+// refTotals sums the reference events per sample type and per stack
+// (Class.method:line;... leaf first), by the sample type's unit.
+func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
+	byEvent := map[string]spec{}
+	for _, s := range specs {
+		byEvent[s.event] = s
+	}
+	out := map[string]map[string]int64{}
+	for _, e := range evs {
+		s, ok := byEvent[e.Type]
+		if !ok {
+			continue
+		}
+		var v int64
+		switch {
+		case s.unit == "count":
+			v = 1
+		case s.unit == "bytes":
+			v = e.Values.Weight
+		case s.event == "jdk.GarbageCollection":
+			v = isoNanos(t, e.Values.SumOfPauses)
+		default:
+			v = isoNanos(t, e.Values.Duration)
+		}
+		var fs []string
+		if e.Values.StackTrace != nil {
+			for _, f := range e.Values.StackTrace.Frames {
+				name := strings.ReplaceAll(f.Method.Type.Name, "/", ".") + "." + f.Method.Name
+				fs = append(fs, fmt.Sprintf("%s:%d", name, f.LineNumber))
+			}
+		}
+		if !s.stack {
+			fs = nil
+		}
+		if out[s.sample] == nil {
+			out[s.sample] = map[string]int64{}
+		}
+		out[s.sample][strings.Join(fs, ";")] += v
+	}
+	return out
+}
+
+// totals sums the profile the same way.
+func totals(p *pprofile.Profile) map[string]map[string]int64 {
+	out := map[string]map[string]int64{}
+	for _, s := range p.Sample {
+		var fs []string
+		for _, l := range s.Location {
+			fs = append(fs, fmt.Sprintf("%s:%d", l.Line[0].Function.Name, l.Line[0].Line))
+		}
+		key := strings.Join(fs, ";")
+		if len(fs) == 1 && strings.HasPrefix(fs[0], "[") {
+			key = "" // a synthetic frame where the event has no stack
+		}
+		for i, st := range p.SampleType {
+			if s.Value[i] == 0 {
+				continue
+			}
+			if out[st.Type] == nil {
+				out[st.Type] = map[string]int64{}
+			}
+			out[st.Type][key] += s.Value[i]
+		}
+	}
+	return out
+}
+
+func parseFile(t *testing.T, path string) (*pprofile.Profile, []string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, warns, err := Parse(data)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", path, err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatalf("invalid profile: %v", err)
+	}
+	return p, warns
+}
+
+// compareWithJDK checks the reader against `jfr print --json`: per event
+// type the number of events, and per sample type the totals per stack
+// (counts, summed durations and weights), are equal. With rotated set, the
+// file has chunks whose events refer to stack traces the JVM wrote in an
+// earlier chunk: the JDK's reader resolves some of those and leaves others
+// without a stack, where Parse resolves them all, so there the only
+// difference allowed is time that the JDK has without a stack and Parse
+// has under one.
+func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
+	t.Helper()
+	p, _ := parseFile(t, path)
+	ref := reference(t, path)
+	wantN := map[string]int{}
+	for _, e := range ref {
+		if e.Type != "jdk.ActiveSetting" {
+			wantN[e.Type]++
+		}
+	}
+	data, _ := os.ReadFile(path)
+	gotN := map[string]int{}
+	period := map[string]int64{} // by sample type, from the JSON's settings
+	for off := 0; off < len(data); {
+		c, size, err := parseChunk(data[off:], off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ref {
+			if e.Type == "jdk.ActiveSetting" && e.Values.Name == "period" && c.classes[e.Values.ID] != nil {
+				for _, s := range specs {
+					if ns, ok := parseSpan(e.Values.Value); ok && s.event == c.classes[e.Values.ID].name {
+						period[s.sample] = ns
+					}
+				}
+			}
+		}
+		for _, e := range c.events {
+			if _, ok := wantN[e.typ.name]; ok || slices.ContainsFunc(specs, func(s spec) bool { return s.event == e.typ.name }) {
+				gotN[e.typ.name]++
+			}
+		}
+		off += size
+	}
+	if !maps.Equal(gotN, wantN) {
+		t.Errorf("events per type: got %v, jfr print has %v", gotN, wantN)
+	}
+	want, got := refTotals(t, ref), totals(p)
+	// thread-time: the durations, plus each sample's period.
+	tt := map[string]int64{}
+	for _, s := range specs {
+		for stack, v := range want[s.sample] {
+			switch s.unit {
+			case "nanoseconds":
+				tt[stack] += v
+			case "count":
+				tt[stack] += v * period[s.sample]
+			}
+		}
+	}
+	if len(tt) > 0 {
+		want[ThreadTime] = tt
+	}
+	for typ, stacks := range want {
+		var moved int64
+		for stack, v := range stacks {
+			switch {
+			case rotated && stack == "":
+				moved += v - got[typ][stack]
+			case rotated && got[typ][stack] > v:
+				moved -= got[typ][stack] - v
+			case got[typ][stack] != v:
+				t.Errorf("%s: stack %q: got %d, jfr print says %d", typ, stack, got[typ][stack], v)
+			}
+		}
+		for stack, v := range got[typ] {
+			if _, ok := stacks[stack]; !ok {
+				if !rotated {
+					t.Errorf("%s: stack %q (%d), which jfr print does not have", typ, stack, v)
+				}
+				moved -= v
+			}
+		}
+		if moved != 0 {
+			t.Errorf("%s: %d more without a stack in jfr print than the stacks Parse resolved from earlier chunks", typ, moved)
+		}
+	}
+	for typ := range got {
+		if want[typ] == nil {
+			t.Errorf("sample type %s, which jfr print has no events for", typ)
+		}
+	}
+	return p
+}
+
+func TestMatchesJFRPrint(t *testing.T) {
+	path := record(t, "compute", "contend", "sleep", "lock", "park")
+	p := compareWithJDK(t, path, false)
+	for _, typ := range []string{"execution-samples", "monitor-enter", "park", "sleep"} {
+		if sampleIndex(p, typ) < 0 {
+			t.Errorf("no %s samples in a recording of compute, contend, sleep, lock and park", typ)
+		}
+	}
+}
+
+// TestSeveralChunks: a second recording started a second into the first
+// makes the JVM start a new chunk, so the first recording's file has two,
+// each with its own metadata and pools. Two files end to end are also a
+// two-chunk file (the JDK's own reader mixes up their pools, so the
+// reference is the sum of the two files alone).
+func TestSeveralChunks(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jfr"), filepath.Join(dir, "b.jfr")
+	run(t, []string{"-XX:StartFlightRecording=name=a,settings=profile,filename=" + a,
+		"-XX:StartFlightRecording=name=b,delay=1s,settings=profile,filename=" + b}, []string{"sleep", "contend"})
+	da, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := chunks(t, da); n < 2 {
+		t.Fatalf("%s has %d chunk, want a rotated recording of at least 2", a, n)
+	}
+	compareWithJDK(t, a, true)
+
+	db, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := append(bytes.Clone(da), db...)
+	p, _, err := Parse(both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := parseFile(t, a)
+	pb, _ := parseFile(t, b)
+	for _, typ := range []string{"sleep", "monitor-enter", "execution-samples"} {
+		if got, want := sum(p, typ), sum(pa, typ)+sum(pb, typ); got != want || want == 0 {
+			t.Errorf("%s: the files end to end give %d, the files alone %d", typ, got, want)
+		}
+	}
+}
+
+// chunks counts a file's chunks.
+func chunks(t *testing.T, data []byte) int {
+	n := 0
+	for off := 0; off < len(data); n++ {
+		_, size, err := parseChunk(data[off:], off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off += size
+	}
+	return n
+}
+
+func sampleIndex(p *pprofile.Profile, typ string) int {
+	for i, st := range p.SampleType {
+		if st.Type == typ {
+			return i
+		}
+	}
+	return -1
+}
+
+func sum(p *pprofile.Profile, typ string) int64 {
+	i := sampleIndex(p, typ)
+	if i < 0 {
+		return 0
+	}
+	var n int64
+	for _, s := range p.Sample {
+		n += s.Value[i]
+	}
+	return n
+}
+
+// bucketTotals sums every duration sample type's nanoseconds by the bucket
+// label.
+func bucketTotals(p *pprofile.Profile) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range p.Sample {
+		for i, st := range p.SampleType {
+			if st.Unit == "nanoseconds" && s.Value[i] > 0 {
+				out[s.Label[labels.Bucket][0]] += s.Value[i]
+			}
+		}
+	}
+	return out
+}
+
+// TestBuckets: a contended synchronized block is lock contention, a park
+// on a ReentrantLock is lock contention, a bare parkNanos and a sleep are
+// waits.
+func TestBuckets(t *testing.T) {
+	p, warns := parseFile(t, record(t, "contend", "lock", "park"))
+	parks := map[string]int64{}
+	i := sampleIndex(p, "park")
+	for _, s := range p.Sample {
+		if i >= 0 && s.Value[i] > 0 {
+			parks[s.Label[labels.Bucket][0]+" "+strings.Join(s.Label[LabelClass], "")] += s.Value[i]
+		}
+		if j := sampleIndex(p, "monitor-enter"); j >= 0 && s.Value[j] > 0 {
+			if got := s.Label[labels.Bucket]; len(got) != 1 || got[0] != "lock-contention" || s.Label[LabelClass][0] != "java.lang.Object" {
+				t.Errorf("monitor enter labelled %v", s.Label)
+			}
+		}
+	}
+	if parks["lock-contention java.util.concurrent.locks.ReentrantLock$NonfairSync"] == 0 || parks["wait "] == 0 {
+		t.Errorf("parks by bucket and class: %v; want lock contention on ReentrantLock$NonfairSync and waits with no blocker", parks)
+	}
+	var threshold bool
+	for _, w := range warns {
+		threshold = threshold || strings.Contains(w, "jdk.ThreadPark") && strings.Contains(w, "10 ms")
+	}
+	if !threshold {
+		t.Errorf("no warning of the 10 ms park threshold settings=profile sets: %q", warns)
+	}
+}
+
+// TestRegressionPairs: adding a contended synchronized block grows lock
+// contention most; adding sleeps grows wait most.
+func TestRegressionPairs(t *testing.T) {
+	base := bucketTotals(mustParse(t, record(t, "compute")))
+	for _, c := range []struct{ mode, bucket string }{{"contend", "lock-contention"}, {"sleep", "wait"}} {
+		next := bucketTotals(mustParse(t, record(t, "compute", c.mode)))
+		top, grew := "", int64(0)
+		for b, v := range next {
+			if v-base[b] > grew {
+				top, grew = b, v-base[b]
+			}
+		}
+		if top != c.bucket {
+			t.Errorf("adding %s: %s grew most (%d ns), want %s; before %v, after %v", c.mode, top, grew, c.bucket, base, next)
+		}
+	}
+}
+
+func mustParse(t *testing.T, path string) *pprofile.Profile {
+	p, _ := parseFile(t, path)
+	return p
+}
+
+// TestMalformed: every truncation of a real recording and a few corrupted
+// bytes give an error or a profile, never a panic.
+func TestMalformed(t *testing.T) {
+	data, err := os.ReadFile(record(t, "sleep"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 3, 10, headerSize - 1, headerSize, headerSize + 5, len(data) / 2, len(data) - 1} {
+		_, _, err := Parse(data[:n])
+		if err == nil {
+			t.Errorf("the first %d of %d bytes parsed without an error", n, len(data))
+		}
+	}
+	if _, _, err := Parse(data[:len(data)/2]); err == nil || !strings.Contains(err.Error(), "byte 0") {
+		t.Errorf("a truncated chunk: %v; want an error naming the chunk's offset", err)
+	}
+	bad := bytes.Clone(data)
+	for i := headerSize; i < len(bad); i += 97 {
+		bad[i] ^= 0x5a
+	}
+	Parse(bad) // must not panic
+}
+
+// TestCorpusRecording: the corpus's JFR file, written by another JVM
+// (speedscope's sample), reads as the JDK's own reader reads it.
+func TestCorpusRecording(t *testing.T) {
+	dir := corpus.Need(t)
+	jdk(t)
+	p := compareWithJDK(t, filepath.Join(dir, "speedscope", "sample__profiles__java-flight-recorder__heavy.jfr"), false)
+	if sum(p, "execution-samples") == 0 || sum(p, "gc-pause") == 0 {
+		t.Errorf("no execution samples or GC pauses in a recording that has both: %v", p.SampleType)
+	}
+}
