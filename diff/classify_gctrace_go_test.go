@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/trace"
+	"strings"
 	"sync"
 	"testing"
 
@@ -37,8 +38,9 @@ func allocHeavy() {
 }
 
 // A goroutine inside the collector, blocked on any reason (an assist parks
-// with "sync") or running, is GC work in a Go execution trace, as the same
-// frames are in an fgprof profile; idle collector goroutines stay wait.
+// with "sync"), or a running collector goroutine (gcBgMarkWorker), is GC
+// work in a Go execution trace, as the same frames are in an fgprof
+// profile; idle collector goroutines stay wait.
 // The trace is recorded here, over an allocation-heavy workload.
 func TestTraceCollectorFramesAreGC(t *testing.T) {
 	var buf bytes.Buffer
@@ -57,7 +59,7 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 	// What the trace reader labelled, and what the engine must make of it.
 	rs := DefaultRules()
 	idx := len(l.Profile.SampleType) - 1 // wall nanoseconds
-	var wantGC, relabelled float64
+	var wantGC, relabelled, runningWorker float64
 	for _, smp := range l.Profile.Sample {
 		lb, sched, ok := LabelledBucket(smp)
 		v := float64(smp.Value[idx])
@@ -68,6 +70,9 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 		case !idleSystem(smp) && inCollector(rs, smp):
 			wantGC += v
 			relabelled += v
+			if running(smp) {
+				runningWorker += v
+			}
 		}
 	}
 	a := NewAnalyzer(Options{})
@@ -81,16 +86,32 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 	if got := top.Buckets[GC].Value; got != wantGC {
 		t.Errorf("gc %v ns, want %v (of which %v labelled otherwise by the trace reader)", got, wantGC, relabelled)
 	}
-	t.Logf("gc %.3g ns of %.3g, %.3g of it relabelled from the block reason", top.Buckets[GC].Value, top.Total, relabelled)
+	t.Logf("gc %.3g ns of %.3g, %.3g of it relabelled from the goroutine's state (%.3g running collector goroutines)", top.Buckets[GC].Value, top.Total, relabelled, runningWorker)
 }
 
-// inCollector reports whether a sample has a frame a strong gc rule claims.
+// inCollector reports whether a sample has a frame a strong gc rule
+// claims; for a running interval, whether the goroutine's root (below
+// runtime.goexit) is the collector's (gcBgMarkWorker).
 func inCollector(rs *RuleSet, smp *pprofile.Sample) bool {
+	var names []string
 	for _, loc := range smp.Location {
 		for _, ln := range loc.Line {
-			if r := rs.Match(symbolize.Normalize(ln.Function.Name), profile.KindTrace); r != nil && r.Strength == Strong && r.Bucket == GC {
-				return true
-			}
+			names = append(names, symbolize.Normalize(ln.Function.Name))
+		}
+	}
+	isGC := func(name string) bool {
+		r := rs.Match(name, profile.KindTrace)
+		return r != nil && r.Strength == Strong && r.Bucket == GC
+	}
+	if st := smp.Label[profile.LabelState]; len(st) == 1 && st[0] == "running" {
+		for len(names) > 0 && strings.HasPrefix(names[len(names)-1], "runtime.goexit") {
+			names = names[:len(names)-1]
+		}
+		return len(names) > 0 && isGC(names[len(names)-1])
+	}
+	for _, n := range names {
+		if isGC(n) {
+			return true
 		}
 	}
 	return false

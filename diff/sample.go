@@ -97,11 +97,12 @@ func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind 
 func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 	lb, lsched, lok := SampleBucket(smp, kind)
 	switch {
-	case lok && !lsched && lb != GC && !idleSystem(smp) && collectorAt(s.frames) >= 0:
-		// A goroutine running or blocked (on any reason: a GC assist
-		// parks with "sync") inside the collector is GC work, as the
-		// frame rules say of the same stack in a wall-clock profile.
-		s.Bucket, s.Sched, s.Decider = GC, false, collectorAt(s.frames)
+	case lok && !lsched && lb != GC && !idleSystem(smp) && collectorAt(s.frames, running(smp)) >= 0:
+		// A goroutine blocked (on any reason: a GC assist parks with
+		// "sync") inside the collector, or a collector goroutine running,
+		// is GC work, as the frame rules say of the same stack in a
+		// wall-clock profile.
+		s.Bucket, s.Sched, s.Decider = GC, false, collectorAt(s.frames, running(smp))
 	case lok:
 		s.Bucket, s.Sched, s.Decider = lb, lsched, labelDecider(s.frames)
 	default:
@@ -114,14 +115,39 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 }
 
 // collectorAt is the index of the leaf-most frame a strong gc rule claims
-// (runtime.gcMarkDone, gcAssistAlloc, gcBgMarkWorker), or -1.
-func collectorAt(frames []frameRule) int {
-	for i, f := range frames {
-		if r := f.rule; r != nil && r.Strength == Strong && r.Bucket == GC {
+// (runtime.gcMarkDone, gcAssistAlloc, gcBgMarkWorker), or -1. With
+// rootOnly, only a collector goroutine's own root counts (gcBgMarkWorker,
+// bgsweep): a trace's running interval has the stack it resumed at, and a
+// goroutine that resumed inside an assist goes on to run its own code.
+func collectorAt(frames []frameRule, rootOnly bool) int {
+	gcAt := func(i int) bool {
+		r := frames[i].rule
+		return r != nil && r.Strength == Strong && r.Bucket == GC
+	}
+	if rootOnly {
+		for i := len(frames) - 1; i >= 0; i-- {
+			if r := frames[i].rule; r != nil && r.Strength == Skip {
+				continue
+			}
+			if gcAt(i) {
+				return i
+			}
+			return -1
+		}
+		return -1
+	}
+	for i := range frames {
+		if gcAt(i) {
 			return i
 		}
 	}
 	return -1
+}
+
+// running reports whether a trace sample is a running interval.
+func running(smp *pprofile.Sample) bool {
+	st := smp.Label[profile.LabelState]
+	return len(st) == 1 && st[0] == "running"
 }
 
 // idleSystem reports whether a trace sample is an idle collector

@@ -6,7 +6,8 @@
 //
 //   - [Normalize] rewrites a frame name into the form the classification rules
 //     and the method table use: it strips writer decorations (TraceEvent's
-//     `Module!` prefix, perf-map's `[module] ` prefix, trailing parameter lists,
+//     `Module!` prefix, perf-map's `[module] ` prefix, a shared object's
+//     name joined by a dot (`libc.so.6.__poll`), trailing parameter lists,
 //     glibc `@@GLIBC_x` and `@GLIBC_x` version tags and `__GI_` aliases, Rust `::h<hash>`
 //     suffixes, async-profiler `_[j]` annotations) and turns JVM slashes into
 //     dots. Go names are never rewritten beyond that: `internal/sync.` keeps
