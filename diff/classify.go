@@ -89,23 +89,36 @@ func labelDecider(frames []frameRule) int {
 // the stack overrides a lock verdict (lock contention inside the collector is
 // GC); else the weak frame nearest the leaf, considering only frames below
 // the first context frame (a scheduler loop's own mechanism frames are not
-// the sample's wait); else the nearest context frame; else cpu.
+// the sample's wait); else the nearest context frame; else the fallback
+// bucket of the skip frame nearest the leaf (a libc futex wait); else cpu.
+//
+// A rule marked external counts only for the first non-skip frame above an
+// external marker (TraceEvent's UNMANAGED_CODE_TIME): the managed frame
+// that called into native code, which an event loop's Run names a wait.
 //
 // Kind adjusts the verdict: every sample of a mutex profile is lock
 // contention (decided by its leaf, the unlocker), and block profiles and
 // traces record only off-CPU time, so what no rule claims there is wait.
 func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 	leaf := -1
-	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove := -1, -1, -1, -1, -1
-	sawCallee := false
+	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove, fallAt := -1, -1, -1, -1, -1, -1
+	sawCallee, extBelow := false, false
 	for i, f := range frames {
 		r := f.rule
 		if r != nil && r.Strength == Skip {
 			if !f.preempt {
 				sawCallee = true
 			}
+			extBelow = extBelow || r.External
+			if r.Fallback && fallAt < 0 {
+				fallAt = i
+			}
 			continue
 		}
+		if r != nil && r.External && !extBelow {
+			r = nil
+		}
+		extBelow = false
 		if leaf < 0 {
 			leaf = i
 		}
@@ -147,6 +160,8 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 		b, at = frames[weakAt].rule.Bucket, weakAt
 	case ctxAt >= 0:
 		b, at = frames[ctxAt].rule.Bucket, ctxAt
+	case fallAt >= 0:
+		b, at = frames[fallAt].rule.Bucket, fallAt
 	}
 	switch {
 	case b == LockContention && gcCtxAt >= 0:

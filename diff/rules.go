@@ -32,10 +32,19 @@ func (s Strength) String() string { return strengthNames[s] }
 // Rule is one row of a rule pack: frames whose normalized name matches
 // Pattern are evidence for Bucket with the given Strength.
 type Rule struct {
-	Runtime  string         // rule pack: go, dotnet, jvm, native, rust, or a user file's name
-	Bucket   Bucket         // ignored for Skip rules
-	Strength Strength       //
-	NotLeaf  bool           // only counts when the frame has a callee (runtime.lock2)
+	Runtime  string   // rule pack: go, dotnet, jvm, native, rust, or a user file's name
+	Bucket   Bucket   // ignored for Skip rules
+	Strength Strength //
+	NotLeaf  bool     // only counts when the frame has a callee (runtime.lock2)
+	// External: on a skip rule, the frame marks the sample as spent in
+	// native code or blocked in the OS (TraceEvent's UNMANAGED_CODE_TIME);
+	// on any other rule, the rule counts only in such a sample, for the
+	// frame that made the native call (the first non-skip frame).
+	External bool
+	// Fallback is set on a skip rule that names a bucket: the frame stays
+	// transparent, but when no other rule decides the sample, its bucket
+	// does instead of cpu (a libc futex wait with no caller that says why).
+	Fallback bool
 	Kinds    []profile.Kind // only in profiles of these kinds (nil: every kind)
 	Pattern  string         // RE2, matched against symbolize.Normalize(name)
 	Note     string         // why the rule exists
@@ -49,6 +58,9 @@ func (r *Rule) Modifiers() string {
 	if r.NotLeaf {
 		s += ",notleaf"
 	}
+	if r.External {
+		s += ",external"
+	}
 	if len(r.Kinds) > 0 {
 		ks := make([]string, len(r.Kinds))
 		for i, k := range r.Kinds {
@@ -59,9 +71,10 @@ func (r *Rule) Modifiers() string {
 	return s
 }
 
-// BucketName is the bucket column as written in rule files ("-" for skip).
+// BucketName is the bucket column as written in rule files ("-" for skip
+// rules that name no fallback bucket).
 func (r *Rule) BucketName() string {
-	if r.Strength == Skip {
+	if r.Strength == Skip && !r.Fallback {
 		return "-"
 	}
 	return r.Bucket.String()
@@ -134,9 +147,10 @@ var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 // ParseRules reads a rule file. Each non-blank line that does not start with
 // '#' holds tab-separated columns:
 //
-//	runtime  bucket  strength[,notleaf][,kind=K1|K2]  pattern  [note]
+//	runtime  bucket  strength[,notleaf][,external][,kind=K1|K2]  pattern  [note]
 //
-// bucket is cpu, wait, lock-contention, gc, io, syscall, or "-" for skip;
+// bucket is cpu, wait, lock-contention, gc, io, syscall, or "-" for skip
+// (a skip rule that names a bucket is a fallback, see Rule.Fallback);
 // strength is strong, weak, ctx or skip; pattern is an RE2 regular
 // expression matched against the normalized frame name. Errors name the file
 // and line.
@@ -182,6 +196,8 @@ func ParseRules(name string, r io.Reader) ([]*Rule, error) {
 			switch {
 			case m == "notleaf":
 				rule.NotLeaf = true
+			case m == "external":
+				rule.External = true
 			case strings.HasPrefix(m, "kind="):
 				for _, k := range strings.Split(strings.TrimPrefix(m, "kind="), "|") {
 					kind, err := profile.ParseKind(k)
@@ -191,7 +207,7 @@ func ParseRules(name string, r io.Reader) ([]*Rule, error) {
 					rule.Kinds = append(rule.Kinds, kind)
 				}
 			default:
-				return nil, bad("unknown modifier %q (want notleaf or kind=K)", m)
+				return nil, bad("unknown modifier %q (want notleaf, external or kind=K)", m)
 			}
 		}
 		if cols[1] == "-" {
@@ -203,10 +219,8 @@ func ParseRules(name string, r io.Reader) ([]*Rule, error) {
 			if err != nil {
 				return nil, bad("%v", err)
 			}
-			if rule.Strength == Skip {
-				return nil, bad("a skip rule takes bucket \"-\", not %q", cols[1])
-			}
 			rule.Bucket = b
+			rule.Fallback = rule.Strength == Skip
 		}
 		re, err := regexp.Compile(rule.Pattern)
 		if err != nil {

@@ -97,6 +97,12 @@ func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind 
 func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 	lb, lsched, lok := SampleBucket(smp, kind)
 	switch {
+	case lok && !lsched && lb != GC && !idleSystem(smp) && collectorAt(s.frames, running(smp)) >= 0:
+		// A goroutine blocked (on any reason: a GC assist parks with
+		// "sync") inside the collector, or a collector goroutine running,
+		// is GC work, as the frame rules say of the same stack in a
+		// wall-clock profile.
+		s.Bucket, s.Sched, s.Decider = GC, false, collectorAt(s.frames, running(smp))
 	case lok:
 		s.Bucket, s.Sched, s.Decider = lb, lsched, labelDecider(s.frames)
 	default:
@@ -106,6 +112,52 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 	if len(s.Stack) == 0 {
 		s.Decider = -1
 	}
+}
+
+// collectorAt is the index of the leaf-most frame a strong gc rule claims
+// (runtime.gcMarkDone, gcAssistAlloc, gcBgMarkWorker), or -1. With
+// rootOnly, only a collector goroutine's own root counts (gcBgMarkWorker,
+// bgsweep): a trace's running interval has the stack it resumed at, and a
+// goroutine that resumed inside an assist goes on to run its own code.
+func collectorAt(frames []frameRule, rootOnly bool) int {
+	gcAt := func(i int) bool {
+		r := frames[i].rule
+		return r != nil && r.Strength == Strong && r.Bucket == GC
+	}
+	if rootOnly {
+		for i := len(frames) - 1; i >= 0; i-- {
+			if r := frames[i].rule; r != nil && r.Strength == Skip {
+				continue
+			}
+			if gcAt(i) {
+				return i
+			}
+			return -1
+		}
+		return -1
+	}
+	for i := range frames {
+		if gcAt(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// running reports whether a trace sample is a running interval.
+func running(smp *pprofile.Sample) bool {
+	st := smp.Label[profile.LabelState]
+	return len(st) == 1 && st[0] == "running"
+}
+
+// idleSystem reports whether a trace sample is an idle collector
+// goroutine: a mark worker or scavenger parked until the next cycle
+// ("system goroutine wait") or the sweeper with nothing to sweep. They
+// wait between cycles; wall-clock profiles never see them (goroutine
+// profiles omit system goroutines), so they stay wait.
+func idleSystem(smp *pprofile.Sample) bool {
+	r := smp.Label[profile.LabelReason]
+	return len(r) == 1 && (r[0] == "system goroutine wait" || r[0] == "GC background sweeper wait")
 }
 
 // noteThread records the thread label of a thread-time sample.
@@ -155,7 +207,11 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 // callerIndex implements ByCaller (see there). When every rule-free frame
 // is the standard library's (a goroutine of net/http or testing), the
 // first one outside package runtime stands in for the program (time.Sleep,
-// net/http.(*conn).serve), not the scheduler's runtime.gopark.
+// net/http.(*conn).serve), not the scheduler's runtime.gopark. The JVM's
+// class library (java.*, javax.*, jdk.*, sun.*, and the kotlin and scala
+// standard libraries) is skipped the same way: a pool worker's
+// ThreadPoolExecutor$Worker.run or Thread.run is never the caller when the
+// program's own frames are on the stack.
 func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	if at < 0 {
 		return at
@@ -171,7 +227,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		m := a.methods[stack[i]]
 		if m.std == 0 {
 			m.std = stdOther
-			if symbolize.IsGoStd(m.key) {
+			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) {
 				m.std = stdLib
 				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
 					m.std = stdRuntime
@@ -194,10 +250,25 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	return at
 }
 
+// jvmLibRoots are the package roots of the JDK's and the JVM languages'
+// standard libraries, as Normalize writes them (dots, not slashes).
+var jvmLibRoots = []string{"java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "kotlinx.", "scala."}
+
+// isJVMLib reports whether a normalized frame name is a JVM standard
+// library method ("java.util.concurrent.ThreadPoolExecutor$Worker.run").
+func isJVMLib(key string) bool {
+	for _, r := range jvmLibRoots {
+		if strings.HasPrefix(key, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // Values of method.std: whether a method is the program's own code.
 const (
-	stdOther   = 1 // not the Go standard library
-	stdLib     = 2 // the standard library outside package runtime
+	stdOther   = 1 // not a standard library
+	stdLib     = 2 // Go's standard library outside package runtime, or the JVM's
 	stdRuntime = 3 // package runtime (and runtime/...)
 )
 

@@ -6,8 +6,9 @@
 //
 //   - [Normalize] rewrites a frame name into the form the classification rules
 //     and the method table use: it strips writer decorations (TraceEvent's
-//     `Module!` prefix, perf-map's `[module] ` prefix, trailing parameter lists,
-//     glibc `@@GLIBC_x` version tags and `__GI_` aliases, Rust `::h<hash>`
+//     `Module!` prefix, perf-map's `[module] ` prefix, a shared object's
+//     name joined by a dot (`libc.so.6.__poll`), trailing parameter lists,
+//     glibc `@@GLIBC_x` and `@GLIBC_x` version tags and `__GI_` aliases, Rust `::h<hash>`
 //     suffixes, async-profiler `_[j]` annotations) and turns JVM slashes into
 //     dots. Go names are never rewritten beyond that: `internal/sync.` keeps
 //     its slash.
@@ -31,17 +32,29 @@ var (
 	asyncProfTag = regexp.MustCompile(`_\[[jikI0-9]\]$`)
 	moduleBang   = regexp.MustCompile(`^([A-Za-z0-9_.\-]+)!(.+)$`)
 	perfMapMod   = regexp.MustCompile(`^\[([^\]]+)\] (.+)$`)
+	// soModDot is a shared object's name joined to the symbol by a dot
+	// (`libc.so.6.__GI___futex_abstimed_wait_cancelable64`,
+	// `libc-2.19.so.__poll`), as some native profilers write it.
+	soModDot = regexp.MustCompile(`^([A-Za-z0-9_+\-]+(?:[.\-][0-9]+)*\.so(?:\.[0-9]+)*)\.([A-Za-z_].*)$`)
+	// symVersion is an ELF symbol version (`@@GLIBC_2.2.5`, or
+	// `@GLIBC_2.2.5` for a non-default version, as perf writes
+	// clock_nanosleep).
+	symVersion = regexp.MustCompile(`@@?[A-Za-z][A-Za-z0-9_]*_[0-9][0-9.]*$`)
 )
 
 // SplitModule separates a module prefix written into a frame name by
-// TraceEvent (`System.Private.CoreLib!System.Threading.Monitor.Wait`) or by
-// perf-map based tools (`[libc.so.6] __lll_lock_wait`). It returns the module
-// ("" when there is none) and the rest of the name unchanged.
+// TraceEvent (`System.Private.CoreLib!System.Threading.Monitor.Wait`), by
+// perf-map based tools (`[libc.so.6] __lll_lock_wait`) or joined by a dot
+// to a shared object's name (`libc.so.6.__GI___poll`). It returns the
+// module ("" when there is none) and the rest of the name unchanged.
 func SplitModule(name string) (module, rest string) {
 	if m := moduleBang.FindStringSubmatch(name); m != nil {
 		return m[1], m[2]
 	}
 	if m := perfMapMod.FindStringSubmatch(name); m != nil {
+		return m[1], m[2]
+	}
+	if m := soModDot.FindStringSubmatch(name); m != nil {
 		return m[1], m[2]
 	}
 	return "", name
@@ -53,6 +66,8 @@ func Normalize(name string) string {
 	_, s := SplitModule(strings.TrimSpace(name))
 	if i := strings.Index(s, "@@"); i > 0 {
 		s = s[:i]
+	} else if i := symVersion.FindStringIndex(s); i != nil && i[0] > 0 {
+		s = s[:i[0]]
 	}
 	s = strings.TrimPrefix(s, "__GI_")
 	s = rustHash.ReplaceAllString(s, "")

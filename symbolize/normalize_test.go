@@ -22,6 +22,18 @@ func TestNormalize(t *testing.T) {
 		{"[libc.so.6] __lll_lock_wait", "__lll_lock_wait"},
 		{"pthread_cond_wait@@GLIBC_2.3.2", "pthread_cond_wait"},
 		{"__GI___pthread_mutex_lock", "__pthread_mutex_lock"},
+		// A libc wait in every module-prefix form real tools write, and
+		// perf's non-default symbol version (one @).
+		{"libc.so.6.__GI___futex_abstimed_wait_cancelable64", "__futex_abstimed_wait_cancelable64"},
+		{"libc.so.6!__GI___futex_abstimed_wait_cancelable64", "__futex_abstimed_wait_cancelable64"},
+		{"[libc.so.6] __GI___futex_abstimed_wait_cancelable64", "__futex_abstimed_wait_cancelable64"},
+		{"libc-2.19.so.__epoll_wait_nocancel", "__epoll_wait_nocancel"},
+		{"ld-linux-x86-64.so.2._dl_start", "_dl_start"},
+		{"clock_nanosleep@GLIBC_2.2.5", "clock_nanosleep"},
+		// Not a shared object: a JVM class with "so" in its package path
+		// is not split, nor is a Go name.
+		{"com.example.so.Handler.run", "com.example.so.Handler.run"},
+		{"main.so", "main.so"},
 		// Rust hash suffix, C++ parameters.
 		{"std::sys::sync::mutex::futex::Mutex::lock_contended::h0123456789abcdef", "std::sys::sync::mutex::futex::Mutex::lock_contended"},
 		{"ObjectMonitor::enter(JavaThread*)", "ObjectMonitor::enter"},
@@ -44,6 +56,7 @@ func TestSplitModule(t *testing.T) {
 	cases := []struct{ in, mod, rest string }{
 		{"libSystem.Native!SystemNative_WaitForSocketEvents", "libSystem.Native", "SystemNative_WaitForSocketEvents"},
 		{"[kernel.kallsyms] do_syscall_64", "kernel.kallsyms", "do_syscall_64"},
+		{"libc.so.6.__GI___poll", "libc.so.6", "__GI___poll"},
 		{"runtime.gopark", "", "runtime.gopark"},
 		// A Rust never type is not a module prefix.
 		{"<impl core::ops::Fn() -> !>::call", "", "<impl core::ops::Fn() -> !>::call"},

@@ -1,0 +1,118 @@
+package diff
+
+import (
+	"bytes"
+	"runtime"
+	"runtime/debug"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// allocSink keeps the allocations of allocHeavy alive long enough for the
+// collector to work.
+var allocSink [64][]byte
+
+// allocHeavy allocates from several goroutines with a tiny GOGC, so the
+// collector runs continuously and the allocating goroutines assist it
+// (and park in gcMarkDone or gcParkAssist).
+func allocHeavy() {
+	defer debug.SetGCPercent(debug.SetGCPercent(1))
+	var wg sync.WaitGroup
+	for g := range 2 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40000 {
+				allocSink[(g*7+i)%len(allocSink)] = make([]byte, 512+i%4096)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// A goroutine inside the collector, blocked on any reason (an assist parks
+// with "sync"), or a running collector goroutine (gcBgMarkWorker), is GC
+// work in a Go execution trace, as the same frames are in an fgprof
+// profile; idle collector goroutines stay wait.
+// The trace is recorded here, over an allocation-heavy workload.
+func TestTraceCollectorFramesAreGC(t *testing.T) {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Skipf("cannot trace (another trace running?): %v", err)
+	}
+	allocHeavy()
+	trace.Stop()
+	l, err := profile.Parse("gc.trace", buf.Bytes(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Kind != profile.KindTrace {
+		t.Fatalf("kind %s, want trace", l.Kind)
+	}
+	// What the trace reader labelled, and what the engine must make of it.
+	rs := DefaultRules()
+	idx := len(l.Profile.SampleType) - 1 // wall nanoseconds
+	var wantGC, relabelled, runningWorker float64
+	for _, smp := range l.Profile.Sample {
+		lb, sched, ok := LabelledBucket(smp)
+		v := float64(smp.Value[idx])
+		switch {
+		case !ok || sched:
+		case lb == GC:
+			wantGC += v
+		case !idleSystem(smp) && inCollector(rs, smp):
+			wantGC += v
+			relabelled += v
+			if running(smp) {
+				runningWorker += v
+			}
+		}
+	}
+	a := NewAnalyzer(Options{})
+	if err := a.Add(Base, l); err != nil {
+		t.Fatal(err)
+	}
+	top := a.Top()
+	if relabelled == 0 {
+		t.Fatal("no goroutine was recorded blocked or running inside the collector with a non-gc label")
+	}
+	if got := top.Buckets[GC].Value; got != wantGC {
+		t.Errorf("gc %v ns, want %v (of which %v labelled otherwise by the trace reader)", got, wantGC, relabelled)
+	}
+	t.Logf("gc %.3g ns of %.3g, %.3g of it relabelled from the goroutine's state (%.3g running collector goroutines)", top.Buckets[GC].Value, top.Total, relabelled, runningWorker)
+}
+
+// inCollector reports whether a sample has a frame a strong gc rule
+// claims; for a running interval, whether the goroutine's root (below
+// runtime.goexit) is the collector's (gcBgMarkWorker).
+func inCollector(rs *RuleSet, smp *pprofile.Sample) bool {
+	var names []string
+	for _, loc := range smp.Location {
+		for _, ln := range loc.Line {
+			names = append(names, symbolize.Normalize(ln.Function.Name))
+		}
+	}
+	isGC := func(name string) bool {
+		r := rs.Match(name, profile.KindTrace)
+		return r != nil && r.Strength == Strong && r.Bucket == GC
+	}
+	if st := smp.Label[profile.LabelState]; len(st) == 1 && st[0] == "running" {
+		for len(names) > 0 && strings.HasPrefix(names[len(names)-1], "runtime.goexit") {
+			names = names[:len(names)-1]
+		}
+		return len(names) > 0 && isGC(names[len(names)-1])
+	}
+	for _, n := range names {
+		if isGC(n) {
+			return true
+		}
+	}
+	return false
+}
