@@ -69,6 +69,7 @@ var corpusLoads = map[string]bool{
 	"perf-script-text":     true,
 	"text-other":           true, // the one such file is perf script text
 	"dotnet-nettrace":      true,
+	"jfr":                  true,
 }
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
@@ -85,6 +86,7 @@ var corpusFormats = map[string]struct {
 	"perf-script-text":     {"perf-script", "perf script"},
 	"text-other":           {"perf-script", "perf script"},
 	"dotnet-nettrace":      {"nettrace", ".NET EventPipe trace (.nettrace)"},
+	"jfr":                  {"jfr", "Java Flight Recorder"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
@@ -101,7 +103,6 @@ var corpusNames = map[string]string{
 	"dotnet-nettrace":         ".NET EventPipe trace",
 	"callgrind":               "callgrind",
 	"v8-log-text":             "V8",
-	"jfr":                     "Java Flight Recorder",
 }
 
 // corpusKinds maps the index's kind column to the kind DetectKind must find

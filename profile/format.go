@@ -15,6 +15,7 @@ const (
 	FormatSpeedscope  Format = "speedscope"   // speedscope JSON
 	FormatPerfScript  Format = "perf-script"  // `perf script` text
 	FormatNettrace    Format = "nettrace"     // a .NET EventPipe trace
+	FormatJFR         Format = "jfr"          // a JDK Flight Recorder recording
 )
 
 // The sample-label contract: readers that know more than frame names say

@@ -11,6 +11,7 @@ import (
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"github.com/profdiff/profdiff/profile/jfr"
 	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
@@ -83,6 +84,14 @@ var registry = []reader{{
 	sniff:  func(in *input) bool { return nettrace.Looks(in.data) },
 	parse:  parseNettrace,
 }, {
+	format: FormatJFR,
+	what:   "Java Flight Recorder recording (.jfr)",
+	sniff:  func(in *input) bool { return jfr.Looks(in.data) },
+	parse:  parseJFR,
+	// Thread time from a trace of events, whose labels say why threads
+	// waited; fixed, since the first sample may or may not carry one.
+	kind: KindTrace,
+}, {
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",
 	text:   true,
@@ -153,6 +162,7 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 		return nil, &Error{l.Source, err}
 	}
 	l.addWarnings(warns)
+	demangleFunctions(p) // native names in every format, as finish does for pprof and folded
 	if len(p.Sample) == 0 {
 		return nil, &Error{l.Source, mark(ErrEmpty, fmt.Errorf("%s holds no samples", r.what))}
 	}
@@ -191,6 +201,14 @@ func parseNettrace(in *input) (*pprofile.Profile, []string, error) {
 		err = mark(ErrUnsupported, err)
 	case err == nil && len(p.Sample) == 0:
 		err = mark(ErrEmpty, errors.New("holds no SampleProfiler ThreadSample events (record with `dotnet-trace collect --profile cpu-sampling`)"))
+	}
+	return p, warns, err
+}
+
+func parseJFR(in *input) (*pprofile.Profile, []string, error) {
+	p, warns, err := jfr.Parse(in.data)
+	if err == nil && len(p.Sample) == 0 {
+		err = mark(ErrEmpty, errors.New("holds no execution, native, monitor, park, sleep, I/O, GC or allocation events (record with `-XX:StartFlightRecording=settings=profile`)"))
 	}
 	return p, warns, err
 }

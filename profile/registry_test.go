@@ -21,6 +21,7 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 	fixtures := map[Format]string{
 		FormatGoTrace:    "golang-go/src__internal__trace__testdata__tests__go122-annotations-stress.test.bin.trace",
 		FormatNettrace:   "perfview/src__TraceEvent__TraceEvent.Tests__inputs__eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip",
+		FormatJFR:        "speedscope/sample__profiles__java-flight-recorder__heavy.jfr",
 		FormatSpeedscope: "speedscope/sample__profiles__speedscope__0.0.1__simple-no-pretty-print.speedscope.json",
 		FormatPerfScript: "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
 	}
@@ -58,6 +59,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 	}{
 		{"go trace header", input{data: []byte("go 1.22 trace\x00\x00\x00\x00rest")}, false, FormatGoTrace},
 		{"nettrace magic", input{data: []byte("Nettrace\x14\x00\x00\x00!FastSerialization.1")}, false, FormatNettrace},
+		{"JFR magic", input{data: []byte("FLR\x00\x00\x02\x00\x01")}, false, FormatJFR},
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
 		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
 		{"perf script", input{text: perfText}, true, FormatPerfScript},
@@ -75,7 +77,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
@@ -127,7 +129,7 @@ func TestSentinels(t *testing.T) {
 		{"malformed speedscope", []byte(speedscopeHead + `"shared": {"frames": [{"name": 7}]}, "profiles": [{}]}`), 0, ErrCorrupt},
 		{"corrupt go trace", []byte("go 1.22 trace\x00\x00\x00\xff\xff\xff\xff"), 0, ErrCorrupt},
 		{"malformed legacy pprof", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n99999999999999999999: 2 [3: 4] @ 0x1\n"), 0, ErrCorrupt},
-		{"JFR recording", []byte("FLR\x00\x00\x02\x00\x01junk"), 0, ErrUnsupported},
+		{"truncated JFR recording", []byte("FLR\x00\x00\x02\x00\x01junk"), 0, ErrCorrupt},
 		{"Chrome trace JSON", []byte(`{"traceEvents": [{"ph": "X", "name": "a"}]}`), 0, ErrUnsupported},
 		{"zip of two files", zipT(t, map[string]string{"a": string(pb), "b": string(pb)}), 0, ErrUnsupported},
 		{"nettrace V6", []byte("Nettrace\x00\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00"), 0, ErrUnsupported},

@@ -14,7 +14,7 @@ import (
 
 // unsupported is the error for a recognized format that cannot be loaded.
 func unsupported(what string) error {
-	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy), folded stacks, Go execution traces, speedscope JSON, perf script text and .nettrace", what)
+	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy), folded stacks, Go execution traces, speedscope JSON, perf script text, .nettrace and JFR", what)
 }
 
 // sniffUnsupportedBinary names a known binary format that is not a profile
@@ -31,8 +31,6 @@ func sniffUnsupportedBinary(data []byte) string {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		// Parse unpacks one level of zip before it gets here.
 		return "zip archive inside a zip archive (unzip it first)"
-	case bytes.HasPrefix(head, []byte("FLR\x00")):
-		return "Java Flight Recorder recording (.jfr; convert it with `jfr print` or async-profiler's converter)"
 	case bytes.HasPrefix(head, []byte("PERFILE2")) || bytes.HasPrefix(head, []byte("PERFFILE")):
 		return "perf.data file (fold it with `perf script | stackcollapse-perf.pl` first)"
 	case bytes.HasPrefix(head, []byte("\x7fELF")):

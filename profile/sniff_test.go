@@ -126,7 +126,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		{"go122.test", "-- expect --\nSUCCESS\n-- trace --\nTrace Go1.22\nEventBatch gen=1 m=0 time=1 size=5\n", "Go execution trace"},
 		{"callgrind.out", "# callgrind format\nevents: Instructions\n\nfl=file1.c\nfn=main\n16 20\n", "callgrind"},
 		{"v8.log", "v8-version,6,0,287,53,0\nshared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n", "V8 --prof log"},
-		{"x.jfr", "FLR\x00\x00\x02\x00\x01\x00\x00", "Java Flight Recorder"},
 		{"perf.data", "PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00", "perf.data"},
 		{"a.out", "\x7fELF\x02\x01\x01\x00", "ELF"},
 	} {

@@ -79,8 +79,9 @@ Usage:
 const usageTail = `
 A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
 stacks; a Go execution trace, read as goroutine time; speedscope JSON;
-perf script text; a .NET EventPipe .nettrace, read as thread time; any of
-these alone in a .zip), "-" for standard input, or an http(s) URL of a
+perf script text, whose sched_switch events become off-CPU time; a .NET
+EventPipe .nettrace, read as thread time; a JDK Flight Recorder .jfr; any
+of these alone in a .zip), "-" for standard input, or an http(s) URL of a
 /debug/pprof endpoint. A folder written by 'profdiff capture --out DIR' (or
 by demo and workload) stands for its profile of --kind's kind.
 The format is detected from the content.

@@ -411,14 +411,19 @@ func sum(p *pprofile.Profile, typ string) int64 {
 	return n
 }
 
-// bucketTotals sums every duration sample type's nanoseconds by the bucket
-// label.
+// bucketTotals sums every duration event type's nanoseconds by the bucket
+// label ("" for samples the frame rules decide); thread-time, which
+// combines them with the samples' periods, is left out.
 func bucketTotals(p *pprofile.Profile) map[string]int64 {
 	out := map[string]int64{}
 	for _, s := range p.Sample {
 		for i, st := range p.SampleType {
-			if st.Unit == "nanoseconds" && s.Value[i] > 0 {
-				out[s.Label[labels.Bucket][0]] += s.Value[i]
+			if st.Unit == "nanoseconds" && st.Type != "thread-time" && s.Value[i] > 0 {
+				b := ""
+				if l := s.Label[labels.Bucket]; len(l) > 0 {
+					b = l[0]
+				}
+				out[b] += s.Value[i]
 			}
 		}
 	}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// recordJFR compiles profile/jfr's Busy.java and records it running the
+// given modes with the JDK's profile settings; it skips without a JDK.
+func recordJFR(t *testing.T, dir string, modes ...string) string {
+	t.Helper()
+	for _, tool := range []string{"javac", "java"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no JDK: %s is not installed", tool)
+		}
+	}
+	classes := filepath.Join(dir, "classes")
+	if _, err := os.Stat(filepath.Join(classes, "Busy.class")); err != nil {
+		if out, err := exec.Command("javac", "-d", classes, "../../profile/jfr/testdata/Busy.java").CombinedOutput(); err != nil {
+			t.Fatalf("javac: %v\n%s", err, out)
+		}
+	}
+	path := filepath.Join(dir, strings.Join(modes, "-")+".jfr")
+	args := append([]string{"-XX:StartFlightRecording=filename=" + path + ",settings=profile", "-cp", classes, "Busy"}, modes...)
+	if out, err := exec.Command("java", args...).CombinedOutput(); err != nil {
+		t.Fatalf("java %v: %v\n%s", args, err, out)
+	}
+	return path
+}
+
+// profdiff top on a recording: thread time by bucket, with the contended
+// synchronized block as lock contention and the sleeps as wait, and the
+// warnings on stderr saying what the JDK leaves out.
+func TestTopJFR(t *testing.T) {
+	path := recordJFR(t, t.TempDir(), "compute", "contend", "sleep")
+	out, stderr, code := profdiff(t, "", "top", "--format", "json", "--top", "0", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Kind       string `json:"kind"`
+		SampleType string `json:"sample_type"`
+		Buckets    []struct {
+			Bucket string  `json:"bucket"`
+			Share  float64 `json:"share"`
+		} `json:"buckets"`
+		Methods []struct {
+			Name   string `json:"name"`
+			Bucket string `json:"bucket"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	shares := map[string]float64{}
+	for _, b := range r.Buckets {
+		shares[b.Bucket] = b.Share
+	}
+	if r.Kind != "trace" || !strings.HasPrefix(r.SampleType, "thread-time") {
+		t.Errorf("kind %s, sample type %s; want trace, thread-time", r.Kind, r.SampleType)
+	}
+	for _, b := range []string{"cpu", "wait", "lock-contention"} {
+		if shares[b] < 0.05 {
+			t.Errorf("%s: share %.3f of a program that computes, contends and sleeps; buckets %v", b, shares[b], shares)
+		}
+	}
+	methods := map[string]string{}
+	for _, m := range r.Methods {
+		methods[m.Name] = m.Bucket
+	}
+	if !strings.HasPrefix(methods["Busy.contend"], "lock-contention") || methods["Busy.compute"] != "cpu" {
+		t.Errorf("Busy.contend is %q, Busy.compute %q; want lock-contention and cpu (methods %v)", methods["Busy.contend"], methods["Busy.compute"], methods)
+	}
+	if !strings.Contains(stderr, "threshold") || !strings.Contains(stderr, "at most 5 threads") {
+		t.Errorf("stderr does not warn of thresholds and the sampler's limit:\n%s", stderr)
+	}
+	// Each event type is a sample type of its own.
+	out, stderr, code = profdiff(t, "", "top", "--sample-index", "monitor-enter", "--format", "json", path)
+	if code != 0 || !strings.Contains(out, `"sample_type": "monitor-enter`) {
+		t.Errorf("--sample-index monitor-enter: exit %d, %s\n%s", code, stderr, out)
+	}
+}
+
+// profdiff diff on a regression pair: adding a contended synchronized
+// block makes lock contention the bucket whose rate grew most, Busy.contend
+// the method that grew most; adding sleeps makes it wait, with
+// Thread.sleep or its caller Busy.run (the caller once the JVM caller
+// skips JDK frames) the method that grew most.
+func TestDiffJFR(t *testing.T) {
+	dir := t.TempDir()
+	base := recordJFR(t, dir, "compute")
+	for _, c := range []struct {
+		mode, bucket string
+		leaders      []string
+	}{{"contend", "lock-contention", []string{"Busy.contend"}}, {"sleep", "wait", []string{"java.lang.Thread.sleep", "Busy.run"}}} {
+		next := recordJFR(t, dir, "compute", c.mode)
+		out, stderr, code := profdiff(t, "", "diff", "--format", "json", "--top", "0", base, next)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var r struct {
+			Buckets []struct {
+				Bucket string  `json:"bucket"`
+				Change float64 `json:"change"`
+			} `json:"buckets"`
+			Methods []struct {
+				Name   string  `json:"name"`
+				Change float64 `json:"change"`
+			} `json:"methods"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		top, grew := "", 0.0
+		for _, b := range r.Buckets {
+			if b.Change > grew {
+				top, grew = b.Bucket, b.Change
+			}
+		}
+		if top != c.bucket {
+			t.Errorf("adding %s: %s grew most (%+.3f threads), want %s: %+v", c.mode, top, grew, c.bucket, r.Buckets)
+		}
+		topM, grewM := "", 0.0
+		for _, m := range r.Methods {
+			if m.Change > grewM {
+				topM, grewM = m.Name, m.Change
+			}
+		}
+		if !slices.Contains(c.leaders, topM) {
+			t.Errorf("adding %s: %s grew most (%+.3f threads), want one of %q", c.mode, topM, grewM, c.leaders)
+		}
+	}
+}
