@@ -145,7 +145,9 @@ func fakeServer(t *testing.T) *httptest.Server {
 // left behind says the capture is not complete, and a retry into the same
 // folder, once the server is up, replaces it.
 func TestCaptureDeadPortThenRetry(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the port freed below must stay dead, and the package's
+	// parallel tests start servers on ephemeral ports all the time (one
+	// took it once, and the "dead" port answered with resets).
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
