@@ -57,7 +57,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	// some core counts); said once.
 	para, _, _ := strings.Cut(out, "\n\n")
 	principal := regexp.MustCompile(`^Verdict: lock-contention grew from [0-9.]+% to [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines`)
-	also := regexp.MustCompile(`(?m)^Also grew: .*lock-contention [0-9.]+% → [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines\), called from [^;]*jsonserver\.\(\*waitRegistry\)\.acquire`)
+	also := regexp.MustCompile(`(?m)^Also grew: .*lock-contention [0-9.]+% → [0-9.]+% \([0-9.]+ goroutines → [0-9.]+ goroutines\), (led by [^;]*, )?called from [^;]*jsonserver\.\(\*waitRegistry\)\.acquire`)
 	switch {
 	case principal.MatchString(para):
 		if !regexp.MustCompile(`(?m)^Led by .*called from .*jsonserver\.\(\*waitRegistry\)\.acquire \(\+`).MatchString(para) {
