@@ -64,7 +64,8 @@ func SweepReport(rows []SweepRow) *report.Report {
 	}
 	note := report.Cat("Bucket shares from each run's ", kind, " profile. Efficiency: requests/s per core relative to ", first, " core(s).")
 	blocks := append([]report.Block{t, report.Para{Lines: []report.Line{note}}}, sweepCharts(rows)...)
-	return &report.Report{Blocks: blocks, JSON: SweepJSON{Runs: rows, Verdict: SweepConclusion(rows)}, Verdict: sweepVerdict(rows)}
+	c := SweepConclusion(rows) // the JSON's verdict and the paragraph, worked out once
+	return &report.Report{Blocks: blocks, JSON: SweepJSON{Runs: rows, Verdict: c}, Verdict: c.report()}
 }
 
 // errorCount is a count of failed requests, marked "(!)" when any failed.

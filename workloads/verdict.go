@@ -108,17 +108,15 @@ func SweepConclusion(rows []SweepRow) *SweepVerdict {
 }
 
 // sweepVerdict is the verdict paragraph of a sweep.
-func sweepVerdict(rows []SweepRow) *report.Verdict {
-	if v := SweepConclusion(rows); v != nil {
-		return v.report()
-	}
-	return nil
-}
+func sweepVerdict(rows []SweepRow) *report.Verdict { return SweepConclusion(rows).report() }
 
 // report is the verdict as the sentences a report opens with: where the
 // bucket appears and how requests/s per core falls, the peak, and the
-// failures; nil when it says nothing.
+// failures; nil when it says nothing (or v is nil).
 func (v *SweepVerdict) report() *report.Verdict {
+	if v == nil {
+		return nil
+	}
 	out := &report.Verdict{}
 	var l report.Line
 	if a := v.Appears; a != nil {

@@ -219,32 +219,37 @@ func (sp sweepPages) write(ctx context.Context, e env, rep *report.Report, o out
 		list = len(rep.Blocks)
 		rep.Blocks = append(rep.Blocks, report.Para{})
 	}
-	link := func(links map[string]string) func(string, report.Point) string {
-		// The list of pages links them too, from where this page is.
+	// link points the charts and the list of pages at the pages, from
+	// where the page is written.
+	link := func(links map[string]string) {
 		if list >= 0 {
-			p := report.Para{Lines: []report.Line{report.Cat(sp.intro)}}
-			for _, l := range lines {
-				line := report.Cat(l.what, ": ")
-				if href, ok := links[l.key]; ok {
-					line = append(line, report.Text(l.page).WithLink(href))
-				} else {
-					line = append(line, report.Text(l.page))
-				}
-				p.Lines = append(p.Lines, line)
-			}
-			rep.Blocks[list] = p
+			rep.Blocks[list] = sp.pageList(lines, links)
 		}
-		return func(series string, p report.Point) string { return links[sp.key(series, p)] }
+		workloads.LinkCharts(rep, func(series string, p report.Point) string { return links[sp.key(series, p)] })
 	}
-	workloads.LinkCharts(rep, link(fromDir))
+	link(fromDir)
 	page := filepath.Join(sp.dir, "sweep.html")
 	if err := writeFile(page, func(w io.Writer) error { return o.write(w, rep) }); err != nil {
 		fmt.Fprintf(e.stderr, "profdiff: %s: %s not written: %v\n", sp.cmd, page, err)
 	} else {
 		fmt.Fprintf(e.stderr, "profdiff: %s: wrote %s\n", sp.cmd, page)
 	}
-	workloads.LinkCharts(rep, link(fromCWD))
+	link(fromCWD)
 	return o.write(e.stdout, rep)
+}
+
+// pageList is the paragraph listing the diff pages, each linked by its
+// key in links (or unlinked, with why there is no page).
+func (sp sweepPages) pageList(lines []pageLine, links map[string]string) report.Para {
+	p := report.Para{Lines: []report.Line{report.Cat(sp.intro)}}
+	for _, l := range lines {
+		page := report.Text(l.page)
+		if href, ok := links[l.key]; ok {
+			page = page.WithLink(href)
+		}
+		p.Lines = append(p.Lines, report.Cat(l.what, ": ", page))
+	}
+	return p
 }
 
 // writeRunDiffs writes, into the folder of each run to diff, the HTML
