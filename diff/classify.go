@@ -99,7 +99,13 @@ func labelDecider(frames []frameRule) int {
 // Kind adjusts the verdict: every sample of a mutex profile is lock
 // contention (decided by its leaf, the unlocker), and block profiles and
 // traces record only off-CPU time, so what no rule claims there is wait.
-func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
+//
+// The returned how says whether anything decided: unclaimed when no rule
+// and no kind did (the bucket is then the default, cpu, which a sample's
+// profile.LabelFallback label replaces), unclaimedExternal when, in
+// addition, the sample is external (below an external marker): native code
+// or blocked in the OS, which the frames cannot tell apart.
+func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 	leaf := -1
 	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove, fallAt := -1, -1, -1, -1, -1, -1
 	sawCallee, extBelow := false, false
@@ -150,10 +156,10 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 	if leaf < 0 && len(frames) > 0 {
 		leaf = 0
 	}
-	b, at := CPU, leaf
+	b, at, h := CPU, leaf, ruled
 	switch {
 	case kind == profile.KindMutex:
-		return LockContention, leaf
+		return LockContention, leaf, ruled
 	case strongAt >= 0:
 		b, at = frames[strongAt].rule.Bucket, strongAt
 	case weakAt >= 0:
@@ -162,6 +168,10 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 		b, at = frames[ctxAt].rule.Bucket, ctxAt
 	case fallAt >= 0:
 		b, at = frames[fallAt].rule.Bucket, fallAt
+	case external(frames):
+		h = unclaimedExternal
+	default:
+		h = unclaimed
 	}
 	switch {
 	case b == LockContention && gcCtxAt >= 0:
@@ -173,9 +183,29 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int) {
 		b, at = GC, gcAbove
 	}
 	if b == CPU && (kind == profile.KindBlock || kind == profile.KindTrace) {
-		b = Wait
+		b, h = Wait, ruled
 	}
-	return b, at
+	return b, at, h
+}
+
+// how says what decided a sample's bucket.
+type how uint8
+
+const (
+	ruled             how = iota // a frame rule or the profile's kind
+	unclaimed                    // nothing: the default, cpu
+	unclaimedExternal            // nothing, in an external sample
+)
+
+// external reports whether a stack holds an external marker (a skip rule
+// marked external: TraceEvent's UNMANAGED_CODE_TIME).
+func external(frames []frameRule) bool {
+	for _, f := range frames {
+		if f.rule != nil && f.rule.Strength == Skip && f.rule.External {
+			return true
+		}
+	}
+	return false
 }
 
 // ClassifyStack classifies a stack of frame names given leaf first and
@@ -187,5 +217,6 @@ func (rs *RuleSet) ClassifyStack(stack []string, kind profile.Kind) (Bucket, int
 	for i, name := range stack {
 		frames[i] = rs.frameRule(symbolize.Normalize(name), kind)
 	}
-	return classify(frames, kind)
+	b, at, _ := classify(frames, kind)
+	return b, at
 }

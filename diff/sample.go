@@ -106,8 +106,14 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 	case lok:
 		s.Bucket, s.Sched, s.Decider = lb, lsched, labelDecider(s.frames)
 	default:
+		var h how
 		s.Sched = false
-		s.Bucket, s.Decider = classify(s.frames, kind)
+		s.Bucket, s.Decider, h = classify(s.frames, kind)
+		if h != ruled {
+			if fb, ok := fallback(smp); ok {
+				s.Bucket = fb
+			}
+		}
 	}
 	if len(s.Stack) == 0 {
 		s.Decider = -1
@@ -142,6 +148,18 @@ func collectorAt(frames []frameRule, rootOnly bool) int {
 		}
 	}
 	return -1
+}
+
+// fallback returns the bucket a sample's profile.LabelFallback label names:
+// what the format knows of time no frame rule claims (wait, for a thread
+// blocked off the CPU).
+func fallback(smp *pprofile.Sample) (Bucket, bool) {
+	v := smp.Label[profile.LabelFallback]
+	if len(v) != 1 {
+		return 0, false
+	}
+	b, err := ParseBucket(v[0])
+	return b, err == nil
 }
 
 // running reports whether a trace sample is a running interval.

@@ -26,6 +26,10 @@ const (
 	// io, syscall) or SchedLatency, decided by the format from why the
 	// thread waited; it overrides the frame rules.
 	LabelBucket = labels.Bucket
+	// LabelFallback names the bucket of a sample that no frame rule
+	// claims, where the format knows the thread was not running (wait for
+	// a thread blocked off the CPU); the rules decide first.
+	LabelFallback = labels.Fallback
 	// LabelState is the thread or goroutine state: running, runnable,
 	// waiting or syscall.
 	LabelState = labels.State

@@ -17,6 +17,12 @@ const (
 	// "chan receive", "network", "preempted", ...); "unknown" when it was
 	// already waiting when recording started.
 	Reason = "profdiff.reason"
+	// Fallback holds the bucket of a sample whose frames no rule claims,
+	// where the format knows more than "cpu", the classifier's default:
+	// "wait" for time a thread spent blocked off the CPU (a perf
+	// sched_switch interval, a wall-clock sample of a sleeping thread).
+	// Unlike Bucket, it decides only after every frame rule.
+	Fallback = "profdiff.fallback"
 	// Profiler is "true" on samples of the profiler's own threads or
 	// goroutines; the loader drops them unless asked to keep them.
 	Profiler = "profdiff.profiler"
