@@ -170,6 +170,7 @@ type ProfileStats struct {
 	Total         float64             // value of the kept samples in a bucket (scheduler latency excluded)
 	Buckets       [NumBuckets]float64 // Total split by bucket
 	Sched         float64             // scheduler latency (runnable time), in no bucket
+	Unknown       float64             // native or blocked, unknown (Apart Unknown), in no bucket
 	Samples       int64               // samples behind the bucketed value (the count column, else records)
 	Filtered      int64               // sample records removed by Focus/Ignore
 	DurationNanos int64
@@ -181,6 +182,7 @@ type ProfileStats struct {
 func (s *ProfileStats) add(o *ProfileStats) {
 	s.Total += o.Total
 	s.Sched += o.Sched
+	s.Unknown += o.Unknown
 	s.Samples = addSat(s.Samples, o.Samples)
 	s.Filtered = addSat(s.Filtered, o.Filtered)
 	s.DurationNanos = addSat(s.DurationNanos, o.DurationNanos)
@@ -425,11 +427,16 @@ func (a *Analyzer) noteMeta(side Side, l *profile.Loaded, kind profile.Kind) {
 // values, per-method values (self by Options.By, or inclusive), and the
 // call tree when asked for.
 func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
-	if s.Sched {
+	switch s.Apart {
+	case Sched:
 		// Scheduler latency (a trace's runnable time, a goroutine not yet
 		// started) is reported on its own (Result.Sched), outside the
-		// buckets and the method table.
+		// buckets and the method table; so is native-or-blocked time
+		// nothing can place (Result.Unknown).
 		ps.Sched += s.Value
+		return
+	case Unknown:
+		ps.Unknown += s.Value
 		return
 	}
 	ps.Total += s.Value

@@ -14,12 +14,13 @@ import (
 // when that frame names a wait. In the HeartRateMonitor trace (PerfView's
 // test inputs, in the corpus) the UI thread's native event loop under
 // Tizen's UICoreBackend.Run is idle: wait, not cpu. External samples under
-// frames that name no wait (ElmSharp creating widgets) stay cpu.
+// frames that name no wait (ElmSharp creating widgets) are native or
+// blocked, unknown: on their own line, in no bucket.
 func TestDotnetExternalEventLoopIsWait(t *testing.T) {
 	dir := needCorpus(t)
 	l := loadFile(t, filepath.Join(dir, "perfview", "src__TraceEvent__TraceEvent.Tests__inputs__speedscope__HeartRateMonitor.10068.nettrace.zip"))
 	a := NewAnalyzer(Options{})
-	var loop, loopWait, realize, realizeCPU, managedUnderLoop float64
+	var loop, loopWait, realize, realizeUnknown, managedUnderLoop float64
 	a.OnSample(func(s *Sample) {
 		if len(s.Stack) < 2 {
 			return
@@ -34,8 +35,8 @@ func TestDotnetExternalEventLoopIsWait(t *testing.T) {
 			}
 		case pseudo == "UNMANAGED_CODE_TIME" && first == "ElmSharp.EvasObject.Realize":
 			realize += s.Value
-			if s.Bucket == CPU {
-				realizeCPU += s.Value
+			if s.Apart == Unknown {
+				realizeUnknown += s.Value
 			}
 		case pseudo == "CPU_TIME" && first == "Tizen.Applications.CoreBackend.UICoreBackend.Run":
 			managedUnderLoop += s.Value
@@ -54,11 +55,61 @@ func TestDotnetExternalEventLoopIsWait(t *testing.T) {
 	if loopWait != loop {
 		t.Errorf("event loop: %v of %v ns wait decided by UICoreBackend.Run, want all", loopWait, loop)
 	}
-	if realizeCPU != realize {
-		t.Errorf("ElmSharp.EvasObject.Realize external: %v of %v ns cpu, want all (it names no wait)", realizeCPU, realize)
+	if realizeUnknown != realize {
+		t.Errorf("ElmSharp.EvasObject.Realize external: %v of %v ns native-or-blocked unknown, want all (it names no wait)", realizeUnknown, realize)
 	}
-	if cpu := top.Buckets[CPU].Value / top.Total; cpu > 0.5 {
-		t.Errorf("cpu is %.0f%% of the trace; the idle event loop alone is %.0f%%", 100*cpu, 100*loop/top.Total)
+	if top.Unknown == nil || top.Unknown.Value < realize {
+		t.Fatalf("unknown line %+v, want at least ElmSharp's %v ns", top.Unknown, realize)
+	}
+	recorded := top.Total + top.Unknown.Value
+	if cpu := top.Buckets[CPU].Value / recorded; cpu > 0.05 {
+		t.Errorf("cpu is %.0f%% of the trace; the managed (CPU_TIME) samples are %.1f%%", 100*cpu, 100*managedUnderLoop/recorded)
+	}
+}
+
+// External samples that no frame places are kept apart from the buckets
+// on each side (Result.Unknown, a share of all recorded time), out of the
+// gate's and the methods' tables, and the verdict says so when they are a
+// large part of a side; managed samples under the same frames stay cpu.
+func TestExternalUnknownIsApart(t *testing.T) {
+	side := func(unknown int64) *profile.Loaded {
+		p := stacksProfile([]stackSample{
+			{600, nil, []string{"UNMANAGED_CODE_TIME", "ElmSharp.EvasObject.Realize", "App.Main"}},
+			{unknown, nil, []string{"UNMANAGED_CODE_TIME", "App.Render", "App.Main"}},
+			{300, nil, []string{"CPU_TIME", "App.Render", "App.Main"}},
+			{100, nil, []string{"UNMANAGED_CODE_TIME", "System.Threading.Monitor.Wait", "App.Main"}},
+		})
+		return &profile.Loaded{Source: "x.nettrace", Format: profile.FormatNettrace, Kind: profile.KindWall, Profile: p}
+	}
+	a := NewAnalyzer(Options{Top: -1})
+	if err := a.Add(Base, side(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(New, side(1000)); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Diff()
+	if r.Unknown == nil || !near(r.Unknown.BaseValue, 600) || !near(r.Unknown.NewValue, 1600) ||
+		!near(r.Unknown.Base, 0.6) || !near(r.Unknown.New, 0.8) {
+		t.Fatalf("unknown row %+v, want 600 → 1600 ns, 60%% → 80%% of all time", r.Unknown)
+	}
+	for _, b := range r.Buckets {
+		want := map[Bucket][2]float64{CPU: {300, 300}, Wait: {100, 100}}[b.Bucket]
+		if !near(b.BaseValue, want[0]) || !near(b.NewValue, want[1]) {
+			t.Errorf("%s: %v → %v, want %v", b.Bucket, b.BaseValue, b.NewValue, want)
+		}
+	}
+	for _, m := range r.Methods {
+		if strings.Contains(m.Name, "ElmSharp") || m.NewValue > 300 {
+			t.Errorf("method row %s (%v → %v) holds unknown time", m.Name, m.BaseValue, m.NewValue)
+		}
+	}
+	var caveat bool
+	for _, c := range r.Verdict.Caveats {
+		caveat = caveat || c.Code == CaveatUnknown
+	}
+	if !caveat {
+		t.Errorf("verdict caveats %+v lack %s", r.Verdict.Caveats, CaveatUnknown)
 	}
 }
 

@@ -12,34 +12,57 @@ import (
 // the classifier's default: the frame rules still decide first, and a
 // sample without the label that no rule claims stays cpu.
 func TestFallbackLabelDecidesLast(t *testing.T) {
-	p := &pprofile.Profile{
-		SampleType: []*pprofile.ValueType{{Type: "off-cpu", Unit: "nanoseconds"}},
-		PeriodType: &pprofile.ValueType{Type: "off-cpu", Unit: "nanoseconds"},
-		Period:     1,
-	}
-	add := func(ns int64, fb string, frames ...string) {
-		s := &pprofile.Sample{Value: []int64{ns}}
-		if fb != "" {
-			s.Label = map[string][]string{profile.LabelFallback: {fb}}
-		}
-		for _, name := range frames {
-			f := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name}
-			l := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: f}}}
-			p.Function, p.Location = append(p.Function, f), append(p.Location, l)
-			s.Location = append(s.Location, l)
-		}
-		p.Sample = append(p.Sample, s)
-	}
-	add(100, "wait", "worker_loop", "main")
-	add(200, "wait", "pthread_mutex_lock", "worker_loop", "main")
-	add(400, "", "compute", "main")
-	add(800, "not-a-bucket", "spin", "main")
+	fb := func(b string) map[string][]string { return map[string][]string{profile.LabelFallback: {b}} }
+	p := stacksProfile([]stackSample{
+		{100, fb("wait"), []string{"worker_loop", "main"}},
+		{200, fb("wait"), []string{"pthread_mutex_lock", "worker_loop", "main"}},
+		{400, nil, []string{"compute", "main"}},
+		{800, fb("not-a-bucket"), []string{"spin", "main"}},
+	})
 	a := NewAnalyzer(Options{Top: -1})
 	if err := a.Add(Base, &profile.Loaded{Source: "x.pb", Kind: profile.KindWall, Profile: p}); err != nil {
 		t.Fatal(err)
 	}
-	top := a.Top()
-	want := map[Bucket]float64{Wait: 100, LockContention: 200, CPU: 1200}
+	checkBuckets(t, a.Top(), map[Bucket]float64{Wait: 100, LockContention: 200, CPU: 1200})
+}
+
+// stackSample is one sample of stacksProfile: nanoseconds, labels and
+// frame names, leaf first.
+type stackSample struct {
+	ns     int64
+	labels map[string][]string
+	frames []string
+}
+
+// stacksProfile is a one-type wall-clock profile (nanoseconds) of these
+// samples, one function and location per distinct name.
+func stacksProfile(samples []stackSample) *pprofile.Profile {
+	p := &pprofile.Profile{
+		SampleType: []*pprofile.ValueType{{Type: "wall", Unit: "nanoseconds"}},
+		PeriodType: &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:     1,
+	}
+	locs := map[string]*pprofile.Location{}
+	for _, ss := range samples {
+		s := &pprofile.Sample{Value: []int64{ss.ns}, Label: ss.labels}
+		for _, name := range ss.frames {
+			l := locs[name]
+			if l == nil {
+				f := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: name}
+				l = &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: f}}}
+				p.Function, p.Location = append(p.Function, f), append(p.Location, l)
+				locs[name] = l
+			}
+			s.Location = append(s.Location, l)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	return p
+}
+
+// checkBuckets compares a top's non-zero buckets with want.
+func checkBuckets(t *testing.T, top *TopResult, want map[Bucket]float64) {
+	t.Helper()
 	got := map[Bucket]float64{}
 	for _, b := range top.Buckets {
 		if b.Value != 0 {

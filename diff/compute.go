@@ -128,10 +128,8 @@ func (a *Analyzer) Diff() *Result {
 		row.Change = mn - mb
 		r.Buckets = append(r.Buckets, row)
 	}
-	if bt.Sched > 0 || nt.Sched > 0 {
-		pb, pn := share(bt.Sched, bt.Total+bt.Sched), share(nt.Sched, nt.Total+nt.Sched)
-		r.Sched = &SchedRow{Base: pb, New: pn, Delta: pn - pb, Values: rt.values(a.unit, bt.Sched, nt.Sched)}
-	}
+	r.Sched = apartRow(&rt, a.unit, &bt, &nt, bt.Sched, nt.Sched)
+	r.Unknown = apartRow(&rt, a.unit, &bt, &nt, bt.Unknown, nt.Unknown)
 	r.Methods = a.methodRows(&bt, &nt, &rt, r.Normalize)
 	if a.peek != nil {
 		r.Peek, r.PeekOmitted = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
@@ -234,9 +232,8 @@ func (a *Analyzer) Top() *TopResult {
 	for _, b := range Buckets {
 		t.Buckets = append(t.Buckets, TopBucket{Bucket: b, Share: share(tt.Buckets[b], tt.Total), Value: tt.Buckets[b], Rate: rt.rate(Base, tt.Buckets[b])})
 	}
-	if tt.Sched > 0 {
-		t.Sched = &TopSched{Share: share(tt.Sched, tt.Total+tt.Sched), Value: tt.Sched, Rate: rt.rate(Base, tt.Sched)}
-	}
+	t.Sched = topApart(&rt, &tt, tt.Sched)
+	t.Unknown = topApart(&rt, &tt, tt.Unknown)
 	t.Methods = a.topMethods(&tt, &rt)
 	if a.peek != nil {
 		t.Peek, t.PeekOmitted = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
@@ -277,4 +274,27 @@ func (a *Analyzer) topMethods(tt *ProfileStats, rt *rates) []TopMethod {
 		out = out[:a.opts.Top]
 	}
 	return out
+}
+
+// recorded is all the time a side recorded: its buckets and the time kept
+// apart from them.
+func (s *ProfileStats) recorded() float64 { return s.Total + s.Sched + s.Unknown }
+
+// apartRow is the row of time kept apart from the buckets (base and new
+// values b and n), nil when neither side has any.
+func apartRow(rt *rates, unit string, bt, nt *ProfileStats, b, n float64) *SchedRow {
+	if b <= 0 && n <= 0 {
+		return nil
+	}
+	pb, pn := share(b, bt.recorded()), share(n, nt.recorded())
+	return &SchedRow{Base: pb, New: pn, Delta: pn - pb, Values: rt.values(unit, b, n)}
+}
+
+// topApart is a single side's time kept apart from the buckets, nil when
+// it has none.
+func topApart(rt *rates, tt *ProfileStats, v float64) *TopSched {
+	if v <= 0 {
+		return nil
+	}
+	return &TopSched{Share: share(v, tt.recorded()), Value: v, Rate: rt.rate(Base, v)}
 }

@@ -170,7 +170,11 @@ type Result struct {
 	Buckets []BucketRow `json:"buckets"`
 	// Sched is scheduler latency, when a side has any (Go execution
 	// traces: time goroutines spent runnable, waiting for a P).
-	Sched   *SchedRow   `json:"sched_latency,omitempty"`
+	Sched *SchedRow `json:"sched_latency,omitempty"`
+	// Unknown is native-or-blocked time nothing can place, when a side has
+	// any (.NET external samples under frames that name no wait), kept
+	// apart like Sched, as a share of all the time recorded.
+	Unknown *SchedRow   `json:"native_unknown,omitempty"`
 	Methods []MethodRow `json:"methods"`
 	// Peek holds the frames matching Options.Peek (see PeekRow), at most
 	// Options.Top of them; PeekOmitted counts the rest.
@@ -183,11 +187,12 @@ type Result struct {
 	Warnings []string `json:"-"`
 }
 
-// SchedRow is scheduler latency on each side: runnable time as a share of
-// all goroutine time including it (runnable/(runnable+bucketed)). It is in
-// none of the buckets, whose shares are of the bucketed time alone, so a
-// change in scheduling delay does not shift the bucket shares. Values are
-// in the result's unit.
+// SchedRow is time kept apart from the buckets on each side (scheduler
+// latency: runnable time; or native-or-blocked time nothing can place) as
+// a share of all the time recorded, apart time included
+// (runnable/(runnable+unknown+bucketed)). It is in none of the buckets,
+// whose shares are of the bucketed time alone, so a change in scheduling
+// delay does not shift the bucket shares. Values are in the result's unit.
 type SchedRow struct {
 	Base  float64 `json:"base"`
 	New   float64 `json:"new"`
@@ -244,7 +249,10 @@ type TopResult struct {
 	TotalRate     *float64    `json:"total_rate,omitempty"`
 	Buckets       []TopBucket `json:"buckets"`
 	// Sched is scheduler latency, when the profile has any (see SchedRow).
-	Sched   *TopSched   `json:"sched_latency,omitempty"`
+	Sched *TopSched `json:"sched_latency,omitempty"`
+	// Unknown is native-or-blocked time nothing can place (see
+	// Result.Unknown).
+	Unknown *TopSched   `json:"native_unknown,omitempty"`
 	Methods []TopMethod `json:"methods"`
 	// Peek holds the frames matching Options.Peek (base side: the new
 	// side's values are zero); PeekOmitted counts those cut by Options.Top.
@@ -255,8 +263,9 @@ type TopResult struct {
 	Warnings []string  `json:"-"`
 }
 
-// TopSched is scheduler latency of a single side: runnable time as a share
-// of all goroutine time including it, and its value in Unit.
+// TopSched is time kept apart from the buckets on a single side
+// (scheduler latency, or unknown native time) as a share of all the time
+// recorded, and its value in Unit.
 type TopSched struct {
 	Share float64  `json:"share"`
 	Value float64  `json:"value"`

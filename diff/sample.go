@@ -21,10 +21,10 @@ type Sample struct {
 	Profile int     // index into Analyzer.Profiles
 	Value   float64 // of the selected sample type, in the result's unit
 	Count   int64   // samples behind this record: the count column, else 1
-	Bucket  Bucket  // meaningless when Sched is set
-	// Sched marks scheduler latency (runnable time, a goroutine not yet
-	// started): in no bucket and no method row.
-	Sched bool
+	Bucket  Bucket  // meaningless when Apart is set
+	// Apart marks time kept apart from the buckets and the method rows:
+	// scheduler latency, or native-or-blocked time nothing can place.
+	Apart Apart
 	// Stack holds method ids, leaf first (Analyzer.MethodName names them).
 	Stack []int32
 	// Spellings holds, frame by frame, which raw name the profile gave the
@@ -91,7 +91,23 @@ func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind 
 	}
 }
 
-// decide sets the sample's bucket, scheduler-latency flag and deciding
+// Apart says why a sample's time is kept apart from the buckets.
+type Apart uint8
+
+const (
+	InBucket Apart = iota // in its bucket
+	// Sched is scheduler latency: runnable time (a Go trace's runnable
+	// goroutines, a thread preempted in a perf sched_switch trace, a
+	// goroutine not yet started), waiting for a CPU.
+	Sched
+	// Unknown is native-or-blocked time nothing can place: an external
+	// sample (.NET's UNMANAGED_CODE_TIME: the thread is in native code or
+	// blocked in the OS) under managed frames that name no wait. Counting
+	// it as cpu would call an idle thread busy; as wait, a busy one idle.
+	Unknown
+)
+
+// decide sets the sample's bucket, apart flag and deciding
 // frame: what the format recorded (a trace's block reason, profile's
 // label contract) decides before frame names do.
 func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
@@ -102,16 +118,21 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 		// "sync") inside the collector, or a collector goroutine running,
 		// is GC work, as the frame rules say of the same stack in a
 		// wall-clock profile.
-		s.Bucket, s.Sched, s.Decider = GC, false, collectorAt(s.frames, running(smp))
+		s.Bucket, s.Apart, s.Decider = GC, InBucket, collectorAt(s.frames, running(smp))
 	case lok:
-		s.Bucket, s.Sched, s.Decider = lb, lsched, labelDecider(s.frames)
+		s.Bucket, s.Apart, s.Decider = lb, InBucket, labelDecider(s.frames)
+		if lsched {
+			s.Apart = Sched
+		}
 	default:
 		var h how
-		s.Sched = false
+		s.Apart = InBucket
 		s.Bucket, s.Decider, h = classify(s.frames, kind)
 		if h != ruled {
 			if fb, ok := fallback(smp); ok {
 				s.Bucket = fb
+			} else if h == unclaimedExternal {
+				s.Apart = Unknown
 			}
 		}
 	}

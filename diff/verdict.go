@@ -111,6 +111,7 @@ const (
 	CaveatSamplesDiffer = "samples-differ"   // one side has RecordsRatio times the other's samples
 	CaveatProducers     = "producers-differ" // different tools wrote the sides
 	CaveatHeap          = "heap"             // buckets of a heap profile are not time
+	CaveatUnknown       = "native-unknown"   // a side has UnknownShare or more native-or-blocked time nothing places
 )
 
 // VerdictLeaders is how many deciders and callers a verdict names.
@@ -320,6 +321,9 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	}
 	if base.kind == profile.KindHeap || nw.kind == profile.KindHeap {
 		add(CaveatHeap, "heap buckets say where memory was allocated, not where time went")
+	}
+	if u := r.Unknown; u != nil && max(u.Base, u.New) >= UnknownShare {
+		add(CaveatUnknown, "%.0f%% of base and %.0f%% of new is native or blocked time no frame places, kept out of the buckets", 100*u.Base, 100*u.New)
 	}
 	return cs
 }

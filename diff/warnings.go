@@ -83,6 +83,11 @@ func periodList(m map[int64]bool) string {
 // than the other before a warning says their noise differs.
 const RecordsRatio = 4
 
+// UnknownShare is the share of all recorded time, on either side, of
+// native-or-blocked time no frame places (Result.Unknown) from which the
+// verdict says the buckets leave it out.
+const UnknownShare = 0.05
+
 // crossWarnings compares the two sides of r: kinds, periods, durations,
 // thread counts, sample counts, producers and, for mutex profiles, Go
 // versions; one warning each, saying what the difference means for the

@@ -179,8 +179,8 @@ func (g *Gate) Add(side diff.Side, l *profile.Loaded) error {
 // take consumes one classified sample: the per-profile value of each
 // method check, and the frames behind every check that selects it.
 func (g *Gate) take(s *diff.Sample) {
-	if s.Sched {
-		return // scheduler latency is in no bucket and no check
+	if s.Apart != diff.InBucket {
+		return // scheduler latency and unknown native time are in no bucket and no check
 	}
 	caller := -1
 	for i, c := range g.opts.Checks {

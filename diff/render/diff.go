@@ -28,11 +28,15 @@ func DiffReport(r *diff.Result) *report.Report {
 	d := &diffReport{r: r, records: &report.Table{Columns: report.Cols(append(append([]string{"section", "name", "bucket", "base", "new", "delta"},
 		valueColumns...), "note", "noisy", "peek")...)}}
 	blocks := append(append(diffSummary(r), d.buckets()), bucketCharts(r)...)
-	if sr := r.Sched; sr != nil {
+	for _, ap := range apartRows(r.Analysis) {
+		sr := ap.diff(r)
+		if sr == nil {
+			continue
+		}
 		base, new := sides(sr.Base, sr.New, sr.Values)
-		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(schedTitle(), ": ", base, " → ", new,
-			" (", change(r.Normalize, sr.Delta, sr.Values, false, ""), ") of all goroutine time; not in the buckets above")}})
-		d.record("sched", "scheduler-latency", "", sr.Base, sr.New, sr.Delta, sr.Values, "runnable; share of all goroutine time, not in the buckets", false, "")
+		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(ap.title(), ": ", base, " → ", new,
+			" (", change(r.Normalize, sr.Delta, sr.Values, false, ""), ") of all ", ap.of, "; ", ap.why, "not in the buckets above")}})
+		d.record(ap.section, ap.name, "", sr.Base, sr.New, sr.Delta, sr.Values, ap.note+"; share of all "+ap.of+", not in the buckets", false, "")
 	}
 	if f := diffFlame(r); f != nil {
 		blocks = append(blocks, f)

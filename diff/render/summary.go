@@ -170,9 +170,39 @@ func signed(d float64, unit string) report.Cell {
 	return report.Delta(d, false, "").WithUnit(unit).WithTone(growth(d, false))
 }
 
-// schedTitle names scheduler latency, the time goroutines spent runnable
-// (Go execution traces), which is reported beside the buckets.
-func schedTitle() report.Cell { return report.Text("Scheduler latency (runnable)").Bold() }
+// apart describes a line of time kept apart from the buckets (see
+// diff.Apart): scheduler latency, or native-or-blocked time nothing can
+// place.
+type apart struct {
+	label         string // the line's bold title
+	section, name string // its CSV record's section and name
+	note          string // the CSV record's note
+	of            string // what its share is of: "goroutine time", "thread time"
+	why           string // said before "not in the buckets above", or ""
+	diff          func(*diff.Result) *diff.SchedRow
+	top           func(*diff.TopResult) *diff.TopSched
+}
+
+func (a apart) title() report.Cell { return report.Text(a.label).Bold() }
+
+// apartRows lists the apart lines in the order they are shown. Their
+// shares are of all the time recorded: goroutine time for Go's goroutine
+// views, thread time otherwise (perf's scheduler traces, .NET's threads).
+func apartRows(an diff.Analysis) []apart {
+	of := "thread time"
+	if an.Kind == "trace" || an.Kind == "goroutine" || an.RateUnit == "goroutines" {
+		of = "goroutine time"
+	}
+	return []apart{
+		{label: "Scheduler latency (runnable)", section: "sched", name: "scheduler-latency", note: "runnable", of: of,
+			diff: func(r *diff.Result) *diff.SchedRow { return r.Sched },
+			top:  func(t *diff.TopResult) *diff.TopSched { return t.Sched }},
+		{label: "Native or blocked (unknown)", section: "unknown", name: "native-or-blocked", note: "external samples no frame places", of: of,
+			why:  "external samples (in native code or blocked in the OS) that no frame above places; ",
+			diff: func(r *diff.Result) *diff.SchedRow { return r.Unknown },
+			top:  func(t *diff.TopResult) *diff.TopSched { return t.Unknown }},
+	}
+}
 
 // kindPhrase says what a bucket is in a profile of kind k.
 func kindPhrase[K ~string](k K) string {

@@ -87,7 +87,18 @@ func wallSynth() *diff.Result {
 			Normalize: diff.NormalizeRate, Unit: "nanoseconds", RateUnit: "threads"},
 		Base: summary("base.wall.pb.gz", 4000, "nanoseconds", 4000, ptr(40)), New: summary("new.wall.pb.gz", 4350, "nanoseconds", 4350, ptr(43.5)),
 		Buckets: rows, Methods: []diff.MethodRow{m},
+		// Time apart from the buckets, as shares of all thread time.
+		Sched:   apartSynth(0.02, 0.05, 80, 230),
+		Unknown: apartSynth(0.10, 0.08, 450, 380),
 	}
+}
+
+// apartSynth is a row of time kept apart from the buckets, in threads
+// over wallSynth's 100 s.
+func apartSynth(base, new, bv, nv float64) *diff.SchedRow {
+	v := vals(bv, nv, "nanoseconds", "threads")
+	v.BaseRate, v.NewRate = ptr(bv/100), ptr(nv/100)
+	return &diff.SchedRow{Base: base, New: new, Delta: new - base, Values: v}
 }
 
 // cpuSynth is a CPU diff in cores, noted by share.

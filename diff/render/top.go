@@ -27,10 +27,14 @@ func TopReport(res *diff.TopResult) *report.Report {
 		add("bucket", b.Bucket.String(), b.Bucket.String(), report.Share(b.Share), report.ExactNum(b.Value), b.Rate, "")
 	}
 	blocks := append(append(topSummary(res), buckets), topBucketCharts(res)...)
-	if ts := t.Sched; ts != nil {
-		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(schedTitle(), ": ", t.share(ts.Share, ts.Rate),
-			" of all goroutine time (", report.Amount(ts.Value, t.Unit), "); not in the buckets above")}})
-		add("sched", "scheduler-latency", "", report.Share(ts.Share), report.ExactNum(ts.Value), ts.Rate, "")
+	for _, ap := range apartRows(t.Analysis) {
+		ts := ap.top(t.TopResult)
+		if ts == nil {
+			continue
+		}
+		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat(ap.title(), ": ", t.share(ts.Share, ts.Rate),
+			" of all ", ap.of, " (", report.Amount(ts.Value, t.Unit), "); ", ap.why, "not in the buckets above")}})
+		add(ap.section, ap.name, "", report.Share(ts.Share), report.ExactNum(ts.Value), ts.Rate, "")
 	}
 	for _, m := range t.Methods {
 		methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
