@@ -472,8 +472,18 @@ func TestPerfScriptTenSamplesAreNoisy(t *testing.T) {
 	// One shell thread sampled every 1 ms of its CPU: ten samples cover
 	// ten periods (the stamps' span plus one), so at most one core,
 	// not 10/9 of one (less when the machine is busy and the shell waits
-	// for a CPU between samples).
-	if tr := r.Base.TotalRate; tr == nil || *tr > 1.0001 || *tr <= 0 {
-		t.Errorf("base rate %s cores for one thread's ten 1 ms samples; want at most 1", fmtRate(tr))
+	// for a CPU between samples). The timer fires on CPU time, and its
+	// stamps jitter by microseconds: 1.001 cores was seen, so allow 2%,
+	// well below the 11% of a span without its last period.
+	if tr := r.Base.TotalRate; tr == nil || *tr > 1.02 || *tr <= 0 {
+		t.Errorf("base rate %.4f cores for one thread's ten 1 ms samples; want at most 1 (2%% for timer jitter)", derefRate(tr))
 	}
+}
+
+// derefRate is a rate or 0 when there is none.
+func derefRate(r *float64) float64 {
+	if r == nil {
+		return 0
+	}
+	return *r
 }
