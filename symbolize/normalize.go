@@ -40,6 +40,16 @@ var (
 	// `@GLIBC_2.2.5` for a non-default version, as perf writes
 	// clock_nanosleep).
 	symVersion = regexp.MustCompile(`@@?[A-Za-z][A-Za-z0-9_]*_[0-9][0-9.]*$`)
+
+	// Build variants: parts of a name that differ between two builds or
+	// runs of the same code (see buildVariants).
+	cClone     = regexp.MustCompile(`(?:\.(?:isra|part|constprop|lto_priv|llvm|localalias)\.[0-9]+|\.cold(?:\.[0-9]+)?)+$`)
+	jvmLambda  = regexp.MustCompile(`\$\$Lambda(?:\$[0-9]+)?(?:\+0x[0-9a-f]+)?(?:/(?:0x)?[0-9a-f]+)?`)
+	jvmAccess  = regexp.MustCompile(`\b(Generated(?:Serialization|Constructor)?(?:Method)?Accessor)[0-9]+\b`)
+	jvmCGLIB   = regexp.MustCompile(`\$\$(EnhancerBySpringCGLIB|FastClassBySpringCGLIB|EnhancerByCGLIB|SpringCGLIB)\$\$[0-9a-f]+`)
+	dotnetTier = regexp.MustCompile(`\[(?:MinOptJitted|Optimized|QuickJitted|OptimizedTier1|OptimizedTier1OSR|InstrumentedTier|InstrumentedTierOptimized|PreJIT|PreJit-cold|Tier0|Tier1)\]$`)
+	v8Marker   = regexp.MustCompile(`^(JS|LazyCompile|Function):[~^+*]`)
+	rustDisambig = regexp.MustCompile(`\[[0-9a-f]{16}\]`)
 )
 
 // SplitModule separates a module prefix written into a frame name by
@@ -76,7 +86,98 @@ func Normalize(name string) string {
 	if isJVMSlashName(s) {
 		s = strings.ReplaceAll(s, "/", ".")
 	}
+	return buildVariants(s)
+}
+
+// buildVariants removes what differs between two builds or runs of the
+// same code, so that they diff as one method (the displayed name keeps
+// what the profile said):
+//
+//   - C and C++ compiler clones, `.isra.0`, `.part.45`, `.constprop.2`,
+//     `.lto_priv.0` and the cold part `.cold`: the clone is the function's
+//     code, and the hot and cold parts merge. Only on a C name (no dot
+//     before the suffix) or a C++ one (with `::`), never on qualified Go
+//     or JVM names (`github.com/x/y.cold` is a function called cold; a
+//     Go `main.cold` cannot be told from C's `main.cold` and is keyed
+//     `main`).
+//   - JVM hidden classes and generated accessors, whose numbers and
+//     addresses are per run: `$$Lambda$92+0x00007f59f0009800/26728049`,
+//     `$$Lambda/0x000001f8010c6a18` → `$$Lambda`,
+//     `GeneratedMethodAccessor123` → `GeneratedMethodAccessor`, Spring's
+//     `$$EnhancerBySpringCGLIB$$1a2b3c` → `$$EnhancerBySpringCGLIB`.
+//   - .NET JIT tiers that perf maps append (`[OptimizedTier1]`,
+//     `[QuickJitted]`, `[PreJIT]`): one method at any tier.
+//   - V8's tier marker after `JS:` (`~` interpreted, `^` Sparkplug, `+`
+//     Maglev, `*` TurboFan).
+//   - Go generic shapes, `Sum[go.shape.int]` → `Sum[...]`: what the
+//     runtime itself prints in profiles, so a binary-symbolized name
+//     matches a runtime-symbolized one. (Two shapes of one generic
+//     function merge, as they already do in runtime/pprof profiles.)
+//   - Rust crate disambiguators, `r[20c418149eb3754d]::f` (c++filt's v0
+//     form), like the legacy `::h<hash>` suffix above.
+//
+// Not merged: Go closures keep their numbers (`func1`, `gowrap2`): two
+// closures of one function are different code, and the diff pairs
+// renumbered ones by what they call instead (package diff). Package,
+// namespace, receiver and overload qualifiers are never dropped.
+func buildVariants(s string) string {
+	if i := cClone.FindStringIndex(s); i != nil && i[0] > 0 && (!strings.Contains(s[:i[0]], ".") || strings.Contains(s[:i[0]], "::")) {
+		s = s[:i[0]]
+	}
+	if strings.Contains(s, "$$") {
+		s = jvmLambda.ReplaceAllString(s, "$$$$Lambda")
+		s = jvmCGLIB.ReplaceAllString(s, "$$$$$1")
+	}
+	if strings.Contains(s, "Accessor") {
+		s = jvmAccess.ReplaceAllString(s, "$1")
+	}
+	if strings.HasSuffix(s, "]") {
+		if i := dotnetTier.FindStringIndex(s); i != nil && i[0] > 0 {
+			s = strings.TrimRight(s[:i[0]], " ")
+		}
+	}
+	if strings.HasPrefix(s, "JS:") || strings.HasPrefix(s, "LazyCompile:") || strings.HasPrefix(s, "Function:") {
+		s = v8Marker.ReplaceAllString(s, "$1:")
+	}
+	if strings.Contains(s, "[go.shape.") {
+		s = goShapes(s)
+	}
+	if strings.Contains(s, "::") && strings.Contains(s, "[") {
+		s = rustDisambig.ReplaceAllString(s, "")
+	}
 	return s
+}
+
+// goShapes replaces each bracketed list of Go generic shapes
+// (`[go.shape.int,go.shape.*uint8]`, brackets nested in `go.shape.[]int`)
+// by `[...]`.
+func goShapes(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "[go.shape.")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		depth, end := 0, -1
+		for j := i; j < len(s) && end < 0; j++ {
+			switch s[j] {
+			case '[':
+				depth++
+			case ']':
+				if depth--; depth == 0 {
+					end = j
+				}
+			}
+		}
+		if end < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString("[...]")
+		s = s[end+1:]
+	}
 }
 
 // stripParams removes a trailing parameter list such as `(int, string)` or

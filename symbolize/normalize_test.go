@@ -40,6 +40,34 @@ func TestNormalize(t *testing.T) {
 		// async-profiler: slashes and frame-type annotations.
 		{"java/util/concurrent/locks/ReentrantLock.lock_[j]", "java.util.concurrent.locks.ReentrantLock.lock"},
 		{"java/lang/Object.wait0_[i]", "java.lang.Object.wait0"},
+		// Build variants: compiler clones on C and C++ names only.
+		{"foo.isra.0", "foo"},
+		{"foo.part.45", "foo"},
+		{"hot_loop.constprop.2.isra.0", "hot_loop"},
+		{"main_loop.cold", "main_loop"},
+		{"ns::Widget::frob.cold", "ns::Widget::frob"},
+		{"main.cold", "main"}, // C's main; a Go main.cold would be keyed "main" too (the suffix alone cannot tell)
+		{"github.com/x/y.cold", "github.com/x/y.cold"},
+		// JVM hidden classes and generated accessors.
+		{"Workload$$Lambda$92+0x00007f59f0009800/26728049.run", "Workload$$Lambda.run"},
+		{"Workload$$Lambda/0x000001f8010c6a18.run", "Workload$$Lambda.run"},
+		{"jdk.internal.reflect.GeneratedMethodAccessor123.invoke", "jdk.internal.reflect.GeneratedMethodAccessor.invoke"},
+		{"com.acme.Service$$EnhancerBySpringCGLIB$$1a2b3c4d.handle", "com.acme.Service$$EnhancerBySpringCGLIB.handle"},
+		// .NET tiers from perf maps; V8 markers.
+		{"jit_spin_A[OptimizedTier1]", "jit_spin_A"},
+		{"System.Threading.Monitor.Enter[QuickJitted]", "System.Threading.Monitor.Enter"},
+		{"JS:~hotLoop [eval]:1:17", "JS:hotLoop [eval]:1:17"},
+		{"JS:*hotLoop [eval]:1:17", "JS:hotLoop [eval]:1:17"},
+		// Go generic shapes become what the runtime prints.
+		{"main.Sum[go.shape.int]", "main.Sum[...]"},
+		{"main.First[go.shape.*uint8,go.shape.[]int]", "main.First[...]"},
+		{"main.Sum[...]", "main.Sum[...]"},
+		{"main.(*List[go.shape.string]).Push", "main.(*List[...]).Push"},
+		// Go closures keep their numbers.
+		{"main.main.func2", "main.main.func2"},
+		{"main.run.gowrap1", "main.run.gowrap1"},
+		// Rust disambiguators (c++filt's v0 form).
+		{"<r[20c418149eb3754d]::outer::Thing<u64>>::double", "<r::outer::Thing<u64>>::double"},
 	}
 	for _, c := range cases {
 		got := Normalize(c.in)
