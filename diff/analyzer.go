@@ -133,6 +133,7 @@ type spelling struct {
 type method struct {
 	name    string // display name: the first raw name seen, module prefix removed
 	key     string // symbolize.Normalize(name)
+	family  string // a Go closure's family (symbolize.ClosureFamily), else ""
 	fr      frameRule
 	frDone  bool
 	filter  int8 // 0 unknown, else a FilterClass
@@ -158,6 +159,10 @@ type sideMeta struct {
 	format     profile.Format // of the first profile
 	goVersion  string         // of the first profile that says
 	goMissing  bool           // a profile of the side has no Go version
+	// builds holds the main binary's build ID of each profile ("" when
+	// a profile names none): one build on both sides cannot renumber
+	// closures (closures.go).
+	builds map[string]bool
 }
 
 // ProfileStats is what one added profile contributed, in the result's unit:
@@ -217,6 +222,8 @@ type Analyzer struct {
 	spellings   []spelling
 	byName      map[string]int32 // raw frame name → spelling
 	byKey       map[string]int32 // normalized name → method
+	closures    closureInfo
+	anyClosure  bool // a method is a Go closure (see closures.go)
 	sides       [2]sideMeta
 	profiles    []ProfileStats
 	consumers   []func(*Sample)
@@ -408,6 +415,10 @@ func (a *Analyzer) noteMeta(side Side, l *profile.Loaded, kind profile.Kind) {
 	if s.format == "" {
 		s.format = l.Format
 	}
+	if s.builds == nil {
+		s.builds = map[string]bool{}
+	}
+	s.builds[mainBuildID(p)] = true
 	switch {
 	case l.GoVersion == "":
 		s.goMissing = true
@@ -450,6 +461,9 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	}
 	if a.peek != nil {
 		a.peek.add(a, s)
+	}
+	if a.anyClosure {
+		a.noteClosures(s.Side, s.Stack)
 	}
 	caller := s.Caller()
 	a.lead.add(s, caller)

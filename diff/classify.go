@@ -87,7 +87,8 @@ func labelDecider(frames []frameRule) int {
 //
 // The order is: the strong frame nearest the leaf; a GC context anywhere in
 // the stack overrides a lock verdict (lock contention inside the collector is
-// GC); else the weak frame nearest the leaf, considering only frames below
+// GC), and a strong GC frame above a lock or io verdict does too (the
+// collector's own locks and netpoll); else the weak frame nearest the leaf, considering only frames below
 // the first context frame (a scheduler loop's own mechanism frames are not
 // the sample's wait); else the nearest context frame; else the fallback
 // bucket of the skip frame nearest the leaf (a libc futex wait); else cpu.
@@ -176,10 +177,11 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 	switch {
 	case b == LockContention && gcCtxAt >= 0:
 		b, at = GC, gcCtxAt
-	case b == LockContention && gcAbove > at:
+	case (b == LockContention || b == IO) && gcAbove > at:
 		// A runtime lock taken by the collector itself (runtime.lock2
-		// under gcMarkTermination, say): GC overhead, not the program's
-		// contention.
+		// under gcMarkTermination, say), or the netpoll that starting
+		// the world runs (EpollWait under gcMarkTermination): GC
+		// overhead, not the program's contention or I/O.
 		b, at = GC, gcAbove
 	}
 	if b == CPU && (kind == profile.KindBlock || kind == profile.KindTrace) {

@@ -169,10 +169,8 @@ func (a *Analyzer) sameProfileCount() bool {
 // n and cut to Options.Top.
 func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []MethodRow {
 	rows := make([]MethodRow, 0, len(a.methods))
-	for _, m := range a.methods {
-		if m.val[0] == 0 && m.val[1] == 0 {
-			continue
-		}
+	for _, p := range a.rowPairs() {
+		m, renamedFrom := a.pairedMethod(p)
 		pb, pn := share(m.val[0], bt.Total), share(m.val[1], nt.Total)
 		row := MethodRow{Name: m.name, Base: pb, New: pn, Delta: pn - pb,
 			Values: rt.values(a.unit, m.val[0], m.val[1]),
@@ -185,6 +183,10 @@ func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []Me
 		}
 		mb, mn := measure(n, pb, pn, &row.Values)
 		row.Note, row.Change = measureNote(n, mb, mn), mn-mb
+		if renamedFrom != "" {
+			row.Note = joinNote(row.Note, "renumbered from "+renamedFrom)
+			row.RenumberedFrom = renamedFrom
+		}
 		rows = append(rows, row)
 	}
 	annotateMoves(rows)
@@ -297,4 +299,12 @@ func topApart(rt *rates, tt *ProfileStats, v float64) *TopSched {
 		return nil
 	}
 	return &TopSched{Share: share(v, tt.recorded()), Value: v, Rate: rt.rate(Base, v)}
+}
+
+// joinNote adds a second note to a row's note.
+func joinNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	return note + "; " + more
 }

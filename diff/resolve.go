@@ -203,7 +203,9 @@ func (a *Analyzer) intern(raw, module string, side Side) frame {
 		id, known := a.byKey[key]
 		if !known {
 			id = int32(len(a.methods))
-			a.methods = append(a.methods, &method{name: raw, key: key})
+			m := &method{name: raw, key: key, family: closureFamily(key)}
+			a.anyClosure = a.anyClosure || m.family != ""
+			a.methods = append(a.methods, m)
 			a.byKey[key] = id
 		}
 		sp = int32(len(a.spellings))

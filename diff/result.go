@@ -75,6 +75,9 @@ type MethodRow struct {
 	Values
 	Module  string                 `json:"module,omitempty"`
 	Buckets map[Bucket]BucketSplit `json:"buckets,omitempty"`
+	// RenumberedFrom is the base side's name of a Go closure that the new
+	// build numbers differently (see closures.go); Name is the new one.
+	RenumberedFrom string `json:"renumbered_from,omitempty"`
 }
 
 // BucketSplit is the part of a method's value in one bucket, on each side.

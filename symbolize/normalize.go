@@ -43,13 +43,16 @@ var (
 
 	// Build variants: parts of a name that differ between two builds or
 	// runs of the same code (see buildVariants).
-	cClone     = regexp.MustCompile(`(?:\.(?:isra|part|constprop|lto_priv|llvm|localalias)\.[0-9]+|\.cold(?:\.[0-9]+)?)+$`)
-	jvmLambda  = regexp.MustCompile(`\$\$Lambda(?:\$[0-9]+)?(?:\+0x[0-9a-f]+)?(?:/(?:0x)?[0-9a-f]+)?`)
-	jvmAccess  = regexp.MustCompile(`\b(Generated(?:Serialization|Constructor)?(?:Method)?Accessor)[0-9]+\b`)
-	jvmCGLIB   = regexp.MustCompile(`\$\$(EnhancerBySpringCGLIB|FastClassBySpringCGLIB|EnhancerByCGLIB|SpringCGLIB)\$\$[0-9a-f]+`)
-	dotnetTier = regexp.MustCompile(`\[(?:MinOptJitted|Optimized|QuickJitted|OptimizedTier1|OptimizedTier1OSR|InstrumentedTier|InstrumentedTierOptimized|PreJIT|PreJit-cold|Tier0|Tier1)\]$`)
-	v8Marker   = regexp.MustCompile(`^(JS|LazyCompile|Function):[~^+*]`)
+	cClone       = regexp.MustCompile(`(?:\.(?:isra|part|constprop|lto_priv|llvm|localalias)\.[0-9]+|\.cold(?:\.[0-9]+)?)+$`)
+	jvmLambda    = regexp.MustCompile(`\$\$Lambda(?:\$[0-9]+)?(?:\+0x[0-9a-f]+)?(?:/(?:0x)?[0-9a-f]+)?`)
+	jvmAccess    = regexp.MustCompile(`\b(Generated(?:Serialization|Constructor)?(?:Method)?Accessor)[0-9]+\b`)
+	jvmCGLIB     = regexp.MustCompile(`\$\$(EnhancerBySpringCGLIB|FastClassBySpringCGLIB|EnhancerByCGLIB|SpringCGLIB)\$\$[0-9a-f]+`)
+	dotnetTier   = regexp.MustCompile(`\[(?:MinOptJitted|Optimized|QuickJitted|OptimizedTier1|OptimizedTier1OSR|InstrumentedTier|InstrumentedTierOptimized|PreJIT|PreJit-cold|Tier0|Tier1)\]$`)
+	v8Marker     = regexp.MustCompile(`^(JS|LazyCompile|Function):[~^+*]`)
 	rustDisambig = regexp.MustCompile(`\[[0-9a-f]{16}\]`)
+	// goClosure is a Go closure's numbering: func literals (`func1`,
+	// nested `func1.2`), go and defer wrappers, range-over-func bodies.
+	goClosure = regexp.MustCompile(`\.(?:func|gowrap|deferwrap)[0-9]+(?:\.[0-9]+)*|-range[0-9]+`)
 )
 
 // SplitModule separates a module prefix written into a frame name by
@@ -318,4 +321,41 @@ func AddressName(loc *pprofile.Location) string {
 		return fmt.Sprintf("%s+0x%x", path.Base(m.File), loc.Address-m.Start+m.Offset)
 	}
 	return fmt.Sprintf("0x%x", loc.Address)
+}
+
+// ClosureFamily returns a Go closure's name with its numbers replaced by
+// '#' (`main.run.func2` → `main.run.func#`, `main.run.gowrap1` →
+// `main.run.gowrap#`) and true, or "" and false for a name that is no
+// closure. Closures of one family are numbered in source order, so
+// inserting one renumbers those after it; package diff pairs the members
+// of a family across builds by what they call.
+func ClosureFamily(name string) (string, bool) {
+	if !strings.Contains(name, "func") && !strings.Contains(name, "wrap") && !strings.Contains(name, "-range") {
+		return "", false
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range goClosure.FindAllStringIndex(name, -1) {
+		if m[1] < len(name) && name[m[1]] != '.' && name[m[1]] != '-' {
+			continue // main.func1x is a function, not a closure
+		}
+		seg := name[m[0]:m[1]]
+		b.WriteString(name[last:m[0]])
+		switch {
+		case strings.HasPrefix(seg, ".func"):
+			b.WriteString(".func#")
+		case strings.HasPrefix(seg, ".gowrap"):
+			b.WriteString(".gowrap#")
+		case strings.HasPrefix(seg, ".deferwrap"):
+			b.WriteString(".deferwrap#")
+		default:
+			b.WriteString("-range#")
+		}
+		last = m[1]
+	}
+	if last == 0 {
+		return "", false
+	}
+	b.WriteString(name[last:])
+	return b.String(), true
 }

@@ -176,3 +176,27 @@ func TestFinalGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestClosureFamily(t *testing.T) {
+	cases := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"main.main.func2", "main.main.func#", true},
+		{"main.(*T).Run.func1.3", "main.(*T).Run.func#", true},
+		{"main.run.gowrap1", "main.run.gowrap#", true},
+		{"main.run.deferwrap2", "main.run.deferwrap#", true},
+		{"main.walk-range1", "main.walk-range#", true},
+		{"main.funcs", "", false},
+		{"main.wrapper", "", false},
+		{"funcName", "", false},
+		{"main.func1x", "", false},
+		{"main.main.func1.gowrap2", "main.main.func#.gowrap#", true},
+	}
+	for _, c := range cases {
+		got, ok := ClosureFamily(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("ClosureFamily(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
