@@ -23,33 +23,38 @@ import (
 
 // closureInfo is what the Analyzer learns about closures while walking:
 // each closure method's neighbours (callees and callers) in the stacks of
-// each side.
+// each side, as adjacency lists kept distinct by a set of (closure,
+// neighbour) pairs.
 type closureInfo struct {
-	neighbours [2]map[int32]map[int32]struct{}
+	seen       [2]map[uint64]struct{}
+	neighbours [2]map[int32][]int32
 }
 
 // noteClosures records the neighbours of the closures in a sample's stack.
 func (a *Analyzer) noteClosures(side Side, stack []int32) {
-	all := &a.closures.neighbours[side]
 	for i, id := range stack {
 		if a.methods[id].family == "" {
 			continue
 		}
-		if *all == nil {
-			*all = map[int32]map[int32]struct{}{}
-		}
-		n := (*all)[id]
-		if n == nil {
-			n = map[int32]struct{}{}
-			(*all)[id] = n
-		}
 		if i > 0 {
-			n[stack[i-1]] = struct{}{}
+			a.closures.add(side, id, stack[i-1])
 		}
 		if i+1 < len(stack) {
-			n[stack[i+1]] = struct{}{}
+			a.closures.add(side, id, stack[i+1])
 		}
 	}
+}
+
+func (c *closureInfo) add(side Side, id, n int32) {
+	k := uint64(uint32(id))<<32 | uint64(uint32(n))
+	if _, ok := c.seen[side][k]; ok {
+		return
+	}
+	if c.seen[side] == nil {
+		c.seen[side], c.neighbours[side] = map[uint64]struct{}{}, map[int32][]int32{}
+	}
+	c.seen[side][k] = struct{}{}
+	c.neighbours[side][id] = append(c.neighbours[side][id], n)
 }
 
 // rowPair is one method row: the method whose base value it shows and the
@@ -158,7 +163,7 @@ func (a *Analyzer) similarity(x, y int32) float64 {
 // closures, by key otherwise.
 func (a *Analyzer) neighbourNames(side Side, id int32) map[string]bool {
 	out := map[string]bool{}
-	for n := range a.closures.neighbours[side][id] {
+	for _, n := range a.closures.neighbours[side][id] {
 		m := a.methods[n]
 		if m.family != "" {
 			out[m.family] = true
