@@ -46,31 +46,54 @@ func Looks(data []byte) bool {
 	return bytes.HasPrefix(data, []byte("FLR\x00"))
 }
 
-// spec says how one event type becomes samples.
+// spec says how one event type becomes samples of one sample type.
 type spec struct {
 	event  string
 	sample string // the sample type
 	unit   string
-	bucket string // labels.Bucket, "" when the frames decide
-	stack  bool   // false: the event has no stack (GC)
+	bucket string // labels.Bucket, "" when the frames (or the state) decide
+	stack  bool   // false: the event has no stack (GC, safepoints)
 	what   string // the words a threshold warning uses
+	value  string // the field holding the value: "" counts events
+	thread bool   // the sample type is part of thread-time
+	frame  string // the pseudo-frame of a stackless event, before its name field
 }
 
-// specs lists the events Parse reads, in the order of the sample types.
+// specs lists the sample types Parse makes, in their order in the profile.
+// An event may feed more than one (jdk.ExecutionSample: a count, and CPU
+// time when async-profiler's CPU engine wrote it).
 var specs = []spec{
-	{"jdk.ExecutionSample", "execution-samples", "count", "cpu", true, ""},
-	{"jdk.NativeMethodSample", "native-samples", "count", "", true, ""},
-	{"jdk.JavaMonitorEnter", "monitor-enter", "nanoseconds", "lock-contention", true, "monitor enters"},
-	{"jdk.JavaMonitorWait", "monitor-wait", "nanoseconds", "wait", true, "monitor waits"},
-	{"jdk.ThreadPark", "park", "nanoseconds", "wait", true, "parks"},
-	{"jdk.ThreadSleep", "sleep", "nanoseconds", "wait", true, "sleeps"},
-	{"jdk.SocketRead", "socket-read", "nanoseconds", "io", true, "socket reads"},
-	{"jdk.SocketWrite", "socket-write", "nanoseconds", "io", true, "socket writes"},
-	{"jdk.FileRead", "file-read", "nanoseconds", "io", true, "file reads"},
-	{"jdk.FileWrite", "file-write", "nanoseconds", "io", true, "file writes"},
-	{"jdk.GarbageCollection", "gc-pause", "nanoseconds", "gc", false, ""},
-	{"jdk.ObjectAllocationSample", "alloc-sample", "bytes", "", true, ""},
+	{event: "profiler.WallClockSample", sample: wallType, unit: "nanoseconds", value: "samples"},
+	{event: "jdk.ExecutionSample", sample: cpuTimeType, unit: "nanoseconds"},
+	{event: "jdk.ExecutionSample", sample: "execution-samples", unit: "count", bucket: "cpu", stack: true, thread: true},
+	{event: "jdk.NativeMethodSample", sample: "native-samples", unit: "count", stack: true, thread: true},
+	{event: "jdk.JavaMonitorEnter", sample: "monitor-enter", unit: "nanoseconds", bucket: "lock-contention", stack: true, what: "monitor enters", value: "duration", thread: true},
+	{event: "jdk.JavaMonitorWait", sample: "monitor-wait", unit: "nanoseconds", bucket: "wait", stack: true, what: "monitor waits", value: "duration", thread: true},
+	{event: "jdk.ThreadPark", sample: "park", unit: "nanoseconds", bucket: "wait", stack: true, what: "parks", value: "duration", thread: true},
+	{event: "jdk.ThreadSleep", sample: "sleep", unit: "nanoseconds", bucket: "wait", stack: true, what: "sleeps", value: "duration", thread: true},
+	{event: "jdk.SocketRead", sample: "socket-read", unit: "nanoseconds", bucket: "io", stack: true, what: "socket reads", value: "duration", thread: true},
+	{event: "jdk.SocketWrite", sample: "socket-write", unit: "nanoseconds", bucket: "io", stack: true, what: "socket writes", value: "duration", thread: true},
+	{event: "jdk.FileRead", sample: "file-read", unit: "nanoseconds", bucket: "io", stack: true, what: "file reads", value: "duration", thread: true},
+	{event: "jdk.FileWrite", sample: "file-write", unit: "nanoseconds", bucket: "io", stack: true, what: "file writes", value: "duration", thread: true},
+	{event: "profiler.NativeLock", sample: "native-lock", unit: "nanoseconds", bucket: "lock-contention", stack: true, what: "native lock waits", value: "duration"},
+	{event: "jdk.GarbageCollection", sample: "gc-pause", unit: "nanoseconds", bucket: "gc", value: "sumOfPauses", thread: true, frame: "GC"},
+	{event: "jdk.GCPhasePause", sample: "gc-phase-pause", unit: "nanoseconds", bucket: "gc", what: "GC pause phases", value: "duration", frame: "GC phase"},
+	{event: "jdk.SafepointBegin", sample: "safepoint", unit: "nanoseconds", bucket: "gc", what: "safepoints", value: "duration", frame: "safepoint"},
+	{event: "jdk.ObjectAllocationSample", sample: "alloc-sample", unit: "bytes", stack: true, value: "weight"},
+	{event: "jdk.ObjectAllocationInNewTLAB", sample: "alloc-in-new-tlab", unit: "bytes", stack: true, value: "tlabSize"},
+	{event: "jdk.ObjectAllocationOutsideTLAB", sample: "alloc-outside-tlab", unit: "bytes", stack: true, value: "allocationSize"},
+	{event: "profiler.LiveObject", sample: "live", unit: "bytes", stack: true, value: "allocationSize"},
+	{event: "profiler.Malloc", sample: "malloc", unit: "bytes", stack: true, value: "size"},
 }
+
+// The sample types whose unit depends on the recording's settings: wall
+// is nanoseconds when the wall-clock interval is known and wall-samples
+// (a count) otherwise; cpu-time is made only when it is known.
+const (
+	wallType        = "wall"
+	wallSamplesType = "wall-samples"
+	cpuTimeType     = "cpu-time"
+)
 
 // Parse reads a recording (already gunzipped) into a profile, with
 // warnings about what the numbers mean and what the recording left out.
@@ -112,6 +135,7 @@ func (c *chunk) className(v value) string {
 type frame struct {
 	fn   string
 	line int64
+	lib  string // a native frame's library (async-profiler), "" for Java
 }
 
 // stack resolves a StackTrace reference into frames, leaf first.
@@ -123,17 +147,40 @@ func (c *chunk) stack(v value) (frames []frame, truncated bool) {
 	truncated = c.get(st, "truncated").i != 0
 	fs := c.get(st, "frames")
 	for _, f := range fs.fields {
-		m := c.get(f, "method")
-		name := c.str(c.get(m, "name"))
-		if cl := c.className(c.get(m, "type")); cl != "" {
-			name = cl + "." + name
-		}
-		if name == "" {
-			name = "[unknown]"
-		}
-		frames = append(frames, frame{fn: name, line: c.get(f, "lineNumber").i})
+		frames = append(frames, c.frame(f))
 	}
 	return frames, truncated
+}
+
+// frame resolves one StackFrame. async-profiler writes native frames (C,
+// C++, kernel) as methods whose class is the library and whose descriptor
+// is "()L;" ("(Lk;)L;" in the kernel): they are named by the bare symbol,
+// with the library kept for the profile's mapping. A "()L;" method without
+// a name is the allocated class async-profiler puts on top of an
+// allocation stack.
+func (c *chunk) frame(f value) frame {
+	m := c.get(f, "method")
+	name := c.str(c.get(m, "name"))
+	desc := c.str(c.get(m, "descriptor"))
+	kernel := desc == "(Lk;)L;" || c.str(c.get(f, "type")) == "Kernel"
+	if name != "" && (desc == "()L;" || kernel) {
+		lib := c.str(c.get(c.get(m, "type"), "name"))
+		if lib == "" && kernel {
+			lib = "[kernel.kallsyms]"
+		}
+		return frame{fn: name, lib: lib}
+	}
+	if cl := c.className(c.get(m, "type")); cl != "" {
+		if name == "" {
+			name = cl
+		} else {
+			name = cl + "." + name
+		}
+	}
+	if name == "" {
+		name = "[unknown]"
+	}
+	return frame{fn: name, line: c.get(f, "lineNumber").i}
 }
 
 // parkBucket says what a park on the given class is: lock contention when
