@@ -56,15 +56,15 @@ type spec struct {
 	what   string // the words a threshold warning uses
 	value  string // the field holding the value: "" counts events
 	thread bool   // the sample type is part of thread-time
-	frame  string // the pseudo-frame of a stackless event, before its name field
+	frame  string // a stackless event's pseudo-frame: "[" frame + its name field "]"
 }
 
 // specs lists the sample types Parse makes, in their order in the profile.
 // An event may feed more than one (jdk.ExecutionSample: a count, and CPU
 // time when async-profiler's CPU engine wrote it).
 var specs = []spec{
-	{event: "profiler.WallClockSample", sample: wallType, unit: "nanoseconds", value: "samples"},
-	{event: "jdk.ExecutionSample", sample: cpuTimeType, unit: "nanoseconds"},
+	{event: "profiler.WallClockSample", sample: wallType, unit: "nanoseconds", stack: true, value: "samples"},
+	{event: "jdk.ExecutionSample", sample: cpuTimeType, unit: "nanoseconds", stack: true},
 	{event: "jdk.ExecutionSample", sample: "execution-samples", unit: "count", bucket: "cpu", stack: true, thread: true},
 	{event: "jdk.NativeMethodSample", sample: "native-samples", unit: "count", stack: true, thread: true},
 	{event: "jdk.JavaMonitorEnter", sample: "monitor-enter", unit: "nanoseconds", bucket: "lock-contention", stack: true, what: "monitor enters", value: "duration", thread: true},
@@ -76,8 +76,8 @@ var specs = []spec{
 	{event: "jdk.FileRead", sample: "file-read", unit: "nanoseconds", bucket: "io", stack: true, what: "file reads", value: "duration", thread: true},
 	{event: "jdk.FileWrite", sample: "file-write", unit: "nanoseconds", bucket: "io", stack: true, what: "file writes", value: "duration", thread: true},
 	{event: "profiler.NativeLock", sample: "native-lock", unit: "nanoseconds", bucket: "lock-contention", stack: true, what: "native lock waits", value: "duration"},
-	{event: "jdk.GarbageCollection", sample: "gc-pause", unit: "nanoseconds", bucket: "gc", value: "sumOfPauses", thread: true, frame: "GC"},
-	{event: "jdk.GCPhasePause", sample: "gc-phase-pause", unit: "nanoseconds", bucket: "gc", what: "GC pause phases", value: "duration", frame: "GC phase"},
+	{event: "jdk.GarbageCollection", sample: "gc-pause", unit: "nanoseconds", bucket: "gc", value: "sumOfPauses", thread: true, frame: "GC "},
+	{event: "jdk.GCPhasePause", sample: "gc-phase-pause", unit: "nanoseconds", bucket: "gc", what: "GC pause phases", value: "duration", frame: "GC phase: "},
 	{event: "jdk.SafepointBegin", sample: "safepoint", unit: "nanoseconds", bucket: "gc", what: "safepoints", value: "duration", frame: "safepoint"},
 	{event: "jdk.ObjectAllocationSample", sample: "alloc-sample", unit: "bytes", stack: true, value: "weight"},
 	{event: "jdk.ObjectAllocationInNewTLAB", sample: "alloc-in-new-tlab", unit: "bytes", stack: true, value: "tlabSize"},
@@ -99,23 +99,32 @@ const (
 // warnings about what the numbers mean and what the recording left out.
 // Malformed input gives an error naming the chunk and byte offset.
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
+	b, err := read(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, warns := b.profile()
+	return p, warns, nil
+}
+
+// read turns every chunk's events into the builder's samples.
+func read(data []byte) (*builder, error) {
 	if !Looks(data) {
-		return nil, nil, fmt.Errorf("not a JFR recording: no FLR magic")
+		return nil, fmt.Errorf("not a JFR recording: no FLR magic")
 	}
 	b := newBuilder()
 	earlier := constants{}
 	for off := 0; off < len(data); {
 		c, size, err := parseChunkAfter(data[off:], off, earlier)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := b.addChunk(c, data[off:]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		off += size
 	}
-	p, warns := b.profile()
-	return p, warns, nil
+	return b, nil
 }
 
 // threadName returns a Thread pool entry's Java name, or its OS name.

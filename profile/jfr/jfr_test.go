@@ -40,16 +40,24 @@ var (
 )
 
 // record compiles testdata/Busy.java (once) and records it running the
-// given modes with settings=profile, returning the .jfr file's path.
+// given modes with settings=profile (once per set of modes), returning the
+// .jfr file's path.
 func record(t testing.TB, modes ...string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), strings.Join(modes, "-")+".jfr")
-	run(t, []string{"-XX:StartFlightRecording=filename=" + out + ",settings=profile"}, modes)
-	return out
+	return recordOnce(t, strings.Join(modes, "-")+".jfr", func(out string) {
+		run(t, []string{"-XX:StartFlightRecording=filename=" + out + ",settings=profile"}, modes)
+	})
 }
 
-// run compiles testdata/Busy.java once and runs it with these JVM flags.
+// run compiles the test programs once and runs Busy with these JVM flags.
 func run(t testing.TB, flags, modes []string) {
+	t.Helper()
+	runClass(t, flags, "Busy", modes)
+}
+
+// runClass compiles testdata/Busy.java and Shapes.java once and runs the
+// class with these JVM flags and arguments.
+func runClass(t testing.TB, flags []string, class string, args []string) {
 	t.Helper()
 	javac, java, _ := jdk(t)
 	compileOnce.Do(func() {
@@ -59,16 +67,16 @@ func run(t testing.TB, flags, modes []string) {
 			return
 		}
 		classDir = dir
-		if out, err := exec.Command(javac, "-d", dir, "testdata/Busy.java").CombinedOutput(); err != nil {
+		if out, err := exec.Command(javac, "-d", dir, "testdata/Busy.java", "testdata/Shapes.java").CombinedOutput(); err != nil {
 			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
 		}
 	})
 	if compileErr != nil {
 		t.Fatal(compileErr)
 	}
-	args := append(append(flags, "-cp", classDir, "Busy"), modes...)
-	if b, err := exec.Command(java, args...).CombinedOutput(); err != nil {
-		t.Fatalf("java %v: %v\n%s", args, err, b)
+	all := append(append(flags, "-cp", classDir, class), args...)
+	if b, err := exec.Command(java, all...).CombinedOutput(); err != nil {
+		t.Fatalf("java %v: %v\n%s", all, err, b)
 	}
 }
 
@@ -201,7 +209,7 @@ func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 			if out[typ] == nil {
 				out[typ] = map[string]int64{}
 			}
-			out[typ][refStack(e, s)] += v
+			out[typ][refStack(e)] += v
 		}
 	}
 	return out
@@ -209,9 +217,9 @@ func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 
 // refStack is the Class.method:line;... key of an event's stack, "" for
 // an event without one.
-func refStack(e refEvent, s spec) string {
+func refStack(e refEvent) string {
 	var fs []string
-	if e.Values.StackTrace != nil && s.stack {
+	if e.Values.StackTrace != nil {
 		for _, f := range e.Values.StackTrace.Frames {
 			name := strings.ReplaceAll(f.Method.Type.Name, "/", ".") + "." + f.Method.Name
 			fs = append(fs, fmt.Sprintf("%s:%d", name, f.LineNumber))

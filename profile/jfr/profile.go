@@ -127,11 +127,8 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 		lb[labels.Thread] = []string{name}
 	}
 	if !s.stack {
-		name := "[" + s.frame + "]"
-		if n := c.str(c.get(v, "name")); n != "" {
-			name = "[" + s.frame + " " + n + "]"
-		}
-		return []frame{{fn: name}}, lb
+		name := strings.TrimSpace(s.frame + c.str(c.get(v, "name")))
+		return []frame{{fn: "[" + name + "]"}}, lb
 	}
 	frames, trunc := c.stack(c.get(v, "stackTrace"))
 	if trunc {
