@@ -1,31 +1,80 @@
 // Package jfr reads JDK Flight Recorder recordings (.jfr: what
-// `-XX:StartFlightRecording`, `jcmd JFR.start` and `JFR.dump` write) into a
-// pprof profile, without Java.
+// `-XX:StartFlightRecording`, `jcmd JFR.start` and `JFR.dump` write, and
+// async-profiler's `-o jfr`) into a pprof profile, without Java.
 //
 // A recording is a sequence of chunks, each with its own header, metadata
 // (the description of every type, read generically), constant pools
 // (stack traces, methods, classes, symbols, threads) and events. Parse reads
-// every chunk and turns the events that say where threads spend time into
-// samples, one sample type per event type:
+// every chunk and turns the events that say where threads spend time or
+// memory into samples, one sample type per event type (the order of the
+// profile's sample types):
 //
-//	jdk.ExecutionSample       execution-samples/count  bucket cpu
-//	jdk.NativeMethodSample    native-samples/count     (the frames decide)
-//	jdk.JavaMonitorEnter      monitor-enter/nanoseconds  lock-contention
-//	jdk.JavaMonitorWait       monitor-wait/nanoseconds   wait
-//	jdk.ThreadPark            park/nanoseconds   lock-contention when parked on a lock, wait otherwise
-//	jdk.ThreadSleep           sleep/nanoseconds          wait
-//	jdk.SocketRead, SocketWrite, FileRead, FileWrite     io
-//	jdk.GarbageCollection     gc-pause/nanoseconds (the sum of its pauses) gc
-//	jdk.ObjectAllocationSample  alloc-sample/bytes (the sample's weight)
+//	event                           sample type/unit                bucket
+//	profiler.WallClockSample        wall/nanoseconds (samples × the  cpu when RUNNABLE, else the frames,
+//	                                wall interval), or wall-samples/ falling back to wait
+//	                                count when the recording names
+//	                                no interval
+//	jdk.ExecutionSample             cpu-time/nanoseconds (async-     cpu
+//	                                profiler's CPU engine only)
+//	jdk.ExecutionSample             execution-samples/count          cpu when running, else as wall
+//	jdk.NativeMethodSample          native-samples/count             (the frames decide)
+//	jdk.JavaMonitorEnter            monitor-enter/nanoseconds        lock-contention
+//	jdk.JavaMonitorWait             monitor-wait/nanoseconds         wait
+//	jdk.ThreadPark                  park/nanoseconds                 lock-contention on a lock, else wait
+//	jdk.ThreadSleep                 sleep/nanoseconds                wait
+//	jdk.SocketRead, SocketWrite     socket-read, socket-write/ns     io
+//	jdk.FileRead, FileWrite         file-read, file-write/ns         io
+//	profiler.NativeLock             native-lock/nanoseconds          lock-contention
+//	jdk.GarbageCollection           gc-pause/nanoseconds (its sum    gc, frame [GC name]
+//	                                of pauses)
+//	jdk.GCPhasePause                gc-phase-pause/nanoseconds       gc, frame [GC phase: name]
+//	jdk.SafepointBegin              safepoint/nanoseconds (time to   gc, frame [safepoint]
+//	                                reach a safepoint, and cleanup)
+//	jdk.ObjectAllocationSample      alloc-sample/bytes (its weight)
+//	jdk.ObjectAllocationInNewTLAB   alloc-in-new-tlab/bytes (tlabSize, the new TLAB's size,
+//	                                as async-profiler's jfrconv and Pyroscope weigh it)
+//	jdk.ObjectAllocationOutsideTLAB alloc-outside-tlab/bytes (allocationSize)
+//	profiler.LiveObject             live/bytes (allocationSize)
+//	profiler.Malloc                 malloc/bytes (size)
+//
+// Before them comes thread-time/nanoseconds, when the recording names the
+// JDK sampler's period: every wait, I/O event and GC pause's duration plus
+// each execution or native sample's period. GC phases, safepoints and
+// async-profiler's events are not part of it (they overlap what it has).
 //
 // Samples carry the bucket in labels.Bucket (where the event says why the
-// thread waited), the thread's name in labels.Thread, and the monitor,
-// parked-on or allocated class in LabelClass. Frames are named
-// package.Class.method, as Java users read them, with the line number.
+// thread waited or that it ran), the thread's name in labels.Thread, and
+// the monitor, parked-on or allocated class in LabelClass. A wall-clock or
+// execution sample of a thread that was not running (async-profiler's
+// STATE_SLEEPING, any state but STATE_DEFAULT, STATE_RUNNABLE and
+// STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule
+// still decides first, and where none does it is a wait, not cpu. Frames
+// are named package.Class.method, as Java users read them, with the line
+// number. async-profiler's native frames (C, C++ and kernel: a "()L;" or
+// "(Lk;)L;" method whose class is the library, or a Kernel frame type) are
+// named by the bare symbol, with the library as the location's mapping.
+//
+// async-profiler's settings (its jdk.ActiveSetting events) give the
+// intervals: the jdk.ExecutionSample "wall" setting (--wall N; 0 is its
+// 50 ms default) or, with -e wall, its "interval" setting make wall
+// nanoseconds; the "interval" setting of a CPU engine (jdk.ActiveRecording
+// "engine" perf_events with event cpu or cpu-clock, itimer, ctimer; 0 is
+// 10 ms) makes cpu-time of its STATE_DEFAULT samples. Without them wall is
+// a count and cpu-time is absent, which a warning says.
 //
 // The JDK samples at most a few threads per period and records duration
 // events only above a threshold; Parse reads both from the recording's own
 // jdk.ActiveSetting events and says so in its warnings.
+//
+// The tests compare every sample type's per-stack totals with the JDK's
+// own `jfr print --json` on recordings made at test time. async-profiler
+// cannot be installed where they run, so its event types are tested on
+// recordings the JDK writes of testdata/Shapes.java, which declares them
+// with jdk.jfr (names and fields as async-profiler's src/jfrMetadata.cpp
+// has them); those recordings carry no async-profiler settings, and the
+// JDK adds its own fields. No real async-profiler output is tested: its
+// CPU engine's samples, native frames and settings are checked on values
+// built as the reader decodes them.
 package jfr
 
 import (

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,5 +208,60 @@ func TestWallInterval(t *testing.T) {
 	}
 	if !slicesContain(warns, "20ms wall-clock interval") {
 		t.Errorf("no warning naming the interval: %q", warns)
+	}
+}
+
+// TestNativeFrames: async-profiler's native frames (a "()L;" method whose
+// class is the library, "(Lk;)L;" or a Kernel frame type in the kernel)
+// are named by the bare symbol with the library as the location's
+// mapping; Java frames are Class.method with no mapping; a nameless
+// "()L;" frame (the allocated class async-profiler puts on top) is the
+// class. async-profiler is not installed where the tests run, so the
+// values are built as the reader decodes them from its pools.
+func TestNativeFrames(t *testing.T) {
+	str := func(s string) value { return value{kind: vString, s: s} }
+	cls := &class{name: "java.lang.Class", fields: []field{{name: "name"}}}
+	meth := &class{name: "jdk.types.Method", fields: []field{{name: "type"}, {name: "name"}, {name: "descriptor"}}}
+	sf := &class{name: "jdk.types.StackFrame", fields: []field{{name: "method"}, {name: "lineNumber"}, {name: "type"}}}
+	fr := func(lib, name, desc, typ string, line int64) value {
+		m := value{kind: vStruct, typ: meth, fields: []value{{kind: vStruct, typ: cls, fields: []value{str(lib)}}, str(name), str(desc)}}
+		return value{kind: vStruct, typ: sf, fields: []value{m, {kind: vInt, i: line}, str(typ)}}
+	}
+	c := &chunk{}
+	got := []frame{
+		c.frame(fr("libc.so.6", "__GI___libc_malloc", "()L;", "Native", 0)),
+		c.frame(fr("", "do_syscall_64", "(Lk;)L;", "Kernel", 0)),
+		c.frame(fr("", "entry_SYSCALL_64", "()L;", "Kernel", 0)),
+		c.frame(fr("java/lang/Thread", "sleep", "(J)V", "Native", 0)),
+		c.frame(fr("com/example/App", "run", "()V", "JIT compiled", 42)),
+		c.frame(fr("java/lang/String", "", "()L;", "Inlined", 0)),
+	}
+	want := []frame{
+		{fn: "__GI___libc_malloc", lib: "libc.so.6"},
+		{fn: "do_syscall_64", lib: "[kernel.kallsyms]"},
+		{fn: "entry_SYSCALL_64", lib: "[kernel.kallsyms]"},
+		{fn: "java.lang.Thread.sleep"},
+		{fn: "com.example.App.run", line: 42},
+		{fn: "java.lang.String"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("frames %+v\nwant %+v", got, want)
+	}
+	b := newBuilder()
+	b.present[0] = true
+	b.sample(0, 1, got, map[string][]string{})
+	b.sample(0, 1, got[:2], map[string][]string{})
+	p, _ := b.profile()
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, l := range p.Location {
+		if l.Mapping != nil {
+			files = append(files, l.Line[0].Function.Name+"@"+l.Mapping.File)
+		}
+	}
+	if strings.Join(files, " ") != "__GI___libc_malloc@libc.so.6 do_syscall_64@[kernel.kallsyms] entry_SYSCALL_64@[kernel.kallsyms]" || len(p.Mapping) != 2 {
+		t.Errorf("native locations %v, %d mappings; want the library of each native frame", files, len(p.Mapping))
 	}
 }
