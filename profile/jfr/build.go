@@ -51,7 +51,7 @@ func (b *builder) columns() []column {
 }
 
 // profile assembles the profile from the samples and the warnings that
-// say what they mean.
+// say what they mean. It takes the samples over: call it once.
 func (b *builder) profile() (*pprofile.Profile, []string) {
 	p := &pprofile.Profile{TimeNanos: b.start, DurationNanos: max(0, b.end-b.start)}
 	cols := b.columns()
