@@ -6,27 +6,64 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	pprofile "github.com/google/pprof/profile"
 )
 
-// profile assembles the profile from the samples, keeping only the sample
-// types some event filled, and the warnings that say what they mean.
+// column is how one sample type of specs appears in the profile: its name
+// and unit there, and the factor its accumulated values are multiplied by.
+type column struct {
+	spec   int
+	typ    string
+	unit   string
+	factor int64
+}
+
+// columns returns the sample types some event filled, as the profile
+// shows them: async-profiler's wall samples in nanoseconds when the
+// recording names the wall-clock interval (a count otherwise), CPU time
+// only when it names the CPU engine's interval.
+func (b *builder) columns() []column {
+	var out []column
+	for i, s := range specs {
+		if !b.present[i] {
+			continue
+		}
+		col := column{spec: i, typ: s.sample, unit: s.unit, factor: 1}
+		switch s.sample {
+		case wallType:
+			if ns, ok := b.wallInterval(); ok {
+				col.factor = ns
+			} else {
+				col.typ, col.unit = wallSamplesType, "count"
+			}
+		case cpuTimeType:
+			ns, ok := b.cpuInterval()
+			if !ok {
+				continue
+			}
+			col.factor = ns
+		}
+		out = append(out, col)
+	}
+	return out
+}
+
+// profile assembles the profile from the samples and the warnings that
+// say what they mean. It takes the samples over: call it once.
 func (b *builder) profile() (*pprofile.Profile, []string) {
-	var keep []int
 	p := &pprofile.Profile{TimeNanos: b.start, DurationNanos: max(0, b.end-b.start)}
+	cols := b.columns()
 	periods, threadTime := b.periods()
 	if threadTime {
 		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: ThreadTime, Unit: "nanoseconds"})
 	}
-	for i, s := range specs {
-		if b.present[i] {
-			keep = append(keep, i)
-			p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: s.sample, Unit: s.unit})
-		}
+	for _, col := range cols {
+		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: col.typ, Unit: col.unit})
 	}
 	for _, s := range b.order {
-		v := make([]int64, 0, len(keep)+1)
+		v := make([]int64, 0, len(cols)+1)
 		if threadTime {
 			var tt int64
 			for i, x := range s.Value {
@@ -34,41 +71,56 @@ func (b *builder) profile() (*pprofile.Profile, []string) {
 			}
 			v = append(v, tt)
 		}
-		for _, i := range keep {
-			v = append(v, s.Value[i])
+		var any bool
+		for _, col := range cols {
+			x := s.Value[col.spec] * col.factor
+			any = any || x != 0
+			v = append(v, x)
 		}
-		s.Value = v
-		p.Sample = append(p.Sample, s)
+		if any {
+			s.Value = v
+			p.Sample = append(p.Sample, s)
+		}
 	}
+	b.finish(p)
+	if len(p.SampleType) > 0 {
+		p.DefaultSampleType = p.SampleType[0].Type
+	}
+	return p, b.warnings(threadTime, cols)
+}
+
+// finish adds the locations, functions and mappings, in their ID order.
+func (b *builder) finish(p *pprofile.Profile) {
 	for _, l := range b.locs {
 		p.Location = append(p.Location, l)
 	}
 	for _, f := range b.funcs {
 		p.Function = append(p.Function, f)
 	}
+	for _, m := range b.maps {
+		p.Mapping = append(p.Mapping, m)
+	}
 	slices.SortFunc(p.Location, func(x, y *pprofile.Location) int { return int(x.ID) - int(y.ID) })
 	slices.SortFunc(p.Function, func(x, y *pprofile.Function) int { return int(x.ID) - int(y.ID) })
-	if len(p.SampleType) > 0 {
-		p.DefaultSampleType = p.SampleType[0].Type
-	}
-	return p, b.warnings(threadTime)
+	slices.SortFunc(p.Mapping, func(x, y *pprofile.Mapping) int { return int(x.ID) - int(y.ID) })
 }
 
-// ThreadTime is the sample type of the combined view: the nanoseconds of
-// every duration event (waits, I/O, GC pauses) plus, for every execution or
-// native sample, the sampling period it stands for.
+// ThreadTime is the sample type of the combined view of a JDK recording:
+// the nanoseconds of every wait, I/O event and GC pause plus, for every
+// execution or native sample, the sampling period it stands for. GC phases,
+// safepoints and async-profiler's events are left out: they overlap it.
 const ThreadTime = "thread-time"
 
 // periods returns, per spec, the nanoseconds one unit of its value adds to
-// thread time (1 for durations, the period for samples, 0 for allocation
-// bytes), and whether there is thread time: events of a kind whose period
-// is unknown make none.
+// thread time (1 for durations, the period for samples, 0 for sample types
+// not part of it), and whether there is thread time: samples whose period
+// the recording does not name make none.
 func (b *builder) periods() ([]int64, bool) {
 	out := make([]int64, len(specs))
 	any := false
 	for i, s := range specs {
 		switch {
-		case !b.present[i] || s.unit == "bytes":
+		case !b.present[i] || !s.thread:
 		case s.unit == "nanoseconds":
 			out[i], any = 1, true
 		default:
@@ -80,6 +132,57 @@ func (b *builder) periods() ([]int64, bool) {
 		}
 	}
 	return out, any
+}
+
+// Defaults of async-profiler (src/arguments.h, src/wallClock.cpp) for an
+// interval setting of 0: 10 ms for CPU engines, 50 ms for wall clock.
+const (
+	defaultCPUInterval  = 10_000_000
+	defaultWallInterval = 50_000_000
+)
+
+// wallInterval returns the nanoseconds one async-profiler wall-clock
+// sample stands for: the jdk.ExecutionSample "wall" setting (--wall N),
+// or with -e wall its "interval" setting; 0 means the default.
+func (b *builder) wallInterval() (int64, bool) {
+	ex := b.settings["jdk.ExecutionSample"]
+	if w, ok := ex["wall"]; ok {
+		return intervalOr(w, defaultWallInterval)
+	}
+	if b.settings["jdk.ActiveRecording"]["event"] == "wall" {
+		return intervalOr(ex["interval"], defaultWallInterval)
+	}
+	return 0, false
+}
+
+// cpuInterval returns the CPU nanoseconds one async-profiler CPU sample
+// stands for, when its engine samples CPU time (perf_events' cpu or
+// cpu-clock, itimer, ctimer): the jdk.ExecutionSample "interval" setting.
+func (b *builder) cpuInterval() (int64, bool) {
+	rec := b.settings["jdk.ActiveRecording"]
+	switch rec["engine"] {
+	case "itimer", "ctimer":
+	case "perf_events":
+		if rec["event"] != "cpu" && rec["event"] != "cpu-clock" {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	return intervalOr(b.settings["jdk.ExecutionSample"]["interval"], defaultCPUInterval)
+}
+
+// intervalOr reads async-profiler's interval setting, nanoseconds as a
+// plain number; 0 means def.
+func intervalOr(s string, def int64) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	switch {
+	case err != nil || n < 0:
+		return 0, false
+	case n == 0:
+		return def, true
+	}
+	return n, true
 }
 
 // parseSpan reads a JFR setting's time span such as "10 ms" or "1 s".
@@ -98,21 +201,16 @@ func parseSpan(s string) (int64, bool) {
 
 // warnings says what the sampled counts mean and which shorter events the
 // recording's thresholds left out.
-func (b *builder) warnings(threadTime bool) []string {
+func (b *builder) warnings(threadTime bool, cols []column) []string {
 	var w []string
 	if threadTime {
 		w = append(w, ThreadTime+" adds the sampling period to each execution or native sample and the recorded duration of each wait, I/O and GC pause: the JDK samples only a few threads per period, so it is an estimate")
 	}
-	for i, s := range specs {
-		if !b.present[i] {
-			continue
-		}
+	for _, col := range cols {
+		s := specs[col.spec]
 		set := b.settings[s.event]
-		switch s.event {
-		case "jdk.ExecutionSample":
-			w = append(w, fmt.Sprintf("jdk.ExecutionSample: the JDK samples at most 5 threads running Java code per period%s, so execution-samples counts sampled threads, not CPU time", every(set["period"])))
-		case "jdk.NativeMethodSample":
-			w = append(w, fmt.Sprintf("jdk.NativeMethodSample: the JDK samples 1 thread in native code per period%s (running or blocked)", every(set["period"])))
+		if m := b.sampleWarning(col); m != "" {
+			w = append(w, m)
 		}
 		if th := set["threshold"]; s.what != "" && th != "" && th != "0 ns" && th != "0 ms" {
 			w = append(w, fmt.Sprintf("%s: the recording keeps only %s of at least %s (its threshold); shorter ones are missing from %s", s.event, s.what, th, s.sample))
@@ -122,6 +220,26 @@ func (b *builder) warnings(threadTime bool) []string {
 		w = append(w, fmt.Sprintf("%d stacks were truncated at the recording's stack depth (raise it with -XX:FlightRecorderOptions:stackdepth=N)", b.truncated))
 	}
 	return w
+}
+
+// sampleWarning says what a sampled column stands for, or "".
+func (b *builder) sampleWarning(col column) string {
+	s := specs[col.spec]
+	period := every(b.settings[s.event]["period"])
+	rec := b.settings["jdk.ActiveRecording"]
+	switch {
+	case col.typ == wallSamplesType:
+		return "profiler.WallClockSample: the recording names no wall-clock interval (async-profiler's wall setting), so " + wallSamplesType + " counts samples, not time"
+	case col.typ == wallType:
+		return fmt.Sprintf("profiler.WallClockSample: wall is each sample's count times the %s wall-clock interval; every thread is sampled, running or not", time.Duration(col.factor))
+	case col.typ == cpuTimeType:
+		return fmt.Sprintf("jdk.ExecutionSample: cpu-time is each CPU sample (STATE_DEFAULT) times the %s interval of async-profiler's %s engine", time.Duration(col.factor), rec["engine"])
+	case s.sample == "execution-samples" && rec["engine"] == "":
+		return fmt.Sprintf("jdk.ExecutionSample: the JDK samples at most 5 threads running Java code per period%s, so execution-samples counts sampled threads, not CPU time", period)
+	case s.sample == "native-samples":
+		return fmt.Sprintf("jdk.NativeMethodSample: the JDK samples 1 thread in native code per period%s (running or blocked)", period)
+	}
+	return ""
 }
 
 func every(period string) string {

@@ -1,31 +1,80 @@
 // Package jfr reads JDK Flight Recorder recordings (.jfr: what
-// `-XX:StartFlightRecording`, `jcmd JFR.start` and `JFR.dump` write) into a
-// pprof profile, without Java.
+// `-XX:StartFlightRecording`, `jcmd JFR.start` and `JFR.dump` write, and
+// async-profiler's `-o jfr`) into a pprof profile, without Java.
 //
 // A recording is a sequence of chunks, each with its own header, metadata
 // (the description of every type, read generically), constant pools
 // (stack traces, methods, classes, symbols, threads) and events. Parse reads
-// every chunk and turns the events that say where threads spend time into
-// samples, one sample type per event type:
+// every chunk and turns the events that say where threads spend time or
+// memory into samples, one sample type per event type (the order of the
+// profile's sample types):
 //
-//	jdk.ExecutionSample       execution-samples/count  bucket cpu
-//	jdk.NativeMethodSample    native-samples/count     (the frames decide)
-//	jdk.JavaMonitorEnter      monitor-enter/nanoseconds  lock-contention
-//	jdk.JavaMonitorWait       monitor-wait/nanoseconds   wait
-//	jdk.ThreadPark            park/nanoseconds   lock-contention when parked on a lock, wait otherwise
-//	jdk.ThreadSleep           sleep/nanoseconds          wait
-//	jdk.SocketRead, SocketWrite, FileRead, FileWrite     io
-//	jdk.GarbageCollection     gc-pause/nanoseconds (the sum of its pauses) gc
-//	jdk.ObjectAllocationSample  alloc-sample/bytes (the sample's weight)
+//	event                           sample type/unit                bucket
+//	profiler.WallClockSample        wall/nanoseconds (samples × the  cpu when RUNNABLE, else the frames,
+//	                                wall interval), or wall-samples/ falling back to wait
+//	                                count when the recording names
+//	                                no interval
+//	jdk.ExecutionSample             cpu-time/nanoseconds (async-     cpu
+//	                                profiler's CPU engine only)
+//	jdk.ExecutionSample             execution-samples/count          cpu when running, else as wall
+//	jdk.NativeMethodSample          native-samples/count             (the frames decide)
+//	jdk.JavaMonitorEnter            monitor-enter/nanoseconds        lock-contention
+//	jdk.JavaMonitorWait             monitor-wait/nanoseconds         wait
+//	jdk.ThreadPark                  park/nanoseconds                 lock-contention on a lock, else wait
+//	jdk.ThreadSleep                 sleep/nanoseconds                wait
+//	jdk.SocketRead, SocketWrite     socket-read, socket-write/ns     io
+//	jdk.FileRead, FileWrite         file-read, file-write/ns         io
+//	profiler.NativeLock             native-lock/nanoseconds          lock-contention
+//	jdk.GarbageCollection           gc-pause/nanoseconds (its sum    gc, frame [GC name]
+//	                                of pauses)
+//	jdk.GCPhasePause                gc-phase-pause/nanoseconds       gc, frame [GC phase: name]
+//	jdk.SafepointBegin              safepoint/nanoseconds (time to   gc, frame [safepoint]
+//	                                reach a safepoint, and cleanup)
+//	jdk.ObjectAllocationSample      alloc-sample/bytes (its weight)
+//	jdk.ObjectAllocationInNewTLAB   alloc-in-new-tlab/bytes (tlabSize, the new TLAB's size,
+//	                                as async-profiler's jfrconv and Pyroscope weigh it)
+//	jdk.ObjectAllocationOutsideTLAB alloc-outside-tlab/bytes (allocationSize)
+//	profiler.LiveObject             live/bytes (allocationSize)
+//	profiler.Malloc                 malloc/bytes (size)
+//
+// Before them comes thread-time/nanoseconds, when the recording names the
+// JDK sampler's period: every wait, I/O event and GC pause's duration plus
+// each execution or native sample's period. GC phases, safepoints and
+// async-profiler's events are not part of it (they overlap what it has).
 //
 // Samples carry the bucket in labels.Bucket (where the event says why the
-// thread waited), the thread's name in labels.Thread, and the monitor,
-// parked-on or allocated class in LabelClass. Frames are named
-// package.Class.method, as Java users read them, with the line number.
+// thread waited or that it ran), the thread's name in labels.Thread, and
+// the monitor, parked-on or allocated class in LabelClass. A wall-clock or
+// execution sample of a thread that was not running (async-profiler's
+// STATE_SLEEPING, any state but STATE_DEFAULT, STATE_RUNNABLE and
+// STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule
+// still decides first, and where none does it is a wait, not cpu. Frames
+// are named package.Class.method, as Java users read them, with the line
+// number. async-profiler's native frames (C, C++ and kernel: a "()L;" or
+// "(Lk;)L;" method whose class is the library, or a Kernel frame type) are
+// named by the bare symbol, with the library as the location's mapping.
+//
+// async-profiler's settings (its jdk.ActiveSetting events) give the
+// intervals: the jdk.ExecutionSample "wall" setting (--wall N; 0 is its
+// 50 ms default) or, with -e wall, its "interval" setting make wall
+// nanoseconds; the "interval" setting of a CPU engine (jdk.ActiveRecording
+// "engine" perf_events with event cpu or cpu-clock, itimer, ctimer; 0 is
+// 10 ms) makes cpu-time of its STATE_DEFAULT samples. Without them wall is
+// a count and cpu-time is absent, which a warning says.
 //
 // The JDK samples at most a few threads per period and records duration
 // events only above a threshold; Parse reads both from the recording's own
 // jdk.ActiveSetting events and says so in its warnings.
+//
+// The tests compare every sample type's per-stack totals with the JDK's
+// own `jfr print --json` on recordings made at test time. async-profiler
+// cannot be installed where they run, so its event types are tested on
+// recordings the JDK writes of testdata/Shapes.java, which declares them
+// with jdk.jfr (names and fields as async-profiler's src/jfrMetadata.cpp
+// has them); those recordings carry no async-profiler settings, and the
+// JDK adds its own fields. No real async-profiler output is tested: its
+// CPU engine's samples, native frames and settings are checked on values
+// built as the reader decodes them.
 package jfr
 
 import (
@@ -46,53 +95,85 @@ func Looks(data []byte) bool {
 	return bytes.HasPrefix(data, []byte("FLR\x00"))
 }
 
-// spec says how one event type becomes samples.
+// spec says how one event type becomes samples of one sample type.
 type spec struct {
 	event  string
 	sample string // the sample type
 	unit   string
-	bucket string // labels.Bucket, "" when the frames decide
-	stack  bool   // false: the event has no stack (GC)
+	bucket string // labels.Bucket, "" when the frames (or the state) decide
+	stack  bool   // false: the event has no stack (GC, safepoints)
 	what   string // the words a threshold warning uses
+	value  string // the field holding the value: "" counts events
+	thread bool   // the sample type is part of thread-time
+	frame  string // a stackless event's pseudo-frame: "[" frame + its name field "]"
 }
 
-// specs lists the events Parse reads, in the order of the sample types.
+// specs lists the sample types Parse makes, in their order in the profile.
+// An event may feed more than one (jdk.ExecutionSample: a count, and CPU
+// time when async-profiler's CPU engine wrote it).
 var specs = []spec{
-	{"jdk.ExecutionSample", "execution-samples", "count", "cpu", true, ""},
-	{"jdk.NativeMethodSample", "native-samples", "count", "", true, ""},
-	{"jdk.JavaMonitorEnter", "monitor-enter", "nanoseconds", "lock-contention", true, "monitor enters"},
-	{"jdk.JavaMonitorWait", "monitor-wait", "nanoseconds", "wait", true, "monitor waits"},
-	{"jdk.ThreadPark", "park", "nanoseconds", "wait", true, "parks"},
-	{"jdk.ThreadSleep", "sleep", "nanoseconds", "wait", true, "sleeps"},
-	{"jdk.SocketRead", "socket-read", "nanoseconds", "io", true, "socket reads"},
-	{"jdk.SocketWrite", "socket-write", "nanoseconds", "io", true, "socket writes"},
-	{"jdk.FileRead", "file-read", "nanoseconds", "io", true, "file reads"},
-	{"jdk.FileWrite", "file-write", "nanoseconds", "io", true, "file writes"},
-	{"jdk.GarbageCollection", "gc-pause", "nanoseconds", "gc", false, ""},
-	{"jdk.ObjectAllocationSample", "alloc-sample", "bytes", "", true, ""},
+	{event: "profiler.WallClockSample", sample: wallType, unit: "nanoseconds", stack: true, value: "samples"},
+	{event: "jdk.ExecutionSample", sample: cpuTimeType, unit: "nanoseconds", stack: true},
+	{event: "jdk.ExecutionSample", sample: "execution-samples", unit: "count", bucket: "cpu", stack: true, thread: true},
+	{event: "jdk.NativeMethodSample", sample: "native-samples", unit: "count", stack: true, thread: true},
+	{event: "jdk.JavaMonitorEnter", sample: "monitor-enter", unit: "nanoseconds", bucket: "lock-contention", stack: true, what: "monitor enters", value: "duration", thread: true},
+	{event: "jdk.JavaMonitorWait", sample: "monitor-wait", unit: "nanoseconds", bucket: "wait", stack: true, what: "monitor waits", value: "duration", thread: true},
+	{event: "jdk.ThreadPark", sample: "park", unit: "nanoseconds", bucket: "wait", stack: true, what: "parks", value: "duration", thread: true},
+	{event: "jdk.ThreadSleep", sample: "sleep", unit: "nanoseconds", bucket: "wait", stack: true, what: "sleeps", value: "duration", thread: true},
+	{event: "jdk.SocketRead", sample: "socket-read", unit: "nanoseconds", bucket: "io", stack: true, what: "socket reads", value: "duration", thread: true},
+	{event: "jdk.SocketWrite", sample: "socket-write", unit: "nanoseconds", bucket: "io", stack: true, what: "socket writes", value: "duration", thread: true},
+	{event: "jdk.FileRead", sample: "file-read", unit: "nanoseconds", bucket: "io", stack: true, what: "file reads", value: "duration", thread: true},
+	{event: "jdk.FileWrite", sample: "file-write", unit: "nanoseconds", bucket: "io", stack: true, what: "file writes", value: "duration", thread: true},
+	{event: "profiler.NativeLock", sample: "native-lock", unit: "nanoseconds", bucket: "lock-contention", stack: true, what: "native lock waits", value: "duration"},
+	{event: "jdk.GarbageCollection", sample: "gc-pause", unit: "nanoseconds", bucket: "gc", value: "sumOfPauses", thread: true, frame: "GC "},
+	{event: "jdk.GCPhasePause", sample: "gc-phase-pause", unit: "nanoseconds", bucket: "gc", what: "GC pause phases", value: "duration", frame: "GC phase: "},
+	{event: "jdk.SafepointBegin", sample: "safepoint", unit: "nanoseconds", bucket: "gc", what: "safepoints", value: "duration", frame: "safepoint"},
+	{event: "jdk.ObjectAllocationSample", sample: "alloc-sample", unit: "bytes", stack: true, value: "weight"},
+	{event: "jdk.ObjectAllocationInNewTLAB", sample: "alloc-in-new-tlab", unit: "bytes", stack: true, value: "tlabSize"},
+	{event: "jdk.ObjectAllocationOutsideTLAB", sample: "alloc-outside-tlab", unit: "bytes", stack: true, value: "allocationSize"},
+	{event: "profiler.LiveObject", sample: "live", unit: "bytes", stack: true, value: "allocationSize"},
+	{event: "profiler.Malloc", sample: "malloc", unit: "bytes", stack: true, value: "size"},
 }
+
+// The sample types whose unit depends on the recording's settings: wall
+// is nanoseconds when the wall-clock interval is known and wall-samples
+// (a count) otherwise; cpu-time is made only when it is known.
+const (
+	wallType        = "wall"
+	wallSamplesType = "wall-samples"
+	cpuTimeType     = "cpu-time"
+)
 
 // Parse reads a recording (already gunzipped) into a profile, with
 // warnings about what the numbers mean and what the recording left out.
 // Malformed input gives an error naming the chunk and byte offset.
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
+	b, err := read(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, warns := b.profile()
+	return p, warns, nil
+}
+
+// read turns every chunk's events into the builder's samples.
+func read(data []byte) (*builder, error) {
 	if !Looks(data) {
-		return nil, nil, fmt.Errorf("not a JFR recording: no FLR magic")
+		return nil, fmt.Errorf("not a JFR recording: no FLR magic")
 	}
 	b := newBuilder()
 	earlier := constants{}
 	for off := 0; off < len(data); {
 		c, size, err := parseChunkAfter(data[off:], off, earlier)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := b.addChunk(c, data[off:]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		off += size
 	}
-	p, warns := b.profile()
-	return p, warns, nil
+	return b, nil
 }
 
 // threadName returns a Thread pool entry's Java name, or its OS name.
@@ -112,6 +193,7 @@ func (c *chunk) className(v value) string {
 type frame struct {
 	fn   string
 	line int64
+	lib  string // a native frame's library (async-profiler), "" for Java
 }
 
 // stack resolves a StackTrace reference into frames, leaf first.
@@ -123,17 +205,40 @@ func (c *chunk) stack(v value) (frames []frame, truncated bool) {
 	truncated = c.get(st, "truncated").i != 0
 	fs := c.get(st, "frames")
 	for _, f := range fs.fields {
-		m := c.get(f, "method")
-		name := c.str(c.get(m, "name"))
-		if cl := c.className(c.get(m, "type")); cl != "" {
-			name = cl + "." + name
-		}
-		if name == "" {
-			name = "[unknown]"
-		}
-		frames = append(frames, frame{fn: name, line: c.get(f, "lineNumber").i})
+		frames = append(frames, c.frame(f))
 	}
 	return frames, truncated
+}
+
+// frame resolves one StackFrame. async-profiler writes native frames (C,
+// C++, kernel) as methods whose class is the library and whose descriptor
+// is "()L;" ("(Lk;)L;" in the kernel): they are named by the bare symbol,
+// with the library kept for the profile's mapping. A "()L;" method without
+// a name is the allocated class async-profiler puts on top of an
+// allocation stack.
+func (c *chunk) frame(f value) frame {
+	m := c.get(f, "method")
+	name := c.str(c.get(m, "name"))
+	desc := c.str(c.get(m, "descriptor"))
+	kernel := desc == "(Lk;)L;" || c.str(c.get(f, "type")) == "Kernel"
+	if name != "" && (desc == "()L;" || kernel) {
+		lib := c.str(c.get(c.get(m, "type"), "name"))
+		if lib == "" && kernel {
+			lib = "[kernel.kallsyms]"
+		}
+		return frame{fn: name, lib: lib}
+	}
+	if cl := c.className(c.get(m, "type")); cl != "" {
+		if name == "" {
+			name = cl
+		} else {
+			name = cl + "." + name
+		}
+	}
+	if name == "" {
+		name = "[unknown]"
+	}
+	return frame{fn: name, line: c.get(f, "lineNumber").i}
 }
 
 // parkBucket says what a park on the given class is: lock contention when

@@ -40,16 +40,24 @@ var (
 )
 
 // record compiles testdata/Busy.java (once) and records it running the
-// given modes with settings=profile, returning the .jfr file's path.
+// given modes with settings=profile (once per set of modes), returning the
+// .jfr file's path.
 func record(t testing.TB, modes ...string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), strings.Join(modes, "-")+".jfr")
-	run(t, []string{"-XX:StartFlightRecording=filename=" + out + ",settings=profile"}, modes)
-	return out
+	return recordOnce(t, strings.Join(modes, "-")+".jfr", func(out string) {
+		run(t, []string{"-XX:StartFlightRecording=filename=" + out + ",settings=profile"}, modes)
+	})
 }
 
-// run compiles testdata/Busy.java once and runs it with these JVM flags.
+// run compiles the test programs once and runs Busy with these JVM flags.
 func run(t testing.TB, flags, modes []string) {
+	t.Helper()
+	runClass(t, flags, "Busy", modes)
+}
+
+// runClass compiles testdata/Busy.java and Shapes.java once and runs the
+// class with these JVM flags and arguments.
+func runClass(t testing.TB, flags []string, class string, args []string) {
 	t.Helper()
 	javac, java, _ := jdk(t)
 	compileOnce.Do(func() {
@@ -59,42 +67,67 @@ func run(t testing.TB, flags, modes []string) {
 			return
 		}
 		classDir = dir
-		if out, err := exec.Command(javac, "-d", dir, "testdata/Busy.java").CombinedOutput(); err != nil {
+		if out, err := exec.Command(javac, "-d", dir, "testdata/Busy.java", "testdata/Shapes.java").CombinedOutput(); err != nil {
 			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
 		}
 	})
 	if compileErr != nil {
 		t.Fatal(compileErr)
 	}
-	args := append(append(flags, "-cp", classDir, "Busy"), modes...)
-	if b, err := exec.Command(java, args...).CombinedOutput(); err != nil {
-		t.Fatalf("java %v: %v\n%s", args, err, b)
+	all := append(append(flags, "-cp", classDir, class), args...)
+	if b, err := exec.Command(java, all...).CombinedOutput(); err != nil {
+		t.Fatalf("java %v: %v\n%s", all, err, b)
 	}
 }
 
 // refEvent is one event of `jfr print --json`, with only what the test
 // compares.
 type refEvent struct {
-	Type   string `json:"type"`
-	Values struct {
-		Duration    string `json:"duration"`
-		SumOfPauses string `json:"sumOfPauses"`
-		Weight      int64  `json:"weight"`
-		ID          int64  `json:"id"`
-		Name        string `json:"name"`
-		Value       string `json:"value"`
-		StackTrace  *struct {
-			Frames []struct {
-				Method struct {
-					Type struct {
-						Name string `json:"name"`
-					} `json:"type"`
+	Type   string    `json:"type"`
+	Values refValues `json:"values"`
+}
+
+// refValues holds the fields the test reads by name, and all of them raw.
+type refValues struct {
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	Value      string `json:"value"`
+	StackTrace *struct {
+		Frames []struct {
+			Method struct {
+				Type struct {
 					Name string `json:"name"`
-				} `json:"method"`
-				LineNumber int64 `json:"lineNumber"`
-			} `json:"frames"`
-		} `json:"stackTrace"`
-	} `json:"values"`
+				} `json:"type"`
+				Name string `json:"name"`
+			} `json:"method"`
+			LineNumber int64 `json:"lineNumber"`
+		} `json:"frames"`
+	} `json:"stackTrace"`
+	all map[string]json.RawMessage
+}
+
+func (v *refValues) UnmarshalJSON(b []byte) error {
+	type plain refValues
+	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &v.all)
+}
+
+// number reads a field that jfr print writes as a number, or as an
+// ISO-8601 duration for a time span, in nanoseconds.
+func (v *refValues) number(t *testing.T, name string) int64 {
+	t.Helper()
+	raw := v.all[name]
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return isoNanos(t, s)
+	}
+	var n int64
+	if err := json.Unmarshal(raw, &n); err != nil {
+		t.Fatalf("field %s: %s: %v", name, raw, err)
+	}
+	return n
 }
 
 // reference runs the JDK's own reader over the file.
@@ -155,45 +188,44 @@ func isoNanos(t *testing.T, s string) int64 {
 }
 
 // refTotals sums the reference events per sample type and per stack
-// (Class.method:line;... leaf first), by the sample type's unit.
+// (Class.method:line;... leaf first), by the sample type's unit. Wall
+// samples are counted (wall-samples): a JDK recording names no wall-clock
+// interval.
 func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
-	byEvent := map[string]spec{}
-	for _, s := range specs {
-		byEvent[s.event] = s
-	}
 	out := map[string]map[string]int64{}
 	for _, e := range evs {
-		s, ok := byEvent[e.Type]
-		if !ok {
-			continue
-		}
-		var v int64
-		switch {
-		case s.unit == "count":
-			v = 1
-		case s.unit == "bytes":
-			v = e.Values.Weight
-		case s.event == "jdk.GarbageCollection":
-			v = isoNanos(t, e.Values.SumOfPauses)
-		default:
-			v = isoNanos(t, e.Values.Duration)
-		}
-		var fs []string
-		if e.Values.StackTrace != nil {
-			for _, f := range e.Values.StackTrace.Frames {
-				name := strings.ReplaceAll(f.Method.Type.Name, "/", ".") + "." + f.Method.Name
-				fs = append(fs, fmt.Sprintf("%s:%d", name, f.LineNumber))
+		for _, s := range specs {
+			if s.event != e.Type || s.sample == cpuTimeType {
+				continue
 			}
+			v := int64(1)
+			if s.value != "" {
+				v = e.Values.number(t, s.value)
+			}
+			typ := s.sample
+			if typ == wallType {
+				typ = wallSamplesType
+			}
+			if out[typ] == nil {
+				out[typ] = map[string]int64{}
+			}
+			out[typ][refStack(e)] += v
 		}
-		if !s.stack {
-			fs = nil
-		}
-		if out[s.sample] == nil {
-			out[s.sample] = map[string]int64{}
-		}
-		out[s.sample][strings.Join(fs, ";")] += v
 	}
 	return out
+}
+
+// refStack is the Class.method:line;... key of an event's stack, "" for
+// an event without one.
+func refStack(e refEvent) string {
+	var fs []string
+	if e.Values.StackTrace != nil {
+		for _, f := range e.Values.StackTrace.Frames {
+			name := strings.ReplaceAll(f.Method.Type.Name, "/", ".") + "." + f.Method.Name
+			fs = append(fs, fmt.Sprintf("%s:%d", name, f.LineNumber))
+		}
+	}
+	return strings.Join(fs, ";")
 }
 
 // totals sums the profile the same way.
@@ -286,6 +318,9 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 	// thread-time: the durations, plus each sample's period.
 	tt := map[string]int64{}
 	for _, s := range specs {
+		if !s.thread {
+			continue
+		}
 		for stack, v := range want[s.sample] {
 			switch s.unit {
 			case "nanoseconds":

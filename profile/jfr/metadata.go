@@ -7,8 +7,18 @@ import (
 // element is one node of the metadata event's element tree.
 type element struct {
 	name     string
-	attr     map[string]string
+	attrs    []string // key, value, key, value, ...: a slice, not a map, as elements are many and small
 	children []*element
+}
+
+// attr returns the value of the attribute key, or "".
+func (e *element) attr(key string) string {
+	for i := 0; i+1 < len(e.attrs); i += 2 {
+		if e.attrs[i] == key {
+			return e.attrs[i+1]
+		}
+	}
+	return ""
 }
 
 // readMetadata decodes the metadata event at off: its string table, then
@@ -63,11 +73,12 @@ func (c *chunk) readElement(strs []string, depth int) *element {
 		}
 		return strs[i]
 	}
-	e := &element{name: at(), attr: map[string]string{}}
+	e := &element{name: at()}
 	na := d.length()
+	e.attrs = make([]string, 0, 2*min(na, 16))
 	for i := 0; i < na && d.err == nil; i++ {
 		k := at()
-		e.attr[k] = at()
+		e.attrs = append(e.attrs, k, at())
 	}
 	nc := d.length()
 	for i := 0; i < nc && d.err == nil; i++ {
@@ -91,39 +102,39 @@ func (c *chunk) buildClasses(root *element) {
 		}
 	}
 	for _, e := range elems {
-		id, err := strconv.ParseInt(e.attr["id"], 10, 64)
+		id, err := strconv.ParseInt(e.attr("id"), 10, 64)
 		if err != nil {
-			c.d.fail("metadata class %q has id %q", e.attr["name"], e.attr["id"])
+			c.d.fail("metadata class %q has id %q", e.attr("name"), e.attr("id"))
 			return
 		}
-		t := &class{id: id, name: e.attr["name"], super: e.attr["superType"]}
+		t := &class{id: id, name: e.attr("name"), super: e.attr("superType")}
 		c.classes[id] = t
 		c.byName[t.name] = t
 	}
 	for _, e := range elems {
-		id, _ := strconv.ParseInt(e.attr["id"], 10, 64)
+		id, _ := strconv.ParseInt(e.attr("id"), 10, 64)
 		t := c.classes[id]
 		for _, f := range e.children {
 			if f == nil || f.name != "field" {
 				continue
 			}
-			ft, err := strconv.ParseInt(f.attr["class"], 10, 64)
+			ft, err := strconv.ParseInt(f.attr("class"), 10, 64)
 			if err != nil {
-				c.d.fail("field %s.%s has class %q", t.name, f.attr["name"], f.attr["class"])
+				c.d.fail("field %s.%s has class %q", t.name, f.attr("name"), f.attr("class"))
 				return
 			}
-			fd := field{name: f.attr["name"], typeID: ft, pool: f.attr["constantPool"] == "true", array: f.attr["dimension"] == "1"}
+			fd := field{name: f.attr("name"), typeID: ft, pool: f.attr("constantPool") == "true", array: f.attr("dimension") == "1"}
 			for _, a := range f.children {
 				if a == nil || a.name != "annotation" {
 					continue
 				}
-				aid, _ := strconv.ParseInt(a.attr["class"], 10, 64)
+				aid, _ := strconv.ParseInt(a.attr("class"), 10, 64)
 				if at := c.classes[aid]; at != nil {
 					switch at.name {
 					case "jdk.jfr.Timespan":
-						fd.timespan = a.attr["value"]
+						fd.timespan = a.attr("value")
 					case "jdk.jfr.Timestamp":
-						fd.stamp = a.attr["value"]
+						fd.stamp = a.attr("value")
 					}
 				}
 			}

@@ -16,10 +16,11 @@ import (
 // interning functions and locations by name and line, and samples by
 // stack and labels.
 type builder struct {
-	index     map[string]int // event name → sample-type index in specs
+	index     map[string][]int // event name → its sample types' indexes in specs
 	present   []bool
 	funcs     map[string]*pprofile.Function
 	locs      map[frame]*pprofile.Location
+	maps      map[string]*pprofile.Mapping // native libraries by name
 	samples   map[string]*pprofile.Sample
 	order     []*pprofile.Sample
 	settings  map[string]map[string]string // event → setting name → value, last seen
@@ -29,11 +30,12 @@ type builder struct {
 }
 
 func newBuilder() *builder {
-	b := &builder{index: map[string]int{}, present: make([]bool, len(specs)),
+	b := &builder{index: map[string][]int{}, present: make([]bool, len(specs)),
 		funcs: map[string]*pprofile.Function{}, locs: map[frame]*pprofile.Location{},
-		samples: map[string]*pprofile.Sample{}, settings: map[string]map[string]string{}}
+		maps: map[string]*pprofile.Mapping{}, samples: map[string]*pprofile.Sample{},
+		settings: map[string]map[string]string{}}
 	for i, s := range specs {
-		b.index[s.event] = i
+		b.index[s.event] = append(b.index[s.event], i)
 	}
 	return b
 }
@@ -47,7 +49,7 @@ func (b *builder) addChunk(c *chunk, raw []byte) error {
 	}
 	b.end = max(b.end, end)
 	for _, e := range c.events {
-		i, ok := b.index[e.typ.name]
+		idx, ok := b.index[e.typ.name]
 		if !ok && e.typ.name != "jdk.ActiveSetting" {
 			continue
 		}
@@ -60,7 +62,7 @@ func (b *builder) addChunk(c *chunk, raw []byte) error {
 			b.setting(c, v)
 			continue
 		}
-		b.add(c, i, v)
+		b.add(c, idx, v)
 	}
 	return nil
 }
@@ -80,21 +82,25 @@ func (b *builder) setting(c *chunk, v value) {
 	m[c.str(c.get(v, "name"))] = c.str(c.get(v, "value"))
 }
 
-// add turns one event into a sample of sample type i.
-func (b *builder) add(c *chunk, i int, v value) {
-	s := specs[i]
-	var val int64
-	bucket := s.bucket
-	lb := map[string][]string{}
-	var frames []frame
-	switch s.unit {
-	case "count":
-		val = 1
-	case "bytes":
-		val = c.get(v, "weight").i
-	default:
-		val = b.duration(c, v, s)
+// add turns one event into a sample of each sample type in idx.
+func (b *builder) add(c *chunk, idx []int, v value) {
+	s := specs[idx[len(idx)-1]]
+	frames, lb := b.where(c, s, v)
+	state := c.str(c.get(v, "state"))
+	for _, i := range idx {
+		if specs[i].sample == cpuTimeType && state != "STATE_DEFAULT" {
+			continue // only async-profiler's CPU engine samples are CPU time
+		}
+		b.present[i] = true
+		b.sample(i, b.value(c, v, specs[i]), frames, lb)
 	}
+}
+
+// where returns an event's frames (a pseudo-frame for events without a
+// stack) and labels: thread, class, bucket.
+func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string) {
+	lb := map[string][]string{}
+	bucket := s.bucket
 	var class string
 	switch s.event {
 	case "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait":
@@ -102,10 +108,10 @@ func (b *builder) add(c *chunk, i int, v value) {
 	case "jdk.ThreadPark":
 		class = c.className(c.get(v, "parkedClass"))
 		bucket = parkBucket(class)
-	case "jdk.ObjectAllocationSample":
+	case "jdk.ExecutionSample", "profiler.WallClockSample":
+		bucket = stateBucket(lb, c.str(c.get(v, "state")))
+	default:
 		class = c.className(c.get(v, "objectClass"))
-	case "jdk.GarbageCollection":
-		frames = []frame{{fn: "[GC " + c.str(c.get(v, "name")) + "]"}}
 	}
 	if class != "" {
 		lb[LabelClass] = []string{class}
@@ -120,32 +126,53 @@ func (b *builder) add(c *chunk, i int, v value) {
 	if name := c.threadName(th); name != "" {
 		lb[labels.Thread] = []string{name}
 	}
-	if s.stack {
-		var trunc bool
-		frames, trunc = c.stack(c.get(v, "stackTrace"))
-		if trunc {
-			b.truncated++
-		}
-		if len(frames) == 0 {
-			frames = []frame{{fn: "[no stack: " + s.event + "]"}}
-		}
+	if !s.stack {
+		name := strings.TrimSpace(s.frame + c.str(c.get(v, "name")))
+		return []frame{{fn: "[" + name + "]"}}, lb
 	}
-	b.present[i] = true
-	b.sample(i, val, frames, lb)
+	frames, trunc := c.stack(c.get(v, "stackTrace"))
+	if trunc {
+		b.truncated++
+	}
+	if len(frames) == 0 {
+		frames = []frame{{fn: "[no stack: " + s.event + "]"}}
+	}
+	return frames, lb
 }
 
-// duration returns an event's time in nanoseconds: a GC's sum of pauses,
-// otherwise its duration.
-func (b *builder) duration(c *chunk, v value, s spec) int64 {
-	name := "duration"
-	if s.event == "jdk.GarbageCollection" {
-		name = "sumOfPauses"
+// stateBucket says what a sample in this thread state is: cpu when the
+// thread ran (STATE_RUNNABLE; STATE_DEFAULT, async-profiler's CPU engine;
+// no state); otherwise (async-profiler's STATE_SLEEPING, any other state)
+// the frames decide, and where none does, the sample is a wait, not the
+// classifier's default cpu (labels.Fallback).
+func stateBucket(lb map[string][]string, state string) string {
+	switch state {
+	case "", "STATE_DEFAULT", "STATE_RUNNABLE", "STATE_RUNNING":
+		return "cpu"
+	}
+	lb[labels.Fallback] = []string{"wait"}
+	return ""
+}
+
+// value returns what one event adds to the sample type: 1 for a counted
+// event, a count or size field as it is, a time span in nanoseconds.
+func (b *builder) value(c *chunk, v value, s spec) int64 {
+	if s.value == "" {
+		return 1
 	}
 	st := c.resolve(v)
+	if st.kind != vStruct {
+		return 0
+	}
 	for j, f := range st.typ.fields {
-		if f.name == name && j < len(st.fields) {
-			return max(0, c.spanNanos(f, st.fields[j].i))
+		if f.name != s.value || j >= len(st.fields) {
+			continue
 		}
+		x := c.resolve(st.fields[j]).i
+		if s.unit == "nanoseconds" && f.timespan != "" {
+			x = c.spanNanos(f, x)
+		}
+		return max(0, x)
 	}
 	return 0
 }
@@ -155,7 +182,7 @@ func (b *builder) sample(i int, val int64, frames []frame, lb map[string][]strin
 	var key strings.Builder
 	key.WriteString(strconv.Itoa(i))
 	for _, f := range frames {
-		fmt.Fprintf(&key, "|%s:%d", f.fn, f.line)
+		fmt.Fprintf(&key, "|%s:%d:%s", f.fn, f.line, f.lib)
 	}
 	for _, k := range mapsKeys(lb) {
 		fmt.Fprintf(&key, "|%s=%s", k, lb[k][0])
@@ -191,7 +218,20 @@ func (b *builder) location(f frame) *pprofile.Location {
 		fn = &pprofile.Function{ID: uint64(len(b.funcs) + 1), Name: f.fn, SystemName: f.fn}
 		b.funcs[f.fn] = fn
 	}
-	l := &pprofile.Location{ID: uint64(len(b.locs) + 1), Line: []pprofile.Line{{Function: fn, Line: f.line}}}
+	l := &pprofile.Location{ID: uint64(len(b.locs) + 1), Line: []pprofile.Line{{Function: fn, Line: f.line}}, Mapping: b.mapping(f.lib)}
 	b.locs[f] = l
 	return l
+}
+
+// mapping returns the mapping of a native library, nil for Java frames.
+func (b *builder) mapping(lib string) *pprofile.Mapping {
+	if lib == "" {
+		return nil
+	}
+	m := b.maps[lib]
+	if m == nil {
+		m = &pprofile.Mapping{ID: uint64(len(b.maps) + 1), File: lib}
+		b.maps[lib] = m
+	}
+	return m
 }

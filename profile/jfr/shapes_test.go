@@ -1,0 +1,319 @@
+package jfr
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
+)
+
+// TestMain removes the recordings and classes the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range []string{classDir, shared.dir} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
+	os.Exit(code)
+}
+
+// shared holds the recordings several tests read, each made once.
+var shared struct {
+	mu    sync.Mutex
+	dir   string
+	paths map[string]string
+}
+
+// recordOnce returns the path of the named recording, making it with make
+// (given the path to write) the first time.
+func recordOnce(t testing.TB, name string, make func(path string)) string {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if p, ok := shared.paths[name]; ok {
+		return p
+	}
+	if shared.dir == "" {
+		dir, err := os.MkdirTemp("", "jfrrec")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared.dir, shared.paths = dir, map[string]string{}
+	}
+	p := filepath.Join(shared.dir, name)
+	make(p)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the JVM wrote no %s: %v", name, err)
+	}
+	shared.paths[name] = p
+	return p
+}
+
+// tlabSettings writes a copy of the JDK's profile.jfc that also enables
+// jdk.ObjectAllocationInNewTLAB and jdk.ObjectAllocationOutsideTLAB (both
+// off in the JDK's own settings files).
+func tlabSettings(t testing.TB, dir string) string {
+	t.Helper()
+	_, java, _ := jdk(t)
+	real, err := filepath.EvalSymlinks(java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(filepath.Dir(filepath.Dir(real)), "lib", "jfr", "profile.jfc")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Skipf("no JDK settings file: %v", err)
+	}
+	re := regexp.MustCompile(`(<event name="jdk\.ObjectAllocation(?:InNew|Outside)TLAB">\s*<setting name="enabled"[^>]*>)false`)
+	if n := len(re.FindAllIndex(b, -1)); n != 2 {
+		t.Fatalf("%s: %d TLAB events' enabled settings found, want 2", src, n)
+	}
+	out := filepath.Join(dir, "tlab.jfc")
+	if err := os.WriteFile(out, re.ReplaceAll(b, []byte("${1}true")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// shapesRecording is testdata/Shapes.java recorded with profile.jfc plus
+// the TLAB events: async-profiler's event types written by the JDK, and
+// the JDK's own allocation, GC-phase and safepoint events.
+func shapesRecording(t testing.TB) string {
+	return recordOnce(t, "shapes.jfr", func(path string) {
+		settings := tlabSettings(t, filepath.Dir(path))
+		runClass(t, []string{"-XX:StartFlightRecording=filename=" + path + ",settings=" + settings}, "Shapes", nil)
+	})
+}
+
+// TestAsyncProfilerShapes: every event type Shapes commits, and the JDK's
+// TLAB, GC-phase and safepoint events, read as `jfr print --json` reads
+// them; wall-clock samples of the sleeping thread are not cpu, those of
+// the running thread are.
+func TestAsyncProfilerShapes(t *testing.T) {
+	path := shapesRecording(t)
+	p := compareWithJDK(t, path, false)
+	for _, typ := range []string{wallSamplesType, "alloc-in-new-tlab", "alloc-outside-tlab", "live", "malloc", "native-lock", "gc-phase-pause", "safepoint", "gc-pause"} {
+		if sum(p, typ) <= 0 {
+			t.Errorf("%s: no samples; the profile has %v", typ, p.SampleType)
+		}
+	}
+	w := sampleIndex(p, wallSamplesType)
+	byThread := map[string]string{}
+	for _, s := range p.Sample {
+		if w < 0 || s.Value[w] == 0 {
+			continue
+		}
+		th := strings.Join(s.Label[labels.Thread], "")
+		byThread[th] = strings.Join(s.Label[labels.Bucket], "") + "/" + strings.Join(s.Label[labels.Fallback], "")
+	}
+	if byThread["shapes-sleeper"] != "/wait" || byThread["shapes-runner"] != "cpu/" {
+		t.Errorf("wall samples' bucket/fallback by thread: %v; want the sleeper's to fall back to wait and the runner's to be cpu", byThread)
+	}
+	_, warns := parseFile(t, path)
+	if !slicesContain(warns, "names no wall-clock interval") {
+		t.Errorf("no warning that wall-samples counts samples: %q", warns)
+	}
+	gc := map[string]bool{}
+	for _, s := range p.Sample {
+		if i := sampleIndex(p, "gc-phase-pause"); s.Value[i] > 0 {
+			gc[s.Location[0].Line[0].Function.Name+" "+s.Label[labels.Bucket][0]] = true
+		}
+	}
+	if len(gc) == 0 {
+		t.Errorf("no GC phase pseudo-frames")
+	}
+	for k := range gc {
+		if !strings.HasPrefix(k, "[GC phase: ") || !strings.HasSuffix(k, "] gc") {
+			t.Errorf("GC phase sample %q; want a [GC phase: NAME] frame in bucket gc", k)
+		}
+	}
+}
+
+func slicesContain(ss []string, sub string) bool {
+	for _, s := range ss {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIntervals: the nanoseconds one async-profiler sample stands for, as
+// its settings give them (src/flightRecorder.cpp writeSettings,
+// src/wallClock.cpp and src/arguments.h for the defaults).
+func TestIntervals(t *testing.T) {
+	for _, c := range []struct {
+		settings  map[string]map[string]string
+		wall, cpu int64 // 0: unknown
+	}{
+		{nil, 0, 0},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"wall": "0"}}, 50e6, 0},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"wall": "20000000", "interval": "5000000"},
+			"jdk.ActiveRecording": {"engine": "perf_events", "event": "cpu"}}, 20e6, 5e6},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "0"},
+			"jdk.ActiveRecording": {"engine": "wall", "event": "wall"}}, 50e6, 0},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "0"},
+			"jdk.ActiveRecording": {"engine": "itimer", "event": "cpu"}}, 0, 10e6},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "1000000"},
+			"jdk.ActiveRecording": {"engine": "perf_events", "event": "cycles"}}, 0, 0},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"wall": "x"}}, 0, 0},
+	} {
+		b := newBuilder()
+		b.settings = c.settings
+		wall, _ := b.wallInterval()
+		cpu, _ := b.cpuInterval()
+		if wall != c.wall || cpu != c.cpu {
+			t.Errorf("%v: wall %d, cpu %d; want %d, %d", c.settings, wall, cpu, c.wall, c.cpu)
+		}
+	}
+}
+
+// TestWallInterval: with a wall-clock interval (as async-profiler's
+// --wall 20ms writes it), wall is nanoseconds: each sample's count times
+// the interval, per stack the same as wall-samples without it.
+func TestWallInterval(t *testing.T) {
+	data, err := os.ReadFile(shapesRecording(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, _ := b.profile()
+	b, _ = read(data)
+	b.settings["jdk.ExecutionSample"] = map[string]string{"wall": "20000000"}
+	timed, warns := b.profile()
+	if err := timed.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	i := sampleIndex(timed, wallType)
+	if i < 0 || timed.SampleType[i].Unit != "nanoseconds" || sampleIndex(timed, wallSamplesType) >= 0 {
+		t.Fatalf("sample types %v; want wall in nanoseconds and no wall-samples", timed.SampleType)
+	}
+	want, got := totals(counted)[wallSamplesType], totals(timed)[wallType]
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("%d wall stacks, %d counted ones", len(got), len(want))
+	}
+	for stack, n := range want {
+		if got[stack] != n*20e6 {
+			t.Errorf("stack %q: %d ns for %d samples at 20 ms", stack, got[stack], n)
+		}
+	}
+	if !slicesContain(warns, "20ms wall-clock interval") {
+		t.Errorf("no warning naming the interval: %q", warns)
+	}
+}
+
+// TestNativeFrames: async-profiler's native frames (a "()L;" method whose
+// class is the library, "(Lk;)L;" or a Kernel frame type in the kernel)
+// are named by the bare symbol with the library as the location's
+// mapping; Java frames are Class.method with no mapping; a nameless
+// "()L;" frame (the allocated class async-profiler puts on top) is the
+// class. async-profiler is not installed where the tests run, so the
+// values are built as the reader decodes them from its pools.
+func TestNativeFrames(t *testing.T) {
+	str := func(s string) value { return value{kind: vString, s: s} }
+	cls := &class{name: "java.lang.Class", fields: []field{{name: "name"}}}
+	meth := &class{name: "jdk.types.Method", fields: []field{{name: "type"}, {name: "name"}, {name: "descriptor"}}}
+	sf := &class{name: "jdk.types.StackFrame", fields: []field{{name: "method"}, {name: "lineNumber"}, {name: "type"}}}
+	fr := func(lib, name, desc, typ string, line int64) value {
+		m := value{kind: vStruct, typ: meth, fields: []value{{kind: vStruct, typ: cls, fields: []value{str(lib)}}, str(name), str(desc)}}
+		return value{kind: vStruct, typ: sf, fields: []value{m, {kind: vInt, i: line}, str(typ)}}
+	}
+	c := &chunk{}
+	got := []frame{
+		c.frame(fr("libc.so.6", "__GI___libc_malloc", "()L;", "Native", 0)),
+		c.frame(fr("", "do_syscall_64", "(Lk;)L;", "Kernel", 0)),
+		c.frame(fr("", "entry_SYSCALL_64", "()L;", "Kernel", 0)),
+		c.frame(fr("java/lang/Thread", "sleep", "(J)V", "Native", 0)),
+		c.frame(fr("com/example/App", "run", "()V", "JIT compiled", 42)),
+		c.frame(fr("java/lang/String", "", "()L;", "Inlined", 0)),
+	}
+	want := []frame{
+		{fn: "__GI___libc_malloc", lib: "libc.so.6"},
+		{fn: "do_syscall_64", lib: "[kernel.kallsyms]"},
+		{fn: "entry_SYSCALL_64", lib: "[kernel.kallsyms]"},
+		{fn: "java.lang.Thread.sleep"},
+		{fn: "com.example.App.run", line: 42},
+		{fn: "java.lang.String"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("frames %+v\nwant %+v", got, want)
+	}
+	b := newBuilder()
+	b.present[0] = true
+	b.sample(0, 1, got, map[string][]string{})
+	b.sample(0, 1, got[:2], map[string][]string{})
+	p, _ := b.profile()
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, l := range p.Location {
+		if l.Mapping != nil {
+			files = append(files, l.Line[0].Function.Name+"@"+l.Mapping.File)
+		}
+	}
+	if strings.Join(files, " ") != "__GI___libc_malloc@libc.so.6 do_syscall_64@[kernel.kallsyms] entry_SYSCALL_64@[kernel.kallsyms]" || len(p.Mapping) != 2 {
+		t.Errorf("native locations %v, %d mappings; want the library of each native frame", files, len(p.Mapping))
+	}
+}
+
+// TestCPUTime: async-profiler's CPU engine writes jdk.ExecutionSample with
+// STATE_DEFAULT; with its engine and interval settings those samples make
+// cpu-time (count × interval), while a STATE_SLEEPING sample (its
+// --nobatch wall mode) stays out of cpu-time and falls back to wait. The
+// events are built as the reader decodes async-profiler's (which the tests
+// cannot run).
+func TestCPUTime(t *testing.T) {
+	ev := &class{name: "jdk.ExecutionSample", fields: []field{{name: "startTime"}, {name: "sampledThread"}, {name: "stackTrace"}, {name: "state"}}}
+	sample := func(state string) value {
+		return value{kind: vStruct, typ: ev, fields: []value{{kind: vInt}, {}, {}, {kind: vString, s: state}}}
+	}
+	build := func(event string) *builder {
+		c, b := &chunk{}, newBuilder()
+		for _, st := range []string{"STATE_DEFAULT", "STATE_DEFAULT", "STATE_DEFAULT", "STATE_SLEEPING"} {
+			b.add(c, b.index[ev.name], sample(st))
+		}
+		b.settings = map[string]map[string]string{
+			"jdk.ActiveRecording": {"engine": "perf_events", "event": event},
+			"jdk.ExecutionSample": {"interval": "2000000"},
+		}
+		return b
+	}
+	b := build("cpu")
+	p, warns := b.profile()
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sum(p, cpuTimeType); got != 3*2e6 || sum(p, "execution-samples") != 4 || p.DefaultSampleType != cpuTimeType {
+		t.Errorf("cpu-time %d, execution-samples %d, default %s; want 6 ms of CPU from 3 samples at 2 ms, 4 samples, cpu-time",
+			got, sum(p, "execution-samples"), p.DefaultSampleType)
+	}
+	var waits int64
+	for _, s := range p.Sample {
+		cpu := s.Value[sampleIndex(p, cpuTimeType)]
+		switch bucket := strings.Join(s.Label[labels.Bucket], ""); {
+		case bucket == "" && strings.Join(s.Label[labels.Fallback], "") == "wait" && cpu == 0:
+			waits += s.Value[sampleIndex(p, "execution-samples")]
+		case bucket != "cpu":
+			t.Errorf("sample %v with %d ns of cpu-time", s.Label, cpu)
+		}
+	}
+	if waits != 1 {
+		t.Errorf("%d samples fall back to wait, want the sleeping one", waits)
+	}
+	if slicesContain(warns, "at most 5 threads") || !slicesContain(warns, "2ms interval of async-profiler's perf_events engine") {
+		t.Errorf("warnings %q: want the engine's interval, not the JDK sampler's limit", warns)
+	}
+	if p, _ := build("cycles").profile(); sampleIndex(p, cpuTimeType) >= 0 {
+		t.Errorf("cpu-time from a cycles engine: %v", p.SampleType)
+	}
+}
