@@ -64,8 +64,11 @@ func TestTopJFR(t *testing.T) {
 	if r.Kind != "trace" || !strings.HasPrefix(r.SampleType, "thread-time") {
 		t.Errorf("kind %s, sample type %s; want trace, thread-time", r.Kind, r.SampleType)
 	}
+	// Each bucket is there: the compute phase's share falls when a loaded
+	// machine gives the JVM less CPU in the same wall time (4% seen at a
+	// load of 15 on 2 cores), the sleeps' and the contention's do not.
 	for _, b := range []string{"cpu", "wait", "lock-contention"} {
-		if shares[b] < 0.05 {
+		if shares[b] < 0.01 {
 			t.Errorf("%s: share %.3f of a program that computes, contends and sleeps; buckets %v", b, shares[b], shares)
 		}
 	}
