@@ -394,3 +394,26 @@ func TestOffCPUOldSwitchFormat(t *testing.T) {
 		t.Errorf("old format: %s total %d, new format %d", p2.SampleType[0].Type, b, a)
 	}
 }
+
+// TestOffCPUBlockedNeverCPU records sem_wait, pthread_cond_wait and
+// sigsuspend with frame-pointer call graphs (-g), which stop in glibc at
+// the futex or signal call, so that no frame rule claims some stacks:
+// blocked time is still no cpu at all (the fallback label makes it wait),
+// and the buckets match the program's measurements.
+func TestOffCPUBlockedNeverCPU(t *testing.T) {
+	run := recordProg(t, []string{"50", "sync", "pause"}, "-e", "sched:sched_switch", "-g", "--switch-events")
+	l := loadText(t, run.text)
+	for _, s := range l.Profile.Sample {
+		if s.Value[0] == 0 || len(s.Label[profile.LabelBucket]) > 0 {
+			continue
+		}
+		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || (fb[0] != "wait" && fb[0] != "io") {
+			t.Errorf("blocked off-CPU record without a wait or io fallback label: %v", s.Label)
+		}
+	}
+	got, _, _ := topBuckets(t, l, "")
+	if got[diff.CPU] != 0 {
+		t.Errorf("cpu holds %.3f ms of off-CPU time, want none", got[diff.CPU]/1e6)
+	}
+	checkBuckets(t, got, run.want)
+}

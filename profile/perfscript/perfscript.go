@@ -77,7 +77,10 @@
 // become off-CPU time when the text also says when each thread came back
 // (see offcpu.go): sample type off-cpu/nanoseconds, each switch-out record
 // charged the time until the thread's next switch-in, preempted (prev_state
-// R) time labelled as scheduler latency. Without any switch-in they are
+// R) time labelled as scheduler latency, blocked time labelled with the
+// fallback bucket no frame rule overrules (io for D, else wait), each
+// switch-out's record apart from other events' records of the same stack
+// and thread. Without any switch-in they are
 // read like any other event: one count per switch. PERF_RECORD_SWITCH
 // lines (perf script --show-switch-events) only mark switch-ins and outs;
 // they are not samples. OnCPUEvent and OffCPUEvent classify event names
@@ -503,7 +506,7 @@ type event struct {
 type sampleAcc struct {
 	s     *profile.Sample
 	vals  []eventValue
-	sched bool // sched_switch records of preempted (runnable) threads
+	state switchState // sched_switch records: what prev_state says (0 otherwise)
 }
 
 // eventValue is what one record holds for one event.
@@ -586,12 +589,12 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	}
 	ev.total += value
 	var sw switchFields
-	runnable, dead := false, false
+	var st switchState
 	if h.event == schedSwitch {
 		sw = parseSwitchFields(h.fields)
-		runnable, dead = schedState(sw.state)
+		st = schedState(sw.state)
 	}
-	acc := b.sample(h, locs, runnable)
+	acc := b.sample(h, locs, st)
 	j, found := slices.BinarySearchFunc(acc.vals, ei, func(e eventValue, ei int) int { return cmp.Compare(e.ei, ei) })
 	if !found {
 		acc.vals = slices.Insert(acc.vals, j, eventValue{ei: ei})
@@ -599,7 +602,7 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	acc.vals[j].v += value
 	acc.vals[j].n++
 	if h.event == schedSwitch && h.hasTime {
-		return b.offCPUSwitch(h, sw, acc, ei, dead)
+		return b.offCPUSwitch(h, sw, acc, ei, st == stateDead)
 	}
 	return nil
 }
@@ -661,9 +664,10 @@ func (b *builder) count(h *header) (ei int, value int64) {
 
 // sample returns the accumulator of a stack (leaf first) with the header's
 // comm, pid and tid, adding it when new.
-// Preempted sched_switch records (sched) are kept apart from the others,
-// to be labelled as scheduler latency.
-func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampleAcc {
+// sched_switch records are kept apart from the others and from each other
+// by what their prev_state says (st), to be labelled: scheduler latency,
+// or the fallback bucket of blocked time.
+func (b *builder) sample(h *header, locs []*profile.Location, st switchState) *sampleAcc {
 	key := b.key[:0]
 	for _, l := range locs {
 		key = binary.AppendUvarint(key, l.ID)
@@ -676,8 +680,8 @@ func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampl
 	}
 	key = append(key, 0)
 	key = binary.AppendVarint(key, h.tid)
-	if sched {
-		key = append(key, 0, 'R')
+	if st != 0 {
+		key = append(key, 0, byte(st))
 	}
 	b.key = key
 	acc, ok := b.samples[string(key)]
@@ -690,7 +694,7 @@ func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampl
 		if h.hasPID {
 			s.NumLabel["pid"] = []int64{h.pid}
 		}
-		acc = &sampleAcc{s: s, sched: sched}
+		acc = &sampleAcc{s: s, state: st}
 		b.samples[string(key)] = acc
 		b.order = append(b.order, acc)
 	}
@@ -905,8 +909,7 @@ func (b *builder) values(p *profile.Profile, counted bool) {
 			}
 		}
 		acc.s.Value = v
-		if acc.sched && offTime {
-			schedLabels(acc)
+		if offTime && offCPULabels(acc) {
 			late = append(late, acc.s)
 			continue
 		}

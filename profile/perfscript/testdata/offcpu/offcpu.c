@@ -5,13 +5,19 @@
 //	      argument "sync" also sem_wait and pthread_cond_wait (perf's
 //	      frame-pointer unwinding cannot get out of glibc there: record
 //	      those with --call-graph dwarf)
-//	lock: pthread_mutex_lock on a mutex the other thread holds
+//	      with "pause", sigsuspend until the other thread signals it
+//	      (no frame rule names sigsuspend: its time is wait only by the
+//	      fallback label of blocked off-CPU time)
+//	lock: pthread_mutex_lock on a mutex the other thread holds (for
+//	      "lock=K" steps, default 1)
 //	io:   recv on a socket the other thread writes to later
 //
 // It prints "wait N", "lock N" and "io N" lines, nanoseconds. The first
-// argument is the length of each blocking step in ms (default 100).
+// argument is the length of each blocking step in ms (default 100); the
+// others are the words above, in any order.
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +31,8 @@ static atomic_int held;
 static atomic_llong wait_ns;
 static int sv[2];
 static long step_ns = 100000000;
-static int sync_mode;
+static int sync_mode, pause_mode, lock_steps = 1;
+static pthread_t main_th;
 static sem_t sem;
 static pthread_mutex_t cmu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -48,7 +55,8 @@ static void *holder(void *arg) {
 	(void)arg;
 	pthread_mutex_lock(&mu);
 	atomic_store(&held, 1);
-	nap(); // main blocks on mu meanwhile
+	for (int i = 0; i < lock_steps; i++)
+		nap(); // main blocks on mu meanwhile
 	pthread_mutex_unlock(&mu);
 	nap(); // main blocks in recv meanwhile
 	if (send(sv[1], "x", 1, 0) != 1) {
@@ -64,14 +72,52 @@ static void *holder(void *arg) {
 		pthread_cond_signal(&cv);
 		pthread_mutex_unlock(&cmu);
 	}
+	if (pause_mode) {
+		nap(); // main blocks in sigsuspend meanwhile
+		pthread_kill(main_th, SIGUSR1);
+	}
 	return NULL;
+}
+
+static void on_usr1(int sig) { (void)sig; }
+
+// args reads the words after the step length.
+static void args(int argc, char **argv) {
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "sync") == 0)
+			sync_mode = 1;
+		else if (strcmp(argv[i], "pause") == 0)
+			pause_mode = 1;
+		else if (strncmp(argv[i], "lock=", 5) == 0)
+			lock_steps = atoi(argv[i] + 5);
+		else {
+			fprintf(stderr, "offcpu: unknown argument %s\n", argv[i]);
+			exit(2);
+		}
+	}
+}
+
+// suspend waits in sigsuspend for the other thread's SIGUSR1, which is
+// blocked until then (a signal sent early stays pending).
+static void suspend(const sigset_t *old) {
+	long long t0 = now();
+	sigset_t wait = *old;
+	sigdelset(&wait, SIGUSR1);
+	sigsuspend(&wait);
+	atomic_fetch_add(&wait_ns, now() - t0);
 }
 
 int main(int argc, char **argv) {
 	if (argc > 1)
 		step_ns = atol(argv[1]) * 1000000L;
-	sync_mode = argc > 2 && strcmp(argv[2], "sync") == 0;
+	args(argc, argv);
 	sem_init(&sem, 0, 0);
+	main_th = pthread_self();
+	signal(SIGUSR1, on_usr1);
+	sigset_t usr1, old;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, &old); // the holder inherits it
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
 		perror("socketpair");
 		return 1;
@@ -100,6 +146,8 @@ int main(int argc, char **argv) {
 		pthread_mutex_unlock(&cmu);
 		atomic_fetch_add(&wait_ns, now() - t0);
 	}
+	if (pause_mode)
+		suspend(&old);
 	nap();
 	t0 = now();
 	pthread_join(th, NULL);
