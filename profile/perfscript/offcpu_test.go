@@ -417,3 +417,37 @@ func TestOffCPUBlockedNeverCPU(t *testing.T) {
 	}
 	checkBuckets(t, got, run.want)
 }
+
+// TestOffCPUSchedFirstIsNotTrace moves a recording's first record of
+// scheduler latency (LabelBucket "sched") to the front and writes the
+// profile as pprof: its kind is still wall, not a Go trace (only the Go
+// trace reader's comment says trace).
+func TestOffCPUSchedFirstIsNotTrace(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	p, _, err := perfscript.Parse(run.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i, s := range p.Sample {
+		if v := s.Label[profile.LabelBucket]; len(v) == 1 && v[0] == profile.SchedLatency {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Skip("the recording holds no preempted switch-out")
+	}
+	p.Sample[0], p.Sample[at] = p.Sample[at], p.Sample[0]
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := pprofile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := profile.DetectKind(back); k != profile.KindWall {
+		t.Errorf("kind %s with a scheduler-latency first sample, want wall", k)
+	}
+}
