@@ -32,8 +32,9 @@
 //     warning. A frame whose symbol starts with `(`, except
 //     `(anonymous namespace)`, is skipped as stackcollapse-perf.pl does.
 //   - Names are tidied like stackcollapse-perf.pl does: `;` becomes `:`,
-//     everything from the first `(` is dropped unless the name looks like a
-//     Go method (`pkg.(*T).M`) or the `(` opens `(anonymous namespace)`,
+//     a trailing parameter list is dropped (see cutParams: lambdas,
+//     `(anonymous namespace)` and Rust's `<()>` keep their parentheses)
+//     unless the name looks like a Go method (`pkg.(*T).M`),
 //     quotes are removed, and in a process whose comm is `java` a leading
 //     `L` of a slashed class name goes (`Ljava/lang/Thread;::run` becomes
 //     `java/lang/Thread:::run`). `[unknown]` (and a missing symbol, `addr
@@ -809,9 +810,107 @@ func TidyName(sym, dso string, java bool) string {
 	return f
 }
 
-// cutParams drops everything from the first `(` that does not open
-// `(anonymous namespace)`.
+// cutParams drops a C++ (or JVM, .NET) function's parameter list and what
+// follows it (` const`, ` [clone .cold]`, a return type): the last
+// parenthesized group at depth 0 of parentheses, <>, [] and {} that no `::`
+// or `(` follows. So `(anonymous namespace)::f(int)`, a lambda's
+// `f()::{lambda(int)#1}::operator()(int) const` and Rust's
+// `std::rt::lang_start::<()>::{{closure}}` keep their inner parentheses
+// (the first two become `(anonymous namespace)::f` and
+// `f()::{lambda(int)#1}::operator()`). The symbols of an operator name
+// (`operator()`, `operator<<`) are part of the name. A name whose brackets
+// do not balance is cut at its first `(` that does not open `(anonymous
+// namespace)`, as stackcollapse-perf.pl does.
 func cutParams(f string) string {
+	depth, last := 0, -1
+	for i := 0; i < len(f); i++ {
+		n, d := bracket(f, i)
+		if d > 0 && depth == 0 && f[i] == '(' {
+			last = i
+		}
+		if depth += d; depth < 0 {
+			return cutFirstParen(f)
+		}
+		i += n - 1
+	}
+	if depth != 0 {
+		return cutFirstParen(f)
+	}
+	if last < 0 || strings.HasPrefix(f[last:], "(anonymous namespace)") {
+		return f
+	}
+	close := matchParen(f, last)
+	if close < 0 || strings.Contains(f[close:], "::") || strings.ContainsRune(f[close+1:], '(') {
+		return f
+	}
+	return f[:last]
+}
+
+// bracket reads f at i: n bytes (more than 1 for a C++ operator name such
+// as `operator()` or `operator<<`, and for Rust's `->`, whose symbols are
+// no brackets) that open (d 1), close (d -1) or do neither (d 0) a
+// bracket: parentheses, <>, [] or {}.
+func bracket(f string, i int) (n, d int) {
+	if n := operatorLen(f, i); n > 0 {
+		return n, 0
+	}
+	if strings.HasPrefix(f[i:], "->") {
+		return 2, 0
+	}
+	switch f[i] {
+	case '(', '<', '[', '{':
+		return 1, 1
+	case ')', '>', ']', '}':
+		return 1, -1
+	}
+	return 1, 0
+}
+
+// operatorLen is the length of a C++ operator name (`operator` and its
+// symbols: `operator()`, `operator<<`, `operator->*`) that starts at i,
+// or 0.
+func operatorLen(f string, i int) int {
+	const kw = "operator"
+	if !strings.HasPrefix(f[i:], kw) || (i > 0 && isIdent(f[i-1])) {
+		return 0
+	}
+	j := i + len(kw)
+	for _, two := range []string{"()", "[]"} {
+		if strings.HasPrefix(f[j:], two) {
+			return j + 2 - i
+		}
+	}
+	k := j
+	for k < len(f) && strings.IndexByte("<>=!+-*/%^&|~,", f[k]) >= 0 {
+		k++
+	}
+	if k == j {
+		return 0 // operator new, operator bool: an ordinary name
+	}
+	return k - i
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// matchParen returns the index of the `)` that closes the `(` at open, or
+// -1.
+func matchParen(f string, open int) int {
+	depth := 0
+	for i := open; i < len(f); i++ {
+		n, d := bracket(f, i)
+		if depth += d; d < 0 && depth == 0 {
+			return i
+		}
+		i += n - 1
+	}
+	return -1
+}
+
+// cutFirstParen drops everything from the first `(` that does not open
+// `(anonymous namespace)`.
+func cutFirstParen(f string) string {
 	for i := 0; i < len(f); i++ {
 		if f[i] == '(' && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
 			return f[:i]
