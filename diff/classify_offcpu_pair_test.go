@@ -85,8 +85,8 @@ func within5(got, want float64) bool { return math.Abs(got-want) <= 0.05*want }
 // change.
 func TestOffCPUPairLockContention(t *testing.T) {
 	bin := buildOffCPUProgram(t)
-	base := recordOffCPUSide(t, bin, "20", "rounds=6")
-	newer := recordOffCPUSide(t, bin, "20", "rounds=6", "lockers=3")
+	base := recordOffCPUSide(t, bin, "10", "rounds=12", "lock=3")
+	newer := recordOffCPUSide(t, bin, "10", "rounds=12", "lock=3", "lockers=3")
 	a := NewAnalyzer(Options{Top: -1})
 	if err := a.Add(Base, base.l); err != nil {
 		t.Fatal(err)
