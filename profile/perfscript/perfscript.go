@@ -988,9 +988,10 @@ func (b *builder) defaultType(p *profile.Profile) {
 	}
 }
 
-// values fills the samples' values, records of preempted threads
-// (scheduler latency, labelled) after the others: kind detection reads the
-// first sample's labels.
+// values fills the samples' values and labels the off-CPU records, those
+// of preempted threads (scheduler latency) after the others: profdiff
+// before 2026-12 read a profile whose first sample carries LabelBucket as
+// a Go trace, and may read the pprof a newer one writes.
 func (b *builder) values(p *profile.Profile, counted bool) {
 	kept := b.kept()
 	n := len(kept)
