@@ -76,3 +76,53 @@ func TestOffCPUBlockDevice(t *testing.T) {
 	}
 	t.Logf("%d records of off-CPU time in io_schedule", seen)
 }
+
+// TestOffCPUVforkWait records posix_spawnp: glibc's vfork parks the
+// parent in D (an uninterruptible completion wait, so its fallback is io)
+// until the child execs, which the kernel completion rule makes wait.
+func TestOffCPUVforkWait(t *testing.T) {
+	for _, tool := range []string{"gcc", "perf"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	bin, data := filepath.Join(dir, "spawn"), filepath.Join(dir, "spawn.data")
+	if out, err := exec.Command("gcc", "-O1", "-fno-omit-frame-pointer", "-o", bin, filepath.Join("testdata", "spawn", "spawn.c")).CombinedOutput(); err != nil {
+		t.Skipf("gcc failed: %v: %s", err, out)
+	}
+	if out, err := exec.Command("perf", "record", "-q", "-o", data, "-e", "sched:sched_switch", "-g", "--switch-events", "--", bin).CombinedOutput(); err != nil {
+		t.Skipf("perf cannot record here (%v): %s", err, firstLine(string(out)))
+	}
+	text, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	l := loadText(t, string(text))
+	rs := diff.DefaultRules()
+	seen := 0
+	for _, s := range l.Profile.Sample {
+		var names []string
+		clone := false
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line {
+				names = append(names, ln.Function.Name)
+				clone = clone || ln.Function.Name == "kernel_clone"
+			}
+		}
+		if !clone || s.Value[0] == 0 || !strings.Contains(strings.Join(names, ";"), "wait_for_completion") {
+			continue
+		}
+		seen++
+		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || fb[0] != "io" {
+			t.Errorf("a vfork wait has fallback %v, want io (prev_state D)", fb)
+		}
+		if b, _ := rs.ClassifyStack(names, l.Kind); b != diff.Wait {
+			t.Errorf("%s, want wait: %s", b, strings.Join(names, ";"))
+		}
+	}
+	if seen == 0 {
+		t.Skip("no vfork completion wait was recorded")
+	}
+	t.Logf("%d records of vfork waits", seen)
+}
