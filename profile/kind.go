@@ -55,7 +55,9 @@ func ParseKind(s string) (Kind, error) {
 //	heap:          alloc_*/inuse_* or space/bytes
 //
 // A profile profdiff built from a Go execution trace (and wrote out again,
-// say with --output-pprof) says so in a comment and in its samples' labels.
+// say with --output-pprof) says so in a comment, and a JFR recording's by
+// its thread-time sample type; their samples' labels do not decide (perf
+// sched_switch off-CPU time sets them too).
 //
 // Go writes mutex and block profiles with identical types, so the two are told
 // apart by their frames: a mutex profile's stacks end in an unlock.
@@ -73,7 +75,10 @@ func DetectKind(p *pprofile.Profile) Kind {
 		period = p.PeriodType.Type + "/" + p.PeriodType.Unit
 	}
 	switch {
-	case fromGoTrace(p):
+	case fromGoTrace(p) || has(jfrThreadTime):
+		// A JFR recording's thread time, a sample type only the JFR
+		// reader writes, is a trace of events too (the registry's kind
+		// for JFR): so it stays after a pprof round trip.
 		return KindTrace
 	case period == "wall/nanoseconds" || period == "wallclock/nanoseconds" || has("wall") || has("wallclock"):
 		return KindWall
@@ -96,6 +101,10 @@ func DetectKind(p *pprofile.Profile) Kind {
 	}
 	return KindUnknown
 }
+
+// jfrThreadTime is jfr.ThreadTime (kind detection imports no format
+// package; TestKindJFRThreadTime checks that the two agree).
+const jfrThreadTime = "thread-time"
 
 // looksLikeMutex reports whether most leaf frames of a contention profile are
 // unlock calls (Go mutex profile) rather than lock/channel calls (Go block
@@ -120,13 +129,15 @@ func looksLikeMutex(p *pprofile.Profile) bool {
 }
 
 // fromGoTrace reports whether p is goroutine time read from a Go execution
-// trace: the reader's comment (labels.GoTraceComment) or the LabelBucket
-// label, which only a trace reader sets, says so.
+// trace: only the reader's comment (labels.GoTraceComment), which it puts
+// on every profile it builds and which pprof keeps, says so. Sample labels
+// do not: JFR recordings and perf sched_switch off-CPU time set LabelBucket
+// too (a perf off-CPU profile's preempted records say "sched").
 func fromGoTrace(p *pprofile.Profile) bool {
 	for _, c := range p.Comments {
 		if strings.HasPrefix(c, labels.GoTraceComment) {
 			return true
 		}
 	}
-	return len(p.Sample) > 0 && len(p.Sample[0].Label[LabelBucket]) > 0
+	return false
 }

@@ -31,8 +31,11 @@ import (
 // off-cpu/nanoseconds in place of the event's count. prev_state R or R+
 // (preempted, still runnable) is scheduler latency: such records carry the
 // LabelBucket label "sched" and are in no bucket; other states (S, D, ...)
-// are blocked time and the frames decide the bucket (their records may
-// also hold other events' values: one record per stack and thread). A switch-out with
+// are blocked time and the frames decide the bucket, or, where no frame
+// rule claims the stack, the LabelFallback label: io for D, wait for the
+// others, never cpu (see offCPULabels). A switch-out's record is one of
+// its own, apart from other events' records of the same stack and thread
+// and from switch-outs of another state class. A switch-out with
 // prev_state X or Z (the thread exits) opens no interval. A thread still
 // off the CPU at the end of the text is charged up to the last time stamp
 // of the text (with a warning: its real off-CPU time is longer). A file
@@ -154,11 +157,33 @@ type offCPU struct {
 	idleOut     bool
 }
 
-// schedState tells what a sched_switch's prev_state means: runnable
-// (preempted: scheduler latency), dead (no interval) or blocked.
-func schedState(s string) (runnable, dead bool) {
+// switchState is what a sched_switch's prev_state says about the thread
+// that left the CPU.
+type switchState byte
+
+const (
+	stateRunnable switchState = 'R' // preempted: scheduler latency
+	stateDisk     switchState = 'D' // uninterruptible sleep: fallback io
+	stateBlocked  switchState = 'S' // any other sleep: fallback wait
+	stateDead     switchState = 'X' // exiting (X, Z): no interval
+)
+
+// schedState reads a sched_switch's prev_state: R or R+ (the + is a
+// pending preemption) is runnable; X or Z is dead; D (TASK_UNINTERRUPTIBLE,
+// as the kernel reports every uninterruptible and killable sleep) is
+// stateDisk; everything else (S, I, T, t, P, W, K, N, combinations with |)
+// is blocked.
+func schedState(s string) switchState {
 	s = strings.TrimSuffix(s, "+")
-	return s == "R", strings.ContainsAny(s, "XZ")
+	switch {
+	case s == "R":
+		return stateRunnable
+	case strings.ContainsAny(s, "XZ"):
+		return stateDead
+	case strings.Contains(s, "D"):
+		return stateDisk
+	}
+	return stateBlocked
 }
 
 // noteTime keeps the last time stamp, where open intervals end.
@@ -270,9 +295,28 @@ func (o *offCPU) complete() bool {
 // offCPUEvent reports whether an event's values are off-CPU nanoseconds.
 func (ev *event) offCPU() bool { return ev.offClosed > 0 }
 
-// schedLabels labels a record of preempted time: LabelBucket "sched"
-// (scheduler latency) and LabelState "runnable".
-func schedLabels(acc *sampleAcc) {
-	acc.s.Label[labels.Bucket] = []string{labels.Sched}
-	acc.s.Label[labels.State] = []string{"runnable"}
+// offCPULabels labels a record of off-CPU time and reports whether it is
+// scheduler latency. Preempted time gets LabelBucket "sched" (scheduler
+// latency, in no bucket) and LabelState "runnable". Blocked time gets
+// LabelFallback, the bucket when no frame rule claims the stack (a
+// frame-pointer-less libc wait whose stack stops at the futex call, a
+// program's own frames): "io" for an uninterruptible sleep (D: the kernel's
+// io_schedule waits for the block layer, page and buffer locks, writeback;
+// its lock and completion waits are D too, but kernel lock frames have
+// rules of their own), "wait" for any other; and LabelState "waiting". So
+// off-CPU time is never cpu.
+func offCPULabels(acc *sampleAcc) bool {
+	l := acc.s.Label
+	switch acc.state {
+	case stateRunnable:
+		l[labels.Bucket] = []string{labels.Sched}
+		l[labels.State] = []string{"runnable"}
+		return true
+	case stateDisk:
+		l[labels.Fallback] = []string{"io"}
+	default:
+		l[labels.Fallback] = []string{"wait"}
+	}
+	l[labels.State] = []string{"waiting"}
+	return false
 }

@@ -394,3 +394,60 @@ func TestOffCPUOldSwitchFormat(t *testing.T) {
 		t.Errorf("old format: %s total %d, new format %d", p2.SampleType[0].Type, b, a)
 	}
 }
+
+// TestOffCPUBlockedNeverCPU records sem_wait, pthread_cond_wait and
+// sigsuspend with frame-pointer call graphs (-g), which stop in glibc at
+// the futex or signal call, so that no frame rule claims some stacks:
+// blocked time is still no cpu at all (the fallback label makes it wait),
+// and the buckets match the program's measurements.
+func TestOffCPUBlockedNeverCPU(t *testing.T) {
+	run := recordProg(t, []string{"50", "sync", "pause"}, "-e", "sched:sched_switch", "-g", "--switch-events")
+	l := loadText(t, run.text)
+	for _, s := range l.Profile.Sample {
+		if s.Value[0] == 0 || len(s.Label[profile.LabelBucket]) > 0 {
+			continue
+		}
+		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || (fb[0] != "wait" && fb[0] != "io") {
+			t.Errorf("blocked off-CPU record without a wait or io fallback label: %v", s.Label)
+		}
+	}
+	got, _, _ := topBuckets(t, l, "")
+	if got[diff.CPU] != 0 {
+		t.Errorf("cpu holds %.3f ms of off-CPU time, want none", got[diff.CPU]/1e6)
+	}
+	checkBuckets(t, got, run.want)
+}
+
+// TestOffCPUSchedFirstIsNotTrace moves a recording's first record of
+// scheduler latency (LabelBucket "sched") to the front and writes the
+// profile as pprof: its kind is still wall, not a Go trace (only the Go
+// trace reader's comment says trace).
+func TestOffCPUSchedFirstIsNotTrace(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g", "--switch-events")
+	p, _, err := perfscript.Parse(run.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i, s := range p.Sample {
+		if v := s.Label[profile.LabelBucket]; len(v) == 1 && v[0] == profile.SchedLatency {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Skip("the recording holds no preempted switch-out")
+	}
+	p.Sample[0], p.Sample[at] = p.Sample[at], p.Sample[0]
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := pprofile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := profile.DetectKind(back); k != profile.KindWall {
+		t.Errorf("kind %s with a scheduler-latency first sample, want wall", k)
+	}
+}

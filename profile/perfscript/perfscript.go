@@ -32,8 +32,9 @@
 //     warning. A frame whose symbol starts with `(`, except
 //     `(anonymous namespace)`, is skipped as stackcollapse-perf.pl does.
 //   - Names are tidied like stackcollapse-perf.pl does: `;` becomes `:`,
-//     everything from the first `(` is dropped unless the name looks like a
-//     Go method (`pkg.(*T).M`) or the `(` opens `(anonymous namespace)`,
+//     a trailing parameter list is dropped (see cutParams: lambdas,
+//     `(anonymous namespace)` and Rust's `<()>` keep their parentheses)
+//     unless the name looks like a Go method (`pkg.(*T).M`),
 //     quotes are removed, and in a process whose comm is `java` a leading
 //     `L` of a slashed class name goes (`Ljava/lang/Thread;::run` becomes
 //     `java/lang/Thread:::run`). `[unknown]` (and a missing symbol, `addr
@@ -77,7 +78,10 @@
 // become off-CPU time when the text also says when each thread came back
 // (see offcpu.go): sample type off-cpu/nanoseconds, each switch-out record
 // charged the time until the thread's next switch-in, preempted (prev_state
-// R) time labelled as scheduler latency. Without any switch-in they are
+// R) time labelled as scheduler latency, blocked time labelled with the
+// fallback bucket no frame rule overrules (io for D, else wait), each
+// switch-out's record apart from other events' records of the same stack
+// and thread. Without any switch-in they are
 // read like any other event: one count per switch. PERF_RECORD_SWITCH
 // lines (perf script --show-switch-events) only mark switch-ins and outs;
 // they are not samples. OnCPUEvent and OffCPUEvent classify event names
@@ -503,7 +507,7 @@ type event struct {
 type sampleAcc struct {
 	s     *profile.Sample
 	vals  []eventValue
-	sched bool // sched_switch records of preempted (runnable) threads
+	state switchState // sched_switch records: what prev_state says (0 otherwise)
 }
 
 // eventValue is what one record holds for one event.
@@ -586,12 +590,12 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	}
 	ev.total += value
 	var sw switchFields
-	runnable, dead := false, false
+	var st switchState
 	if h.event == schedSwitch {
 		sw = parseSwitchFields(h.fields)
-		runnable, dead = schedState(sw.state)
+		st = schedState(sw.state)
 	}
-	acc := b.sample(h, locs, runnable)
+	acc := b.sample(h, locs, st)
 	j, found := slices.BinarySearchFunc(acc.vals, ei, func(e eventValue, ei int) int { return cmp.Compare(e.ei, ei) })
 	if !found {
 		acc.vals = slices.Insert(acc.vals, j, eventValue{ei: ei})
@@ -599,7 +603,7 @@ func (b *builder) add(h *header, frames []frameLine) error {
 	acc.vals[j].v += value
 	acc.vals[j].n++
 	if h.event == schedSwitch && h.hasTime {
-		return b.offCPUSwitch(h, sw, acc, ei, dead)
+		return b.offCPUSwitch(h, sw, acc, ei, st == stateDead)
 	}
 	return nil
 }
@@ -661,9 +665,10 @@ func (b *builder) count(h *header) (ei int, value int64) {
 
 // sample returns the accumulator of a stack (leaf first) with the header's
 // comm, pid and tid, adding it when new.
-// Preempted sched_switch records (sched) are kept apart from the others,
-// to be labelled as scheduler latency.
-func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampleAcc {
+// sched_switch records are kept apart from the others and from each other
+// by what their prev_state says (st), to be labelled: scheduler latency,
+// or the fallback bucket of blocked time.
+func (b *builder) sample(h *header, locs []*profile.Location, st switchState) *sampleAcc {
 	key := b.key[:0]
 	for _, l := range locs {
 		key = binary.AppendUvarint(key, l.ID)
@@ -676,8 +681,8 @@ func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampl
 	}
 	key = append(key, 0)
 	key = binary.AppendVarint(key, h.tid)
-	if sched {
-		key = append(key, 0, 'R')
+	if st != 0 {
+		key = append(key, 0, byte(st))
 	}
 	b.key = key
 	acc, ok := b.samples[string(key)]
@@ -690,7 +695,7 @@ func (b *builder) sample(h *header, locs []*profile.Location, sched bool) *sampl
 		if h.hasPID {
 			s.NumLabel["pid"] = []int64{h.pid}
 		}
-		acc = &sampleAcc{s: s, sched: sched}
+		acc = &sampleAcc{s: s, state: st}
 		b.samples[string(key)] = acc
 		b.order = append(b.order, acc)
 	}
@@ -805,9 +810,107 @@ func TidyName(sym, dso string, java bool) string {
 	return f
 }
 
-// cutParams drops everything from the first `(` that does not open
-// `(anonymous namespace)`.
+// cutParams drops a C++ (or JVM, .NET) function's parameter list and what
+// follows it (` const`, ` [clone .cold]`, a return type): the last
+// parenthesized group at depth 0 of parentheses, <>, [] and {} that no `::`
+// or `(` follows. So `(anonymous namespace)::f(int)`, a lambda's
+// `f()::{lambda(int)#1}::operator()(int) const` and Rust's
+// `std::rt::lang_start::<()>::{{closure}}` keep their inner parentheses
+// (the first two become `(anonymous namespace)::f` and
+// `f()::{lambda(int)#1}::operator()`). The symbols of an operator name
+// (`operator()`, `operator<<`) are part of the name. A name whose brackets
+// do not balance is cut at its first `(` that does not open `(anonymous
+// namespace)`, as stackcollapse-perf.pl does.
 func cutParams(f string) string {
+	depth, last := 0, -1
+	for i := 0; i < len(f); i++ {
+		n, d := bracket(f, i)
+		if d > 0 && depth == 0 && f[i] == '(' {
+			last = i
+		}
+		if depth += d; depth < 0 {
+			return cutFirstParen(f)
+		}
+		i += n - 1
+	}
+	if depth != 0 {
+		return cutFirstParen(f)
+	}
+	if last < 0 || strings.HasPrefix(f[last:], "(anonymous namespace)") {
+		return f
+	}
+	close := matchParen(f, last)
+	if close < 0 || strings.Contains(f[close:], "::") || strings.ContainsRune(f[close+1:], '(') {
+		return f
+	}
+	return f[:last]
+}
+
+// bracket reads f at i: n bytes (more than 1 for a C++ operator name such
+// as `operator()` or `operator<<`, and for Rust's `->`, whose symbols are
+// no brackets) that open (d 1), close (d -1) or do neither (d 0) a
+// bracket: parentheses, <>, [] or {}.
+func bracket(f string, i int) (n, d int) {
+	if n := operatorLen(f, i); n > 0 {
+		return n, 0
+	}
+	if strings.HasPrefix(f[i:], "->") {
+		return 2, 0
+	}
+	switch f[i] {
+	case '(', '<', '[', '{':
+		return 1, 1
+	case ')', '>', ']', '}':
+		return 1, -1
+	}
+	return 1, 0
+}
+
+// operatorLen is the length of a C++ operator name (`operator` and its
+// symbols: `operator()`, `operator<<`, `operator->*`) that starts at i,
+// or 0.
+func operatorLen(f string, i int) int {
+	const kw = "operator"
+	if !strings.HasPrefix(f[i:], kw) || (i > 0 && isIdent(f[i-1])) {
+		return 0
+	}
+	j := i + len(kw)
+	for _, two := range []string{"()", "[]"} {
+		if strings.HasPrefix(f[j:], two) {
+			return j + 2 - i
+		}
+	}
+	k := j
+	for k < len(f) && strings.IndexByte("<>=!+-*/%^&|~,", f[k]) >= 0 {
+		k++
+	}
+	if k == j {
+		return 0 // operator new, operator bool: an ordinary name
+	}
+	return k - i
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// matchParen returns the index of the `)` that closes the `(` at open, or
+// -1.
+func matchParen(f string, open int) int {
+	depth := 0
+	for i := open; i < len(f); i++ {
+		n, d := bracket(f, i)
+		if depth += d; d < 0 && depth == 0 {
+			return i
+		}
+		i += n - 1
+	}
+	return -1
+}
+
+// cutFirstParen drops everything from the first `(` that does not open
+// `(anonymous namespace)`.
+func cutFirstParen(f string) string {
 	for i := 0; i < len(f); i++ {
 		if f[i] == '(' && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
 			return f[:i]
@@ -885,9 +988,10 @@ func (b *builder) defaultType(p *profile.Profile) {
 	}
 }
 
-// values fills the samples' values, records of preempted threads
-// (scheduler latency, labelled) after the others: kind detection reads the
-// first sample's labels.
+// values fills the samples' values and labels the off-CPU records, those
+// of preempted threads (scheduler latency) after the others: profdiff
+// before 2026-12 read a profile whose first sample carries LabelBucket as
+// a Go trace, and may read the pprof a newer one writes.
 func (b *builder) values(p *profile.Profile, counted bool) {
 	kept := b.kept()
 	n := len(kept)
@@ -905,8 +1009,7 @@ func (b *builder) values(p *profile.Profile, counted bool) {
 			}
 		}
 		acc.s.Value = v
-		if acc.sched && offTime {
-			schedLabels(acc)
+		if offTime && offCPULabels(acc) {
 			late = append(late, acc.s)
 			continue
 		}

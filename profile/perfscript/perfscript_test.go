@@ -268,8 +268,9 @@ func TestEvents(t *testing.T) {
 	}
 
 	// Periods: the value is the period; clock events are in nanoseconds.
-	// The four headers are one record (one stack, comm and thread): a last
-	// samples/count type says how many samples it holds.
+	// The first three headers are one record (one stack, comm and
+	// thread): a last samples/count type says how many samples it holds.
+	// A sched_switch is a record of its own (blocked time is labelled).
 	text = "a 1 1.0: 1000 cpu-clock:\n\t1 f (/x)\n\na 1 2.0: 3000 cpu-clock:\n\t1 f (/x)\n\n" +
 		"a 1 2.5: 70000 cycles:u:\n\t1 f (/x)\n\n" +
 		"a 1 3.0: 5 sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n\t1 f (/x)\n"
@@ -277,8 +278,8 @@ func TestEvents(t *testing.T) {
 	if got := sampleTypes(p); !reflect.DeepEqual(got, []string{"cpu-clock/nanoseconds", "cycles:u/count", "sched:sched_switch/count", "samples/count"}) {
 		t.Errorf("sample types %v", got)
 	}
-	if !reflect.DeepEqual(p.Sample[0].Value, []int64{4000, 70000, 5, 4}) {
-		t.Errorf("values %v", p.Sample[0].Value)
+	if len(p.Sample) != 2 || !reflect.DeepEqual(p.Sample[0].Value, []int64{4000, 70000, 0, 3}) || !reflect.DeepEqual(p.Sample[1].Value, []int64{0, 0, 5, 1}) {
+		t.Errorf("%d samples, values %v", len(p.Sample), p.Sample[0].Value)
 	}
 	if p.Period != 1000 || p.PeriodType.Unit != "nanoseconds" {
 		t.Errorf("period %d %v", p.Period, p.PeriodType)
