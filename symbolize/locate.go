@@ -28,7 +28,8 @@ type Located struct {
 // the layouts of dirCandidates), the directories of PPROF_BINARY_PATH
 // (colon-separated), the debuginfod client cache (<cache>/<buildid>/
 // debuginfo, then executable; see DebuginfodCache), and last the mapping's
-// own file where it exists. A candidate whose build ID is the mapping's
+// own file where it exists (not for a perf map: /tmp/perf-PID.map on this
+// machine may be another process's that had the pid). A candidate whose build ID is the mapping's
 // wins over any other; else the first whose name is the mapping's (a
 // separate debug file may add ".debug"). A file carrying a build ID other
 // than the mapping's is rejected, and the error says so; without a match
@@ -128,8 +129,8 @@ func (lc *locator) candidates(m *pprofile.Mapping) []string {
 	if c := DebuginfodCache(lc.opts.Env); c != "" && id != "" {
 		add(filepath.Join(c, id, "debuginfo"), filepath.Join(c, id, "executable"))
 	}
-	if filepath.IsAbs(m.File) {
-		add(m.File)
+	if filepath.IsAbs(m.File) && !IsPerfMap(m.File) {
+		add(m.File) // a perf map there may be another process's of that pid
 	}
 	return out
 }

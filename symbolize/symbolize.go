@@ -345,4 +345,3 @@ func percent(f float64) string {
 	}
 	return fmt.Sprintf("%.1f%%", p)
 }
-
