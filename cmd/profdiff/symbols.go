@@ -59,7 +59,7 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 	var out, maxSize string
 	var allowRemote bool
 	registerSymbols(fs, &paths)
-	fs.StringVarP(&out, "output", "o", "", "the symbolized profile's file (gzipped pprof; - for standard output)")
+	fs.StringVarP(&out, "out", "o", "", "the symbolized profile's file (gzipped pprof; - for standard output)")
 	fs.StringVar(&maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow a profile URL of a host that is not loopback")
 	return func(ctx context.Context, e env, pos []string) error {
