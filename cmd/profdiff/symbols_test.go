@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
 	pprofile "github.com/google/pprof/profile"
 )
@@ -179,5 +181,84 @@ func TestSymbolsErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+//go:noinline
+func symbolsBurn(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s ^= s<<1 + i
+	}
+	return s
+}
+
+// An address-only CPU profile of this test binary, its main mapping
+// renamed to a file that does not exist: written to dir/bare.pb.gz.
+func writeAddressOnly(t *testing.T, dir string) (path, buildID string) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		t.Skipf("a CPU profile is already running: %v", err)
+	}
+	sink := 0
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+		sink += symbolsBurn(1e5)
+	}
+	pprof.StopCPUProfile()
+	p, err := pprofile.Parse(&buf)
+	if err != nil || len(p.Sample) == 0 || sink == 1 {
+		t.Fatalf("CPU profile: %v", err)
+	}
+	for _, l := range p.Location {
+		l.Line = nil
+	}
+	p.Function = nil
+	for _, m := range p.Mapping {
+		m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames = false, false, false, false
+	}
+	p.Mapping[0].File = "/nonexistent/server"
+	path = filepath.Join(dir, "bare.pb.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	return path, p.Mapping[0].BuildID
+}
+
+// The warning about what stayed unnamed goes to stderr once, never into
+// the data; --symbols naming the binary serves the mapping by build ID.
+func TestSymbolsAddressOnlyPprof(t *testing.T) {
+	dir := t.TempDir()
+	bare, id := writeAddressOnly(t, dir)
+	stdout, stderr, code := profdiff(t, "", "top", "--format", "csv", bare)
+	want := "symbols: 1 mapping unsymbolized (100.0% of samples): /nonexistent/server (build ID " + id[:12] + "…): no file found in no --symbols"
+	if code != 0 || strings.Count(stderr, want) != 1 || strings.Contains(stdout, "symbols") {
+		t.Errorf("top (exit %d): stderr:\n%s\nwant once: %s", code, stderr, want)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "named.pb.gz")
+	stdout, stderr, code = profdiff(t, "", "top", "--format", "csv", "--symbols", exe, "--output-pprof", out, bare)
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("--output-pprof: %v", err)
+	}
+	served := "symbols: " + exe + " served /nonexistent/server (by build ID)"
+	noSyms := exe + ": no symbol table, DWARF or Go pclntab"
+	switch {
+	case code != 0:
+		t.Fatalf("top --symbols (exit %d): %s", code, stderr)
+	case strings.Contains(stderr, noSyms):
+		t.Skip("OpenObject is still the skeleton's stub: " + noSyms)
+	case !strings.Contains(stderr, served) || strings.Contains(stderr, "unsymbolized"):
+		t.Errorf("top --symbols: stderr:\n%s\nwant %q and no warning", stderr, served)
+	case !strings.Contains(stdout, "symbolsBurn"):
+		t.Errorf("top --symbols: no symbolsBurn in\n%s", stdout)
 	}
 }
