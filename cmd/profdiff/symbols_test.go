@@ -20,7 +20,7 @@ import (
 // JIT frames are `[unknown] (/tmp/perf-PID.map)`).
 type jitRecording struct {
 	dir, named, unknown, maps, mapFile string
-	pid                                 int
+	pid                                int
 }
 
 // recordJIT builds the test JIT with gcc, records it with `perf record
