@@ -123,6 +123,9 @@ func parseHex(s string) (uint64, error) {
 // named by the latest entry covering it: a sweep over the range
 // boundaries with the covering entries in a heap by line order.
 func flatten(ents []perfEntry) []perfSeg {
+	if segs, ok := disjoint(ents); ok {
+		return segs
+	}
 	var bounds []uint64
 	for _, e := range ents {
 		bounds = append(bounds, e.start, e.end)
@@ -153,6 +156,21 @@ func flatten(ents []perfEntry) []perfSeg {
 		segs = append(segs, perfSeg{lo, hi, h[0].name})
 	}
 	return segs
+}
+
+// disjoint is flatten's fast path for the usual map, whose ranges do not
+// overlap: them sorted, and ok.
+func disjoint(ents []perfEntry) (segs []perfSeg, ok bool) {
+	sorted := append([]perfEntry(nil), ents...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].start < sorted[j].start })
+	segs = make([]perfSeg, len(sorted))
+	for i, e := range sorted {
+		if i > 0 && e.start < sorted[i-1].end {
+			return nil, false
+		}
+		segs[i] = perfSeg{e.start, e.end, e.name}
+	}
+	return segs, true
 }
 
 // latest is a max-heap of entries by line order. An entry that ended
