@@ -114,9 +114,18 @@ func testJITTop(t *testing.T, r jitRecording) {
 			t.Errorf("stderr:\n%s\nwant one note %q and no warning", stderr, note)
 		}
 	}
-	got, _, _ := profdiff(t, "", "top", "--top", "5", r.unknown)
-	if !strings.Contains(got, fmt.Sprintf("[perf-%d.map]", r.pid)) {
-		t.Errorf("without --symbols the frames are not [perf-%d.map]:\n%s", r.pid, got)
+	plain, stderr, _ := profdiff(t, "", "top", "--top", "5", r.unknown)
+	if !strings.Contains(plain, fmt.Sprintf("[perf-%d.map]", r.pid)) || strings.Contains(stderr, "symbols") {
+		t.Errorf("without --symbols the frames are not [perf-%d.map], or a note or warning was given:\n%s\n%s", r.pid, plain, stderr)
+	}
+	// A folder without the map: the placeholders come back, and one
+	// warning says why.
+	empty := t.TempDir()
+	got, stderr, _ := profdiff(t, "", "top", "--top", "5", "--symbols", empty, r.unknown)
+	warning := fmt.Sprintf("profdiff: warning: %s: symbols: 1 mapping unsymbolized (", r.unknown)
+	why := fmt.Sprintf("of samples): /tmp/perf-%d.map: no file found in --symbols (1 path)", r.pid)
+	if got != plain || strings.Count(stderr, warning) != 1 || !strings.Contains(stderr, why) {
+		t.Errorf("top --symbols EMPTY:\n%s\nstderr:\n%s\nwant the report without --symbols and one warning %q…%q", got, stderr, warning, why)
 	}
 }
 
