@@ -130,6 +130,7 @@ func TestPerfMapNode(t *testing.T) {
 	}
 	cmd := exec.Command(node, "--perf-basic-prof", "-e",
 		"function hotLoop(n){let s=0;for(let i=0;i<n;i++)s+=i%7;return s} let t=0; for(let i=0;i<3000;i++) t+=hotLoop(10000); console.log(t)")
+	cmd.Dir = t.TempDir() // V8 writes its isolate-*-v8.log here
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node: %v: %s", err, out)
 	}
