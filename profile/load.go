@@ -56,6 +56,8 @@ import (
 	"time"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/symbolize"
 )
 
 // DefaultMaxSize is the largest profile, after decompression, that Load
@@ -85,6 +87,10 @@ type Options struct {
 	// redirects to before it is requested; its error stops the fetch and
 	// is part of the message (a command refuses non-loopback hosts so).
 	CheckURL func(*url.URL) error
+	// Symbols says where symbol files are found for locations that have
+	// an address and no name (see package symbolize; symbols.go). The
+	// zero value still tries each mapping's own file, where it exists.
+	Symbols symbolize.Options
 }
 
 // MaxRedirects is how many redirects a URL source may take.
@@ -116,6 +122,10 @@ type Loaded struct {
 	// GoVersion is the profiled program's Go version when known ("go1.22.3";
 	// capture manifests record it), for the comparability checks.
 	GoVersion string
+	// Symbols is what symbolization did (which file served which
+	// mapping, what stayed unnamed), nil when the profile had no
+	// address-only location.
+	Symbols *symbolize.Report
 }
 
 // Error is a load failure: the source and what is wrong with it.
@@ -153,6 +163,7 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 	case err != nil:
 		return nil, err
 	}
+	symbolizeLoaded(l, opts.Symbols)
 	if !opts.KeepProfiler {
 		had := len(l.Profile.Sample)
 		l.Dropped = DropProfilerSamples(l.Profile)

@@ -878,6 +878,14 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		}
 		return nil
 	},
+	// unknown.txt, named.txt and maps/perf-PID.map: perf script of the
+	// test JIT with and without its perf map (recordJIT in
+	// symbols_test.go; skipped where perf cannot record), the map's pid
+	// shown as 4242.
+	"jit": func(t *testing.T, root, dir string) map[string]string {
+		r := recordJIT(t, dir)
+		return map[string]string{"perf-4242.map": fmt.Sprintf("perf-%d.map", r.pid)}
+	},
 	// The built-in JSON server (variant baseline) in this process, shown
 	// as 127.0.0.1:8080.
 	"json-server": func(t *testing.T, root, dir string) map[string]string {

@@ -12,6 +12,7 @@
 //	profdiff diff [flags] --base A --new B    several profiles per side (repeat the flags)
 //	profdiff top [flags] PROFILE...           one profile (or several, merged): buckets and top methods
 //	profdiff gate [flags] --base A --new B    CI gate: exit 1 when lock contention (or wait, gc...) grew significantly
+//	profdiff symbolize [flags] PROFILE -o OUT name address-only frames (--symbols FILE|DIR), write pprof
 //	profdiff rules [--format F] [--rules F]   print the classification rules
 //	profdiff demo                             run the built-in JSON server with and without a global lock, diff them
 //	profdiff workload json [flags]            run the built-in JSON server at several core counts: scaling table + captures

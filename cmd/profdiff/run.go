@@ -59,6 +59,7 @@ type common struct {
 	keepProfiler bool
 	modules      string
 	allowRemote  bool
+	symbols      []string
 	// normalize and peek are registered by registerView (diff, top).
 	normalize, peek string
 	fs              *flag.FlagSet
@@ -79,6 +80,7 @@ func (c *common) register(fs *flag.FlagSet, formats ...render.Format) {
 	fs.BoolVar(&c.keepProfiler, "keep-profiler", false, "keep samples of the profiler's own goroutines (fgprof, runtime/pprof writer)")
 	fs.StringVar(&c.modules, "modules", "auto", "name methods module!method: on, off, or auto (on for .nettrace profiles)")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow profile URLs of a host that is not loopback")
+	registerSymbols(fs, &c.symbols)
 }
 
 // registerView registers the flags of diff and top that choose what the
@@ -131,6 +133,9 @@ func (c *common) settings(cmd string, e env) (settings, error) {
 		return s, usagef("--max-size: %v", err)
 	}
 	s.load = profile.Options{MaxSize: size, KeepProfiler: c.keepProfiler, Stdin: e.stdin}
+	if s.load.Symbols, err = symbolOptions(c.symbols); err != nil {
+		return s, err
+	}
 	if !c.allowRemote {
 		s.load.CheckURL = checkLoopback // the typed URL and every redirect
 	}
@@ -285,7 +290,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	c.register(fs, append(render.Formats, render.Pictures...)...)
 	c.registerView(fs, true)
 	sf.register(fs)
-	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file")
+	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file; its frames are named as --symbols named them")
 	fs.StringVar(&side, "side", "new", "the side --format folded writes: base or new")
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("diff", e)
@@ -385,8 +390,10 @@ func (d *diffPprof) write(name string) error {
 
 func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
+	var outPprof string
 	c.register(fs, append(render.Formats, render.SVG, render.Folded)...)
 	c.registerView(fs, false)
+	fs.StringVar(&outPprof, "output-pprof", "", "also write the loaded profile, symbolized (several: merged), as gzipped pprof to this file")
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("top", e)
 		if err != nil {
@@ -395,12 +402,23 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if len(pos) == 0 {
 			return usagef("top: want at least one profile")
 		}
+		if outPprof == "-" {
+			return usagef("top: --output-pprof wants a file: standard output holds the report")
+		}
 		sides, err := c.resolver("top").resolve(sourceArgs{"", pos})
 		if err != nil {
 			return err
 		}
 		a := diff.NewAnalyzer(s.analysis)
-		if err := loadSides(ctx, sides, s.load, e.stderr, a.Add); err != nil {
+		var mp *mergedPprof
+		if outPprof != "" {
+			mp = &mergedPprof{name: outPprof}
+		}
+		err = loadSides(ctx, sides, s.load, e.stderr, func(side diff.Side, l *profile.Loaded) error {
+			mp.add(l)
+			return a.Add(side, l)
+		})
+		if err != nil {
 			return err
 		}
 		t := a.Top()
@@ -408,7 +426,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if err := s.out.write(e.stdout, render.TopReport(t)); err != nil {
 			return fmt.Errorf("writing report: %v", err)
 		}
-		return nil
+		return mp.write(e.stdout)
 	}
 }
 

@@ -219,6 +219,7 @@ func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, std
 				return loadHint(err)
 			}
 			lw.add(l)
+			noteSymbols(stderr, l)
 			if l.GoVersion == "" {
 				l.GoVersion = versions.of(src)
 			}

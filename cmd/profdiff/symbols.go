@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	pprofile "github.com/google/pprof/profile"
+	flag "github.com/spf13/pflag"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// registerSymbols registers --symbols on fs, into paths.
+func registerSymbols(fs *flag.FlagSet, paths *[]string) {
+	fs.StringArrayVar(paths, "symbols", nil, "a binary, separate debug file, perf map (perf-PID.map) or directory (searched like PPROF_BINARY_PATH and a debuginfod cache) to name address-only frames from (repeatable; PPROF_BINARY_PATH and DEBUGINFOD_CACHE_PATH are searched after)")
+}
+
+// symbolOptions validates the --symbols paths (each must exist) into the
+// options profile.Load symbolizes with; the environment supplies
+// PPROF_BINARY_PATH and the debuginfod cache.
+func symbolOptions(paths []string) (symbolize.Options, error) {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return symbolize.Options{}, usagef("--symbols: %v", err)
+		}
+	}
+	return symbolize.Options{Paths: paths, Env: os.Getenv}, nil
+}
+
+// noteSymbols says on stderr which file served which mapping of a loaded
+// profile (the warning about what stayed unnamed is among its Warnings).
+func noteSymbols(stderr io.Writer, l *profile.Loaded) {
+	if l.Symbols == nil {
+		return
+	}
+	for _, s := range l.Symbols.Served() {
+		fmt.Fprintf(stderr, "profdiff: %s: %s\n", l.Source, s)
+	}
+}
+
+const symbolizeSynopsis = `  profdiff symbolize [flags] PROFILE -o OUT
+
+Names the address-only frames of PROFILE (locations with an address and no
+function: a pprof profile written unsymbolized, perf script's [unknown]
+frames of a perf map) from the files --symbols names, PPROF_BINARY_PATH and
+the debuginfod client cache, and writes the profile as gzipped pprof to OUT
+("-" for standard output), which 'go tool pprof' shows with names. It
+prints one line per mapping that had address-only frames: which file
+served it and how it matched (build ID or file name), or why none did.
+Every sample is kept (the profiler's own goroutines too).
+`
+
+func symbolizeCommand(fs *flag.FlagSet) runFunc {
+	var paths []string
+	var out, maxSize string
+	var allowRemote bool
+	registerSymbols(fs, &paths)
+	fs.StringVarP(&out, "out", "o", "", "the symbolized profile's file (gzipped pprof; - for standard output)")
+	fs.StringVar(&maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
+	fs.BoolVar(&allowRemote, "allow-remote", false, "allow a profile URL of a host that is not loopback")
+	return func(ctx context.Context, e env, pos []string) error {
+		switch {
+		case len(pos) != 1:
+			return usagef("symbolize: want one profile, got %d arguments", len(pos))
+		case out == "":
+			return usagef("symbolize: -o OUT is required (the file to write)")
+		}
+		size, err := profile.ParseSize(maxSize)
+		if err != nil {
+			return usagef("--max-size: %v", err)
+		}
+		opts := profile.Options{MaxSize: size, KeepProfiler: true, AllowEmpty: true, Stdin: e.stdin}
+		if opts.Symbols, err = symbolOptions(paths); err != nil {
+			return err
+		}
+		if !allowRemote {
+			opts.CheckURL = checkLoopback
+		}
+		srcs, err := resolver{cmd: "symbolize", allowRemote: allowRemote}.resolve(sourceArgs{"", pos})
+		if err != nil {
+			return err
+		}
+		var loaded *profile.Loaded
+		err = loadSides(ctx, srcs, opts, e.stderr, func(_ diff.Side, l *profile.Loaded) error {
+			loaded = l
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		printSymbolReport(e.stdout, loaded)
+		return writePprof("symbolize", out, e.stdout, loaded.Profile)
+	}
+}
+
+// printSymbolReport is symbolize's summary: a line per mapping that had
+// address-only frames, then the share left unnamed.
+func printSymbolReport(w io.Writer, l *profile.Loaded) {
+	r := l.Symbols
+	if r == nil {
+		fmt.Fprintf(w, "%s: no address-only frames; nothing to name\n", l.Source)
+		return
+	}
+	for _, m := range r.Mappings {
+		name := m.File
+		if name == "" {
+			name = "(no mapping)"
+		}
+		switch {
+		case m.ServedBy != "":
+			fmt.Fprintf(w, "%s: %d of %d addresses named from %s (by %s)\n", name, m.Named, m.Locations, m.ServedBy, m.By)
+		default:
+			fmt.Fprintf(w, "%s: %d addresses left: %s\n", name, m.Locations, m.Why)
+		}
+	}
+	fmt.Fprintf(w, "unnamed: %.1f%% of samples\n", 100*r.Share)
+}
+
+// writePprof writes p gzipped to the file name ("-": to stdout); flag
+// names the flag or command in errors.
+func writePprof(flag, name string, stdout io.Writer, p *pprofile.Profile) error {
+	if name == "-" {
+		return p.Write(stdout)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("%s: %v", flag, err)
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: writing %s: %v", flag, name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %v", flag, err)
+	}
+	return nil
+}
+
+// mergedPprof keeps the profiles top loads for --output-pprof, to be
+// written merged (nil: not asked).
+type mergedPprof struct {
+	name  string
+	profs []*pprofile.Profile
+}
+
+func (m *mergedPprof) add(l *profile.Loaded) {
+	if m != nil {
+		m.profs = append(m.profs, l.Profile)
+	}
+}
+
+// write merges the profiles (pprof's Merge: they must share sample types)
+// and writes them to the file.
+func (m *mergedPprof) write(stdout io.Writer) error {
+	if m == nil {
+		return nil
+	}
+	p := m.profs[0]
+	if len(m.profs) > 1 {
+		var err error
+		if p, err = pprofile.Merge(m.profs); err != nil {
+			return fmt.Errorf("--output-pprof: cannot merge the profiles: %v", err)
+		}
+	}
+	return writePprof("--output-pprof", m.name, stdout, p)
+}

@@ -1,0 +1,122 @@
+package profile
+
+import (
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// symbolizeLoaded names the address-only locations of a loaded profile
+// from the symbol files opts leads to (symbolize.Symbolize), keeps the
+// report in l.Symbols and adds its one warning, if any, to l.Warnings.
+//
+// perf script's `[unknown]` frames in a perf map (perfscript.UnnamedJIT)
+// are named too when opts names any path: their placeholder lines are set
+// aside, the map names what it can, and the names are tidied as perf
+// script's own would have been (perfscript.TidyName); what stays unnamed
+// gets its placeholder back. Their addresses are return addresses for
+// callers (symbolize.Options.ReturnAddresses); a pprof profile's are not.
+// A profile without such locations is left as it was, and l.Symbols nil.
+func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
+	p := l.Profile
+	if p == nil {
+		return
+	}
+	var held map[*pprofile.Location][]pprofile.Line
+	if l.Format == FormatPerfScript {
+		opts.ReturnAddresses = true
+		if len(opts.Paths) > 0 {
+			held = holdJITPlaceholders(p)
+		}
+	}
+	if !hasAddressOnly(p) {
+		return
+	}
+	firstNew := uint64(0)
+	for _, f := range p.Function {
+		firstNew = max(firstNew, f.ID+1)
+	}
+	rep, err := symbolize.Symbolize(p, opts)
+	if err != nil {
+		l.Warnings = append(l.Warnings, l.Source+": symbols: "+err.Error())
+		return
+	}
+	if held != nil {
+		tidyJIT(p, held, firstNew)
+	}
+	l.Symbols = rep
+	if w := rep.Warning(); w != "" {
+		l.Warnings = append(l.Warnings, l.Source+": "+w)
+	}
+}
+
+func hasAddressOnly(p *pprofile.Profile) bool {
+	for _, loc := range p.Location {
+		if loc.Address != 0 && len(loc.Line) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// holdJITPlaceholders takes the placeholder line off each unnamed JIT
+// location and returns them by location.
+func holdJITPlaceholders(p *pprofile.Profile) map[*pprofile.Location][]pprofile.Line {
+	held := map[*pprofile.Location][]pprofile.Line{}
+	for _, loc := range p.Location {
+		if loc.Address != 0 && perfscript.UnnamedJIT(loc) {
+			held[loc] = loc.Line
+			loc.Line = nil
+		}
+	}
+	return held
+}
+
+// tidyJIT gives the JIT locations the map did not name their placeholder
+// back, and names the Functions the map added (ID ≥ firstNew) as perf
+// script would have printed them: TidyName of the map's name, in a java
+// process without the `L` of a class descriptor.
+func tidyJIT(p *pprofile.Profile, held map[*pprofile.Location][]pprofile.Line, firstNew uint64) {
+	java := map[*pprofile.Location]bool{}
+	for _, s := range p.Sample {
+		if len(s.Label["comm"]) == 1 && s.Label["comm"][0] == "java" {
+			for _, loc := range s.Location {
+				java[loc] = true
+			}
+		}
+	}
+	done := map[*pprofile.Function]bool{}
+	for loc, lines := range held {
+		if len(loc.Line) == 0 {
+			loc.Line = lines
+			continue
+		}
+		for _, ln := range loc.Line {
+			if f := ln.Function; f.ID >= firstNew && !done[f] {
+				done[f] = true
+				f.Name = perfscript.TidyName(f.SystemName, loc.Mapping.File, java[loc])
+			}
+		}
+	}
+	removeUnusedFunctions(p)
+}
+
+// removeUnusedFunctions drops the Functions no line refers to any more (the
+// placeholders of JIT frames the map named).
+func removeUnusedFunctions(p *pprofile.Profile) {
+	used := map[*pprofile.Function]bool{}
+	for _, loc := range p.Location {
+		for _, ln := range loc.Line {
+			used[ln.Function] = true
+		}
+	}
+	kept := p.Function[:0]
+	for _, f := range p.Function {
+		if used[f] {
+			kept = append(kept, f)
+		}
+	}
+	clear(p.Function[len(kept):])
+	p.Function = kept
+}
