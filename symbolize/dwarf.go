@@ -1,0 +1,280 @@
+package symbolize
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"fmt"
+	"slices"
+)
+
+// dwarfIndex finds the compilation unit of an address by binary search
+// over the units' address ranges, built once from the unit headers; a
+// unit's line rows and function tree are read on its first lookup and
+// kept (see dwarfUnit).
+type dwarfIndex struct {
+	d      *dwarf.Data
+	ranges []unitRange // sorted by lo
+	units  []*dwarfUnit
+	aux    *dwarf.Reader           // reads abstract origins and specifications
+	names  map[dwarf.Offset]string // their names
+}
+
+type unitRange struct {
+	lo, hi uint64
+	unit   int32
+}
+
+// attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the linkage name of
+// producers older than DWARF 4.
+const attrMIPSLinkageName dwarf.Attr = 0x2007
+
+// maxOriginDepth bounds the chain of abstract origins and specifications
+// followed for a name (a malformed file may loop).
+const maxOriginDepth = 8
+
+// hasDWARF says whether the file holds DWARF function information.
+func hasDWARF(ef *elf.File) bool {
+	for _, name := range []string{".debug_info", ".zdebug_info"} {
+		if s := ef.Section(name); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// newDWARFIndex reads the unit headers of the file's DWARF. A unit whose
+// header gives no ranges is read at once, its functions' ranges standing
+// for it.
+func newDWARFIndex(ef *elf.File) (*dwarfIndex, error) {
+	d, err := ef.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("reading DWARF: %w", err)
+	}
+	ix := &dwarfIndex{d: d, aux: d.Reader(), names: map[dwarf.Offset]string{}}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("reading DWARF units: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
+			if err := ix.addUnit(e); err != nil {
+				return nil, err
+			}
+		}
+		r.SkipChildren()
+	}
+	slices.SortStableFunc(ix.ranges, func(a, b unitRange) int { return cmpU64(a.lo, b.lo) })
+	return ix, nil
+}
+
+// addUnit indexes the unit whose top entry is e.
+func (ix *dwarfIndex) addUnit(e *dwarf.Entry) error {
+	id := int32(len(ix.units))
+	u := &dwarfUnit{off: e.Offset}
+	ix.units = append(ix.units, u)
+	rs, err := ix.d.Ranges(e)
+	if err != nil || len(rs) == 0 {
+		if err := ix.parse(u); err != nil {
+			return err
+		}
+		for _, t := range u.tops {
+			rs = append(rs, [2]uint64{t.lo, t.hi})
+		}
+	}
+	for _, r := range rs {
+		if r[0] < r[1] {
+			ix.ranges = append(ix.ranges, unitRange{r[0], r[1], id})
+		}
+	}
+	return nil
+}
+
+// frames returns the inline chain at addr, innermost first, or nil when
+// no function of the DWARF holds addr; line is the line table's file:line
+// at addr (nil when none), for a caller that names addr otherwise.
+func (ix *dwarfIndex) frames(addr uint64) (fr []SymFrame, line *SymFrame) {
+	u := ix.unit(addr)
+	if u == nil {
+		return nil, nil
+	}
+	if !u.parsed {
+		if err := ix.parse(u); err != nil {
+			u.parsed = true // what was read before the error is used
+		}
+	}
+	file, ln, ok := u.line(addr)
+	if ok {
+		line = &SymFrame{File: file, Line: ln}
+	}
+	chain := u.chain(addr)
+	if len(chain) == 0 {
+		return nil, line
+	}
+	fr = make([]SymFrame, len(chain))
+	for i, id := range chain { // chain is outermost first
+		n := &u.nodes[id]
+		f := &fr[len(chain)-1-i]
+		f.SystemName = n.name
+		f.Name = n.name
+		if dm, ok := Demangle(n.name); ok {
+			f.Name = dm
+		}
+		if i+1 < len(chain) {
+			inner := &u.nodes[chain[i+1]]
+			f.File, f.Line = inner.callFile, inner.callLine
+		} else if ok {
+			f.File, f.Line = file, ln
+		}
+	}
+	return fr, line
+}
+
+// unit returns the unit whose ranges hold addr.
+func (ix *dwarfIndex) unit(addr uint64) *dwarfUnit {
+	i, _ := slices.BinarySearchFunc(ix.ranges, addr, func(r unitRange, a uint64) int {
+		if r.lo <= a {
+			return -1
+		}
+		return 1
+	})
+	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
+		if r := ix.ranges[j]; addr < r.hi {
+			return ix.units[r.unit]
+		}
+	}
+	return nil
+}
+
+// entryName is the name a subprogram or inlined call goes by: its linkage
+// name, else its name, else that of its abstract origin or specification.
+func (ix *dwarfIndex) entryName(e *dwarf.Entry, depth int) string {
+	for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, attrMIPSLinkageName, dwarf.AttrName} {
+		if s, ok := e.Val(a).(string); ok && s != "" {
+			return s
+		}
+	}
+	if depth >= maxOriginDepth {
+		return ""
+	}
+	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
+		if off, ok := e.Val(a).(dwarf.Offset); ok {
+			return ix.originName(off, depth+1)
+		}
+	}
+	return ""
+}
+
+// originName is the name of the entry at off, cached.
+func (ix *dwarfIndex) originName(off dwarf.Offset, depth int) string {
+	if s, ok := ix.names[off]; ok {
+		return s
+	}
+	ix.aux.Seek(off)
+	e, err := ix.aux.Next()
+	s := ""
+	if err == nil && e != nil {
+		s = ix.entryName(e, depth)
+	}
+	ix.names[off] = s
+	return s
+}
+
+// parse reads the unit's line table and function tree.
+func (ix *dwarfIndex) parse(u *dwarfUnit) error {
+	u.parsed = true
+	r := ix.d.Reader()
+	r.Seek(u.off)
+	cu, err := r.Next()
+	if err != nil || cu == nil {
+		return fmt.Errorf("reading DWARF unit at %#x: %v", u.off, err)
+	}
+	var files []*dwarf.LineFile
+	if lr, err := ix.d.LineReader(cu); err == nil && lr != nil {
+		files = u.readLines(lr)
+	}
+	if cu.Children {
+		err = ix.readTree(u, r, files)
+	}
+	u.sortTops()
+	return err
+}
+
+// readTree reads the subprograms and inlined calls of a unit, r being
+// just past its top entry. Entries between (lexical blocks) are passed
+// through; types are skipped.
+func (ix *dwarfIndex) readTree(u *dwarfUnit, r *dwarf.Reader, files []*dwarf.LineFile) error {
+	stack := []int32{-1} // the node children attach to, per open entry
+	for len(stack) > 0 {
+		e, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("reading DWARF unit at %#x: %w", u.off, err)
+		}
+		if e == nil {
+			return nil
+		}
+		if e.Tag == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		attach := stack[len(stack)-1]
+		id, skip := attach, skipTag(e.Tag)
+		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
+			id, skip = ix.addNode(u, e, attach, files)
+		}
+		if skip && e.Children {
+			r.SkipChildren()
+		} else if e.Children {
+			stack = append(stack, id)
+		}
+	}
+	return nil
+}
+
+// skipTag says whether the children of a tag can hold no code (types).
+func skipTag(t dwarf.Tag) bool {
+	switch t {
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType,
+		dwarf.TagEnumerationType, dwarf.TagSubroutineType, dwarf.TagArrayType:
+		return true
+	}
+	return false
+}
+
+// addNode adds a subprogram (a top node) or an inlined call (a child of
+// parent) that has address ranges; one without (an abstract instance or a
+// declaration) is skipped with its children.
+func (ix *dwarfIndex) addNode(u *dwarfUnit, e *dwarf.Entry, parent int32, files []*dwarf.LineFile) (int32, bool) {
+	rs, err := ix.d.Ranges(e)
+	if err != nil || len(rs) == 0 {
+		return parent, true
+	}
+	inlined := e.Tag == dwarf.TagInlinedSubroutine
+	if inlined && parent < 0 {
+		return parent, true
+	}
+	id := int32(len(u.nodes))
+	n := dwarfNode{name: ix.entryName(e, 0), first: int32(len(u.spans))}
+	for _, r := range rs {
+		if r[0] < r[1] {
+			u.spans = append(u.spans, span{r[0], r[1]})
+		}
+	}
+	n.end = int32(len(u.spans))
+	if inlined {
+		if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && i >= 0 && i < int64(len(files)) && files[i] != nil {
+			n.callFile = files[i].Name
+		}
+		n.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
+		u.nodes[parent].kids = append(u.nodes[parent].kids, id)
+	} else {
+		for _, s := range u.spans[n.first:n.end] {
+			u.tops = append(u.tops, topSpan{s.lo, s.hi, id})
+		}
+	}
+	u.nodes = append(u.nodes, n)
+	return id, false
+}

@@ -1,0 +1,164 @@
+package symbolize
+
+import (
+	"debug/dwarf"
+	"math"
+	"slices"
+)
+
+// dwarfUnit is one compilation unit, read on demand: its line rows
+// (sorted by address) and its tree of functions and inlined calls.
+type dwarfUnit struct {
+	off    dwarf.Offset
+	parsed bool
+	files  []string // the line rows' file names
+	rows   []lineRow
+	nodes  []dwarfNode
+	spans  []span    // address ranges of the nodes
+	tops   []topSpan // ranges of the subprograms, sorted by lo
+}
+
+// lineRow is a line table row: from addr on, file:line, up to the next
+// row. An end-of-sequence row has file endFile.
+type lineRow struct {
+	addr       uint64
+	file, line uint32
+}
+
+const endFile = math.MaxUint32
+
+// dwarfNode is a subprogram or an inlined call: the name, where its
+// caller called it (inlined calls), its ranges (spans[first:end]) and the
+// calls inlined directly into it.
+type dwarfNode struct {
+	name       string
+	callFile   string
+	callLine   int64
+	first, end int32
+	kids       []int32
+}
+
+type span struct{ lo, hi uint64 }
+
+type topSpan struct {
+	lo, hi uint64
+	node   int32
+}
+
+// readLines reads the unit's line rows, dropping a row that repeats the
+// file:line of the one before it (the lookup takes the last row at or
+// before an address, so it finds the same answer), and returns the line
+// table's files, which DW_AT_call_file indexes.
+func (u *dwarfUnit) readLines(lr *dwarf.LineReader) []*dwarf.LineFile {
+	index := map[*dwarf.LineFile]uint32{}
+	var le dwarf.LineEntry
+	prev := lineRow{file: endFile}
+	for lr.Next(&le) == nil {
+		row := lineRow{addr: le.Address, file: endFile}
+		if !le.EndSequence {
+			fi, ok := index[le.File]
+			if !ok {
+				fi = uint32(len(u.files))
+				index[le.File] = fi
+				name := ""
+				if le.File != nil {
+					name = le.File.Name
+				}
+				u.files = append(u.files, name)
+			}
+			row.file, row.line = fi, uint32(max(le.Line, 0))
+			if prev.file == row.file && prev.line == row.line {
+				continue
+			}
+		}
+		u.rows = append(u.rows, row)
+		prev = row
+	}
+	u.sortRows()
+	return lr.Files()
+}
+
+// sortRows sorts the rows by address, an end of sequence before a row
+// that starts another sequence at the same address.
+func (u *dwarfUnit) sortRows() {
+	cmp := func(a, b lineRow) int {
+		if c := cmpU64(a.addr, b.addr); c != 0 {
+			return c
+		}
+		ae, be := a.file == endFile, b.file == endFile
+		switch {
+		case ae && !be:
+			return -1
+		case be && !ae:
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(u.rows, cmp) {
+		slices.SortStableFunc(u.rows, cmp)
+	}
+	u.rows = slices.Clip(u.rows)
+}
+
+func (u *dwarfUnit) sortTops() {
+	slices.SortStableFunc(u.tops, func(a, b topSpan) int { return cmpU64(a.lo, b.lo) })
+}
+
+// line returns the file:line of the row at or before addr, false when
+// there is none or addr is past the end of its sequence.
+func (u *dwarfUnit) line(addr uint64) (string, int64, bool) {
+	i, _ := slices.BinarySearchFunc(u.rows, addr, func(r lineRow, a uint64) int {
+		if r.addr <= a {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 || u.rows[i-1].file == endFile {
+		return "", 0, false
+	}
+	r := u.rows[i-1]
+	return u.files[r.file], int64(r.line), true
+}
+
+// chain returns the nodes holding addr, outermost (the subprogram) first,
+// then each inlined call inside the previous one.
+func (u *dwarfUnit) chain(addr uint64) []int32 {
+	i, _ := slices.BinarySearchFunc(u.tops, addr, func(t topSpan, a uint64) int {
+		if t.lo <= a {
+			return -1
+		}
+		return 1
+	})
+	top := int32(-1)
+	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
+		if t := u.tops[j]; addr < t.hi {
+			top = t.node
+			break
+		}
+	}
+	if top < 0 {
+		return nil
+	}
+	chain := []int32{top}
+	for n := top; ; {
+		next := u.kidAt(n, addr)
+		if next < 0 {
+			return chain
+		}
+		chain = append(chain, next)
+		n = next
+	}
+}
+
+// kidAt returns the call inlined into node n whose ranges hold addr, -1
+// if none.
+func (u *dwarfUnit) kidAt(n int32, addr uint64) int32 {
+	for _, k := range u.nodes[n].kids {
+		for _, s := range u.spans[u.nodes[k].first:u.nodes[k].end] {
+			if s.lo <= addr && addr < s.hi {
+				return k
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,153 @@
+package symbolize
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// symtab is the function symbols of .symtab and .dynsym, sorted by
+// address, one per address, each with the end of the range it names.
+type symtab struct {
+	syms []elfSym
+}
+
+type elfSym struct {
+	addr, end uint64
+	name      string
+	rank      int  // binding rank, lower wins among symbols at one address
+	sized     bool // end is addr+size; else the section's end, 0 when unknown
+}
+
+// readSymtab reads the function symbols of .symtab and .dynsym. A missing
+// table is no error; one that cannot be read is.
+func readSymtab(ef *elf.File) (symtab, error) {
+	var all []elf.Symbol
+	for _, t := range []struct {
+		name string
+		read func() ([]elf.Symbol, error)
+	}{{".symtab", ef.Symbols}, {".dynsym", ef.DynamicSymbols}} {
+		s, err := t.read()
+		if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+			return symtab{}, fmt.Errorf("reading %s: %w", t.name, err)
+		}
+		all = append(all, s...)
+	}
+	var syms []elfSym
+	for _, s := range all {
+		typ := elf.ST_TYPE(s.Info)
+		if (typ != elf.STT_FUNC && typ != elf.STT_GNU_IFUNC) || s.Value == 0 ||
+			s.Section == elf.SHN_UNDEF || s.Name == "" {
+			continue
+		}
+		e := elfSym{addr: s.Value, end: s.Value + s.Size, name: s.Name,
+			rank: bindRank(elf.ST_BIND(s.Info), s.Name), sized: s.Size > 0}
+		if !e.sized {
+			e.end = sectionEnd(ef, s)
+		}
+		syms = append(syms, e)
+	}
+	return symtab{syms: dedupSyms(syms)}, nil
+}
+
+// bindRank orders the names of one address: global before weak before
+// local, and a name without leading underscores before one with them.
+func bindRank(b elf.SymBind, name string) int {
+	r := 2
+	switch b {
+	case elf.STB_GLOBAL:
+		r = 0
+	case elf.STB_WEAK:
+		r = 1
+	}
+	if strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
+		r += 3
+	}
+	return r
+}
+
+// sectionEnd is the end of the section holding s, the bound of a symbol
+// without a size; 0 when the section is unknown (the next symbol bounds
+// it then).
+func sectionEnd(ef *elf.File, s elf.Symbol) uint64 {
+	i := int(s.Section)
+	if s.Section >= elf.SHN_LORESERVE || i >= len(ef.Sections) {
+		return 0
+	}
+	sec := ef.Sections[i]
+	if s.Value < sec.Addr || s.Value >= sec.Addr+sec.Size {
+		return 0
+	}
+	return sec.Addr + sec.Size
+}
+
+// dedupSyms sorts the symbols by address, keeps the best-ranked name of
+// each address (a sized one first, the longest range among equals), and
+// bounds each sizeless symbol by the next symbol.
+func dedupSyms(syms []elfSym) []elfSym {
+	slices.SortFunc(syms, func(a, b elfSym) int {
+		switch {
+		case a.addr != b.addr:
+			return cmpU64(a.addr, b.addr)
+		case a.sized != b.sized:
+			if a.sized {
+				return -1
+			}
+			return 1
+		case a.rank != b.rank:
+			return a.rank - b.rank
+		case a.end != b.end:
+			return cmpU64(b.end, a.end)
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	out := syms[:0]
+	for _, s := range syms {
+		if len(out) > 0 && out[len(out)-1].addr == s.addr {
+			continue
+		}
+		out = append(out, s)
+	}
+	for i := range out {
+		next := ^uint64(0)
+		if i+1 < len(out) {
+			next = out[i+1].addr
+		}
+		if s := &out[i]; !s.sized && (s.end == 0 || s.end > next) {
+			s.end = next
+		}
+	}
+	return slices.Clip(out)
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// lookupWindow bounds how many earlier symbols lookup tries when the
+// nearest one ends before addr (a symbol nested in a larger one).
+const lookupWindow = 8
+
+// lookup returns the symbol whose range holds addr, nil if none.
+func (t *symtab) lookup(addr uint64) *elfSym {
+	i, _ := slices.BinarySearchFunc(t.syms, addr, func(s elfSym, a uint64) int {
+		if s.addr <= a {
+			return -1
+		}
+		return 1
+	})
+	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
+		if s := &t.syms[j]; addr < s.end {
+			return s
+		}
+	}
+	return nil
+}

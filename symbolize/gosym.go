@@ -1,0 +1,58 @@
+package symbolize
+
+import (
+	"debug/elf"
+	"debug/gosym"
+)
+
+// goTable is a Go binary's pclntab, read by debug/gosym on the first
+// lookup. It names the physical function of an address and the innermost
+// file:line; the inline tree is not exposed by debug/gosym.
+type goTable struct {
+	sect  *elf.Section
+	text  uint64
+	built bool
+	tab   *gosym.Table // nil when the table cannot be read
+}
+
+// newGoTable finds the pclntab: .gopclntab, or .data.rel.ro.gopclntab in a
+// PIE or externally linked binary; nil when the file has none.
+func newGoTable(ef *elf.File) *goTable {
+	s := ef.Section(".gopclntab")
+	if s == nil {
+		s = ef.Section(".data.rel.ro.gopclntab")
+	}
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Size == 0 {
+		return nil
+	}
+	t := &goTable{sect: s}
+	if text := ef.Section(".text"); text != nil {
+		t.text = text.Addr
+	}
+	return t
+}
+
+// isGo says whether the file is a Go binary: it has a pclntab or a Go
+// build ID note.
+func isGo(ef *elf.File) bool {
+	return newGoTable(ef) != nil || ef.Section(".note.go.buildid") != nil
+}
+
+func (t *goTable) frames(addr uint64) []SymFrame {
+	if !t.built {
+		t.built = true
+		if data, err := t.sect.Data(); err == nil {
+			if tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, t.text)); err == nil {
+				t.tab = tab
+			}
+		}
+	}
+	if t.tab == nil {
+		return nil
+	}
+	file, line, fn := t.tab.PCToLine(addr)
+	if fn == nil {
+		return nil
+	}
+	return []SymFrame{{Name: fn.Name, SystemName: fn.Name, File: file, Line: int64(line)}}
+}

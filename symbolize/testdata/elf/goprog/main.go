@@ -1,0 +1,75 @@
+// Command goprog is the Go program of the ELF/DWARF/pclntab reader tests:
+// a generic function (Sum), a method (Spin) with an inlined callee (add),
+// a closure and a goroutine. It burns CPU for the given duration while
+// runtime/pprof records a CPU profile into the file named by its first
+// argument.
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"sync"
+	"time"
+)
+
+type number interface{ ~int | ~int64 | ~float64 }
+
+// Sum is generic: the compiler names its instance Sum[go.shape.int].
+//
+//go:noinline
+func Sum[T number](xs []T) T {
+	var s T
+	for _, x := range xs {
+		s += x * x
+	}
+	return s
+}
+
+type Acc struct{ v uint64 }
+
+// add is small enough to be inlined into Spin.
+func (a *Acc) add(x uint64) { a.v = a.v*6364136223846793005 + x }
+
+//go:noinline
+func (a *Acc) Spin(n int) {
+	for i := 0; i < n; i++ {
+		a.add(uint64(i))
+	}
+}
+
+func main() {
+	out, err := os.Create(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	d, _ := time.ParseDuration(os.Args[2])
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	deadline := time.Now().Add(d)
+	xs := make([]int, 4096)
+	for i := range xs {
+		xs[i] = i
+	}
+	var wg sync.WaitGroup
+	var total int
+	wg.Add(1)
+	go func() { // the goroutine: main.main.gowrap1 runs main.main.func1
+		defer wg.Done()
+		for time.Now().Before(deadline) {
+			total += Sum(xs)
+		}
+	}()
+	acc := &Acc{}
+	square := func(k int) int { return k * k } // the closure
+	for time.Now().Before(deadline) {
+		acc.Spin(square(300))
+	}
+	wg.Wait()
+	pprof.StopCPUProfile()
+	out.Close()
+	fmt.Println(total, acc.v)
+}
