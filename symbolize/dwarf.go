@@ -194,6 +194,7 @@ func (ix *dwarfIndex) parse(u *dwarfUnit) error {
 	}
 	var files []*dwarf.LineFile
 	if lr, err := ix.d.LineReader(cu); err == nil && lr != nil {
+		u.compDir, _ = cu.Val(dwarf.AttrCompDir).(string)
 		files = u.readLines(lr)
 	}
 	if cu.Children {
@@ -266,7 +267,7 @@ func (ix *dwarfIndex) addNode(u *dwarfUnit, e *dwarf.Entry, parent int32, files 
 	n.end = int32(len(u.spans))
 	if inlined {
 		if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && i >= 0 && i < int64(len(files)) && files[i] != nil {
-			n.callFile = files[i].Name
+			n.callFile = u.fileName(files[i].Name)
 		}
 		n.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
 		u.nodes[parent].kids = append(u.nodes[parent].kids, id)

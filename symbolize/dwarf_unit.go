@@ -3,19 +3,21 @@ package symbolize
 import (
 	"debug/dwarf"
 	"math"
+	"path"
 	"slices"
 )
 
 // dwarfUnit is one compilation unit, read on demand: its line rows
 // (sorted by address) and its tree of functions and inlined calls.
 type dwarfUnit struct {
-	off    dwarf.Offset
-	parsed bool
-	files  []string // the line rows' file names
-	rows   []lineRow
-	nodes  []dwarfNode
-	spans  []span    // address ranges of the nodes
-	tops   []topSpan // ranges of the subprograms, sorted by lo
+	off     dwarf.Offset
+	parsed  bool
+	compDir string   // DW_AT_comp_dir
+	files   []string // the line rows' file names
+	rows    []lineRow
+	nodes   []dwarfNode
+	spans   []span    // address ranges of the nodes
+	tops    []topSpan // ranges of the subprograms, sorted by lo
 }
 
 // lineRow is a line table row: from addr on, file:line, up to the next
@@ -48,7 +50,8 @@ type topSpan struct {
 // readLines reads the unit's line rows, dropping a row that repeats the
 // file:line of the one before it (the lookup takes the last row at or
 // before an address, so it finds the same answer), and returns the line
-// table's files, which DW_AT_call_file indexes.
+// table's files, which DW_AT_call_file indexes. A relative file name is
+// joined to the unit's compilation directory, as addr2line prints it.
 func (u *dwarfUnit) readLines(lr *dwarf.LineReader) []*dwarf.LineFile {
 	index := map[*dwarf.LineFile]uint32{}
 	var le dwarf.LineEntry
@@ -62,7 +65,7 @@ func (u *dwarfUnit) readLines(lr *dwarf.LineReader) []*dwarf.LineFile {
 				index[le.File] = fi
 				name := ""
 				if le.File != nil {
-					name = le.File.Name
+					name = u.fileName(le.File.Name)
 				}
 				u.files = append(u.files, name)
 			}
@@ -76,6 +79,14 @@ func (u *dwarfUnit) readLines(lr *dwarf.LineReader) []*dwarf.LineFile {
 	}
 	u.sortRows()
 	return lr.Files()
+}
+
+// fileName joins a relative file name to the unit's directory.
+func (u *dwarfUnit) fileName(name string) string {
+	if name != "" && u.compDir != "" && !path.IsAbs(name) {
+		return path.Join(u.compDir, name)
+	}
+	return name
 }
 
 // sortRows sorts the rows by address, an end of sequence before a row

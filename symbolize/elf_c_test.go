@@ -1,0 +1,214 @@
+package symbolize
+
+import (
+	"bufio"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// a2lFrame is one frame GNU addr2line -f -i printed.
+type a2lFrame struct {
+	name, file string
+	line       int64
+}
+
+// addr2lineC runs GNU addr2line -a -f -i on the addresses and returns
+// each address's frames, innermost first.
+func addr2lineC(t *testing.T, bin string, addrs []uint64) map[uint64][]a2lFrame {
+	t.Helper()
+	var in strings.Builder
+	for _, a := range addrs {
+		fmt.Fprintf(&in, "%#x\n", a)
+	}
+	out := run(t, in.String(), tool(t, "addr2line"), "-a", "-f", "-i", "-e", bin)
+	res := map[uint64][]a2lFrame{}
+	var cur uint64
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "0x") {
+			cur, _ = strconv.ParseUint(l[2:], 16, 64)
+			continue
+		}
+		if !sc.Scan() {
+			break
+		}
+		fl, _, _ := strings.Cut(sc.Text(), " (discriminator")
+		i := strings.LastIndexByte(fl, ':')
+		f := a2lFrame{name: l, file: fl[:i]}
+		f.line, _ = strconv.ParseInt(fl[i+1:], 10, 64)
+		res[cur] = append(res[cur], f)
+	}
+	return res
+}
+
+// textAddrs returns every byte address of the sized function symbols and
+// the start of the sizeless ones.
+func textAddrs(syms []nmSym) []uint64 {
+	var addrs []uint64
+	for _, s := range syms {
+		addrs = append(addrs, s.addr)
+		for a := s.addr + 1; a < s.addr+s.size; a++ {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs
+}
+
+// TestObjectCDWARF compares the frames of every byte of every function of
+// hot.c (gcc -O2 -g, PIE and not) with GNU addr2line -f -i: names, files
+// and lines, inlined frames included.
+func TestObjectCDWARF(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range []struct{ name, flag string }{{"pie", "-pie"}, {"nopie", "-no-pie"}} {
+		t.Run(v.name, func(t *testing.T) {
+			bin := buildC(t, dir, "hot-"+v.name, "hot.c", "-O2", "-g", v.flag)
+			syms := nmFuncs(run(t, "", tool(t, "nm"), "-n", "-S", "--defined-only", bin), 16)
+			addrs := textAddrs(syms)
+			want := addr2lineC(t, bin, addrs)
+			o := openT(t, bin)
+			inlined, bad := 0, 0
+			for _, a := range addrs {
+				got, w := o.Frames(nil, a), want[a]
+				if len(w) > 1 {
+					inlined++
+				}
+				if msg := diffA2L(got, w); msg != "" {
+					bad++
+					if bad <= 5 {
+						t.Errorf("%#x: %s", a, msg)
+					}
+				}
+			}
+			t.Logf("%d addresses, %d with inlined frames, %d differ", len(addrs), inlined, bad)
+			if inlined == 0 {
+				t.Errorf("no address has an inlined frame: scale was not inlined")
+			}
+		})
+	}
+}
+
+// diffA2L says how frames differ from addr2line's; where addr2line has no
+// line (??:?, or crtstuff.c:0 from a file symbol), only the name is
+// compared.
+func diffA2L(got []SymFrame, want []a2lFrame) string {
+	if len(want) == 1 && (want[0].file == "??" || want[0].line == 0) {
+		if len(got) != 1 || got[0].Name != want[0].name {
+			return fmt.Sprintf("got %v, addr2line %v", got, want)
+		}
+		return ""
+	}
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %v, addr2line %v", got, want)
+	}
+	for i, w := range want {
+		if g := got[i]; g.Name != w.name || g.File != w.file || g.Line != w.line {
+			return fmt.Sprintf("frame %d: got %v, addr2line %v", i, got, want)
+		}
+	}
+	return ""
+}
+
+// TestObjectCSymtab strips the debug information: every byte of every
+// function, sized or not (crt's frame_dummy), is named as nm names the
+// symbol holding it, without a line; a sizeless one (_init) ends at the
+// next symbol or the end of its section. Fully stripped, the file has no
+// function symbol left and OpenObject says so.
+func TestObjectCSymtab(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildC(t, dir, "hot", "hot.c", "-O2", "-g")
+	syms := nmFuncs(run(t, "", tool(t, "nm"), "-n", "-S", "--defined-only", bin), 16)
+	nodebug := filepath.Join(dir, "hot-nodebug")
+	run(t, "", tool(t, "strip"), "--strip-debug", "-o", nodebug, bin)
+	o := openT(t, nodebug)
+	ef, err := elf.Open(nodebug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	for i, s := range syms {
+		end := s.addr + s.size
+		if s.size == 0 && i+1 < len(syms) {
+			end = syms[i+1].addr
+			for _, sec := range ef.Sections {
+				if s.addr >= sec.Addr && s.addr < sec.Addr+sec.Size {
+					end = min(end, sec.Addr+sec.Size)
+				}
+			}
+		}
+		for a := s.addr; a < end; a++ {
+			fr := o.Frames(nil, a)
+			if len(fr) != 1 || fr[0].Name != s.name || fr[0].File != "" {
+				t.Fatalf("%#x: got %v, nm says %s", a, fr, s.name)
+			}
+		}
+	}
+	if o.BuildID() == "" {
+		t.Errorf("no GNU build ID")
+	}
+	stripped := filepath.Join(dir, "hot-stripped")
+	run(t, "", tool(t, "strip"), "-s", "-o", stripped, bin)
+	_, err = OpenObject(stripped)
+	if !errors.Is(err, ErrNoSymbols) || !strings.Contains(err.Error(), stripped) {
+		t.Errorf("stripped: got %v, want ErrNoSymbols naming the file", err)
+	}
+	gnu, _, err := ReadBuildID(stripped)
+	if err != nil || gnu != o.BuildID() {
+		t.Errorf("ReadBuildID(stripped) = %q, %v; want %q (strip keeps the note)", gnu, err, o.BuildID())
+	}
+}
+
+// TestObjectPerfOffsets checks the file-offset translation against perf:
+// perf script prints callchain addresses of a DSO as file offsets, with
+// the symbol perf found there. Frames(&Mapping{}, off) must name the same
+// function (the outermost frame: perf does not expand inlining). The
+// build is non-PIE, whose text is linked at 0x401000 rather than at its
+// file offset, so the offset read as a vaddr must name nothing (a gcc PIE
+// links its text at its file offset; perf record costs over a second a
+// run, so it is not recorded too).
+func TestObjectPerfOffsets(t *testing.T) {
+	perf := tool(t, "perf")
+	dir := t.TempDir()
+	for _, v := range []struct{ name, flag string }{{"nopie", "-no-pie"}} {
+		t.Run(v.name, func(t *testing.T) {
+			bin := buildC(t, dir, "hot-"+v.name, "hot.c", "-O2", "-g", "-fno-omit-frame-pointer", v.flag)
+			data := filepath.Join(dir, v.name+".data")
+			rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "400000")
+			if out, err := rec.CombinedOutput(); err != nil {
+				t.Skipf("perf record cannot record here: %v: %s", err, out)
+			}
+			out := run(t, "", perf, "script", "-i", data, "-F", "ip,sym,dso")
+			o := openT(t, bin)
+			n := 0
+			for _, l := range strings.Split(out, "\n") {
+				f := strings.Fields(l)
+				if len(f) != 3 || f[2] != "("+bin+")" {
+					continue
+				}
+				off, err := strconv.ParseUint(f[0], 16, 64)
+				if err != nil {
+					t.Fatalf("perf script line %q: %v", l, err)
+				}
+				n++
+				fr := o.Frames(&pprofile.Mapping{}, off)
+				if len(fr) == 0 || fr[len(fr)-1].Name != f[1] {
+					t.Fatalf("offset %#x: got %v, perf says %s", off, fr, f[1])
+				}
+				if o.Frames(nil, off) != nil {
+					t.Fatalf("offset %#x read as a vaddr names something in the non-PIE build", off)
+				}
+			}
+			if n < 10 {
+				t.Fatalf("perf script gave %d addresses of %s", n, bin)
+			}
+		})
+	}
+}
