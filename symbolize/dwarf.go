@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // dwarfIndex finds the compilation unit of an address by binary search
@@ -42,11 +43,52 @@ func hasDWARF(ef *elf.File) bool {
 	return false
 }
 
+// dwarfSections are the DWARF sections names and lines are read from;
+// the others (.debug_frame, .debug_loc, .debug_loclists, .debug_types: a
+// third of cmd/go's DWARF) are not decompressed.
+var dwarfSections = []string{"abbrev", "info", "str", "line", "ranges",
+	"addr", "line_str", "str_offsets", "rnglists"}
+
+// loadDWARF reads the DWARF sections that name functions and lines. A
+// relocatable object, or one with old-style .zdebug sections, is left to
+// elf.File.DWARF, which reads them all.
+func loadDWARF(ef *elf.File) (*dwarf.Data, error) {
+	if ef.Type == elf.ET_REL || slices.ContainsFunc(ef.Sections, func(s *elf.Section) bool {
+		return strings.HasPrefix(s.Name, ".zdebug_")
+	}) {
+		return ef.DWARF()
+	}
+	dat := map[string][]byte{}
+	for _, name := range dwarfSections {
+		s := ef.Section(".debug_" + name)
+		if s == nil || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("section %s: %w", s.Name, err)
+		}
+		dat[name] = b
+	}
+	d, err := dwarf.New(dat["abbrev"], nil, nil, dat["info"], dat["line"], nil, dat["ranges"], dat["str"])
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range dwarfSections[5:] {
+		if b := dat[name]; b != nil {
+			if err := d.AddSection(".debug_"+name, b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
+}
+
 // newDWARFIndex reads the unit headers of the file's DWARF. A unit whose
 // header gives no ranges is read at once, its functions' ranges standing
 // for it.
 func newDWARFIndex(ef *elf.File) (*dwarfIndex, error) {
-	d, err := ef.DWARF()
+	d, err := loadDWARF(ef)
 	if err != nil {
 		return nil, fmt.Errorf("reading DWARF: %w", err)
 	}
@@ -200,7 +242,7 @@ func (ix *dwarfIndex) parse(u *dwarfUnit) error {
 	if cu.Children {
 		err = ix.readTree(u, r, files)
 	}
-	u.sortTops()
+	u.finish()
 	return err
 }
 

@@ -31,13 +31,15 @@ const endFile = math.MaxUint32
 
 // dwarfNode is a subprogram or an inlined call: the name, where its
 // caller called it (inlined calls), its ranges (spans[first:end]) and the
-// calls inlined directly into it.
+// calls inlined directly into it (kids while the unit is read, then the
+// kids' ranges sorted, kidSpans).
 type dwarfNode struct {
 	name       string
 	callFile   string
 	callLine   int64
 	first, end int32
 	kids       []int32
+	kidSpans   []topSpan
 }
 
 type span struct{ lo, hi uint64 }
@@ -111,8 +113,38 @@ func (u *dwarfUnit) sortRows() {
 	u.rows = slices.Clip(u.rows)
 }
 
-func (u *dwarfUnit) sortTops() {
-	slices.SortStableFunc(u.tops, func(a, b topSpan) int { return cmpU64(a.lo, b.lo) })
+// finish sorts the subprograms' ranges, and each node's kids' ranges.
+func (u *dwarfUnit) finish() {
+	byLo := func(a, b topSpan) int { return cmpU64(a.lo, b.lo) }
+	slices.SortStableFunc(u.tops, byLo)
+	for i := range u.nodes {
+		n := &u.nodes[i]
+		for _, k := range n.kids {
+			for _, s := range u.spans[u.nodes[k].first:u.nodes[k].end] {
+				n.kidSpans = append(n.kidSpans, topSpan{s.lo, s.hi, k})
+			}
+		}
+		n.kids = nil
+		slices.SortStableFunc(n.kidSpans, byLo)
+	}
+}
+
+// spanAt returns the node of the span in spans (sorted by lo) that holds
+// addr, -1 if none. Spans nest or are disjoint; the few before the
+// nearest are tried too, for one that encloses it.
+func spanAt(spans []topSpan, addr uint64) int32 {
+	i, _ := slices.BinarySearchFunc(spans, addr, func(t topSpan, a uint64) int {
+		if t.lo <= a {
+			return -1
+		}
+		return 1
+	})
+	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
+		if t := spans[j]; addr < t.hi {
+			return t.node
+		}
+	}
+	return -1
 }
 
 // line returns the file:line of the row at or before addr, false when
@@ -134,42 +166,16 @@ func (u *dwarfUnit) line(addr uint64) (string, int64, bool) {
 // chain returns the nodes holding addr, outermost (the subprogram) first,
 // then each inlined call inside the previous one.
 func (u *dwarfUnit) chain(addr uint64) []int32 {
-	i, _ := slices.BinarySearchFunc(u.tops, addr, func(t topSpan, a uint64) int {
-		if t.lo <= a {
-			return -1
-		}
-		return 1
-	})
-	top := int32(-1)
-	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
-		if t := u.tops[j]; addr < t.hi {
-			top = t.node
-			break
-		}
-	}
+	top := spanAt(u.tops, addr)
 	if top < 0 {
 		return nil
 	}
 	chain := []int32{top}
-	for n := top; ; {
-		next := u.kidAt(n, addr)
-		if next < 0 {
-			return chain
+	for n := top; len(chain) <= len(u.nodes); {
+		if n = spanAt(u.nodes[n].kidSpans, addr); n < 0 {
+			break
 		}
-		chain = append(chain, next)
-		n = next
+		chain = append(chain, n)
 	}
-}
-
-// kidAt returns the call inlined into node n whose ranges hold addr, -1
-// if none.
-func (u *dwarfUnit) kidAt(n int32, addr uint64) int32 {
-	for _, k := range u.nodes[n].kids {
-		for _, s := range u.spans[u.nodes[k].first:u.nodes[k].end] {
-			if s.lo <= addr && addr < s.hi {
-				return k
-			}
-		}
-	}
-	return -1
+	return chain
 }

@@ -84,3 +84,9 @@ func names(fr []SymFrame) []string {
 	}
 	return n
 }
+
+func lookTool(name string) (string, error) { return exec.LookPath(name) }
+
+func execCommand(name string, args ...string) ([]byte, error) {
+	return exec.Command(name, args...).CombinedOutput()
+}

@@ -45,7 +45,10 @@ func readSymtab(ef *elf.File) (symtab, error) {
 		e := elfSym{addr: s.Value, end: s.Value + s.Size, name: s.Name,
 			rank: bindRank(elf.ST_BIND(s.Info), s.Name), sized: s.Size > 0}
 		if !e.sized {
-			e.end = sectionEnd(ef, s)
+			var in bool
+			if e.end, in = sectionEnd(ef, s); !in {
+				continue // a marker at the end of its section (runtime.etext)
+			}
 		}
 		syms = append(syms, e)
 	}
@@ -69,18 +72,18 @@ func bindRank(b elf.SymBind, name string) int {
 }
 
 // sectionEnd is the end of the section holding s, the bound of a symbol
-// without a size; 0 when the section is unknown (the next symbol bounds
-// it then).
-func sectionEnd(ef *elf.File, s elf.Symbol) uint64 {
+// without a size: 0 when the section is unknown (the next symbol bounds
+// it then), and false when s lies outside its section.
+func sectionEnd(ef *elf.File, s elf.Symbol) (uint64, bool) {
 	i := int(s.Section)
 	if s.Section >= elf.SHN_LORESERVE || i >= len(ef.Sections) {
-		return 0
+		return 0, true
 	}
 	sec := ef.Sections[i]
-	if s.Value < sec.Addr || s.Value >= sec.Addr+sec.Size {
-		return 0
+	if s.Value < sec.Addr || s.Value-sec.Addr >= sec.Size {
+		return 0, false
 	}
-	return sec.Addr + sec.Size
+	return sec.Addr + sec.Size, true
 }
 
 // dedupSyms sorts the symbols by address, keeps the best-ranked name of
