@@ -50,6 +50,7 @@ package symbolize
 import (
 	"bytes"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -105,15 +106,11 @@ func newELFObject(path string, r io.ReaderAt) (o *elfObject, err error) {
 	}()
 	ef, err := elf.NewFile(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not an ELF binary or debug file: %w", path, err)
+		return nil, elfError(path, r, err)
 	}
 	o = &elfObject{path: path, ef: ef}
 	o.gnuID, o.goID = noteBuildIDs(ef)
-	for _, p := range ef.Progs {
-		if p.Type == elf.PT_LOAD {
-			o.loads = append(o.loads, p.ProgHeader)
-		}
-	}
+	o.loads = loadSegments(ef)
 	if o.syms, err = readSymtab(ef); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -151,6 +148,47 @@ func (o *elfObject) Frames(m *pprofile.Mapping, pc uint64) []SymFrame {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.frames(addr)
+}
+
+// loadSegments returns the PT_LOAD segments. A separate debug file
+// (objcopy --only-keep-debug: its code sections are SHT_NOBITS) keeps
+// their addresses and sizes but not their file offsets; these are taken
+// to be each address less the image base (the lowest segment's address,
+// at offset 0): exact for the code of GNU ld's and the Go linker's
+// layouts, a guess for others.
+func loadSegments(ef *elf.File) []elf.ProgHeader {
+	var loads []elf.ProgHeader
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_LOAD {
+			loads = append(loads, p.ProgHeader)
+		}
+	}
+	if len(loads) == 0 || !debugOnly(ef) {
+		return loads
+	}
+	base := loads[0].Vaddr
+	for _, p := range loads {
+		base = min(base, p.Vaddr)
+	}
+	base &^= max(loads[0].Align, 1) - 1
+	for i := range loads {
+		loads[i].Off, loads[i].Filesz = loads[i].Vaddr-base, loads[i].Memsz
+	}
+	return loads
+}
+
+// debugOnly says whether the file's code sections hold no bytes.
+func debugOnly(ef *elf.File) bool {
+	code := false
+	for _, s := range ef.Sections {
+		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0 {
+			if s.Type != elf.SHT_NOBITS {
+				return false
+			}
+			code = true
+		}
+	}
+	return code
 }
 
 // vaddr turns a runtime address into the file's virtual address.
@@ -240,10 +278,24 @@ func ReadBuildID(path string) (gnu, goID string, err error) {
 	defer f.Close()
 	ef, err := elf.NewFile(f)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: not an ELF binary or debug file: %w", path, err)
+		return "", "", elfError(path, f, err)
 	}
 	gnu, goID = noteBuildIDs(ef)
 	return gnu, goID, nil
+}
+
+// elfError says why debug/elf could not read the file at path: it is not
+// ELF (no magic number), it ends before its headers do, or they are
+// malformed.
+func elfError(path string, r io.ReaderAt, err error) error {
+	var magic [4]byte
+	if _, e := r.ReadAt(magic[:], 0); e != nil || string(magic[:]) != elf.ELFMAG {
+		return fmt.Errorf("%s: not an ELF binary or debug file", path)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: truncated ELF file: its headers reach past its end", path)
+	}
+	return fmt.Errorf("%s: malformed ELF file: %w", path, err)
 }
 
 // cstring returns b up to its first NUL.

@@ -212,3 +212,26 @@ func TestObjectPerfOffsets(t *testing.T) {
 		})
 	}
 }
+
+// TestObjectCDebugFile: a separate debug file (objcopy --only-keep-debug),
+// whose sections hold no code and whose segments lost their file offsets,
+// names the file offsets of the stripped non-PIE binary as the
+// unstripped one does, and carries its build ID.
+func TestObjectCDebugFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildC(t, dir, "hot", "hot.c", "-O2", "-g", "-no-pie")
+	debug := filepath.Join(dir, "hot.debug")
+	run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
+	stripped := filepath.Join(dir, "hot-stripped")
+	run(t, "", tool(t, "strip"), "-s", "-o", stripped, bin)
+	o, d := openT(t, bin), openT(t, debug)
+	if gnu, _, err := ReadBuildID(stripped); err != nil || gnu != d.BuildID() || gnu == "" {
+		t.Errorf("debug file's build ID %q, the stripped binary's %q (%v)", d.BuildID(), gnu, err)
+	}
+	syms := nmFuncs(run(t, "", tool(t, "nm"), "-n", "-S", "--defined-only", bin), 16)
+	for _, a := range textAddrs(syms) {
+		if got, want := d.Frames(&pprofile.Mapping{}, a), o.Frames(&pprofile.Mapping{}, a); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%#x: debug file %v, binary %v", a, got, want)
+		}
+	}
+}

@@ -33,12 +33,16 @@ func TestOpenObjectErrors(t *testing.T) {
 		if err := os.WriteFile(cut, b[:n], 0o644); err != nil {
 			t.Fatal(err)
 		}
+		want := "truncated ELF file"
+		if n < 4 {
+			want = "not an ELF"
+		}
 		o, err := OpenObject(cut)
 		if err == nil {
 			o.Close()
 			t.Errorf("cut to %d of %d bytes: no error", n, len(b))
-		} else if !strings.Contains(err.Error(), cut) {
-			t.Errorf("cut to %d bytes: error %q does not name the file", n, err)
+		} else if !strings.Contains(err.Error(), cut) || !strings.Contains(err.Error(), want) {
+			t.Errorf("cut to %d bytes: error %q does not name the file and say %q", n, err, want)
 		}
 	}
 }

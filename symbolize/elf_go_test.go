@@ -74,7 +74,8 @@ var goprogVariants = []struct {
 // TestObjectGo builds goprog normally, with -ldflags=-s (no .symtab, no
 // DWARF: the pclntab alone) and as PIE, and checks each build against its
 // own CPU profile (goprogProfileCheck) and go tool addr2line
-// (goprogAddr2lineCheck).
+// (goprogAddr2lineCheck); the PIE build's separate debug file (objcopy
+// --only-keep-debug) must name the PIE's profile as well.
 func TestObjectGo(t *testing.T) {
 	dir := t.TempDir()
 	var layout string // the default build, whose symbols the stripped one shares
@@ -88,19 +89,23 @@ func TestObjectGo(t *testing.T) {
 			} else if !v.dwarf {
 				nmBin = layout
 			}
-			goprogProfileCheck(t, o, v.dwarf)
+			goprogProfileCheck(t, o, bin, v.dwarf)
 			goprogAddr2lineCheck(t, o, nmBin, v.dwarf)
+			if v.name == "pie" {
+				debug := bin + ".debug"
+				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
+				goprogProfileCheck(t, openT(t, debug), bin, true)
+			}
 		})
 	}
 }
 
-// goprogProfileCheck symbolizes the locations of goprog's own CPU
-// profile from their addresses and mappings and compares them with what
+// goprogProfileCheck runs bin and symbolizes with o the locations of its
+// CPU profile from their addresses and mappings and compares them with what
 // the runtime wrote: with DWARF, the whole inline chain (names and lines)
 // for at least 99% of the sampled value; from the pclntab alone
 // (-ldflags=-s), the physical function and the innermost file:line.
-func goprogProfileCheck(t *testing.T, o Object, dwarf bool) {
-	bin := o.Path()
+func goprogProfileCheck(t *testing.T, o Object, bin string, dwarf bool) {
 	p := goprogProfile(t, bin)
 	value := locationValues(p)
 	var total, same, inlined int64
