@@ -18,6 +18,7 @@ type dwarfIndex struct {
 	units  []*dwarfUnit
 	aux    *dwarf.Reader           // reads abstract origins and specifications
 	names  map[dwarf.Offset]string // their names
+	err    error                   // the first unit that could not be read
 }
 
 type unitRange struct {
@@ -144,8 +145,8 @@ func (ix *dwarfIndex) frames(addr uint64) (fr []SymFrame, line *SymFrame) {
 		return nil, nil
 	}
 	if !u.parsed {
-		if err := ix.parse(u); err != nil {
-			u.parsed = true // what was read before the error is used
+		if err := ix.parse(u); err != nil && ix.err == nil {
+			ix.err = err // what was read before the error is used
 		}
 	}
 	file, ln, ok := u.line(addr)

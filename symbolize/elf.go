@@ -138,8 +138,8 @@ func (o *elfObject) Close() error {
 	return o.closer.Close()
 }
 
-// Frames names pc; see the package documentation of elf.go for how pc and
-// m are read.
+// Frames names pc; see the comment at the top of elf.go for how pc and m
+// are read. It is safe for concurrent use.
 func (o *elfObject) Frames(m *pprofile.Mapping, pc uint64) []SymFrame {
 	addr, ok := o.vaddr(m, pc)
 	if !ok {
@@ -189,6 +189,24 @@ func debugOnly(ef *elf.File) bool {
 		}
 	}
 	return code
+}
+
+// Err reports a reader that failed on the first lookup that needed it
+// (malformed or unreadable DWARF or pclntab), nil if none did; the
+// lookups fall back on the other sources. Callers reach it by a type
+// assertion (interface{ Err() error }) to warn once.
+func (o *elfObject) Err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case o.broken != nil:
+		return o.broken
+	case o.dw != nil && o.dw.err != nil:
+		return fmt.Errorf("%s: %w", o.path, o.dw.err)
+	case o.gopcln != nil && o.gopcln.err != nil:
+		return fmt.Errorf("%s: %w", o.path, o.gopcln.err)
+	}
+	return nil
 }
 
 // vaddr turns a runtime address into the file's virtual address.

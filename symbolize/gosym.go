@@ -3,6 +3,7 @@ package symbolize
 import (
 	"debug/elf"
 	"debug/gosym"
+	"fmt"
 )
 
 // goTable is a Go binary's pclntab, read by debug/gosym on the first
@@ -13,6 +14,7 @@ type goTable struct {
 	text  uint64
 	built bool
 	tab   *gosym.Table // nil when the table cannot be read
+	err   error        // why not
 }
 
 // newGoTable finds the pclntab: .gopclntab, or .data.rel.ro.gopclntab in a
@@ -32,19 +34,15 @@ func newGoTable(ef *elf.File) *goTable {
 	return t
 }
 
-// isGo says whether the file is a Go binary: it has a pclntab or a Go
-// build ID note.
-func isGo(ef *elf.File) bool {
-	return newGoTable(ef) != nil || ef.Section(".note.go.buildid") != nil
-}
-
 func (t *goTable) frames(addr uint64) []SymFrame {
 	if !t.built {
 		t.built = true
-		if data, err := t.sect.Data(); err == nil {
-			if tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, t.text)); err == nil {
-				t.tab = tab
-			}
+		data, err := t.sect.Data()
+		if err == nil {
+			t.tab, err = gosym.NewTable(nil, gosym.NewLineTable(data, t.text))
+		}
+		if err != nil {
+			t.tab, t.err = nil, fmt.Errorf("reading %s: %w", t.sect.Name, err)
 		}
 	}
 	if t.tab == nil {
