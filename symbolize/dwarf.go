@@ -153,7 +153,8 @@ func (ix *dwarfIndex) frames(addr uint64) (fr []SymFrame, line *SymFrame) {
 	if ok {
 		line = &SymFrame{File: file, Line: ln}
 	}
-	chain := u.chain(addr)
+	var buf [8]int32
+	chain := u.chain(buf[:0], addr)
 	if len(chain) == 0 {
 		return nil, line
 	}
@@ -161,11 +162,7 @@ func (ix *dwarfIndex) frames(addr uint64) (fr []SymFrame, line *SymFrame) {
 	for i, id := range chain { // chain is outermost first
 		n := &u.nodes[id]
 		f := &fr[len(chain)-1-i]
-		f.SystemName = n.name
-		f.Name = n.name
-		if dm, ok := Demangle(n.name); ok {
-			f.Name = dm
-		}
+		f.Name, f.SystemName = n.display, n.name
 		if i+1 < len(chain) {
 			inner := &u.nodes[chain[i+1]]
 			f.File, f.Line = inner.callFile, inner.callLine
@@ -302,6 +299,7 @@ func (ix *dwarfIndex) addNode(u *dwarfUnit, e *dwarf.Entry, parent int32, files 
 	}
 	id := int32(len(u.nodes))
 	n := dwarfNode{name: ix.entryName(e, 0), first: int32(len(u.spans))}
+	n.display, _ = Demangle(n.name)
 	for _, r := range rs {
 		if r[0] < r[1] {
 			u.spans = append(u.spans, span{r[0], r[1]})

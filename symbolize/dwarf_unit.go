@@ -34,7 +34,8 @@ const endFile = math.MaxUint32
 // calls inlined directly into it (kids while the unit is read, then the
 // kids' ranges sorted, kidSpans).
 type dwarfNode struct {
-	name       string
+	name       string // as spelled (mangled)
+	display    string // demangled
 	callFile   string
 	callLine   int64
 	first, end int32
@@ -163,14 +164,14 @@ func (u *dwarfUnit) line(addr uint64) (string, int64, bool) {
 	return u.files[r.file], int64(r.line), true
 }
 
-// chain returns the nodes holding addr, outermost (the subprogram) first,
-// then each inlined call inside the previous one.
-func (u *dwarfUnit) chain(addr uint64) []int32 {
+// chain appends to chain the nodes holding addr, outermost (the
+// subprogram) first, then each inlined call inside the previous one.
+func (u *dwarfUnit) chain(chain []int32, addr uint64) []int32 {
 	top := spanAt(u.tops, addr)
 	if top < 0 {
 		return nil
 	}
-	chain := []int32{top}
+	chain = append(chain, top)
 	for n := top; len(chain) <= len(u.nodes); {
 		if n = spanAt(u.nodes[n].kidSpans, addr); n < 0 {
 			break

@@ -114,7 +114,7 @@ func newELFObject(path string, r io.ReaderAt) (o *elfObject, err error) {
 	if o.syms, err = readSymtab(ef); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	o.gopcln = newGoTable(ef)
+	o.gopcln = newGoTable(ef, o.syms.goText)
 	o.hasDW = hasDWARF(ef)
 	if len(o.syms.syms) == 0 && o.gopcln == nil && !o.hasDW {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoSymbols)

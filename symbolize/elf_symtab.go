@@ -11,7 +11,8 @@ import (
 // symtab is the function symbols of .symtab and .dynsym, sorted by
 // address, one per address, each with the end of the range it names.
 type symtab struct {
-	syms []elfSym
+	syms   []elfSym
+	goText uint64 // the address of runtime.text, where a Go pclntab's offsets start; 0 if absent
 }
 
 type elfSym struct {
@@ -36,7 +37,11 @@ func readSymtab(ef *elf.File) (symtab, error) {
 		all = append(all, s...)
 	}
 	var syms []elfSym
+	var goText uint64
 	for _, s := range all {
+		if s.Name == "runtime.text" {
+			goText = s.Value
+		}
 		typ := elf.ST_TYPE(s.Info)
 		if (typ != elf.STT_FUNC && typ != elf.STT_GNU_IFUNC) || s.Value == 0 ||
 			s.Section == elf.SHN_UNDEF || s.Name == "" {
@@ -52,7 +57,7 @@ func readSymtab(ef *elf.File) (symtab, error) {
 		}
 		syms = append(syms, e)
 	}
-	return symtab{syms: dedupSyms(syms)}, nil
+	return symtab{syms: dedupSyms(syms), goText: goText}, nil
 }
 
 // bindRank orders the names of one address: global before weak before

@@ -18,8 +18,13 @@ type goTable struct {
 }
 
 // newGoTable finds the pclntab: .gopclntab, or .data.rel.ro.gopclntab in a
-// PIE or externally linked binary; nil when the file has none.
-func newGoTable(ef *elf.File) *goTable {
+// PIE or externally linked binary; nil when the file has none. Its
+// function offsets start at runtime.text (text, from the symbol table),
+// which an external linker places after the C code at the start of
+// .text; without the symbol, .text is taken, as go tool addr2line does
+// (wrong for a stripped, externally linked binary, whose header records
+// 0 too).
+func newGoTable(ef *elf.File, text uint64) *goTable {
 	s := ef.Section(".gopclntab")
 	if s == nil {
 		s = ef.Section(".data.rel.ro.gopclntab")
@@ -27,23 +32,28 @@ func newGoTable(ef *elf.File) *goTable {
 	if s == nil || s.Type == elf.SHT_NOBITS || s.Size == 0 {
 		return nil
 	}
-	t := &goTable{sect: s}
-	if text := ef.Section(".text"); text != nil {
-		t.text = text.Addr
+	t := &goTable{sect: s, text: text}
+	if sect := ef.Section(".text"); sect != nil && text == 0 {
+		t.text = sect.Addr
 	}
 	return t
 }
 
+// build reads the table.
+func (t *goTable) build() {
+	t.built = true
+	data, err := t.sect.Data()
+	if err == nil {
+		t.tab, err = gosym.NewTable(nil, gosym.NewLineTable(data, t.text))
+	}
+	if err != nil {
+		t.tab, t.err = nil, fmt.Errorf("reading %s: %w", t.sect.Name, err)
+	}
+}
+
 func (t *goTable) frames(addr uint64) []SymFrame {
 	if !t.built {
-		t.built = true
-		data, err := t.sect.Data()
-		if err == nil {
-			t.tab, err = gosym.NewTable(nil, gosym.NewLineTable(data, t.text))
-		}
-		if err != nil {
-			t.tab, t.err = nil, fmt.Errorf("reading %s: %w", t.sect.Name, err)
-		}
+		t.build()
 	}
 	if t.tab == nil {
 		return nil
