@@ -17,7 +17,8 @@
 //     the physical function and the innermost file:line, without inline
 //     expansion (debug/gosym does not expose the inline tree).
 //  3. The symbol tables (.symtab and .dynsym): function symbols (STT_FUNC,
-//     STT_GNU_IFUNC), each covering its size, or when its size is 0 up to
+//     STT_GNU_IFUNC, and untyped labels in code sections, as assembly
+//     writes them), each covering its size, or when its size is 0 up to
 //     the next symbol or the end of its section. Where DWARF has a line
 //     for the address but no function, the line is added.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,48 +170,108 @@ func TestObjectCSymtab(t *testing.T) {
 // TestObjectPerfOffsets checks the file-offset translation against perf:
 // perf script prints callchain addresses of a DSO as file offsets, with
 // the symbol perf found there. Frames(&Mapping{}, off) must name the same
-// function (the outermost frame: perf does not expand inlining). The
+// function (the outermost frame: perf does not expand inlining; see
+// sameFunc for the names of shared libraries). The
 // build is non-PIE, whose text is linked at 0x401000 rather than at its
 // file offset, so the offset read as a vaddr must name nothing (a gcc PIE
 // links its text at its file offset; perf record costs over a second a
-// run, so it is not recorded too).
+// run, so it is not recorded too). A shared library on the stacks (libc)
+// is checked the same way through its distribution debug file
+// (/usr/lib/debug/.build-id/), as perf reads it, when one is installed.
 func TestObjectPerfOffsets(t *testing.T) {
 	perf := tool(t, "perf")
 	dir := t.TempDir()
-	for _, v := range []struct{ name, flag string }{{"nopie", "-no-pie"}} {
-		t.Run(v.name, func(t *testing.T) {
-			bin := buildC(t, dir, "hot-"+v.name, "hot.c", "-O2", "-g", "-fno-omit-frame-pointer", v.flag)
-			data := filepath.Join(dir, v.name+".data")
-			rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "400000")
-			if out, err := rec.CombinedOutput(); err != nil {
-				t.Skipf("perf record cannot record here: %v: %s", err, out)
-			}
-			out := run(t, "", perf, "script", "-i", data, "-F", "ip,sym,dso")
-			o := openT(t, bin)
-			n := 0
-			for _, l := range strings.Split(out, "\n") {
-				f := strings.Fields(l)
-				if len(f) != 3 || f[2] != "("+bin+")" {
-					continue
-				}
-				off, err := strconv.ParseUint(f[0], 16, 64)
-				if err != nil {
-					t.Fatalf("perf script line %q: %v", l, err)
-				}
-				n++
-				fr := o.Frames(&pprofile.Mapping{}, off)
-				if len(fr) == 0 || fr[len(fr)-1].Name != f[1] {
-					t.Fatalf("offset %#x: got %v, perf says %s", off, fr, f[1])
-				}
-				if o.Frames(nil, off) != nil {
-					t.Fatalf("offset %#x read as a vaddr names something in the non-PIE build", off)
-				}
-			}
-			if n < 10 {
-				t.Fatalf("perf script gave %d addresses of %s", n, bin)
-			}
-		})
+	bin := buildC(t, dir, "hot-nopie", "hot.c", "-O2", "-g", "-fno-omit-frame-pointer", "-no-pie")
+	data := filepath.Join(dir, "perf.data")
+	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "400000")
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Skipf("perf record cannot record here: %v: %s", err, out)
 	}
+	objs := map[string]Object{bin: openT(t, bin)}
+	aliases := map[string]map[string]uint64{} // per library: symbol name → address
+	n := map[string]int{}
+	for _, l := range strings.Split(run(t, "", perf, "script", "-i", data, "-F", "ip,sym,dso"), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 || !strings.HasPrefix(f[2], "(/") || f[1] == "[unknown]" || strings.HasSuffix(f[1], "@plt") {
+			continue // perf synthesizes PLT names from relocations; Frames does not
+		}
+		dso := strings.Trim(f[2], "()")
+		o, ok := objs[dso]
+		if !ok {
+			o = distroDebugFile(t, dso)
+			objs[dso] = o
+			if o != nil {
+				aliases[dso] = symbolAddrs(t, o.Path())
+			}
+		}
+		off, err := strconv.ParseUint(f[0], 16, 64)
+		if o == nil || err != nil {
+			continue
+		}
+		n[dso]++
+		fr := o.Frames(&pprofile.Mapping{}, off)
+		if len(fr) == 0 || !sameFunc(fr[len(fr)-1].Name, f[1], aliases[dso]) {
+			t.Fatalf("%s offset %#x: got %v, perf says %s", dso, off, fr, f[1])
+		}
+		if dso == bin && o.Frames(nil, off) != nil {
+			t.Fatalf("offset %#x read as a vaddr names something in the non-PIE build", off)
+		}
+	}
+	t.Logf("addresses checked per file: %v", n)
+	if n[bin] < 10 {
+		t.Fatalf("perf script gave %d addresses of %s", n[bin], bin)
+	}
+}
+
+// cloneSuffix is what gcc appends to the symbol of a function's clone
+// (get_common_cache_info.constprop.0).
+var cloneSuffix = regexp.MustCompile(`(\.(constprop|isra|part|cold|lto_priv)(\.[0-9]+)?)+$`)
+
+// sameFunc says whether Frames' name is perf's, but for a clone suffix or
+// for being another symbol at the same address (mmap64 and __mmap64):
+// perf names a symbol, DWARF the function.
+func sameFunc(got, perf string, addrs map[string]uint64) bool {
+	if got == perf || got == cloneSuffix.ReplaceAllString(perf, "") {
+		return true
+	}
+	a, ok := addrs[got]
+	return ok && a == addrs[perf]
+}
+
+// symbolAddrs returns the addresses of the function symbols of an ELF
+// file, by name.
+func symbolAddrs(t *testing.T, path string) map[string]uint64 {
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	syms, _ := ef.Symbols()
+	m := map[string]uint64{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			m[s.Name] = s.Value
+		}
+	}
+	return m
+}
+
+// distroDebugFile opens the installed debug file of a shared library,
+// found by its GNU build ID; nil when there is none.
+func distroDebugFile(t *testing.T, lib string) Object {
+	gnu, _, err := ReadBuildID(lib)
+	if err != nil || len(gnu) < 3 {
+		return nil
+	}
+	o, err := OpenObject(filepath.Join("/usr/lib/debug/.build-id", gnu[:2], gnu[2:]+".debug"))
+	if err != nil {
+		return nil
+	}
+	t.Cleanup(func() { o.Close() })
+	if o.BuildID() != gnu {
+		t.Errorf("%s: build ID %s, its library's %s", o.Path(), o.BuildID(), gnu)
+	}
+	return o
 }
 
 // TestObjectCDebugFile: a separate debug file (objcopy --only-keep-debug),

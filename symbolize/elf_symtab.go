@@ -42,13 +42,14 @@ func readSymtab(ef *elf.File) (symtab, error) {
 		if s.Name == "runtime.text" {
 			goText = s.Value
 		}
-		typ := elf.ST_TYPE(s.Info)
-		if (typ != elf.STT_FUNC && typ != elf.STT_GNU_IFUNC) || s.Value == 0 ||
-			s.Section == elf.SHN_UNDEF || s.Name == "" {
+		if !isCodeSymbol(ef, s) {
 			continue
 		}
 		e := elfSym{addr: s.Value, end: s.Value + s.Size, name: s.Name,
 			rank: bindRank(elf.ST_BIND(s.Info), s.Name), sized: s.Size > 0}
+		if elf.ST_TYPE(s.Info) == elf.STT_NOTYPE {
+			e.rank += 6 // a function symbol at the same address wins
+		}
 		if !e.sized {
 			var in bool
 			if e.end, in = sectionEnd(ef, s); !in {
@@ -58,6 +59,26 @@ func readSymtab(ef *elf.File) (symtab, error) {
 		syms = append(syms, e)
 	}
 	return symtab{syms: dedupSyms(syms), goText: goText}, nil
+}
+
+// isCodeSymbol says whether s names code: a function (STT_FUNC,
+// STT_GNU_IFUNC), or an untyped label in an executable section, as
+// assembly writes them (_start, _dl_start_user); not ARM's mapping
+// symbols ($x, $d) nor local labels (.L…).
+func isCodeSymbol(ef *elf.File, s elf.Symbol) bool {
+	if s.Value == 0 || s.Section == elf.SHN_UNDEF || s.Name == "" {
+		return false
+	}
+	switch elf.ST_TYPE(s.Info) {
+	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+		return true
+	case elf.STT_NOTYPE:
+		i := int(s.Section)
+		return s.Section < elf.SHN_LORESERVE && i < len(ef.Sections) &&
+			ef.Sections[i].Flags&elf.SHF_EXECINSTR != 0 &&
+			!strings.HasPrefix(s.Name, "$") && !strings.HasPrefix(s.Name, ".L")
+	}
+	return false
 }
 
 // bindRank orders the names of one address: global before weak before
