@@ -14,16 +14,11 @@ import (
 // kept (see dwarfUnit).
 type dwarfIndex struct {
 	d      *dwarf.Data
-	ranges []unitRange // sorted by lo
+	ranges []topSpan // the units' ranges (node: the unit), sorted by lo
 	units  []*dwarfUnit
 	aux    *dwarf.Reader           // reads abstract origins and specifications
 	names  map[dwarf.Offset]string // their names
 	err    error                   // the first unit that could not be read
-}
-
-type unitRange struct {
-	lo, hi uint64
-	unit   int32
 }
 
 // attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the linkage name of
@@ -110,7 +105,7 @@ func newDWARFIndex(ef *elf.File) (*dwarfIndex, error) {
 		}
 		r.SkipChildren()
 	}
-	slices.SortStableFunc(ix.ranges, func(a, b unitRange) int { return cmpU64(a.lo, b.lo) })
+	slices.SortStableFunc(ix.ranges, func(a, b topSpan) int { return cmpU64(a.lo, b.lo) })
 	return ix, nil
 }
 
@@ -130,7 +125,7 @@ func (ix *dwarfIndex) addUnit(e *dwarf.Entry) error {
 	}
 	for _, r := range rs {
 		if r[0] < r[1] {
-			ix.ranges = append(ix.ranges, unitRange{r[0], r[1], id})
+			ix.ranges = append(ix.ranges, topSpan{r[0], r[1], id})
 		}
 	}
 	return nil
@@ -175,16 +170,8 @@ func (ix *dwarfIndex) frames(addr uint64) (fr []SymFrame, line *SymFrame) {
 
 // unit returns the unit whose ranges hold addr.
 func (ix *dwarfIndex) unit(addr uint64) *dwarfUnit {
-	i, _ := slices.BinarySearchFunc(ix.ranges, addr, func(r unitRange, a uint64) int {
-		if r.lo <= a {
-			return -1
-		}
-		return 1
-	})
-	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
-		if r := ix.ranges[j]; addr < r.hi {
-			return ix.units[r.unit]
-		}
+	if i := holding(ix.ranges, addr); i >= 0 {
+		return ix.units[ix.ranges[i].node]
 	}
 	return nil
 }

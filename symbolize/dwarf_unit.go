@@ -45,6 +45,7 @@ type dwarfNode struct {
 
 type span struct{ lo, hi uint64 }
 
+// topSpan is an address range and the node (or unit) it belongs to.
 type topSpan struct {
 	lo, hi uint64
 	node   int32
@@ -131,19 +132,10 @@ func (u *dwarfUnit) finish() {
 }
 
 // spanAt returns the node of the span in spans (sorted by lo) that holds
-// addr, -1 if none. Spans nest or are disjoint; the few before the
-// nearest are tried too, for one that encloses it.
+// addr, -1 if none.
 func spanAt(spans []topSpan, addr uint64) int32 {
-	i, _ := slices.BinarySearchFunc(spans, addr, func(t topSpan, a uint64) int {
-		if t.lo <= a {
-			return -1
-		}
-		return 1
-	})
-	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
-		if t := spans[j]; addr < t.hi {
-			return t.node
-		}
+	if i := holding(spans, addr); i >= 0 {
+		return spans[i].node
 	}
 	return -1
 }
@@ -151,12 +143,7 @@ func spanAt(spans []topSpan, addr uint64) int32 {
 // line returns the file:line of the row at or before addr, false when
 // there is none or addr is past the end of its sequence.
 func (u *dwarfUnit) line(addr uint64) (string, int64, bool) {
-	i, _ := slices.BinarySearchFunc(u.rows, addr, func(r lineRow, a uint64) int {
-		if r.addr <= a {
-			return -1
-		}
-		return 1
-	})
+	i := upTo(u.rows, addr)
 	if i == 0 || u.rows[i-1].file == endFile {
 		return "", 0, false
 	}

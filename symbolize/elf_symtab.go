@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -161,22 +162,42 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// lookupWindow bounds how many earlier symbols lookup tries when the
-// nearest one ends before addr (a symbol nested in a larger one).
+// lookupWindow bounds how many earlier ranges holding tries when the
+// nearest one ends before addr (a range nested in a larger one).
 const lookupWindow = 8
+
+// addrRange is an element of a slice sorted by start address.
+type addrRange interface{ span() (lo, hi uint64) }
+
+// upTo returns how many of the sorted xs start at or before addr.
+func upTo[T addrRange](xs []T, addr uint64) int {
+	return sort.Search(len(xs), func(i int) bool {
+		lo, _ := xs[i].span()
+		return lo > addr
+	})
+}
+
+// holding returns the index of the range of the sorted xs that holds
+// addr: the nearest one starting at or before it, or one of the few
+// before that enclosing it; -1 when none.
+func holding[T addrRange](xs []T, addr uint64) int {
+	i := upTo(xs, addr)
+	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
+		if _, hi := xs[j].span(); addr < hi {
+			return j
+		}
+	}
+	return -1
+}
+
+func (s elfSym) span() (uint64, uint64)  { return s.addr, s.end }
+func (t topSpan) span() (uint64, uint64) { return t.lo, t.hi }
+func (r lineRow) span() (uint64, uint64) { return r.addr, r.addr }
 
 // lookup returns the symbol whose range holds addr, nil if none.
 func (t *symtab) lookup(addr uint64) *elfSym {
-	i, _ := slices.BinarySearchFunc(t.syms, addr, func(s elfSym, a uint64) int {
-		if s.addr <= a {
-			return -1
-		}
-		return 1
-	})
-	for j := i - 1; j >= 0 && j >= i-lookupWindow; j-- {
-		if s := &t.syms[j]; addr < s.end {
-			return s
-		}
+	if i := holding(t.syms, addr); i >= 0 {
+		return &t.syms[i]
 	}
 	return nil
 }
