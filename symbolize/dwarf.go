@@ -19,6 +19,8 @@ type dwarfIndex struct {
 	aux    *dwarf.Reader           // reads abstract origins and specifications
 	names  map[dwarf.Offset]string // their names
 	err    error                   // the first unit that could not be read
+	// relocatable: an ET_REL object, whose sections all start at 0
+	relocatable bool
 }
 
 // attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the linkage name of
@@ -88,7 +90,8 @@ func newDWARFIndex(ef *elf.File) (*dwarfIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading DWARF: %w", err)
 	}
-	ix := &dwarfIndex{d: d, aux: d.Reader(), names: map[dwarf.Offset]string{}}
+	ix := &dwarfIndex{d: d, aux: d.Reader(), names: map[dwarf.Offset]string{},
+		relocatable: ef.Type == elf.ET_REL}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -124,11 +127,18 @@ func (ix *dwarfIndex) addUnit(e *dwarf.Entry) error {
 		}
 	}
 	for _, r := range rs {
-		if r[0] < r[1] {
+		if ix.live(r) {
 			ix.ranges = append(ix.ranges, topSpan{r[0], r[1], id})
 		}
 	}
 	return nil
+}
+
+// live says whether an address range holds code: it is not empty, and it
+// does not start at 0 in a linked file, where the linker leaves the DWARF
+// of the functions it discarded (-Wl,--gc-sections, COMDAT duplicates).
+func (ix *dwarfIndex) live(r [2]uint64) bool {
+	return r[0] < r[1] && (r[0] != 0 || ix.relocatable)
 }
 
 // frames returns the inline chain at addr, innermost first, or nil when
@@ -288,7 +298,7 @@ func (ix *dwarfIndex) addNode(u *dwarfUnit, e *dwarf.Entry, parent int32, files 
 	n := dwarfNode{name: ix.entryName(e, 0), first: int32(len(u.spans))}
 	n.display, _ = Demangle(n.name)
 	for _, r := range rs {
-		if r[0] < r[1] {
+		if ix.live(r) {
 			u.spans = append(u.spans, span{r[0], r[1]})
 		}
 	}

@@ -34,8 +34,10 @@
 // executables, PIE and shared libraries, and Go PIE linked at 0x400000.
 // An address that is already a file offset (perf script's DSO-relative
 // callchain addresses) is passed with a zero Mapping (&Mapping{}); a nil
-// Mapping means pc is already the file's virtual address. Kernel mappings
-// (vmlinux, modules, _stext relocation) are out of scope.
+// Mapping means pc is already the file's virtual address. A separate
+// debug file's segments have lost their file offsets; they are rebuilt
+// from the image base (see loadSegments). Kernel mappings (vmlinux,
+// modules, _stext relocation) are out of scope.
 //
 // Frames looks up pc as given. Go's runtime/pprof stores PCs that already
 // point into the call instruction; the return addresses of a perf or
@@ -45,6 +47,10 @@
 // Build IDs: BuildID is the GNU build ID (NT_GNU_BUILD_ID, hex), else the
 // Go build ID (.note.go.buildid); ReadBuildID reads both without opening
 // an Object.
+//
+// Frames is safe for concurrent use. Malformed debug data never panics:
+// the reader that failed is dropped, later lookups use the others, and
+// the object's Err method (reached by a type assertion) says what failed.
 
 package symbolize
 

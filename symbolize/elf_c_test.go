@@ -65,13 +65,23 @@ func textAddrs(syms []nmSym) []uint64 {
 }
 
 // TestObjectCDWARF compares the frames of every byte of every function of
-// hot.c (gcc -O2 -g, PIE and not) with GNU addr2line -f -i: names, files
-// and lines, inlined frames included.
+// hot.c (gcc -O2 -g: PIE and not, DWARF 4 and 5, with sections collected
+// by the linker) with GNU addr2line -f -i: names, files and lines, inlined
+// frames included.
 func TestObjectCDWARF(t *testing.T) {
 	dir := t.TempDir()
-	for _, v := range []struct{ name, flag string }{{"pie", "-pie"}, {"nopie", "-no-pie"}} {
+	for _, v := range []struct {
+		name  string
+		flags []string
+	}{
+		{"pie", []string{"-pie"}},
+		{"nopie", []string{"-no-pie"}},
+		{"dwarf4", []string{"-gdwarf-4"}},
+		// discarded sections leave ranges at address 0 in the units
+		{"gc-sections", []string{"-ffunction-sections", "-Wl,--gc-sections"}},
+	} {
 		t.Run(v.name, func(t *testing.T) {
-			bin := buildC(t, dir, "hot-"+v.name, "hot.c", "-O2", "-g", v.flag)
+			bin := buildC(t, dir, "hot-"+v.name, "hot.c", append([]string{"-O2", "-g"}, v.flags...)...)
 			syms := nmFuncs(run(t, "", tool(t, "nm"), "-n", "-S", "--defined-only", bin), 16)
 			addrs := textAddrs(syms)
 			want := addr2lineC(t, bin, addrs)
@@ -90,6 +100,9 @@ func TestObjectCDWARF(t *testing.T) {
 				}
 			}
 			t.Logf("%d addresses, %d with inlined frames, %d differ", len(addrs), inlined, bad)
+			if fr := o.Frames(nil, 0x10); fr != nil {
+				t.Errorf("address 0x10, in the ELF header, is named %v", fr)
+			}
 			if inlined == 0 {
 				t.Errorf("no address has an inlined frame: scale was not inlined")
 			}

@@ -1,6 +1,7 @@
 /* hot.c: a C program for the ELF/DWARF reader tests. leaf_mul, middle and
    other_path are never inlined; scale is a static inline helper that -O2
-   inlines into middle, so its addresses have a two-deep inline chain. */
+   inlines into middle and other_path, so their addresses have a two-deep
+   inline chain. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,6 +33,13 @@ __attribute__((noinline)) unsigned long other_path(unsigned long n)
 	for (unsigned long i = 1; i < n; i++)
 		s = scale(s, i) + i;
 	return s;
+}
+
+/* unused is never called: with -ffunction-sections -Wl,--gc-sections the
+   linker drops it, and its DWARF stays behind at address 0. */
+__attribute__((noinline)) unsigned long unused(unsigned long n)
+{
+	return scale(n, 3) + leaf_mul(n, 2);
 }
 
 int main(int argc, char **argv)
