@@ -309,3 +309,58 @@ func TestObjectCDebugFile(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectCSharedLib: a shared library stripped of .symtab
+// (strip --strip-unneeded) keeps its exported functions in .dynsym, which
+// name them as nm -D does.
+func TestObjectCSharedLib(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildC(t, dir, "libhot.so", "hot.c", "-O2", "-shared", "-fPIC")
+	run(t, "", tool(t, "strip"), "--strip-unneeded", lib)
+	syms := nmFuncs(run(t, "", tool(t, "nm"), "-D", "-n", "-S", "--defined-only", lib), 16)
+	o := openT(t, lib)
+	n := 0
+	for _, s := range syms {
+		for a := s.addr; a < s.addr+s.size; a++ {
+			n++
+			if fr := o.Frames(&pprofile.Mapping{}, a); len(fr) != 1 || fr[0].Name != s.name {
+				t.Fatalf("offset %#x: got %v, nm -D says %s", a, fr, s.name)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("nm -D lists no sized function in %s", lib)
+	}
+}
+
+// TestObjectConcurrent: goroutines sharing an Object, whose DWARF each
+// lookup may be the first to read, get the answers of a lone caller.
+func TestObjectConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildC(t, dir, "hot", "hot.c", "-O2", "-g")
+	addrs := textAddrs(nmFuncs(run(t, "", tool(t, "nm"), "-n", "-S", "--defined-only", bin), 16))
+	want := make([]string, len(addrs))
+	alone := openT(t, bin)
+	for i, a := range addrs {
+		want[i] = fmt.Sprint(alone.Frames(nil, a))
+	}
+	o := openT(t, bin)
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := range addrs {
+				j := (i + g*len(addrs)/4) % len(addrs)
+				if got := fmt.Sprint(o.Frames(nil, addrs[j])); got != want[j] {
+					errs <- fmt.Errorf("%#x: got %s, alone %s", addrs[j], got, want[j])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
