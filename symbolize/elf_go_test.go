@@ -95,24 +95,28 @@ func TestObjectGo(t *testing.T) {
 			if v.name == "external" && o.(*elfObject).gopcln.text == o.(*elfObject).ef.Section(".text").Addr {
 				t.Errorf("the external linker put runtime.text at the start of .text: nothing is tested")
 			}
-			goprogProfileCheck(t, o, bin, v.dwarf)
+			gnu, goID, err := ReadBuildID(bin)
+			if want := strings.TrimSpace(run(t, "", tool(t, "go"), "tool", "buildid", bin)); err != nil || goID != want || gnu != o.BuildID() {
+				t.Errorf("ReadBuildID = %q, %q, %v; want the GNU ID %q and go tool buildid's %q", gnu, goID, err, o.BuildID(), want)
+			}
+			p := goprogProfile(t, bin)
+			goprogProfileCheck(t, o, p, bin, v.dwarf)
 			goprogAddr2lineCheck(t, o, nmBin, v.dwarf)
 			if v.name == "pie" {
 				debug := bin + ".debug"
 				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
-				goprogProfileCheck(t, openT(t, debug), bin, true)
+				goprogProfileCheck(t, openT(t, debug), p, bin, true)
 			}
 		})
 	}
 }
 
-// goprogProfileCheck runs bin and symbolizes with o the locations of its
-// CPU profile from their addresses and mappings and compares them with what
+// goprogProfileCheck symbolizes with o the locations of bin's CPU profile
+// p from their addresses and mappings and compares them with what
 // the runtime wrote: with DWARF, the whole inline chain (names and lines)
 // for at least 99% of the sampled value; from the pclntab alone
 // (-ldflags=-s), the physical function and the innermost file:line.
-func goprogProfileCheck(t *testing.T, o Object, bin string, dwarf bool) {
-	p := goprogProfile(t, bin)
+func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string, dwarf bool) {
 	value := locationValues(p)
 	var total, same, inlined int64
 	for _, loc := range p.Location {
