@@ -188,8 +188,8 @@ func TestObjectCSymtab(t *testing.T) {
 // build is non-PIE, whose text is linked at 0x401000 rather than at its
 // file offset, so the offset read as a vaddr must name nothing (a gcc PIE
 // links its text at its file offset; perf record costs over a second a
-// run, so it is not recorded too). A shared library on the stacks (libc)
-// is checked the same way through its distribution debug file
+// run, so it is not recorded too). libc, under main on every stack, is
+// checked the same way through its distribution debug file
 // (/usr/lib/debug/.build-id/), as perf reads it, when one is installed.
 func TestObjectPerfOffsets(t *testing.T) {
 	perf := tool(t, "perf")
@@ -210,6 +210,9 @@ func TestObjectPerfOffsets(t *testing.T) {
 		}
 		dso := strings.Trim(f[2], "()")
 		o, ok := objs[dso]
+		if !ok && !strings.HasPrefix(filepath.Base(dso), "libc.so") {
+			continue // ld.so's samples fall anywhere in its startup work
+		}
 		if !ok {
 			o = distroDebugFile(t, dso)
 			objs[dso] = o
@@ -251,8 +254,8 @@ func sameFunc(got, perf string, addrs map[string]uint64) bool {
 	return ok && a == addrs[perf]
 }
 
-// symbolAddrs returns the addresses of the function symbols of an ELF
-// file, by name.
+// symbolAddrs returns the addresses of the symbols of an ELF file, by
+// name.
 func symbolAddrs(t *testing.T, path string) map[string]uint64 {
 	ef, err := elf.Open(path)
 	if err != nil {
@@ -262,9 +265,7 @@ func symbolAddrs(t *testing.T, path string) map[string]uint64 {
 	syms, _ := ef.Symbols()
 	m := map[string]uint64{}
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-			m[s.Name] = s.Value
-		}
+		m[s.Name] = s.Value
 	}
 	return m
 }

@@ -26,7 +26,7 @@ func buildGoprog(t *testing.T, dir, name string, flags ...string) string {
 func goprogProfile(t *testing.T, bin string) *pprofile.Profile {
 	t.Helper()
 	path := bin + ".pb.gz"
-	run(t, "", bin, path, "500ms")
+	run(t, "", bin, path, "1000") // rounds of work: about 0.35 s of CPU
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,16 +1,18 @@
 // Command goprog is the Go program of the ELF/DWARF/pclntab reader tests:
 // a generic function (Sum), a method (Spin) with an inlined callee (add),
-// a closure and a goroutine. It burns CPU for the given duration while
-// runtime/pprof records a CPU profile into the file named by its first
-// argument.
+// a closure and a goroutine. It does the given number of rounds of work
+// (a round is about a quarter of a millisecond of CPU in each of two
+// goroutines) while runtime/pprof records a CPU profile into the file
+// named by its first argument. Work, not time, bounds it, so a loaded
+// machine stretches the run but not the number of samples.
 package main
 
 import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"sync"
-	"time"
 )
 
 type number interface{ ~int | ~int64 | ~float64 }
@@ -50,12 +52,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	d, _ := time.ParseDuration(os.Args[2])
+	rounds, _ := strconv.Atoi(os.Args[2])
 	if err := pprof.StartCPUProfile(out); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	deadline := time.Now().Add(d)
 	xs := make([]int, 4096)
 	for i := range xs {
 		xs[i] = i
@@ -65,13 +66,13 @@ func main() {
 	wg.Add(1)
 	go func() { // the goroutine: main.main.gowrap1 runs main.main.func1
 		defer wg.Done()
-		for time.Now().Before(deadline) {
+		for range rounds * 60 {
 			total += Sum(xs)
 		}
 	}()
 	acc := &Acc{}
 	square := func(k int) int { return k * k } // the closure
-	for time.Now().Before(deadline) {
+	for range rounds {
 		acc.Spin(square(300))
 	}
 	wg.Wait()
