@@ -72,6 +72,10 @@ var goprogVariants = []struct {
 	// gcc links, and puts C code before runtime.text, where the pclntab's
 	// offsets start; -w drops DWARF, so the pclntab answers
 	{"external", []string{"-ldflags=-linkmode=external -w"}, false, true},
+	// the same stripped: runtime.text comes from the module data; go tool
+	// addr2line, which takes .text, is wrong here, so only the profile
+	// checks it
+	{"external-stripped", []string{"-ldflags=-linkmode=external -s"}, false, false},
 }
 
 // TestObjectGo builds goprog normally, with -ldflags=-s (no .symtab, no
@@ -82,6 +86,7 @@ var goprogVariants = []struct {
 func TestObjectGo(t *testing.T) {
 	dir := t.TempDir()
 	var layout string // the default build, whose symbols the stripped one shares
+	built := map[string]Object{}
 	for _, v := range goprogVariants {
 		t.Run(v.name, func(t *testing.T) {
 			bin := buildGoprog(t, dir, "goprog-"+v.name, v.flags...)
@@ -92,8 +97,8 @@ func TestObjectGo(t *testing.T) {
 			} else if !v.symtab {
 				nmBin = layout
 			}
-			if v.name == "external" && o.(*elfObject).gopcln.text == o.(*elfObject).ef.Section(".text").Addr {
-				t.Errorf("the external linker put runtime.text at the start of .text: nothing is tested")
+			if strings.HasPrefix(v.name, "external") && o.(*elfObject).gopcln.text == o.(*elfObject).ef.Section(".text").Addr {
+				t.Errorf("runtime.text taken at the start of .text: wrong, or nothing is tested")
 			}
 			gnu, goID, err := ReadBuildID(bin)
 			if want := strings.TrimSpace(run(t, "", tool(t, "go"), "tool", "buildid", bin)); err != nil || goID != want || gnu != o.BuildID() {
@@ -101,7 +106,12 @@ func TestObjectGo(t *testing.T) {
 			}
 			p := goprogProfile(t, bin)
 			goprogProfileCheck(t, o, p, bin, v.dwarf)
-			goprogAddr2lineCheck(t, o, nmBin, v.dwarf)
+			built[v.name] = o
+			if v.name == "external-stripped" {
+				sameFrames(t, o, built["external"])
+			} else {
+				goprogAddr2lineCheck(t, o, nmBin, v.dwarf)
+			}
 			if v.name == "pie" {
 				debug := bin + ".debug"
 				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
@@ -109,6 +119,30 @@ func TestObjectGo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameFrames checks that o names the start and middle of every Go
+// function as ref does, ref being the same link with a symbol table (go
+// tool nm lists its functions; those ref names without a file are C's,
+// which o, stripped, cannot name).
+func sameFrames(t *testing.T, o, ref Object) {
+	if ref == nil {
+		t.Fatal("no reference build")
+	}
+	n := 0
+	for _, s := range nmFuncs(run(t, "", tool(t, "go"), "tool", "nm", "-size", "-sort", "address", ref.Path()), 10) {
+		for _, a := range []uint64{s.addr, s.addr + s.size/2} {
+			fr := ref.Frames(nil, a)
+			if len(fr) == 0 || fr[0].File == "" {
+				continue
+			}
+			n++
+			if got, want := fmt.Sprint(o.Frames(nil, a)), fmt.Sprint(fr); got != want {
+				t.Fatalf("%#x: got %s, with a symbol table %s", a, got, want)
+			}
+		}
+	}
+	t.Logf("%d addresses named as with a symbol table", n)
 }
 
 // goprogProfileCheck symbolizes with o the locations of bin's CPU profile

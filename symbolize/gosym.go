@@ -21,9 +21,9 @@ type goTable struct {
 // PIE or externally linked binary; nil when the file has none. Its
 // function offsets start at runtime.text (text, from the symbol table),
 // which an external linker places after the C code at the start of
-// .text; without the symbol, .text is taken, as go tool addr2line does
-// (wrong for a stripped, externally linked binary, whose header records
-// 0 too).
+// .text; without the symbol (-ldflags=-s), the module data the linker
+// wrote says where, else .text is taken, as go tool addr2line does (wrong
+// for a stripped, externally linked PIE).
 func newGoTable(ef *elf.File, text uint64) *goTable {
 	s := ef.Section(".gopclntab")
 	if s == nil {
@@ -34,9 +34,46 @@ func newGoTable(ef *elf.File, text uint64) *goTable {
 	}
 	t := &goTable{sect: s, text: text}
 	if sect := ef.Section(".text"); sect != nil && text == 0 {
-		t.text = sect.Addr
+		if t.text = moduleText(ef, s.Addr, sect); t.text == 0 {
+			t.text = sect.Addr
+		}
 	}
 	return t
+}
+
+// moduleTextOffset is where runtime.moduledata holds text: after the
+// pcHeader pointer, six slices (funcnametab, cutab, filetab, pctab,
+// pclntable, ftab), findfunctab, minpc and maxpc (Go 1.18 to 1.26, 64-bit).
+const moduleTextOffset = 8 + 6*24 + 3*8
+
+// moduleText returns runtime.text as the linker wrote it into
+// runtime.firstmoduledata (.go.module since Go 1.26, else .noptrdata):
+// the record starts with the pclntab's address, and its text must lie in
+// .text. 0 when it is not found, as in a PIE, where a dynamic relocation
+// fills it in at load.
+func moduleText(ef *elf.File, pcln uint64, text *elf.Section) uint64 {
+	if ef.Class != elf.ELFCLASS64 {
+		return 0
+	}
+	for _, name := range []string{".go.module", ".noptrdata"} {
+		s := ef.Section(name)
+		if s == nil || s.Type == elf.SHT_NOBITS || s.Size > 64<<20 {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			continue
+		}
+		for i := 0; i+moduleTextOffset+8 <= len(b); i += 8 {
+			if ef.ByteOrder.Uint64(b[i:]) != pcln {
+				continue
+			}
+			if v := ef.ByteOrder.Uint64(b[i+moduleTextOffset:]); v >= text.Addr && v-text.Addr < text.Size {
+				return v
+			}
+		}
+	}
+	return 0
 }
 
 // build reads the table.
