@@ -1,0 +1,253 @@
+package symbolize
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// buildGoprog builds testdata/elf/goprog with the go command and flags.
+func buildGoprog(t *testing.T, dir, name string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(dir, name)
+	args := append(append([]string{"build"}, flags...), "-o", bin, "./testdata/elf/goprog")
+	run(t, "", tool(t, "go"), args...)
+	return bin
+}
+
+// goprogProfile runs bin, which writes a runtime/pprof CPU profile, and
+// returns the profile.
+func goprogProfile(t *testing.T, bin string) *pprofile.Profile {
+	t.Helper()
+	path := bin + ".pb.gz"
+	run(t, "", bin, path, "1000") // rounds of work: about 0.35 s of CPU
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := pprofile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// goAddr2line runs go tool addr2line on the addresses and returns, for
+// each, the function and "file:line" it printed.
+func goAddr2line(t *testing.T, bin string, addrs []uint64) [][2]string {
+	t.Helper()
+	var in strings.Builder
+	for _, a := range addrs {
+		fmt.Fprintf(&in, "%#x\n", a)
+	}
+	out := run(t, in.String(), tool(t, "go"), "tool", "addr2line", bin)
+	var res [][2]string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		name := sc.Text()
+		sc.Scan()
+		res = append(res, [2]string{name, sc.Text()})
+	}
+	if len(res) != len(addrs) {
+		t.Fatalf("go tool addr2line answered %d of %d addresses", len(res), len(addrs))
+	}
+	return res
+}
+
+var goprogVariants = []struct {
+	name          string
+	flags         []string
+	dwarf, symtab bool
+}{
+	{"default", nil, true, true},
+	{"stripped", []string{"-ldflags=-s"}, false, false},
+	{"pie", []string{"-buildmode=pie"}, true, true},
+	// gcc links, and puts C code before runtime.text, where the pclntab's
+	// offsets start; -w drops DWARF, so the pclntab answers
+	{"external", []string{"-ldflags=-linkmode=external -w"}, false, true},
+	// the same stripped: runtime.text comes from the module data; go tool
+	// addr2line, which takes .text, is wrong here, so only the profile
+	// checks it
+	{"external-stripped", []string{"-ldflags=-linkmode=external -s"}, false, false},
+}
+
+// TestObjectGo builds goprog normally, with -ldflags=-s (no .symtab, no
+// DWARF: the pclntab alone), as PIE and linked by gcc without DWARF, and checks each build against its
+// own CPU profile (goprogProfileCheck) and go tool addr2line
+// (goprogAddr2lineCheck); the PIE build's separate debug file (objcopy
+// --only-keep-debug) must name the PIE's profile as well.
+func TestObjectGo(t *testing.T) {
+	dir := t.TempDir()
+	var layout string // the default build, whose symbols the stripped one shares
+	built := map[string]Object{}
+	for _, v := range goprogVariants {
+		t.Run(v.name, func(t *testing.T) {
+			bin := buildGoprog(t, dir, "goprog-"+v.name, v.flags...)
+			o := openT(t, bin)
+			nmBin := bin
+			if v.name == "default" {
+				layout = bin
+			} else if !v.symtab {
+				nmBin = layout
+			}
+			if strings.HasPrefix(v.name, "external") && o.(*elfObject).gopcln.text == o.(*elfObject).ef.Section(".text").Addr {
+				t.Errorf("runtime.text taken at the start of .text: wrong, or nothing is tested")
+			}
+			gnu, goID, err := ReadBuildID(bin)
+			if want := strings.TrimSpace(run(t, "", tool(t, "go"), "tool", "buildid", bin)); err != nil || goID != want || gnu != o.BuildID() {
+				t.Errorf("ReadBuildID = %q, %q, %v; want the GNU ID %q and go tool buildid's %q", gnu, goID, err, o.BuildID(), want)
+			}
+			p := goprogProfile(t, bin)
+			goprogProfileCheck(t, o, p, bin, v.dwarf)
+			built[v.name] = o
+			if v.name == "external-stripped" {
+				sameFrames(t, o, built["external"])
+			} else {
+				goprogAddr2lineCheck(t, o, nmBin, v.dwarf)
+			}
+			if v.name == "pie" {
+				debug := bin + ".debug"
+				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
+				goprogProfileCheck(t, openT(t, debug), p, bin, true)
+			}
+		})
+	}
+}
+
+// sameFrames checks that o names the start and middle of every Go
+// function as ref does, ref being the same link with a symbol table (go
+// tool nm lists its functions; those ref names without a file are C's,
+// which o, stripped, cannot name).
+func sameFrames(t *testing.T, o, ref Object) {
+	if ref == nil {
+		t.Fatal("no reference build")
+	}
+	n := 0
+	for _, s := range nmFuncs(run(t, "", tool(t, "go"), "tool", "nm", "-size", "-sort", "address", ref.Path()), 10) {
+		for _, a := range []uint64{s.addr, s.addr + s.size/2} {
+			fr := ref.Frames(nil, a)
+			if len(fr) == 0 || fr[0].File == "" {
+				continue
+			}
+			n++
+			if got, want := fmt.Sprint(o.Frames(nil, a)), fmt.Sprint(fr); got != want {
+				t.Fatalf("%#x: got %s, with a symbol table %s", a, got, want)
+			}
+		}
+	}
+	t.Logf("%d addresses named as with a symbol table", n)
+}
+
+// goprogProfileCheck symbolizes with o the locations of bin's CPU profile
+// p from their addresses and mappings and compares them with what
+// the runtime wrote: with DWARF, the whole inline chain (names and lines)
+// for at least 99% of the sampled value; from the pclntab alone
+// (-ldflags=-s), the physical function and the innermost file:line.
+func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string, dwarf bool) {
+	value := locationValues(p)
+	var total, same, inlined int64
+	for _, loc := range p.Location {
+		if loc.Mapping == nil || loc.Mapping.File != bin || len(loc.Line) == 0 {
+			continue
+		}
+		if loc.Mapping.BuildID != o.BuildID() {
+			t.Fatalf("build ID %q, the profile says %q", o.BuildID(), loc.Mapping.BuildID)
+		}
+		total += value[loc.ID]
+		if len(loc.Line) > 1 {
+			inlined += value[loc.ID]
+		}
+		got, want := o.Frames(loc.Mapping, loc.Address), runtimeFrames(loc, dwarf)
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			same += value[loc.ID]
+		} else {
+			t.Logf("%#x: got %v, runtime %v", loc.Address, got, want)
+		}
+	}
+	t.Logf("%d of %d sampled value the same, %d in inlined locations", same, total, inlined)
+	if total == 0 || float64(same) < 0.99*float64(total) {
+		t.Errorf("%d of %d sampled value symbolized as the runtime did", same, total)
+	}
+	if dwarf && inlined == 0 {
+		t.Errorf("no sampled location has an inlined frame")
+	}
+}
+
+// runtimeFrames is what Frames should give for a runtime-symbolized
+// location: its lines, or from the pclntab alone the physical function
+// (the last line) at the innermost file:line.
+func runtimeFrames(loc *pprofile.Location, inline bool) []SymFrame {
+	var fr []SymFrame
+	for _, l := range loc.Line {
+		fr = append(fr, SymFrame{Name: l.Function.Name, SystemName: l.Function.SystemName,
+			File: l.Function.Filename, Line: l.Line})
+	}
+	if !inline {
+		outer := fr[len(fr)-1]
+		outer.File, outer.Line = fr[0].File, fr[0].Line
+		fr = []SymFrame{outer}
+	}
+	return fr
+}
+
+// locationValues sums the first sample value at each location.
+func locationValues(p *pprofile.Profile) map[uint64]int64 {
+	v := map[uint64]int64{}
+	for _, s := range p.Sample {
+		seen := map[uint64]bool{}
+		for _, l := range s.Location {
+			if !seen[l.ID] {
+				seen[l.ID] = true
+				v[l.ID] += s.Value[0]
+			}
+		}
+	}
+	return v
+}
+
+// goprogAddr2lineCheck names the start and the middle of every function
+// go tool nm lists, and compares with go tool addr2line, which reads the
+// pclntab: the physical function is the outermost frame and its
+// file:line the innermost frame's. From the pclntab alone (-ldflags=-s)
+// every answer must be the same; with DWARF at least 99%. Addresses
+// go tool addr2line cannot name (C code, which .symtab names) are left
+// out.
+// The addresses are those of nmBin's symbols (the stripped build has
+// none: it is given the default build, whose layout it shares).
+func goprogAddr2lineCheck(t *testing.T, o Object, nmBin string, dwarf bool) {
+	bin := o.Path()
+	var addrs []uint64
+	for _, s := range nmFuncs(run(t, "", tool(t, "go"), "tool", "nm", "-size", "-sort", "address", nmBin), 10) {
+		addrs = append(addrs, s.addr, s.addr+s.size/2)
+	}
+	want := goAddr2line(t, bin, addrs)
+	bad, unknown := 0, 0
+	for i, a := range addrs {
+		fr := o.Frames(nil, a)
+		if want[i][0] == "?" { // C code (crt, cgo), or a marker (runtime.etext)
+			unknown++
+			continue
+		}
+		got := [2]string{"?", "?:0"}
+		if len(fr) > 0 {
+			got = [2]string{fr[len(fr)-1].SystemName, fr[0].File + ":" + strconv.FormatInt(fr[0].Line, 10)}
+		}
+		if got != want[i] {
+			bad++
+			if bad <= 5 {
+				t.Logf("%#x: got %v, go tool addr2line %v", a, got, want[i])
+			}
+		}
+	}
+	t.Logf("%d addresses, %d unknown to the pclntab, %d differ", len(addrs), unknown, bad)
+	if (!dwarf && bad > 0) || float64(bad) > 0.01*float64(len(addrs)) {
+		t.Errorf("%d of %d addresses differ from go tool addr2line", bad, len(addrs))
+	}
+}
