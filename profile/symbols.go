@@ -11,11 +11,13 @@ import (
 // from the symbol files opts leads to (symbolize.Symbolize), keeps the
 // report in l.Symbols and adds its one warning, if any, to l.Warnings.
 //
-// perf script's `[unknown]` frames in a perf map (perfscript.UnnamedJIT)
-// are named too when opts names any path: their placeholder lines are set
-// aside, the map names what it can, and the names are tidied as perf
-// script's own would have been (perfscript.TidyName); what stays unnamed
-// gets its placeholder back. Their addresses are return addresses for
+// perf script's `[unknown]` frames in a perf map or a stripped binary
+// (perfscript.Unnamed) are named too when opts names any path: their
+// placeholder lines are set aside, the map or binary names what it can
+// (a binary's frames are file offsets, which a perf script Mapping's zero
+// start and offset pass through as such), and the names are tidied as
+// perf script's own would have been (perfscript.TidyName); what stays
+// unnamed gets its placeholder back. Their addresses are return addresses for
 // callers (symbolize.Options.ReturnAddresses); a pprof profile's are not.
 // A profile without such locations is left as it was, and l.Symbols nil.
 func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
@@ -27,7 +29,7 @@ func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
 	if l.Format == FormatPerfScript {
 		opts.ReturnAddresses = true
 		if len(opts.Paths) > 0 {
-			held = holdJITPlaceholders(p)
+			held = holdPlaceholders(p)
 		}
 	}
 	if !hasAddressOnly(p) {
@@ -43,7 +45,7 @@ func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
 		return
 	}
 	if held != nil {
-		tidyJIT(p, held, firstNew)
+		tidyNamed(p, held, firstNew)
 	}
 	l.Symbols = rep
 	if w := rep.Warning(); w != "" {
@@ -60,12 +62,12 @@ func hasAddressOnly(p *pprofile.Profile) bool {
 	return false
 }
 
-// holdJITPlaceholders takes the placeholder line off each unnamed JIT
-// location and returns them by location.
-func holdJITPlaceholders(p *pprofile.Profile) map[*pprofile.Location][]pprofile.Line {
+// holdPlaceholders takes the placeholder line off each unnamed perf
+// script location and returns them by location.
+func holdPlaceholders(p *pprofile.Profile) map[*pprofile.Location][]pprofile.Line {
 	held := map[*pprofile.Location][]pprofile.Line{}
 	for _, loc := range p.Location {
-		if loc.Address != 0 && perfscript.UnnamedJIT(loc) {
+		if loc.Address != 0 && perfscript.Unnamed(loc) {
 			held[loc] = loc.Line
 			loc.Line = nil
 		}
@@ -73,11 +75,11 @@ func holdJITPlaceholders(p *pprofile.Profile) map[*pprofile.Location][]pprofile.
 	return held
 }
 
-// tidyJIT gives the JIT locations the map did not name their placeholder
-// back, and names the Functions the map added (ID ≥ firstNew) as perf
-// script would have printed them: TidyName of the map's name, in a java
-// process without the `L` of a class descriptor.
-func tidyJIT(p *pprofile.Profile, held map[*pprofile.Location][]pprofile.Line, firstNew uint64) {
+// tidyNamed gives the locations no file named their placeholder back, and
+// names the Functions the files added (ID ≥ firstNew) as perf script would
+// have printed them: TidyName of the (demangled) name, in a java process
+// without the `L` of a class descriptor.
+func tidyNamed(p *pprofile.Profile, held map[*pprofile.Location][]pprofile.Line, firstNew uint64) {
 	java := map[*pprofile.Location]bool{}
 	for _, s := range p.Sample {
 		if len(s.Label["comm"]) == 1 && s.Label["comm"][0] == "java" {
@@ -95,7 +97,7 @@ func tidyJIT(p *pprofile.Profile, held map[*pprofile.Location][]pprofile.Line, f
 		for _, ln := range loc.Line {
 			if f := ln.Function; f.ID >= firstNew && !done[f] {
 				done[f] = true
-				f.Name = perfscript.TidyName(f.SystemName, loc.Mapping.File, java[loc])
+				f.Name = perfscript.TidyName(f.Name, loc.Mapping.File, java[loc])
 			}
 		}
 	}

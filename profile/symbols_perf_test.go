@@ -1,0 +1,105 @@
+package profile
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// A perf recording of a stripped C binary names its frames `[unknown]`;
+// loaded with --symbols naming the unstripped build, they get the names
+// perf itself prints once the unstripped binary (same build ID: strip
+// keeps the note) is where the recording says: at least 99% of the
+// binary's sampled value has perf's function as its outermost frame.
+func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
+	perf := nativeTool(t, "perf")
+	dir := t.TempDir()
+	run, syms := filepath.Join(dir, "run"), filepath.Join(dir, "syms")
+	for _, d := range []string{run, syms} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := buildNative(t, filepath.Join(syms, "hot"), "gcc", "elf/hot.c", "-O2", "-g", "-fno-omit-frame-pointer")
+	bin := filepath.Join(run, "hot")
+	copyFile(t, full, bin)
+	if out, err := exec.Command(nativeTool(t, "strip"), bin).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "perf.data")
+	if out, err := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "300000").CombinedOutput(); err != nil {
+		t.Skipf("perf record cannot record here: %v: %s", err, out)
+	}
+	script := func(name string) *Loaded {
+		out, err := exec.Command(perf, "script", "-i", data).Output()
+		if err != nil {
+			t.Fatalf("perf script: %v", err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Load(t.Context(), path, Options{Symbols: symbolize.Options{Paths: []string{syms}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	named := script("stripped.txt")
+	copyFile(t, full, bin) // perf now finds the symbols itself
+	ref := script("reference.txt")
+
+	want := outermostByStack(ref.Profile, bin)
+	got := outermostByStack(named.Profile, bin)
+	var total, same int64
+	for stack, v := range want {
+		total += v
+		if got[stack] == v {
+			same += v
+		}
+	}
+	if total == 0 {
+		t.Fatalf("no samples in %s", bin)
+	}
+	if float64(same) < 0.99*float64(total) {
+		t.Errorf("%d of %d samples named as perf names them; reference %v, got %v", same, total, want, got)
+	}
+	if named.Symbols == nil || named.Symbols.Share > 0.01 {
+		t.Errorf("symbols report %+v: want the binary served", named.Symbols)
+	}
+}
+
+// outermostByStack sums sample values by the stack of the binary's frames,
+// each named by its outermost (physical) function.
+func outermostByStack(p *pprofile.Profile, bin string) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range p.Sample {
+		key := ""
+		for _, loc := range s.Location {
+			if loc.Mapping == nil || loc.Mapping.File != bin || len(loc.Line) == 0 {
+				continue
+			}
+			key += loc.Line[len(loc.Line)-1].Function.Name + ";"
+		}
+		if key != "" {
+			out[key] += s.Value[0]
+		}
+	}
+	return out
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
