@@ -109,6 +109,10 @@ func TestLibcWaitModuleForms(t *testing.T) {
 		{[]string{"[libc.so.6] __GI___futex_abstimed_wait_cancelable64", "[libc.so.6] __pthread_mutex_lock", "[app] worker"}, LockContention},
 		{[]string{"libc.so.6.__GI___futex_abstimed_wait_cancelable64", "libc.so.6.__pthread_cond_wait", "app.worker"}, Wait},
 		{[]string{"libc.so.6.accept", "app.serve"}, IO},
+		// DTrace's module`function, and a symbol followed by its object's path.
+		{[]string{"libc.so.6`__futex_abstimed_wait_cancelable64", "libc.so.6`pthread_mutex_lock", "app`worker"}, LockContention},
+		{[]string{"libc.so.6`epoll_wait", "app`serve"}, IO},
+		{[]string{"__futex_abstimed_wait_cancelable64 (/usr/lib/x86_64-linux-gnu/libc.so.6)", "start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)"}, Wait},
 		{[]string{"[libc.so.6] __libc_recv", "app.serve"}, IO},
 		{[]string{"libc.so.6!read", "app.serve"}, IO},
 		{[]string{"libc-2.19.so.__epoll_wait_nocancel", "app.loop"}, IO},

@@ -40,6 +40,15 @@ var (
 	// `@GLIBC_2.2.5` for a non-default version, as perf writes
 	// clock_nanosleep).
 	symVersion = regexp.MustCompile(`@@?[A-Za-z][A-Za-z0-9_]*_[0-9][0-9.]*$`)
+	// moduleTick is DTrace's module`function (`libc.so.6`read`,
+	// `server`main`), as stackcollapse.pl keeps it: a module without dots
+	// or a shared object, and a name that starts as an identifier, never
+	// .NET's generic arity (`Task`1.Process`).
+	moduleTick = regexp.MustCompile("^([A-Za-z0-9_+\\-]+(?:\\.so(?:\\.[0-9]+)*|\\.dylib|\\.dll)?)`([A-Za-z_].*)$")
+	// dsoSuffix is a symbol followed by its object's path in parentheses
+	// (`__futex_abstimed_wait_cancelable64 (/usr/lib/x86_64-linux-gnu/libc.so.6)`),
+	// as perf script and gdb print frames.
+	dsoSuffix = regexp.MustCompile(`^(\S.*?) \((/[^()]+)\)$`)
 
 	// Build variants: parts of a name that differ between two builds or
 	// runs of the same code (see buildVariants).
@@ -69,6 +78,12 @@ func SplitModule(name string) (module, rest string) {
 	}
 	if m := soModDot.FindStringSubmatch(name); m != nil {
 		return m[1], m[2]
+	}
+	if m := moduleTick.FindStringSubmatch(name); m != nil {
+		return m[1], m[2]
+	}
+	if m := dsoSuffix.FindStringSubmatch(name); m != nil {
+		return path.Base(m[2]), m[1]
 	}
 	return "", name
 }

@@ -30,6 +30,10 @@ func TestNormalize(t *testing.T) {
 		{"libc-2.19.so.__epoll_wait_nocancel", "__epoll_wait_nocancel"},
 		{"ld-linux-x86-64.so.2._dl_start", "_dl_start"},
 		{"clock_nanosleep@GLIBC_2.2.5", "clock_nanosleep"},
+		// DTrace's module`function and a trailing object path.
+		{"libc.so.6`read", "read"},
+		{"__futex_abstimed_wait_cancelable64 (/usr/lib/x86_64-linux-gnu/libc.so.6)", "__futex_abstimed_wait_cancelable64"},
+		{"Thread (1234)", "Thread (1234)"},
 		// Not a shared object: a JVM class with "so" in its package path
 		// is not split, nor is a Go name.
 		{"com.example.so.Handler.run", "com.example.so.Handler.run"},
@@ -86,6 +90,11 @@ func TestSplitModule(t *testing.T) {
 		{"[kernel.kallsyms] do_syscall_64", "kernel.kallsyms", "do_syscall_64"},
 		{"libc.so.6.__GI___poll", "libc.so.6", "__GI___poll"},
 		{"runtime.gopark", "", "runtime.gopark"},
+		{"libc.so.6`read", "libc.so.6", "read"},
+		{"server`main", "server", "main"},
+		{"System.Threading.Tasks.Task`1.Process", "", "System.Threading.Tasks.Task`1.Process"},
+		{"List`1`get_Item", "", "List`1`get_Item"},
+		{"poll (/usr/lib/x86_64-linux-gnu/libc.so.6)", "libc.so.6", "poll"},
 		// A Rust never type is not a module prefix.
 		{"<impl core::ops::Fn() -> !>::call", "", "<impl core::ops::Fn() -> !>::call"},
 	}
