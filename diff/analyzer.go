@@ -326,7 +326,7 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	if err != nil {
 		return err
 	}
-	kind := a.kindOf(l)
+	kind := a.kindOf(l, idx)
 	if a.by == "" {
 		a.by = DefaultBy(kind)
 	}
@@ -387,12 +387,12 @@ func (e *SampleTypeError) Message(hint string) string {
 
 // kindOf is the kind l is analysed as: Options.Kind, else what loading
 // detected.
-func (a *Analyzer) kindOf(l *profile.Loaded) profile.Kind {
+func (a *Analyzer) kindOf(l *profile.Loaded, idx int) profile.Kind {
 	switch {
 	case a.opts.Kind != "":
 		return a.opts.Kind
 	case l.Kind != "":
-		return l.Kind
+		return profile.TypeKind(l, idx)
 	}
 	return profile.DetectKind(l.Profile)
 }

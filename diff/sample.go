@@ -129,9 +129,12 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 		s.Apart = InBucket
 		s.Bucket, s.Decider, h = classify(s.frames, kind)
 		if h != ruled {
-			if fb, ok := fallback(smp); ok {
+			switch fb, unknown, ok := fallback(smp); {
+			case ok && unknown:
+				s.Apart = Unknown
+			case ok:
 				s.Bucket = fb
-			} else if h == unclaimedExternal {
+			case h == unclaimedExternal:
 				s.Apart = Unknown
 			}
 		}
@@ -173,14 +176,18 @@ func collectorAt(frames []frameRule, rootOnly bool) int {
 
 // fallback returns the bucket a sample's profile.LabelFallback label names:
 // what the format knows of time no frame rule claims (wait, for a thread
-// blocked off the CPU).
-func fallback(smp *pprofile.Sample) (Bucket, bool) {
+// blocked off the CPU), or unknown for profile.FallbackUnknown (a thread
+// in native code or blocked: kept apart as Unknown).
+func fallback(smp *pprofile.Sample) (b Bucket, unknown, ok bool) {
 	v := smp.Label[profile.LabelFallback]
 	if len(v) != 1 {
-		return 0, false
+		return 0, false, false
+	}
+	if v[0] == profile.FallbackUnknown {
+		return 0, true, true
 	}
 	b, err := ParseBucket(v[0])
-	return b, err == nil
+	return b, false, err == nil
 }
 
 // running reports whether a trace sample is a running interval.

@@ -30,6 +30,11 @@ const (
 	// claims, where the format knows the thread was not running (wait for
 	// a thread blocked off the CPU); the rules decide first.
 	LabelFallback = labels.Fallback
+	// FallbackUnknown is the LabelFallback value of a thread that was in
+	// native code or blocked, which the format cannot tell apart (a JFR
+	// native-method sample): where no rule claims it, it is kept apart
+	// from the buckets, as "native or blocked (unknown)".
+	FallbackUnknown = labels.Unknown
 	// LabelState is the thread or goroutine state: running, runnable,
 	// waiting or syscall.
 	LabelState = labels.State

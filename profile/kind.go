@@ -75,11 +75,13 @@ func DetectKind(p *pprofile.Profile) Kind {
 		period = p.PeriodType.Type + "/" + p.PeriodType.Unit
 	}
 	switch {
-	case fromGoTrace(p) || has(jfrThreadTime):
-		// A JFR recording's thread time, a sample type only the JFR
-		// reader writes, is a trace of events too (the registry's kind
-		// for JFR): so it stays after a pprof round trip.
+	case fromGoTrace(p):
 		return KindTrace
+	case has(jfrThreadTime):
+		// A JFR recording's thread time, a sample type only the JFR
+		// reader writes, is time per state of every thread (the
+		// registry's kind for JFR): so it stays after a pprof round trip.
+		return KindWall
 	case period == "wall/nanoseconds" || period == "wallclock/nanoseconds" || has("wall") || has("wallclock"):
 		return KindWall
 	case has("cpu") || period == "cpu/nanoseconds":

@@ -88,9 +88,9 @@ var registry = []reader{{
 	what:   "Java Flight Recorder recording (.jfr)",
 	sniff:  func(in *input) bool { return jfr.Looks(in.data) },
 	parse:  parseJFR,
-	// Thread time from a trace of events, whose labels say why threads
-	// waited; fixed, since the first sample may or may not carry one.
-	kind: KindTrace,
+	// Thread time: every thread, whatever it does (the default type;
+	// TypeKind gives each event type's own kind).
+	kind: KindWall,
 }, {
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",

@@ -32,11 +32,19 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 		t.Fatalf("strip: %v\n%s", err, out)
 	}
 	data := filepath.Join(dir, "perf.data")
-	if out, err := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "300000").CombinedOutput(); err != nil {
+	// perf keeps binaries by build ID under $HOME/.debug and names frames
+	// from there: a home of its own, and no cache, so that it sees only
+	// the files here (every build of hot.c has the same build ID).
+	env := append(os.Environ(), "HOME="+dir)
+	rec := exec.Command(perf, "record", "-q", "-N", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "300000")
+	rec.Env = env
+	if out, err := rec.CombinedOutput(); err != nil {
 		t.Skipf("perf record cannot record here: %v: %s", err, out)
 	}
-	script := func(name string) *Loaded {
-		out, err := exec.Command(perf, "script", "-i", data).Output()
+	script := func(name string, syms ...string) *Loaded {
+		cmd := exec.Command(perf, "script", "-i", data)
+		cmd.Env = env
+		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("perf script: %v", err)
 		}
@@ -44,15 +52,20 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 		if err := os.WriteFile(path, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l, err := Load(t.Context(), path, Options{Symbols: symbolize.Options{Paths: []string{syms}}})
+		l, err := Load(t.Context(), path, Options{Symbols: symbolize.Options{Paths: syms}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return l
 	}
-	named := script("stripped.txt")
+	for _, loc := range script("stripped.txt").Profile.Location {
+		if loc.Mapping != nil && loc.Mapping.File == bin && loc.Line[0].Function.Name != "[hot]" {
+			t.Fatalf("perf named %s's frames itself (%s): nothing to test", bin, loc.Line[0].Function.Name)
+		}
+	}
+	named := script("stripped.txt", syms)
 	copyFile(t, full, bin) // perf now finds the symbols itself
-	ref := script("reference.txt")
+	ref := script("reference.txt", syms)
 
 	want := outermostByStack(ref.Profile, bin)
 	got := outermostByStack(named.Profile, bin)

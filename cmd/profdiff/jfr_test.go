@@ -61,8 +61,8 @@ func TestTopJFR(t *testing.T) {
 	for _, b := range r.Buckets {
 		shares[b.Bucket] = b.Share
 	}
-	if r.Kind != "trace" || !strings.HasPrefix(r.SampleType, "thread-time") {
-		t.Errorf("kind %s, sample type %s; want trace, thread-time", r.Kind, r.SampleType)
+	if r.Kind != "wall" || !strings.HasPrefix(r.SampleType, "thread-time") {
+		t.Errorf("kind %s, sample type %s; want wall, thread-time", r.Kind, r.SampleType)
 	}
 	// Each bucket is there: the compute phase's share falls when a loaded
 	// machine gives the JVM less CPU in the same wall time (4% seen at a

@@ -23,6 +23,9 @@ const (
 	// sched_switch interval, a wall-clock sample of a sleeping thread).
 	// Unlike Bucket, it decides only after every frame rule.
 	Fallback = "profdiff.fallback"
+	// Unknown is the Fallback value of a thread in native code or blocked,
+	// which the format cannot tell apart.
+	Unknown = "unknown"
 	// Profiler is "true" on samples of the profiler's own threads or
 	// goroutines; the loader drops them unless asked to keep them.
 	Profiler = "profdiff.profiler"
