@@ -52,7 +52,11 @@
 //   - The comm (spaces turned into `_`, as stackcollapse-perf.pl does) is the
 //     root frame of every stack. The comm, pid and tid are also kept as
 //     sample labels (`comm` string label, `pid` and `tid` numeric labels; pid
-//     only when the header has one).
+//     only when the header has one). The root frame's name is always the
+//     comm label with spaces turned into `_` (its SystemName the comm as
+//     printed), which tells a consumer the root is the process name, not
+//     code: the classifier lets it decide no bucket (a process named sleep
+//     is no call of sleep).
 //
 // Values: one sample type per distinct event, in order of first appearance,
 // never summed across events; samples of events after the first MaxEvents
