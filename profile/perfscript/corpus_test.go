@@ -298,6 +298,55 @@ func diffReport(t *testing.T, got, want map[string]int64) {
 	t.Logf("residual differences:\n%s", strings.Join(lines, "\n"))
 }
 
+// labelCommRoots gives each sample of a -collapsed-all twin the comm label
+// the perf script text gives it: stackcollapse-perf.pl writes the comm as
+// every stack's root frame, so the root's name is the comm (with spaces as
+// `_`). Both sides then tell the classifier the same facts, and a comm
+// root (a process named sleep) decides no bucket on either side.
+func labelCommRoots(p *pprofile.Profile) {
+	for _, s := range p.Sample {
+		if n := len(s.Location); n > 0 && len(s.Location[n-1].Line) == 1 && s.Location[n-1].Line[0].Function != nil {
+			if s.Label == nil {
+				s.Label = map[string][]string{}
+			}
+			s.Label["comm"] = []string{s.Location[n-1].Line[0].Function.Name}
+		}
+	}
+}
+
+// TestCommRootFrame holds the reader to what the classifier relies on (a
+// comm decides no bucket): in every perf script text of the corpus, each
+// sample's root frame is its comm label, spaces turned into `_`, and the
+// frame's system name is the comm as perf printed it.
+func TestCommRootFrame(t *testing.T) {
+	dir := corpusDir(t)
+	checked := 0
+	for file, format := range corpusFiles(t, dir, "flamegraph", "perfview") {
+		if format != "perf-script-text" {
+			continue
+		}
+		p, _, err := perfscript.Parse(readText(t, filepath.Join(dir, file)))
+		if err != nil {
+			continue // TestCorpusParses reports what does not parse
+		}
+		for _, s := range p.Sample {
+			comm := s.Label["comm"]
+			if len(comm) != 1 || comm[0] == "" {
+				continue
+			}
+			root := s.Location[len(s.Location)-1].Line
+			if len(root) != 1 || root[0].Function.Name != strings.ReplaceAll(comm[0], " ", "_") || root[0].Function.SystemName != comm[0] {
+				t.Fatalf("%s: a sample of comm %q has root frame %+v", file, comm[0], root)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no sample with a comm in the corpus's perf script texts")
+	}
+	t.Logf("%d samples: the root frame is the comm", checked)
+}
+
 // TestCollapsedTwinsDiffToNothing is `profdiff diff perf.txt twin.txt` on
 // every perf-script file of the corpus and its -collapsed-all twin, through
 // the loader and the diff engine: nothing moves, except by the one sample
@@ -329,6 +378,9 @@ func TestCollapsedTwinsDiffToNothing(t *testing.T) {
 				}
 				for _, s := range l.Profile.Sample {
 					totals[side] += s.Value[0]
+				}
+				if side == 1 {
+					labelCommRoots(l.Profile)
 				}
 				if err := a.Add(diff.Side(side), l); err != nil {
 					t.Fatal(err)

@@ -40,7 +40,8 @@ import (
 // off the CPU at the end of the text is charged up to the last time stamp
 // of the text (with a warning: its real off-CPU time is longer). A file
 // without any switch-in keeps the old reading (one count per switch, with
-// a warning saying how to record the switch-ins).
+// a warning saying how to record the switch-ins), and its records get the
+// same labels by prev_state: a counted switch-out is no cpu either.
 
 // switchRE matches a PERF_RECORD_SWITCH line. Groups: comm, pid or tid,
 // tid, cpu, time, direction.
@@ -295,8 +296,8 @@ func (o *offCPU) complete() bool {
 // offCPUEvent reports whether an event's values are off-CPU nanoseconds.
 func (ev *event) offCPU() bool { return ev.offClosed > 0 }
 
-// offCPULabels labels a record of off-CPU time and reports whether it is
-// scheduler latency. Preempted time gets LabelBucket "sched" (scheduler
+// offCPULabels labels a sched_switch record, of off-CPU time or of counted
+// switches, and reports whether it is scheduler latency. Preempted time gets LabelBucket "sched" (scheduler
 // latency, in no bucket) and LabelState "runnable". Blocked time gets
 // LabelFallback, the bucket when no frame rule claims the stack (a
 // frame-pointer-less libc wait whose stack stops at the futex call, a

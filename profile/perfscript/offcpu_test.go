@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -273,6 +274,42 @@ func TestOffCPUWithoutSwitchIns(t *testing.T) {
 	}
 }
 
+// TestOffCPUCountedNeverCPU records without --switch-events, the plain
+// per-task `perf record -e sched:sched_switch -g`: the switches are
+// counted, and still each switch-out is labelled by its prev_state, so
+// none is cpu: the preempted ones are scheduler latency, the others in
+// the buckets (wait, lock-contention, io).
+func TestOffCPUCountedNeverCPU(t *testing.T) {
+	run := recordOffCPU(t, 20, "-e", "sched:sched_switch", "-g")
+	if strings.Contains(run.text, "PERF_RECORD_SWITCH") {
+		t.Fatal("a recording without --switch-events holds PERF_RECORD_SWITCH lines")
+	}
+	l := loadText(t, run.text)
+	if !strings.Contains(strings.Join(l.Warnings, "\n"), "--switch-events") {
+		t.Errorf("no warning naming --switch-events: %q", l.Warnings)
+	}
+	got, sched, _ := topBuckets(t, l, "")
+	all := float64(strings.Count(run.text, "sched:sched_switch:"))
+	sum := sched
+	for _, b := range diff.Buckets {
+		t.Logf("%-16s %4.0f of %.0f switch-outs", b, got[b], all)
+		sum += got[b]
+	}
+	t.Logf("%-16s %4.0f of %.0f switch-outs", "sched", sched, all)
+	if got[diff.CPU] != 0 {
+		t.Errorf("cpu holds %.0f of %.0f counted switch-outs, want none", got[diff.CPU], all)
+	}
+	if sum != all {
+		t.Errorf("buckets and scheduler latency hold %.0f switch-outs, the text has %.0f", sum, all)
+	}
+	if runnable := float64(strings.Count(run.text, "prev_state=R")); sched != runnable {
+		t.Errorf("scheduler latency holds %.0f switch-outs, the text has %.0f with prev_state R", sched, runnable)
+	}
+	if got[diff.Wait] == 0 || got[diff.LockContention] == 0 {
+		t.Errorf("buckets %v: the program's sleeps and mutex waits are missing", got)
+	}
+}
+
 // TestOffCPUTruncated cuts a recording before its last switch-in: the
 // thread then still off the CPU is charged up to the last time stamp,
 // with a warning, so the total drops by exactly the time cut off.
@@ -449,5 +486,39 @@ func TestOffCPUSchedFirstIsNotTrace(t *testing.T) {
 	}
 	if k := profile.DetectKind(back); k != profile.KindWall {
 		t.Errorf("kind %s with a scheduler-latency first sample, want wall", k)
+	}
+}
+
+// TestOffCPUCorpusSwitches reads the corpus's perf script texts of
+// sched:sched_switch (PerfView's LinuxTracing test inputs: switch-outs
+// with next_pid, the old `comm:pid [prio] S ==> comm:pid [prio]` form too,
+// no PERF_RECORD_SWITCH lines, no switch-in of the threads they follow,
+// so counted): no switch-out is cpu, each is in a bucket or scheduler
+// latency, by its prev_state.
+func TestOffCPUCorpusSwitches(t *testing.T) {
+	dir := corpusDir(t)
+	var names []string
+	for file, format := range corpusFiles(t, dir, "perfview") {
+		if format == "perf-script-text" && strings.Contains(readText(t, filepath.Join(dir, file)), "sched:sched_switch:") {
+			names = append(names, file)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("no perf script text of sched:sched_switch in the corpus's perfview folder")
+	}
+	sort.Strings(names)
+	for _, file := range names {
+		text := readText(t, filepath.Join(dir, file))
+		l := loadText(t, text)
+		got, sched, _ := topBuckets(t, l, "sched:sched_switch")
+		all := float64(strings.Count(text, "sched:sched_switch:"))
+		sum := sched
+		for _, b := range diff.Buckets {
+			sum += got[b]
+		}
+		t.Logf("%s: %.0f switch-outs: wait %.0f, io %.0f, sched %.0f", filepath.Base(file), all, got[diff.Wait], got[diff.IO], sched)
+		if got[diff.CPU] != 0 || sum != all {
+			t.Errorf("%s: cpu holds %.0f of %.0f switch-outs (buckets and scheduler latency %.0f), want none of them", file, got[diff.CPU], all, sum)
+		}
 	}
 }

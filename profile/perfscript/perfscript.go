@@ -52,7 +52,11 @@
 //   - The comm (spaces turned into `_`, as stackcollapse-perf.pl does) is the
 //     root frame of every stack. The comm, pid and tid are also kept as
 //     sample labels (`comm` string label, `pid` and `tid` numeric labels; pid
-//     only when the header has one).
+//     only when the header has one). The root frame's name is always the
+//     comm label with spaces turned into `_` (its SystemName the comm as
+//     printed), which tells a consumer the root is the process name, not
+//     code: the classifier lets it decide no bucket (a process named sleep
+//     is no call of sleep).
 //
 // Values: one sample type per distinct event, in order of first appearance,
 // never summed across events; samples of events after the first MaxEvents
@@ -82,7 +86,8 @@
 // fallback bucket no frame rule overrules (io for D, else wait), each
 // switch-out's record apart from other events' records of the same stack
 // and thread. Without any switch-in they are
-// read like any other event: one count per switch. PERF_RECORD_SWITCH
+// counted like any other event, one count per switch, with the same
+// labels (a counted switch-out is never cpu either). PERF_RECORD_SWITCH
 // lines (perf script --show-switch-events) only mark switch-ins and outs;
 // they are not samples. OnCPUEvent and OffCPUEvent classify event names
 // for kind detection.
@@ -988,28 +993,29 @@ func (b *builder) defaultType(p *profile.Profile) {
 	}
 }
 
-// values fills the samples' values and labels the off-CPU records, those
-// of preempted threads (scheduler latency) after the others: profdiff
-// before 2026-12 read a profile whose first sample carries LabelBucket as
-// a Go trace, and may read the pprof a newer one writes.
+// values fills the samples' values and labels the sched_switch records,
+// off-CPU time or, without switch-ins, counted switches alike (see
+// offCPULabels), those of preempted threads (scheduler latency) after the
+// others: profdiff before 2026-12 read a profile whose first sample
+// carries LabelBucket as a Go trace, and may read the pprof a newer one
+// writes.
 func (b *builder) values(p *profile.Profile, counted bool) {
 	kept := b.kept()
 	n := len(kept)
 	var late []*profile.Sample
 	for _, acc := range b.order {
 		v := make([]int64, len(p.SampleType))
-		offTime := false
 		for _, ev := range acc.vals {
 			v[ev.ei] = ev.v
 			if kept[ev.ei].offCPU() {
-				v[ev.ei], offTime = ev.off, true
+				v[ev.ei] = ev.off
 			}
 			if counted {
 				v[n] += ev.n
 			}
 		}
 		acc.s.Value = v
-		if offTime && offCPULabels(acc) {
+		if acc.state != 0 && offCPULabels(acc) {
 			late = append(late, acc.s)
 			continue
 		}
