@@ -223,7 +223,8 @@ type Analyzer struct {
 	byName      map[string]int32 // raw frame name → spelling
 	byKey       map[string]int32 // normalized name → method
 	closures    closureInfo
-	anyClosure  bool // a method is a Go closure (see closures.go)
+	commKeys    map[string]string // perf's comm label → its root frame's key (commRoot)
+	anyClosure  bool              // a method is a Go closure (see closures.go)
 	sides       [2]sideMeta
 	profiles    []ProfileStats
 	consumers   []func(*Sample)

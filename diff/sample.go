@@ -79,6 +79,7 @@ func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind 
 				s.frames = lr.appendRules(s.frames, lr.entry(loc), kind)
 			}
 		}
+		a.commRoot(s, smp)
 		s.Value, s.Count = v, 1
 		if countIdx >= 0 {
 			s.Count = smp.Value[countIdx]
@@ -204,6 +205,29 @@ func running(smp *pprofile.Sample) bool {
 func idleSystem(smp *pprofile.Sample) bool {
 	r := smp.Label[profile.LabelReason]
 	return len(r) == 1 && (r[0] == "system goroutine wait" || r[0] == "GC background sweeper wait")
+}
+
+// commRoot takes the frame rule off a stack's root frame when that frame
+// names the sample's "comm" label: the process name perf script's reader
+// adds as the root frame (as stackcollapse-perf.pl does). A thread's name
+// is no code and never decides a bucket: a process named sleep is no call
+// of sleep. The frame stays in the stack, by its name, for display.
+func (a *Analyzer) commRoot(s *Sample, smp *pprofile.Sample) {
+	c, n := smp.Label["comm"], len(s.Stack)
+	if len(c) != 1 || c[0] == "" || n == 0 || len(s.frames) != n {
+		return
+	}
+	key, ok := a.commKeys[c[0]]
+	if !ok {
+		if a.commKeys == nil {
+			a.commKeys = map[string]string{}
+		}
+		key = symbolize.Normalize(strings.ReplaceAll(c[0], " ", "_"))
+		a.commKeys[c[0]] = key
+	}
+	if a.methods[s.Stack[n-1]].key == key {
+		s.frames[n-1] = frameRule{synthetic: true}
+	}
 }
 
 // noteThread records the thread label of a thread-time sample.

@@ -405,3 +405,35 @@ func TestCollapsedTwinsDiffToNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestCommDecidesNoBucket loads the corpus's page-fault recording in which
+// a process is named sleep: its comm root frame `sleep` (which the wait
+// rule `^_*u?sleep$` names) decides no bucket, so none of its samples is
+// wait (its frames are the dynamic loader's and execve's: cpu).
+func TestCommDecidesNoBucket(t *testing.T) {
+	path := filepath.Join(corpusDir(t), "flamegraph", "test__perf-java-faults-01.txt")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("the corpus has no test__perf-java-faults-01.txt")
+	}
+	l, err := profile.Load(context.Background(), path, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := diff.NewAnalyzer(diff.Options{Top: -1})
+	var sleep, wait float64
+	a.OnSample(func(s *diff.Sample) {
+		if a.MethodName(s.Stack[len(s.Stack)-1]) == "sleep" {
+			sleep += s.Value
+			if s.Bucket == diff.Wait {
+				wait += s.Value
+			}
+		}
+	})
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("comm sleep: %.0f of %.0f page faults wait", wait, sleep)
+	if sleep == 0 || wait != 0 {
+		t.Errorf("the process named sleep has %.0f of %.0f page faults in wait, want none", wait, sleep)
+	}
+}
