@@ -71,6 +71,10 @@ type RunConfig struct {
 	StatsPath string
 	// Params are added to the manifest's params.
 	Params map[string]any
+	// NoPerf leaves out the perf recording of the child (see
+	// capture.Options.PerfPID), which a run otherwise takes where perf can
+	// record.
+	NoPerf bool
 
 	// Table is what the child is started from (nil: child.Builtin()); the
 	// program must pass the same table to child.MaybeRun.
@@ -171,6 +175,13 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	}
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
+	}
+	if !cfg.NoPerf {
+		// Probed (once per process) before the load starts, so that the
+		// capture window opens on time.
+		if st := capture.ProbePerf(); st.Err != nil {
+			logf(cfg.Log, "%s %s: no perf recording: %v", cfg.Workload, cfg.Variant, st.Err)
+		}
 	}
 	table := cfg.Table
 	if table == nil {
@@ -283,7 +294,11 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 			logf(r.cfg.Log, "workload stats unavailable from %s: %v", r.proc.URL+r.cfg.StatsPath, err)
 		}
 	}
-	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log})
+	copts := capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log}
+	if !r.cfg.NoPerf {
+		copts.PerfPID = r.proc.Pid
+	}
+	man, cerr := capture.Capture(mctx, r.proc.DebugURL, copts)
 	ld := <-loadCh
 	received = true
 	grace := time.Duration(0)

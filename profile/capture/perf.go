@@ -1,0 +1,402 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// PerfKind is the manifest kind of a perf recording: `perf script` text of
+// the process recorded during the window (Options.PerfPID).
+const PerfKind = "perf"
+
+// PerfFile is the perf recording's file name in a capture folder.
+const PerfFile = "perf.txt"
+
+// DefaultPerfMaxScript bounds the perf script text stored (Options.
+// PerfMaxScript's default): a busy server recorded with stacks at perf's
+// default 4000 samples per second writes tens of MiB a second.
+const DefaultPerfMaxScript = 256 << 20
+
+// PerfStopGrace is how long perf record is given to write its data after
+// the SIGINT that ends the window before it is killed.
+const PerfStopGrace = 10 * time.Second
+
+// perfScriptTimeout bounds the `perf script` run.
+const perfScriptTimeout = 2 * time.Minute
+
+// PerfStatus says whether perf can record here, and what: the perf binary
+// and the events a recording takes, or why it cannot.
+type PerfStatus struct {
+	Path   string   // the perf binary found in PATH
+	Events []string // cpu-clock, and sched:sched_switch where it records
+	// Err is why perf cannot record (nil: it can).
+	Err error
+}
+
+// perfProbes caches probe answers per perf binary, so a process probes
+// once (a PATH without perf is looked up again, which is cheap).
+var perfProbes sync.Map // path → *perfProbe
+
+type perfProbe struct {
+	once sync.Once
+	st   PerfStatus
+}
+
+// ProbePerf says whether perf can record here: it is in PATH,
+// /proc/sys/kernel/perf_event_paranoid allows it, and a quick `perf record
+// -e cpu-clock -g -o X -- true` succeeds; then whether sched:sched_switch
+// records too (with --switch-events, for off-CPU time). The answer is
+// cached per perf binary for the life of the process.
+func ProbePerf() PerfStatus {
+	path, err := exec.LookPath("perf")
+	if err != nil {
+		return PerfStatus{Err: errors.New("perf is not installed (not found in PATH)")}
+	}
+	v, _ := perfProbes.LoadOrStore(path, &perfProbe{})
+	p := v.(*perfProbe)
+	p.once.Do(func() { p.st = probePerf(path) })
+	return p.st
+}
+
+// perfCPUArgs and perfSchedArgs are the events perf record takes.
+var (
+	perfCPUArgs   = []string{"-g", "-e", "cpu-clock"}
+	perfSchedArgs = []string{"-e", "sched:sched_switch", "--switch-events"}
+)
+
+func probePerf(path string) PerfStatus {
+	paranoid := "unknown"
+	if b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid"); err == nil {
+		paranoid = strings.TrimSpace(string(b))
+	}
+	tmp, err := os.MkdirTemp("", "profdiff-perf-probe-")
+	if err != nil {
+		return PerfStatus{Path: path, Err: fmt.Errorf("perf probe: %v", err)}
+	}
+	defer os.RemoveAll(tmp)
+	try := func(args []string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		all := append(append([]string{"record", "-o", filepath.Join(tmp, "probe.data")}, args...), "--", "true")
+		out, err := exec.CommandContext(ctx, path, all...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, lastLine(out))
+		}
+		return nil
+	}
+	if err := try(perfCPUArgs); err != nil {
+		return PerfStatus{Path: path, Err: fmt.Errorf("perf record -e cpu-clock -g fails here (perf_event_paranoid=%s, uid %d): %v", paranoid, os.Getuid(), err)}
+	}
+	st := PerfStatus{Path: path, Events: []string{"cpu-clock"}}
+	if try(append(slicesClone(perfCPUArgs), perfSchedArgs...)) == nil {
+		st.Events = append(st.Events, "sched:sched_switch")
+	}
+	return st
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// lastLine is the last non-empty line of a command's output, for messages.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// perfRecording is a perf record running against one process.
+type perfRecording struct {
+	st     PerfStatus
+	pid    int
+	tmp    string // holds perf.data
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error // perf record's exit
+	events []string   // perf record's arguments after -o FILE
+}
+
+// startPerf starts `perf record` on pid, writing into a temporary folder.
+func startPerf(st PerfStatus, pid int) (*perfRecording, error) {
+	tmp, err := os.MkdirTemp("", "profdiff-perf-")
+	if err != nil {
+		return nil, err
+	}
+	events := slicesClone(perfCPUArgs)
+	if len(st.Events) > 1 {
+		events = append(events, perfSchedArgs...)
+	}
+	events = append(events, "-p", strconv.Itoa(pid))
+	r := &perfRecording{st: st, pid: pid, tmp: tmp, stderr: &bytes.Buffer{}, done: make(chan error, 1), events: events}
+	r.cmd = exec.Command(st.Path, append([]string{"record", "-o", filepath.Join(tmp, "perf.data")}, events...)...)
+	r.cmd.Stderr = &limitedBuffer{buf: r.stderr, max: 64 << 10}
+	if err := r.cmd.Start(); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	go func() { r.done <- r.cmd.Wait() }()
+	return r, nil
+}
+
+// command is the perf record command line, as the manifest records it.
+func (r *perfRecording) command() string {
+	return "perf record " + strings.Join(r.events, " ")
+}
+
+// stop ends the recording: SIGINT (perf writes its data and exits), then
+// SIGKILL after grace. It says how perf ended when that was not the
+// SIGINT's clean exit: it died before (the process it records exited, or
+// perf failed), or it had to be killed.
+func (r *perfRecording) stop(grace time.Duration) error {
+	select {
+	case err := <-r.done:
+		return fmt.Errorf("perf record ended before the window closed (%v): %s", exitText(err), lastLine(r.stderr.Bytes()))
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGINT)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-r.done:
+		if err != nil && !isSIGINTExit(err) {
+			return fmt.Errorf("perf record failed (%v): %s", exitText(err), lastLine(r.stderr.Bytes()))
+		}
+		return nil
+	case <-t.C:
+		_ = r.cmd.Process.Kill()
+		<-r.done
+		return fmt.Errorf("perf record did not stop within %v of SIGINT and was killed", grace)
+	}
+}
+
+// isSIGINTExit reports whether perf ended by the SIGINT itself.
+func isSIGINTExit(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && (ws.Signaled() && ws.Signal() == syscall.SIGINT || ws.ExitStatus() == 130)
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// cleanup removes the recording's temporary folder.
+func (r *perfRecording) cleanup() { os.RemoveAll(r.tmp) }
+
+// limitedBuffer keeps the first max bytes written to it and drops the rest.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		l.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// errScriptLimit stops copying perf script's output at the limit.
+var errScriptLimit = errors.New("perf script output limit reached")
+
+// capWriter writes to w until max bytes have passed, then fails.
+type capWriter struct {
+	w   io.Writer
+	n   int64
+	max int64
+	hit bool
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if room := c.max - c.n; int64(len(p)) > room {
+		c.hit = true
+		n, _ := c.w.Write(p[:room])
+		c.n += int64(n)
+		return n, errScriptLimit
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// script runs `perf script` on the recording into dir/PerfFile, at most
+// max bytes of it (cut at the last complete sample when the limit is hit,
+// which the note says), checks that profdiff loads it, and returns its
+// manifest entry.
+func (r *perfRecording) script(ctx context.Context, dir string, max, maxSize int64) (*File, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, perfScriptTimeout)
+	defer cancel()
+	part := filepath.Join(dir, "."+PerfFile+partSuffix)
+	defer os.Remove(part)
+	out, err := os.Create(part)
+	if err != nil {
+		return nil, "", err
+	}
+	args := []string{"script", "-i", filepath.Join(r.tmp, "perf.data")}
+	if len(r.st.Events) > 1 {
+		args = append(args, "--show-switch-events")
+	}
+	cmd := exec.CommandContext(ctx, r.st.Path, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
+	cw := &capWriter{w: out, max: max}
+	cmd.Stdout = cw
+	err = cmd.Run()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	note := ""
+	switch {
+	case cw.hit:
+		if err := cutAtLastRecord(part); err != nil {
+			return nil, "", err
+		}
+		note = fmt.Sprintf("perf: perf script output cut at the limit of %s (the last samples of the window are missing)", profile.FormatSize(max))
+	case err != nil:
+		return nil, "", fmt.Errorf("perf script failed (%v): %s", err, lastLine(stderr.Bytes()))
+	}
+	return r.storeScript(ctx, dir, part, note, maxSize)
+}
+
+// storeScript loads the perf script text as profdiff diff does, counts
+// its samples and moves it into place.
+func (r *perfRecording) storeScript(ctx context.Context, dir, part, note string, maxSize int64) (*File, string, error) {
+	f := &File{Kind: PerfKind, Path: PerfFile, Events: r.st.Events, Command: r.command()}
+	l, err := profile.Load(ctx, part, profile.Options{MaxSize: maxSize, AllowEmpty: true})
+	if err != nil {
+		return nil, note, fmt.Errorf("perf script text does not load: %v", err)
+	}
+	if f.Samples = len(l.Profile.Sample); f.Samples == 0 {
+		note = strings.TrimPrefix(note+"; ", "; ") + "perf: the recording holds no samples (the process did not run in the window?)"
+	}
+	if err := os.Chmod(part, 0o644); err != nil {
+		return nil, note, err
+	}
+	dst := filepath.Join(dir, PerfFile)
+	if err := os.Rename(part, dst); err != nil {
+		return nil, note, err
+	}
+	st, err := os.Stat(dst)
+	if err != nil {
+		return nil, note, err
+	}
+	f.Bytes = st.Size()
+	return f, note, nil
+}
+
+// cutAtLastRecord truncates a perf script file after its last blank line,
+// so a sample cut by the size limit is dropped whole.
+func cutAtLastRecord(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	const tail = 1 << 20
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return err
+	}
+	keep := int64(0)
+	if i := bytes.LastIndex(buf, []byte("\n\n")); i >= 0 {
+		keep = off + int64(i) + 2
+	}
+	return f.Truncate(keep)
+}
+
+// perfRun is a recording during a capture's window: stopped by its own
+// timer at the window's end, or when the context ends.
+type perfRun struct {
+	rec     *perfRecording
+	stopped chan struct{}
+	stopErr error
+}
+
+// startPerfRun starts recording pid for the window when perf can record
+// here; otherwise, or when perf does not start, it records why in m (a
+// note: the capture goes on without it) and returns nil.
+func (pl *plan) startPerfRun(m *Manifest, st PerfStatus, pid int) *perfRun {
+	m.Params["perf_pid"] = pid
+	if st.Err != nil {
+		pl.perfNote(m, fmt.Sprintf("perf: not recorded: %v", st.Err))
+		return nil
+	}
+	rec, err := startPerf(st, pid)
+	if err != nil {
+		pl.perfNote(m, fmt.Sprintf("perf: not recorded: starting %s: %v", st.Path, err))
+		return nil
+	}
+	fmt.Fprintf(pl.log, "capture: perf      %s for %d s\n", rec.command(), pl.seconds)
+	return &perfRun{rec: rec, stopped: make(chan struct{})}
+}
+
+// stopAfter stops the recording when the window has passed or ctx ends.
+func (p *perfRun) stopAfter(ctx context.Context, window time.Duration) {
+	go func() {
+		defer close(p.stopped)
+		t := time.NewTimer(window)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		p.stopErr = p.rec.stop(PerfStopGrace)
+	}()
+}
+
+func (pl *plan) perfNote(m *Manifest, note string) {
+	m.Notes = append(m.Notes, note)
+	fmt.Fprintf(pl.log, "capture: %s\n", note)
+}
+
+// finish waits for the recording to stop, turns it into perf script text
+// in the folder and adds it to m; what went wrong goes to m's errors
+// (perf died, was killed, or its text does not load) and the log.
+func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
+	<-p.stopped
+	defer p.rec.cleanup()
+	fail := func(err error) {
+		m.Errors = append(m.Errors, PerfKind+": "+err.Error())
+		fmt.Fprintf(pl.log, "capture: error: %s: %v\n", PerfKind, err)
+	}
+	if ctx.Err() != nil {
+		fail(errors.New("interrupted: perf script not run"))
+		return
+	}
+	if p.stopErr != nil {
+		// Logged; what perf wrote before it ended may still be readable.
+		fmt.Fprintf(pl.log, "capture: %s: %v\n", PerfKind, p.stopErr)
+		m.Notes = append(m.Notes, PerfKind+": "+p.stopErr.Error())
+	}
+	f, note, err := p.rec.script(ctx, pl.out, pl.perfMax, pl.maxSize)
+	if note != "" {
+		pl.perfNote(m, note)
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	m.Files = append(m.Files, *f)
+	fmt.Fprintf(pl.log, "capture: %-9s %s, %d samples (%s) → %s\n", f.Kind, profile.FormatSize(f.Bytes), f.Samples, strings.Join(f.Events, ", "), filepath.Join(pl.out, f.Path))
+}
