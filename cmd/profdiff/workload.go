@@ -31,6 +31,7 @@ type workloadFlags struct {
 	warmup      time.Duration
 	connections int
 	out         string
+	perf        bool
 }
 
 func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
@@ -38,6 +39,7 @@ func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
 	durationVar(fs, &w.warmup, "warmup", time.Second, "load before each measured window, discarded")
 	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
 	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
+	fs.BoolVar(&w.perf, "perf", true, "also record the server with perf during each window, where perf can record (perf.txt; --perf=false leaves it out)")
 }
 
 // validate checks the flags; cmd names the command in messages.
@@ -364,6 +366,7 @@ func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, 
 		cfg := workloads.RunConfig{
 			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
 			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
+			NoPerf: !wf.perf, StatsPath: "/stats",
 		}
 		res, err := workloads.Run(ctx, cfg)
 		var ce *workloads.ChildError
@@ -438,7 +441,7 @@ func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir st
 		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %v under load...\n", v, cores, wf.warmup, wf.duration)
 		r, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v),
+			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v), NoPerf: !wf.perf,
 		})
 		if err == nil {
 			err = capturedSomething(r)

@@ -34,6 +34,10 @@ const DefaultPerfMaxScript = 256 << 20
 // the SIGINT that ends the window before it is killed.
 const PerfStopGrace = 10 * time.Second
 
+// perfMaxData bounds the perf.data file perf record writes (perf stops
+// recording there).
+const perfMaxData = "1G"
+
 // perfScriptTimeout bounds the `perf script` run.
 const perfScriptTimeout = 2 * time.Minute
 
@@ -138,7 +142,8 @@ func startPerf(st PerfStatus, pid int) (*perfRecording, error) {
 	}
 	events = append(events, "-p", strconv.Itoa(pid))
 	r := &perfRecording{st: st, pid: pid, tmp: tmp, stderr: &bytes.Buffer{}, done: make(chan error, 1), events: events}
-	r.cmd = exec.Command(st.Path, append([]string{"record", "-o", filepath.Join(tmp, "perf.data")}, events...)...)
+	// --max-size bounds perf.data, in the temporary folder.
+	r.cmd = exec.Command(st.Path, append([]string{"record", "--max-size=" + perfMaxData, "-o", filepath.Join(tmp, "perf.data")}, events...)...)
 	r.cmd.Stderr = &limitedBuffer{buf: r.stderr, max: 64 << 10}
 	if err := r.cmd.Start(); err != nil {
 		os.RemoveAll(tmp)
