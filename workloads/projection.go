@@ -25,12 +25,17 @@ type LockMeasure struct {
 	AcquisitionsPerRequest float64 `json:"acquisitions_per_request"`
 	BusiestShare           float64 `json:"busiest_share"`
 	Requests               uint64  `json:"requests"` // requests the server dispatched in the window
-	// ProfileUSPerRequest is the cross-check: CPU per request a profile
-	// charges to the critical sections (inside the registry's locked
-	// methods, outside Lock and Unlock), from ProfileSource; 0 when no
-	// profile could say.
-	ProfileUSPerRequest float64 `json:"profile_us_per_request,omitempty"`
-	ProfileSource       string  `json:"profile_source,omitempty"`
+	// CrossChecks are the CPU per request the run's profiles charge to
+	// the critical sections (inside the registry's locked methods,
+	// outside Lock and Unlock), to compare with hold × acquisitions.
+	CrossChecks []CrossCheck `json:"cross_checks,omitempty"`
+}
+
+// CrossCheck is one profile's CPU per request inside the critical
+// sections, in µs.
+type CrossCheck struct {
+	Source       string  `json:"source"`
+	USPerRequest float64 `json:"us_per_request"`
 }
 
 // shardsAt is the number of locks at n cores: the measured set, or more

@@ -46,7 +46,7 @@ func ProjectSweep(ctx context.Context, results []*Result, toCores int) *Projecti
 	case err != nil:
 		in.LockWhyNot = err.Error()
 	case lm != nil:
-		lm.ProfileUSPerRequest, lm.ProfileSource = criticalCPUPerRequest(ctx, lockRun)
+		lm.CrossChecks = criticalCPUPerRequest(ctx, lockRun)
 		in.Lock = lm
 	}
 	return Project(in)
@@ -101,19 +101,22 @@ func LockMeasureOf(r *Result) (*LockMeasure, error) {
 	}, nil
 }
 
-// criticalFrames are the registry's methods that hold a lock, and
+// criticalFrames are the registry's methods that hold a lock, and the
+// shard's bookkeeping they call under it (named too: a frame-pointer
+// stack sampled in a leaf function lacks the leaf's caller), and
 // lockFrames the calls inside them that take and drop it: CPU in the
 // first and not under the second is CPU inside a critical section.
 var (
-	criticalFrames = []string{"jsonserver.(*waitRegistry).register", "jsonserver.(*waitRegistry).wake", "jsonserver.(*waitRegistry).unregister"}
-	lockFrames     = []string{"jsonserver.(*waitRegistry).acquire", "jsonserver.(*waitRegistry).release"}
+	criticalFrames = []string{"jsonserver.(*waitRegistry).register", "jsonserver.(*waitRegistry).wake", "jsonserver.(*waitRegistry).unregister",
+		"jsonserver.(*registryShard).audit", "jsonserver.(*registryShard).record"}
+	lockFrames = []string{"jsonserver.(*waitRegistry).acquire", "jsonserver.(*waitRegistry).release"}
 )
 
-// criticalCPUPerRequest is the CPU per request a run's profile charges to
-// the critical sections, in µs, and the profile's file ("" and 0 when
-// neither the perf recording nor the CPU profile could say).
-func criticalCPUPerRequest(ctx context.Context, r *Result) (float64, string) {
-	for _, kind := range []string{capture.PerfKind, "cpu"} {
+// criticalCPUPerRequest is the CPU per request the run's CPU profile and
+// perf recording charge to the critical sections (those that could say).
+func criticalCPUPerRequest(ctx context.Context, r *Result) []CrossCheck {
+	var out []CrossCheck
+	for _, kind := range []string{"cpu", capture.PerfKind} {
 		f, ok := r.Manifest.File(kind)
 		if !ok {
 			continue
@@ -139,9 +142,9 @@ func criticalCPUPerRequest(ctx context.Context, r *Result) (float64, string) {
 			}
 		}
 		requests := r.Load.RPSOK * float64(l.Profile.DurationNanos) / 1e9
-		return float64(ns) / 1e3 / requests, f.Path
+		out = append(out, CrossCheck{Source: f.Path, USPerRequest: float64(ns) / 1e3 / requests})
 	}
-	return 0, ""
+	return out
 }
 
 // hasAnyFrame reports whether a stack has a function whose name ends

@@ -176,13 +176,6 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 	if cfg.Cores > runtime.NumCPU() {
 		logf(cfg.Log, "note: %d cores asked for, this machine has %d CPUs: GOMAXPROCS=%d without pinning, so the run measures oversubscription, not scaling", cfg.Cores, runtime.NumCPU(), cfg.Cores)
 	}
-	if !cfg.NoPerf {
-		// Probed (once per process) before the load starts, so that the
-		// capture window opens on time.
-		if st := capture.ProbePerf(); st.Err != nil {
-			logf(cfg.Log, "%s %s: no perf recording: %v", cfg.Workload, cfg.Variant, st.Err)
-		}
-	}
 	table := cfg.Table
 	if table == nil {
 		table = child.Builtin()
@@ -207,6 +200,12 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 		}
 	}()
 	logf(cfg.Log, "%s %s: server pid %d at %s, GOMAXPROCS=%d, pinned to CPUs %v", cfg.Workload, cfg.Variant, proc.Pid, proc.URL, proc.GOMAXPROCS, proc.CPUs)
+	if !cfg.NoPerf {
+		// Attached, its events off, before the load starts, so that the
+		// capture enables it on time when the window opens.
+		r.perf = capture.StartPerf(proc.Pid)
+		defer r.perf.Close()
+	}
 
 	man, rep, err := r.measure(ctx)
 	if err != nil {
@@ -236,6 +235,7 @@ type run struct {
 	url        string // the workload's URL the load goes to
 	statsStart any    // StatsPath's answer when the window opened
 	hung       bool   // the child stopped answering: Kill it, do not Stop it
+	perf       *capture.PerfRecorder
 }
 
 // loadDone is the load generator's result.
@@ -294,11 +294,7 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 			logf(r.cfg.Log, "workload stats unavailable from %s: %v", r.proc.URL+r.cfg.StatsPath, err)
 		}
 	}
-	copts := capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log}
-	if !r.cfg.NoPerf {
-		copts.PerfPID = r.proc.Pid
-	}
-	man, cerr := capture.Capture(mctx, r.proc.DebugURL, copts)
+	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log, Perf: r.perf})
 	ld := <-loadCh
 	received = true
 	grace := time.Duration(0)

@@ -112,9 +112,11 @@ func checkVariant(v string) error {
 func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores, variant string
+	var project int
 	var out outputFlags
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
+	fs.IntVar(&project, "project", 0, "project requests/s to this many cores from what the runs measured (the lock's bound, the USL where 3 points exist): where it would peak, and why")
 	out.register(fs, sweepFormats...)
 	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
@@ -135,6 +137,9 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if project < 0 || project > 4096 {
+			return usagef("--project: %d is not a core count (want 1 to 4096, or 0 for no projection)", project)
+		}
 		dir, err := wf.outDir("json-" + variant)
 		if err != nil {
 			return err
@@ -147,6 +152,9 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		rep.Title = fmt.Sprintf("profdiff workload json: the %s server by cores", variant)
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
+		if project > 0 {
+			workloads.AddProjection(rep, workloads.ProjectSweep(ctx, results, project))
+		}
 		if o.format == render.HTML {
 			first := "first"
 			if d := jsonDiffs(results); len(d) > 0 {

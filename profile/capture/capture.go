@@ -88,6 +88,10 @@ type Options struct {
 	// records), stored as perf script text (PerfFile, kind PerfKind). When
 	// perf cannot record here, a note says why and the capture goes on.
 	PerfPID int
+	// Perf, when set, is a recorder started earlier (StartPerf) that the
+	// capture enables when its window opens, in place of PerfPID's; the
+	// caller closes it.
+	Perf *PerfRecorder
 	// PerfMaxScript bounds the perf script text stored (0:
 	// DefaultPerfMaxScript); the text is cut at the last whole sample
 	// before it, with a note.
@@ -166,11 +170,13 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 	if err := prepareDir(opts.Out); err != nil {
 		return nil, fmt.Errorf("capture: %v", err)
 	}
-	var perfSt PerfStatus
-	if opts.PerfPID > 0 {
-		// Probed before the window opens: the first probe of a process
-		// runs perf twice, which takes seconds on a busy machine.
-		perfSt = ProbePerf()
+	rec := opts.Perf
+	if rec == nil && opts.PerfPID > 0 {
+		// Started before the window opens: the first probe of a process
+		// runs perf twice, and perf takes a while to attach, seconds in
+		// all on a busy machine.
+		rec = StartPerf(opts.PerfPID)
+		defer rec.Close()
 	}
 	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base, strings.Join(pl.kinds, ", "))
 	m := &Manifest{
@@ -188,10 +194,8 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		},
 	}
 	var perf *perfRun
-	if opts.PerfPID > 0 {
-		if perf = pl.startPerfRun(m, perfSt, opts.PerfPID); perf != nil {
-			perf.stopAfter(ctx, pl.window)
-		}
+	if rec != nil {
+		perf = pl.beginPerf(ctx, m, rec)
 	}
 	results, vars := pl.fetchAll(ctx)
 	m.End = time.Now().UTC()

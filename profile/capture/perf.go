@@ -119,19 +119,46 @@ func lastLine(b []byte) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// perfRecording is a perf record running against one process.
-type perfRecording struct {
-	st     PerfStatus
-	pid    int
-	tmp    string // holds perf.data
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	done   chan error // perf record's exit
-	events []string   // perf record's arguments after -o FILE
+// PerfRecorder is a perf record attached to one local process, started
+// with its events disabled (StartPerf), so that perf's start-up —
+// attaching to every thread, a fraction of a second on a busy machine —
+// comes before the window it records: Capture enables it when its window
+// opens and stops it when the window closes (Options.Perf).
+type PerfRecorder struct {
+	st       PerfStatus
+	err      error // why it cannot record; nothing else is set then
+	pid      int
+	tmp      string // holds perf.data
+	cmd      *exec.Cmd
+	stderr   *bytes.Buffer
+	exited   chan struct{} // closed once perf record has exited
+	waitErr  error         // its exit, once exited is closed
+	ctl, ack *os.File      // perf's --control pipes: our ends
+	events   []string      // perf record's events and target
+	closed   bool
 }
 
-// startPerf starts `perf record` on pid, writing into a temporary folder.
-func startPerf(st PerfStatus, pid int) (*perfRecording, error) {
+// StartPerf starts `perf record` on pid with its events disabled, writing
+// into a temporary folder. When perf cannot record here (see ProbePerf)
+// or does not start, the recorder holds why (Err), and a capture given it
+// notes that and goes on. Close ends perf and removes the folder on every
+// path.
+func StartPerf(pid int) *PerfRecorder {
+	st := ProbePerf()
+	if st.Err != nil {
+		return &PerfRecorder{err: st.Err, pid: pid}
+	}
+	r, err := startPerf(st, pid)
+	if err != nil {
+		return &PerfRecorder{err: fmt.Errorf("starting %s: %v", st.Path, err), pid: pid}
+	}
+	return r
+}
+
+// Err is why the recorder cannot record (nil: it can).
+func (r *PerfRecorder) Err() error { return r.err }
+
+func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 	tmp, err := os.MkdirTemp("", "profdiff-perf-")
 	if err != nil {
 		return nil, err
@@ -141,20 +168,76 @@ func startPerf(st PerfStatus, pid int) (*perfRecording, error) {
 		events = append(events, perfSchedArgs...)
 	}
 	events = append(events, "-p", strconv.Itoa(pid))
-	r := &perfRecording{st: st, pid: pid, tmp: tmp, stderr: &bytes.Buffer{}, done: make(chan error, 1), events: events}
-	// --max-size bounds perf.data, in the temporary folder.
-	r.cmd = exec.Command(st.Path, append([]string{"record", "--max-size=" + perfMaxData, "-o", filepath.Join(tmp, "perf.data")}, events...)...)
-	r.cmd.Stderr = &limitedBuffer{buf: r.stderr, max: 64 << 10}
-	if err := r.cmd.Start(); err != nil {
+	r := &PerfRecorder{st: st, pid: pid, tmp: tmp, stderr: &bytes.Buffer{}, exited: make(chan struct{}), events: events}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	go func() { r.done <- r.cmd.Wait() }()
+	ackR, ackW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	r.ctl, r.ack = ctlW, ackR
+	// -D -1: events start disabled, enabled through the control pipe
+	// (fd 3, acknowledged on fd 4); --max-size bounds perf.data.
+	args := []string{"record", "-D", "-1", "--control", "fd:3,4", "--max-size=" + perfMaxData, "-o", filepath.Join(tmp, "perf.data")}
+	r.cmd = exec.Command(st.Path, append(args, events...)...)
+	r.cmd.Stderr = &limitedBuffer{buf: r.stderr, max: 64 << 10}
+	r.cmd.ExtraFiles = []*os.File{ctlR, ackW}
+	err = r.cmd.Start()
+	ctlR.Close()
+	ackW.Close()
+	if err != nil {
+		r.ctl.Close()
+		r.ack.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	go func() {
+		r.waitErr = r.cmd.Wait()
+		close(r.exited)
+	}()
 	return r, nil
 }
 
-// command is the perf record command line, as the manifest records it.
-func (r *perfRecording) command() string {
+// perfAckTimeout bounds the wait for perf's acknowledgement of "enable".
+const perfAckTimeout = 5 * time.Second
+
+// enable turns the events on. It returns at once; the channel says, once,
+// whether perf acknowledged within perfAckTimeout.
+func (r *PerfRecorder) enable() <-chan error {
+	res := make(chan error, 1)
+	if _, err := r.ctl.Write([]byte("enable\n")); err != nil {
+		res <- fmt.Errorf("enabling perf record's events: %v", err)
+		return res
+	}
+	go func() {
+		got := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 16)
+			n, err := r.ack.Read(buf)
+			if err == nil && !strings.HasPrefix(string(buf[:n]), "ack") {
+				err = fmt.Errorf("perf answered %q to enable", buf[:n])
+			}
+			got <- err
+		}()
+		select {
+		case err := <-got:
+			res <- err
+		case <-time.After(perfAckTimeout):
+			res <- fmt.Errorf("perf record did not acknowledge enable within %v", perfAckTimeout)
+		}
+	}()
+	return res
+}
+
+// command is the perf record command line, as the manifest records it
+// (less its control pipes and output file).
+func (r *PerfRecorder) command() string {
 	return "perf record " + strings.Join(r.events, " ")
 }
 
@@ -162,26 +245,45 @@ func (r *perfRecording) command() string {
 // SIGKILL after grace. It says how perf ended when that was not the
 // SIGINT's clean exit: it died before (the process it records exited, or
 // perf failed), or it had to be killed.
-func (r *perfRecording) stop(grace time.Duration) error {
+func (r *PerfRecorder) stop(grace time.Duration) error {
 	select {
-	case err := <-r.done:
-		return fmt.Errorf("perf record ended before the window closed (%v): %s", exitText(err), lastLine(r.stderr.Bytes()))
+	case <-r.exited:
+		return fmt.Errorf("perf record ended before the window closed (%v): %s", exitText(r.waitErr), lastLine(r.stderr.Bytes()))
 	default:
 	}
 	_ = r.cmd.Process.Signal(syscall.SIGINT)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case err := <-r.done:
-		if err != nil && !isSIGINTExit(err) {
-			return fmt.Errorf("perf record failed (%v): %s", exitText(err), lastLine(r.stderr.Bytes()))
+	case <-r.exited:
+		if r.waitErr != nil && !isSIGINTExit(r.waitErr) {
+			return fmt.Errorf("perf record failed (%v): %s", exitText(r.waitErr), lastLine(r.stderr.Bytes()))
 		}
 		return nil
 	case <-t.C:
 		_ = r.cmd.Process.Kill()
-		<-r.done
+		<-r.exited
 		return fmt.Errorf("perf record did not stop within %v of SIGINT and was killed", grace)
 	}
+}
+
+// Close ends perf record if it still runs (SIGKILL: what it recorded is
+// not wanted any more), waits for it and removes its temporary folder. It
+// may be called more than once.
+func (r *PerfRecorder) Close() {
+	if r == nil || r.closed || r.err != nil {
+		return
+	}
+	r.closed = true
+	select {
+	case <-r.exited:
+	default:
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+	r.ctl.Close()
+	r.ack.Close()
+	os.RemoveAll(r.tmp)
 }
 
 // isSIGINTExit reports whether perf ended by the SIGINT itself.
@@ -200,9 +302,6 @@ func exitText(err error) string {
 	}
 	return err.Error()
 }
-
-// cleanup removes the recording's temporary folder.
-func (r *perfRecording) cleanup() { os.RemoveAll(r.tmp) }
 
 // limitedBuffer keeps the first max bytes written to it and drops the rest.
 type limitedBuffer struct {
@@ -244,7 +343,7 @@ func (c *capWriter) Write(p []byte) (int, error) {
 // max bytes of it (cut at the last complete sample when the limit is hit,
 // which the note says), checks that profdiff loads it, and returns its
 // manifest entry.
-func (r *perfRecording) script(ctx context.Context, dir string, max, maxSize int64) (*File, string, error) {
+func (r *PerfRecorder) script(ctx context.Context, dir string, max, maxSize int64) (*File, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, perfScriptTimeout)
 	defer cancel()
 	part := filepath.Join(dir, "."+PerfFile+partSuffix)
@@ -281,7 +380,7 @@ func (r *perfRecording) script(ctx context.Context, dir string, max, maxSize int
 
 // storeScript loads the perf script text as profdiff diff does, counts
 // its samples and moves it into place.
-func (r *perfRecording) storeScript(ctx context.Context, dir, part, note string, maxSize int64) (*File, string, error) {
+func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, maxSize int64) (*File, string, error) {
 	f := &File{Kind: PerfKind, Path: PerfFile, Events: r.st.Events, Command: r.command()}
 	l, err := profile.Load(ctx, part, profile.Options{MaxSize: maxSize, AllowEmpty: true})
 	if err != nil {
@@ -330,44 +429,37 @@ func cutAtLastRecord(path string) error {
 	return f.Truncate(keep)
 }
 
-// perfRun is a recording during a capture's window: stopped by its own
-// timer at the window's end, or when the context ends.
+// perfRun is a recording during a capture's window: enabled when the
+// window opens, stopped by its own timer at the window's end, or when the
+// context ends.
 type perfRun struct {
-	rec     *perfRecording
+	rec     *PerfRecorder
+	acked   <-chan error
 	stopped chan struct{}
 	stopErr error
 }
 
-// startPerfRun starts recording pid for the window when perf can record
-// here; otherwise, or when perf does not start, it records why in m (a
-// note: the capture goes on without it) and returns nil.
-func (pl *plan) startPerfRun(m *Manifest, st PerfStatus, pid int) *perfRun {
-	m.Params["perf_pid"] = pid
-	if st.Err != nil {
-		pl.perfNote(m, fmt.Sprintf("perf: not recorded: %v", st.Err))
-		return nil
-	}
-	rec, err := startPerf(st, pid)
-	if err != nil {
-		pl.perfNote(m, fmt.Sprintf("perf: not recorded: starting %s: %v", st.Path, err))
+// beginPerf enables rec for the window; a recorder that cannot record
+// gets a note in m saying why (the capture goes on without it), and nil.
+func (pl *plan) beginPerf(ctx context.Context, m *Manifest, rec *PerfRecorder) *perfRun {
+	m.Params["perf_pid"] = rec.pid
+	if rec.err != nil {
+		pl.perfNote(m, fmt.Sprintf("perf: not recorded: %v", rec.err))
 		return nil
 	}
 	fmt.Fprintf(pl.log, "capture: perf      %s for %d s\n", rec.command(), pl.seconds)
-	return &perfRun{rec: rec, stopped: make(chan struct{})}
-}
-
-// stopAfter stops the recording when the window has passed or ctx ends.
-func (p *perfRun) stopAfter(ctx context.Context, window time.Duration) {
+	p := &perfRun{rec: rec, acked: rec.enable(), stopped: make(chan struct{})}
 	go func() {
 		defer close(p.stopped)
-		t := time.NewTimer(window)
+		t := time.NewTimer(pl.window)
 		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		p.stopErr = p.rec.stop(PerfStopGrace)
+		p.stopErr = rec.stop(PerfStopGrace)
 	}()
+	return p
 }
 
 func (pl *plan) perfNote(m *Manifest, note string) {
@@ -380,7 +472,6 @@ func (pl *plan) perfNote(m *Manifest, note string) {
 // (perf died, was killed, or its text does not load) and the log.
 func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
 	<-p.stopped
-	defer p.rec.cleanup()
 	fail := func(err error) {
 		m.Errors = append(m.Errors, PerfKind+": "+err.Error())
 		fmt.Fprintf(pl.log, "capture: error: %s: %v\n", PerfKind, err)
@@ -388,6 +479,9 @@ func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
 	if ctx.Err() != nil {
 		fail(errors.New("interrupted: perf script not run"))
 		return
+	}
+	if err := <-p.acked; err != nil {
+		pl.perfNote(m, PerfKind+": "+err.Error())
 	}
 	if p.stopErr != nil {
 		// Logged; what perf wrote before it ended may still be readable.
