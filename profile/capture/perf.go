@@ -130,7 +130,7 @@ type PerfRecorder struct {
 	pid      int
 	tmp      string // holds perf.data
 	cmd      *exec.Cmd
-	stderr   *bytes.Buffer
+	stderr   *limitedBuffer
 	exited   chan struct{} // closed once perf record has exited
 	waitErr  error         // its exit, once exited is closed
 	ctl, ack *os.File      // perf's --control pipes: our ends
@@ -168,7 +168,7 @@ func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 		events = append(events, perfSchedArgs...)
 	}
 	events = append(events, "-p", strconv.Itoa(pid))
-	r := &PerfRecorder{st: st, pid: pid, tmp: tmp, stderr: &bytes.Buffer{}, exited: make(chan struct{}), events: events}
+	r := &PerfRecorder{st: st, pid: pid, tmp: tmp, stderr: &limitedBuffer{max: 64 << 10}, exited: make(chan struct{}), events: events}
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -186,7 +186,7 @@ func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 	// (fd 3, acknowledged on fd 4); --max-size bounds perf.data.
 	args := []string{"record", "-D", "-1", "--control", "fd:3,4", "--max-size=" + perfMaxData, "-o", filepath.Join(tmp, "perf.data")}
 	r.cmd = exec.Command(st.Path, append(args, events...)...)
-	r.cmd.Stderr = &limitedBuffer{buf: r.stderr, max: 64 << 10}
+	r.cmd.Stderr = r.stderr
 	r.cmd.ExtraFiles = []*os.File{ctlR, ackW}
 	err = r.cmd.Start()
 	ctlR.Close()
@@ -220,6 +220,9 @@ func (r *PerfRecorder) enable() <-chan error {
 		go func() {
 			buf := make([]byte, 16)
 			n, err := r.ack.Read(buf)
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("perf record exited before it acknowledged enable: %s", r.stderr.lastLine())
+			}
 			if err == nil && !strings.HasPrefix(string(buf[:n]), "ack") {
 				err = fmt.Errorf("perf answered %q to enable", buf[:n])
 			}
@@ -248,7 +251,7 @@ func (r *PerfRecorder) command() string {
 func (r *PerfRecorder) stop(grace time.Duration) error {
 	select {
 	case <-r.exited:
-		return fmt.Errorf("perf record ended before the window closed (%v): %s", exitText(r.waitErr), lastLine(r.stderr.Bytes()))
+		return fmt.Errorf("perf record ended before the window closed (%v): %s", exitText(r.waitErr), r.stderr.lastLine())
 	default:
 	}
 	_ = r.cmd.Process.Signal(syscall.SIGINT)
@@ -257,7 +260,7 @@ func (r *PerfRecorder) stop(grace time.Duration) error {
 	select {
 	case <-r.exited:
 		if r.waitErr != nil && !isSIGINTExit(r.waitErr) {
-			return fmt.Errorf("perf record failed (%v): %s", exitText(r.waitErr), lastLine(r.stderr.Bytes()))
+			return fmt.Errorf("perf record failed (%v): %s", exitText(r.waitErr), r.stderr.lastLine())
 		}
 		return nil
 	case <-t.C:
@@ -303,17 +306,28 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// limitedBuffer keeps the first max bytes written to it and drops the rest.
+// limitedBuffer keeps the first max bytes written to it and drops the
+// rest; it may be read while a command writes to it.
 type limitedBuffer struct {
-	buf *bytes.Buffer
+	mu  sync.Mutex
+	buf bytes.Buffer
 	max int
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if room := l.max - l.buf.Len(); room > 0 {
 		l.buf.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+// lastLine is the last non-empty line written so far.
+func (l *limitedBuffer) lastLine() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return lastLine(l.buf.Bytes())
 }
 
 // errScriptLimit stops copying perf script's output at the limit.
@@ -357,8 +371,8 @@ func (r *PerfRecorder) script(ctx context.Context, dir string, max, maxSize int6
 		args = append(args, "--show-switch-events")
 	}
 	cmd := exec.CommandContext(ctx, r.st.Path, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
+	stderr := &limitedBuffer{max: 64 << 10}
+	cmd.Stderr = stderr
 	cw := &capWriter{w: out, max: max}
 	cmd.Stdout = cw
 	err = cmd.Run()
@@ -373,7 +387,7 @@ func (r *PerfRecorder) script(ctx context.Context, dir string, max, maxSize int6
 		}
 		note = fmt.Sprintf("perf: perf script output cut at the limit of %s (the last samples of the window are missing)", profile.FormatSize(max))
 	case err != nil:
-		return nil, "", fmt.Errorf("perf script failed (%v): %s", err, lastLine(stderr.Bytes()))
+		return nil, "", fmt.Errorf("perf script failed (%v): %s", err, stderr.lastLine())
 	}
 	return r.storeScript(ctx, dir, part, note, maxSize)
 }
