@@ -1,9 +1,15 @@
 package workloads
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/workloads/loadgen"
 )
 
 func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
@@ -96,5 +102,48 @@ func TestProjectUSLPeak(t *testing.T) {
 	p := Project(ProjectionInput{ToCores: 64, Points: ps, DemandUS: 50, DemandCores: 1})
 	if p.Cause != "usl-coherency" || p.PeakCores != 22 || p.USL == nil {
 		t.Errorf("projection %+v", p)
+	}
+}
+
+// syntheticRun is a finished run whose server reported lock counters
+// start and end (nil: none in the manifest).
+func syntheticRun(cores int, rps, cpuUS float64, start, end map[string]any) *Result {
+	m := &capture.Manifest{HostCPUs: 64, Params: map[string]any{}}
+	if start != nil {
+		m.Params["server_stats_start"], m.Params["server_stats"] = start, end
+	}
+	return &Result{Config: RunConfig{Cores: cores, Out: fmt.Sprintf("cores-%d", cores)}, Manifest: m,
+		Load: &loadgen.Report{RPSOK: rps, ServerCPUPerRequestUS: cpuUS}}
+}
+
+// ProjectSweep reads the lock's numbers from the difference of the
+// server's counters over the largest run's window: 3 acquisitions per
+// request, holds of 2 µs, one lock: a bound of 166,667 requests/s, reached
+// at 9 cores by a CPU-bound line of 20,000 per core (50 µs per request at
+// the smallest run). A failed run takes no part; the baseline has no lock.
+func TestProjectSweepFromCounters(t *testing.T) {
+	start := map[string]any{"variant": "global-lock", "requests": 1000, "shards": 1, "acquisitions": 3000, "max_shard_acquisitions": 3000, "timed_holds": 40, "timed_hold_ns": 80000}
+	end := map[string]any{"variant": "global-lock", "requests": 11000, "shards": 1, "acquisitions": 33000, "max_shard_acquisitions": 33000, "timed_holds": 500, "timed_hold_ns": 1000000}
+	runs := []*Result{
+		syntheticRun(1, 18000, 50, start, end),
+		Failed(RunConfig{Cores: 2}, errors.New("child exited")),
+		syntheticRun(4, 50000, 70, start, end),
+	}
+	p := ProjectSweep(context.Background(), runs, 32)
+	l := p.Lock
+	if l == nil || l.FromCores != 4 || l.AcquisitionsPerRequest != 3 || l.HoldUS != 2 || l.TimedHolds != 460 || l.Requests != 10000 || l.BusiestShare != 1 {
+		t.Fatalf("lock measure %+v (%s)", l, p.LockWhyNot)
+	}
+	if p.DemandUS != 50 || p.DemandCores != 1 || p.Cause != "lock" || p.PeakCores != 9 || !near(p.PeakRequestsPerS, 1e6/6, 1e-9) || p.USL != nil {
+		t.Errorf("projection %+v", p)
+	}
+	base := map[string]any{"variant": "baseline"}
+	p = ProjectSweep(context.Background(), []*Result{syntheticRun(1, 20000, 40, base, base)}, 8)
+	if p.Lock != nil || p.LockWhyNot != "" || p.Cause != "none" {
+		t.Errorf("baseline projection %+v", p)
+	}
+	p = ProjectSweep(context.Background(), []*Result{syntheticRun(1, 20000, 40, nil, nil)}, 8)
+	if p.Lock != nil || !strings.Contains(p.LockWhyNot, "server_stats_start missing from the manifest") {
+		t.Errorf("no counters: %+v", p)
 	}
 }

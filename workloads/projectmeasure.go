@@ -19,9 +19,9 @@ import (
 // ProjectSweep projects a core-count sweep of the JSON server to toCores
 // (see Project): the USL is fitted to the runs that succeeded on as many
 // CPUs as they had cores, the CPU per request comes from the smallest
-// core count, and the lock's numbers from the largest run whose server
-// counted them (GET /stats, stored in its manifest), cross-checked
-// against that run's perf or CPU profile.
+// core count, and the lock's numbers from the largest run on as many CPUs
+// (GET /stats, stored in its manifest), cross-checked against that run's
+// CPU profile and perf recording.
 func ProjectSweep(ctx context.Context, results []*Result, toCores int) *Projection {
 	in := ProjectionInput{ToCores: toCores}
 	var lockRun *Result
@@ -34,8 +34,10 @@ func ProjectSweep(ctx context.Context, results []*Result, toCores int) *Projecti
 		}
 		if r.Config.Cores <= hostCPUs(r) {
 			in.Points = append(in.Points, USLPoint{N: r.Config.Cores, X: r.Load.RPSOK})
+			lockRun = r
+		} else if lockRun == nil {
+			lockRun = r // oversubscribed, but all there is
 		}
-		lockRun = r
 	}
 	if lockRun == nil {
 		in.LockWhyNot = "no run succeeded"
