@@ -204,8 +204,12 @@ func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 	return r, nil
 }
 
+// perfLateNote is the acknowledgement delay from which a capture notes
+// that its perf recording is late.
+const perfLateNote = 250 * time.Millisecond
+
 // perfAckTimeout bounds the wait for perf's acknowledgement of "enable".
-const perfAckTimeout = 5 * time.Second
+const perfAckTimeout = 10 * time.Second
 
 // enable turns the events on. It returns at once; the channel says, once,
 // whether perf acknowledged within perfAckTimeout.
@@ -447,10 +451,12 @@ func cutAtLastRecord(path string) error {
 // window opens, stopped by its own timer at the window's end, or when the
 // context ends.
 type perfRun struct {
-	rec     *PerfRecorder
-	acked   <-chan error
-	stopped chan struct{}
-	stopErr error
+	rec    *PerfRecorder
+	ackErr error // perf did not acknowledge enable
+	// ackDelay is how long after the window opened perf acknowledged.
+	ackDelay time.Duration
+	stopped  chan struct{}
+	stopErr  error
 }
 
 // beginPerf enables rec for the window; a recorder that cannot record
@@ -462,14 +468,27 @@ func (pl *plan) beginPerf(ctx context.Context, m *Manifest, rec *PerfRecorder) *
 		return nil
 	}
 	fmt.Fprintf(pl.log, "capture: perf      %s for %d s\n", rec.command(), pl.seconds)
-	p := &perfRun{rec: rec, acked: rec.enable(), stopped: make(chan struct{})}
+	p := &perfRun{rec: rec, stopped: make(chan struct{})}
+	sent := time.Now()
+	acked := rec.enable()
 	go func() {
 		defer close(p.stopped)
-		t := time.NewTimer(pl.window)
-		defer t.Stop()
+		// The window is timed from perf's acknowledgement: on a busy
+		// machine perf may take a while to act on "enable" (seconds were
+		// seen), and the recording is then as long as the others, late
+		// by that much, rather than short or empty.
 		select {
-		case <-t.C:
+		case p.ackErr = <-acked:
+			p.ackDelay = time.Since(sent)
 		case <-ctx.Done():
+		}
+		if p.ackErr == nil && ctx.Err() == nil {
+			t := time.NewTimer(pl.window)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
 		}
 		p.stopErr = rec.stop(PerfStopGrace)
 	}()
@@ -494,8 +513,12 @@ func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
 		fail(errors.New("interrupted: perf script not run"))
 		return
 	}
-	if err := <-p.acked; err != nil {
-		pl.perfNote(m, PerfKind+": "+err.Error())
+	if p.ackErr != nil {
+		fail(p.ackErr)
+		return
+	}
+	if p.ackDelay > perfLateNote {
+		pl.perfNote(m, fmt.Sprintf("perf: enabled %v after the window opened (a busy machine); its recording is as long, that much later", p.ackDelay.Round(time.Millisecond)))
 	}
 	if p.stopErr != nil {
 		// Logged; what perf wrote before it ended may still be readable.
