@@ -71,6 +71,10 @@ type RunConfig struct {
 	StatsPath string
 	// Params are added to the manifest's params.
 	Params map[string]any
+	// NoPerf leaves out the perf recording of the child (see
+	// capture.Options.PerfPID), which a run otherwise takes where perf can
+	// record.
+	NoPerf bool
 
 	// Table is what the child is started from (nil: child.Builtin()); the
 	// program must pass the same table to child.MaybeRun.
@@ -196,6 +200,12 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 		}
 	}()
 	logf(cfg.Log, "%s %s: server pid %d at %s, GOMAXPROCS=%d, pinned to CPUs %v", cfg.Workload, cfg.Variant, proc.Pid, proc.URL, proc.GOMAXPROCS, proc.CPUs)
+	if !cfg.NoPerf {
+		// Attached, its events off, before the load starts, so that the
+		// capture enables it on time when the window opens.
+		r.perf = capture.StartPerf(proc.Pid)
+		defer r.perf.Close()
+	}
 
 	man, rep, err := r.measure(ctx)
 	if err != nil {
@@ -225,6 +235,7 @@ type run struct {
 	url        string // the workload's URL the load goes to
 	statsStart any    // StatsPath's answer when the window opened
 	hung       bool   // the child stopped answering: Kill it, do not Stop it
+	perf       *capture.PerfRecorder
 }
 
 // loadDone is the load generator's result.
@@ -283,7 +294,7 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 			logf(r.cfg.Log, "workload stats unavailable from %s: %v", r.proc.URL+r.cfg.StatsPath, err)
 		}
 	}
-	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log})
+	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log, Perf: r.perf})
 	ld := <-loadCh
 	received = true
 	grace := time.Duration(0)

@@ -21,6 +21,9 @@ func WriteSweep(w io.Writer, rows []SweepRow, format string) error {
 type SweepJSON struct {
 	Runs    []SweepRow    `json:"runs"`
 	Verdict *SweepVerdict `json:"verdict,omitempty"`
+	// Projection is there when the sweep was projected to more cores
+	// (AddProjection).
+	Projection *Projection `json:"projection,omitempty"`
 }
 
 // SweepReport is the sweep as a report: a row per run and a line on where

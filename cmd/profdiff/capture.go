@@ -57,6 +57,7 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 	fs.StringSliceVar(&f.opts.Profiles, "profiles", nil, "kinds to capture, comma-separated (default all: "+strings.Join(capture.Kinds, ",")+")")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
 	fs.StringVar(&f.maxSize, "max-size", "1GiB", "largest profile accepted")
+	fs.IntVar(&f.opts.PerfPID, "perf-pid", 0, "also record this local process with perf during the window (perf.txt, kind perf), where perf can record")
 	f.out.register(fs, captureFormat...)
 	return func(ctx context.Context, e env, pos []string) error {
 		o, err := f.out.resolve("capture", e.stdout)
@@ -95,6 +96,9 @@ func (f *captureFlags) options(pos []string) (string, capture.Options, error) {
 		return "", o, err
 	}
 	o.Seconds = wholeSeconds(f.duration)
+	if o.PerfPID < 0 {
+		return "", o, usagef("capture: --perf-pid: %d is not a process id", o.PerfPID)
+	}
 	for _, k := range o.Profiles {
 		if !slices.Contains(capture.Kinds, k) {
 			return "", o, usagef("capture: --profiles: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ", "))

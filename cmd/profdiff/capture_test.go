@@ -8,11 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/capture"
 )
 
 // cannedProfile builds a small profile of a kind, shaped as Go's writers
@@ -251,5 +255,47 @@ func TestIsLoopbackHost(t *testing.T) {
 		if got := isLoopbackHost(host); got != want {
 			t.Errorf("isLoopbackHost(%q) = %v", host, got)
 		}
+	}
+}
+
+// capture --perf-pid records this test process (the command runs in it)
+// with perf during the window where perf can record, and otherwise says
+// why in the manifest; a folder without perf.txt answers --kind perf with
+// the kinds it has.
+func TestCapturePerfPID(t *testing.T) {
+	t.Parallel()
+	srv := fakeDebugServer(t, false, 1)
+	dir := filepath.Join(t.TempDir(), "cap")
+	_, stderr, code := profdiff(t, "", "capture", srv.URL, "--duration", "1s", "--profiles", "goroutine", "--perf-pid", strconv.Itoa(os.Getpid()), "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := capture.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "plain")
+	if _, stderr, code := profdiff(t, "", "capture", srv.URL, "--duration", "1s", "--profiles", "goroutine", "--out", plain); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := profdiff(t, "", "top", "--kind", "perf", plain); code == 0 || !strings.Contains(stderr, "capture folder has no perf profile (has goroutine)") {
+		t.Errorf("top --kind perf without a recording: exit %d: %s", code, stderr)
+	}
+	if st := capture.ProbePerf(); st.Err != nil {
+		want := "perf: not recorded: " + st.Err.Error()
+		if !slices.Contains(m.Notes, want) {
+			t.Errorf("notes %q; want %q", m.Notes, want)
+		}
+		return
+	}
+	if f, ok := m.File(capture.PerfKind); !ok || f.Path != capture.PerfFile || len(f.Events) == 0 {
+		t.Fatalf("no perf recording: files %+v, notes %q, errors %q", m.Files, m.Notes, m.Errors)
+	}
+	if _, stderr, code := profdiff(t, "", "top", "--kind", "perf", dir); code != 0 {
+		t.Errorf("top --kind perf: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = profdiff(t, "", "capture", srv.URL, "--perf-pid", "-3", "--out", filepath.Join(t.TempDir(), "x"))
+	if code != 2 || !strings.Contains(stderr, "--perf-pid: -3 is not a process id") {
+		t.Errorf("--perf-pid -3: exit %d: %s", code, stderr)
 	}
 }

@@ -69,7 +69,7 @@ func (c *common) register(fs *flag.FlagSet, formats ...render.Format) {
 	c.fs = fs
 	c.out.register(fs, formats...)
 	fs.StringVar(&c.sampleIndex, "sample-index", "", "sample type to use, by name (cpu, delay, samples, ...) or index; default: the profile's default")
-	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown")
+	fs.StringVar(&c.kind, "kind", "", "override the detected profile kind: cpu, wall, mutex, block, goroutine, trace, heap, unknown; in a capture folder also perf (its perf recording, kind as detected)")
 	fs.BoolVar(&c.cum, "cum", false, "inclusive (cumulative) method shares instead of self")
 	fs.StringVar(&c.by, "by", "", "attribute a sample to its leaf 'frame', to the 'decider' frame that chose its bucket, or to the program's own 'caller' behind it (default: caller for wall, goroutine, trace, block and mutex profiles, frame otherwise)")
 	fs.IntVar(&c.top, "top", diff.DefaultTop, "method rows to show (0 for all; CSV and JSON hold every row unless --top is given)")
@@ -182,7 +182,7 @@ func (c *common) analysis() (diff.Options, error) {
 	if c.top == 0 {
 		o.Top = -1
 	}
-	if c.kind != "" {
+	if c.kind != "" && !captureFileKind(c.kind) {
 		if o.Kind, err = profile.ParseKind(c.kind); err != nil {
 			return o, usagef("--kind: %v", err)
 		}

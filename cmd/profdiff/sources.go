@@ -172,6 +172,11 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
+// captureFileKind reports whether --kind names a capture folder's file
+// that is not a profile kind: perf, the perf recording, whose kind
+// profdiff detects from its events (cpu-clock is cpu).
+func captureFileKind(kind string) bool { return kind == capture.PerfKind }
+
 // commonCaptureKind is the default kind for the capture folders dirs:
 // wall if all have it, else cpu ("" when there are none or a manifest
 // cannot be read; ProfilePath then reports the problem).

@@ -197,7 +197,7 @@ func (sw *wasmSweep) runConfig(m string, k int64, dir string, e env) workloads.R
 	rc := workloads.RunConfig{
 		Workload: "wasm", Variant: "pooling", Cores: sw.cores, Connections: sw.conns,
 		Warmup: sw.wf.warmup, Seconds: wholeSeconds(sw.wf.duration), Out: filepath.Join(dir, fmt.Sprintf("%s-keep-%s", m, wasmhost.FormatSize(k))), Log: e.stderr,
-		Args: c.Args(), StatsPath: "/stats",
+		Args: c.Args(), StatsPath: "/stats", NoPerf: !sw.wf.perf,
 		Params: map[string]any{"mode": m, "keep_resident_bytes": k, "pool_size": c.PoolSize, "pages": c.Pages, "touch_bytes": int64(c.Touch)},
 	}
 	if m == workloads.ModeLoop {

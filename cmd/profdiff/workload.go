@@ -31,6 +31,7 @@ type workloadFlags struct {
 	warmup      time.Duration
 	connections int
 	out         string
+	perf        bool
 }
 
 func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
@@ -38,6 +39,7 @@ func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
 	durationVar(fs, &w.warmup, "warmup", time.Second, "load before each measured window, discarded")
 	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
 	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
+	fs.BoolVar(&w.perf, "perf", true, "also record the server with perf during each window, where perf can record (perf.txt; --perf=false leaves it out)")
 }
 
 // validate checks the flags; cmd names the command in messages.
@@ -110,9 +112,11 @@ func checkVariant(v string) error {
 func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores, variant string
+	var project int
 	var out outputFlags
 	fs.StringVar(&variant, "variant", "baseline", "server variant: "+strings.Join(jsonserver.Variants, ", "))
 	fs.StringVar(&cores, "cores", "", "core counts to sweep, e.g. 1,2,4,8 (default: powers of two up to the CPU count)")
+	fs.IntVar(&project, "project", 0, "project requests/s to this many cores from what the runs measured (the lock's bound, the USL where 3 points exist): where it would peak, and why")
 	out.register(fs, sweepFormats...)
 	wf.register(fs, 5*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
@@ -133,6 +137,9 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if project < 0 || project > 4096 {
+			return usagef("--project: %d is not a core count (want 1 to 4096, or 0 for no projection)", project)
+		}
 		dir, err := wf.outDir("json-" + variant)
 		if err != nil {
 			return err
@@ -145,6 +152,9 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		rep.Title = fmt.Sprintf("profdiff workload json: the %s server by cores", variant)
 		rep.Blocks = append([]report.Block{report.Para{Lines: []report.Line{report.Cat("json server, variant ", variant, ", ",
 			wf.duration.String(), " per run after ", wf.warmup.String(), " warmup; capture folders under ", dir)}}}, rep.Blocks...)
+		if project > 0 {
+			workloads.AddProjection(rep, workloads.ProjectSweep(ctx, results, project))
+		}
 		if o.format == render.HTML {
 			first := "first"
 			if d := jsonDiffs(results); len(d) > 0 {
@@ -364,6 +374,7 @@ func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, 
 		cfg := workloads.RunConfig{
 			Workload: "json", Variant: variant, Cores: n, Connections: wf.connections,
 			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, fmt.Sprintf("cores-%d", n)), Log: e.stderr,
+			NoPerf: !wf.perf, StatsPath: "/stats",
 		}
 		res, err := workloads.Run(ctx, cfg)
 		var ce *workloads.ChildError
@@ -438,7 +449,7 @@ func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir st
 		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %v under load...\n", v, cores, wf.warmup, wf.duration)
 		r, err := workloads.Run(ctx, workloads.RunConfig{
 			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v),
+			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v), NoPerf: !wf.perf,
 		})
 		if err == nil {
 			err = capturedSomething(r)

@@ -11,7 +11,7 @@ import (
 // the 2-core run against the 1-core run in its folder, the chart's points
 // linked to it (relative to the current directory on stdout, to the sweep
 // folder in its sweep.html copy), and the list of diff pages linking
-// them too.
+// them too; and the projection (--project) with its chart.
 func TestWorkloadJSONHTML(t *testing.T) {
 	t.Parallel() // a few seconds of wall time, overlapping the other slow tests
 	if testing.Short() {
@@ -19,10 +19,10 @@ func TestWorkloadJSONHTML(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out, stderr, code := profdiff(t, "", "workload", "json", "--cores", "1,2", "--duration", "1s", "--warmup", "0s", "--connections", "16",
-		"--format", "html", "--out", dir)
+		"--project", "4", "--format", "html", "--out", dir)
 	page := filepath.Join(dir, "cores-2", "diff-vs-cores-1.html")
 	fromCWD := checkDiffPage(t, page, stderr, code)
-	for _, want := range []string{"<svg", "Requests/s by cores", "Efficiency per core", `class="point peak"`,
+	for _, want := range []string{"<svg", "Requests/s by cores", "Efficiency per core", `class="point peak"`, "Projected requests/s by cores (a projection, not a measurement)", "PROJECTION",
 		`<a href="` + fromCWD + `">`, "2 cores: <a href=\"" + fromCWD + "\">" + page + "</a>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %s", want)

@@ -10,6 +10,8 @@
 //	block      /debug/pprof/block?seconds=N     → block.pb.gz  (a delta over the window)
 //	goroutine  /debug/pprof/goroutine           → goroutine.pb.gz (taken mid-window)
 //	trace      /debug/pprof/trace?seconds=N     → trace.out
+//	perf       perf record -g -e cpu-clock -p PID → perf.txt (perf script text;
+//	           Options.PerfPID, where perf can record)
 //
 // plus the server's /debug/vars, if it publishes go_version, gomaxprocs and
 // num_cpu there, for the manifest. Each pprof profile is parsed (and
@@ -81,6 +83,19 @@ type Options struct {
 	// it refuses fails that profile with its error (nil: any target). The
 	// URL Capture is given is the caller's to check.
 	CheckURL func(*url.URL) error
+	// PerfPID, when set, is a local process recorded with perf during the
+	// window (perf record -g -e cpu-clock, plus sched:sched_switch where it
+	// records), stored as perf script text (PerfFile, kind PerfKind). When
+	// perf cannot record here, a note says why and the capture goes on.
+	PerfPID int
+	// Perf, when set, is a recorder started earlier (StartPerf) that the
+	// capture enables when its window opens, in place of PerfPID's; the
+	// caller closes it.
+	Perf *PerfRecorder
+	// PerfMaxScript bounds the perf script text stored (0:
+	// DefaultPerfMaxScript); the text is cut at the last whole sample
+	// before it, with a note.
+	PerfMaxScript int64
 }
 
 // MaxSeconds is the longest window Capture takes: 24 hours.
@@ -155,6 +170,14 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 	if err := prepareDir(opts.Out); err != nil {
 		return nil, fmt.Errorf("capture: %v", err)
 	}
+	rec := opts.Perf
+	if rec == nil && opts.PerfPID > 0 {
+		// Started before the window opens: the first probe of a process
+		// runs perf twice, and perf takes a while to attach, seconds in
+		// all on a busy machine.
+		rec = StartPerf(opts.PerfPID)
+		defer rec.Close()
+	}
 	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base, strings.Join(pl.kinds, ", "))
 	m := &Manifest{
 		Format:           ManifestFormat,
@@ -170,10 +193,17 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 			"profiles": pl.kinds,
 		},
 	}
+	var perf *perfRun
+	if rec != nil {
+		perf = pl.beginPerf(ctx, m, rec)
+	}
 	results, vars := pl.fetchAll(ctx)
 	m.End = time.Now().UTC()
 	applyVars(m, vars)
 	failed := pl.storeAll(m, results)
+	if perf != nil {
+		perf.finish(ctx, pl, m)
+	}
 	interrupted := ctx.Err() != nil && len(failed) > 0
 	m.Interrupted = interrupted
 	m.Complete = !interrupted && len(m.Files) > 0
@@ -251,6 +281,7 @@ type plan struct {
 	client  *http.Client
 	log     io.Writer
 	out     string
+	perfMax int64
 }
 
 func (opts Options) plan(debugURL string) (*plan, error) {
@@ -276,7 +307,10 @@ func (opts Options) plan(debugURL string) (*plan, error) {
 		want[k] = true
 	}
 	pl := &plan{base: base, seconds: opts.Seconds, window: time.Duration(opts.Seconds) * time.Second,
-		maxSize: opts.MaxSize, client: opts.Client, log: opts.Log, out: opts.Out}
+		maxSize: opts.MaxSize, client: opts.Client, log: opts.Log, out: opts.Out, perfMax: opts.PerfMaxScript}
+	if pl.perfMax <= 0 {
+		pl.perfMax = DefaultPerfMaxScript
+	}
 	for _, k := range Kinds {
 		if want[k] {
 			pl.kinds = append(pl.kinds, k)
@@ -405,6 +439,7 @@ func prepareDir(dir string) error {
 	for _, ep := range endpoints {
 		ours[ep.file] = true
 	}
+	ours[PerfFile] = true
 	for _, e := range ents {
 		n := e.Name()
 		if !e.Type().IsRegular() || !ours[n] && !(strings.HasPrefix(n, ".") && strings.HasSuffix(n, partSuffix)) {

@@ -22,7 +22,8 @@ const ManifestFormat = 2
 // File is one captured profile in a capture folder.
 type File struct {
 	// Kind is what the profile measures, a profile.Kind name: cpu, wall,
-	// mutex, block, goroutine or trace.
+	// mutex, block, goroutine or trace; or "perf" (PerfKind), perf script
+	// text of the process, whose kind profdiff reads from its events.
 	Kind string `json:"kind"`
 	// Path is the file's name, relative to the folder.
 	Path string `json:"path"`
@@ -32,6 +33,10 @@ type File struct {
 	// aggregated profiles); absent for a trace and for a profile with no
 	// samples, which a note then explains.
 	Samples int `json:"samples,omitempty"`
+	// Events and Command say what a perf recording recorded: its events
+	// (cpu-clock, sched:sched_switch) and the perf record command line.
+	Events  []string `json:"events,omitempty"`
+	Command string   `json:"command,omitempty"`
 }
 
 // Manifest describes a capture folder. Capture fills the capture's own
@@ -68,7 +73,7 @@ type Manifest struct {
 	// whatever a runner adds (workload, variant, cores, connections, ...).
 	Params map[string]any `json:"params,omitempty"`
 	// Files lists the captured profiles in a fixed kind order: cpu, wall,
-	// mutex, block, goroutine, trace.
+	// mutex, block, goroutine, trace, perf.
 	Files []File `json:"files"`
 	// Errors lists the profiles that could not be captured, and why.
 	Errors []string `json:"errors,omitempty"`

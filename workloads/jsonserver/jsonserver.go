@@ -81,6 +81,7 @@ type message struct {
 func Handler(variant string) (http.Handler, error) {
 	var serve func(http.ResponseWriter, *http.Request)
 	var stop func()
+	stats := func() LockStats { return LockStats{Variant: variant} }
 	switch variant {
 	case Baseline:
 		serve = serveBaseline
@@ -91,11 +92,23 @@ func Handler(variant string) (http.Handler, error) {
 		}
 		d := newDispatcher(shards, defaultWorkers())
 		serve, stop = d.serve, d.close
+		stats = func() LockStats {
+			st := d.reg.stats()
+			st.Variant, st.Requests = variant, d.nextID.Load()
+			if variant == Sharded {
+				st.ShardsPerP = shardsPerP
+			}
+			return st
+		}
 	default:
 		return nil, fmt.Errorf("unknown jsonserver variant %q (want %s)", variant, strings.Join(Variants, ", "))
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /json", serve) // GET patterns match HEAD too
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(stats())
+	})
 	return &handler{mux: mux, stop: stop}, nil
 }
 

@@ -1,6 +1,7 @@
 package jsonserver
 
 import (
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -243,4 +244,65 @@ func BenchmarkSerialize(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestLockStats: the registry counts three acquisitions per request (its
+// register, wake and unregister), times one hold in HoldSampleEvery, and
+// GET /stats reports them with the requests dispatched; the sharded
+// variant spreads the acquisitions over its shards.
+func TestLockStats(t *testing.T) {
+	r := newWaitRegistry(1)
+	w := &waiter{ch: make(chan struct{}, 1)}
+	const n = 640
+	for i := range n {
+		w.id, w.woken = uint64(i+1), false
+		r.register(w)
+		r.wake(w.id)
+		<-w.ch
+		r.unregister(w)
+	}
+	st := r.stats()
+	if st.Acquisitions != 3*n || st.MaxShardAcquisitions != 3*n || st.TimedHolds != 3*n/holdSampleEvery || st.TimedHoldNS <= 0 {
+		t.Errorf("stats %+v; want %d acquisitions, %d timed holds of some time", st, 3*n, 3*n/holdSampleEvery)
+	}
+	for _, variant := range []string{GlobalLock, Sharded, Baseline} {
+		srv := httptest.NewServer(mustHandler(t, variant))
+		for range 20 {
+			resp, err := http.Get(srv.URL + "/json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		resp, err := http.Get(srv.URL + "/stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got LockStats
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		srv.Close()
+		switch {
+		case err != nil:
+			t.Errorf("%s: /stats: %v", variant, err)
+		case variant == Baseline:
+			if got.Variant != Baseline || got.Acquisitions != 0 || got.Shards != 0 {
+				t.Errorf("baseline stats %+v; want no lock", got)
+			}
+		case got.Variant != variant || got.Requests != 20 || got.Acquisitions != 60:
+			t.Errorf("%s: stats %+v; want 20 requests, 60 acquisitions", variant, got)
+		case variant == Sharded && (got.Shards < 8 || got.MaxShardAcquisitions >= 60):
+			t.Errorf("sharded stats %+v; want the acquisitions spread over 8 or more shards", got)
+		}
+	}
+}
+
+func mustHandler(t *testing.T, variant string) http.Handler {
+	t.Helper()
+	h, err := Handler(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.(io.Closer).Close() })
+	return h
 }

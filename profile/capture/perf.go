@@ -1,0 +1,538 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// PerfKind is the manifest kind of a perf recording: `perf script` text of
+// the process recorded during the window (Options.PerfPID).
+const PerfKind = "perf"
+
+// PerfFile is the perf recording's file name in a capture folder.
+const PerfFile = "perf.txt"
+
+// DefaultPerfMaxScript bounds the perf script text stored (Options.
+// PerfMaxScript's default): a busy server recorded with stacks at perf's
+// default 4000 samples per second writes tens of MiB a second.
+const DefaultPerfMaxScript = 256 << 20
+
+// PerfStopGrace is how long perf record is given to write its data after
+// the SIGINT that ends the window before it is killed.
+const PerfStopGrace = 10 * time.Second
+
+// perfMaxData bounds the perf.data file perf record writes (perf stops
+// recording there).
+const perfMaxData = "1G"
+
+// perfScriptTimeout bounds the `perf script` run.
+const perfScriptTimeout = 2 * time.Minute
+
+// PerfStatus says whether perf can record here, and what: the perf binary
+// and the events a recording takes, or why it cannot.
+type PerfStatus struct {
+	Path   string   // the perf binary found in PATH
+	Events []string // cpu-clock, and sched:sched_switch where it records
+	// Err is why perf cannot record (nil: it can).
+	Err error
+}
+
+// perfProbes caches probe answers per perf binary, so a process probes
+// once (a PATH without perf is looked up again, which is cheap).
+var perfProbes sync.Map // path → *perfProbe
+
+type perfProbe struct {
+	once sync.Once
+	st   PerfStatus
+}
+
+// ProbePerf says whether perf can record here: it is in PATH,
+// /proc/sys/kernel/perf_event_paranoid allows it, and a quick `perf record
+// -e cpu-clock -g -o X -- true` succeeds; then whether sched:sched_switch
+// records too (with --switch-events, for off-CPU time). The answer is
+// cached per perf binary for the life of the process.
+func ProbePerf() PerfStatus {
+	path, err := exec.LookPath("perf")
+	if err != nil {
+		return PerfStatus{Err: errors.New("perf is not installed (not found in PATH)")}
+	}
+	v, _ := perfProbes.LoadOrStore(path, &perfProbe{})
+	p := v.(*perfProbe)
+	p.once.Do(func() { p.st = probePerf(path) })
+	return p.st
+}
+
+// perfCPUArgs and perfSchedArgs are the events perf record takes.
+var (
+	perfCPUArgs   = []string{"-g", "-e", "cpu-clock"}
+	perfSchedArgs = []string{"-e", "sched:sched_switch", "--switch-events"}
+)
+
+func probePerf(path string) PerfStatus {
+	paranoid := "unknown"
+	if b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid"); err == nil {
+		paranoid = strings.TrimSpace(string(b))
+	}
+	tmp, err := os.MkdirTemp("", "profdiff-perf-probe-")
+	if err != nil {
+		return PerfStatus{Path: path, Err: fmt.Errorf("perf probe: %v", err)}
+	}
+	defer os.RemoveAll(tmp)
+	try := func(args []string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		all := append(append([]string{"record", "-o", filepath.Join(tmp, "probe.data")}, args...), "--", "true")
+		out, err := exec.CommandContext(ctx, path, all...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, lastLine(out))
+		}
+		return nil
+	}
+	if err := try(perfCPUArgs); err != nil {
+		return PerfStatus{Path: path, Err: fmt.Errorf("perf record -e cpu-clock -g fails here (perf_event_paranoid=%s, uid %d): %v", paranoid, os.Getuid(), err)}
+	}
+	st := PerfStatus{Path: path, Events: []string{"cpu-clock"}}
+	if try(append(slicesClone(perfCPUArgs), perfSchedArgs...)) == nil {
+		st.Events = append(st.Events, "sched:sched_switch")
+	}
+	return st
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// lastLine is the last non-empty line of a command's output, for messages.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// PerfRecorder is a perf record attached to one local process, started
+// with its events disabled (StartPerf), so that perf's start-up —
+// attaching to every thread, a fraction of a second on a busy machine —
+// comes before the window it records: Capture enables it when its window
+// opens and stops it when the window closes (Options.Perf).
+type PerfRecorder struct {
+	st       PerfStatus
+	err      error // why it cannot record; nothing else is set then
+	pid      int
+	tmp      string // holds perf.data
+	cmd      *exec.Cmd
+	stderr   *limitedBuffer
+	exited   chan struct{} // closed once perf record has exited
+	waitErr  error         // its exit, once exited is closed
+	ctl, ack *os.File      // perf's --control pipes: our ends
+	events   []string      // perf record's events and target
+	closed   bool
+}
+
+// StartPerf starts `perf record` on pid with its events disabled, writing
+// into a temporary folder. When perf cannot record here (see ProbePerf)
+// or does not start, the recorder holds why (Err), and a capture given it
+// notes that and goes on. Close ends perf and removes the folder on every
+// path.
+func StartPerf(pid int) *PerfRecorder {
+	st := ProbePerf()
+	if st.Err != nil {
+		return &PerfRecorder{err: st.Err, pid: pid}
+	}
+	r, err := startPerf(st, pid)
+	if err != nil {
+		return &PerfRecorder{err: fmt.Errorf("starting %s: %v", st.Path, err), pid: pid}
+	}
+	return r
+}
+
+// Err is why the recorder cannot record (nil: it can).
+func (r *PerfRecorder) Err() error { return r.err }
+
+func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
+	tmp, err := os.MkdirTemp("", "profdiff-perf-")
+	if err != nil {
+		return nil, err
+	}
+	events := slicesClone(perfCPUArgs)
+	if len(st.Events) > 1 {
+		events = append(events, perfSchedArgs...)
+	}
+	events = append(events, "-p", strconv.Itoa(pid))
+	r := &PerfRecorder{st: st, pid: pid, tmp: tmp, stderr: &limitedBuffer{max: 64 << 10}, exited: make(chan struct{}), events: events}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	ackR, ackW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	r.ctl, r.ack = ctlW, ackR
+	// -D -1: events start disabled, enabled through the control pipe
+	// (fd 3, acknowledged on fd 4); --max-size bounds perf.data.
+	args := []string{"record", "-D", "-1", "--control", "fd:3,4", "--max-size=" + perfMaxData, "-o", filepath.Join(tmp, "perf.data")}
+	r.cmd = exec.Command(st.Path, append(args, events...)...)
+	r.cmd.Stderr = r.stderr
+	r.cmd.ExtraFiles = []*os.File{ctlR, ackW}
+	err = r.cmd.Start()
+	ctlR.Close()
+	ackW.Close()
+	if err != nil {
+		r.ctl.Close()
+		r.ack.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	go func() {
+		r.waitErr = r.cmd.Wait()
+		close(r.exited)
+	}()
+	return r, nil
+}
+
+// perfLateNote is the acknowledgement delay from which a capture notes
+// that its perf recording is late.
+const perfLateNote = 250 * time.Millisecond
+
+// perfAckTimeout bounds the wait for perf's acknowledgement of "enable".
+const perfAckTimeout = 10 * time.Second
+
+// enable turns the events on. It returns at once; the channel says, once,
+// whether perf acknowledged within perfAckTimeout.
+func (r *PerfRecorder) enable() <-chan error {
+	res := make(chan error, 1)
+	if _, err := r.ctl.Write([]byte("enable\n")); err != nil {
+		res <- fmt.Errorf("enabling perf record's events: %v", err)
+		return res
+	}
+	go func() {
+		got := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 16)
+			n, err := r.ack.Read(buf)
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("perf record exited before it acknowledged enable: %s", r.stderr.lastLine())
+			}
+			if err == nil && !strings.HasPrefix(string(buf[:n]), "ack") {
+				err = fmt.Errorf("perf answered %q to enable", buf[:n])
+			}
+			got <- err
+		}()
+		select {
+		case err := <-got:
+			res <- err
+		case <-time.After(perfAckTimeout):
+			res <- fmt.Errorf("perf record did not acknowledge enable within %v", perfAckTimeout)
+		}
+	}()
+	return res
+}
+
+// command is the perf record command line, as the manifest records it
+// (less its control pipes and output file).
+func (r *PerfRecorder) command() string {
+	return "perf record " + strings.Join(r.events, " ")
+}
+
+// stop ends the recording: SIGINT (perf writes its data and exits), then
+// SIGKILL after grace. It says how perf ended when that was not the
+// SIGINT's clean exit: it died before (the process it records exited, or
+// perf failed), or it had to be killed.
+func (r *PerfRecorder) stop(grace time.Duration) error {
+	select {
+	case <-r.exited:
+		return fmt.Errorf("perf record ended before the window closed (%v): %s", exitText(r.waitErr), r.stderr.lastLine())
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGINT)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-r.exited:
+		if r.waitErr != nil && !isSIGINTExit(r.waitErr) {
+			return fmt.Errorf("perf record failed (%v): %s", exitText(r.waitErr), r.stderr.lastLine())
+		}
+		return nil
+	case <-t.C:
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+		return fmt.Errorf("perf record did not stop within %v of SIGINT and was killed", grace)
+	}
+}
+
+// Close ends perf record if it still runs (SIGKILL: what it recorded is
+// not wanted any more), waits for it and removes its temporary folder. It
+// may be called more than once.
+func (r *PerfRecorder) Close() {
+	if r == nil || r.closed || r.err != nil {
+		return
+	}
+	r.closed = true
+	select {
+	case <-r.exited:
+	default:
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+	r.ctl.Close()
+	r.ack.Close()
+	os.RemoveAll(r.tmp)
+}
+
+// isSIGINTExit reports whether perf ended by the SIGINT itself.
+func isSIGINTExit(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && (ws.Signaled() && ws.Signal() == syscall.SIGINT || ws.ExitStatus() == 130)
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// limitedBuffer keeps the first max bytes written to it and drops the
+// rest; it may be read while a command writes to it.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := l.max - l.buf.Len(); room > 0 {
+		l.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// lastLine is the last non-empty line written so far.
+func (l *limitedBuffer) lastLine() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return lastLine(l.buf.Bytes())
+}
+
+// errScriptLimit stops copying perf script's output at the limit.
+var errScriptLimit = errors.New("perf script output limit reached")
+
+// capWriter writes to w until max bytes have passed, then fails.
+type capWriter struct {
+	w   io.Writer
+	n   int64
+	max int64
+	hit bool
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if room := c.max - c.n; int64(len(p)) > room {
+		c.hit = true
+		n, _ := c.w.Write(p[:room])
+		c.n += int64(n)
+		return n, errScriptLimit
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// script runs `perf script` on the recording into dir/PerfFile, at most
+// max bytes of it (cut at the last complete sample when the limit is hit,
+// which the note says), checks that profdiff loads it, and returns its
+// manifest entry.
+func (r *PerfRecorder) script(ctx context.Context, dir string, max, maxSize int64) (*File, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, perfScriptTimeout)
+	defer cancel()
+	part := filepath.Join(dir, "."+PerfFile+partSuffix)
+	defer os.Remove(part)
+	out, err := os.Create(part)
+	if err != nil {
+		return nil, "", err
+	}
+	args := []string{"script", "-i", filepath.Join(r.tmp, "perf.data")}
+	if len(r.st.Events) > 1 {
+		args = append(args, "--show-switch-events")
+	}
+	cmd := exec.CommandContext(ctx, r.st.Path, args...)
+	stderr := &limitedBuffer{max: 64 << 10}
+	cmd.Stderr = stderr
+	cw := &capWriter{w: out, max: max}
+	cmd.Stdout = cw
+	err = cmd.Run()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	note := ""
+	switch {
+	case cw.hit:
+		if err := cutAtLastRecord(part); err != nil {
+			return nil, "", err
+		}
+		note = fmt.Sprintf("perf: perf script output cut at the limit of %s (the last samples of the window are missing)", profile.FormatSize(max))
+	case err != nil:
+		return nil, "", fmt.Errorf("perf script failed (%v): %s", err, stderr.lastLine())
+	}
+	return r.storeScript(ctx, dir, part, note, maxSize)
+}
+
+// storeScript loads the perf script text as profdiff diff does, counts
+// its samples and moves it into place.
+func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, maxSize int64) (*File, string, error) {
+	f := &File{Kind: PerfKind, Path: PerfFile, Events: r.st.Events, Command: r.command()}
+	l, err := profile.Load(ctx, part, profile.Options{MaxSize: maxSize, AllowEmpty: true})
+	if err != nil {
+		return nil, note, fmt.Errorf("perf script text does not load: %v", err)
+	}
+	if f.Samples = len(l.Profile.Sample); f.Samples == 0 {
+		note = strings.TrimPrefix(note+"; ", "; ") + "perf: the recording holds no samples (the process did not run in the window?)"
+	}
+	if err := os.Chmod(part, 0o644); err != nil {
+		return nil, note, err
+	}
+	dst := filepath.Join(dir, PerfFile)
+	if err := os.Rename(part, dst); err != nil {
+		return nil, note, err
+	}
+	st, err := os.Stat(dst)
+	if err != nil {
+		return nil, note, err
+	}
+	f.Bytes = st.Size()
+	return f, note, nil
+}
+
+// cutAtLastRecord truncates a perf script file after its last blank line,
+// so a sample cut by the size limit is dropped whole.
+func cutAtLastRecord(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	const tail = 1 << 20
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return err
+	}
+	keep := int64(0)
+	if i := bytes.LastIndex(buf, []byte("\n\n")); i >= 0 {
+		keep = off + int64(i) + 2
+	}
+	return f.Truncate(keep)
+}
+
+// perfRun is a recording during a capture's window: enabled when the
+// window opens, stopped by its own timer at the window's end, or when the
+// context ends.
+type perfRun struct {
+	rec    *PerfRecorder
+	ackErr error // perf did not acknowledge enable
+	// ackDelay is how long after the window opened perf acknowledged.
+	ackDelay time.Duration
+	stopped  chan struct{}
+	stopErr  error
+}
+
+// beginPerf enables rec for the window; a recorder that cannot record
+// gets a note in m saying why (the capture goes on without it), and nil.
+func (pl *plan) beginPerf(ctx context.Context, m *Manifest, rec *PerfRecorder) *perfRun {
+	m.Params["perf_pid"] = rec.pid
+	if rec.err != nil {
+		pl.perfNote(m, fmt.Sprintf("perf: not recorded: %v", rec.err))
+		return nil
+	}
+	fmt.Fprintf(pl.log, "capture: perf      %s for %d s\n", rec.command(), pl.seconds)
+	p := &perfRun{rec: rec, stopped: make(chan struct{})}
+	sent := time.Now()
+	acked := rec.enable()
+	go func() {
+		defer close(p.stopped)
+		// The window is timed from perf's acknowledgement: on a busy
+		// machine perf may take a while to act on "enable" (seconds were
+		// seen), and the recording is then as long as the others, late
+		// by that much, rather than short or empty.
+		select {
+		case p.ackErr = <-acked:
+			p.ackDelay = time.Since(sent)
+		case <-ctx.Done():
+		}
+		if p.ackErr == nil && ctx.Err() == nil {
+			t := time.NewTimer(pl.window)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+		}
+		p.stopErr = rec.stop(PerfStopGrace)
+	}()
+	return p
+}
+
+func (pl *plan) perfNote(m *Manifest, note string) {
+	m.Notes = append(m.Notes, note)
+	fmt.Fprintf(pl.log, "capture: %s\n", note)
+}
+
+// finish waits for the recording to stop, turns it into perf script text
+// in the folder and adds it to m; what went wrong goes to m's errors
+// (perf died, was killed, or its text does not load) and the log.
+func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
+	<-p.stopped
+	fail := func(err error) {
+		m.Errors = append(m.Errors, PerfKind+": "+err.Error())
+		fmt.Fprintf(pl.log, "capture: error: %s: %v\n", PerfKind, err)
+	}
+	if ctx.Err() != nil {
+		fail(errors.New("interrupted: perf script not run"))
+		return
+	}
+	if p.ackErr != nil {
+		fail(p.ackErr)
+		return
+	}
+	if p.ackDelay > perfLateNote {
+		pl.perfNote(m, fmt.Sprintf("perf: enabled %v after the window opened (a busy machine); its recording is as long, that much later", p.ackDelay.Round(time.Millisecond)))
+	}
+	if p.stopErr != nil {
+		// Logged; what perf wrote before it ended may still be readable.
+		fmt.Fprintf(pl.log, "capture: %s: %v\n", PerfKind, p.stopErr)
+		m.Notes = append(m.Notes, PerfKind+": "+p.stopErr.Error())
+	}
+	f, note, err := p.rec.script(ctx, pl.out, pl.perfMax, pl.maxSize)
+	if note != "" {
+		pl.perfNote(m, note)
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	m.Files = append(m.Files, *f)
+	fmt.Fprintf(pl.log, "capture: %-9s %s, %d samples (%s) → %s\n", f.Kind, profile.FormatSize(f.Bytes), f.Samples, strings.Join(f.Events, ", "), filepath.Join(pl.out, f.Path))
+}
