@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -306,7 +307,17 @@ func SampleTypeIndex(p *pprofile.Profile, sel string) (int, error) {
 	if n, err := strconv.Atoi(sel); err == nil && n >= 0 && n < len(p.SampleType) {
 		return n, nil
 	}
-	return 0, fmt.Errorf("no sample type %q (it has %s)", sel, SampleTypes(p))
+	return 0, &NoSampleTypeError{Sel: sel, Has: SampleTypes(p)}
+}
+
+// NoSampleTypeError is SampleTypeIndex's error for a selector that names
+// no sample type of the profile.
+type NoSampleTypeError struct {
+	Sel, Has string
+}
+
+func (e *NoSampleTypeError) Error() string {
+	return fmt.Sprintf("no sample type %q (it has %s)", e.Sel, e.Has)
 }
 
 // SampleTypes lists a profile's sample types as "type/unit, type/unit".
@@ -324,6 +335,10 @@ func SampleTypes(p *pprofile.Profile) string {
 // then says so); a profile that fails is not added.
 func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	idx, err := a.checkSampleType(l)
+	var none *NoSampleTypeError
+	if errors.As(err, &none) && eventTypes(l.Format) {
+		return a.addWithout(side, l, none.Sel)
+	}
 	if err != nil {
 		return err
 	}
@@ -340,13 +355,41 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	return nil
 }
 
+// eventTypes reports whether a format's sample types are its events, a
+// type present only where such an event occurred (a JFR recording without
+// sleeps has no sleep type, a perf recording without page faults no
+// page-faults type).
+func eventTypes(f profile.Format) bool {
+	return f == profile.FormatJFR || f == profile.FormatPerfScript
+}
+
+// addWithout adds a profile that lacks the selected event type: it
+// recorded none of those events, so it counts as zero on its side, with a
+// warning, instead of failing the comparison.
+func (a *Analyzer) addWithout(side Side, l *profile.Loaded, typ string) error {
+	kind := a.opts.Kind
+	if kind == "" {
+		kind = profile.KindOfType(l, typ)
+	}
+	if a.by == "" {
+		a.by = DefaultBy(kind)
+	}
+	if a.format == "" {
+		a.format = l.Format
+	}
+	a.noteMeta(side, l, kind)
+	a.profiles = append(a.profiles, ProfileStats{Source: l.Source, Side: side, Kind: kind, DurationNanos: l.Profile.DurationNanos})
+	a.warnings = append(a.warnings, fmt.Sprintf("%s recorded no %q events: counted as zero", l.Source, typ))
+	return nil
+}
+
 // checkSampleType returns the index of the selected sample type of l and
 // checks it against the profiles added before.
 func (a *Analyzer) checkSampleType(l *profile.Loaded) (int, error) {
 	p := l.Profile
 	idx, err := SampleTypeIndex(p, a.opts.SampleIndex)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %v", l.Source, err)
+		return 0, fmt.Errorf("%s: %w", l.Source, err)
 	}
 	st := p.SampleType[idx].Type + "/" + p.SampleType[idx].Unit
 	folded := l.Format == profile.FormatFolded

@@ -21,7 +21,12 @@ func TypeKind(l *Loaded, idx int) Kind {
 	if p == nil || idx < 0 || idx >= len(p.SampleType) {
 		return l.Kind
 	}
-	typ := p.SampleType[idx].Type
+	return KindOfType(l, p.SampleType[idx].Type)
+}
+
+// KindOfType is TypeKind of the sample type named typ, which the profile
+// need not have (a JFR recording without sleeps has no sleep type).
+func KindOfType(l *Loaded, typ string) Kind {
 	switch l.Format {
 	case FormatPerfScript:
 		switch {

@@ -104,12 +104,16 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 	// gets fewer turns, the lock's share shrinks (0.06% seen against the
 	// baseline's 0.03%) and a 1 s window of 99 Hz wall samples can catch
 	// none at all (0.0000 seen, during a full test run on two cores). So
-	// the wall profile's checks apply when it caught the lock; the
+	// the wall profile's checks apply when it caught the lock (0.5% of
+	// the wall time or more); the
 	// execution trace below, which records every block, always decides.
 	bl, gl := base.Buckets[diff.LockContention], lock.Buckets[diff.LockContention]
 	switch {
-	case gl == 0:
-		t.Logf("the wall profiles caught no lock contention (baseline %.4f, global-lock %.4f): a busy machine; the trace decides", bl, gl)
+	case gl < 0.005:
+		// Under 0.5%: a handful of wall samples, which a runtime lock's
+		// own can outnumber (seen during a full test run with other
+		// work on the machine).
+		t.Logf("the wall profiles caught little lock contention (baseline %.4f, global-lock %.4f): a busy machine; the trace decides", bl, gl)
 	case gl <= bl:
 		t.Fatalf("lock-contention share: baseline %.4f, global-lock %.4f; want global-lock above the baseline", bl, gl)
 	default:

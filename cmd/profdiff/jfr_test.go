@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/profile"
 )
 
 // recordJFR compiles profile/jfr's Busy.java and records it running the
@@ -137,5 +140,39 @@ func TestDiffJFR(t *testing.T) {
 		if !slices.Contains(c.leaders, topM) {
 			t.Errorf("adding %s: %s grew most (%+.3f threads), want one of %q", c.mode, topM, grewM, c.leaders)
 		}
+	}
+}
+
+// A recording without sleeps has no sleep sample type: diffing on that
+// type counts it as zero, with a warning, instead of failing.
+func TestDiffJFRTypeAbsentOnOneSide(t *testing.T) {
+	dir := t.TempDir()
+	base, next := recordJFR(t, dir, "compute"), recordJFR(t, dir, "compute", "sleep")
+	if l, err := profile.Load(t.Context(), base, profile.Options{}); err != nil {
+		t.Fatal(err)
+	} else if _, err := diff.SampleTypeIndex(l.Profile, "sleep"); err == nil {
+		t.Skip("the compute-only recording has sleep events of its own: nothing absent to test")
+	}
+	out, stderr, code := profdiff(t, "", "diff", "--format", "json", "--sample-index", "sleep", base, next)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, `recorded no "sleep" events: counted as zero`) {
+		t.Errorf("stderr lacks the absent-type warning:\n%s", stderr)
+	}
+	var r struct {
+		Kind string `json:"kind"`
+		Base struct {
+			Total float64 `json:"total"`
+		} `json:"base"`
+		New struct {
+			Total float64 `json:"total"`
+		} `json:"new"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Base.Total != 0 || r.New.Total <= 0 || r.Kind != "block" {
+		t.Errorf("kind %s, totals %v → %v; want block, 0 → the sleeps", r.Kind, r.Base.Total, r.New.Total)
 	}
 }

@@ -359,7 +359,10 @@ func (d *diffPprof) add(side diff.Side, l *profile.Loaded) {
 	if d == nil || d.err != nil {
 		return
 	}
-	idx, _ := diff.SampleTypeIndex(l.Profile, d.sampleIndex)
+	idx, err := diff.SampleTypeIndex(l.Profile, d.sampleIndex)
+	if err != nil {
+		return // a recording without the selected events adds nothing (the Analyzer warns)
+	}
 	if err := d.b.Add(l.Profile, idx, side == diff.Base); err != nil {
 		d.err = fmt.Errorf("%s: %v", l.Source, err)
 	}
