@@ -45,8 +45,15 @@ func buildOffCPUProgram(t *testing.T) string {
 // cannot record.
 func recordOffCPUSide(t *testing.T, bin string, args ...string) offcpuSide {
 	t.Helper()
+	return recordOffCPU(t, bin, "-g", args...)
+}
+
+// recordOffCPU is recordOffCPUSide with perf's call-graph option (-g, or
+// --call-graph=dwarf).
+func recordOffCPU(t *testing.T, bin, callGraph string, args ...string) offcpuSide {
+	t.Helper()
 	data := filepath.Join(t.TempDir(), "perf.data")
-	cmd := exec.Command("perf", append([]string{"record", "-q", "-o", data, "-e", "sched:sched_switch", "-g", "--switch-events", "--", bin}, args...)...)
+	cmd := exec.Command("perf", append([]string{"record", "-q", "-o", data, "-e", "sched:sched_switch", callGraph, "--switch-events", "--", bin}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -133,5 +140,28 @@ func TestOffCPUPairLockContention(t *testing.T) {
 		t.Errorf("verdict %+v, want lock-contention growth as principal", v)
 	} else {
 		t.Logf("verdict: %s", v.Summary)
+	}
+}
+
+// With DWARF call graphs perf's stacks reach the program's own functions
+// through glibc and the kernel; --by caller (the default for off-CPU time)
+// charges every wait to them, never to a kernel or C library frame
+// (unix_stream_recvmsg, glibc's inlined lll_mutex_lock_optimized).
+func TestOffCPUCallerIsTheProgram(t *testing.T) {
+	bin := buildOffCPUProgram(t)
+	side := recordOffCPU(t, bin, "--call-graph=dwarf", "50", "sync")
+	a := NewAnalyzer(Options{Top: -1})
+	if err := a.Add(Base, side.l); err != nil {
+		t.Fatal(err)
+	}
+	top := a.Top()
+	if top.By != ByCaller {
+		t.Fatalf("by %s, want caller for off-CPU time", top.By)
+	}
+	own := filepath.Base(bin)
+	for _, m := range top.Methods {
+		if m.Share >= 0.01 && m.Module != own {
+			t.Errorf("%s (module %q, %.1f%%, %s) is charged, want the program's own functions (%s)", m.Name, m.Module, 100*m.Share, m.Bucket, own)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"regexp"
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
@@ -288,7 +289,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	}
 	free, freeLib := -1, -1
 	for i := at; i < len(stack); i++ {
-		if frames[i].rule != nil {
+		if frames[i].rule != nil || frames[i].synthetic && i > at {
 			continue
 		}
 		if free < 0 {
@@ -297,7 +298,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		m := a.methods[stack[i]]
 		if m.std == 0 {
 			m.std = stdOther
-			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) {
+			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) || isSystemModule(m.module[0]) || isSystemModule(m.module[1]) {
 				m.std = stdLib
 				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
 					m.std = stdRuntime
@@ -318,6 +319,18 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		return free
 	}
 	return at
+}
+
+// systemModule matches the kernel and the C and C++ runtime libraries
+// (glibc's, the dynamic loader, libstdc++, libgcc), by the module name a
+// frame carries (perf script's dso, a pprof mapping's file).
+var systemModule = regexp.MustCompile(`^\[kernel|vmlinux|^\[vdso\]$|^(libc|libpthread|libm|libdl|librt|libresolv|libutil|libnss_\w+|ld-linux[\w.-]*|ld|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind)([.-]|$)`)
+
+// isSystemModule reports whether a frame's module is the kernel or a
+// system library: the machinery under a native program's own code, which
+// --by caller passes over as it passes over Go's standard library.
+func isSystemModule(module string) bool {
+	return module != "" && systemModule.MatchString(module)
 }
 
 // jvmLibRoots are the package roots of the JDK's and the JVM languages'
