@@ -233,6 +233,14 @@ func topSummary(t *diff.TopResult) []report.Block {
 		total = report.Num(t.Total).WithUnit(t.Unit) // "10000 count": the unit says what was counted
 	}
 	facts := report.Cat(report.Int(t.Samples), " samples, total ", total)
+	for _, ap := range apartRows(t.Analysis) {
+		// Time kept apart from the buckets is not in the total: say how
+		// much, so that a total of 2 ms beside 35 s of unknown native
+		// time does not read as the whole recording.
+		if ts := ap.top(t); ts != nil && ts.Value > 0 {
+			facts = append(facts, report.Text(", plus "), report.Amount(ts.Value, t.Unit), report.Text(" "+strings.ToLower(ap.label)))
+		}
+	}
 	if t.DurationNanos > 0 {
 		facts = append(facts, report.Text(" over "), report.Amount(float64(t.DurationNanos), "nanoseconds"))
 	}
