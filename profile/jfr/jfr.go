@@ -79,6 +79,7 @@ package jfr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -147,13 +148,18 @@ const (
 // Parse reads a recording (already gunzipped) into a profile, with
 // warnings about what the numbers mean and what the recording left out.
 // Malformed input gives an error naming the chunk and byte offset.
+//
+// A last chunk that is cut short (a recording copied while the JVM was
+// still writing it) is left out with a warning naming its offset, when
+// complete chunks come before it; a file of one incomplete chunk is an
+// error.
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	b, err := read(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	p, warns := b.profile()
-	return p, warns, nil
+	return p, append(b.readWarnings, warns...), nil
 }
 
 // read turns every chunk's events into the builder's samples.
@@ -165,6 +171,10 @@ func read(data []byte) (*builder, error) {
 	earlier := constants{}
 	for off := 0; off < len(data); {
 		c, size, err := parseChunkAfter(data[off:], off, earlier)
+		if err != nil && off > 0 && incomplete(data[off:]) {
+			b.readWarnings = append(b.readWarnings, fmt.Sprintf("the last chunk, at byte %d, is incomplete (%d bytes; a recording copied while it was written?) and is left out: %v", off, len(data)-off, err))
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -174,6 +184,17 @@ func read(data []byte) (*builder, error) {
 		off += size
 	}
 	return b, nil
+}
+
+// incomplete reports whether the chunk at the start of rest is cut short:
+// its header, or the size its header gives, runs past the end of the
+// file, or the JVM has not written its size yet.
+func incomplete(rest []byte) bool {
+	if len(rest) < headerSize {
+		return true
+	}
+	size := binary.BigEndian.Uint64(rest[8:])
+	return size == 0 || size > uint64(len(rest))
 }
 
 // threadName returns a Thread pool entry's Java name, or its OS name.
@@ -186,7 +207,21 @@ func (c *chunk) threadName(v value) string {
 
 // className returns a Class pool entry's name in the dotted form.
 func (c *chunk) className(v value) string {
-	return strings.ReplaceAll(c.str(c.get(v, "name")), "/", ".")
+	return dotted(c.str(c.get(v, "name")))
+}
+
+// dotted turns a JVM class name (java/lang/String) into the Java one
+// (java.lang.String). A '/' before a digit stays: no Java identifier
+// starts with one, so it is a hidden class's suffix, as in the JDK's name
+// of a lambda's class, Busy$$Lambda$14+0x0000000800c01000/1790421142.
+func dotted(name string) string {
+	b := []byte(name)
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '/' && (b[i+1] < '0' || b[i+1] > '9') {
+			b[i] = '.'
+		}
+	}
+	return string(b)
 }
 
 // frame is one resolved stack frame.

@@ -25,8 +25,11 @@ type builder struct {
 	order     []*pprofile.Sample
 	settings  map[string]map[string]string // event → setting name → value, last seen
 	truncated int
-	start     int64
-	end       int64
+	// readWarnings say what of the file was left out (an incomplete last
+	// chunk).
+	readWarnings []string
+	start        int64
+	end          int64
 }
 
 func newBuilder() *builder {

@@ -5,7 +5,8 @@ import java.util.concurrent.locks.ReentrantLock;
 // behaviour for about 1.5 s. compute spins on the CPU; contend has three
 // threads take turns holding a synchronized block for 30 ms; sleep calls
 // Thread.sleep(25); lock has two threads hold a ReentrantLock across a 30 ms
-// sleep; park parks for 15 ms with no blocker.
+// sleep; park parks for 15 ms with no blocker; lambda allocates capturing
+// lambdas (instances of a hidden class).
 public class Busy {
     static final Object monitor = new Object();
     static final ReentrantLock lock = new ReentrantLock();
@@ -37,6 +38,7 @@ public class Busy {
                     case "sleep": Thread.sleep(25); break;
                     case "lock": holdLock(); break;
                     case "park": LockSupport.parkNanos(15_000_000L); break;
+                    case "lambda": lambdas(); break;
                     default: throw new IllegalArgumentException(mode);
                 }
             }
@@ -51,6 +53,16 @@ public class Busy {
             x = x * 31 + i;
         }
         sink = x;
+    }
+
+    static volatile Object held;
+
+    static void lambdas() {
+        for (int i = 0; i < 100_000; i++) {
+            final int x = i;
+            java.util.function.IntSupplier s = () -> x + 1;
+            held = s;
+        }
     }
 
     static void contend() throws InterruptedException {
