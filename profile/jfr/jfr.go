@@ -39,8 +39,21 @@
 //
 // Before them comes thread-time/nanoseconds, when the recording names the
 // JDK sampler's period: every wait, I/O event and GC pause's duration plus
-// each execution or native sample's period. GC phases, safepoints and
+// each execution or native sample's period, except a sample taken inside a
+// wait or I/O event of its own thread (a thread blocked in a socket read is
+// in native code, and the native sampler samples it while jdk.SocketRead
+// times the read): that time is counted once, by the event. The sample
+// types of the samples keep them all. GC phases, safepoints and
 // async-profiler's events are not part of it (they overlap what it has).
+//
+// After them comes samples/count: the number of events behind each sample
+// (one per execution or native sample, wait, I/O event, GC pause or
+// allocation sample), the count diff.CountColumn pairs with every other
+// sample type, so that noise and the number of samples profdiff reports
+// are the selected type's own events, not the execution samples.
+//
+// A file whose last chunk is cut short (copied while the JVM wrote it) is
+// read up to that chunk, with a warning naming its offset.
 //
 // Samples carry the bucket in labels.Bucket (where the event says why the
 // thread waited or that it ran), the thread's name in labels.Thread, and
@@ -50,7 +63,8 @@
 // STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule
 // still decides first, and where none does it is a wait, not cpu. Frames
 // are named package.Class.method, as Java users read them, with the line
-// number. async-profiler's native frames (C, C++ and kernel: a "()L;" or
+// number; a hidden class keeps the '/' before its suffix, as the JDK names
+// a lambda's class (Busy$$Lambda$14+0x0000000800c01000/1790421142.run). async-profiler's native frames (C, C++ and kernel: a "()L;" or
 // "(Lk;)L;" method whose class is the library, or a Kernel frame type) are
 // named by the bare symbol, with the library as the location's mapping.
 //

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -228,9 +229,79 @@ func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 				out[typ] = map[string]int64{}
 			}
 			out[typ][refStack(e)] += v
+			if v != 0 {
+				if out[SamplesType] == nil {
+					out[SamplesType] = map[string]int64{}
+				}
+				out[SamplesType][refStack(e)]++
+			}
 		}
 	}
 	return out
+}
+
+// refCovered counts, per sample type and stack, the execution and native
+// samples of jfr print's events whose time lies within a wait or I/O event
+// of the same thread (by javaThreadId), from start to end inclusive: the
+// samples thread-time leaves out.
+func refCovered(t *testing.T, evs []refEvent) map[string]map[string]int64 {
+	type when struct{ thread, at, end int64 }
+	spans := map[int64][][2]int64{}
+	var samples []when
+	var kinds []string
+	var stacks []string
+	for _, e := range evs {
+		for _, s := range specs {
+			if s.event != e.Type || !s.thread || !s.stack {
+				continue
+			}
+			w := when{thread: e.Values.thread(t), at: e.Values.stamp(t)}
+			switch {
+			case s.value == "duration":
+				spans[w.thread] = append(spans[w.thread], [2]int64{w.at, w.at + e.Values.number(t, "duration")})
+			case s.unit == "count":
+				samples = append(samples, w)
+				kinds, stacks = append(kinds, s.sample), append(stacks, refStack(e))
+			}
+		}
+	}
+	out := map[string]map[string]int64{}
+	for i, w := range samples {
+		for _, sp := range spans[w.thread] {
+			if sp[0] <= w.at && w.at <= sp[1] {
+				if out[kinds[i]] == nil {
+					out[kinds[i]] = map[string]int64{}
+				}
+				out[kinds[i]][stacks[i]]++
+				break
+			}
+		}
+	}
+	return out
+}
+
+// thread is the javaThreadId of an event's sampledThread or eventThread.
+func (v *refValues) thread(t *testing.T) int64 {
+	for _, name := range []string{"sampledThread", "eventThread"} {
+		var th struct {
+			ID int64 `json:"javaThreadId"`
+		}
+		if raw, ok := v.all[name]; ok && json.Unmarshal(raw, &th) == nil && th.ID != 0 {
+			return th.ID
+		}
+	}
+	return 0
+}
+
+// stamp is an event's startTime in nanoseconds since the epoch.
+func (v *refValues) stamp(t *testing.T) int64 {
+	var s string
+	json.Unmarshal(v.all["startTime"], &s)
+	at, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("startTime %q: %v", s, err)
+	}
+	return at.UnixNano()
 }
 
 // refStack is the Class.method:line;... key of an event's stack, "" for
@@ -333,7 +404,9 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 		t.Errorf("events per type: got %v, jfr print has %v", gotN, wantN)
 	}
 	want, got := refTotals(t, ref), totals(p)
-	// thread-time: the durations, plus each sample's period.
+	// thread-time: the durations, plus the period of each sample not
+	// inside a wait or I/O event of its thread.
+	covered := refCovered(t, ref)
 	tt := map[string]int64{}
 	for _, s := range specs {
 		if !s.thread {
@@ -344,7 +417,7 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 			case "nanoseconds":
 				tt[stack] += v
 			case "count":
-				tt[stack] += v * period[s.sample]
+				tt[stack] += (v - covered[s.sample][stack]) * period[s.sample]
 			}
 		}
 	}
@@ -390,6 +463,22 @@ func TestMatchesJFRPrint(t *testing.T) {
 		if sampleIndex(p, typ) < 0 {
 			t.Errorf("no %s samples in a recording of compute, contend, sleep, lock and park", typ)
 		}
+	}
+}
+
+// TestThreadTimeOverlap: in a recording of a thread blocked on socket
+// reads, the native samples inside its jdk.SocketRead events (found by
+// the JDK's reader's timestamps and thread ids) are left out of
+// thread-time, stack by stack, and native-samples keeps them all.
+func TestThreadTimeOverlap(t *testing.T) {
+	path := record(t, "socket")
+	p := compareWithJDK(t, path, false)
+	var n int64
+	for _, v := range refCovered(t, reference(t, path))["native-samples"] {
+		n += v
+	}
+	if n == 0 || sum(p, "native-samples") < n {
+		t.Errorf("%d of %d native samples inside a socket read: want some", n, sum(p, "native-samples"))
 	}
 }
 
@@ -532,7 +621,7 @@ func TestIncompleteLastChunk(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s: %d warnings of an incomplete chunk, want 1: %q", c.name, n, warns)
 		}
-		for _, typ := range []string{"sleep", "monitor-enter", "execution-samples"} {
+		for _, typ := range []string{"sleep", "monitor-enter", SamplesType} {
 			if got, w := sum(p, typ), sum(want, typ); got != w || w == 0 {
 				t.Errorf("%s cut inside its last chunk: %s %d, its complete chunks alone %d", c.name, typ, got, w)
 			}
@@ -610,7 +699,10 @@ func TestBuckets(t *testing.T) {
 		if i >= 0 && s.Value[i] > 0 {
 			parks[s.Label[labels.Bucket][0]+" "+strings.Join(s.Label[LabelClass], "")] += s.Value[i]
 		}
-		if j := sampleIndex(p, "monitor-enter"); j >= 0 && s.Value[j] > 0 {
+		// The JVM's own threads (main, at the recording's start) may
+		// contend on JFR's monitors too: only Busy's are checked.
+		busy := len(s.Label[labels.Thread]) > 0 && strings.HasPrefix(s.Label[labels.Thread][0], "busy-")
+		if j := sampleIndex(p, "monitor-enter"); busy && j >= 0 && s.Value[j] > 0 {
 			if got := s.Label[labels.Bucket]; len(got) != 1 || got[0] != "lock-contention" || s.Label[LabelClass][0] != "java.lang.Object" {
 				t.Errorf("monitor enter labelled %v", s.Label)
 			}
