@@ -66,21 +66,20 @@ func (b *builder) profile() (*pprofile.Profile, []string) {
 	if threadTime {
 		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: ThreadTime, Unit: "nanoseconds"})
 		b.overlap.cover()
+	} else {
+		periods = nil // emit makes no thread-time column
 	}
 	for _, col := range cols {
 		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: col.typ, Unit: col.unit})
 	}
 	p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: SamplesType, Unit: "count"})
+	// A tally's samples inside a wait of their thread are a sample of
+	// their own, of no thread-time (covered is 0 without thread-time).
+	none := make([]int64, len(specs))
 	for _, r := range b.order {
-		// A tally's samples inside a wait of their thread are a sample
-		// of their own, without thread-time.
-		var tt []int64
-		if threadTime {
-			tt = periods
-		}
-		b.emit(p, r, r.value-r.covered, r.events-r.covered, tt, cols)
+		b.emit(p, r, r.value-r.covered, r.events-r.covered, periods, cols)
 		if r.covered > 0 {
-			b.emit(p, r, r.covered, r.covered, make([]int64, len(specs)), cols)
+			b.emit(p, r, r.covered, r.covered, none, cols)
 		}
 	}
 	b.finish(p)
