@@ -50,6 +50,13 @@ func (b *builder) columns() []column {
 	return out
 }
 
+// SamplesType is the count of events behind each sample, whatever its
+// type: one per execution or native sample, per wait, I/O event, GC pause
+// or allocation sample. It is the count profdiff judges noise by and
+// reports as the number of samples of every other type (diff.CountColumn
+// pairs a "samples" count with each).
+const SamplesType = "samples"
+
 // profile assembles the profile from the samples and the warnings that
 // say what they mean. It takes the samples over: call it once.
 func (b *builder) profile() (*pprofile.Profile, []string) {
@@ -58,28 +65,21 @@ func (b *builder) profile() (*pprofile.Profile, []string) {
 	periods, threadTime := b.periods()
 	if threadTime {
 		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: ThreadTime, Unit: "nanoseconds"})
+		b.overlap.cover()
+	} else {
+		periods = nil // emit makes no thread-time column
 	}
 	for _, col := range cols {
 		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: col.typ, Unit: col.unit})
 	}
-	for _, s := range b.order {
-		v := make([]int64, 0, len(cols)+1)
-		if threadTime {
-			var tt int64
-			for i, x := range s.Value {
-				tt += x * periods[i]
-			}
-			v = append(v, tt)
-		}
-		var any bool
-		for _, col := range cols {
-			x := s.Value[col.spec] * col.factor
-			any = any || x != 0
-			v = append(v, x)
-		}
-		if any {
-			s.Value = v
-			p.Sample = append(p.Sample, s)
+	p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: SamplesType, Unit: "count"})
+	// A tally's samples inside a wait of their thread are a sample of
+	// their own, of no thread-time (covered is 0 without thread-time).
+	none := make([]int64, len(specs))
+	for _, r := range b.order {
+		b.emit(p, r, r.value-r.covered, r.events-r.covered, periods, cols)
+		if r.covered > 0 {
+			b.emit(p, r, r.covered, r.covered, none, cols)
 		}
 	}
 	b.finish(p)
@@ -87,6 +87,30 @@ func (b *builder) profile() (*pprofile.Profile, []string) {
 		p.DefaultSampleType = p.SampleType[0].Type
 	}
 	return p, b.warnings(threadTime, cols)
+}
+
+// emit adds a sample of the tally's stack and labels with this value and
+// count of events, and the thread time periods give it (nil: no
+// thread-time column), unless every value is 0.
+func (b *builder) emit(p *pprofile.Profile, r *tally, val, events int64, periods []int64, cols []column) {
+	v := make([]int64, 0, len(cols)+2)
+	var any bool
+	if periods != nil {
+		x := val * periods[r.spec]
+		any = x != 0
+		v = append(v, x)
+	}
+	for _, col := range cols {
+		var x int64
+		if col.spec == r.spec {
+			x = val * col.factor
+		}
+		any = any || x != 0
+		v = append(v, x)
+	}
+	if any {
+		p.Sample = append(p.Sample, &pprofile.Sample{Value: append(v, events), Location: r.locs, Label: r.labels})
+	}
 }
 
 // finish adds the locations, functions and mappings, in their ID order.
@@ -107,7 +131,8 @@ func (b *builder) finish(p *pprofile.Profile) {
 
 // ThreadTime is the sample type of the combined view of a JDK recording:
 // the nanoseconds of every wait, I/O event and GC pause plus, for every
-// execution or native sample, the sampling period it stands for. GC phases,
+// execution or native sample not taken inside a wait or I/O event of its
+// thread (see overlap), the sampling period it stands for. GC phases,
 // safepoints and async-profiler's events are left out: they overlap it.
 const ThreadTime = "thread-time"
 
@@ -204,7 +229,7 @@ func parseSpan(s string) (int64, bool) {
 func (b *builder) warnings(threadTime bool, cols []column) []string {
 	var w []string
 	if threadTime {
-		w = append(w, ThreadTime+" adds the sampling period to each execution or native sample and the recorded duration of each wait, I/O and GC pause: the JDK samples only a few threads per period, so it is an estimate")
+		w = append(w, ThreadTime+" adds the sampling period to each execution or native sample (but those inside a wait or I/O event of their thread, which it has) and the recorded duration of each wait, I/O and GC pause: the JDK samples only a few threads per period, so it is an estimate")
 	}
 	for _, col := range cols {
 		s := specs[col.spec]

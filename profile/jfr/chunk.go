@@ -304,16 +304,7 @@ func (c *chunk) resolve(v value) value {
 // get returns the named field of a struct (following references), or a
 // null value.
 func (c *chunk) get(v value, name string) value {
-	v = c.resolve(v)
-	if v.kind != vStruct {
-		return value{}
-	}
-	for i, f := range v.typ.fields {
-		if f.name == name && i < len(v.fields) {
-			return c.resolve(v.fields[i])
-		}
-	}
-	return value{}
+	return c.resolve(c.field(v, name))
 }
 
 // str returns a value as a string: a string, a Symbol's string, or "".

@@ -1,36 +1,79 @@
 package jfr
 
 import (
+	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
 // FuzzRead: no input makes Parse panic, and what it accepts is a valid
-// profile. The seeds are real recordings made at test time (when a JDK is
-// installed: Busy sleeping, and Shapes with async-profiler's event types
-// and the TLAB events) and their first thirds.
+// profile. The seeds are small: the smallest recording the JDK writes (a
+// program that exits at once, recorded with settings that enable only
+// jdk.ExecutionSample: its metadata, about 100 KB, is most of it) and its
+// first bytes; the large recordings are the unit tests' inputs. Fuzz
+// workers, which are handed their inputs, record nothing.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("FLR\x00\x00\x02\x00\x01"))
-	if _, err := exec.LookPath("java"); err == nil {
-		if _, err := exec.LookPath("javac"); err == nil {
-			for _, path := range []string{record(f, "sleep"), shapesRecording(f)} {
-				data, err := os.ReadFile(path)
-				if err != nil {
-					f.Fatal(err)
-				}
-				f.Add(data)
-				f.Add(data[:len(data)/3])
-			}
+	if fl := flag.Lookup("test.fuzzworker"); fl != nil && fl.Value.String() == "true" {
+		f.Fuzz(fuzzParse)
+		return
+	}
+	_, javaErr := exec.LookPath("java")
+	_, javacErr := exec.LookPath("javac")
+	if javaErr == nil && javacErr == nil {
+		data, err := os.ReadFile(tinyRecording(f))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		for _, n := range []int{headerSize, 1024, 16 << 10} {
+			f.Add(data[:min(n, len(data))])
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, _, err := Parse(data)
-		if err != nil {
-			return
+	boundMinimize()
+	f.Fuzz(fuzzParse)
+}
+
+// boundMinimize limits the minimizing of each new input to a second,
+// unless -fuzzminimizetime says otherwise: an input grown from a 100 KB
+// recording otherwise takes the default minute, in which nothing new is
+// tried.
+func boundMinimize() {
+	set := false
+	flag.Visit(func(fl *flag.Flag) { set = set || fl.Name == "test.fuzzminimizetime" })
+	if !set {
+		flag.Set("test.fuzzminimizetime", "1s")
+	}
+}
+
+func fuzzParse(t *testing.T, data []byte) {
+	p, _, err := Parse(data)
+	if err != nil {
+		return
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatalf("Parse accepted input but made an invalid profile: %v", err)
+	}
+}
+
+// tinySettings enables one event type, sampled often enough that a
+// program exiting at once has a few samples.
+const tinySettings = `<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0" label="fuzz seed">
+  <event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">1 ms</setting></event>
+</configuration>
+`
+
+// tinyRecording records Busy with no modes (it exits at once) with
+// tinySettings.
+func tinyRecording(t testing.TB) string {
+	return recordOnce(t, "tiny.jfr", func(path string) {
+		settings := filepath.Join(filepath.Dir(path), "tiny.jfc")
+		if err := os.WriteFile(settings, []byte(tinySettings), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if err := p.CheckValid(); err != nil {
-			t.Fatalf("Parse accepted input but made an invalid profile: %v", err)
-		}
+		run(t, []string{"-XX:StartFlightRecording=filename=" + path + ",settings=" + settings}, nil)
 	})
 }

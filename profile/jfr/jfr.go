@@ -39,8 +39,21 @@
 //
 // Before them comes thread-time/nanoseconds, when the recording names the
 // JDK sampler's period: every wait, I/O event and GC pause's duration plus
-// each execution or native sample's period. GC phases, safepoints and
+// each execution or native sample's period, except a sample taken inside a
+// wait or I/O event of its own thread (a thread blocked in a socket read is
+// in native code, and the native sampler samples it while jdk.SocketRead
+// times the read): that time is counted once, by the event. The sample
+// types of the samples keep them all. GC phases, safepoints and
 // async-profiler's events are not part of it (they overlap what it has).
+//
+// After them comes samples/count: the number of events behind each sample
+// (one per execution or native sample, wait, I/O event, GC pause or
+// allocation sample), the count diff.CountColumn pairs with every other
+// sample type, so that noise and the number of samples profdiff reports
+// are the selected type's own events, not the execution samples.
+//
+// A file whose last chunk is cut short (copied while the JVM wrote it) is
+// read up to that chunk, with a warning naming its offset.
 //
 // Samples carry the bucket in labels.Bucket (where the event says why the
 // thread waited or that it ran), the thread's name in labels.Thread, and
@@ -50,7 +63,8 @@
 // STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule
 // still decides first, and where none does it is a wait, not cpu. Frames
 // are named package.Class.method, as Java users read them, with the line
-// number. async-profiler's native frames (C, C++ and kernel: a "()L;" or
+// number; a hidden class keeps the '/' before its suffix, as the JDK names
+// a lambda's class (Busy$$Lambda$14+0x0000000800c01000/1790421142.run). async-profiler's native frames (C, C++ and kernel: a "()L;" or
 // "(Lk;)L;" method whose class is the library, or a Kernel frame type) are
 // named by the bare symbol, with the library as the location's mapping.
 //
@@ -79,6 +93,7 @@ package jfr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -147,13 +162,18 @@ const (
 // Parse reads a recording (already gunzipped) into a profile, with
 // warnings about what the numbers mean and what the recording left out.
 // Malformed input gives an error naming the chunk and byte offset.
+//
+// A last chunk that is cut short (a recording copied while the JVM was
+// still writing it) is left out with a warning naming its offset, when
+// complete chunks come before it; a file of one incomplete chunk is an
+// error.
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	b, err := read(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	p, warns := b.profile()
-	return p, warns, nil
+	return p, append(b.readWarnings, warns...), nil
 }
 
 // read turns every chunk's events into the builder's samples.
@@ -165,6 +185,10 @@ func read(data []byte) (*builder, error) {
 	earlier := constants{}
 	for off := 0; off < len(data); {
 		c, size, err := parseChunkAfter(data[off:], off, earlier)
+		if err != nil && off > 0 && incomplete(data[off:]) {
+			b.readWarnings = append(b.readWarnings, fmt.Sprintf("the last chunk, at byte %d, is incomplete (%d bytes; a recording copied while it was written?) and is left out: %v", off, len(data)-off, err))
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -174,6 +198,17 @@ func read(data []byte) (*builder, error) {
 		off += size
 	}
 	return b, nil
+}
+
+// incomplete reports whether the chunk at the start of rest is cut short:
+// its header, or the size its header gives, runs past the end of the
+// file, or the JVM has not written its size yet.
+func incomplete(rest []byte) bool {
+	if len(rest) < headerSize {
+		return true
+	}
+	size := binary.BigEndian.Uint64(rest[8:])
+	return size == 0 || size > uint64(len(rest))
 }
 
 // threadName returns a Thread pool entry's Java name, or its OS name.
@@ -186,7 +221,21 @@ func (c *chunk) threadName(v value) string {
 
 // className returns a Class pool entry's name in the dotted form.
 func (c *chunk) className(v value) string {
-	return strings.ReplaceAll(c.str(c.get(v, "name")), "/", ".")
+	return dotted(c.str(c.get(v, "name")))
+}
+
+// dotted turns a JVM class name (java/lang/String) into the Java one
+// (java.lang.String). A '/' before a digit stays: no Java identifier
+// starts with one, so it is a hidden class's suffix, as in the JDK's name
+// of a lambda's class, Busy$$Lambda$14+0x0000000800c01000/1790421142.
+func dotted(name string) string {
+	b := []byte(name)
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '/' && (b[i+1] < '0' || b[i+1] > '9') {
+			b[i] = '.'
+		}
+	}
+	return string(b)
 }
 
 // frame is one resolved stack frame.

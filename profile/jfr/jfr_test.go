@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -87,18 +88,36 @@ type refEvent struct {
 	Values refValues `json:"values"`
 }
 
+// refClass is a Class as jfr print writes it: the JVM's name
+// (java/lang/String) and its package's.
+type refClass struct {
+	Name    string `json:"name"`
+	Package struct {
+		Name string `json:"name"`
+	} `json:"package"`
+}
+
+// javaName is the Java name of a class as the JDK's reader has it: the
+// package part dotted, the rest (a hidden class's /suffix) as it is.
+func javaName(name, pkg string) string {
+	if rest, ok := strings.CutPrefix(name, pkg+"/"); ok && pkg != "" {
+		return strings.ReplaceAll(pkg, "/", ".") + "." + rest
+	}
+	return name
+}
+
 // refValues holds the fields the test reads by name, and all of them raw.
 type refValues struct {
-	ID         int64  `json:"id"`
-	Name       string `json:"name"`
-	Value      string `json:"value"`
-	StackTrace *struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// ObjectClass is an allocation's class.
+	ObjectClass *refClass `json:"objectClass"`
+	StackTrace  *struct {
 		Frames []struct {
 			Method struct {
-				Type struct {
-					Name string `json:"name"`
-				} `json:"type"`
-				Name string `json:"name"`
+				Type refClass `json:"type"`
+				Name string   `json:"name"`
 			} `json:"method"`
 			LineNumber int64 `json:"lineNumber"`
 		} `json:"frames"`
@@ -210,9 +229,79 @@ func refTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 				out[typ] = map[string]int64{}
 			}
 			out[typ][refStack(e)] += v
+			if v != 0 {
+				if out[SamplesType] == nil {
+					out[SamplesType] = map[string]int64{}
+				}
+				out[SamplesType][refStack(e)]++
+			}
 		}
 	}
 	return out
+}
+
+// refCovered counts, per sample type and stack, the execution and native
+// samples of jfr print's events whose time lies within a wait or I/O event
+// of the same thread (by javaThreadId), from start to end inclusive: the
+// samples thread-time leaves out.
+func refCovered(t *testing.T, evs []refEvent) map[string]map[string]int64 {
+	type when struct{ thread, at, end int64 }
+	spans := map[int64][][2]int64{}
+	var samples []when
+	var kinds []string
+	var stacks []string
+	for _, e := range evs {
+		for _, s := range specs {
+			if s.event != e.Type || !s.thread || !s.stack {
+				continue
+			}
+			w := when{thread: e.Values.thread(t), at: e.Values.stamp(t)}
+			switch {
+			case s.value == "duration":
+				spans[w.thread] = append(spans[w.thread], [2]int64{w.at, w.at + e.Values.number(t, "duration")})
+			case s.unit == "count":
+				samples = append(samples, w)
+				kinds, stacks = append(kinds, s.sample), append(stacks, refStack(e))
+			}
+		}
+	}
+	out := map[string]map[string]int64{}
+	for i, w := range samples {
+		for _, sp := range spans[w.thread] {
+			if sp[0] <= w.at && w.at <= sp[1] {
+				if out[kinds[i]] == nil {
+					out[kinds[i]] = map[string]int64{}
+				}
+				out[kinds[i]][stacks[i]]++
+				break
+			}
+		}
+	}
+	return out
+}
+
+// thread is the javaThreadId of an event's sampledThread or eventThread.
+func (v *refValues) thread(t *testing.T) int64 {
+	for _, name := range []string{"sampledThread", "eventThread"} {
+		var th struct {
+			ID int64 `json:"javaThreadId"`
+		}
+		if raw, ok := v.all[name]; ok && json.Unmarshal(raw, &th) == nil && th.ID != 0 {
+			return th.ID
+		}
+	}
+	return 0
+}
+
+// stamp is an event's startTime in nanoseconds since the epoch.
+func (v *refValues) stamp(t *testing.T) int64 {
+	var s string
+	json.Unmarshal(v.all["startTime"], &s)
+	at, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("startTime %q: %v", s, err)
+	}
+	return at.UnixNano()
 }
 
 // refStack is the Class.method:line;... key of an event's stack, "" for
@@ -221,7 +310,7 @@ func refStack(e refEvent) string {
 	var fs []string
 	if e.Values.StackTrace != nil {
 		for _, f := range e.Values.StackTrace.Frames {
-			name := strings.ReplaceAll(f.Method.Type.Name, "/", ".") + "." + f.Method.Name
+			name := javaName(f.Method.Type.Name, f.Method.Type.Package.Name) + "." + f.Method.Name
 			fs = append(fs, fmt.Sprintf("%s:%d", name, f.LineNumber))
 		}
 	}
@@ -315,7 +404,9 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 		t.Errorf("events per type: got %v, jfr print has %v", gotN, wantN)
 	}
 	want, got := refTotals(t, ref), totals(p)
-	// thread-time: the durations, plus each sample's period.
+	// thread-time: the durations, plus the period of each sample not
+	// inside a wait or I/O event of its thread.
+	covered := refCovered(t, ref)
 	tt := map[string]int64{}
 	for _, s := range specs {
 		if !s.thread {
@@ -326,7 +417,7 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 			case "nanoseconds":
 				tt[stack] += v
 			case "count":
-				tt[stack] += v * period[s.sample]
+				tt[stack] += (v - covered[s.sample][stack]) * period[s.sample]
 			}
 		}
 	}
@@ -366,11 +457,69 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 }
 
 func TestMatchesJFRPrint(t *testing.T) {
-	path := record(t, "compute", "contend", "sleep", "lock", "park")
+	path := record(t, "compute", "contend", "sleep", "lock", "park", "lambda")
 	p := compareWithJDK(t, path, false)
 	for _, typ := range []string{"execution-samples", "monitor-enter", "park", "sleep"} {
 		if sampleIndex(p, typ) < 0 {
 			t.Errorf("no %s samples in a recording of compute, contend, sleep, lock and park", typ)
+		}
+	}
+}
+
+// TestThreadTimeOverlap: in a recording of a thread blocked on socket
+// reads, the native samples inside its jdk.SocketRead events (found by
+// the JDK's reader's timestamps and thread ids) are left out of
+// thread-time, stack by stack, and native-samples keeps them all.
+func TestThreadTimeOverlap(t *testing.T) {
+	path := record(t, "socket")
+	p := compareWithJDK(t, path, false)
+	var n int64
+	for _, v := range refCovered(t, reference(t, path))["native-samples"] {
+		n += v
+	}
+	if n == 0 || sum(p, "native-samples") < n {
+		t.Errorf("%d of %d native samples inside a socket read: want some", n, sum(p, "native-samples"))
+	}
+}
+
+// TestLambdaClass: a lambda's class, a hidden class the JDK names
+// Busy$$Lambda$N+0x…/hash, keeps the '/' before its hash, in frames and
+// in an allocation's class, as the recording's package field tells.
+func TestLambdaClass(t *testing.T) {
+	path := record(t, "compute", "contend", "sleep", "lock", "park", "lambda")
+	p, _ := parseFile(t, path)
+	want := map[string]bool{}
+	for _, e := range reference(t, path) {
+		if c := e.Values.ObjectClass; c != nil && strings.Contains(c.Name, "$$Lambda") {
+			want[javaName(c.Name, c.Package.Name)] = true
+		}
+	}
+	got := map[string]bool{}
+	frames := 0
+	for _, s := range p.Sample {
+		for _, c := range s.Label[LabelClass] {
+			if strings.Contains(c, "$$Lambda") {
+				got[c] = true
+			}
+		}
+		for _, l := range s.Location {
+			if fn := l.Line[0].Function.Name; strings.HasPrefix(fn, "Busy$$Lambda$") {
+				frames++
+				if !strings.Contains(fn, "/") || strings.Count(fn, ".") != 1 {
+					t.Errorf("lambda frame %q: want Busy$$Lambda$N+0x…/hash.run", fn)
+				}
+			}
+		}
+	}
+	if len(want) == 0 || !maps.Equal(got, want) {
+		t.Errorf("lambda classes allocated: got %v, jfr print has %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+	}
+	if frames == 0 {
+		t.Errorf("no Busy$$Lambda frame in a recording of threads started with a lambda")
+	}
+	for c := range want {
+		if !strings.Contains(c, "/") {
+			t.Errorf("lambda class %q has no '/' before its hash", c)
 		}
 	}
 }
@@ -381,10 +530,7 @@ func TestMatchesJFRPrint(t *testing.T) {
 // two-chunk file (the JDK's own reader mixes up their pools, so the
 // reference is the sum of the two files alone).
 func TestSeveralChunks(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.jfr"), filepath.Join(dir, "b.jfr")
-	run(t, []string{"-XX:StartFlightRecording=name=a,settings=profile,filename=" + a,
-		"-XX:StartFlightRecording=name=b,delay=1s,settings=profile,filename=" + b}, []string{"sleep", "contend"})
+	a, b := rotatedRecordings(t)
 	da, err := os.ReadFile(a)
 	if err != nil {
 		t.Fatal(err)
@@ -412,17 +558,94 @@ func TestSeveralChunks(t *testing.T) {
 	}
 }
 
-// chunks counts a file's chunks.
-func chunks(t *testing.T, data []byte) int {
-	n := 0
-	for off := 0; off < len(data); n++ {
+// rotatedRecordings records Busy sleeping and contending twice at once:
+// a, from the start, and b, started a second later, which makes the JVM
+// start a new chunk of a (once per test binary).
+func rotatedRecordings(t *testing.T) (a, b string) {
+	a = recordOnce(t, "rotated-a.jfr", func(path string) {
+		b := strings.TrimSuffix(path, "-a.jfr") + "-b.jfr"
+		run(t, []string{"-XX:StartFlightRecording=name=a,settings=profile,filename=" + path,
+			"-XX:StartFlightRecording=name=b,delay=1s,settings=profile,filename=" + b}, []string{"sleep", "contend"})
+	})
+	return a, strings.TrimSuffix(a, "-a.jfr") + "-b.jfr"
+}
+
+// TestIncompleteLastChunk: a file whose last chunk is cut short (copied
+// while the JVM wrote it) reads as its complete chunks, with one warning
+// naming the cut chunk's offset: a rotated recording cut inside its last
+// chunk, and two files end to end cut inside the second. A file of one
+// cut chunk stays an error (TestMalformed).
+func TestIncompleteLastChunk(t *testing.T) {
+	a, b := rotatedRecordings(t)
+	da, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := chunkOffsets(t, da)
+	lastOff := last[len(last)-1]
+	both := append(bytes.Clone(da), db...)
+	firstB := len(db) // where b's first chunk ends
+	if offs := chunkOffsets(t, db); len(offs) > 1 {
+		firstB = offs[1]
+	}
+	for _, c := range []struct {
+		name           string
+		data           []byte
+		cutAt, keepLen int
+	}{
+		{"rotated recording", da, lastOff + (len(da)-lastOff)/2, lastOff},
+		{"two files end to end", both, len(da) + firstB/2, len(da)},
+	} {
+		p, warns, err := Parse(c.data[:c.cutAt])
+		if err != nil {
+			t.Errorf("%s cut at byte %d: %v", c.name, c.cutAt, err)
+			continue
+		}
+		want, _, err := Parse(c.data[:c.keepLen])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, w := range warns {
+			if strings.Contains(w, "incomplete") {
+				n++
+				if !strings.Contains(w, fmt.Sprintf("at byte %d,", c.keepLen)) {
+					t.Errorf("%s: warning %q does not name byte %d", c.name, w, c.keepLen)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: %d warnings of an incomplete chunk, want 1: %q", c.name, n, warns)
+		}
+		for _, typ := range []string{"sleep", "monitor-enter", SamplesType} {
+			if got, w := sum(p, typ), sum(want, typ); got != w || w == 0 {
+				t.Errorf("%s cut inside its last chunk: %s %d, its complete chunks alone %d", c.name, typ, got, w)
+			}
+		}
+	}
+}
+
+// chunkOffsets gives the offsets of a file's chunks.
+func chunkOffsets(t *testing.T, data []byte) []int {
+	var out []int
+	for off := 0; off < len(data); {
+		out = append(out, off)
 		_, size, err := parseChunk(data[off:], off)
 		if err != nil {
 			t.Fatal(err)
 		}
 		off += size
 	}
-	return n
+	return out
+}
+
+// chunks counts a file's chunks.
+func chunks(t *testing.T, data []byte) int {
+	return len(chunkOffsets(t, data))
 }
 
 func sampleIndex(p *pprofile.Profile, typ string) int {
@@ -476,7 +699,10 @@ func TestBuckets(t *testing.T) {
 		if i >= 0 && s.Value[i] > 0 {
 			parks[s.Label[labels.Bucket][0]+" "+strings.Join(s.Label[LabelClass], "")] += s.Value[i]
 		}
-		if j := sampleIndex(p, "monitor-enter"); j >= 0 && s.Value[j] > 0 {
+		// The JVM's own threads (main, at the recording's start) may
+		// contend on JFR's monitors too: only Busy's are checked.
+		busy := len(s.Label[labels.Thread]) > 0 && strings.HasPrefix(s.Label[labels.Thread][0], "busy-")
+		if j := sampleIndex(p, "monitor-enter"); busy && j >= 0 && s.Value[j] > 0 {
 			if got := s.Label[labels.Bucket]; len(got) != 1 || got[0] != "lock-contention" || s.Label[LabelClass][0] != "java.lang.Object" {
 				t.Errorf("monitor enter labelled %v", s.Label)
 			}

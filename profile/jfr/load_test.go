@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,91 @@ func TestWallClassified(t *testing.T) {
 	if sleeper[diff.Wait] == 0 || sleeper[diff.CPU] != 0 || runner[diff.CPU] == 0 || len(runner) != 1 {
 		t.Errorf("wall samples by bucket: sleeper %v, runner %v; want the sleeper's all wait, the runner's all cpu", sleeper, runner)
 	}
+}
+
+// bucketSums classifies the sample type of a loaded profile by profdiff's
+// rules and sums its values by bucket.
+func bucketSums(t *testing.T, l *profile.Loaded, typ string) map[diff.Bucket]float64 {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{SampleIndex: typ})
+	out := map[diff.Bucket]float64{}
+	a.OnSample(func(s *diff.Sample) { out[s.Bucket] += s.Value })
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestThreadTimeSocketRead: a thread blocked reading a loopback socket
+// is in native code, so the JDK's native sampler samples it during the
+// reads its jdk.SocketRead events time; thread-time counts that time once:
+// its io is the reads' durations (within 5%, or 20 ms: a sample outside a
+// recorded read, such as one in a read under the threshold, adds its 20 ms), not
+// the durations plus the native samples' periods.
+func TestThreadTimeSocketRead(t *testing.T) {
+	l := load(t, jfr.Record(t, "socket"))
+	tot := typeTotals(l)
+	reads := float64(tot["socket-read/nanoseconds"])
+	io := bucketSums(t, l, "thread-time")[diff.IO]
+	nativeIO := bucketSums(t, l, "native-samples")[diff.IO] * 20e6 // profile.jfc's period
+	// About 1.3 s of reads; a loaded machine starts the JVM late.
+	if reads < 0.2e9 || nativeIO < 0.1*reads {
+		t.Fatalf("socket reads %.0f ms and io native samples %.0f ms: want reads of 200 ms or more, sampled", reads/1e6, nativeIO/1e6)
+	}
+	t.Logf("thread-time io %.0f ms, socket reads %.0f ms, io native samples %.0f ms", io/1e6, reads/1e6, nativeIO/1e6)
+	if math.Abs(io-reads) > max(0.05*reads, 20e6) {
+		t.Errorf("thread-time io %.0f ms, socket reads %.0f ms (io native samples %.0f ms): want io within 5%% (or one sample's 20 ms) of the reads", io/1e6, reads/1e6, nativeIO/1e6)
+	}
+}
+
+// TestSleepRegression: a program that computes and, in the new recording,
+// also sleeps 120 × 20 ms: on thread-time, diff's verdict is that wait
+// grew, not noise; each side's sample count is its thread-time events
+// (execution samples, native samples outside waits, waits), and on the
+// sleep type the new side's is its 120 sleeps, not execution samples.
+func TestSleepRegression(t *testing.T) {
+	base, next := load(t, jfr.Record(t, "compute")), load(t, jfr.Record(t, "compute", "sleeps"))
+	a := diff.NewAnalyzer(diff.Options{SampleIndex: "thread-time"})
+	if err := a.Add(diff.Base, base); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(diff.New, next); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Diff()
+	v := r.Verdict
+	if v == nil || v.NoChange || v.Principal == nil || v.Principal.Bucket != diff.Wait || !v.Grew {
+		t.Fatalf("verdict %+v; want wait grew", v)
+	}
+	if want := typeTotals(next)[jfr.SamplesType+"/count"]; r.New.Samples != eventsOf(next, "thread-time") || r.New.Samples < 120 || r.New.Samples > want {
+		t.Errorf("new side: %d samples; want its %d thread-time events (at least the 120 sleeps)", r.New.Samples, eventsOf(next, "thread-time"))
+	}
+	top := diff.NewAnalyzer(diff.Options{SampleIndex: "sleep"})
+	if err := top.Add(diff.Base, next); err != nil {
+		t.Fatal(err)
+	}
+	if n := top.Top().Samples; n != 120 {
+		t.Errorf("--sample-index sleep: %d samples; want the 120 sleeps", n)
+	}
+	t.Logf("thread-time: base %d samples, new %d; wait %+.3f", r.Base.Samples, r.New.Samples, v.Principal.Change)
+}
+
+// eventsOf sums the samples column over the samples with a value of typ.
+func eventsOf(l *profile.Loaded, typ string) int64 {
+	i, n := -1, -1
+	for j, st := range l.Profile.SampleType {
+		switch st.Type {
+		case typ:
+			i = j
+		case jfr.SamplesType:
+			n = j
+		}
+	}
+	var out int64
+	for _, s := range l.Profile.Sample {
+		if i >= 0 && n >= 0 && s.Value[i] != 0 {
+			out += s.Value[n]
+		}
+	}
+	return out
 }

@@ -21,19 +21,23 @@ type builder struct {
 	funcs     map[string]*pprofile.Function
 	locs      map[frame]*pprofile.Location
 	maps      map[string]*pprofile.Mapping // native libraries by name
-	samples   map[string]*pprofile.Sample
-	order     []*pprofile.Sample
+	samples   map[string]*tally
+	order     []*tally
+	overlap   overlap                      // execution and native samples inside a thread's waits
 	settings  map[string]map[string]string // event → setting name → value, last seen
 	truncated int
-	start     int64
-	end       int64
+	// readWarnings say what of the file was left out (an incomplete last
+	// chunk).
+	readWarnings []string
+	start        int64
+	end          int64
 }
 
 func newBuilder() *builder {
 	b := &builder{index: map[string][]int{}, present: make([]bool, len(specs)),
 		funcs: map[string]*pprofile.Function{}, locs: map[frame]*pprofile.Location{},
-		maps: map[string]*pprofile.Mapping{}, samples: map[string]*pprofile.Sample{},
-		settings: map[string]map[string]string{}}
+		maps: map[string]*pprofile.Mapping{}, samples: map[string]*tally{},
+		settings: map[string]map[string]string{}, overlap: overlap{spans: map[int64][]span{}}}
 	for i, s := range specs {
 		b.index[s.event] = append(b.index[s.event], i)
 	}
@@ -92,7 +96,9 @@ func (b *builder) add(c *chunk, idx []int, v value) {
 			continue // only async-profiler's CPU engine samples are CPU time
 		}
 		b.present[i] = true
-		b.sample(i, b.value(c, v, specs[i]), frames, lb)
+		val := b.value(c, v, specs[i])
+		r := b.sample(i, val, frames, lb)
+		b.overlap.note(c, v, specs[i], val, r)
 	}
 }
 
@@ -177,8 +183,21 @@ func (b *builder) value(c *chunk, v value, s spec) int64 {
 	return 0
 }
 
-// sample adds val to the sample of type i with these frames and labels.
-func (b *builder) sample(i int, val int64, frames []frame, lb map[string][]string) {
+// tally is what the events of one sample type with the same stack and
+// labels add up to.
+type tally struct {
+	spec   int   // its sample type, an index in specs
+	value  int64 // the sum of the events' values
+	events int64 // how many events
+	// covered counts the execution or native samples among them that lie
+	// inside a wait or I/O event of their thread, which thread-time has.
+	covered int64
+	locs    []*pprofile.Location
+	labels  map[string][]string
+}
+
+// sample adds val to the tally of type i with these frames and labels.
+func (b *builder) sample(i int, val int64, frames []frame, lb map[string][]string) *tally {
 	var key strings.Builder
 	key.WriteString(strconv.Itoa(i))
 	for _, f := range frames {
@@ -187,17 +206,20 @@ func (b *builder) sample(i int, val int64, frames []frame, lb map[string][]strin
 	for _, k := range mapsKeys(lb) {
 		fmt.Fprintf(&key, "|%s=%s", k, lb[k][0])
 	}
-	if s := b.samples[key.String()]; s != nil {
-		s.Value[i] += val
-		return
+	r := b.samples[key.String()]
+	if r == nil {
+		r = &tally{spec: i, labels: lb}
+		for _, f := range frames {
+			r.locs = append(r.locs, b.location(f))
+		}
+		b.samples[key.String()] = r
+		b.order = append(b.order, r)
 	}
-	s := &pprofile.Sample{Value: make([]int64, len(specs)), Label: lb}
-	s.Value[i] = val
-	for _, f := range frames {
-		s.Location = append(s.Location, b.location(f))
+	r.value += val
+	if val != 0 {
+		r.events++ // an event of no value (a 0 ns wait) is in no sample type
 	}
-	b.samples[key.String()] = s
-	b.order = append(b.order, s)
+	return r
 }
 
 func mapsKeys(m map[string][]string) []string {
