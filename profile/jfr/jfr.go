@@ -17,7 +17,8 @@
 //	jdk.ExecutionSample             cpu-time/nanoseconds (async-     cpu
 //	                                profiler's CPU engine only)
 //	jdk.ExecutionSample             execution-samples/count          cpu when running, else as wall
-//	jdk.NativeMethodSample          native-samples/count             (the frames decide)
+//	jdk.NativeMethodSample          native-samples/count             the frames, falling back to native or
+//	                                                                 blocked (unknown)
 //	jdk.JavaMonitorEnter            monitor-enter/nanoseconds        lock-contention
 //	jdk.JavaMonitorWait             monitor-wait/nanoseconds         wait
 //	jdk.ThreadPark                  park/nanoseconds                 lock-contention on a lock, else wait

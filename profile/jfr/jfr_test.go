@@ -776,3 +776,27 @@ func TestCorpusRecording(t *testing.T) {
 		t.Errorf("no execution samples or GC pauses in a recording that has both: %v", p.SampleType)
 	}
 }
+
+// A native-method sample is a thread in native code or blocked in the OS,
+// which the JDK does not tell apart: it carries the fallback "unknown", so
+// where no rule names its frames it is kept apart, not counted as cpu.
+func TestNativeSamplesFallBackToUnknown(t *testing.T) {
+	p := mustParse(t, record(t, "socket"))
+	i := sampleIndex(p, "native-samples")
+	if i < 0 {
+		t.Skip("the recording has no native-method samples")
+	}
+	n := 0
+	for _, s := range p.Sample {
+		if s.Value[i] == 0 {
+			continue
+		}
+		n++
+		if fb := s.Label[labels.Fallback]; len(fb) != 1 || fb[0] != labels.Unknown {
+			t.Errorf("native sample with fallback %q, want %q", fb, labels.Unknown)
+		}
+	}
+	if n == 0 {
+		t.Error("no native-method samples in a recording that reads a socket")
+	}
+}

@@ -116,6 +116,11 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 		bucket = parkBucket(class)
 	case "jdk.ExecutionSample", "profiler.WallClockSample":
 		bucket = stateBucket(lb, c.str(c.get(v, "state")))
+	case "jdk.NativeMethodSample":
+		// A thread in native code, running it or blocked in the OS: the
+		// JDK does not say which. Where no rule names its frames (a socket
+		// read is io), it is native or blocked, unknown: not cpu.
+		lb[labels.Fallback] = []string{labels.Unknown}
 	default:
 		class = c.className(c.get(v, "objectClass"))
 	}
