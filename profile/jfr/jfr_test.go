@@ -552,7 +552,11 @@ func TestSeveralChunks(t *testing.T) {
 	pa, _ := parseFile(t, a)
 	pb, _ := parseFile(t, b)
 	for _, typ := range []string{"sleep", "monitor-enter", "execution-samples"} {
-		if got, want := sum(p, typ), sum(pa, typ)+sum(pb, typ); got != want || want == 0 {
+		got, want := sum(p, typ), sum(pa, typ)+sum(pb, typ)
+		// The waits are certain; execution samples need the JVM's
+		// sampler to find a thread in Java code, which a loaded machine
+		// can leave at none in these short recordings (seen in CI).
+		if got != want || want == 0 && typ != "execution-samples" {
 			t.Errorf("%s: the files end to end give %d, the files alone %d", typ, got, want)
 		}
 	}
