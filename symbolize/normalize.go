@@ -127,14 +127,12 @@ func Normalize(name string) string {
 //     `[QuickJitted]`, `[PreJIT]`): one method at any tier.
 //   - V8's tier marker after `JS:` (`~` interpreted, `^` Sparkplug, `+`
 //     Maglev, `*` TurboFan).
-//   - Go generic shapes, `Sum[go.shape.int]` → `Sum[...]`: what the
-//     runtime itself prints in profiles, so a binary-symbolized name
-//     matches a runtime-symbolized one. (Two shapes of one generic
-//     function merge, as they already do in runtime/pprof profiles.)
 //   - Rust crate disambiguators, `r[20c418149eb3754d]::f` (c++filt's v0
 //     form), like the legacy `::h<hash>` suffix above.
 //
-// Not merged: Go closures keep their numbers (`func1`, `gowrap2`): two
+// Not merged: Go generic shapes (`Sum[go.shape.int]` and
+// `Sum[go.shape.float64]` are different code, and runtime/pprof and the
+// binary's symbol table both name them so). Go closures keep their numbers (`func1`, `gowrap2`): two
 // closures of one function are different code, and the diff pairs
 // renumbered ones by what they call instead (package diff). Package,
 // namespace, receiver and overload qualifiers are never dropped.
@@ -157,45 +155,10 @@ func buildVariants(s string) string {
 	if strings.HasPrefix(s, "JS:") || strings.HasPrefix(s, "LazyCompile:") || strings.HasPrefix(s, "Function:") {
 		s = v8Marker.ReplaceAllString(s, "$1:")
 	}
-	if strings.Contains(s, "[go.shape.") {
-		s = goShapes(s)
-	}
 	if strings.Contains(s, "::") && strings.Contains(s, "[") {
 		s = rustDisambig.ReplaceAllString(s, "")
 	}
 	return s
-}
-
-// goShapes replaces each bracketed list of Go generic shapes
-// (`[go.shape.int,go.shape.*uint8]`, brackets nested in `go.shape.[]int`)
-// by `[...]`.
-func goShapes(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "[go.shape.")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		depth, end := 0, -1
-		for j := i; j < len(s) && end < 0; j++ {
-			switch s[j] {
-			case '[':
-				depth++
-			case ']':
-				if depth--; depth == 0 {
-					end = j
-				}
-			}
-		}
-		if end < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString("[...]")
-		s = s[end+1:]
-	}
 }
 
 // stripParams removes a trailing parameter list such as `(int, string)` or
