@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"path/filepath"
+
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/perfscript"
@@ -28,8 +30,9 @@ func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
 	var held map[*pprofile.Location][]pprofile.Line
 	if l.Format == FormatPerfScript {
 		opts.ReturnAddresses = true
-		if len(opts.Paths) > 0 {
+		if searched(opts) {
 			held = holdPlaceholders(p)
+			recordedBuildIDs(p)
 		}
 	}
 	if !hasAddressOnly(p) {
@@ -50,6 +53,31 @@ func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
 	l.Symbols = rep
 	if w := rep.Warning(); w != "" {
 		l.Warnings = append(l.Warnings, l.Source+": "+w)
+	}
+}
+
+// searched reports whether opts lead anywhere beyond the mappings' own
+// files: --symbols paths, PPROF_BINARY_PATH or a debuginfod cache.
+func searched(opts symbolize.Options) bool {
+	if len(opts.Paths) > 0 {
+		return true
+	}
+	return opts.Env != nil && (opts.Env("PPROF_BINARY_PATH") != "" || opts.Env("DEBUGINFOD_CACHE_PATH") != "")
+}
+
+// recordedBuildIDs gives a perf script mapping, which perf script prints
+// without a build ID, the build ID of the file at its path, when that
+// file is still there: the binary perf recorded, so a symbol file is
+// matched to it by build ID (a rebuilt binary of the same name is
+// rejected, a debug file or an unstripped copy of another name found).
+func recordedBuildIDs(p *pprofile.Profile) {
+	for _, m := range p.Mapping {
+		if m.BuildID != "" || !filepath.IsAbs(m.File) || perfscript.IsJITDSO(m.File) {
+			continue
+		}
+		if gnu, _, err := symbolize.ReadBuildID(m.File); err == nil && gnu != "" {
+			m.BuildID = gnu
+		}
 	}
 }
 

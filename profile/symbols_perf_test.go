@@ -1,9 +1,11 @@
 package profile
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -64,6 +66,7 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 		}
 	}
 	named := script("stripped.txt", syms)
+	copyFile(t, bin, filepath.Join(dir, "stripped-copy"))
 	copyFile(t, full, bin) // perf now finds the symbols itself
 	ref := script("reference.txt", syms)
 
@@ -85,6 +88,44 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 	if named.Symbols == nil || named.Symbols.Share > 0.01 {
 		t.Errorf("symbols report %+v: want the binary served", named.Symbols)
 	}
+
+	// perf script prints no build ID, but the recorded binary is still at
+	// its path: its build ID picks the symbol file, so the unstripped
+	// copy serves under any name, and a rebuild of the same name is
+	// refused.
+	copyFile(t, filepath.Join(dir, "stripped-copy"), bin)
+	other := filepath.Join(dir, "renamed")
+	copyFile(t, full, other)
+	if got := outermostByStack(script("stripped.txt", other).Profile, bin); !sameStacks(got, want) {
+		t.Errorf("--symbols naming the unstripped build under another name: %v, want %v", got, want)
+	}
+	rebuilt := filepath.Join(dir, "rebuilt")
+	if err := os.Mkdir(rebuilt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	buildNative(t, filepath.Join(rebuilt, "hot"), "gcc", "elf/hot.c", "-O1", "-g", "-fno-omit-frame-pointer")
+	l := script("stripped.txt", rebuilt)
+	for stack := range outermostByStack(l.Profile, bin) {
+		if stack != "[hot];" && stack != "[hot];[hot];" && stack != "[hot];[hot];[hot];" {
+			t.Errorf("a rebuilt binary of the same name named the frames: %s", stack)
+			break
+		}
+	}
+	if l.Symbols == nil || len(l.Symbols.Mappings) == 0 || !strings.Contains(fmt.Sprint(l.Symbols.Mappings), "refused for their build ID: "+filepath.Join(rebuilt, "hot")) {
+		t.Errorf("report %+v: want the rebuild refused by build ID", l.Symbols)
+	}
+}
+
+func sameStacks(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // outermostByStack sums sample values by the stack of the binary's frames,

@@ -21,6 +21,10 @@ const (
 type Located struct {
 	Path string
 	By   string // ByBuildID or ByName
+	// Refused lists the candidates searched before Path that carry
+	// another build ID ("FILE has build ID X"), for the report when Path
+	// turns out to hold no symbols.
+	Refused []string
 }
 
 // Locate finds the symbol file of mapping m. It looks, in order, at
@@ -66,7 +70,7 @@ func (lc *locator) locate(m *pprofile.Mapping) (Located, error) {
 			switch {
 			case !ok:
 			case gnu == id || goID == m.BuildID:
-				return Located{c, ByBuildID}, nil
+				return Located{c, ByBuildID, rejected}, nil
 			case gnu != "" || goID != "":
 				rejected = append(rejected, fmt.Sprintf("%s has build ID %s", c, shortID(firstOf(gnu, goID))))
 			}
@@ -79,7 +83,7 @@ func (lc *locator) locate(m *pprofile.Mapping) (Located, error) {
 			continue // checked above: not the mapping's build
 		}
 		if b := filepath.Base(c); b == base || b == base+".debug" {
-			return Located{c, ByName}, nil
+			return Located{c, ByName, rejected}, nil
 		}
 	}
 	if len(rejected) > 0 {
@@ -152,7 +156,7 @@ func (lc *locator) binaryPath() []string {
 // searched says where candidates looked, for the error of a mapping
 // nothing served.
 func (lc *locator) searched() string {
-	paths := "no --symbols"
+	paths := "--symbols (none given)"
 	if n := len(lc.opts.Paths); n > 0 {
 		paths = fmt.Sprintf("--symbols (%d path%s)", n, plural(n))
 	}

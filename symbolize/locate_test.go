@@ -123,7 +123,7 @@ func TestLocateNotFound(t *testing.T) {
 		t.Errorf("Locate: %v\nwant %s", err, want)
 	}
 	_, err = Locate(m, Options{Env: envOf("PPROF_BINARY_PATH", "/a:/b", "HOME", "/home/u")})
-	want = "no file found in no --symbols, PPROF_BINARY_PATH (/a:/b) or the debuginfod cache (/home/u/.cache/debuginfod_client)"
+	want = "no file found in --symbols (none given), PPROF_BINARY_PATH (/a:/b) or the debuginfod cache (/home/u/.cache/debuginfod_client)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Locate: %v\nwant %s", err, want)
 	}

@@ -170,6 +170,9 @@ func (s *session) symbolizeMapping(g *group) MappingReport {
 	obj, err := s.open(at.Path)
 	if err != nil {
 		r.Why = err.Error()
+		if len(at.Refused) > 0 {
+			r.Why += "; refused for their build ID: " + joinFirst(at.Refused, 3)
+		}
 		return r
 	}
 	r.ServedBy, r.By = at.Path, at.By

@@ -24,9 +24,20 @@ func registerSymbols(fs *flag.FlagSet, paths *[]string) {
 // PPROF_BINARY_PATH and the debuginfod cache.
 func symbolOptions(paths []string) (symbolize.Options, error) {
 	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
+		fi, err := os.Stat(p)
+		if err != nil {
 			return symbolize.Options{}, usagef("--symbols: %v", err)
 		}
+		if fi.IsDir() || symbolize.IsPerfMap(p) {
+			continue
+		}
+		// A file named on its own must be one that names code: an ELF
+		// binary or debug file with symbols (a perf map is read later).
+		o, err := symbolize.OpenObject(p)
+		if err != nil {
+			return symbolize.Options{}, usagef("--symbols: %v", err)
+		}
+		o.Close()
 	}
 	return symbolize.Options{Paths: paths, Env: os.Getenv}, nil
 }
@@ -49,8 +60,9 @@ function: a pprof profile written unsymbolized, perf script's [unknown]
 frames of a perf map) from the files --symbols names, PPROF_BINARY_PATH and
 the debuginfod client cache, and writes the profile as gzipped pprof to OUT
 ("-" for standard output), which 'go tool pprof' shows with names. It
-prints one line per mapping that had address-only frames: which file
-served it and how it matched (build ID or file name), or why none did.
+prints one line per mapping that had address-only frames (on stderr when
+OUT is "-"): which file served it and how it matched (build ID or file
+name), or why none did.
 Every sample is kept (the profiler's own goroutines too).
 `
 
@@ -92,7 +104,11 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		printSymbolReport(e.stdout, loaded)
+		report := e.stdout
+		if out == "-" {
+			report = e.stderr // the profile's bytes go to stdout
+		}
+		printSymbolReport(report, loaded)
 		return writePprof("symbolize", out, e.stdout, loaded.Profile)
 	}
 }

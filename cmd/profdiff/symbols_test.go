@@ -178,10 +178,30 @@ func TestSymbolsErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr:\n%s", args, code, stderr)
 		}
 	}
+	// A file named on its own must name code: not text, not an ELF
+	// file cut short.
+	notELF := filepath.Join(t.TempDir(), "notelf.txt")
+	truncated := filepath.Join(t.TempDir(), "truncated")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notELF, []byte("not a binary\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(truncated, head[:200], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"top", "--symbols", notELF, "x.pb.gz"}, "--symbols: " + notELF + ": not an ELF binary or debug file"},
+		{[]string{"symbolize", "--symbols", truncated, "x.pb.gz", "-o", "o"}, "--symbols: " + truncated + ": truncated ELF file"},
 		{[]string{"symbolize", "x.pb.gz"}, "-o OUT is required"},
 		{[]string{"symbolize", "-o", "o", "a", "b"}, "want one profile, got 2"},
 		{[]string{"top", "--output-pprof", "-", "x"}, "--output-pprof wants a file"},
@@ -245,7 +265,7 @@ func TestSymbolsAddressOnlyPprof(t *testing.T) {
 	dir := t.TempDir()
 	bare, id := writeAddressOnly(t, dir)
 	stdout, stderr, code := profdiff(t, "", "top", "--format", "csv", bare)
-	want := "symbols: 1 mapping unsymbolized (100.0% of samples): /nonexistent/server (build ID " + id[:12] + "…): no file found in no --symbols"
+	want := "symbols: 1 mapping unsymbolized (100.0% of samples): /nonexistent/server (build ID " + id[:12] + "…): no file found in --symbols (none given)"
 	if code != 0 || strings.Count(stderr, want) != 1 || strings.Contains(stdout, "symbols") {
 		t.Errorf("top (exit %d): stderr:\n%s\nwant once: %s", code, stderr, want)
 	}
@@ -269,5 +289,14 @@ func TestSymbolsAddressOnlyPprof(t *testing.T) {
 		t.Errorf("top --symbols: stderr:\n%s\nwant %q and no warning", stderr, served)
 	case !strings.Contains(stdout, "symbolsBurn"):
 		t.Errorf("top --symbols: no symbolsBurn in\n%s", stdout)
+	}
+	// symbolize -o - writes the profile alone to stdout, its report to
+	// stderr.
+	stdout, stderr, code = profdiff(t, "", "symbolize", "--symbols", exe, bare, "-o", "-")
+	if code != 0 {
+		t.Fatalf("symbolize -o - (exit %d): %s", code, stderr)
+	}
+	if p, err := pprofile.ParseData([]byte(stdout)); err != nil || len(p.Sample) == 0 || !strings.Contains(stderr, "addresses named from "+exe) {
+		t.Errorf("symbolize -o -: %v; stderr:\n%s", err, stderr)
 	}
 }
