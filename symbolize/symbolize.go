@@ -34,6 +34,10 @@ type Report struct {
 	// type) in samples with a location left unnamed, of any mapping but
 	// the Skipped ones.
 	Share float64
+	// Problems are what a symbol file turned out to hold wrongly once
+	// read (broken DWARF, say: inline frames and lines are then missing),
+	// one line per file.
+	Problems []string
 }
 
 // MappingReport is one mapping of the profile: which file served it, or
@@ -71,7 +75,24 @@ func Symbolize(p *pprofile.Profile, opts Options) (*Report, error) {
 		rep.Mappings = append(rep.Mappings, s.symbolizeMapping(g))
 	}
 	s.shares(rep, groups)
+	rep.Problems = s.problems()
 	return rep, nil
+}
+
+// problems are what the opened objects found wrong after opening (broken
+// DWARF or pclntab: their names then come from what else the file has),
+// one line per file, in path order.
+func (s *session) problems() []string {
+	var out []string
+	for path, o := range s.objs {
+		if e, ok := o.obj.(interface{ Err() error }); ok && o.obj != nil {
+			if err := e.Err(); err != nil {
+				out = append(out, fmt.Sprintf("%s: %v", path, err))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // group is one mapping's unnamed locations.
@@ -301,15 +322,18 @@ func (r *Report) Unnamed() []MappingReport {
 //
 //	symbols: 2 mappings unsymbolized (31.2% of samples): libfoo.so (build ID 1a2b3c4d5e6f…): no file found in ...; ...
 func (r *Report) Warning() string {
-	un := r.Unnamed()
-	if len(un) == 0 {
-		return ""
+	var w []string
+	if un := r.Unnamed(); len(un) > 0 {
+		parts := make([]string, len(un))
+		for i, m := range un {
+			parts[i] = m.describe()
+		}
+		w = append(w, fmt.Sprintf("symbols: %d mapping%s unsymbolized (%s of samples): %s", len(un), plural(len(un)), percent(r.Share), joinFirst(parts, 5)))
 	}
-	parts := make([]string, len(un))
-	for i, m := range un {
-		parts[i] = m.describe()
+	if len(r.Problems) > 0 {
+		w = append(w, "symbols: "+joinFirst(r.Problems, 3))
 	}
-	return fmt.Sprintf("symbols: %d mapping%s unsymbolized (%s of samples): %s", len(un), plural(len(un)), percent(r.Share), joinFirst(parts, 5))
+	return strings.Join(w, "; ")
 }
 
 // describe is "file (build ID x…): why", with the named part when some

@@ -1,6 +1,8 @@
 package symbolize
 
 import (
+	"bytes"
+	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
@@ -176,4 +178,68 @@ func stackText(s *pprofile.Sample) string {
 		b.WriteString("| ")
 	}
 	return b.String()
+}
+
+// A symbol file whose DWARF is broken still names addresses from its
+// symbol table or pclntab, and the report's warning says what was wrong
+// with it (inline frames and lines are then missing).
+func TestSymbolizeBrokenDWARFWarns(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build testdata/goprog")
+	}
+	bin := filepath.Join(t.TempDir(), "goprog")
+	if b, err := exec.Command(goBin, "build", "-ldflags=-compressdwarf=false", "-o", bin, "./testdata/goprog").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, b)
+	}
+	out := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	if b, err := exec.Command(bin, out).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", bin, err, b)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := pprofile.Parse(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := ef.Section(".debug_info")
+	if sec == nil || sec.Flags&elf.SHF_COMPRESSED != 0 {
+		t.Skip("no uncompressed .debug_info to break")
+	}
+	for i := sec.Offset; i < sec.Offset+sec.FileSize; i++ {
+		data[i] = 0xff
+	}
+	broken := filepath.Join(t.TempDir(), filepath.Base(bin))
+	if err := os.WriteFile(broken, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := orig.Copy()
+	addressOnly(p)
+	rep, err := Symbolize(p, Options{Paths: []string{broken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) == 0 || !strings.Contains(rep.Warning(), broken+": ") {
+		t.Errorf("problems %q, warning %q: want the broken DWARF named", rep.Problems, rep.Warning())
+	}
+	named := 0
+	for _, l := range p.Location {
+		if len(l.Line) > 0 {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Error("nothing named from the symbol table or pclntab")
+	}
 }
