@@ -343,6 +343,15 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 		return err
 	}
 	kind := a.kindOf(l, idx)
+	a.register(side, l, kind)
+	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
+	return nil
+}
+
+// register records a profile of kind on side before its samples are
+// walked: the attribution default, the format, the side's metadata and its
+// ProfileStats.
+func (a *Analyzer) register(side Side, l *profile.Loaded, kind profile.Kind) {
 	if a.by == "" {
 		a.by = DefaultBy(kind)
 	}
@@ -351,8 +360,6 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	}
 	a.noteMeta(side, l, kind)
 	a.profiles = append(a.profiles, ProfileStats{Source: l.Source, Side: side, Kind: kind, DurationNanos: l.Profile.DurationNanos})
-	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
-	return nil
 }
 
 // eventTypes reports whether a format's sample types are its events, a
@@ -371,14 +378,7 @@ func (a *Analyzer) addWithout(side Side, l *profile.Loaded, typ string) error {
 	if kind == "" {
 		kind = profile.KindOfType(l, typ)
 	}
-	if a.by == "" {
-		a.by = DefaultBy(kind)
-	}
-	if a.format == "" {
-		a.format = l.Format
-	}
-	a.noteMeta(side, l, kind)
-	a.profiles = append(a.profiles, ProfileStats{Source: l.Source, Side: side, Kind: kind, DurationNanos: l.Profile.DurationNanos})
+	a.register(side, l, kind)
 	a.warnings = append(a.warnings, fmt.Sprintf("%s recorded no %q events: counted as zero", l.Source, typ))
 	return nil
 }

@@ -124,19 +124,7 @@ func addressOnly(p *pprofile.Profile) {
 // for at least 99% of its sampled value.
 func TestSymbolizeGoBinary(t *testing.T) {
 	bin, gnu, _ := progIDs(t)
-	out := filepath.Join(t.TempDir(), "cpu.pb.gz")
-	if b, err := exec.Command(bin, out).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v: %s", bin, err, b)
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig, err := pprofile.Parse(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := progProfile(t, bin)
 	if orig.Mapping[0].BuildID != gnu {
 		t.Fatalf("the profile's main mapping has build ID %q, the binary %q", orig.Mapping[0].BuildID, gnu)
 	}
@@ -192,19 +180,7 @@ func TestSymbolizeBrokenDWARFWarns(t *testing.T) {
 	if b, err := exec.Command(goBin, "build", "-ldflags=-compressdwarf=false", "-o", bin, "./testdata/goprog").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v: %s", err, b)
 	}
-	out := filepath.Join(t.TempDir(), "cpu.pb.gz")
-	if b, err := exec.Command(bin, out).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v: %s", bin, err, b)
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig, err := pprofile.Parse(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := progProfile(t, bin)
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -242,4 +218,24 @@ func TestSymbolizeBrokenDWARFWarns(t *testing.T) {
 	if named == 0 {
 		t.Error("nothing named from the symbol table or pclntab")
 	}
+}
+
+// progProfile runs testdata/goprog's binary bin and parses the CPU
+// profile it writes.
+func progProfile(t *testing.T, bin string) *pprofile.Profile {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	if b, err := exec.Command(bin, out).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", bin, err, b)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := pprofile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

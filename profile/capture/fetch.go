@@ -127,18 +127,28 @@ func store(dir string, r result, maxSize int64) (*File, string, error) {
 	} else if err := checkTrace(r.part); err != nil {
 		return nil, note, err
 	}
-	if err := os.Chmod(r.part, 0o644); err != nil {
-		return nil, note, err
-	}
-	if err := os.Rename(r.part, dst); err != nil {
-		return nil, note, err
-	}
-	st, err := os.Stat(dst)
+	n, err := publish(r.part, dst)
 	if err != nil {
 		return nil, note, err
 	}
-	f.Bytes = st.Size()
+	f.Bytes = n
 	return f, note, nil
+}
+
+// publish makes a fully written temporary file readable and moves it to
+// dst, returning its size.
+func publish(part, dst string) (int64, error) {
+	if err := os.Chmod(part, 0o644); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(part, dst); err != nil {
+		return 0, err
+	}
+	st, err := os.Stat(dst)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }
 
 // readLimited reads a downloaded file (already no larger than maxSize)

@@ -407,18 +407,11 @@ func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, 
 	if f.Samples = len(l.Profile.Sample); f.Samples == 0 {
 		note = strings.TrimPrefix(note+"; ", "; ") + "perf: the recording holds no samples (the process did not run in the window?)"
 	}
-	if err := os.Chmod(part, 0o644); err != nil {
-		return nil, note, err
-	}
-	dst := filepath.Join(dir, PerfFile)
-	if err := os.Rename(part, dst); err != nil {
-		return nil, note, err
-	}
-	st, err := os.Stat(dst)
+	n, err := publish(part, filepath.Join(dir, PerfFile))
 	if err != nil {
 		return nil, note, err
 	}
-	f.Bytes = st.Size()
+	f.Bytes = n
 	return f, note, nil
 }
 
