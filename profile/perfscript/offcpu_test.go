@@ -153,13 +153,16 @@ func topBuckets(t *testing.T, l *profile.Loaded, index string) (map[diff.Bucket]
 }
 
 // checkBuckets compares each bucket the program measured with the
-// recording's off-CPU time in it: within 5%.
-func checkBuckets(t *testing.T, got, want map[diff.Bucket]float64) {
+// recording's off-CPU time in it: within 5%, and the recording's
+// scheduler latency sched more: the program's clock also runs while a
+// woken thread waits for a CPU or is preempted inside its call, which the
+// recording keeps apart (13 ms of a 111 ms recv on a loaded CI machine).
+func checkBuckets(t *testing.T, got, want map[diff.Bucket]float64, sched float64) {
 	t.Helper()
 	for _, b := range []diff.Bucket{diff.Wait, diff.LockContention, diff.IO} {
 		g, w := got[b], want[b]
 		t.Logf("%-16s recorded %8.3f ms, measured %8.3f ms", b, g/1e6, w/1e6)
-		if math.Abs(g-w) > 0.05*w {
+		if math.Abs(g-w) > 0.05*w+sched {
 			t.Errorf("%s: off-CPU %.3f ms, the program measured %.3f ms (more than 5%% apart)", b, g/1e6, w/1e6)
 		}
 	}
@@ -180,11 +183,11 @@ func TestOffCPURecorded(t *testing.T) {
 	if p.DefaultSampleType != perfscript.OffCPUType || p.SampleType[0].Type != perfscript.OffCPUType || p.SampleType[0].Unit != "nanoseconds" {
 		t.Errorf("sample types %v (default %q), want off-cpu/nanoseconds first and default", p.SampleType, p.DefaultSampleType)
 	}
-	got, _, unit := topBuckets(t, l, "")
+	got, sched, unit := topBuckets(t, l, "")
 	if unit != "nanoseconds" {
 		t.Fatalf("unit %q, want nanoseconds", unit)
 	}
-	checkBuckets(t, got, run.want)
+	checkBuckets(t, got, run.want, sched)
 }
 
 // TestOffCPUDwarf adds sem_wait and pthread_cond_wait, whose futex waits
@@ -193,8 +196,8 @@ func TestOffCPURecorded(t *testing.T) {
 // semaphore waits are wait, and the buckets still match.
 func TestOffCPUDwarf(t *testing.T) {
 	run := recordProg(t, []string{"100", "sync"}, "-e", "sched:sched_switch", "--call-graph", "dwarf", "--switch-events")
-	got, _, _ := topBuckets(t, loadText(t, run.text), "")
-	checkBuckets(t, got, run.want)
+	got, sched, _ := topBuckets(t, loadText(t, run.text), "")
+	checkBuckets(t, got, run.want, sched)
 }
 
 // TestOffCPUSystemWide records every CPU (perf record -a) without switch
@@ -219,10 +222,15 @@ func TestOffCPUSystemWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[diff.Bucket]float64{}
-	for _, b := range a.Top().Buckets {
+	top := a.Top()
+	for _, b := range top.Buckets {
 		got[b.Bucket] = b.Value
 	}
-	checkBuckets(t, got, run.want)
+	sched := 0.0
+	if top.Sched != nil {
+		sched = top.Sched.Value
+	}
+	checkBuckets(t, got, run.want, sched)
 }
 
 // TestOffCPUMixedWithCPUClock records cpu-clock samples and scheduler
@@ -243,8 +251,8 @@ func TestOffCPUMixedWithCPUClock(t *testing.T) {
 	if p.DefaultSampleType != "cpu-clock" || l.Kind != profile.KindCPU {
 		t.Errorf("default %q, kind %s; want cpu-clock, cpu", p.DefaultSampleType, l.Kind)
 	}
-	got, _, _ := topBuckets(t, l, perfscript.OffCPUType)
-	checkBuckets(t, got, run.want)
+	got, sched, _ := topBuckets(t, l, perfscript.OffCPUType)
+	checkBuckets(t, got, run.want, sched)
 }
 
 // TestOffCPUWithoutSwitchIns is the same recording without the switch
@@ -448,11 +456,11 @@ func TestOffCPUBlockedNeverCPU(t *testing.T) {
 			t.Errorf("blocked off-CPU record without a wait or io fallback label: %v", s.Label)
 		}
 	}
-	got, _, _ := topBuckets(t, l, "")
+	got, sched, _ := topBuckets(t, l, "")
 	if got[diff.CPU] != 0 {
 		t.Errorf("cpu holds %.3f ms of off-CPU time, want none", got[diff.CPU]/1e6)
 	}
-	checkBuckets(t, got, run.want)
+	checkBuckets(t, got, run.want, sched)
 }
 
 // TestOffCPUSchedFirstIsNotTrace moves a recording's first record of
