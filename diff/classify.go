@@ -32,21 +32,22 @@ func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
 // (scheduler latency), which is in no bucket; ok is false when the sample
 // has no such label (or an unknown value).
 func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
-	if len(s.Label) == 0 {
-		return 0, false, false
-	}
-	v := s.Label[profile.LabelBucket]
+	return labelBucket(s, profile.LabelBucket, profile.SchedLatency)
+}
+
+// labelBucket reads a sample's single-valued label key as a bucket name,
+// or as apart, the value that keeps the sample out of the buckets (apart
+// true); ok is false when the sample has no such label or an unknown value.
+func labelBucket(s *pprofile.Sample, key, apart string) (b Bucket, isApart, ok bool) {
+	v := s.Label[key]
 	if len(v) != 1 {
 		return 0, false, false
 	}
-	if v[0] == profile.SchedLatency {
+	if v[0] == apart {
 		return 0, true, true
 	}
 	b, err := ParseBucket(v[0])
-	if err != nil {
-		return 0, false, false
-	}
-	return b, false, true
+	return b, false, err == nil
 }
 
 // SampleBucket is what a sample says about its bucket before any frame

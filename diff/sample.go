@@ -181,15 +181,7 @@ func collectorAt(frames []frameRule, rootOnly bool) int {
 // blocked off the CPU), or unknown for profile.FallbackUnknown (a thread
 // in native code or blocked: kept apart as Unknown).
 func fallback(smp *pprofile.Sample) (b Bucket, unknown, ok bool) {
-	v := smp.Label[profile.LabelFallback]
-	if len(v) != 1 {
-		return 0, false, false
-	}
-	if v[0] == profile.FallbackUnknown {
-		return 0, true, true
-	}
-	b, err := ParseBucket(v[0])
-	return b, false, err == nil
+	return labelBucket(smp, profile.LabelFallback, profile.FallbackUnknown)
 }
 
 // running reports whether a trace sample is a running interval.
