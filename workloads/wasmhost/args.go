@@ -60,6 +60,10 @@ func (c Config) Args() []string {
 		"--pages=" + strconv.Itoa(c.Pages),
 		"--touch=" + strconv.Itoa(c.Touch),
 		"--timeout=" + c.Timeout.String(),
+		"--modules=" + strconv.Itoa(c.Modules),
+	}
+	if c.MaxUnusedWarm != nil {
+		a = append(a, "--max-unused-warm-slots="+strconv.Itoa(*c.MaxUnusedWarm))
 	}
 	if c.Interpreter {
 		a = append(a, "--interpreter")
@@ -79,11 +83,16 @@ func ParseArgs(args []string) (Config, error) {
 	fs.StringVar(&touch, "touch", "0", "")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "")
 	fs.BoolVar(&c.Interpreter, "interpreter", false, "")
+	fs.IntVar(&c.Modules, "modules", 0, "")
+	warm := fs.Int("max-unused-warm-slots", DefaultMaxUnusedWarmSlots, "")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, fmt.Errorf("wasm host arguments: %w", err)
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("wasm host arguments: unexpected %q", fs.Arg(0))
+	}
+	if fs.Changed("max-unused-warm-slots") {
+		c.MaxUnusedWarm = warm
 	}
 	var err error
 	if c.KeepResident, err = ParseSize(keep); err != nil {

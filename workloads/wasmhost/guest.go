@@ -13,7 +13,10 @@ import (
 //
 // Memory layout (one memory, min = max = Pages pages, exported as "memory"):
 //
-//	[0, RequestArea)                  the request bytes, written by the host
+//	[0, ImageOffset)                  the request bytes, written by the host
+//	[ImageOffset, RequestArea)        the module's memory image: a data
+//	                                  segment of ImageSize bytes naming the
+//	                                  module, different in every module
 //	[RequestArea, RequestArea+touch)  the plugin's working set ("heap")
 //
 // Exports:
@@ -33,6 +36,14 @@ import (
 // RequestArea is the part of guest memory the request is copied into; the
 // working set starts after it.
 const RequestArea = 64 << 10
+
+// ImageSize is the size of each module's data segment (its memory image,
+// what Wasmtime maps copy-on-write into a slot and what makes a warm slot
+// belong to one module), at ImageOffset, the end of the request area.
+const (
+	ImageSize   = 4096
+	ImageOffset = RequestArea - ImageSize
+)
 
 // PageSize is the WebAssembly page size.
 const PageSize = 64 << 10
@@ -67,10 +78,18 @@ const (
 	blockTypeNone = 0x40
 )
 
-// Guest returns the plugin module with the given number of 64 KiB pages of
+// Guest returns plugin module 0 with the given number of 64 KiB pages of
 // memory (its minimum and maximum: the memory cannot grow, like a pool slot
 // sized to the module).
-func Guest(pages int) ([]byte, error) {
+func Guest(pages int) ([]byte, error) { return GuestModule(pages, 0) }
+
+// GuestModule returns plugin module id: the same code as every other, and
+// a data segment of its own (ImageSize bytes naming it), so that modules
+// are distinct to the runtime and a slot's image belongs to one of them.
+func GuestModule(pages, id int) ([]byte, error) {
+	if id < 0 {
+		return nil, fmt.Errorf("module index %d is negative", id)
+	}
 	if pages < 2 || pages > 1<<14 {
 		return nil, fmt.Errorf("guest memory must be 2 to 16384 pages of 64 KiB, not %d", pages)
 	}
@@ -94,7 +113,21 @@ func Guest(pages int) ([]byte, error) {
 		export("spin", 0x00, 2),
 	))
 	m = section(m, 10, vec(3, body(handleLocals(), handleCode()), body(nil, []byte{opUnreachable}), body(nil, spinCode())))
+	// Data: one active segment in memory 0 at ImageOffset.
+	m = section(m, 11, vec(1, cat([]byte{0x00, opI32Const}, sleb(ImageOffset), []byte{opEnd}, uleb(ImageSize), imageBytes(id))))
 	return m, nil
+}
+
+// imageBytes is module id's data segment: its name, then a pattern seeded
+// by id (no zero bytes), ImageSize bytes in all.
+func imageBytes(id int) []byte {
+	b := fmt.Appendf(make([]byte, 0, ImageSize), "profdiff wasm plugin module %d\n", id)
+	x := uint32(2166136261) ^ uint32(id)
+	for len(b) < ImageSize {
+		x = x*16777619 + 1
+		b = append(b, byte(x>>24)|1)
+	}
+	return b
 }
 
 // Locals of handle beyond its two parameters (0 = req_len, 1 = touch):

@@ -65,6 +65,15 @@ type Config struct {
 	// (0: DefaultTouch; rounded up to 4 KiB; at most the memory minus the
 	// request area).
 	Touch int
+	// Modules is the number of plugin modules sharing the pool (0: 1):
+	// each is compiled once, with its own data segment, and requests are
+	// spread over them round robin.
+	Modules int
+	// MaxUnusedWarm is Wasmtime's max_unused_warm_slots (nil:
+	// DefaultMaxUnusedWarmSlots): how many free slots may stay bound to
+	// other modules before a module with no warm slot of its own takes
+	// theirs rather than a cold one.
+	MaxUnusedWarm *int
 	// Timeout bounds each guest call (0: DefaultTimeout); a guest past it
 	// is stopped and its request fails.
 	Timeout time.Duration
@@ -82,8 +91,9 @@ type Config struct {
 type Host struct {
 	cfg      Config
 	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	exports  map[string]bool // the guest's exported functions
+	compiled []wazero.CompiledModule // one per module
+	next     atomic.Uint64           // round robin over compiled
+	exports  map[string]bool         // the guest's exported functions
 	pool     *Pool
 	touch    int
 	log      *limitedLog
@@ -120,11 +130,20 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.LogEvery == 0 {
 		cfg.LogEvery = time.Second
 	}
-	if cfg.Timeout < 0 || cfg.PoolSize < 0 || cfg.Touch < 0 || cfg.KeepResident < 0 {
-		return nil, errors.New("wasm host: negative timeout, pool size, touch or keep-resident")
+	if cfg.Modules == 0 {
+		cfg.Modules = 1
 	}
-	mod, err := Guest(cfg.Pages)
-	if err != nil {
+	warm := DefaultMaxUnusedWarmSlots
+	if cfg.MaxUnusedWarm != nil {
+		warm = *cfg.MaxUnusedWarm
+	}
+	if cfg.Timeout < 0 || cfg.PoolSize < 0 || cfg.Touch < 0 || cfg.KeepResident < 0 || cfg.Modules < 0 || warm < 0 {
+		return nil, errors.New("wasm host: negative timeout, pool size, touch, keep-resident, modules or max unused warm slots")
+	}
+	if cfg.Modules > MaxModules {
+		return nil, fmt.Errorf("wasm host: at most %d plugin modules, not %d", MaxModules, cfg.Modules)
+	}
+	if _, err := Guest(cfg.Pages); err != nil {
 		return nil, fmt.Errorf("wasm host: %w", err)
 	}
 	memBytes := cfg.Pages * PageSize
@@ -136,7 +155,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if touch > memBytes-RequestArea {
 		return nil, fmt.Errorf("wasm host: the guest cannot touch %d bytes: its memory is %d bytes, %d of them the request area", touch, memBytes, RequestArea)
 	}
-	pool, err := NewPool(cfg.PoolSize, memBytes, cfg.KeepResident)
+	pool, err := NewAffinePool(cfg.PoolSize, memBytes, cfg.KeepResident, warm)
 	if err != nil {
 		return nil, fmt.Errorf("wasm host: %w", err)
 	}
@@ -148,14 +167,22 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	// compiler inserts checks in loops and calls.
 	rc = rc.WithCloseOnContextDone(true).WithMemoryLimitPages(uint32(cfg.Pages))
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	compiled, err := rt.CompileModule(ctx, mod)
-	if err != nil {
-		rt.Close(ctx)
-		pool.Close()
-		return nil, fmt.Errorf("wasm host: compiling the plugin: %w", err)
+	var compiled []wazero.CompiledModule
+	for id := range cfg.Modules {
+		mod, err := GuestModule(cfg.Pages, id)
+		if err == nil {
+			var c wazero.CompiledModule
+			c, err = rt.CompileModule(ctx, mod)
+			compiled = append(compiled, c)
+		}
+		if err != nil {
+			rt.Close(ctx)
+			pool.Close()
+			return nil, fmt.Errorf("wasm host: compiling plugin module %d: %w", id, err)
+		}
 	}
 	exports := map[string]bool{}
-	for name := range compiled.ExportedFunctions() {
+	for name := range compiled[0].ExportedFunctions() {
 		exports[name] = true
 	}
 	return &Host{cfg: cfg, rt: rt, compiled: compiled, exports: exports, pool: pool, touch: touch, log: newLimitedLog(cfg.Log, cfg.LogEvery)}, nil
@@ -187,6 +214,12 @@ func (h *Host) Pool() *Pool { return h.pool }
 // Timeout is the time limit of each guest call.
 func (h *Host) Timeout() time.Duration { return h.cfg.Timeout }
 
+// MaxModules bounds Config.Modules.
+const MaxModules = 1024
+
+// Modules is the number of plugin modules sharing the pool.
+func (h *Host) Modules() int { return len(h.compiled) }
+
 // Touch is the bytes the guest touches per request.
 func (h *Host) Touch() int { return h.touch }
 
@@ -208,12 +241,24 @@ const (
 // *FullError when the pool is full), instantiate, copy req into guest
 // memory, call fn under the time limit, close. The slot goes back to the
 // pool on every path. Every error is logged (rate-limited) before it is
-// returned.
+// returned. Requests go to the plugin modules round robin.
 func (h *Host) Handle(ctx context.Context, fn string, req []byte) (Reply, error) {
+	return h.HandleModule(ctx, -1, fn, req)
+}
+
+// HandleModule is Handle for one plugin module (0 to Modules()-1; a
+// negative module means the next one round robin).
+func (h *Host) HandleModule(ctx context.Context, module int, fn string, req []byte) (Reply, error) {
 	if !h.functionExported(fn) {
 		return Reply{}, h.fail(FailBadRequest, fmt.Errorf("the plugin exports no function %q (want %s, %s or %s)", fn, FuncHandle, FuncTrap, FuncSpin))
 	}
-	lease, err := h.pool.Acquire()
+	if module >= len(h.compiled) {
+		return Reply{}, h.fail(FailBadRequest, fmt.Errorf("no plugin module %d (the host has %d)", module, len(h.compiled)))
+	}
+	if module < 0 {
+		module = int((h.next.Add(1) - 1) % uint64(len(h.compiled)))
+	}
+	lease, err := h.pool.AcquireFor(module)
 	if err != nil {
 		return Reply{}, h.fail(FailPoolFull, fmt.Errorf("%w: request refused", err))
 	}
@@ -222,14 +267,14 @@ func (h *Host) Handle(ctx context.Context, fn string, req []byte) (Reply, error)
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 	defer cancel()
 	ictx := experimental.WithMemoryAllocator(ctx, lease)
-	mod, err := h.rt.InstantiateModule(ictx, h.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	mod, err := h.rt.InstantiateModule(ictx, h.compiled[module], wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
 		return Reply{}, h.fail(FailInstantiate, fmt.Errorf("instantiating the plugin: %w", err))
 	}
 	defer mod.Close(context.Background())
 
-	if len(req) > RequestArea {
-		req = req[:RequestArea]
+	if len(req) > ImageOffset {
+		req = req[:ImageOffset]
 	}
 	if !mod.Memory().Write(0, req) {
 		return Reply{}, h.fail(FailInstantiate, errors.New("writing the request into guest memory failed"))
@@ -319,6 +364,7 @@ type Stats struct {
 	Failures map[string]int64 `json:"failures"` // kind → count; {} when none
 	Pool     PoolStats        `json:"pool"`
 	Touch    int              `json:"touch_bytes"`
+	Modules  int              `json:"modules"`
 	Timeout  float64          `json:"timeout_s"`
 	// MinorFaults is the whole process's minor page faults so far
 	// (getrusage ru_minflt; -1 where unavailable).
@@ -327,7 +373,7 @@ type Stats struct {
 
 // Stats returns the host's counters.
 func (h *Host) Stats() Stats {
-	s := Stats{Served: h.served.Load(), Failures: map[string]int64{}, Pool: h.pool.Stats(), Touch: h.touch, Timeout: h.cfg.Timeout.Seconds(), MinorFaults: minorFaults()}
+	s := Stats{Served: h.served.Load(), Failures: map[string]int64{}, Pool: h.pool.Stats(), Touch: h.touch, Modules: len(h.compiled), Timeout: h.cfg.Timeout.Seconds(), MinorFaults: minorFaults()}
 	for _, k := range h.failureKinds() {
 		s.Failures[k] = h.failures(k)
 	}

@@ -13,7 +13,8 @@ import (
 
 // Handler serves the host over HTTP:
 //
-//	GET|POST /plugin[?fn=trap|spin]  one request through the plugin:
+//	GET|POST /plugin[?fn=trap|spin][&module=K]  one request through the
+//	    plugin (module K, or the modules round robin):
 //	    200 {"plugin":"ok","hash":H,"touched":T}; 503 when the pool is full
 //	    (the body names the limit); 504 when the guest ran past its time
 //	    limit; 500 when it trapped or broke isolation; 400 for an unknown fn.
@@ -53,6 +54,16 @@ func (s *Handler) plugin(w http.ResponseWriter, r *http.Request) {
 	if fn == "" {
 		fn = FuncHandle
 	}
+	module := -1
+	if v := r.URL.Query().Get("module"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			s.Host.fail(FailBadRequest, fmt.Errorf("module=%q is not a module index", v))
+			http.Error(w, "wasm host: module= must be a module index (0, 1, ...)", http.StatusBadRequest)
+			return
+		}
+		module = n
+	}
 	// The request as the plugin sees it: request line, then the body.
 	req := make([]byte, 0, 256)
 	req = fmt.Appendf(req, "%s %s %s\r\n\r\n", r.Method, r.RequestURI, r.Proto)
@@ -65,7 +76,7 @@ func (s *Handler) plugin(w http.ResponseWriter, r *http.Request) {
 		}
 		req = append(req, body...)
 	}
-	rep, err := s.Host.Handle(r.Context(), fn, req)
+	rep, err := s.Host.HandleModule(r.Context(), module, fn, req)
 	if err != nil {
 		code := http.StatusInternalServerError
 		switch FailureKind(err) {

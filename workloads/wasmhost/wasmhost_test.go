@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
@@ -377,12 +381,120 @@ func TestSizesAndArgs(t *testing.T) {
 			t.Errorf("FormatSize(%d) = %q does not read back", n, FormatSize(n))
 		}
 	}
-	c := Config{KeepResident: 1 << 20, PoolSize: 8, Pages: 16, Touch: 4096, Timeout: time.Second, Interpreter: true}
-	got, err := ParseArgs(c.Args())
-	if err != nil || got != c {
-		t.Errorf("ParseArgs(Args()) = %+v, %v; want %+v", got, err, c)
+	warm := 3
+	for _, c := range []Config{
+		{KeepResident: 1 << 20, PoolSize: 8, Pages: 16, Touch: 4096, Timeout: time.Second, Interpreter: true},
+		{KeepResident: 1 << 20, PoolSize: 8, Pages: 16, Touch: 4096, Timeout: time.Second, Modules: 8, MaxUnusedWarm: &warm},
+	} {
+		got, err := ParseArgs(c.Args())
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Errorf("ParseArgs(Args()) = %+v, %v; want %+v", got, err, c)
+		}
 	}
 	if _, err := ParseArgs([]string{"--keep-resident=lots"}); err == nil {
 		t.Error("bad keep-resident accepted")
+	}
+}
+
+// Slots are chosen as Wasmtime's module-affine allocator chooses them: a
+// module's own most recently used warm slot first; else a cold slot while
+// at most max_unused_warm_slots warm slots are free; else another module's
+// least recently used warm slot, rebound.
+func TestPoolModuleAffinity(t *testing.T) {
+	lease := func(p *Pool, m int) *Lease {
+		t.Helper()
+		l, err := p.AcquireFor(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Allocate(128<<10, 128<<10).Reallocate(128 << 10)
+		return l
+	}
+	p, err := NewAffinePool(4, 128<<10, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a0, a1 := lease(p, 0), lease(p, 0) // cold, cold
+	b0 := lease(p, 1)                  // cold
+	a0.Release()
+	a1.Release()
+	b0.Release()
+	// Module 0's most recent slot is a1's.
+	if l := lease(p, 0); l.slot != a1.slot {
+		t.Errorf("module 0 got slot %d, want its most recently used warm slot %d", l.slot, a1.slot)
+	} else {
+		l.Release()
+	}
+	// Module 2 has no warm slot; 3 warm slots are free, more than the limit
+	// of 1, so it takes the least recently used one (a0's), not the cold one.
+	c := lease(p, 2)
+	if c.slot != a0.slot {
+		t.Errorf("module 2 got slot %d, want the least recently used warm slot %d", c.slot, a0.slot)
+	}
+	st := p.Stats()
+	if st.WarmHits != 1 || st.ColdLeases != 3 || st.Rebinds != 1 || st.SlotsTouched != 3 {
+		t.Errorf("stats %+v: want 1 warm hit, 3 cold leases, 1 rebind", st)
+	}
+	c.Release()
+	if l := lease(p, 2); l.slot != c.slot {
+		t.Errorf("module 2 did not get back the slot rebound to it")
+	} else {
+		l.Release()
+	}
+	// With the limit at 100 a module without a warm slot takes a cold one.
+	q, _ := NewAffinePool(3, 128<<10, 0, 100)
+	x := lease(q, 0)
+	x.Release()
+	if y := lease(q, 1); y.slot == x.slot {
+		t.Errorf("module 1 took module 0's warm slot with cold slots left and 1 warm slot free")
+	} else {
+		y.Release()
+	}
+	for _, pp := range []*Pool{p, q} {
+		if err := pp.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := NewAffinePool(1, 4096, 0, -1); err == nil {
+		t.Error("a negative max_unused_warm_slots was accepted")
+	}
+}
+
+// Every module carries its own memory image, and requests are spread over
+// the modules round robin.
+func TestModulesHaveTheirOwnImage(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	for id := range 3 {
+		b, err := GuestModule(2, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := rt.InstantiateWithConfig(ctx, b, wazero.NewModuleConfig().WithName(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, ok := mod.Memory().Read(ImageOffset, ImageSize)
+		want := fmt.Sprintf("profdiff wasm plugin module %d\n", id)
+		if !ok || !strings.HasPrefix(string(img), want) || bytes.IndexByte(img, 0) >= 0 {
+			t.Errorf("module %d: image starts %q, want %q and no zero bytes", id, img[:40], want)
+		}
+		mod.Close(ctx)
+	}
+	h := newHost(t, Config{Pages: 4, Touch: 64 << 10, Modules: 3, PoolSize: 8})
+	for range 9 {
+		if _, err := h.Handle(ctx, FuncHandle, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := h.Stats()
+	// One goroutine, three modules round robin: three cold slots, then
+	// every lease finds its module's warm slot.
+	if st.Modules != 3 || st.Pool.ColdLeases != 3 || st.Pool.WarmHits != 6 || st.Pool.Rebinds != 0 {
+		t.Errorf("stats %+v: want 3 modules, 3 cold leases, 6 warm hits", st)
+	}
+	if _, err := h.HandleModule(ctx, 3, FuncHandle, nil); FailureKind(err) != FailBadRequest {
+		t.Errorf("module 3 of 3: err = %v, want a bad request", err)
 	}
 }
