@@ -107,6 +107,8 @@ func wasmCharts(points []WasmPoint) []report.Block {
 	}
 	var cpu, rps []report.Series
 	index := map[string]int{}
+	keys, _ := wasmCells(points)
+	grid := len(keys) > 1
 	for _, p := range points {
 		i, ok := index[p.Mode]
 		if !ok {
@@ -115,7 +117,11 @@ func wasmCharts(points []WasmPoint) []report.Block {
 			cpu = append(cpu, report.Series{Name: p.Mode})
 			rps = append(rps, report.Series{Name: p.Mode})
 		}
-		c := report.Point{Label: wasmhost.FormatSize(p.KeepResident), Y: p.CPUPerRequestUS * 1e3}
+		label := wasmhost.FormatSize(p.KeepResident)
+		if grid {
+			label = wasmhost.FormatSize(p.Touch) + "×" + strconv.Itoa(p.Modules) + " keep " + label
+		}
+		c := report.Point{Label: label, Y: p.CPUPerRequestUS * 1e3}
 		r := report.Point{Label: c.Label, Y: p.RequestsPerS}
 		if p.Failed != "" || p.Errors > 0 {
 			c.Mark, r.Mark = report.MarkFailed, report.MarkFailed
@@ -124,10 +130,48 @@ func wasmCharts(points []WasmPoint) []report.Block {
 		rps[i].Points = append(rps[i].Points, r)
 	}
 	note := "A bar per mode. ✕: the run failed or had failed requests (see the table)."
-	return []report.Block{
-		&report.Chart{Title: "CPU per request by keep-resident", Kind: report.ChartBars, X: "keep_resident", Y: "CPU per request",
+	x := "keep_resident"
+	if grid {
+		note = "A bar per mode; labels are touch×modules and keep_resident. ✕: the run failed or had failed requests (see the table)."
+		x = "touch×modules, keep_resident"
+	}
+	blocks := []report.Block{
+		&report.Chart{Title: "CPU per request by keep-resident", Kind: report.ChartBars, X: x, Y: "CPU per request",
 			YUnit: "nanoseconds", Series: cpu, Note: note},
-		&report.Chart{Title: "Requests/s by keep-resident", Kind: report.ChartBars, X: "keep_resident", Y: "requests/s",
+		&report.Chart{Title: "Requests/s by keep-resident", Kind: report.ChartBars, X: x, Y: "requests/s",
 			YUnit: "requests/s", Series: rps, Note: note},
 	}
+	if grid {
+		blocks = append(blocks, reversalChart(points))
+	}
+	return blocks
+}
+
+// reversalChart is the grid's answer: for each cell where both modes have
+// a winner, the loop winner's requests/s under concurrency as a percentage
+// of the concurrent winner's (100: the loop's winner also wins; below 100:
+// it loses by the difference).
+func reversalChart(points []WasmPoint) report.Block {
+	v := Verdict(points)
+	s := report.Series{Name: "loop winner under concurrency"}
+	_, by := wasmCells(points)
+	for _, c := range v.Cells {
+		if c.LoopWinner < 0 || c.ConcurrentWinner < 0 {
+			continue
+		}
+		pct := 100.0
+		if c.Reversed {
+			pct = 100 - c.LossPct
+		}
+		pt := report.Point{Label: wasmhost.FormatSize(c.Touch) + "×" + strconv.Itoa(c.Modules), Y: pct}
+		for _, p := range by[cellKey{c.Touch, c.Modules}] {
+			if p.Failed != "" || p.Errors > 0 {
+				pt.Mark = report.MarkFailed
+			}
+		}
+		s.Points = append(s.Points, pt)
+	}
+	return &report.Chart{Title: "The loop's winner under concurrency, by cell", Kind: report.ChartBars, X: "touch×modules", Y: "% of the concurrent winner's requests/s",
+		YUnit: "percent", Series: []report.Series{s},
+		Note: "100: the keep-resident setting that won the loop also wins under concurrency; below 100 it loses by the difference. ✕: a run in the cell failed or had failed requests."}
 }

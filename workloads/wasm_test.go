@@ -3,6 +3,8 @@ package workloads
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
@@ -155,5 +158,65 @@ func TestWasmPoolCapacityIsALoggedError(t *testing.T) {
 	}
 	if ws := r.Load.Warnings(); len(ws) == 0 || !strings.Contains(ws[0], "this is not saturation") {
 		t.Errorf("report warnings %q", ws)
+	}
+}
+
+// Over a grid, every cell gets its verdict lines and outcome, a reversal
+// says by how much, one under NoisePct is called noise, and the last line
+// counts the cells that reverse.
+func TestWasmGridVerdict(t *testing.T) {
+	pt := func(touch int64, modules int, mode string, keep int64, rps float64) WasmPoint {
+		return WasmPoint{Mode: mode, KeepResident: keep, Touch: touch, Modules: modules, Connections: 16, RequestsPerS: rps, FaultsPerRequest: 1}
+	}
+	points := []WasmPoint{
+		// 16KiB×1: same winner (0) in both modes.
+		pt(16<<10, 1, ModeLoop, 0, 9000), pt(16<<10, 1, ModeLoop, 2<<20, 6000),
+		pt(16<<10, 1, ModeConcurrent, 0, 7000), pt(16<<10, 1, ModeConcurrent, 2<<20, 4000),
+		// 256KiB×8: the loop prefers 2MiB, concurrency 0 by 40%.
+		pt(256<<10, 8, ModeLoop, 0, 2000), pt(256<<10, 8, ModeLoop, 2<<20, 2400),
+		pt(256<<10, 8, ModeConcurrent, 0, 3000), pt(256<<10, 8, ModeConcurrent, 2<<20, 1800),
+		// 1MiB×8: reversed by 2%: noise.
+		pt(1<<20, 8, ModeLoop, 0, 600), pt(1<<20, 8, ModeLoop, 2<<20, 2400),
+		pt(1<<20, 8, ModeConcurrent, 0, 2500), pt(1<<20, 8, ModeConcurrent, 2<<20, 2450),
+	}
+	v := Verdict(points)
+	if len(v.Cells) != 3 {
+		t.Fatalf("%d cells, want 3: %+v", len(v.Cells), v.Cells)
+	}
+	c := v.Cells[1]
+	if !c.Reversed || c.WithinNoise || c.LoopWinner != 2<<20 || c.ConcurrentWinner != 0 || c.LossPct < 39.9 || c.LossPct > 40.1 || c.LoopGainPct < 19.9 || c.LoopGainPct > 20.1 {
+		t.Errorf("cell 256KiB×8: %+v; want reversed by 40%%, the loop's winner 20%% ahead in the loop", c)
+	}
+	if v.Cells[0].Reversed || !v.Cells[2].Reversed || !v.Cells[2].WithinNoise {
+		t.Errorf("cells: %+v", v.Cells)
+	}
+	all := strings.Join(v.Lines, "\n")
+	for _, want := range []string{
+		"touch 16KiB, 1 module: The loop's winner also wins under concurrency.",
+		"touch 256KiB, 8 modules: The loop's winner does NOT win under concurrency: keep_resident 2MiB ranks 2 of 2 there, 40% below 0.",
+		"touch 1MiB, 8 modules: The loop's winner does NOT win under concurrency: keep_resident 2MiB ranks 2 of 2 there, 2% below 0 (under 5%: within run-to-run noise).",
+		"The loop's winner loses under concurrency by 5% or more in 1 of 3 cells: touch 256KiB, 8 modules (−40%).",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, all)
+		}
+	}
+	if v := Verdict(points[:4]); len(v.Cells) != 1 || strings.Contains(strings.Join(v.Lines, "\n"), "touch ") {
+		t.Errorf("one cell: lines name it: %q", v.Lines)
+	}
+	// The table leads each row with its cell; the charts add the grid's
+	// reversal chart with one bar per cell (100, 60, 98).
+	rep := WasmSweepReport(points)
+	tbl := rep.Blocks[0].(*report.Table)
+	if tbl.Columns[0].Name != "touch" || tbl.Columns[1].Name != "modules" || len(tbl.Rows) != 6 {
+		t.Errorf("grid table: columns %v, %d rows", tbl.Columns[:3], len(tbl.Rows))
+	}
+	last := rep.Blocks[len(rep.Blocks)-1].(*report.Chart)
+	var ys []float64
+	for _, p := range last.Series[0].Points {
+		ys = append(ys, math.Round(p.Y))
+	}
+	if !strings.Contains(last.Title, "by cell") || fmt.Sprint(ys) != "[100 60 98]" {
+		t.Errorf("reversal chart %q: %v, want [100 60 98]", last.Title, ys)
 	}
 }

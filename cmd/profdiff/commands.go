@@ -69,7 +69,7 @@ const (
 	rulesSynopsis        = "  profdiff rules [--format table|markdown|csv|json|html] [--runtime go] [--rules FILE]\n"
 	demoSynopsis         = "  profdiff demo [--duration 3s] [--cores N]\n"
 	workloadJSONSynopsis = "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--duration 5s]\n"
-	workloadWasmSynopsis = "  profdiff workload wasm [--mode loop,concurrent] [--keep-resident 0,64KiB,256KiB,1MiB,2MiB] [--connections 16] [--pool-size N]\n"
+	workloadWasmSynopsis = "  profdiff workload wasm [--mode loop,concurrent] [--keep-resident 0,64KiB,256KiB,1MiB,2MiB] [--touch 16KiB,1MiB] [--modules 1,8] [--connections 16] [--pool-size N]\n"
 )
 
 const usageHead = `profdiff compares profiles by how programs wait.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +27,10 @@ func TestWasmWorkloadUsageErrors(t *testing.T) {
 		{"workload", "wasm", "--pages", "4", "--touch", "1MiB"},
 		{"workload", "wasm", "--format", "csv"},
 		{"workload", "wasm", "extra"},
+		{"workload", "wasm", "--modules", "0"},
+		{"workload", "wasm", "--modules", "1,x"},
+		{"workload", "wasm", "--touch", "16KiB,lots"},
+		{"workload", "wasm", "--max-unused-warm-slots", "-1"},
 	} {
 		_, stderr, code := profdiff(t, "", args...)
 		if code != 2 || !strings.Contains(stderr, "profdiff: ") {
@@ -86,5 +91,68 @@ func TestWasmWorkloadSweep(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "wasm host: pool of 1000 slots of 256KiB, keep-resident 256KiB") {
 		t.Errorf("the host's settings line is missing from stderr:\n%s", stderr)
+	}
+}
+
+// A real grid: two working sets by one and two modules in the loop. Each
+// cell has its folder and its points carry the cell; two modules lease two
+// slots where one module reuses one; the verdict names each cell and
+// counts the reversals.
+func TestWasmWorkloadGrid(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the wasm host for a few seconds")
+	}
+	dir := t.TempDir()
+	out, stderr, code := profdiff(t, "", "workload", "wasm", "--mode", "loop", "--keep-resident", "128KiB", "--pages", "4", "--touch", "16KiB,64KiB",
+		"--modules", "1,2", "--duration", "1s", "--warmup", "50ms", "--cores", "1", "--perf=false", "--format", "json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Points []struct {
+			Touch        int64   `json:"touch_bytes"`
+			Modules      int     `json:"modules"`
+			KeepResident int64   `json:"keep_resident_bytes"`
+			RequestsPerS float64 `json:"requests_per_s"`
+			SlotsTouched int     `json:"slots_touched"`
+			Folder       string  `json:"folder"`
+		} `json:"points"`
+		Verdict struct {
+			Lines []string `json:"lines"`
+			Cells []struct {
+				Touch      int64 `json:"touch_bytes"`
+				Modules    int   `json:"modules"`
+				LoopWinner int64 `json:"loop_winner"`
+			} `json:"cells"`
+		} `json:"verdict"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(res.Points) != 4 || len(res.Verdict.Cells) != 4 {
+		t.Fatalf("%d points, %d cells; want 4 and 4:\n%s", len(res.Points), len(res.Verdict.Cells), out)
+	}
+	for i, p := range res.Points {
+		wantTouch, wantModules := []int64{16 << 10, 64 << 10}[i/2], []int{1, 2}[i%2]
+		if p.Touch != wantTouch || p.Modules != wantModules || p.RequestsPerS <= 0 {
+			t.Errorf("point %d: %+v; want touch %d, %d modules", i, p, wantTouch, wantModules)
+		}
+		if p.SlotsTouched != p.Modules {
+			t.Errorf("point %d: %d slots leased by one goroutine over %d modules round robin, want one per module", i, p.SlotsTouched, p.Modules)
+		}
+		wantDir := filepath.Join(dir, fmt.Sprintf("touch-%dKiB-modules-%d", p.Touch>>10, p.Modules))
+		if !strings.HasPrefix(p.Folder, wantDir) {
+			t.Errorf("point %d in %s, want under %s", i, p.Folder, wantDir)
+		}
+		if _, err := os.Stat(filepath.Join(p.Folder, "manifest.json")); err != nil {
+			t.Error(err)
+		}
+	}
+	all := strings.Join(res.Verdict.Lines, "\n")
+	for _, want := range []string{"touch 16KiB, 1 module: loop", "touch 64KiB, 2 modules: loop"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, all)
+		}
 	}
 }
