@@ -183,9 +183,11 @@ func Verdict(points []WasmPoint) WasmVerdict {
 				both++
 			}
 		}
-		if len(reversed) == 0 {
+		switch {
+		case both == 0:
+		case len(reversed) == 0:
 			v.Lines = append(v.Lines, fmt.Sprintf("In none of the %d cells with both modes does the loop's winner lose under concurrency by %.0f%% or more.", both, NoisePct))
-		} else {
+		default:
 			var names []string
 			for _, c := range reversed {
 				names = append(names, fmt.Sprintf("%s (−%.0f%%)", c.name(), c.LossPct))
