@@ -57,6 +57,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -87,6 +88,13 @@ type Options struct {
 	// redirects to before it is requested; its error stops the fetch and
 	// is part of the message (a command refuses non-loopback hosts so).
 	CheckURL func(*url.URL) error
+	// DropGoTypeArgs removes Go generic functions' type arguments from
+	// every name (see DropGoTypeArgs): set when one side of a comparison
+	// comes from Pyroscope, which drops them.
+	DropGoTypeArgs bool
+	// Getenv reads fleet sources' credentials (nil: os.Getenv; see
+	// package fleet).
+	Getenv func(string) string
 	// Symbols says where symbol files are found for locations that have
 	// an address and no name (see package symbolize; symbols.go). The
 	// zero value still tries each mapping's own file, where it exists.
@@ -162,6 +170,12 @@ func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 		l.Warnings = append(l.Warnings, err.Error())
 	case err != nil:
 		return nil, err
+	}
+	if fleet.IsSource(source) {
+		applyFleet(l)
+	}
+	if opts.DropGoTypeArgs {
+		DropGoTypeArgs(l.Profile)
 	}
 	symbolizeLoaded(l, opts.Symbols)
 	if !opts.KeepProfiler {
@@ -276,6 +290,8 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 		return ReadLimited(in, maxSize)
 	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
 		return fetch(ctx, source, maxSize, opts)
+	case fleet.IsSource(source):
+		return fetchFleet(ctx, source, maxSize, opts)
 	}
 	f, err := os.Open(source)
 	if err != nil {

@@ -55,6 +55,7 @@ func commands() []*command {
 		{"workload json", one("workload json [flags]", "run the built-in JSON server at several core counts: scaling table + captures"), workloadJSONSynopsis, workloadJSONCommand},
 		{"workload wasm", one("workload wasm [flags]", "run the Wasm plugin host: keep-resident sweep, loop vs concurrent load"), workloadWasmSynopsis, workloadWasmCommand},
 		{"load", one("load [flags] URL", "closed-loop HTTP load, like wrk: requests/s, latency, errors"), loadSynopsis, loadCommand},
+		{"sources", one("sources SERVER", "list a Pyroscope or Parca server's profile types and labels"), sourcesSynopsis, sourcesCommand},
 		{"capture", one("capture URL --out DIR", "pull cpu, wall, mutex, block, goroutine and trace from a live server"), captureSynopsis, captureCommand},
 		{"version", one("version", "the version and VCS revision it was built from (also --version)"), "  profdiff version\n  profdiff --version\n", versionCommand},
 		{"help", one("help [COMMAND]", "this text, or a command's flags (also COMMAND --help)"), "  profdiff help [COMMAND]\n", helpCommand},
@@ -82,8 +83,11 @@ A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
 stacks; a Go execution trace, read as goroutine time; speedscope JSON;
 perf script text, whose sched_switch events become off-CPU time; a .NET
 EventPipe .nettrace, read as thread time; a JDK Flight Recorder .jfr; any
-of these alone in a .zip), "-" for standard input, or an http(s) URL of a
-/debug/pprof endpoint. A folder written by 'profdiff capture --out DIR' (or
+of these alone in a .zip), "-" for standard input, an http(s) URL of a
+/debug/pprof endpoint, or a query of a continuous profiler, merged on its
+server: 'pyroscope+http://HOST:4040?type=T&query={...}&from=now-1h&to=now'
+or 'parca+http://HOST:7070?query=T{...}&from=...&to=...' (see 'profdiff
+sources'). A folder written by 'profdiff capture --out DIR' (or
 by demo and workload) stands for its profile of --kind's kind.
 The format is detected from the content.
 

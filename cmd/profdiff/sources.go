@@ -11,10 +11,12 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/profile/fleet"
 )
 
 // sourceArgs are the profile arguments of one side as the user gave them,
@@ -41,6 +43,9 @@ type resolver struct {
 	// allowRemote lets URL sources name hosts other than loopback
 	// (--allow-remote); by default they must be loopback.
 	allowRemote bool
+	// now is the clock relative fleet times (now-1h) are read against
+	// (zero: the time of the call).
+	now time.Time
 }
 
 // resolve expands each side's arguments, in order:
@@ -53,6 +58,9 @@ type resolver struct {
 //     the resolver's kind;
 //   - any other path passes through for profile.Load to report.
 func (r resolver) resolve(sides ...sourceArgs) ([][]string, error) {
+	if r.now.IsZero() {
+		r.now = time.Now().Truncate(time.Second) // one clock for every relative time
+	}
 	out := make([][]string, len(sides))
 	var folders []string
 	for i, s := range sides {
@@ -106,6 +114,9 @@ func (r resolver) expand(from, a string) ([]string, error) {
 	if from != "" {
 		where = from + ": "
 	}
+	if fleet.IsSource(a) {
+		return r.expandFleet(where, a)
+	}
 	if isURL(a) {
 		if err := r.checkURL(a); err != nil {
 			return nil, usagef("%s%v", where, err)
@@ -144,6 +155,42 @@ func (r resolver) expand(from, a string) ([]string, error) {
 }
 
 func isURL(s string) bool { return strings.Contains(s, "://") }
+
+// expandFleet resolves a fleet source (see package fleet): its times made
+// absolute (relative ones from the resolver's clock, the same for every
+// argument), its server checked as URLs are, and its range split into
+// its windows=N sources, one profile each.
+func (r resolver) expandFleet(where, a string) ([]string, error) {
+	now := r.now
+	if now.IsZero() {
+		now = time.Now().Truncate(time.Second)
+	}
+	s, err := fleet.Parse(a, now)
+	if err != nil {
+		return nil, usagef("%s%v", where, err)
+	}
+	if !r.allowRemote && !isLoopbackHost(s.Server.Hostname()) {
+		return nil, usagef("%s%s: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to query a remote server", where, s.Backend, s.Server.Hostname())
+	}
+	var out []string
+	for _, w := range s.Split() {
+		out = append(out, w.String())
+	}
+	return out, nil
+}
+
+// pyroscopeSource reports whether a source is a Pyroscope query, whose
+// profiles lose Go generics' type arguments.
+func pyroscopeSource(sides [][]string) bool {
+	for _, srcs := range sides {
+		for _, s := range srcs {
+			if strings.HasPrefix(s, string(fleet.Pyroscope)+"+") {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // checkURL accepts an http(s) URL whose host is loopback, or any host
 // with allowRemote: like capture, diff, top and gate read from the
@@ -213,6 +260,11 @@ func commonCaptureKind(dirs []string) string {
 func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
 	var lw loadWarnings
 	defer func() { warn(stderr, lw.lines()...) }()
+	if pyroscopeSource(sides) {
+		// Pyroscope drops Go generics' type arguments: drop them on
+		// every side, so a function is one row whatever its source.
+		lopts.DropGoTypeArgs = true
+	}
 	versions := captureGoVersions{}
 	for side, srcs := range sides {
 		for _, src := range srcs {
