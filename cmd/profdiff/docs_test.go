@@ -88,6 +88,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/profdiff/profdiff/profile/fleet/fleettest"
 	"github.com/profdiff/profdiff/workloads/jsonserver"
 )
 
@@ -896,6 +897,14 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)
 		return map[string]string{"127.0.0.1:8080": s.Listener.Addr().String()}
+	},
+	// Pyroscope's query protocol (profile/fleet/fleettest), shown as
+	// 127.0.0.1:4040, serving two CPU profiles of this process as
+	// service api version v1 and v2, taken at 2026-12-01T10:00:00Z and a
+	// minute later (fleetProfiles in fleet_test.go).
+	"pyroscope": func(t *testing.T, root, dir string) map[string]string {
+		base := pyroscopeFleet(t, &fleettest.Pyroscope{}, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), 1, dir)
+		return map[string]string{"127.0.0.1:4040": strings.TrimPrefix(base, "http://")}
 	},
 	// net/http/pprof's handlers for this process, shown as 127.0.0.1:6060.
 	"pprof-server": func(t *testing.T, root, dir string) map[string]string {

@@ -171,7 +171,7 @@ func TestDiffPyroscopeQueries(t *testing.T) {
 	var d struct {
 		New struct {
 			DurationNanos int64 `json:"duration_nanos"`
-			Sources   []string
+			Sources       []string
 		} `json:"new"`
 	}
 	if err := json.Unmarshal([]byte(queries), &d); err != nil {
@@ -232,7 +232,7 @@ func TestFleetErrors(t *testing.T) {
 	file := filepath.Join(dir, "v1.pb.gz")
 	cases := []struct {
 		name, source, want string
-		env            []string
+		env                []string
 	}{
 		{"missing server", pyroSource("http://127.0.0.1:1", "v2", t0, t0.Add(time.Hour), ""), "connection refused", nil},
 		{"missing tenant", pyroSource(base, "v2", t0, t0.Add(time.Hour), ""), "HTTP 401 Unauthorized (unauthenticated): no org id", nil},
