@@ -106,31 +106,11 @@ func readDiffRows(t *testing.T, out string) diffRows {
 		r.Buckets[b.Bucket] = [2]float64{b.BaseValue, b.NewValue}
 	}
 	for _, m := range d.Methods {
-		n := stripShapes(m.Name)
+		n := fleettest.DropShapes(m.Name)
 		v := r.Methods[n]
 		r.Methods[n] = [2]float64{v[0] + m.BaseValue, v[1] + m.NewValue}
 	}
 	return r
-}
-
-func stripShapes(name string) string {
-	for {
-		i := strings.Index(name, "[go.shape.")
-		if i < 0 {
-			return name
-		}
-		depth, j := 0, i
-		for ; j < len(name); j++ {
-			if name[j] == '[' {
-				depth++
-			} else if name[j] == ']' {
-				if depth--; depth == 0 {
-					break
-				}
-			}
-		}
-		name = name[:i] + name[j+1:]
-	}
 }
 
 // diff of two Pyroscope queries gives the table of the files that were

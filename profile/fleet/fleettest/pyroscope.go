@@ -215,7 +215,7 @@ func (p *Pyroscope) merge(typeID, selector string, start, end int64) (*googlev1.
 	}
 	merged.Period, merged.TimeNanos, merged.DurationNanos = 1e9, 0, 0
 	for _, f := range merged.Function {
-		f.Name, f.SystemName = dropShapes(f.Name), dropShapes(f.SystemName)
+		f.Name, f.SystemName = DropShapes(f.Name), DropShapes(f.SystemName)
 	}
 	var buf bytes.Buffer
 	if err := merged.WriteUncompressed(&buf); err != nil {
@@ -277,12 +277,12 @@ func onlyType(p *pprofile.Profile, typ, unit string) (*pprofile.Profile, error) 
 	return c, nil
 }
 
-// dropShapes drops Go generics' type arguments as Pyroscope does
+// DropShapes drops Go generics' type arguments as Pyroscope does
 // (slices.partitionOrdered[go.shape.int] → slices.partitionOrdered,
 // slices.Sort[go.shape.[]int,go.shape.int] → slices.Sort): a bracketed
 // group, brackets inside it balanced, that starts with go.shape. or is
 // "...".
-func dropShapes(name string) string {
+func DropShapes(name string) string {
 	for {
 		i := strings.Index(name, "[go.shape.")
 		if i < 0 {
