@@ -10,6 +10,8 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
+
+	"github.com/profdiff/profdiff/profile/fleet"
 )
 
 // parsePprofOrText reads what no binary reader of the registry sniffed:
@@ -104,7 +106,9 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 		return nil, &Error{l.Source, err}
 	}
 	l.addWarnings(warns)
-	if p.Period == 0 && l.Format != FormatFolded {
+	// A fleet server's merged profile has no period by design (Parca
+	// answers 0; the manual says so): nothing to warn about.
+	if p.Period == 0 && l.Format != FormatFolded && !fleet.IsSource(l.Source) {
 		l.Warnings = append(l.Warnings, l.Source+": profile has no sampling period")
 	}
 	l.Kind = DetectKind(p)

@@ -906,6 +906,16 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		base := pyroscopeFleet(t, &fleettest.Pyroscope{}, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), 1, dir)
 		return map[string]string{"127.0.0.1:4040": strings.TrimPrefix(base, "http://")}
 	},
+	// A real Parca (parca_test.go; the block is skipped without its
+	// binary), shown as 127.0.0.1:7070, holding the same two CPU profiles
+	// as process_cpu{job="api",version="v1"} and version v2.
+	"parca": func(t *testing.T, root, dir string) map[string]string {
+		base := startParca(t)
+		for i, p := range fleetProfiles(t) {
+			parcaIngest(t, base, fmt.Sprintf("v%d", i+1), p)
+		}
+		return map[string]string{"127.0.0.1:7070": strings.TrimPrefix(base, "http://")}
+	},
 	// net/http/pprof's handlers for this process, shown as 127.0.0.1:6060.
 	"pprof-server": func(t *testing.T, root, dir string) map[string]string {
 		mux := http.NewServeMux()

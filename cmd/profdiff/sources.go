@@ -59,7 +59,7 @@ type resolver struct {
 //   - any other path passes through for profile.Load to report.
 func (r resolver) resolve(sides ...sourceArgs) ([][]string, error) {
 	if r.now.IsZero() {
-		r.now = time.Now().Truncate(time.Second) // one clock for every relative time
+		r.now = nowCeil() // one clock for every relative time
 	}
 	out := make([][]string, len(sides))
 	var folders []string
@@ -163,7 +163,7 @@ func isURL(s string) bool { return strings.Contains(s, "://") }
 func (r resolver) expandFleet(where, a string) ([]string, error) {
 	now := r.now
 	if now.IsZero() {
-		now = time.Now().Truncate(time.Second)
+		now = nowCeil()
 	}
 	s, err := fleet.Parse(a, now)
 	if err != nil {
@@ -177,6 +177,16 @@ func (r resolver) expandFleet(where, a string) ([]string, error) {
 		out = append(out, w.String())
 	}
 	return out, nil
+}
+
+// nowCeil is now, rounded up to a whole second: sources print readably,
+// and a range ending "now" still holds what was stored a moment ago.
+func nowCeil() time.Time {
+	now := time.Now()
+	if t := now.Truncate(time.Second); t.Before(now) {
+		return t.Add(time.Second)
+	}
+	return now
 }
 
 // pyroscopeSource reports whether a source is a Pyroscope query, whose
