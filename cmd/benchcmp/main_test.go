@@ -67,11 +67,11 @@ func TestSingleTopGate(t *testing.T) {
 		"^\\| `profdiff top PROFILE` \\| "+secsRE,
 		"^## `profdiff gate`: 3 vs 3 profiles of about 500 stacks",
 		"^\\| `profdiff gate --base 'base-\\*.pb.gz' --new 'new-\\*.pb.gz'` \\| "+secsRE,
-		`^- (PASS|FAIL) 200k pair: `+"`profdiff diff`"+` wall: measured `+secsRE+`, target ≤ 0.30 s \(measured at 2000 stacks, the target is set for 200000\)$`,
+		`^- (PASS|FAIL) 200k pair: `+"`profdiff diff`"+` wall: measured `+secsRE+` \(user\+sys `+secsRE+`\), target ≤ 0.30 s \(measured at 2000 stacks, the target is set for 200000\)$`,
 		`^- (PASS|FAIL) 200k pair: `+"`profdiff diff`"+` peak RSS: measured \d+ MiB, target ≤ 150 MiB`,
 		`^- NOT RUN 200k pair: `+"`profdiff diff`"+` vs pprof: target ≥ 70x faster; pprof skipped: -skip-pprof$`,
 		`^- (PASS|FAIL) 200k pair: `+"`profdiff diff`"+` vs the decompression floor: measured `+ratioRE+` the floor`,
-		`^- (PASS|FAIL) 1M-stack profile: `+"`profdiff top`"+` wall: measured `+secsRE+` \(`+ratioRE+` the floor's .*\), target ≤ 3.00 s \(measured at 3000 stacks, the target is set for 1000000\)$`,
+		`^- (PASS|FAIL) 1M-stack profile: `+"`profdiff top`"+` wall: measured `+secsRE+` \(user\+sys `+secsRE+`; `+ratioRE+` the floor's .*\), target ≤ 3.00 s \(measured at 3000 stacks, the target is set for 1000000\)$`,
 		`^- (PASS|FAIL) gate of 200 vs 200 1-MB profiles peak RSS: measured \d+ MiB, target ≤ 200 MiB \(measured at 3 profiles per side, the target is set for 200\)$`,
 		`^\d passed, \d failed, 1 not run \(a report`,
 	)

@@ -102,7 +102,7 @@ func diffChecks(rows []*row) []check {
 	f := r.floor
 	vsFloor := ratio(r.pd.wall, f.floor().wall)
 	cs := []check{
-		judge(name+" wall", r.pd.wall <= diffWall, secs(r.pd.wall), "≤ "+secs(diffWall), note),
+		judge(name+" wall", r.pd.wall <= diffWall, fmt.Sprintf("%s (user+sys %s)", secs(r.pd.wall), secs(r.pd.cpu)), "≤ "+secs(diffWall), note),
 		judge(name+" peak RSS", r.pd.maxRSS > 0 && r.pd.maxRSS <= diffRSS, mib(r.pd.maxRSS), "≤ "+mib(diffRSS), note),
 	}
 	if r.pp == nil {
@@ -128,7 +128,7 @@ func extraChecks(name string, e *extra, unit string, want int, size func(*extra)
 		note = fmt.Sprintf("measured at %d %s, the target is set for %d", n, unit, want)
 	}
 	return []check{
-		judge(name+" wall", e.pd.wall <= wall, fmt.Sprintf("%s (%.1fx the floor's %s)", secs(e.pd.wall), ratio(e.pd.wall, e.floor.floor().wall), secs(e.floor.floor().wall)), "≤ "+secs(wall), note),
+		judge(name+" wall", e.pd.wall <= wall, fmt.Sprintf("%s (user+sys %s; %.1fx the floor's %s)", secs(e.pd.wall), secs(e.pd.cpu), ratio(e.pd.wall, e.floor.floor().wall), secs(e.floor.floor().wall)), "≤ "+secs(wall), note),
 		judge(name+" peak RSS", e.pd.maxRSS > 0 && e.pd.maxRSS <= rss, mib(e.pd.maxRSS), "≤ "+mib(rss), note),
 	}
 }
