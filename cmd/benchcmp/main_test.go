@@ -168,6 +168,13 @@ func TestFloorMode(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("floor of a text file: %v; want an error naming %s", err, bad)
 	}
+	// A status listed in command.ok (gate's 1: a check failed) is a
+	// result, not an error; the floor exits 1 on the text file.
+	self, _ := os.Executable()
+	c := command{name: self, args: []string{bad}, env: []string{floorEnv + "=std"}, ok: []int{1}}
+	if r, err := measureCmd(c, 1, time.Minute, new(bytes.Buffer)); err != nil || r.wall <= 0 {
+		t.Errorf("measureCmd with exit status 1 allowed: %+v, %v", r, err)
+	}
 	if _, err := inflateAll("zstd", files, false); err == nil {
 		t.Error("inflateAll with an unknown inflater: no error")
 	}
