@@ -136,10 +136,11 @@ var (
 	// event, rest. The comm is optional and lazy so that the first
 	// `N[/N]` token followed by a well-formed tail is the pid/tid.
 	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
-	// The `+0x1c` offset perf 4.8+ prints after symbols.
-	offsetRE = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
-	// A Go method name such as net/http.(*Client).Do keeps its parentheses.
+	// A Go method name such as net/http.(*Client).Do keeps its parentheses
+	// (see isGoMethod).
 	goMethodRE = regexp.MustCompile(`\.\(.*\)\.`)
+	// Quotes are dropped from names.
+	quotes = strings.NewReplacer(`"`, "", `'`, "")
 	// A source line that `perf script -F +srcline` prints under a frame.
 	srclineRE = regexp.MustCompile(`^\S+:\d+$`)
 	// What a time stamp looks like, so never an event name.
@@ -179,8 +180,7 @@ func isHex(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+		if !isHexDigit(s[i]) {
 			return false
 		}
 	}
@@ -208,6 +208,23 @@ func splitDSO(s string) (sym, dso string, ok bool) {
 	return strings.TrimSpace(s[:i]), s[i+1 : len(s)-1], true
 }
 
+// cutOffset drops the `+0x1c` offset perf 4.8+ prints after a symbol:
+// `+0x` and one or more hex digits that end the text.
+func cutOffset(sym string) string {
+	i := len(sym)
+	for i > 0 && isHexDigit(sym[i-1]) {
+		i--
+	}
+	if i < len(sym) && strings.HasSuffix(sym[:i], "+0x") {
+		return sym[:i-3]
+	}
+	return sym
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
 // parseFrame reads `addr [sym] [(dso)]` (leading whitespace already gone).
 // needDSO requires the `(dso)` group; hexAddr requires a hex address.
 func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
@@ -228,7 +245,7 @@ func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
 	if !hexAddr && !isHex(addr) && sym == "" {
 		return frameLine{}, false // a lone word is not a frame
 	}
-	sym = offsetRE.ReplaceAllString(sym, "")
+	sym = cutOffset(sym)
 	return frameLine{addr: parseHex(addr), sym: sym, dso: strings.TrimSpace(dso)}, true
 }
 
@@ -287,7 +304,7 @@ func trailingFrame(rest string) *frameLine {
 	f := strings.Fields(sym)
 	for i := len(f) - 2; i >= 0; i-- {
 		if isHex(f[i]) && len(f[i]) >= 4 {
-			s := offsetRE.ReplaceAllString(strings.Join(f[i+1:], " "), "")
+			s := cutOffset(strings.Join(f[i+1:], " "))
 			return &frameLine{addr: parseHex(f[i]), sym: s, dso: dso}
 		}
 	}
@@ -540,6 +557,10 @@ type builder struct {
 	hasTime  bool
 	key      []byte
 	locBuf   []*profile.Location
+	// locs files frame locations by their key (see location), looked up
+	// from locKey without a copy.
+	locs   map[string]*profile.Location
+	locKey []byte
 }
 
 func newBuilder() *builder {
@@ -547,6 +568,7 @@ func newBuilder() *builder {
 		Builder:  build.New[funcKey, string](nil),
 		eventIdx: map[string]int{},
 		samples:  map[string]*sampleAcc{},
+		locs:     map[string]*profile.Location{},
 	}
 }
 
@@ -718,25 +740,28 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 	} else {
 		addr = inlined[len(inlined)-1].addr
 	}
-	var kb strings.Builder
-	kb.WriteString(strconv.FormatUint(addr, 16))
-	kb.WriteByte(0)
-	kb.WriteString(dso)
-	kb.WriteByte(0)
+	// The key: the address, dso, symbol, inlined frames and the java
+	// flag, built in a buffer that is copied only for a new location.
+	kb := strconv.AppendUint(b.locKey[:0], addr, 16)
+	kb = append(kb, 0)
+	kb = append(kb, dso...)
+	kb = append(kb, 0)
 	if f != nil {
-		kb.WriteString("=" + sym)
+		kb = append(kb, '=')
+		kb = append(kb, sym...)
 	}
 	for _, in := range inlined {
-		kb.WriteByte(0)
-		kb.WriteString(in.sym)
+		kb = append(kb, 0)
+		kb = append(kb, in.sym...)
 	}
 	if java {
-		kb.WriteString("\x00java")
+		kb = append(kb, "\x00java"...)
 	}
-	key := kb.String()
-	if l, ok := b.Location(key); ok {
+	b.locKey = kb
+	if l, ok := b.locs[string(kb)]; ok {
 		return l
 	}
+	key := string(kb)
 	l := &profile.Location{Address: addr}
 	if dso != "" && dso != "[unknown]" {
 		l.Mapping = b.Mapping(dso)
@@ -752,7 +777,8 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 			l.Line = append(l.Line, profile.Line{Function: b.function(parts[i], dso, java)})
 		}
 	}
-	return b.AddLocationAs(key, l)
+	b.locs[key] = l
+	return b.AddLocation(l)
 }
 
 // splitInline splits `outer->inner` inline chains, outermost first, leaving
@@ -802,10 +828,12 @@ func TidyName(sym, dso string, java bool) string {
 		return "[" + base + "]"
 	}
 	f := strings.ReplaceAll(sym, ";", ":")
-	if !goMethodRE.MatchString(f) {
+	if !isGoMethod(f) {
 		f = cutParams(f)
 	}
-	f = strings.NewReplacer(`"`, "", `'`, "").Replace(f)
+	if strings.ContainsAny(f, `"'`) {
+		f = quotes.Replace(f)
+	}
 	if java && strings.Contains(f, "/") {
 		f = strings.TrimPrefix(f, "L")
 	}
@@ -813,6 +841,16 @@ func TidyName(sym, dso string, java bool) string {
 		return "[unknown]"
 	}
 	return f
+}
+
+// isGoMethod reports whether f holds `.(`, then `).` (goMethodRE, whose
+// `.*` spans no newline: a name holding one is left to the regexp).
+func isGoMethod(f string) bool {
+	if strings.IndexByte(f, '\n') >= 0 {
+		return goMethodRE.MatchString(f)
+	}
+	i := strings.Index(f, ".(")
+	return i >= 0 && strings.Contains(f[i+2:], ").")
 }
 
 // cutParams drops a C++ (or JVM, .NET) function's parameter list and what
