@@ -133,7 +133,7 @@ const maxWarnings = 20
 
 var (
 	// An event header. Groups: comm, pid or tid, tid, cpu, time, period,
-	// event, rest. The comm is optional and lazy so that the first
+	// event, rest. matchHeader matches it without the regexp. The comm is optional and lazy so that the first
 	// `N[/N]` token followed by a well-formed tail is the pid/tid.
 	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
 	// A Go method name such as net/http.(*Client).Do keeps its parentheses
@@ -143,8 +143,6 @@ var (
 	quotes = strings.NewReplacer(`"`, "", `'`, "")
 	// A source line that `perf script -F +srcline` prints under a frame.
 	srclineRE = regexp.MustCompile(`^\S+:\d+$`)
-	// What a time stamp looks like, so never an event name.
-	numberRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 	// A perf map (JIT symbols): /tmp/perf-PID.map.
 	perfMapRE = regexp.MustCompile(`(^|/)perf-\d+\.map$`)
 )
@@ -252,13 +250,13 @@ func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
 // parseHeader reads an event header line. It returns ok false when the line
 // is not one, and an error when it is one with an unreadable number.
 func parseHeader(line string) (header, bool, error) {
-	m := headerRE.FindStringSubmatch(line)
-	if m == nil {
+	m, ok := headerGroups(line)
+	if !ok {
 		return header{}, false, nil
 	}
 	var h header
 	var err error
-	h.comm = strings.TrimSpace(m[1])
+	h.comm = strings.TrimSpace(m.comm)
 	num := func(s, what string) int64 {
 		v, perr := strconv.ParseInt(s, 10, 64)
 		if perr != nil && err == nil {
@@ -266,31 +264,45 @@ func parseHeader(line string) (header, bool, error) {
 		}
 		return v
 	}
-	if m[3] != "" {
-		h.pid, h.hasPID = num(m[2], "pid"), true
-		h.tid = num(m[3], "tid")
+	if m.tid != "" {
+		h.pid, h.hasPID = num(m.pid, "pid"), true
+		h.tid = num(m.tid, "tid")
 	} else {
-		h.tid = num(m[2], "tid")
+		h.tid = num(m.pid, "tid")
 	}
-	if m[5] != "" {
-		h.time, _ = strconv.ParseFloat(m[5], 64)
+	if m.time != "" {
+		h.time, _ = strconv.ParseFloat(m.time, 64)
 		h.hasTime = !math.IsInf(h.time, 0)
-		h.ns, _ = parseNanos(m[5])
+		h.ns, _ = parseNanos(m.time)
 	}
-	if m[6] != "" {
-		h.period, h.hasPeriod = num(m[6], "period"), true
+	if m.period != "" {
+		h.period, h.hasPeriod = num(m.period, "period"), true
 	}
-	h.event = m[7]
-	h.fields = m[8]
-	if numberRE.MatchString(h.event) && err == nil {
+	h.event = m.event
+	h.fields = m.fields
+	if isNumber(h.event) && err == nil {
 		// `1.0: -5 cycles:` reads as event "1.0" with fields: the period
 		// is what is wrong, and it must not become an event.
 		err = fmt.Errorf("no event name after %q (a negative or malformed period?)", h.event+":")
 	}
-	if rest := m[8]; strings.HasSuffix(rest, ")") {
+	if rest := m.fields; strings.HasSuffix(rest, ")") {
 		h.frame = trailingFrame(rest)
 	}
 	return h, true, err
+}
+
+// headerGroups returns headerRE's submatches 1-8 of line, by
+// matchHeader; a line holding a newline, which no line of the text
+// does, is left to the regexp, whose `.` stops at newlines.
+func headerGroups(line string) (headerFields, bool) {
+	if strings.IndexByte(line, '\n') >= 0 {
+		m := headerRE.FindStringSubmatch(line)
+		if m == nil {
+			return headerFields{}, false
+		}
+		return headerFields{m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]}, true
+	}
+	return matchHeader(line)
 }
 
 // trailingFrame finds `addr sym (dso)` at the end of a header's trailing
