@@ -573,6 +573,7 @@ type builder struct {
 	// from locKey without a copy.
 	locs   map[string]*profile.Location
 	locKey []byte
+	byAddr map[uint64][]addrLocation // see plainLocation
 }
 
 func newBuilder() *builder {
@@ -581,6 +582,7 @@ func newBuilder() *builder {
 		eventIdx: map[string]int{},
 		samples:  map[string]*sampleAcc{},
 		locs:     map[string]*profile.Location{},
+		byAddr:   map[uint64][]addrLocation{},
 	}
 }
 
@@ -745,6 +747,9 @@ func (b *builder) sample(h *header, locs []*profile.Location, st switchState) *s
 // frames are left at the end of a stack) with the inlined frames (dso
 // "inlined", leaf first) printed above it.
 func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profile.Location {
+	if f != nil && len(inlined) == 0 {
+		return b.plainLocation(f, java)
+	}
 	var addr uint64
 	dso, sym := "", ""
 	if f != nil {
@@ -754,8 +759,7 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 	}
 	// The key: the address, dso, symbol, inlined frames and the java
 	// flag, built in a buffer that is copied only for a new location.
-	kb := strconv.AppendUint(b.locKey[:0], addr, 16)
-	kb = append(kb, 0)
+	kb := binary.LittleEndian.AppendUint64(b.locKey[:0], addr)
 	kb = append(kb, dso...)
 	kb = append(kb, 0)
 	if f != nil {
@@ -773,7 +777,41 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 	if l, ok := b.locs[string(kb)]; ok {
 		return l
 	}
-	key := string(kb)
+	l := b.newLocation(addr, f, inlined, java)
+	b.locs[string(kb)] = l
+	return l
+}
+
+// plainLocation is location for a frame without inlined frames above it,
+// the usual one: filed by its address, then by dso, symbol and the java
+// flag, so that a frame seen before costs a lookup of a number and a
+// comparison of its strings, not the hash of a long key.
+func (b *builder) plainLocation(f *frameLine, java bool) *profile.Location {
+	for _, c := range b.byAddr[f.addr] {
+		if c.java == java && c.dso == f.dso && c.sym == f.sym {
+			return c.loc
+		}
+	}
+	l := b.newLocation(f.addr, f, nil, java)
+	b.byAddr[f.addr] = append(b.byAddr[f.addr], addrLocation{f.dso, f.sym, java, l})
+	return l
+}
+
+// addrLocation is one location filed under its address.
+type addrLocation struct {
+	dso, sym string
+	java     bool
+	loc      *profile.Location
+}
+
+// newLocation adds the location of frame f (nil when only inlined frames
+// are left at the end of a stack) at addr with the inlined frames above
+// it.
+func (b *builder) newLocation(addr uint64, f *frameLine, inlined []frameLine, java bool) *profile.Location {
+	dso, sym := "", ""
+	if f != nil {
+		dso, sym = f.dso, f.sym
+	}
 	l := &profile.Location{Address: addr}
 	if dso != "" && dso != "[unknown]" {
 		l.Mapping = b.Mapping(dso)
@@ -789,7 +827,6 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 			l.Line = append(l.Line, profile.Line{Function: b.function(parts[i], dso, java)})
 		}
 	}
-	b.locs[key] = l
 	return b.AddLocation(l)
 }
 
