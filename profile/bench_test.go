@@ -34,14 +34,11 @@ func BenchmarkParse(b *testing.B) {
 	for _, n := range benchSynthSizes {
 		b.Run(fmt.Sprintf("stacks=%d", n), func(b *testing.B) {
 			data := benchSynthGz(b, n)
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
+			benchgen.Loop(b, int64(len(data)), func() {
 				if _, err := Parse("synth.pb.gz", data, 0); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -69,12 +66,11 @@ func BenchmarkLoad(b *testing.B) {
 // (bytes.Count, vectorized): the floor a reader's MB/s is compared with,
 // taken in the same run, since the machine's speed varies with its load.
 func benchFloor(b *testing.B, data []byte) {
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
+	benchgen.Loop(b, int64(len(data)), func() {
 		if bytes.Count(data, []byte{'\n'}) == 0 {
 			b.Fatal("no lines")
 		}
-	}
+	})
 }
 
 // BenchmarkFolded measures ParseFolded, beside the floor of counting the
@@ -103,13 +99,11 @@ func BenchmarkFolded(b *testing.B) {
 			data := in.data(b)
 			b.Run("floor", func(b *testing.B) { benchFloor(b, data) })
 			b.Run("parse", func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				for b.Loop() {
+				benchgen.Loop(b, int64(len(data)), func() {
 					if _, _, err := ParseFolded(data); err != nil {
 						b.Fatal(err)
 					}
-				}
+				})
 			})
 		})
 	}

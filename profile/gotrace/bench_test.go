@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/profdiff/profdiff/profile/internal/benchgen"
 )
 
 // benchTrace records a runtime/trace of a busy program: 64 goroutines,
@@ -60,18 +62,15 @@ func benchTrace(b *testing.B) []byte {
 func BenchmarkParse(b *testing.B) {
 	data := benchTrace(b)
 	b.Run("floor", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
+		benchgen.Loop(b, int64(len(data)), func() {
 			bytes.Count(data, []byte{0})
-		}
+		})
 	})
 	b.Run("parse", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
+		benchgen.Loop(b, int64(len(data)), func() {
 			if _, _, err := Parse(data, Options{}); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }

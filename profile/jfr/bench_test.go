@@ -23,18 +23,15 @@ func BenchmarkParse(b *testing.B) {
 	}
 	data := benchgen.Replicate(one, 16<<20, "")
 	b.Run("floor", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
+		benchgen.Loop(b, int64(len(data)), func() {
 			bytes.Count(data, []byte{0})
-		}
+		})
 	})
 	b.Run("parse", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
+		benchgen.Loop(b, int64(len(data)), func() {
 			if _, _, err := Parse(data); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }

@@ -77,19 +77,16 @@ func BenchmarkParse(b *testing.B) {
 		b.Run(in.name, func(b *testing.B) {
 			data := in.data(b)
 			b.Run("floor", func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				for b.Loop() {
+				benchgen.Loop(b, int64(len(data)), func() {
 					bytes.Count(data, []byte{0})
-				}
+				})
 			})
 			b.Run("parse", func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				for b.Loop() {
+				benchgen.Loop(b, int64(len(data)), func() {
 					if _, _, err := Parse(data); err != nil {
 						b.Fatal(err)
 					}
-				}
+				})
 			})
 		})
 	}

@@ -43,21 +43,18 @@ func BenchmarkParse(b *testing.B) {
 			data := in.data(b)
 			text := string(data)
 			b.Run("floor", func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				for b.Loop() {
+				benchgen.Loop(b, int64(len(data)), func() {
 					if bytes.Count(data, []byte{'\n'}) == 0 {
 						b.Fatal("no lines")
 					}
-				}
+				})
 			})
 			b.Run("parse", func(b *testing.B) {
-				b.SetBytes(int64(len(text)))
-				b.ReportAllocs()
-				for b.Loop() {
+				benchgen.Loop(b, int64(len(text)), func() {
 					if _, _, err := Parse(text); err != nil {
 						b.Fatal(err)
 					}
-				}
+				})
 			})
 		})
 	}

@@ -15,18 +15,15 @@ import (
 func BenchmarkParse(b *testing.B) {
 	data := benchgen.Speedscope(20_000)
 	b.Run("floor", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
+		benchgen.Loop(b, int64(len(data)), func() {
 			bytes.Count(data, []byte{','})
-		}
+		})
 	})
 	b.Run("parse", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
+		benchgen.Loop(b, int64(len(data)), func() {
 			if _, _, err := Parse(data); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }
