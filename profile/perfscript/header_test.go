@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,6 +131,23 @@ func TestMatchHeaderIsHeaderRE(t *testing.T) {
 	for _, s := range []string{"1", "12.5", "1.", ".5", "1.2.3", "", "a", "1a", "1.5a"} {
 		if isNumber(s) != numberRE.MatchString(s) {
 			t.Errorf("isNumber(%q) = %v", s, !numberRE.MatchString(s))
+		}
+	}
+}
+
+// TestHexValue holds hexValue to what strconv.ParseUint reads.
+func TestHexValue(t *testing.T) {
+	for _, s := range []string{"0", "ff", "FFFFffff", "0x1c", "0X1C", "0x0Xff", "", "0x", "g", "12g", "ffffffffffffffff",
+		"10000000000000000", "0000000000000000000001", "7fffffffffffffff1", "-1", "+1", "1_0"} {
+		v, ok := hexValue(s)
+		trimmed := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+		wantOK := trimmed != "" && strings.Trim(trimmed, "0123456789abcdefABCDEF") == ""
+		want, err := strconv.ParseUint(trimmed, 16, 64)
+		if err != nil {
+			want = 0
+		}
+		if ok != wantOK || v != want {
+			t.Errorf("hexValue(%q) = %#x, %v; want %#x, %v", s, v, ok, want, wantOK)
 		}
 	}
 }

@@ -173,25 +173,46 @@ type frameLine struct {
 // isHex reports whether s is a non-empty hex number (perf prints addresses
 // without 0x; a 0x prefix is accepted).
 func isHex(s string) bool {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isHexDigit(s[i]) {
-			return false
-		}
-	}
-	return true
+	_, ok := hexValue(s)
+	return ok
 }
 
 func parseHex(s string) uint64 {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		return 0
-	}
+	v, _ := hexValue(s)
 	return v
+}
+
+// hexValue reads s as isHex and parseHex do, in one pass: ok when s is a
+// hex number, v its value (0 when it is none or does not fit 64 bits, as
+// strconv.ParseUint fails for it).
+func hexValue(s string) (v uint64, ok bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if s == "" {
+		return 0, false
+	}
+	overflow := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		if v>>60 != 0 {
+			overflow = true
+		}
+		v = v<<4 | uint64(d)
+	}
+	if overflow {
+		return 0, true
+	}
+	return v, true
 }
 
 // splitDSO splits `sym (dso)` at the final balanced parenthesized group. ok
@@ -230,7 +251,8 @@ func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
 	if i := strings.IndexAny(t, " \t"); i >= 0 {
 		addr, rest = t[:i], strings.TrimSpace(t[i+1:])
 	}
-	if addr == "" || (hexAddr && !isHex(addr)) {
+	av, isHexAddr := hexValue(addr)
+	if addr == "" || (hexAddr && !isHexAddr) {
 		return frameLine{}, false
 	}
 	sym, dso, ok := splitDSO(rest)
@@ -240,11 +262,11 @@ func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
 		}
 		sym, dso = rest, ""
 	}
-	if !hexAddr && !isHex(addr) && sym == "" {
+	if !hexAddr && !isHexAddr && sym == "" {
 		return frameLine{}, false // a lone word is not a frame
 	}
 	sym = cutOffset(sym)
-	return frameLine{addr: parseHex(addr), sym: sym, dso: strings.TrimSpace(dso)}, true
+	return frameLine{addr: av, sym: sym, dso: strings.TrimSpace(dso)}, true
 }
 
 // parseHeader reads an event header line. It returns ok false when the line
