@@ -71,6 +71,8 @@ type chunk struct {
 	events        []eventRef
 	earlier       constants // see parseChunkAfter
 	stringClassID int64
+	stacks        map[[2]int64]resolvedStack // by reference (type, id); see stack
+	methods       map[[2]int64]methodInfo    // by reference; see method
 }
 
 type eventRef struct {

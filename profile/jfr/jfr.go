@@ -247,7 +247,34 @@ type frame struct {
 }
 
 // stack resolves a StackTrace reference into frames, leaf first.
+//
+// A reference to a stack trace (how events name theirs) is resolved once
+// per chunk: the events of a recording share a few thousand stacks, and
+// the frames returned are shared too, so callers must not modify them.
 func (c *chunk) stack(v value) (frames []frame, truncated bool) {
+	if v.kind != vRef {
+		return c.resolveStack(v)
+	}
+	k := [2]int64{v.typ.id, v.i}
+	if s, ok := c.stacks[k]; ok {
+		return s.frames, s.truncated
+	}
+	frames, truncated = c.resolveStack(v)
+	if c.stacks == nil {
+		c.stacks = map[[2]int64]resolvedStack{}
+	}
+	c.stacks[k] = resolvedStack{frames, truncated}
+	return frames, truncated
+}
+
+// resolvedStack is a stack trace resolved by chunk.stack.
+type resolvedStack struct {
+	frames    []frame
+	truncated bool
+}
+
+// resolveStack is stack without the cache.
+func (c *chunk) resolveStack(v value) (frames []frame, truncated bool) {
 	st := c.resolve(v)
 	if st.kind != vStruct {
 		return nil, false
@@ -266,29 +293,61 @@ func (c *chunk) stack(v value) (frames []frame, truncated bool) {
 // with the library kept for the profile's mapping. A "()L;" method without
 // a name is the allocated class async-profiler puts on top of an
 // allocation stack.
+//
+// What a frame takes from its method is worked out once per method
+// reference of the chunk (see method).
 func (c *chunk) frame(f value) frame {
-	m := c.get(f, "method")
-	name := c.str(c.get(m, "name"))
-	desc := c.str(c.get(m, "descriptor"))
-	kernel := desc == "(Lk;)L;" || c.str(c.get(f, "type")) == "Kernel"
-	if name != "" && (desc == "()L;" || kernel) {
-		lib := c.str(c.get(c.get(m, "type"), "name"))
+	m := c.method(c.field(f, "method"))
+	kernel := m.desc == "(Lk;)L;" || c.str(c.get(f, "type")) == "Kernel"
+	if m.name != "" && (m.desc == "()L;" || kernel) {
+		lib := m.lib
 		if lib == "" && kernel {
 			lib = "[kernel.kallsyms]"
 		}
-		return frame{fn: name, lib: lib}
+		return frame{fn: m.name, lib: lib}
 	}
-	if cl := c.className(c.get(m, "type")); cl != "" {
-		if name == "" {
-			name = cl
-		} else {
-			name = cl + "." + name
+	return frame{fn: m.java, line: c.get(f, "lineNumber").i}
+}
+
+// methodInfo is what frame reads of a Method: its name, descriptor, its
+// type's name as written (a native frame's library) and the Java name,
+// Class.method (or what there is of it, or [unknown]).
+type methodInfo struct {
+	name, desc, lib, java string
+}
+
+// method returns the methodInfo of a Method value, resolved once per
+// reference of the chunk.
+func (c *chunk) method(ref value) methodInfo {
+	var k [2]int64
+	if ref.kind == vRef {
+		k = [2]int64{ref.typ.id, ref.i}
+		if m, ok := c.methods[k]; ok {
+			return m
 		}
 	}
-	if name == "" {
-		name = "[unknown]"
+	m := c.resolve(ref)
+	info := methodInfo{name: c.str(c.get(m, "name")), desc: c.str(c.get(m, "descriptor"))}
+	typ := c.get(m, "type")
+	info.lib = c.str(c.get(typ, "name"))
+	info.java = info.name
+	if cl := c.className(typ); cl != "" {
+		if info.java == "" {
+			info.java = cl
+		} else {
+			info.java = cl + "." + info.java
+		}
 	}
-	return frame{fn: name, line: c.get(f, "lineNumber").i}
+	if info.java == "" {
+		info.java = "[unknown]"
+	}
+	if ref.kind == vRef {
+		if c.methods == nil {
+			c.methods = map[[2]int64]methodInfo{}
+		}
+		c.methods[k] = info
+	}
+	return info
 }
 
 // parkBucket says what a park on the given class is: lock contention when

@@ -26,6 +26,7 @@ type builder struct {
 	overlap   overlap                      // execution and native samples inside a thread's waits
 	settings  map[string]map[string]string // event → setting name → value, last seen
 	truncated int
+	key       []byte // reused by sample
 	// readWarnings say what of the file was left out (an incomplete last
 	// chunk).
 	readWarnings []string
@@ -141,7 +142,7 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 		name := strings.TrimSpace(s.frame + c.str(c.get(v, "name")))
 		return []frame{{fn: "[" + name + "]"}}, lb
 	}
-	frames, trunc := c.stack(c.get(v, "stackTrace"))
+	frames, trunc := c.stack(c.field(v, "stackTrace")) // unresolved: stack caches by reference
 	if trunc {
 		b.truncated++
 	}
@@ -203,21 +204,31 @@ type tally struct {
 
 // sample adds val to the tally of type i with these frames and labels.
 func (b *builder) sample(i int, val int64, frames []frame, lb map[string][]string) *tally {
-	var key strings.Builder
-	key.WriteString(strconv.Itoa(i))
+	// The key: i, then |fn:line:lib a frame and |k=v a label, in a
+	// buffer reused from one sample to the next.
+	key := strconv.AppendInt(b.key[:0], int64(i), 10)
 	for _, f := range frames {
-		fmt.Fprintf(&key, "|%s:%d:%s", f.fn, f.line, f.lib)
+		key = append(key, '|')
+		key = append(key, f.fn...)
+		key = append(key, ':')
+		key = strconv.AppendInt(key, f.line, 10)
+		key = append(key, ':')
+		key = append(key, f.lib...)
 	}
 	for _, k := range mapsKeys(lb) {
-		fmt.Fprintf(&key, "|%s=%s", k, lb[k][0])
+		key = append(key, '|')
+		key = append(key, k...)
+		key = append(key, '=')
+		key = append(key, lb[k][0]...)
 	}
-	r := b.samples[key.String()]
+	b.key = key
+	r := b.samples[string(key)]
 	if r == nil {
 		r = &tally{spec: i, labels: lb}
 		for _, f := range frames {
 			r.locs = append(r.locs, b.location(f))
 		}
-		b.samples[key.String()] = r
+		b.samples[string(key)] = r
 		b.order = append(b.order, r)
 	}
 	r.value += val

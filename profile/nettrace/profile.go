@@ -53,6 +53,7 @@ package nettrace
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"math"
@@ -320,11 +321,10 @@ func (b *builder) sample(k sampleKey, res *stackRes) (*pprofile.Sample, error) {
 	}
 	b.locBuf = locs
 	key := b.key[:0]
-	key = strconv.AppendUint(key, k.thread, 10)
-	key = append(key, '/', byte('0'+k.typ))
+	key = binary.AppendUvarint(key, k.thread)
+	key = append(key, byte(k.typ))
 	for _, l := range locs {
-		key = append(key, '/')
-		key = strconv.AppendUint(key, l.ID, 10)
+		key = binary.AppendUvarint(key, l.ID)
 	}
 	b.key = key
 	if smp, ok := b.samples[string(key)]; ok {
@@ -372,8 +372,8 @@ func (t *Trace) newProfile(interval int64) *pprofile.Profile {
 }
 
 type locKey struct {
-	addr uint64
-	name string
+	addr         uint64
+	module, name string // module!name split at its first `!`
 }
 
 // builder keys functions by `module!name` and locations by address and
@@ -397,11 +397,17 @@ type builder struct {
 // location returns the location of addr named module!name (the module as
 // the location's mapping, the way folded .NET frames load).
 func (b *builder) location(addr uint64, module, name string) *pprofile.Location {
-	k := locKey{addr, module + "!" + name}
+	// The key is the address and module!name, split at its first `!`
+	// (so that no string is concatenated to look a frame up, yet two
+	// frames whose module!name reads the same share their location).
+	k := locKey{addr, module, name}
+	if strings.IndexByte(module, '!') >= 0 {
+		k.module, k.name, _ = strings.Cut(module+"!"+name, "!")
+	}
 	if l, ok := b.Location(k); ok {
 		return l
 	}
-	fn := b.Function(k.name, pprofile.Function{Name: name, SystemName: name})
+	fn := b.Function(module+"!"+name, pprofile.Function{Name: name, SystemName: name})
 	l := &pprofile.Location{Address: addr, Line: []pprofile.Line{{Function: fn}}}
 	if module != "" {
 		l.Mapping = b.Mapping(module)

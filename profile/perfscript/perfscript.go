@@ -133,17 +133,16 @@ const maxWarnings = 20
 
 var (
 	// An event header. Groups: comm, pid or tid, tid, cpu, time, period,
-	// event, rest. The comm is optional and lazy so that the first
+	// event, rest. matchHeader matches it without the regexp. The comm is optional and lazy so that the first
 	// `N[/N]` token followed by a well-formed tail is the pid/tid.
 	headerRE = regexp.MustCompile(`^\s*(?:(.*?)\s+)??(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(?:(\d+(?:\.\d+)?):\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
-	// The `+0x1c` offset perf 4.8+ prints after symbols.
-	offsetRE = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
-	// A Go method name such as net/http.(*Client).Do keeps its parentheses.
+	// A Go method name such as net/http.(*Client).Do keeps its parentheses
+	// (see isGoMethod).
 	goMethodRE = regexp.MustCompile(`\.\(.*\)\.`)
+	// Quotes are dropped from names.
+	quotes = strings.NewReplacer(`"`, "", `'`, "")
 	// A source line that `perf script -F +srcline` prints under a frame.
 	srclineRE = regexp.MustCompile(`^\S+:\d+$`)
-	// What a time stamp looks like, so never an event name.
-	numberRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 	// A perf map (JIT symbols): /tmp/perf-PID.map.
 	perfMapRE = regexp.MustCompile(`(^|/)perf-\d+\.map$`)
 )
@@ -174,26 +173,46 @@ type frameLine struct {
 // isHex reports whether s is a non-empty hex number (perf prints addresses
 // without 0x; a 0x prefix is accepted).
 func isHex(s string) bool {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	_, ok := hexValue(s)
+	return ok
 }
 
 func parseHex(s string) uint64 {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		return 0
-	}
+	v, _ := hexValue(s)
 	return v
+}
+
+// hexValue reads s as isHex and parseHex do, in one pass: ok when s is a
+// hex number, v its value (0 when it is none or does not fit 64 bits, as
+// strconv.ParseUint fails for it).
+func hexValue(s string) (v uint64, ok bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if s == "" {
+		return 0, false
+	}
+	overflow := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		if v>>60 != 0 {
+			overflow = true
+		}
+		v = v<<4 | uint64(d)
+	}
+	if overflow {
+		return 0, true
+	}
+	return v, true
 }
 
 // splitDSO splits `sym (dso)` at the final balanced parenthesized group. ok
@@ -208,6 +227,23 @@ func splitDSO(s string) (sym, dso string, ok bool) {
 	return strings.TrimSpace(s[:i]), s[i+1 : len(s)-1], true
 }
 
+// cutOffset drops the `+0x1c` offset perf 4.8+ prints after a symbol:
+// `+0x` and one or more hex digits that end the text.
+func cutOffset(sym string) string {
+	i := len(sym)
+	for i > 0 && isHexDigit(sym[i-1]) {
+		i--
+	}
+	if i < len(sym) && strings.HasSuffix(sym[:i], "+0x") {
+		return sym[:i-3]
+	}
+	return sym
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
 // parseFrame reads `addr [sym] [(dso)]` (leading whitespace already gone).
 // needDSO requires the `(dso)` group; hexAddr requires a hex address.
 func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
@@ -215,7 +251,8 @@ func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
 	if i := strings.IndexAny(t, " \t"); i >= 0 {
 		addr, rest = t[:i], strings.TrimSpace(t[i+1:])
 	}
-	if addr == "" || (hexAddr && !isHex(addr)) {
+	av, isHexAddr := hexValue(addr)
+	if addr == "" || (hexAddr && !isHexAddr) {
 		return frameLine{}, false
 	}
 	sym, dso, ok := splitDSO(rest)
@@ -225,23 +262,23 @@ func parseFrame(t string, needDSO, hexAddr bool) (frameLine, bool) {
 		}
 		sym, dso = rest, ""
 	}
-	if !hexAddr && !isHex(addr) && sym == "" {
+	if !hexAddr && !isHexAddr && sym == "" {
 		return frameLine{}, false // a lone word is not a frame
 	}
-	sym = offsetRE.ReplaceAllString(sym, "")
-	return frameLine{addr: parseHex(addr), sym: sym, dso: strings.TrimSpace(dso)}, true
+	sym = cutOffset(sym)
+	return frameLine{addr: av, sym: sym, dso: strings.TrimSpace(dso)}, true
 }
 
 // parseHeader reads an event header line. It returns ok false when the line
 // is not one, and an error when it is one with an unreadable number.
 func parseHeader(line string) (header, bool, error) {
-	m := headerRE.FindStringSubmatch(line)
-	if m == nil {
+	m, ok := headerGroups(line)
+	if !ok {
 		return header{}, false, nil
 	}
 	var h header
 	var err error
-	h.comm = strings.TrimSpace(m[1])
+	h.comm = strings.TrimSpace(m.comm)
 	num := func(s, what string) int64 {
 		v, perr := strconv.ParseInt(s, 10, 64)
 		if perr != nil && err == nil {
@@ -249,31 +286,45 @@ func parseHeader(line string) (header, bool, error) {
 		}
 		return v
 	}
-	if m[3] != "" {
-		h.pid, h.hasPID = num(m[2], "pid"), true
-		h.tid = num(m[3], "tid")
+	if m.tid != "" {
+		h.pid, h.hasPID = num(m.pid, "pid"), true
+		h.tid = num(m.tid, "tid")
 	} else {
-		h.tid = num(m[2], "tid")
+		h.tid = num(m.pid, "tid")
 	}
-	if m[5] != "" {
-		h.time, _ = strconv.ParseFloat(m[5], 64)
+	if m.time != "" {
+		h.time, _ = strconv.ParseFloat(m.time, 64)
 		h.hasTime = !math.IsInf(h.time, 0)
-		h.ns, _ = parseNanos(m[5])
+		h.ns, _ = parseNanos(m.time)
 	}
-	if m[6] != "" {
-		h.period, h.hasPeriod = num(m[6], "period"), true
+	if m.period != "" {
+		h.period, h.hasPeriod = num(m.period, "period"), true
 	}
-	h.event = m[7]
-	h.fields = m[8]
-	if numberRE.MatchString(h.event) && err == nil {
+	h.event = m.event
+	h.fields = m.fields
+	if isNumber(h.event) && err == nil {
 		// `1.0: -5 cycles:` reads as event "1.0" with fields: the period
 		// is what is wrong, and it must not become an event.
 		err = fmt.Errorf("no event name after %q (a negative or malformed period?)", h.event+":")
 	}
-	if rest := m[8]; strings.HasSuffix(rest, ")") {
+	if rest := m.fields; strings.HasSuffix(rest, ")") {
 		h.frame = trailingFrame(rest)
 	}
 	return h, true, err
+}
+
+// headerGroups returns headerRE's submatches 1-8 of line, by
+// matchHeader; a line holding a newline, which no line of the text
+// does, is left to the regexp, whose `.` stops at newlines.
+func headerGroups(line string) (headerFields, bool) {
+	if strings.IndexByte(line, '\n') >= 0 {
+		m := headerRE.FindStringSubmatch(line)
+		if m == nil {
+			return headerFields{}, false
+		}
+		return headerFields{m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]}, true
+	}
+	return matchHeader(line)
 }
 
 // trailingFrame finds `addr sym (dso)` at the end of a header's trailing
@@ -287,7 +338,7 @@ func trailingFrame(rest string) *frameLine {
 	f := strings.Fields(sym)
 	for i := len(f) - 2; i >= 0; i-- {
 		if isHex(f[i]) && len(f[i]) >= 4 {
-			s := offsetRE.ReplaceAllString(strings.Join(f[i+1:], " "), "")
+			s := cutOffset(strings.Join(f[i+1:], " "))
 			return &frameLine{addr: parseHex(f[i]), sym: s, dso: dso}
 		}
 	}
@@ -540,6 +591,11 @@ type builder struct {
 	hasTime  bool
 	key      []byte
 	locBuf   []*profile.Location
+	// locs files frame locations by their key (see location), looked up
+	// from locKey without a copy.
+	locs   map[string]*profile.Location
+	locKey []byte
+	byAddr map[uint64][]addrLocation // see plainLocation
 }
 
 func newBuilder() *builder {
@@ -547,6 +603,8 @@ func newBuilder() *builder {
 		Builder:  build.New[funcKey, string](nil),
 		eventIdx: map[string]int{},
 		samples:  map[string]*sampleAcc{},
+		locs:     map[string]*profile.Location{},
+		byAddr:   map[uint64][]addrLocation{},
 	}
 }
 
@@ -711,6 +769,9 @@ func (b *builder) sample(h *header, locs []*profile.Location, st switchState) *s
 // frames are left at the end of a stack) with the inlined frames (dso
 // "inlined", leaf first) printed above it.
 func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profile.Location {
+	if f != nil && len(inlined) == 0 {
+		return b.plainLocation(f, java)
+	}
 	var addr uint64
 	dso, sym := "", ""
 	if f != nil {
@@ -718,24 +779,60 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 	} else {
 		addr = inlined[len(inlined)-1].addr
 	}
-	var kb strings.Builder
-	kb.WriteString(strconv.FormatUint(addr, 16))
-	kb.WriteByte(0)
-	kb.WriteString(dso)
-	kb.WriteByte(0)
+	// The key: the address, dso, symbol, inlined frames and the java
+	// flag, built in a buffer that is copied only for a new location.
+	kb := binary.LittleEndian.AppendUint64(b.locKey[:0], addr)
+	kb = append(kb, dso...)
+	kb = append(kb, 0)
 	if f != nil {
-		kb.WriteString("=" + sym)
+		kb = append(kb, '=')
+		kb = append(kb, sym...)
 	}
 	for _, in := range inlined {
-		kb.WriteByte(0)
-		kb.WriteString(in.sym)
+		kb = append(kb, 0)
+		kb = append(kb, in.sym...)
 	}
 	if java {
-		kb.WriteString("\x00java")
+		kb = append(kb, "\x00java"...)
 	}
-	key := kb.String()
-	if l, ok := b.Location(key); ok {
+	b.locKey = kb
+	if l, ok := b.locs[string(kb)]; ok {
 		return l
+	}
+	l := b.newLocation(addr, f, inlined, java)
+	b.locs[string(kb)] = l
+	return l
+}
+
+// plainLocation is location for a frame without inlined frames above it,
+// the usual one: filed by its address, then by dso, symbol and the java
+// flag, so that a frame seen before costs a lookup of a number and a
+// comparison of its strings, not the hash of a long key.
+func (b *builder) plainLocation(f *frameLine, java bool) *profile.Location {
+	for _, c := range b.byAddr[f.addr] {
+		if c.java == java && c.dso == f.dso && c.sym == f.sym {
+			return c.loc
+		}
+	}
+	l := b.newLocation(f.addr, f, nil, java)
+	b.byAddr[f.addr] = append(b.byAddr[f.addr], addrLocation{f.dso, f.sym, java, l})
+	return l
+}
+
+// addrLocation is one location filed under its address.
+type addrLocation struct {
+	dso, sym string
+	java     bool
+	loc      *profile.Location
+}
+
+// newLocation adds the location of frame f (nil when only inlined frames
+// are left at the end of a stack) at addr with the inlined frames above
+// it.
+func (b *builder) newLocation(addr uint64, f *frameLine, inlined []frameLine, java bool) *profile.Location {
+	dso, sym := "", ""
+	if f != nil {
+		dso, sym = f.dso, f.sym
 	}
 	l := &profile.Location{Address: addr}
 	if dso != "" && dso != "[unknown]" {
@@ -752,7 +849,7 @@ func (b *builder) location(f *frameLine, inlined []frameLine, java bool) *profil
 			l.Line = append(l.Line, profile.Line{Function: b.function(parts[i], dso, java)})
 		}
 	}
-	return b.AddLocationAs(key, l)
+	return b.AddLocation(l)
 }
 
 // splitInline splits `outer->inner` inline chains, outermost first, leaving
@@ -802,10 +899,12 @@ func TidyName(sym, dso string, java bool) string {
 		return "[" + base + "]"
 	}
 	f := strings.ReplaceAll(sym, ";", ":")
-	if !goMethodRE.MatchString(f) {
+	if !isGoMethod(f) {
 		f = cutParams(f)
 	}
-	f = strings.NewReplacer(`"`, "", `'`, "").Replace(f)
+	if strings.ContainsAny(f, `"'`) {
+		f = quotes.Replace(f)
+	}
 	if java && strings.Contains(f, "/") {
 		f = strings.TrimPrefix(f, "L")
 	}
@@ -813,6 +912,16 @@ func TidyName(sym, dso string, java bool) string {
 		return "[unknown]"
 	}
 	return f
+}
+
+// isGoMethod reports whether f holds `.(`, then `).` (goMethodRE, whose
+// `.*` spans no newline: a name holding one is left to the regexp).
+func isGoMethod(f string) bool {
+	if strings.IndexByte(f, '\n') >= 0 {
+		return goMethodRE.MatchString(f)
+	}
+	i := strings.Index(f, ".(")
+	return i >= 0 && strings.Contains(f[i+2:], ").")
 }
 
 // cutParams drops a C++ (or JVM, .NET) function's parameter list and what

@@ -709,12 +709,17 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 	}
 	root := b.root(thread)
 	empty := 0
+	// path holds the nodes of the previous sample's stack, root first:
+	// a sample that starts as the one before it does (the usual case in
+	// a file written in time order) walks them without a lookup.
+	var path []int32
 	err = eachElement(pj.Samples, func(j int, elem []byte) error {
 		if k := jsonKind(elem); k != kindArray {
 			return fmt.Errorf("%s.samples[%d]: expected an array of frame indexes, got %s", where, j, k)
 		}
 		n := root
 		depth := 0
+		same := true // the stack so far is the start of path
 		err := eachElement(elem, func(k int, idx []byte) error {
 			fi, err := b.frameIndex(idx)
 			if err != nil {
@@ -723,7 +728,13 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 			if depth++; depth > MaxDepth {
 				return fmt.Errorf("%s.samples[%d]: stack deeper than %d frames", where, j, MaxDepth)
 			}
+			if same && depth <= len(path) && b.nodes[path[depth-1]].loc == b.frameLoc[fi] {
+				n = path[depth-1]
+				return nil
+			}
+			same = false
 			n = b.child(n, fi)
+			path = append(path[:depth-1], n)
 			return nil
 		})
 		if err != nil {
@@ -823,6 +834,21 @@ func sampleWeights(where string, raw []byte) ([]float64, error) {
 
 // frameIndex reads one frame index of a sample or event.
 func (b *builder) frameIndex(elem []byte) (int, error) {
+	if len(elem) > 0 && len(elem) <= 9 {
+		// The usual index, a few digits, read without ParseFloat (the
+		// same value: JSON has validated it, so it has no leading zero).
+		v := 0
+		for _, c := range elem {
+			if c < '0' || c > '9' {
+				v = -1
+				break
+			}
+			v = v*10 + int(c-'0')
+		}
+		if v >= 0 && v < len(b.frameLoc) {
+			return v, nil
+		}
+	}
 	k := jsonKind(elem)
 	if k != kindNumber {
 		return 0, fmt.Errorf("frame index: expected a number, got %s", k)
