@@ -32,8 +32,9 @@ type closureInfo struct {
 
 // noteClosures records the neighbours of the closures in a sample's stack.
 func (a *Analyzer) noteClosures(side Side, stack []int32) {
+	closure := a.closure
 	for i, id := range stack {
-		if a.methods[id].family == "" {
+		if !closure[id] {
 			continue
 		}
 		if i > 0 {

@@ -15,9 +15,13 @@ import (
 // are dense (as every pprof writer makes them), else by a map. Functions are
 // memoized the same way, so a name is split and interned once per profile.
 type locResolver struct {
-	a       *Analyzer
-	side    Side
-	dense   []locEntry
+	a     *Analyzer
+	side  Side
+	dense []locEntry
+	// one is the frames' fast path, by location ID like dense: the
+	// method id + 1 of a resolved location with one frame, else 0. Four
+	// bytes a location keep the table of a large profile in cache.
+	one     []int32
 	byPtr   map[*pprofile.Location]*locEntry
 	idv     []int32
 	spv     []int32
@@ -41,29 +45,29 @@ type locEntry struct {
 	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
 	off    uint32 // in idv and frv when n > 1
 	id, sp int32  // the frame when n == 1
-	frDone bool   // fr or frv filled in
-	fr     frameRule
+	frDone bool   // frv filled in (n > 1)
 }
 
-func (a *Analyzer) newLocResolver(p *pprofile.Profile, side Side) *locResolver {
+func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Function, side Side) *locResolver {
 	r := &locResolver{a: a, side: side}
 	maxID := uint64(0)
-	for _, l := range p.Location {
+	for _, l := range locs {
 		maxID = max(maxID, l.ID)
 	}
-	if maxID <= uint64(4*len(p.Location)+16) {
+	if maxID <= uint64(4*len(locs)+16) {
 		r.dense = make([]locEntry, maxID+1)
+		r.one = make([]int32, maxID+1)
 	} else {
-		r.byPtr = make(map[*pprofile.Location]*locEntry, len(p.Location))
+		r.byPtr = make(map[*pprofile.Location]*locEntry, len(locs))
 	}
 	maxID = 0
-	for _, f := range p.Function {
+	for _, f := range fns {
 		maxID = max(maxID, f.ID)
 	}
-	if maxID <= uint64(4*len(p.Function)+16) {
+	if maxID <= uint64(4*len(fns)+16) {
 		r.fnDense = make([]fnEntry, maxID+1)
 	} else {
-		r.fnMap = make(map[*pprofile.Function]frame, len(p.Function))
+		r.fnMap = make(map[*pprofile.Function]frame, len(fns))
 	}
 	return r
 }
@@ -108,10 +112,7 @@ func (r *locResolver) appendSpellings(dst []int32, e *locEntry) []int32 {
 // appendRules appends the frame rules of a resolved location's frames.
 func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
 	if e.n == 1 {
-		if !e.frDone {
-			e.fr, e.frDone = r.a.frameRuleOf(e.id, kind), true
-		}
-		return append(dst, e.fr)
+		return append(dst, r.a.frameRuleOf(e.id, kind))
 	}
 	frs := r.frv[e.off : e.off+e.n]
 	if !e.frDone {
@@ -158,6 +159,9 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 	e.n = uint32(len(fs))
 	if e.n == 1 {
 		e.id, e.sp = fs[0].id, fs[0].sp
+		if loc.ID < uint64(len(r.one)) && e == &r.dense[loc.ID] {
+			r.one[loc.ID] = e.id + 1
+		}
 		return
 	}
 	e.off = uint32(len(r.idv))
@@ -205,6 +209,8 @@ func (a *Analyzer) intern(raw, module string, side Side) frame {
 			id = int32(len(a.methods))
 			m := &method{name: raw, key: key, family: closureFamily(key)}
 			a.anyClosure = a.anyClosure || m.family != ""
+			a.closure = append(a.closure, m.family != "")
+			a.frs, a.frDone = append(a.frs, frameRule{}), append(a.frDone, false)
 			a.methods = append(a.methods, m)
 			a.byKey[key] = id
 		}
@@ -219,13 +225,14 @@ func (a *Analyzer) intern(raw, module string, side Side) frame {
 	return frame{id, sp}
 }
 
+// frameRuleOf is a method's frame rule, matched once, with the kind of the
+// profile it is first needed for.
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
-	m := a.methods[id]
-	if !m.frDone {
-		m.fr = a.rules.frameRule(m.key, kind)
-		m.frDone = true
+	if !a.frDone[id] {
+		a.frs[id] = a.rules.frameRule(a.methods[id].key, kind)
+		a.frDone[id] = true
 	}
-	return m.fr
+	return a.frs[id]
 }
 
 // keep applies Options.Focus and Ignore (pprof semantics: focus keeps samples
