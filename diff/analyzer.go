@@ -227,6 +227,7 @@ type Analyzer struct {
 	closure     []bool            // by method id: a Go closure (a compact copy of method.family != "")
 	frs         []frameRule       // by method id: its frame rule, once frDone (frameRuleOf)
 	frDone      []bool
+	splitMemo   map[string][2]string // splitModule
 	sides       [2]sideMeta
 	profiles    []ProfileStats
 	consumers   []func(*Sample)

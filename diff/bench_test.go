@@ -1,11 +1,16 @@
 package diff
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
@@ -125,6 +130,38 @@ func BenchmarkStream(b *testing.B) {
 					}
 				}
 				a.Diff()
+			}
+		})
+	}
+}
+
+// BenchmarkInflate decompresses the 200k-stack base profile (13.8 MB
+// gzipped, 16.5 MB raw) with compress/gzip and with
+// github.com/klauspost/compress/gzip, which profile.LoadRaw uses.
+func BenchmarkInflate(b *testing.B) {
+	cfg := synth.DefaultConfig()
+	var buf bytes.Buffer
+	if err := synth.Generate(cfg).Write(&buf); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	for _, c := range []struct {
+		name string
+		open func(io.Reader) (io.Reader, error)
+	}{
+		{"compress/gzip", func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
+		{"klauspost", func(r io.Reader) (io.Reader, error) { return kgzip.NewReader(r) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				zr, err := c.open(bytes.NewReader(data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, zr); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"path"
+
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
@@ -137,14 +139,16 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 		// One frame per named line: memoize on the function, and name the
 		// location's frames only when a function is new. Unsymbolized
 		// locations take the other path, so each keeps its own address.
-		r.buf = r.buf[:0]
-		for i, ln := range loc.Line {
+		for _, ln := range loc.Line {
 			f, ok := r.funcFrame(ln.Function)
 			if !ok {
-				if len(r.buf) == 0 {
-					r.buf = symbolize.LocationFrames(r.buf, loc)
+				// symbolize.LocationFrames' frame for the line, its
+				// module split off the name memoized across profiles.
+				mod, name := a.splitModule(ln.Function.Name)
+				if mod == "" && loc.Mapping != nil {
+					mod = path.Base(loc.Mapping.File)
 				}
-				f = a.intern(r.buf[i].Name, r.buf[i].Module, r.side)
+				f = a.intern(name, mod, r.side)
 				r.setFuncFrame(ln.Function, f)
 			}
 			fs = append(fs, f)
@@ -169,6 +173,20 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 		r.idv, r.spv = append(r.idv, f.id), append(r.spv, f.sp)
 	}
 	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
+}
+
+// splitModule is symbolize.SplitModule, memoized by name: the same
+// functions come back in every profile added.
+func (a *Analyzer) splitModule(name string) (module, rest string) {
+	if m, ok := a.splitMemo[name]; ok {
+		return m[0], m[1]
+	}
+	module, rest = symbolize.SplitModule(name)
+	if a.splitMemo == nil {
+		a.splitMemo = map[string][2]string{}
+	}
+	a.splitMemo[name] = [2]string{module, rest}
+	return module, rest
 }
 
 // funcFrame returns the frame of a function seen before (fn may be nil).

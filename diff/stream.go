@@ -560,6 +560,15 @@ func (d *pbProfile) indexLocations(maxID uint64) error {
 	return nil
 }
 
+// hasLocation reports whether there is a location with an ID; when the
+// IDs are 1..n, as every pprof writer numbers them, without a load.
+func (d *pbProfile) hasLocation(id uint64) bool {
+	if d.locByID != nil && len(d.locByID) == len(d.locs)+1 {
+		return id != 0 && id <= uint64(len(d.locs))
+	}
+	return d.location(id) != nil
+}
+
 // location returns the location with an ID, nil when there is none.
 func (d *pbProfile) location(id uint64) *pprofile.Location {
 	if d.locByID != nil {
@@ -628,7 +637,9 @@ func (d *pbProfile) check(drop bool) error {
 	var rs sampleReader
 	rs.init(d)
 	kept := 0
-	err := d.eachSample(&rs, func(smp *pprofile.Sample, profiler bool) error {
+	// The locations themselves are needed only to find the profiler's
+	// samples and a contention profile's leaves.
+	err := d.eachSample(&rs, d.profLoc != nil || leafFns != nil, func(smp *pprofile.Sample, profiler bool) error {
 		for t, v := range smp.Value {
 			switch {
 			case v < 0:
@@ -685,7 +696,10 @@ func (r *sampleReader) init(d *pbProfile) {
 
 // read decodes the sample at data[s:e]; profiler says whether it is one
 // of the profiler's own (DropProfilerSamples' test).
-func (r *sampleReader) read(s, e int) (profiler bool, err error) {
+//
+// With locs false it only checks that the location ids exist, leaving
+// smp.Location empty: the checks of Prepare mostly need no more.
+func (r *sampleReader) read(s, e int, locs bool) (profiler bool, err error) {
 	d, smp := r.d, &r.smp
 	smp.Value, smp.Location, r.labels, r.ids = smp.Value[:0], smp.Location[:0], r.labels[:0], r.ids[:0]
 	data := d.data[:e]
@@ -703,9 +717,16 @@ func (r *sampleReader) read(s, e int) (profiler bool, err error) {
 					if !ok {
 						return false, decodeErr(p, "bad varint in a sample's location ids")
 					}
+					if !locs {
+						if !d.hasLocation(u) {
+							return false, errFallback // CheckValid: "sample has nil location"
+						}
+						p = q
+						continue
+					}
 					loc := d.location(u)
 					if loc == nil {
-						return false, errFallback // CheckValid: "sample has nil location"
+						return false, errFallback
 					}
 					smp.Location, r.ids = append(smp.Location, loc), append(r.ids, u)
 					p = q
@@ -747,7 +768,7 @@ func (r *sampleReader) read(s, e int) (profiler bool, err error) {
 	if err := r.fillLabels(); err != nil {
 		return false, err
 	}
-	return r.profiler(), nil
+	return r.profiler(), nil // profLoc is set only when locs are read
 }
 
 // label reads one Label message and checks its string indexes.
@@ -832,7 +853,7 @@ func (r *sampleReader) profiler() bool {
 }
 
 // eachSample decodes every sample record in order and calls fn with it.
-func (d *pbProfile) eachSample(r *sampleReader, fn func(smp *pprofile.Sample, profiler bool) error) error {
+func (d *pbProfile) eachSample(r *sampleReader, locs bool, fn func(smp *pprofile.Sample, profiler bool) error) error {
 	var f wireField
 	for pos := d.firstSample; pos < len(d.data); {
 		if err := next(d.data, &pos, len(d.data), &f); err != nil {
@@ -841,7 +862,7 @@ func (d *pbProfile) eachSample(r *sampleReader, fn func(smp *pprofile.Sample, pr
 		if f.num != 2 {
 			continue
 		}
-		profiler, err := r.read(f.s, f.e)
+		profiler, err := r.read(f.s, f.e, locs)
 		if err != nil {
 			return err
 		}
@@ -860,7 +881,7 @@ func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind p
 	var rs sampleReader
 	rs.init(d)
 	// Prepare read every sample already: no error is left to meet.
-	_ = d.eachSample(&rs, func(smp *pprofile.Sample, profiler bool) error {
+	_ = d.eachSample(&rs, true, func(smp *pprofile.Sample, profiler bool) error {
 		if !profiler || !d.drop {
 			w.sample(smp, rs.ids)
 		}

@@ -94,6 +94,8 @@ func labelled(p *pprofile.Profile) *pprofile.Profile {
 			s.Label = map[string][]string{profile.LabelThread: {fmt.Sprint("t", i%5)}}
 		case 2:
 			s.Label = map[string][]string{"comm": {"synth"}, "x": {"a", "b"}}
+		case 4:
+			s.Label = map[string][]string{profile.LabelProfiler: {"true"}}
 		case 3:
 			s.NumLabel = map[string][]int64{"bytes": {int64(i)}}
 			s.NumUnit = map[string][]string{"bytes": {"bytes"}}
@@ -171,6 +173,12 @@ func TestStreamCorpus(t *testing.T) {
 			}
 			n++
 			l, lerr := r.Load()
+			// LoadRaw then Load is Load.
+			if want, werr := profile.Load(context.Background(), path, opts); fmt.Sprint(werr) != fmt.Sprint(lerr) {
+				t.Errorf("%s: Load: %v, LoadRaw and Raw.Load: %v", path, werr, lerr)
+			} else if werr == nil {
+				sameJSON(t, path+" Load", loadFacts(want), loadFacts(l))
+			}
 			in, perr := Prepare(r)
 			if (lerr == nil) != (perr == nil) || lerr != nil && lerr.Error() != perr.Error() {
 				t.Errorf("%s: model %v, stream %v", path, lerr, perr)

@@ -56,6 +56,7 @@ import (
 	"time"
 
 	pprofile "github.com/google/pprof/profile"
+	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/profdiff/profdiff/symbolize"
 )
@@ -218,8 +219,12 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 		return nil, nil, &Error{source, err}
 	}
 	var r *Raw
+	inflated := false
+	if out, ok := fastGunzip(data, maxSize); ok {
+		data, inflated = out, true
+	}
 	l, err := guardParse(source, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(source, data, maxSize, false, true)
+		l, in, gzipped, done, err := unwrap(source, data, maxSize, false, true, inflated)
 		switch {
 		case done || err != nil:
 			return l, err
@@ -234,6 +239,27 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 	}
 	l, err = loaded(l, err, opts)
 	return nil, l, err
+}
+
+// fastGunzip decompresses a single gzip layer with
+// github.com/klauspost/compress/gzip, about 1.5 times as fast as
+// compress/gzip (diff's BenchmarkInflate), within maxSize. It reports
+// false for anything but a stream that decompresses cleanly to data that
+// is neither empty nor gzip again: ungzipLayers then reads the source and
+// words whatever is wrong, as Load does.
+func fastGunzip(data []byte, maxSize int64) ([]byte, bool) {
+	if !isGzip(data) {
+		return nil, false
+	}
+	zr, err := kgzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, false
+	}
+	out, err := readAll(zr, maxSize, gzipSize(data))
+	if err != nil || isGzip(out) || len(bytes.TrimSpace(out)) == 0 {
+		return nil, false
+	}
+	return out, true
 }
 
 // IsProfilerFrame reports whether a function name is one that only the
@@ -276,7 +302,7 @@ func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
 // that order.
 func parse(source string, data []byte, maxSize int64, inZip, owned bool) (l *Loaded, err error) {
 	return guardParse(source, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(source, data, maxSize, inZip, owned)
+		l, in, gzipped, done, err := unwrap(source, data, maxSize, inZip, owned, false)
 		if done || err != nil {
 			return l, err
 		}
@@ -298,17 +324,22 @@ func guardParse(source string, f func() (*Loaded, error)) (l *Loaded, err error)
 // unwrap is the start of parse: it strips the containers and runs the
 // registry's binary readers. done says that it read the profile (l, err)
 // already; else in holds what pprof's decoders and the text readers read.
-func unwrap(source string, data []byte, maxSize int64, inZip, owned bool) (l *Loaded, in *input, gzipped, done bool, err error) {
+// inflated says that data is a gzip layer fastGunzip decompressed already.
+func unwrap(source string, data []byte, maxSize int64, inZip, owned, inflated bool) (l *Loaded, in *input, gzipped, done bool, err error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
 	l = &Loaded{Source: source}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil, false, true, &Error{source, mark(ErrEmpty, errors.New("empty file"))}
-	}
-	data, gzipped, err = l.ungzipLayers(data, maxSize)
-	if err != nil {
-		return nil, nil, gzipped, true, &Error{source, err}
+	if inflated {
+		l.Containers, gzipped = []string{"gzip"}, true
+	} else {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return nil, nil, false, true, &Error{source, mark(ErrEmpty, errors.New("empty file"))}
+		}
+		data, gzipped, err = l.ungzipLayers(data, maxSize)
+		if err != nil {
+			return nil, nil, gzipped, true, &Error{source, err}
+		}
 	}
 	owned = owned || gzipped
 	if !gzipped && strings.HasSuffix(source, ".gz") {
