@@ -19,6 +19,7 @@ import (
 type locResolver struct {
 	a     *Analyzer
 	side  Side
+	src   *pbProfile // the streaming decoder's profile, whose locations ids name
 	dense []locEntry
 	// one is the frames' fast path, by location ID like dense: the
 	// method id + 1 of a resolved location with one frame, else 0. Four
@@ -72,6 +73,23 @@ func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Fun
 		r.fnMap = make(map[*pprofile.Function]frame, len(fns))
 	}
 	return r
+}
+
+// locs is the number of a sample's locations: len(ids) when the
+// streaming decoder gave them (see frames), else the model's.
+func (r *locResolver) locs(smp *pprofile.Sample, ids []uint64) int {
+	if ids != nil {
+		return len(ids)
+	}
+	return len(smp.Location)
+}
+
+// locAt is a sample's location i.
+func (r *locResolver) locAt(smp *pprofile.Sample, ids []uint64, i int) *pprofile.Location {
+	if ids != nil {
+		return r.src.location(ids[i])
+	}
+	return smp.Location[i]
 }
 
 // entry returns loc's memo entry, resolving its method ids on first sight.

@@ -97,8 +97,8 @@ func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
 	if filtering {
 		// keep ran on ids alone; rules are resolved for kept samples only.
 		s.frames = s.frames[:0]
-		for _, loc := range smp.Location {
-			s.frames = lr.appendRules(s.frames, lr.entry(loc), kind)
+		for i := range lr.locs(smp, ids) {
+			s.frames = lr.appendRules(s.frames, lr.entry(lr.locAt(smp, ids, i)), kind)
 		}
 	}
 	a.commRoot(s, smp)
@@ -259,28 +259,30 @@ func (m *sideMeta) noteThread(smp *pprofile.Sample) {
 // frames.
 //
 // ids, when not nil, holds the IDs of the sample's locations (the
-// streaming decoder has them), which spares a load per frame.
+// streaming decoder has them, and r.src the locations): a frame then costs
+// no load of its Location, and smp.Location need not be filled.
 func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *pprofile.Sample, ids []uint64, kind profile.Kind, idsOnly, spellings bool) ([]int32, []int32, []frameRule) {
+	n := r.locs(smp, ids)
 	if spellings {
-		for _, loc := range smp.Location {
-			spell = r.appendSpellings(spell, r.entry(loc))
+		for i := range n {
+			spell = r.appendSpellings(spell, r.entry(r.locAt(smp, ids, i)))
 		}
 	}
 	if idsOnly {
-		for _, loc := range smp.Location {
-			stack = r.appendIDs(stack, r.entry(loc))
+		for i := range n {
+			stack = r.appendIDs(stack, r.entry(r.locAt(smp, ids, i)))
 		}
 		return stack, spell, frames
 	}
 	one, frs, frDone := r.one, r.a.frs, r.a.frDone
-	for i, loc := range smp.Location {
+	for i := range n {
 		// Fast path: a known one-frame location, with no calls so the
 		// loads of successive frames overlap.
 		var id uint64
 		if ids != nil {
 			id = ids[i]
 		} else {
-			id = loc.ID
+			id = smp.Location[i].ID
 		}
 		if id < uint64(len(one)) {
 			if m := one[id] - 1; m >= 0 && frDone[m] {
@@ -289,7 +291,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 				continue
 			}
 		}
-		e := r.entry(loc)
+		e := r.entry(r.locAt(smp, ids, i))
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
 		frs, frDone = r.a.frs, r.a.frDone // new methods may have grown them

@@ -46,7 +46,8 @@ func NewInput(l *profile.Loaded) *Input { return &Input{l: l} }
 // with no samples, locations or functions.
 func (in *Input) Loaded() *profile.Loaded { return in.l }
 
-// Streamed reports whether the streaming decoder reads the profile.
+// Streamed reports whether the streaming decoder reads the profile
+// (until it is added).
 func (in *Input) Streamed() bool { return in.d != nil }
 
 // errFallback says that the model path reads the profile.
@@ -80,6 +81,7 @@ func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
 	if err := d.build(); err != nil {
 		return nil, err
 	}
+	d.mapRanges, d.fnRanges, d.locRanges = nil, nil, nil // built
 	if err := d.check(!r.Options.KeepProfiler); err != nil {
 		return nil, err
 	}
@@ -462,7 +464,10 @@ func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
 		mapByID[m.ID] = m
 	}
 	maxID := uint64(0)
-	var lines []pprofile.Line                            // one arena for every location's lines
+	// One arena for every location's lines, sliced once it is complete:
+	// slicing it as it grows would keep each outgrown copy alive.
+	var lines []pprofile.Line
+	spans := make([][2]int32, len(d.locRanges))
 	arena := make([]pprofile.Location, len(d.locRanges)) // one allocation, not one per location
 	for i, r := range d.locRanges {
 		loc := &arena[i]
@@ -498,10 +503,8 @@ func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
 		if err != nil {
 			return err
 		}
-		if n := len(lines) - start; n > 0 {
-			loc.Line = lines[start:len(lines):len(lines)]
-		}
-		if loc.Address != 0 && len(loc.Line) == 0 {
+		spans[i] = [2]int32{int32(start), int32(len(lines))}
+		if loc.Address != 0 && len(lines) == start {
 			return errFallback // symbolization's job
 		}
 		loc.Mapping = mapByID[uint64(mapID)]
@@ -510,6 +513,11 @@ func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
 		}
 		maxID = max(maxID, loc.ID)
 		d.locs = append(d.locs, loc)
+	}
+	for i, sp := range spans {
+		if sp[1] > sp[0] {
+			arena[i].Line = lines[sp[0]:sp[1]:sp[1]]
+		}
 	}
 	return d.indexLocations(maxID)
 }
@@ -639,7 +647,11 @@ func (d *pbProfile) check(drop bool) error {
 	kept := 0
 	// The locations themselves are needed only to find the profiler's
 	// samples and a contention profile's leaves.
-	err := d.eachSample(&rs, d.profLoc != nil || leafFns != nil, func(smp *pprofile.Sample, profiler bool) error {
+	locs := checkIDs
+	if d.profLoc != nil || leafFns != nil {
+		locs = readLocs
+	}
+	err := d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
 		for t, v := range smp.Value {
 			switch {
 			case v < 0:
@@ -694,12 +706,21 @@ func (r *sampleReader) init(d *pbProfile) {
 	r.smp.Value = make([]int64, 0, len(d.sampleTypes))
 }
 
+// What sampleReader.read makes of a sample's location ids.
+const (
+	checkIDs = iota // only check that they exist (smp.Location stays empty)
+	readLocs        // smp.Location and ids
+	// readIDs: ids, and smp.Location only for a sample of one location
+	// (SampleBucket reads it); the walk's resolver looks up the others
+	// when it meets a location first (locResolver.locAt), so a frame
+	// costs no load of its pointer.
+	readIDs
+)
+
 // read decodes the sample at data[s:e]; profiler says whether it is one
-// of the profiler's own (DropProfilerSamples' test).
-//
-// With locs false it only checks that the location ids exist, leaving
-// smp.Location empty: the checks of Prepare mostly need no more.
-func (r *sampleReader) read(s, e int, locs bool) (profiler bool, err error) {
+// of the profiler's own (DropProfilerSamples' test, when the locations
+// are read or none is the profiler's).
+func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	d, smp := r.d, &r.smp
 	smp.Value, smp.Location, r.labels, r.ids = smp.Value[:0], smp.Location[:0], r.labels[:0], r.ids[:0]
 	data := d.data[:e]
@@ -717,9 +738,12 @@ func (r *sampleReader) read(s, e int, locs bool) (profiler bool, err error) {
 					if !ok {
 						return false, decodeErr(p, "bad varint in a sample's location ids")
 					}
-					if !locs {
+					if locs != readLocs {
 						if !d.hasLocation(u) {
 							return false, errFallback // CheckValid: "sample has nil location"
+						}
+						if locs == readIDs {
+							r.ids = append(r.ids, u)
 						}
 						p = q
 						continue
@@ -764,6 +788,9 @@ func (r *sampleReader) read(s, e int, locs bool) (profiler bool, err error) {
 	}
 	if len(smp.Value) != len(d.sampleTypes) {
 		return false, errFallback // CheckValid: value count mismatch
+	}
+	if locs == readIDs && len(r.ids) == 1 && len(smp.Location) == 0 {
+		smp.Location = append(smp.Location, d.location(r.ids[0]))
 	}
 	if err := r.fillLabels(); err != nil {
 		return false, err
@@ -853,7 +880,7 @@ func (r *sampleReader) profiler() bool {
 }
 
 // eachSample decodes every sample record in order and calls fn with it.
-func (d *pbProfile) eachSample(r *sampleReader, locs bool, fn func(smp *pprofile.Sample, profiler bool) error) error {
+func (d *pbProfile) eachSample(r *sampleReader, locs int, fn func(smp *pprofile.Sample, profiler bool) error) error {
 	var f wireField
 	for pos := d.firstSample; pos < len(d.data); {
 		if err := next(d.data, &pos, len(d.data), &f); err != nil {
@@ -877,11 +904,17 @@ func (d *pbProfile) eachSample(r *sampleReader, locs bool, fn func(smp *pprofile
 // bytes into one reused sample and classified as walk classifies the
 // model's, the profiler's own left out as Load leaves them out.
 func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
-	w := a.newWalker(side, prof, a.newLocResolver(d.locs, d.fns, side), idx, CountColumn(d.header, idx), kind)
+	lr := a.newLocResolver(d.locs, d.fns, side)
+	lr.src = d
+	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
 	var rs sampleReader
 	rs.init(d)
+	locs := readIDs
+	if d.profLoc != nil {
+		locs = readLocs // the profiler's samples are known by their locations
+	}
 	// Prepare read every sample already: no error is left to meet.
-	_ = d.eachSample(&rs, true, func(smp *pprofile.Sample, profiler bool) error {
+	_ = d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
 		if !profiler || !d.drop {
 			w.sample(smp, rs.ids)
 		}

@@ -104,8 +104,11 @@ func labelled(p *pprofile.Profile) *pprofile.Profile {
 	fn := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: "runtime/pprof.profileWriter"}
 	loc := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
 	p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
-	p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{loc}, Value: make([]int64, len(p.SampleType))})
-	p.Sample[len(p.Sample)-1].Value[0] = 5
+	ps := &pprofile.Sample{Location: []*pprofile.Location{p.Location[0], loc}, Value: make([]int64, len(p.SampleType))}
+	for i := range ps.Value {
+		ps.Value[i] = 5
+	}
+	p.Sample = append(p.Sample, ps)
 	return p
 }
 
