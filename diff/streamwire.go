@@ -35,11 +35,26 @@ func decodeErr(off int, format string, args ...any) error {
 }
 
 // uvarint reads the varint at data[i:], as pprof does: at most 10 bytes,
-// bits past 64 dropped.
+// bits past 64 dropped. Varints of up to three bytes (every location id
+// of a profile under two million locations) take the inlined path.
 func uvarint(data []byte, i int) (uint64, int, bool) {
-	if i < len(data) && data[i] < 0x80 {
-		return uint64(data[i]), i + 1, true
+	if i+2 < len(data) {
+		b0 := data[i]
+		if b0 < 0x80 {
+			return uint64(b0), i + 1, true
+		}
+		b1 := data[i+1]
+		if b1 < 0x80 {
+			return uint64(b0&0x7f) | uint64(b1)<<7, i + 2, true
+		}
+		if b2 := data[i+2]; b2 < 0x80 {
+			return uint64(b0&0x7f) | uint64(b1&0x7f)<<7 | uint64(b2)<<14, i + 3, true
+		}
 	}
+	return uvarintSlow(data, i)
+}
+
+func uvarintSlow(data []byte, i int) (uint64, int, bool) {
 	var u uint64
 	for k := 0; k < 10; k++ {
 		if i+k >= len(data) {
