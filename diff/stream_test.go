@@ -232,3 +232,42 @@ func corpusDir(t *testing.T) string {
 	}
 	return c
 }
+
+// TestPrepareConcurrent prepares several profiles at once, as the
+// commands do, and adds them in order: the same top as one at a time
+// (run it with -race).
+func TestPrepareConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	var rs []*profile.Raw
+	for i := range 4 {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.Seed = 800, 200, int64(i+1)
+		rs = append(rs, rawFile(t, dir, fmt.Sprintf("%d.pb.gz", i), labelled(synth.Generate(cfg)), profile.Options{}))
+	}
+	ins := make([]*Input, len(rs))
+	errs := make([]error, len(rs))
+	done := make(chan int)
+	for i, r := range rs {
+		go func() { ins[i], errs[i] = Prepare(r); done <- i }()
+	}
+	for range rs {
+		<-done
+	}
+	serial, parallel := NewAnalyzer(Options{Top: -1}), NewAnalyzer(Options{Top: -1})
+	for i, r := range rs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		in, err := Prepare(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := serial.AddInput(Base, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := parallel.AddInput(Base, ins[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameJSON(t, "top", serial.Top(), parallel.Top())
+}
