@@ -162,11 +162,21 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 			if !ok {
 				// symbolize.LocationFrames' frame for the line, its
 				// module split off the name memoized across profiles.
-				mod, name := a.splitModule(ln.Function.Name)
+				// The streaming decoder named its functions already,
+				// several profiles at once.
+				nm, pre := r.src.name(ln.Function)
+				if !pre {
+					nm.mod, nm.rest = a.splitModule(ln.Function.Name)
+				}
+				mod := nm.mod
 				if mod == "" && loc.Mapping != nil {
 					mod = path.Base(loc.Mapping.File)
 				}
-				f = a.intern(name, mod, r.side)
+				if pre {
+					f = a.internNamed(nm.rest, mod, r.side, &nm)
+				} else {
+					f = a.intern(nm.rest, mod, r.side)
+				}
 				r.setFuncFrame(ln.Function, f)
 			}
 			fs = append(fs, f)
@@ -237,13 +247,29 @@ func (r *locResolver) setFuncFrame(fn *pprofile.Function, f frame) {
 // name, so `Foo(int)` and `Foo` from two writers are one method with two
 // spellings.
 func (a *Analyzer) intern(raw, module string, side Side) frame {
+	return a.internNamed(raw, module, side, nil)
+}
+
+// internNamed is intern with, when nm is not nil, the normalized name and
+// closure family of raw worked out already (nm.key, nm.family).
+func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame {
 	sp, ok := a.byName[raw]
 	if !ok {
-		key := symbolize.Normalize(raw)
+		var key string
+		if nm != nil {
+			key = nm.key
+		} else {
+			key = symbolize.Normalize(raw)
+		}
 		id, known := a.byKey[key]
 		if !known {
 			id = int32(len(a.methods))
-			m := &method{name: raw, key: key, family: closureFamily(key)}
+			m := &method{name: raw, key: key}
+			if nm != nil {
+				m.family = nm.family
+			} else {
+				m.family = closureFamily(key)
+			}
 			a.anyClosure = a.anyClosure || m.family != ""
 			a.closure = append(a.closure, m.family != "")
 			a.frs, a.frDone = append(a.frs, frameRule{}), append(a.frDone, false)

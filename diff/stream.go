@@ -124,6 +124,7 @@ type pbProfile struct {
 
 	mappings []*pprofile.Mapping
 	fns      []*pprofile.Function
+	names    map[*pprofile.Function]*fnName // what the resolver makes of a name
 	locs     []*pprofile.Location
 	locByID  []*pprofile.Location // dense, or nil: locMap
 	locMap   map[uint64]*pprofile.Location
@@ -455,7 +456,39 @@ func (d *pbProfile) buildFunctions() (map[uint64]*pprofile.Function, error) {
 		byID[fn.ID] = fn
 		d.fns = append(d.fns, fn)
 	}
+	d.nameFunctions()
 	return byID, nil
+}
+
+// fnName is what the Analyzer's resolver makes of a function's name:
+// symbolize.SplitModule's module and rest, the rest's normalized name
+// (symbolize.Normalize) and closure family. Prepare works them out, for
+// several profiles at once, so that the Analyzer's serial walk does not.
+type fnName struct{ mod, rest, key, family string }
+
+func (d *pbProfile) nameFunctions() {
+	names := make([]fnName, len(d.fns))
+	d.names = make(map[*pprofile.Function]*fnName, len(d.fns))
+	for i, fn := range d.fns {
+		nm := &names[i]
+		nm.mod, nm.rest = symbolize.SplitModule(fn.Name)
+		nm.key = symbolize.Normalize(nm.rest)
+		nm.family = closureFamily(nm.key)
+		d.names[fn] = nm
+	}
+}
+
+// name returns what nameFunctions made of fn's name; false for a nil d
+// (the model path) or another function.
+func (d *pbProfile) name(fn *pprofile.Function) (fnName, bool) {
+	if d == nil {
+		return fnName{}, false
+	}
+	nm, ok := d.names[fn]
+	if !ok {
+		return fnName{}, false
+	}
+	return *nm, true
 }
 
 func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
