@@ -140,7 +140,6 @@ type method struct {
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
 	seen    uint64    // stamp for inclusive (cum) counting
-	std     int8      // 0 unknown, else stdOther, stdLib or stdRuntime (for ByCaller)
 }
 
 // sideMeta is what a side's profiles say about themselves. Values (totals,
@@ -227,6 +226,7 @@ type Analyzer struct {
 	closure     []bool            // by method id: a Go closure (a compact copy of method.family != "")
 	frs         []frameRule       // by method id: its frame rule, once frDone (frameRuleOf)
 	frDone      []bool
+	std         []int8               // by method id: 0 unknown, else stdOther, stdLib or stdRuntime (callerIndex)
 	splitMemo   map[string][2]string // splitModule
 	sides       [2]sideMeta
 	profiles    []ProfileStats

@@ -272,7 +272,7 @@ func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame 
 			}
 			a.anyClosure = a.anyClosure || m.family != ""
 			a.closure = append(a.closure, m.family != "")
-			a.frs, a.frDone = append(a.frs, frameRule{}), append(a.frDone, false)
+			a.frs, a.frDone, a.std = append(a.frs, frameRule{}), append(a.frDone, false), append(a.std, 0)
 			a.methods = append(a.methods, m)
 			a.byKey[key] = id
 		}

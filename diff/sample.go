@@ -319,20 +319,22 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		if free < 0 {
 			free = i
 		}
-		m := a.methods[stack[i]]
-		if m.std == 0 {
-			m.std = stdOther
+		std := a.std[stack[i]] // a compact table: no method struct to load
+		if std == 0 {
+			m := a.methods[stack[i]]
+			std = stdOther
 			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) || isSystemModule(m.module[0]) || isSystemModule(m.module[1]) {
-				m.std = stdLib
+				std = stdLib
 				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
-					m.std = stdRuntime
+					std = stdRuntime
 				}
 			}
+			a.std[stack[i]] = std
 		}
 		switch {
-		case m.std == stdOther:
+		case std == stdOther:
 			return i
-		case m.std == stdLib && freeLib < 0:
+		case std == stdLib && freeLib < 0:
 			freeLib = i
 		}
 	}
@@ -372,7 +374,7 @@ func isJVMLib(key string) bool {
 	return false
 }
 
-// Values of method.std: whether a method is the program's own code.
+// Values of Analyzer.std: whether a method is the program's own code.
 const (
 	stdOther   = 1 // not a standard library
 	stdLib     = 2 // Go's standard library outside package runtime, or the JVM's
