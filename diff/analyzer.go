@@ -135,14 +135,11 @@ type method struct {
 	name    string // display name: the first raw name seen, module prefix removed
 	key     string // symbolize.Normalize(name)
 	family  string // a Go closure's family (symbolize.ClosureFamily), else ""
-	fr      frameRule
-	frDone  bool
-	filter  int8 // 0 unknown, else a FilterClass
+	filter  int8   // 0 unknown, else a FilterClass
 	val     [2]float64
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
 	seen    uint64    // stamp for inclusive (cum) counting
-	std     int8      // 0 unknown, else stdOther, stdLib or stdRuntime (for ByCaller)
 }
 
 // sideMeta is what a side's profiles say about themselves. Values (totals,
@@ -226,6 +223,11 @@ type Analyzer struct {
 	closures    closureInfo
 	commKeys    map[string]string // perf's comm label → its root frame's key (commRoot)
 	anyClosure  bool              // a method is a Go closure (see closures.go)
+	closure     []bool            // by method id: a Go closure (a compact copy of method.family != "")
+	frs         []frameRule       // by method id: its frame rule, once frDone (frameRuleOf)
+	frDone      []bool
+	std         []int8               // by method id: 0 unknown, else stdOther, stdLib or stdRuntime (callerIndex)
+	splitMemo   map[string][2]string // splitModule
 	sides       [2]sideMeta
 	profiles    []ProfileStats
 	consumers   []func(*Sample)
@@ -333,7 +335,19 @@ func SampleTypes(p *pprofile.Profile) string {
 // selected sample type differs from the profiles added before, unless one of
 // them is folded stacks, which say nothing about what they count (a warning
 // then says so); a profile that fails is not added.
-func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
+func (a *Analyzer) Add(side Side, l *profile.Loaded) error { return a.add(side, l, nil) }
+
+// AddInput is Add for an Input: a profile the streaming decoder prepared
+// (Prepare) is classified as its samples are read from its bytes, which
+// are released afterwards; any other is added with Add.
+func (a *Analyzer) AddInput(side Side, in *Input) error {
+	d := in.d
+	in.d = nil // the bytes and tables are garbage once added
+	return a.add(side, in.l, d)
+}
+
+// add is Add, reading the samples from d when it is not nil.
+func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 	idx, err := a.checkSampleType(l)
 	var none *NoSampleTypeError
 	if errors.As(err, &none) && eventTypes(l.Format) {
@@ -344,6 +358,10 @@ func (a *Analyzer) Add(side Side, l *profile.Loaded) error {
 	}
 	kind := a.kindOf(l, idx)
 	a.register(side, l, kind)
+	if d != nil {
+		a.walkStream(side, len(a.profiles)-1, d, idx, kind)
+		return nil
+	}
 	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
 	return nil
 }

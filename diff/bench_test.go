@@ -1,8 +1,16 @@
 package diff
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
@@ -53,6 +61,108 @@ func BenchmarkAnalyzer(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*n), "ns/stack")
+		})
+	}
+}
+
+// benchRaw reads a generated pair's files as profile.Raw (decompressed
+// bytes), the streaming decoder's input.
+func benchRaw(b testing.TB, stacks int) [2]*profile.Raw {
+	b.Helper()
+	dir := b.TempDir()
+	var rs [2]*profile.Raw
+	for i, side := range []synth.Side{synth.Base, synth.New} {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
+		p := synth.Generate(cfg)
+		name := filepath.Join(dir, fmt.Sprintf("%s.pb.gz", Side(i)))
+		f, err := os.Create(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Write(f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		r, l, err := profile.LoadRaw(context.Background(), name, profile.Options{})
+		if err != nil || r == nil {
+			b.Fatalf("LoadRaw %s: %v, %v", name, l, err)
+		}
+		rs[i] = r
+	}
+	return rs
+}
+
+// BenchmarkStream compares the two ways a pprof protobuf's bytes reach
+// the Analyzer, on the synthetic pair: the pprof model (Raw.Load: pprof's
+// decoder, Load's checks, then Add) and the streaming decoder (Prepare,
+// then AddInput). Decompression is not included (see BenchmarkInflate).
+func BenchmarkStream(b *testing.B) {
+	for _, n := range []int{20_000, 200_000} {
+		rs := benchRaw(b, n)
+		b.Run(fmt.Sprintf("stacks=%d/path=model", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a := NewAnalyzer(Options{})
+				for side, r := range rs {
+					l, err := r.Load()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := a.Add(Side(side), l); err != nil {
+						b.Fatal(err)
+					}
+				}
+				a.Diff()
+			}
+		})
+		b.Run(fmt.Sprintf("stacks=%d/path=stream", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a := NewAnalyzer(Options{})
+				for side, r := range rs {
+					in, err := Prepare(r)
+					if err != nil || !in.Streamed() {
+						b.Fatalf("Prepare: %v (streamed %v)", err, err == nil && in.Streamed())
+					}
+					if err := a.AddInput(Side(side), in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				a.Diff()
+			}
+		})
+	}
+}
+
+// BenchmarkInflate decompresses the 200k-stack base profile (13.8 MB
+// gzipped, 16.5 MB raw) with compress/gzip and with
+// github.com/klauspost/compress/gzip, which profile.LoadRaw uses.
+func BenchmarkInflate(b *testing.B) {
+	cfg := synth.DefaultConfig()
+	var buf bytes.Buffer
+	if err := synth.Generate(cfg).Write(&buf); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	for _, c := range []struct {
+		name string
+		open func(io.Reader) (io.Reader, error)
+	}{
+		{"compress/gzip", func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
+		{"klauspost", func(r io.Reader) (io.Reader, error) { return kgzip.NewReader(r) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				zr, err := c.open(bytes.NewReader(data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, zr); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -28,12 +28,18 @@ import (
 type closureInfo struct {
 	seen       [2]map[uint64]struct{}
 	neighbours [2]map[int32][]int32
+	// recent caches pairs seen already (key+1, by the key's low bits), so
+	// that the pairs every sample repeats skip the map.
+	recent [2]*[closureCache]uint64
 }
+
+const closureCache = 1 << 12
 
 // noteClosures records the neighbours of the closures in a sample's stack.
 func (a *Analyzer) noteClosures(side Side, stack []int32) {
+	closure := a.closure
 	for i, id := range stack {
-		if a.methods[id].family == "" {
+		if !closure[id] {
 			continue
 		}
 		if i > 0 {
@@ -47,6 +53,14 @@ func (a *Analyzer) noteClosures(side Side, stack []int32) {
 
 func (c *closureInfo) add(side Side, id, n int32) {
 	k := uint64(uint32(id))<<32 | uint64(uint32(n))
+	if c.recent[side] == nil {
+		c.recent[side] = new([closureCache]uint64)
+	}
+	slot := &c.recent[side][(k^k>>29)%closureCache]
+	if *slot == k+1 {
+		return
+	}
+	*slot = k + 1
 	if _, ok := c.seen[side][k]; ok {
 		return
 	}

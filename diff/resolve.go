@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"path"
+
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
@@ -15,9 +17,14 @@ import (
 // are dense (as every pprof writer makes them), else by a map. Functions are
 // memoized the same way, so a name is split and interned once per profile.
 type locResolver struct {
-	a       *Analyzer
-	side    Side
-	dense   []locEntry
+	a     *Analyzer
+	side  Side
+	src   *pbProfile // the streaming decoder's profile, whose locations ids name
+	dense []locEntry
+	// one is the frames' fast path, by location ID like dense: the
+	// method id + 1 of a resolved location with one frame, else 0. Four
+	// bytes a location keep the table of a large profile in cache.
+	one     []int32
 	byPtr   map[*pprofile.Location]*locEntry
 	idv     []int32
 	spv     []int32
@@ -41,31 +48,48 @@ type locEntry struct {
 	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
 	off    uint32 // in idv and frv when n > 1
 	id, sp int32  // the frame when n == 1
-	frDone bool   // fr or frv filled in
-	fr     frameRule
+	frDone bool   // frv filled in (n > 1)
 }
 
-func (a *Analyzer) newLocResolver(p *pprofile.Profile, side Side) *locResolver {
+func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Function, side Side) *locResolver {
 	r := &locResolver{a: a, side: side}
 	maxID := uint64(0)
-	for _, l := range p.Location {
+	for _, l := range locs {
 		maxID = max(maxID, l.ID)
 	}
-	if maxID <= uint64(4*len(p.Location)+16) {
+	if maxID <= uint64(4*len(locs)+16) {
 		r.dense = make([]locEntry, maxID+1)
+		r.one = make([]int32, maxID+1)
 	} else {
-		r.byPtr = make(map[*pprofile.Location]*locEntry, len(p.Location))
+		r.byPtr = make(map[*pprofile.Location]*locEntry, len(locs))
 	}
 	maxID = 0
-	for _, f := range p.Function {
+	for _, f := range fns {
 		maxID = max(maxID, f.ID)
 	}
-	if maxID <= uint64(4*len(p.Function)+16) {
+	if maxID <= uint64(4*len(fns)+16) {
 		r.fnDense = make([]fnEntry, maxID+1)
 	} else {
-		r.fnMap = make(map[*pprofile.Function]frame, len(p.Function))
+		r.fnMap = make(map[*pprofile.Function]frame, len(fns))
 	}
 	return r
+}
+
+// locs is the number of a sample's locations: len(ids) when the
+// streaming decoder gave them (see frames), else the model's.
+func (r *locResolver) locs(smp *pprofile.Sample, ids []uint64) int {
+	if ids != nil {
+		return len(ids)
+	}
+	return len(smp.Location)
+}
+
+// locAt is a sample's location i.
+func (r *locResolver) locAt(smp *pprofile.Sample, ids []uint64, i int) *pprofile.Location {
+	if ids != nil {
+		return r.src.location(ids[i])
+	}
+	return smp.Location[i]
 }
 
 // entry returns loc's memo entry, resolving its method ids on first sight.
@@ -108,10 +132,7 @@ func (r *locResolver) appendSpellings(dst []int32, e *locEntry) []int32 {
 // appendRules appends the frame rules of a resolved location's frames.
 func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
 	if e.n == 1 {
-		if !e.frDone {
-			e.fr, e.frDone = r.a.frameRuleOf(e.id, kind), true
-		}
-		return append(dst, e.fr)
+		return append(dst, r.a.frameRuleOf(e.id, kind))
 	}
 	frs := r.frv[e.off : e.off+e.n]
 	if !e.frDone {
@@ -136,14 +157,26 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 		// One frame per named line: memoize on the function, and name the
 		// location's frames only when a function is new. Unsymbolized
 		// locations take the other path, so each keeps its own address.
-		r.buf = r.buf[:0]
-		for i, ln := range loc.Line {
+		for _, ln := range loc.Line {
 			f, ok := r.funcFrame(ln.Function)
 			if !ok {
-				if len(r.buf) == 0 {
-					r.buf = symbolize.LocationFrames(r.buf, loc)
+				// symbolize.LocationFrames' frame for the line, its
+				// module split off the name memoized across profiles.
+				// The streaming decoder named its functions already,
+				// several profiles at once.
+				nm, pre := r.src.name(ln.Function)
+				if !pre {
+					nm.mod, nm.rest = a.splitModule(ln.Function.Name)
 				}
-				f = a.intern(r.buf[i].Name, r.buf[i].Module, r.side)
+				mod := nm.mod
+				if mod == "" && loc.Mapping != nil {
+					mod = path.Base(loc.Mapping.File)
+				}
+				if pre {
+					f = a.internNamed(nm.rest, mod, r.side, &nm)
+				} else {
+					f = a.intern(nm.rest, mod, r.side)
+				}
 				r.setFuncFrame(ln.Function, f)
 			}
 			fs = append(fs, f)
@@ -158,6 +191,9 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 	e.n = uint32(len(fs))
 	if e.n == 1 {
 		e.id, e.sp = fs[0].id, fs[0].sp
+		if loc.ID < uint64(len(r.one)) && e == &r.dense[loc.ID] {
+			r.one[loc.ID] = e.id + 1
+		}
 		return
 	}
 	e.off = uint32(len(r.idv))
@@ -165,6 +201,20 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 		r.idv, r.spv = append(r.idv, f.id), append(r.spv, f.sp)
 	}
 	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
+}
+
+// splitModule is symbolize.SplitModule, memoized by name: the same
+// functions come back in every profile added.
+func (a *Analyzer) splitModule(name string) (module, rest string) {
+	if m, ok := a.splitMemo[name]; ok {
+		return m[0], m[1]
+	}
+	module, rest = symbolize.SplitModule(name)
+	if a.splitMemo == nil {
+		a.splitMemo = map[string][2]string{}
+	}
+	a.splitMemo[name] = [2]string{module, rest}
+	return module, rest
 }
 
 // funcFrame returns the frame of a function seen before (fn may be nil).
@@ -197,14 +247,32 @@ func (r *locResolver) setFuncFrame(fn *pprofile.Function, f frame) {
 // name, so `Foo(int)` and `Foo` from two writers are one method with two
 // spellings.
 func (a *Analyzer) intern(raw, module string, side Side) frame {
+	return a.internNamed(raw, module, side, nil)
+}
+
+// internNamed is intern with, when nm is not nil, the normalized name and
+// closure family of raw worked out already (nm.key, nm.family).
+func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame {
 	sp, ok := a.byName[raw]
 	if !ok {
-		key := symbolize.Normalize(raw)
+		var key string
+		if nm != nil {
+			key = nm.key
+		} else {
+			key = symbolize.Normalize(raw)
+		}
 		id, known := a.byKey[key]
 		if !known {
 			id = int32(len(a.methods))
-			m := &method{name: raw, key: key, family: closureFamily(key)}
+			m := &method{name: raw, key: key}
+			if nm != nil {
+				m.family = nm.family
+			} else {
+				m.family = closureFamily(key)
+			}
 			a.anyClosure = a.anyClosure || m.family != ""
+			a.closure = append(a.closure, m.family != "")
+			a.frs, a.frDone, a.std = append(a.frs, frameRule{}), append(a.frDone, false), append(a.std, 0)
 			a.methods = append(a.methods, m)
 			a.byKey[key] = id
 		}
@@ -219,13 +287,14 @@ func (a *Analyzer) intern(raw, module string, side Side) frame {
 	return frame{id, sp}
 }
 
+// frameRuleOf is a method's frame rule, matched once, with the kind of the
+// profile it is first needed for.
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
-	m := a.methods[id]
-	if !m.frDone {
-		m.fr = a.rules.frameRule(m.key, kind)
-		m.frDone = true
+	if !a.frDone[id] {
+		a.frs[id] = a.rules.frameRule(a.methods[id].key, kind)
+		a.frDone[id] = true
 	}
-	return m.fr
+	return a.frs[id]
 }
 
 // keep applies Options.Focus and Ignore (pprof semantics: focus keeps samples

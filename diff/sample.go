@@ -53,43 +53,63 @@ func (s *Sample) Caller() int {
 // walk classifies every sample of p with a non-zero value of the sample
 // type at idx and hands it to the Analyzer's tables and the consumers.
 func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
-	countIdx := CountColumn(p, idx)
-	ps := &a.profiles[prof]
-	meta := &a.sides[side]
-	lr := a.newLocResolver(p, side)
-	filtering := a.opts.Focus != nil || a.opts.Ignore != nil
-	s := &a.smp
-	s.Side, s.Profile = side, prof
+	w := a.newWalker(side, prof, a.newLocResolver(p.Location, p.Function, side), idx, CountColumn(p, idx), kind)
 	for _, smp := range p.Sample {
-		v := float64(smp.Value[idx])
-		if v == 0 {
-			continue
+		w.sample(smp, nil)
+	}
+}
+
+// walker holds what classifying the samples of one profile needs; both
+// the pprof model's walk and the streaming decoder's hand it samples.
+type walker struct {
+	a             *Analyzer
+	lr            *locResolver
+	ps            *ProfileStats
+	meta          *sideMeta
+	idx, countIdx int
+	kind          profile.Kind
+	filtering     bool
+}
+
+func (a *Analyzer) newWalker(side Side, prof int, lr *locResolver, idx, countIdx int, kind profile.Kind) *walker {
+	a.smp.Side, a.smp.Profile = side, prof
+	return &walker{a: a, lr: lr, ps: &a.profiles[prof], meta: &a.sides[side], idx: idx, countIdx: countIdx,
+		kind: kind, filtering: a.opts.Focus != nil || a.opts.Ignore != nil}
+}
+
+// sample classifies one sample (skipped when its value is zero) and hands
+// it to the Analyzer's tables and the consumers.
+func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
+	a, lr, kind, filtering := w.a, w.lr, w.kind, w.filtering
+	v := float64(smp.Value[w.idx])
+	if v == 0 {
+		return
+	}
+	if len(smp.Label) > 0 {
+		w.meta.noteThread(smp)
+	}
+	s := &a.smp
+	s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], smp, ids, kind, filtering, a.opts.Spellings)
+	if filtering && !a.keep(s.Stack) {
+		w.ps.Filtered++
+		return
+	}
+	if filtering {
+		// keep ran on ids alone; rules are resolved for kept samples only.
+		s.frames = s.frames[:0]
+		for i := range lr.locs(smp, ids) {
+			s.frames = lr.appendRules(s.frames, lr.entry(lr.locAt(smp, ids, i)), kind)
 		}
-		if len(smp.Label) > 0 {
-			meta.noteThread(smp)
-		}
-		s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], smp, kind, filtering, a.opts.Spellings)
-		if filtering && !a.keep(s.Stack) {
-			ps.Filtered++
-			continue
-		}
-		if filtering {
-			// keep ran on ids alone; rules are resolved for kept samples only.
-			s.frames = s.frames[:0]
-			for _, loc := range smp.Location {
-				s.frames = lr.appendRules(s.frames, lr.entry(loc), kind)
-			}
-		}
-		a.commRoot(s, smp)
-		s.Value, s.Count = v, 1
-		if countIdx >= 0 {
-			s.Count = smp.Value[countIdx]
-		}
-		a.decide(s, smp, kind)
-		a.take(s, ps)
-		for _, c := range a.consumers {
-			c(s)
-		}
+	}
+	a.commRoot(s, smp)
+	s.Value, s.Count = v, 1
+	if w.countIdx >= 0 {
+		s.Count = smp.Value[w.countIdx]
+	}
+	a.decide(s, smp, kind)
+	a.take(s, w.ps)
+	for _, c := range a.consumers {
+		c(s)
 	}
 }
 
@@ -237,32 +257,44 @@ func (m *sideMeta) noteThread(smp *pprofile.Sample) {
 // spelling ids to spell when asked, and, unless only ids are needed yet
 // (filtering: rules wait until the sample is kept), their frame rules to
 // frames.
-func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *pprofile.Sample, kind profile.Kind, idsOnly, spellings bool) ([]int32, []int32, []frameRule) {
+//
+// ids, when not nil, holds the IDs of the sample's locations (the
+// streaming decoder has them, and r.src the locations): a frame then costs
+// no load of its Location, and smp.Location need not be filled.
+func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *pprofile.Sample, ids []uint64, kind profile.Kind, idsOnly, spellings bool) ([]int32, []int32, []frameRule) {
+	n := r.locs(smp, ids)
 	if spellings {
-		for _, loc := range smp.Location {
-			spell = r.appendSpellings(spell, r.entry(loc))
+		for i := range n {
+			spell = r.appendSpellings(spell, r.entry(r.locAt(smp, ids, i)))
 		}
 	}
 	if idsOnly {
-		for _, loc := range smp.Location {
-			stack = r.appendIDs(stack, r.entry(loc))
+		for i := range n {
+			stack = r.appendIDs(stack, r.entry(r.locAt(smp, ids, i)))
 		}
 		return stack, spell, frames
 	}
-	dense := r.dense
-	for _, loc := range smp.Location {
+	one, frs, frDone := r.one, r.a.frs, r.a.frDone
+	for i := range n {
 		// Fast path: a known one-frame location, with no calls so the
 		// loads of successive frames overlap.
-		if id := loc.ID; id < uint64(len(dense)) {
-			if e := &dense[id]; e.n == 1 && e.frDone {
-				stack = append(stack, e.id)
-				frames = append(frames, e.fr)
+		var id uint64
+		if ids != nil {
+			id = ids[i]
+		} else {
+			id = smp.Location[i].ID
+		}
+		if id < uint64(len(one)) {
+			if m := one[id] - 1; m >= 0 && frDone[m] {
+				stack = append(stack, m)
+				frames = append(frames, frs[m])
 				continue
 			}
 		}
-		e := r.entry(loc)
+		e := r.entry(r.locAt(smp, ids, i))
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
+		frs, frDone = r.a.frs, r.a.frDone // new methods may have grown them
 	}
 	return stack, spell, frames
 }
@@ -287,20 +319,22 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		if free < 0 {
 			free = i
 		}
-		m := a.methods[stack[i]]
-		if m.std == 0 {
-			m.std = stdOther
+		std := a.std[stack[i]] // a compact table: no method struct to load
+		if std == 0 {
+			m := a.methods[stack[i]]
+			std = stdOther
 			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) || isSystemModule(m.module[0]) || isSystemModule(m.module[1]) {
-				m.std = stdLib
+				std = stdLib
 				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
-					m.std = stdRuntime
+					std = stdRuntime
 				}
 			}
+			a.std[stack[i]] = std
 		}
 		switch {
-		case m.std == stdOther:
+		case std == stdOther:
 			return i
-		case m.std == stdLib && freeLib < 0:
+		case std == stdLib && freeLib < 0:
 			freeLib = i
 		}
 	}
@@ -340,7 +374,7 @@ func isJVMLib(key string) bool {
 	return false
 }
 
-// Values of method.std: whether a method is the program's own code.
+// Values of Analyzer.std: whether a method is the program's own code.
 const (
 	stdOther   = 1 // not a standard library
 	stdLib     = 2 // Go's standard library outside package runtime, or the JVM's

@@ -95,7 +95,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 // (and the Markdown copy), and returns errGateFailed when a check failed.
 func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [][]string, markdown string) error {
 	gt := gate.New(gopts)
-	if err := loadSides(ctx, sides, s.load, e.stderr, gt.Add); err != nil {
+	if err := loadInputs(ctx, sides, s.load, e.stderr, false, gt.AddInput); err != nil {
 		return err
 	}
 	r, err := gt.Report()

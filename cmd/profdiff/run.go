@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -323,8 +324,9 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	if outPprof != "" {
 		dp = &diffPprof{sampleIndex: s.analysis.SampleIndex}
 	}
-	err := loadSides(ctx, sides, s.load, e.stderr, func(side diff.Side, l *profile.Loaded) error {
-		if err := a.Add(side, l); err != nil {
+	err := loadInputs(ctx, sides, s.load, e.stderr, dp != nil, func(side diff.Side, in *diff.Input) error {
+		l := in.Loaded()
+		if err := a.AddInput(side, in); err != nil {
 			return err
 		}
 		dp.add(side, l)
@@ -417,9 +419,9 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if outPprof != "" {
 			mp = &mergedPprof{name: outPprof}
 		}
-		err = loadSides(ctx, sides, s.load, e.stderr, func(side diff.Side, l *profile.Loaded) error {
-			mp.add(l)
-			return a.Add(side, l)
+		err = loadInputs(ctx, sides, s.load, e.stderr, mp != nil, func(side diff.Side, in *diff.Input) error {
+			mp.add(in.Loaded())
+			return a.AddInput(side, in)
 		})
 		if err != nil {
 			return err
@@ -492,4 +494,97 @@ func noArgs(cmd string, pos []string) error {
 		return usagef("%s: unexpected argument %q", cmd, pos[0])
 	}
 	return nil
+}
+
+// loadInputs is loadSides for diff, top and gate, which read pprof
+// protobufs with diff's streaming decoder unless model asks for the pprof
+// model (an --output-pprof writes it). Up to GOMAXPROCS profiles are read,
+// decompressed and decoded at once (diff.Prepare), and each is handed to
+// add in order, one at a time: at most GOMAXPROCS+1 are held, so memory
+// does not grow with their number. Errors, warnings and the Go versions
+// of capture folders are as loadSides has them.
+func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, model bool, add func(diff.Side, *diff.Input) error) error {
+	lopts.DropGoTypeArgs = lopts.DropGoTypeArgs || pyroscopeSource(sides)
+	type job struct {
+		side diff.Side
+		src  string
+		done chan prepared
+	}
+	var jobs []job
+	for side, srcs := range sides {
+		for _, src := range srcs {
+			jobs = append(jobs, job{diff.Side(side), src, make(chan prepared, 1)})
+		}
+	}
+	var lw loadWarnings
+	defer func() { warn(stderr, lw.lines()...) }()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // an error stops what is in flight
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0)+1)
+	go func() {
+		for _, j := range jobs {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() { j.done <- prepare(ctx, j.src, lopts, model) }()
+		}
+	}()
+	versions := captureGoVersions{}
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return err // interrupted: the rest is not read
+		}
+		var p prepared
+		select {
+		case p = <-j.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if p.err != nil {
+			return loadHint(p.err)
+		}
+		l := p.in.Loaded()
+		lw.add(l)
+		noteSymbols(stderr, l)
+		if l.GoVersion == "" {
+			l.GoVersion = versions.of(j.src)
+		}
+		err := add(j.side, p.in)
+		<-slots
+		if err != nil {
+			return loadHint(err)
+		}
+		if !p.in.Streamed() {
+			releaseProfile()
+		}
+	}
+	return nil
+}
+
+// prepared is one profile of loadInputs, or why it is not.
+type prepared struct {
+	in  *diff.Input
+	err error
+}
+
+// prepare loads src as a diff.Input: streamed when it is a pprof
+// protobuf and model is false, else the pprof model.
+func prepare(ctx context.Context, src string, lopts profile.Options, model bool) prepared {
+	r, l, err := profile.LoadRaw(ctx, src, lopts)
+	switch {
+	case err != nil:
+		return prepared{err: err}
+	case r == nil:
+		return prepared{in: diff.NewInput(l)}
+	case model:
+		l, err := r.Load()
+		if err != nil {
+			return prepared{err: err}
+		}
+		return prepared{in: diff.NewInput(l)}
+	}
+	in, err := diff.Prepare(r)
+	return prepared{in: in, err: err}
 }

@@ -190,7 +190,9 @@ func nowCeil() time.Time {
 }
 
 // pyroscopeSource reports whether a source is a Pyroscope query, whose
-// profiles lose Go generics' type arguments.
+// profiles lose Go generics' type arguments: a loader drops them on every
+// side then (profile.Options.DropGoTypeArgs), so a function is one row
+// whatever its source.
 func pyroscopeSource(sides [][]string) bool {
 	for _, srcs := range sides {
 		for _, s := range srcs {
@@ -270,11 +272,7 @@ func commonCaptureKind(dirs []string) string {
 func loadSides(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, add func(diff.Side, *profile.Loaded) error) error {
 	var lw loadWarnings
 	defer func() { warn(stderr, lw.lines()...) }()
-	if pyroscopeSource(sides) {
-		// Pyroscope drops Go generics' type arguments: drop them on
-		// every side, so a function is one row whatever its source.
-		lopts.DropGoTypeArgs = true
-	}
+	lopts.DropGoTypeArgs = lopts.DropGoTypeArgs || pyroscopeSource(sides)
 	versions := captureGoVersions{}
 	for side, srcs := range sides {
 		for _, src := range srcs {

@@ -176,6 +176,17 @@ func (g *Gate) Add(side diff.Side, l *profile.Loaded) error {
 	return nil
 }
 
+// AddInput is Add for a diff.Input (a profile the streaming decoder
+// prepared, or a loaded one).
+func (g *Gate) AddInput(side diff.Side, in *diff.Input) error {
+	g.matched = append(g.matched, make([]float64, len(g.opts.Checks)))
+	if err := g.merged.AddInput(side, in); err != nil {
+		g.matched = g.matched[:len(g.matched)-1]
+		return err
+	}
+	return nil
+}
+
 // take consumes one classified sample: the per-profile value of each
 // method check, and the frames behind every check that selects it.
 func (g *Gate) take(s *diff.Sample) {

@@ -1,0 +1,956 @@
+package diff
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/symbolize"
+)
+
+// The streaming pprof decoder reads a pprof protobuf (profile.Raw: the
+// bytes, decompressed) straight into what the Analyzer needs, without
+// building a *pprofile.Profile: the string table as offsets (each string
+// made once, when something reads it), mappings, functions and locations
+// (each resolved to methods and frame rules once, by the locResolver),
+// and the samples, read from the bytes as they are classified, through
+// one reused sample, never held. Memory is the bytes plus the tables.
+//
+// It decodes in two steps. Prepare, safe to run for many profiles at once,
+// reads the tables and checks every sample as package profile's Load would
+// (CheckValid's references and value counts, checkValues' signs and sums,
+// the diff-profile label, the profiler's own samples, kind detection).
+// The Analyzer then reads the samples again as it classifies them. Any
+// profile the decoder does not take exactly as pprof's model would read it
+// (a decoding error, a reserved or repeated id, a missing reference, a
+// negative value, no samples, a location with an address and no name,
+// which wants symbolizing) goes through profile.Raw.Load instead, so its
+// result, warnings and errors are those of the model path.
+
+// Input is one profile ready to be added to an Analyzer (AddInput) or a
+// gate: the pprof model, or a protobuf the streaming decoder has checked.
+type Input struct {
+	l *profile.Loaded
+	d *pbProfile
+}
+
+// NewInput wraps a loaded profile.
+func NewInput(l *profile.Loaded) *Input { return &Input{l: l} }
+
+// Loaded is what loading said of the profile: source, format, kind,
+// warnings, profiler samples dropped. For a streamed profile its Profile
+// is a header only (sample types, period, duration, comments, mappings),
+// with no samples, locations or functions.
+func (in *Input) Loaded() *profile.Loaded { return in.l }
+
+// Streamed reports whether the streaming decoder reads the profile
+// (until it is added).
+func (in *Input) Streamed() bool { return in.d != nil }
+
+// errFallback says that the model path reads the profile.
+var errFallback = errors.New("read with the pprof model")
+
+// Prepare decodes r for the streaming path, or loads it with r.Load when
+// the decoder does not take it. It may run for several profiles at once.
+func Prepare(r *profile.Raw) (*Input, error) {
+	d, err := decodeRaw(r)
+	if err != nil {
+		l, err := r.Load()
+		if err != nil {
+			return nil, err
+		}
+		return &Input{l: l}, nil
+	}
+	return &Input{l: d.loaded, d: d}, nil
+}
+
+// decodeRaw decodes and checks r; any error means: use the model path.
+func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = nil, errFallback // a decoder bug must not crash; the model path decides
+		}
+	}()
+	d = &pbProfile{src: r.Source, data: r.Data}
+	if err := d.scan(); err != nil {
+		return nil, err
+	}
+	if err := d.build(); err != nil {
+		return nil, err
+	}
+	d.mapRanges, d.fnRanges, d.locRanges = nil, nil, nil // built
+	if err := d.check(!r.Options.KeepProfiler); err != nil {
+		return nil, err
+	}
+	l := &profile.Loaded{Source: r.Source, Format: profile.FormatPprof, Containers: r.Containers,
+		Profile: d.header, Dropped: d.dropped, Warnings: append([]string(nil), r.Warnings...)}
+	if d.header.Period == 0 {
+		l.Warnings = append(l.Warnings, r.Source+": profile has no sampling period")
+	}
+	l.Kind = d.kind()
+	d.loaded = l
+	return d, nil
+}
+
+// pbProfile is a decoded protobuf profile: the tables, and where the
+// samples are.
+type pbProfile struct {
+	src    string
+	data   []byte
+	loaded *profile.Loaded
+	header *pprofile.Profile
+
+	strS, strE []int    // string table entries: data[strS[i]:strE[i]]
+	strMemo    []string // made on first read
+	strMade    []bool
+
+	sampleTypes []pbValueType
+	periodType  *pbValueType
+	commentX    []int64
+	defaultX    int64
+	dropX       int64
+	keepX       int64
+	docX        int64
+	timeNanos   int64
+	duration    int64
+	period      int64
+
+	mapRanges, fnRanges, locRanges [][2]int // message payloads
+	samples                        int      // sample records
+	firstSample, lastSample        int      // payload offsets of the first and last sample fields
+
+	mappings []*pprofile.Mapping
+	fns      []*pprofile.Function
+	names    map[*pprofile.Function]*fnName // what the resolver makes of a name
+	locs     []*pprofile.Location
+	locByID  []*pprofile.Location // dense, or nil: locMap
+	locMap   map[uint64]*pprofile.Location
+
+	profFn      map[*pprofile.Function]bool // profiler-only functions (profile.IsProfilerFrame)
+	profLoc     map[*pprofile.Location]bool
+	drop        bool // drop the profiler's samples
+	anyProfiler bool // a profiler label or frame is in the profile
+	dropped     int64
+	leaves      []*pprofile.Location // one location per distinct leaf function (contention kinds)
+}
+
+type pbValueType struct{ typeX, unitX int64 }
+
+// scan reads the top-level fields: everything but the samples, which it
+// counts.
+func (d *pbProfile) scan() error {
+	data := d.data
+	var f wireField
+	for pos := 0; pos < len(data); {
+		at := pos
+		if err := next(data, &pos, len(data), &f); err != nil {
+			return err
+		}
+		var err error
+		switch f.num {
+		case 1, 11:
+			if err = f.want(2, at); err == nil {
+				vt, verr := d.valueType(f.s, f.e)
+				if err = verr; f.num == 1 {
+					d.sampleTypes = append(d.sampleTypes, vt)
+				} else {
+					d.periodType = &vt
+				}
+			}
+		case 2:
+			if err = f.want(2, at); err == nil {
+				if d.samples == 0 {
+					d.firstSample = at
+				}
+				d.samples++
+				d.lastSample = pos
+			}
+		case 3, 4, 5:
+			if err = f.want(2, at); err == nil {
+				r := [2]int{f.s, f.e}
+				switch f.num {
+				case 3:
+					d.mapRanges = append(d.mapRanges, r)
+				case 4:
+					d.locRanges = append(d.locRanges, r)
+				default:
+					d.fnRanges = append(d.fnRanges, r)
+				}
+			}
+		case 6:
+			if err = f.want(2, at); err == nil {
+				if len(d.strS) == 0 && f.e > f.s {
+					return decodeErr(at, "string_table[0] must be ''")
+				}
+				d.strS, d.strE = append(d.strS, f.s), append(d.strE, f.e)
+			}
+		case 7, 8, 9, 10, 12, 14, 15:
+			err = d.scalar(&f, at)
+		case 13:
+			err = f.varints(data, at, func(u uint64) { d.commentX = append(d.commentX, int64(u)) })
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scalar reads a top-level int64 field.
+func (d *pbProfile) scalar(f *wireField, at int) error {
+	if err := f.want(0, at); err != nil {
+		return err
+	}
+	v := int64(f.u)
+	switch f.num {
+	case 7:
+		d.dropX = v
+	case 8:
+		d.keepX = v
+	case 9:
+		if d.timeNanos != 0 {
+			return decodeErr(at, "concatenated profiles detected")
+		}
+		d.timeNanos = v
+	case 10:
+		d.duration = v
+	case 12:
+		d.period = v
+	case 14:
+		d.defaultX = v
+	case 15:
+		d.docX = v
+	}
+	return nil
+}
+
+// fields calls fn for each field of the message at data[s:e], stopping at
+// the first error.
+func (d *pbProfile) fields(s, e int, fn func(f *wireField, at int) error) error {
+	var f wireField
+	for pos := s; pos < e; {
+		at := pos
+		if err := next(d.data, &pos, e, &f); err != nil {
+			return err
+		}
+		if err := fn(&f, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// int64Field reads a known int64 or uint64 field of a message, which must
+// be a varint.
+func int64Field(f *wireField, at int, dst *int64) error {
+	if err := f.want(0, at); err != nil {
+		return err
+	}
+	*dst = int64(f.u)
+	return nil
+}
+
+func (d *pbProfile) valueType(s, e int) (vt pbValueType, err error) {
+	err = d.fields(s, e, func(f *wireField, at int) error {
+		switch f.num {
+		case 1:
+			return int64Field(f, at, &vt.typeX)
+		case 2:
+			return int64Field(f, at, &vt.unitX)
+		}
+		return nil
+	})
+	return vt, err
+}
+
+// str returns string table entry x, or false when x is out of range
+// (pprof's "malformed profile").
+func (d *pbProfile) str(x int64) (string, bool) {
+	if x < 0 || x >= int64(len(d.strS)) {
+		return "", false
+	}
+	if !d.strMade[x] {
+		d.strMemo[x], d.strMade[x] = string(d.data[d.strS[x]:d.strE[x]]), true
+	}
+	return d.strMemo[x], true
+}
+
+// okStr reports whether x is a string table index.
+func (d *pbProfile) okStr(x int64) bool { return x >= 0 && x < int64(len(d.strS)) }
+
+var errMalformed = errors.New("malformed profile: a string index out of range")
+
+// header builds the profile's header: sample types, period, duration,
+// comments, the default type, mappings (the main binary's build ID).
+func (d *pbProfile) buildHeader() error {
+	h := &pprofile.Profile{TimeNanos: d.timeNanos, DurationNanos: d.duration, Period: d.period}
+	vt := func(v pbValueType) (*pprofile.ValueType, error) {
+		t, ok1 := d.str(v.typeX)
+		u, ok2 := d.str(v.unitX)
+		if !ok1 || !ok2 {
+			return nil, errMalformed
+		}
+		return &pprofile.ValueType{Type: t, Unit: u}, nil
+	}
+	for _, st := range d.sampleTypes {
+		v, err := vt(st)
+		if err != nil {
+			return err
+		}
+		h.SampleType = append(h.SampleType, v)
+	}
+	pt := d.periodType
+	if pt == nil {
+		pt = &pbValueType{}
+	}
+	var err error
+	if h.PeriodType, err = vt(*pt); err != nil {
+		return err
+	}
+	for _, c := range d.commentX {
+		s, ok := d.str(c)
+		if !ok {
+			return errMalformed
+		}
+		h.Comments = append(h.Comments, s)
+	}
+	var ok [4]bool
+	h.DefaultSampleType, ok[0] = d.str(d.defaultX)
+	h.DropFrames, ok[1] = d.str(d.dropX)
+	h.KeepFrames, ok[2] = d.str(d.keepX)
+	h.DocURL, ok[3] = d.str(d.docX)
+	if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
+		return errMalformed
+	}
+	d.header = h
+	return nil
+}
+
+// build makes the tables: mappings, functions (names demangled as profile
+// does), locations, each checked as CheckValid checks them.
+func (d *pbProfile) build() error {
+	if len(d.strS) == 0 {
+		return errMalformed // pprof reads every name through the table
+	}
+	d.strMemo, d.strMade = make([]string, len(d.strS)), make([]bool, len(d.strS))
+	if err := d.buildHeader(); err != nil {
+		return err
+	}
+	if len(d.sampleTypes) == 0 || d.samples == 0 {
+		return errFallback // no sample types, or no samples: the model path says so
+	}
+	if err := d.buildMappings(); err != nil {
+		return err
+	}
+	d.header.Mapping = d.mappings
+	fnByID, err := d.buildFunctions()
+	if err != nil {
+		return err
+	}
+	return d.buildLocations(fnByID)
+}
+
+func (d *pbProfile) buildMappings() error {
+	seen := map[uint64]bool{}
+	for _, r := range d.mapRanges {
+		m := &pprofile.Mapping{}
+		var fileX, buildX int64
+		err := d.fields(r[0], r[1], func(f *wireField, at int) error {
+			var v int64
+			var err error
+			switch f.num {
+			case 1, 2, 3, 4, 7, 8, 9, 10:
+				err = int64Field(f, at, &v)
+			case 5:
+				return int64Field(f, at, &fileX)
+			case 6:
+				return int64Field(f, at, &buildX)
+			}
+			switch f.num {
+			case 1:
+				m.ID = uint64(v)
+			case 2:
+				m.Start = uint64(v)
+			case 3:
+				m.Limit = uint64(v)
+			case 4:
+				m.Offset = uint64(v)
+			case 7:
+				m.HasFunctions = v != 0
+			case 8:
+				m.HasFilenames = v != 0
+			case 9:
+				m.HasLineNumbers = v != 0
+			case 10:
+				m.HasInlineFrames = v != 0
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		var ok1, ok2 bool
+		m.File, ok1 = d.str(fileX)
+		m.BuildID, ok2 = d.str(buildX)
+		switch {
+		case !ok1 || !ok2:
+			return errMalformed
+		case m.ID == 0 || seen[m.ID]:
+			return errFallback // CheckValid refuses it; the model path may number them
+		}
+		seen[m.ID] = true
+		const prefix = "[kernel.kallsyms]"
+		if strings.HasPrefix(m.File, prefix) {
+			m.KernelRelocationSymbol = m.File[len(prefix):]
+		}
+		d.mappings = append(d.mappings, m)
+	}
+	return nil
+}
+
+func (d *pbProfile) buildFunctions() (map[uint64]*pprofile.Function, error) {
+	byID := make(map[uint64]*pprofile.Function, len(d.fnRanges))
+	arena := make([]pprofile.Function, len(d.fnRanges))
+	for i, r := range d.fnRanges {
+		fn := &arena[i]
+		var nameX, sysX, fileX, id int64
+		err := d.fields(r[0], r[1], func(f *wireField, at int) error {
+			switch f.num {
+			case 1:
+				return int64Field(f, at, &id)
+			case 2:
+				return int64Field(f, at, &nameX)
+			case 3:
+				return int64Field(f, at, &sysX)
+			case 4:
+				return int64Field(f, at, &fileX)
+			case 5:
+				return int64Field(f, at, &fn.StartLine)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		fn.ID = uint64(id)
+		var ok [3]bool
+		fn.Name, ok[0] = d.str(nameX)
+		fn.SystemName, ok[1] = d.str(sysX)
+		fn.Filename, ok[2] = d.str(fileX)
+		switch {
+		case !ok[0] || !ok[1] || !ok[2]:
+			return nil, errMalformed
+		case fn.ID == 0 || byID[fn.ID] != nil:
+			return nil, errFallback
+		}
+		// As profile's demangleFunctions does for every loaded profile.
+		if dm, ok := symbolize.Demangle(fn.Name); ok {
+			if fn.SystemName == "" || fn.SystemName == fn.Name {
+				fn.SystemName = fn.Name
+			}
+			fn.Name = dm
+		}
+		byID[fn.ID] = fn
+		d.fns = append(d.fns, fn)
+	}
+	d.nameFunctions()
+	return byID, nil
+}
+
+// fnName is what the Analyzer's resolver makes of a function's name:
+// symbolize.SplitModule's module and rest, the rest's normalized name
+// (symbolize.Normalize) and closure family. Prepare works them out, for
+// several profiles at once, so that the Analyzer's serial walk does not.
+type fnName struct{ mod, rest, key, family string }
+
+func (d *pbProfile) nameFunctions() {
+	names := make([]fnName, len(d.fns))
+	d.names = make(map[*pprofile.Function]*fnName, len(d.fns))
+	for i, fn := range d.fns {
+		nm := &names[i]
+		nm.mod, nm.rest = symbolize.SplitModule(fn.Name)
+		nm.key = symbolize.Normalize(nm.rest)
+		nm.family = closureFamily(nm.key)
+		d.names[fn] = nm
+	}
+}
+
+// name returns what nameFunctions made of fn's name; false for a nil d
+// (the model path) or another function.
+func (d *pbProfile) name(fn *pprofile.Function) (fnName, bool) {
+	if d == nil {
+		return fnName{}, false
+	}
+	nm, ok := d.names[fn]
+	if !ok {
+		return fnName{}, false
+	}
+	return *nm, true
+}
+
+func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
+	mapByID := make(map[uint64]*pprofile.Mapping, len(d.mappings))
+	for _, m := range d.mappings {
+		mapByID[m.ID] = m
+	}
+	maxID := uint64(0)
+	// One arena for every location's lines, sliced once it is complete:
+	// slicing it as it grows would keep each outgrown copy alive.
+	var lines []pprofile.Line
+	spans := make([][2]int32, len(d.locRanges))
+	arena := make([]pprofile.Location, len(d.locRanges)) // one allocation, not one per location
+	for i, r := range d.locRanges {
+		loc := &arena[i]
+		var mapID int64
+		start := len(lines)
+		err := d.fields(r[0], r[1], func(f *wireField, at int) error {
+			var v int64
+			switch f.num {
+			case 1, 3, 5:
+				if err := int64Field(f, at, &v); err != nil {
+					return err
+				}
+				switch f.num {
+				case 1:
+					loc.ID = uint64(v)
+				case 3:
+					loc.Address = uint64(v)
+				default:
+					loc.IsFolded = v != 0
+				}
+			case 2:
+				return int64Field(f, at, &mapID)
+			case 4:
+				if err := f.want(2, at); err != nil {
+					return err
+				}
+				ln, err := d.line(f.s, f.e, fnByID)
+				lines = append(lines, ln)
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		spans[i] = [2]int32{int32(start), int32(len(lines))}
+		if loc.Address != 0 && len(lines) == start {
+			return errFallback // symbolization's job
+		}
+		loc.Mapping = mapByID[uint64(mapID)]
+		if loc.ID == 0 {
+			return errFallback
+		}
+		maxID = max(maxID, loc.ID)
+		d.locs = append(d.locs, loc)
+	}
+	for i, sp := range spans {
+		if sp[1] > sp[0] {
+			arena[i].Line = lines[sp[0]:sp[1]:sp[1]]
+		}
+	}
+	return d.indexLocations(maxID)
+}
+
+// line reads one Line message; a line without a known function is
+// refused (CheckValid's "line with nil function").
+func (d *pbProfile) line(s, e int, fnByID map[uint64]*pprofile.Function) (pprofile.Line, error) {
+	var ln pprofile.Line
+	var fnID int64
+	err := d.fields(s, e, func(f *wireField, at int) error {
+		switch f.num {
+		case 1:
+			return int64Field(f, at, &fnID)
+		case 2:
+			return int64Field(f, at, &ln.Line)
+		case 3:
+			return int64Field(f, at, &ln.Column)
+		}
+		return nil
+	})
+	if err == nil {
+		if ln.Function = fnByID[uint64(fnID)]; ln.Function == nil {
+			err = errFallback
+		}
+	}
+	return ln, err
+}
+
+// indexLocations indexes the locations by ID, refusing repeated IDs.
+func (d *pbProfile) indexLocations(maxID uint64) error {
+	if maxID <= uint64(4*len(d.locs)+16) {
+		d.locByID = make([]*pprofile.Location, maxID+1)
+		for _, l := range d.locs {
+			if d.locByID[l.ID] != nil {
+				return errFallback
+			}
+			d.locByID[l.ID] = l
+		}
+		return nil
+	}
+	d.locMap = make(map[uint64]*pprofile.Location, len(d.locs))
+	for _, l := range d.locs {
+		if d.locMap[l.ID] != nil {
+			return errFallback
+		}
+		d.locMap[l.ID] = l
+	}
+	return nil
+}
+
+// hasLocation reports whether there is a location with an ID; when the
+// IDs are 1..n, as every pprof writer numbers them, without a load.
+func (d *pbProfile) hasLocation(id uint64) bool {
+	if d.locByID != nil && len(d.locByID) == len(d.locs)+1 {
+		return id != 0 && id <= uint64(len(d.locs))
+	}
+	return d.location(id) != nil
+}
+
+// location returns the location with an ID, nil when there is none.
+func (d *pbProfile) location(id uint64) *pprofile.Location {
+	if d.locByID != nil {
+		if id < uint64(len(d.locByID)) {
+			return d.locByID[id]
+		}
+		return nil
+	}
+	return d.locMap[id]
+}
+
+// kind is profile.DetectKind of the profile. Of the samples it reads only
+// the leaf functions of a contention profile (mutex or block), so the
+// header gets one sample per distinct leaf function for that.
+func (d *pbProfile) kind() profile.Kind {
+	d.header.Sample = make([]*pprofile.Sample, len(d.leaves))
+	for i, l := range d.leaves {
+		d.header.Sample[i] = &pprofile.Sample{Location: []*pprofile.Location{l}}
+	}
+	k := profile.DetectKind(d.header)
+	d.header.Sample = nil
+	return k
+}
+
+// contention reports whether kind detection reads the samples' leaves
+// (DetectKind's contentions/delay case).
+func (d *pbProfile) contention() bool {
+	for _, st := range d.header.SampleType {
+		if st.Type == "contentions" || st.Type == "delay" {
+			return true
+		}
+	}
+	return false
+}
+
+// check reads every sample once before any is classified, as Load's
+// checks read them: value counts and references (CheckValid), signs and
+// sums (checkValues), the diff-profile label, and the profiler's samples
+// (DropProfilerSamples, when drop).
+func (d *pbProfile) check(drop bool) error {
+	d.drop = drop
+	for _, fn := range d.fns {
+		if profile.IsProfilerFrame(fn.Name) {
+			if d.profFn == nil {
+				d.profFn = map[*pprofile.Function]bool{}
+			}
+			d.profFn[fn] = true
+		}
+	}
+	if len(d.profFn) > 0 {
+		d.profLoc = map[*pprofile.Location]bool{}
+		for _, loc := range d.locs {
+			for _, ln := range loc.Line {
+				if d.profFn[ln.Function] {
+					d.profLoc[loc] = true
+					break
+				}
+			}
+		}
+	}
+	var leafFns map[*pprofile.Function]bool
+	if d.contention() {
+		leafFns = map[*pprofile.Function]bool{}
+	}
+	sums := make([]int64, len(d.sampleTypes))
+	var rs sampleReader
+	rs.init(d)
+	kept := 0
+	// The locations themselves are needed only to find the profiler's
+	// samples and a contention profile's leaves.
+	locs := checkIDs
+	if d.profLoc != nil || leafFns != nil {
+		locs = readLocs
+	}
+	err := d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
+		for t, v := range smp.Value {
+			switch {
+			case v < 0:
+				return errFallback // an error, or a delta heap profile's types to remove
+			case sums[t] > math.MaxInt64-v:
+				return errFallback
+			}
+			sums[t] += v
+		}
+		if len(smp.Label[profile.BaseLabel]) > 0 {
+			return errFallback // a diff profile: refused
+		}
+		if leafFns != nil && len(smp.Location) > 0 && len(smp.Location[0].Line) > 0 {
+			if fn := smp.Location[0].Line[0].Function; !leafFns[fn] {
+				leafFns[fn] = true
+				d.leaves = append(d.leaves, smp.Location[0])
+			}
+		}
+		if profiler {
+			d.anyProfiler = true
+			if drop {
+				d.dropped++
+				return nil
+			}
+		}
+		kept++
+		return nil
+	})
+	if err == nil && kept == 0 {
+		err = errFallback // every sample the profiler's
+	}
+	return err
+}
+
+// sampleReader decodes sample records into one reused *pprofile.Sample,
+// as pprof's decoder fills one: Value, Location, and Label (string labels
+// only; nil when there are none). Numeric labels are checked, not kept:
+// nothing in the analysis reads them.
+type sampleReader struct {
+	d       *pbProfile
+	smp     pprofile.Sample
+	ids     []uint64 // of smp.Location
+	labels  []pbLabel
+	lab     map[string][]string
+	labVals []string
+}
+
+type pbLabel struct{ keyX, strX, numX, unitX int64 }
+
+func (r *sampleReader) init(d *pbProfile) {
+	r.d = d
+	r.smp.Value = make([]int64, 0, len(d.sampleTypes))
+}
+
+// What sampleReader.read makes of a sample's location ids.
+const (
+	checkIDs = iota // only check that they exist (smp.Location stays empty)
+	readLocs        // smp.Location and ids
+	// readIDs: ids, and smp.Location only for a sample of one location
+	// (SampleBucket reads it); the walk's resolver looks up the others
+	// when it meets a location first (locResolver.locAt), so a frame
+	// costs no load of its pointer.
+	readIDs
+)
+
+// read decodes the sample at data[s:e]; profiler says whether it is one
+// of the profiler's own (DropProfilerSamples' test, when the locations
+// are read or none is the profiler's).
+func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
+	d, smp := r.d, &r.smp
+	smp.Value, smp.Location, r.labels, r.ids = smp.Value[:0], smp.Location[:0], r.labels[:0], r.ids[:0]
+	data := d.data[:e]
+	var f wireField
+	for pos := s; pos < e; {
+		at := pos
+		if err := next(data, &pos, e, &f); err != nil {
+			return false, err
+		}
+		switch f.num {
+		case 1:
+			if f.typ == 2 {
+				for p := f.s; p < f.e; {
+					u, q, ok := uvarint(data, p)
+					if !ok {
+						return false, decodeErr(p, "bad varint in a sample's location ids")
+					}
+					if locs != readLocs {
+						if !d.hasLocation(u) {
+							return false, errFallback // CheckValid: "sample has nil location"
+						}
+						if locs == readIDs {
+							r.ids = append(r.ids, u)
+						}
+						p = q
+						continue
+					}
+					loc := d.location(u)
+					if loc == nil {
+						return false, errFallback
+					}
+					smp.Location, r.ids = append(smp.Location, loc), append(r.ids, u)
+					p = q
+				}
+			} else if err := f.varints(data, at, func(u uint64) {
+				smp.Location, r.ids = append(smp.Location, d.location(u)), append(r.ids, u)
+			}); err != nil {
+				return false, err
+			} else if smp.Location[len(smp.Location)-1] == nil {
+				return false, errFallback
+			}
+		case 2:
+			if f.typ == 2 {
+				for p := f.s; p < f.e; {
+					u, q, ok := uvarint(data, p)
+					if !ok {
+						return false, decodeErr(p, "bad varint in a sample's values")
+					}
+					smp.Value = append(smp.Value, int64(u))
+					p = q
+				}
+			} else if err := f.varints(data, at, func(u uint64) { smp.Value = append(smp.Value, int64(u)) }); err != nil {
+				return false, err
+			}
+		case 3:
+			if err := f.want(2, at); err != nil {
+				return false, err
+			}
+			lb, err := d.label(f.s, f.e)
+			if err != nil {
+				return false, err
+			}
+			r.labels = append(r.labels, lb)
+		}
+	}
+	if len(smp.Value) != len(d.sampleTypes) {
+		return false, errFallback // CheckValid: value count mismatch
+	}
+	if locs == readIDs && len(r.ids) == 1 && len(smp.Location) == 0 {
+		smp.Location = append(smp.Location, d.location(r.ids[0]))
+	}
+	if err := r.fillLabels(); err != nil {
+		return false, err
+	}
+	return r.profiler(), nil // profLoc is set only when locs are read
+}
+
+// label reads one Label message and checks its string indexes.
+func (d *pbProfile) label(s, e int) (lb pbLabel, err error) {
+	err = d.fields(s, e, func(f *wireField, at int) error {
+		switch f.num {
+		case 1:
+			return int64Field(f, at, &lb.keyX)
+		case 2:
+			return int64Field(f, at, &lb.strX)
+		case 3:
+			return int64Field(f, at, &lb.numX)
+		case 4:
+			return int64Field(f, at, &lb.unitX)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+	case !d.okStr(lb.keyX):
+		err = errMalformed
+	case lb.strX != 0 && !d.okStr(lb.strX):
+		err = errMalformed
+	case lb.strX == 0 && lb.unitX != 0 && !d.okStr(lb.unitX):
+		err = errMalformed
+	}
+	return lb, err
+}
+
+// fillLabels sets the sample's string labels as pprof's decoder does:
+// values of one key in order, a nil map when there are none.
+func (r *sampleReader) fillLabels() error {
+	smp := &r.smp
+	smp.Label = nil
+	n := 0
+	for _, lb := range r.labels {
+		if lb.strX != 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if r.lab == nil {
+		r.lab = map[string][]string{}
+	}
+	clear(r.lab)
+	r.labVals = r.labVals[:0]
+	for _, lb := range r.labels {
+		if lb.strX == 0 {
+			continue
+		}
+		k, _ := r.d.str(lb.keyX)
+		v, _ := r.d.str(lb.strX)
+		if old, ok := r.lab[k]; ok {
+			r.lab[k] = append(old[:len(old):len(old)], v)
+			continue
+		}
+		i := len(r.labVals)
+		r.labVals = append(r.labVals, v)
+		r.lab[k] = r.labVals[i : i+1 : i+1]
+	}
+	smp.Label = r.lab
+	return nil
+}
+
+// profiler is DropProfilerSamples' test of the sample just read.
+func (r *sampleReader) profiler() bool {
+	smp := &r.smp
+	if len(smp.Label) > 0 && len(smp.Label[profile.LabelProfiler]) > 0 {
+		return true
+	}
+	if r.d.profLoc == nil {
+		return false
+	}
+	for _, loc := range smp.Location {
+		if r.d.profLoc[loc] {
+			return true
+		}
+	}
+	return false
+}
+
+// eachSample decodes every sample record in order and calls fn with it.
+func (d *pbProfile) eachSample(r *sampleReader, locs int, fn func(smp *pprofile.Sample, profiler bool) error) error {
+	var f wireField
+	for pos := d.firstSample; pos < len(d.data); {
+		if err := next(d.data, &pos, len(d.data), &f); err != nil {
+			return err
+		}
+		if f.num != 2 {
+			continue
+		}
+		profiler, err := r.read(f.s, f.e, locs)
+		if err != nil {
+			return err
+		}
+		if err := fn(&r.smp, profiler); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkStream is walk for a decoded protobuf: every sample is read from the
+// bytes into one reused sample and classified as walk classifies the
+// model's, the profiler's own left out as Load leaves them out.
+func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
+	lr := a.newLocResolver(d.locs, d.fns, side)
+	lr.src = d
+	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
+	var rs sampleReader
+	rs.init(d)
+	locs := readIDs
+	if d.profLoc != nil {
+		locs = readLocs // the profiler's samples are known by their locations
+	}
+	// Prepare read every sample already: no error is left to meet.
+	_ = d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
+		if !profiler || !d.drop {
+			w.sample(smp, rs.ids)
+		}
+		return nil
+	})
+}

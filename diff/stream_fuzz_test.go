@@ -1,0 +1,80 @@
+package diff
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
+)
+
+// decodeUnguarded is decodeRaw without its panic guard, so that the fuzzer
+// sees a panic of the decoder.
+func decodeUnguarded(src string, data []byte) (*pbProfile, error) {
+	d := &pbProfile{src: src, data: data}
+	if err := d.scan(); err != nil {
+		return nil, err
+	}
+	if err := d.build(); err != nil {
+		return nil, err
+	}
+	if err := d.check(false); err != nil {
+		return nil, err
+	}
+	d.loaded = &profile.Loaded{Source: src, Format: profile.FormatPprof, Profile: d.header}
+	d.loaded.Kind = d.kind()
+	return d, nil
+}
+
+// FuzzStreamDecoder: on any bytes the streaming decoder either refuses
+// (a DecodeError at an offset inside the data, or a refusal that sends
+// the profile to the model path) or reads a profile that pprof's decoder
+// and profile's checks read too, with the same top. Never a panic. Seeds:
+// small synthetic profiles, one with labels and a profiler sample.
+func FuzzStreamDecoder(f *testing.F) {
+	for i, stacks := range []int{3, 20} {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.MinDepth, cfg.MaxDepth = stacks, 10, 2, 5
+		p := synth.Generate(cfg)
+		if i == 1 {
+			p = labelled(p)
+		}
+		var buf bytes.Buffer
+		if err := p.WriteUncompressed(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	f.Add([]byte{0x0a, 0x02, 0x08, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := decodeUnguarded("fuzz.pb", data)
+		var de *DecodeError
+		switch {
+		case errors.As(err, &de):
+			if de.Offset < 0 || de.Offset > len(data) {
+				t.Fatalf("offset %d outside the %d bytes: %v", de.Offset, len(data), err)
+			}
+			return
+		case err != nil:
+			return // the model path reads it (and says what is wrong)
+		}
+		if _, perr := pprofile.ParseUncompressed(data); perr != nil {
+			t.Fatalf("the decoder took what pprof refuses: %v", perr)
+		}
+		l, lerr := profile.Parse("fuzz.pb", data, 0)
+		if lerr != nil || l.Format != profile.FormatPprof {
+			return // a registry reader sniffed it first, or a model-path check
+		}
+		model, stream := NewAnalyzer(Options{Top: -1}), NewAnalyzer(Options{Top: -1})
+		e1, e2 := model.Add(Base, l), stream.AddInput(Base, &Input{l: d.loaded, d: d})
+		if (e1 == nil) != (e2 == nil) {
+			t.Fatalf("Add: model %v, stream %v", e1, e2)
+		}
+		if e1 == nil {
+			sameJSON(t, "top", model.Top(), stream.Top())
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package diff
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
+)
+
+// rawFile writes p (gzipped, as pprof writes it) and reads it back as a
+// profile.Raw.
+func rawFile(t testing.TB, dir, name string, p *pprofile.Profile, opts profile.Options) *profile.Raw {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, l, err := profile.LoadRaw(context.Background(), path, opts)
+	if err != nil || r == nil {
+		t.Fatalf("LoadRaw %s: %v, loaded %v", name, err, l != nil)
+	}
+	return r
+}
+
+// bothPaths adds the profiles of each side to two Analyzers, one through
+// the pprof model (Raw.Load, Add) and one through the streaming decoder
+// (Prepare, AddInput), and returns them; every input must stream.
+func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stream *Analyzer) {
+	t.Helper()
+	model, stream = NewAnalyzer(opts), NewAnalyzer(opts)
+	for side, rs := range sides {
+		for _, r := range rs {
+			l, err := r.Load()
+			if err != nil {
+				t.Fatalf("model path: %v", err)
+			}
+			if err := model.Add(Side(side), l); err != nil {
+				t.Fatalf("model Add: %v", err)
+			}
+			in, err := Prepare(r)
+			if err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			if !in.Streamed() {
+				t.Fatalf("%s was not streamed", r.Source)
+			}
+			if err := stream.AddInput(Side(side), in); err != nil {
+				t.Fatalf("AddInput: %v", err)
+			}
+		}
+	}
+	return model, stream
+}
+
+// sameJSON fails when a and b differ as JSON, showing where.
+func sameJSON(t *testing.T, what string, a, b any) {
+	t.Helper()
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%s: marshal: %v %v", what, err1, err2)
+	}
+	if !bytes.Equal(ja, jb) {
+		i := 0
+		for i < len(ja) && i < len(jb) && ja[i] == jb[i] {
+			i++
+		}
+		lo := max(0, i-120)
+		t.Fatalf("%s: the streaming path differs at byte %d:\nmodel:  %s\nstream: %s", what, i, ja[lo:min(len(ja), i+120)], jb[lo:min(len(jb), i+120)])
+	}
+}
+
+// labelled gives some of p's samples labels the classifier reads (thread,
+// comm, state, a bucket) and some it does not (numeric ones), and adds a
+// profiler goroutine's sample, which both paths must drop.
+func labelled(p *pprofile.Profile) *pprofile.Profile {
+	for i, s := range p.Sample {
+		switch i % 7 {
+		case 1:
+			s.Label = map[string][]string{profile.LabelThread: {fmt.Sprint("t", i%5)}}
+		case 2:
+			s.Label = map[string][]string{"comm": {"synth"}, "x": {"a", "b"}}
+		case 4:
+			s.Label = map[string][]string{profile.LabelProfiler: {"true"}}
+		case 3:
+			s.NumLabel = map[string][]int64{"bytes": {int64(i)}}
+			s.NumUnit = map[string][]string{"bytes": {"bytes"}}
+		}
+	}
+	fn := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: "runtime/pprof.profileWriter"}
+	loc := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
+	p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
+	ps := &pprofile.Sample{Location: []*pprofile.Location{p.Location[0], loc}, Value: make([]int64, len(p.SampleType))}
+	for i := range ps.Value {
+		ps.Value[i] = 5
+	}
+	p.Sample = append(p.Sample, ps)
+	return p
+}
+
+// TestStreamSameResult holds the streaming decoder to the pprof model's
+// results: the diff (with every analysis option that changes what is
+// read), top, and the per-profile observations, on generated profiles of
+// several shapes.
+func TestStreamSameResult(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(side synth.Side, stacks, pcs int, seed int64) *pprofile.Profile {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.Side, cfg.PCsPerFunction, cfg.Seed = stacks, 300, side, pcs, seed
+		return synth.Generate(cfg)
+	}
+	var sides [2][]*profile.Raw
+	for i := range 3 {
+		for s, side := range []synth.Side{synth.Base, synth.New} {
+			p := gen(side, 1500+500*i, i%2, int64(i+1))
+			if i == 1 {
+				p = labelled(p)
+			}
+			sides[s] = append(sides[s], rawFile(t, dir, fmt.Sprintf("%d-%d.pb.gz", s, i), p, profile.Options{}))
+		}
+	}
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{
+		{"default", Options{}},
+		{"cum", Options{Cum: true, Top: -1}},
+		{"by caller", Options{By: ByCaller, Top: -1}},
+		{"by decider", Options{By: ByDecider}},
+		{"focus and ignore", Options{Focus: regexp.MustCompile(`main\.`), Ignore: regexp.MustCompile(`func1$`), Top: -1}},
+		{"call tree", Options{CallTree: true, TreeMin: 0.001}},
+		{"sample index", Options{SampleIndex: "samples", Spellings: true, Peek: regexp.MustCompile(`runtime\.mallocgc`)}},
+		{"kind", Options{Kind: profile.KindWall}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model, stream := bothPaths(t, c.opts, sides)
+			sameJSON(t, "diff", model.Diff(), stream.Diff())
+			sameJSON(t, "top", model.Top(), stream.Top())
+			sameJSON(t, "profiles", model.Profiles(), stream.Profiles())
+			if c.opts.CallTree {
+				sameJSON(t, "tree", model.Diff().Tree, stream.Diff().Tree)
+			}
+		})
+	}
+}
+
+// TestStreamCorpus holds the streaming decoder to the model path on every
+// pprof protobuf of the shared corpus (skipped when absent): the same
+// top, or, when the decoder leaves a file to the model path, the same
+// load.
+func TestStreamCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	n, streamed := 0, 0
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".tsv") {
+			return err
+		}
+		for _, opts := range []profile.Options{{AllowEmpty: true}, {KeepProfiler: true}} {
+			r, _, err := profile.LoadRaw(context.Background(), path, opts)
+			if err != nil || r == nil {
+				return nil // not a protobuf: not the decoder's
+			}
+			n++
+			l, lerr := r.Load()
+			// LoadRaw then Load is Load.
+			if want, werr := profile.Load(context.Background(), path, opts); fmt.Sprint(werr) != fmt.Sprint(lerr) {
+				t.Errorf("%s: Load: %v, LoadRaw and Raw.Load: %v", path, werr, lerr)
+			} else if werr == nil {
+				sameJSON(t, path+" Load", loadFacts(want), loadFacts(l))
+			}
+			in, perr := Prepare(r)
+			if (lerr == nil) != (perr == nil) || lerr != nil && lerr.Error() != perr.Error() {
+				t.Errorf("%s: model %v, stream %v", path, lerr, perr)
+				continue
+			}
+			if lerr != nil {
+				continue
+			}
+			if in.Streamed() {
+				streamed++
+			}
+			sameJSON(t, path+" loaded", loadFacts(l), loadFacts(in.Loaded()))
+			model, stream := NewAnalyzer(Options{Top: -1}), NewAnalyzer(Options{Top: -1})
+			e1, e2 := model.Add(Base, l), stream.AddInput(Base, in)
+			if fmt.Sprint(e1) != fmt.Sprint(e2) {
+				t.Errorf("%s: Add: model %v, stream %v", path, e1, e2)
+				continue
+			}
+			if e1 == nil {
+				sameJSON(t, path, model.Top(), stream.Top())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d corpus protobufs, %d streamed", n, streamed)
+	if n > 0 && streamed == 0 {
+		t.Error("no corpus profile took the streaming path")
+	}
+}
+
+// loadFacts is what a Loaded says besides its model.
+func loadFacts(l *profile.Loaded) any {
+	p := l.Profile
+	return map[string]any{"format": l.Format, "containers": l.Containers, "kind": l.Kind, "dropped": l.Dropped,
+		"warnings": l.Warnings, "types": SampleTypes(p), "default": p.DefaultSampleType, "period": p.Period,
+		"duration": p.DurationNanos, "comments": p.Comments, "build": mainBuildID(p)}
+}
+
+// corpusDir is the shared corpus folder next to the module root; the test
+// skips when it is absent.
+func corpusDir(t *testing.T) string {
+	c := filepath.Join("..", "..", "shared", "corpus")
+	if _, err := os.Stat(filepath.Join(c, "index.tsv")); err != nil {
+		t.Skip("no ../shared/corpus beside the module: corpus test skipped")
+	}
+	return c
+}
+
+// TestPrepareConcurrent prepares several profiles at once, as the
+// commands do, and adds them in order: the same top as one at a time
+// (run it with -race).
+func TestPrepareConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	var rs []*profile.Raw
+	for i := range 4 {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.Seed = 800, 200, int64(i+1)
+		rs = append(rs, rawFile(t, dir, fmt.Sprintf("%d.pb.gz", i), labelled(synth.Generate(cfg)), profile.Options{}))
+	}
+	ins := make([]*Input, len(rs))
+	errs := make([]error, len(rs))
+	done := make(chan int)
+	for i, r := range rs {
+		go func() { ins[i], errs[i] = Prepare(r); done <- i }()
+	}
+	for range rs {
+		<-done
+	}
+	serial, parallel := NewAnalyzer(Options{Top: -1}), NewAnalyzer(Options{Top: -1})
+	for i, r := range rs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		in, err := Prepare(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := serial.AddInput(Base, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := parallel.AddInput(Base, ins[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameJSON(t, "top", serial.Top(), parallel.Top())
+}
