@@ -18,12 +18,14 @@
 //	profdiff workload json [flags]            run the built-in JSON server at several core counts: scaling table + captures
 //	profdiff workload wasm [flags]            run the Wasm plugin host: keep-resident sweep, loop vs concurrent load
 //	profdiff load [flags] URL                 closed-loop HTTP load, like wrk: requests/s, latency, errors
+//	profdiff sources SERVER                   list a Pyroscope or Parca server's profile types and labels
 //	profdiff capture URL --out DIR            pull cpu, wall, mutex, block, goroutine and trace from a live server
 //	profdiff version                          the version and VCS revision it was built from (also --version)
 //	profdiff help [COMMAND]                   this text, or a command's flags (also COMMAND --help)
 //
 // Every command that reads profiles (diff, top, gate, demo) takes the same
-// sources: a file, "-" for standard input (once), an http(s) URL, a quoted
+// sources: a file, "-" for standard input (once), an http(s) URL, a
+// Pyroscope or Parca query (pyroscope+http://..., parca+http://...), a quoted
 // glob ('runs/*.pb.gz', expanded in sorted order), or a capture folder
 // written by capture, demo or workload, which stands for its profile of
 // --kind's kind (default wall when every folder has one, else cpu). A glob
