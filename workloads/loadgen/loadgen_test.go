@@ -728,3 +728,23 @@ GET http://127.0.0.1:8080/json
 		t.Error("SetServerCPU(0) changed the field")
 	}
 }
+
+// TestDefaultEngine: epoll on Linux, goroutines elsewhere, and a Config
+// without an engine runs the default one.
+func TestDefaultEngine(t *testing.T) {
+	want := EngineGoroutines
+	if runtime.GOOS == "linux" {
+		want = EngineEpoll
+	}
+	if got := DefaultEngine(); got != want {
+		t.Errorf("DefaultEngine() = %q on %s, want %q", got, runtime.GOOS, want)
+	}
+	s := newServer(t, helloJSON)
+	rep, err := Run(context.Background(), Config{URL: s.URL, Connections: 2, Duration: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Engine != want || rep.OK == 0 {
+		t.Errorf("engine %q, ok %d", rep.Engine, rep.OK)
+	}
+}
