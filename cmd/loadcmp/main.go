@@ -3,7 +3,8 @@
 // drive the same TechEmpower JSON server (workloads/jsonserver, variant
 // baseline by default) on 127.0.0.1 with the same number of connections and
 // the same request headers, in alternating rounds, and loadcmp prints both
-// requests/s and their ratio. The target is loadgen ≥ 90% of wrk.
+// requests/s and their ratio. The target is loadgen ≥ 95% of wrk at each
+// connection count.
 //
 // The server runs in a child process (loadcmp re-executes itself), so the
 // server, wrk and loadgen each have a process of their own, as with
@@ -16,8 +17,9 @@
 // as loadgen's warmup, and the order alternates between rounds so that drift
 // does not favour one side. wrk runs with -t min(C, NumCPU) threads, --latency
 // and --timeout 8s, as in TechEmpower's toolset. loadgen runs as profdiff
-// load does: the default engine (goroutines, one per connection), or
-// -engine epoll (with Config.Dedicated unless -dedicated=false).
+// load does: the default engine (loadgen.DefaultEngine: epoll on Linux,
+// with Config.Dedicated unless -dedicated=false), or -engine goroutines
+// (one goroutine per connection).
 //
 // The machine may be shared: before each round loadcmp waits (up to
 // -quiet-wait) for other processes to go quiet, prints the CPUs they used
@@ -26,9 +28,9 @@
 //
 // Run it (wrk must be installed: apt-get install -y wrk):
 //
-//	go run ./cmd/loadcmp                        # C=64 and C=256, 3 rounds of 5s each
-//	go run ./cmd/loadcmp -c 64,256 -d 3s -rounds 5
-//	go run ./cmd/loadcmp -c 64 -engine epoll
+//	go run ./cmd/loadcmp                        # C=64, 128 and 256, 3 rounds of 5s each
+//	go run ./cmd/loadcmp -c 64,128,256 -d 3s -rounds 5
+//	go run ./cmd/loadcmp -c 64 -engine goroutines
 //	go run ./cmd/loadcmp -variant global-lock   # another jsonserver variant
 //	go run ./cmd/loadcmp -only loadgen -cpuprofile lg.prof   # profile the generator
 //
@@ -262,16 +264,16 @@ func parseFlags(args []string) (*config, error) {
 	var c config
 	var conns, wrkPath string
 	fs := flag.NewFlagSet("loadcmp", flag.ContinueOnError)
-	fs.StringVar(&conns, "c", "64,256", "connection counts to compare, comma-separated")
+	fs.StringVar(&conns, "c", "64,128,256", "connection counts to compare, comma-separated")
 	fs.DurationVar(&c.dur, "d", 5*time.Second, "measured duration of each run")
 	fs.DurationVar(&c.warm, "warmup", time.Second, "warmup before each run (loadgen: discarded window; wrk: a discarded run)")
 	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds per connection count")
 	fs.IntVar(&c.threads, "t", 0, "wrk threads (0 = min(C, NumCPU))")
 	fs.StringVar(&wrkPath, "wrk", "wrk", "wrk binary")
 	fs.StringVar(&c.variant, "variant", jsonserver.Baseline, "jsonserver variant to serve")
-	fs.Float64Var(&c.target, "target", 0.90, "required loadgen/wrk ratio of median requests/s")
+	fs.Float64Var(&c.target, "target", 0.95, "required loadgen/wrk ratio of median requests/s")
 	fs.Float64Var(&c.maxOther, "max-other", 0.1, "rounds in which other processes used more CPUs than this are left out of the medians")
-	fs.StringVar(&c.engine, "engine", "", "loadgen engine: epoll or goroutines (default: loadgen.DefaultEngine())")
+	fs.StringVar(&c.engine, "engine", "", "loadgen engine: epoll or goroutines (default: loadgen.DefaultEngine(), epoll on Linux)")
 	fs.BoolVar(&c.dedicated, "dedicated", true, "loadgen.Config.Dedicated, as profdiff load sets it")
 	fs.DurationVar(&c.quietWait, "quiet-wait", 30*time.Second, "before each round, wait up to this long for the machine to be quiet (other processes using < max-other CPUs); 0 to not wait")
 	fs.StringVar(&c.only, "only", "", "run only 'wrk' or 'loadgen' (no ratio; for profiling)")
