@@ -359,6 +359,8 @@ func compareAt(ctx context.Context, c *config, srv *server, url string, conns in
 	fmt.Printf("\nC=%d: wrk -t %d -c %d -d %v --latency --timeout 8s (TFB headers) vs loadgen -connections %d\n", conns, t, conns, c.dur, conns)
 	fmt.Printf("%-6s %9s %9s %7s  %-16s %-16s %s\n", "round", "wrk rps", "lg rps", "ratio", "wrk cpu", "loadgen cpu", "other")
 	var ws, ls, wsAll, lsAll []float64
+	var paired pairs // of the rounds in the medians
+	var pairedAll pairs
 	for i := range c.rounds {
 		if c.quietWait > 0 {
 			waitQuiet(c.quietWait, c.maxOther)
@@ -373,8 +375,10 @@ func compareAt(ctx context.Context, c *config, srv *server, url string, conns in
 			mark = " (noisy: left out)"
 		} else {
 			ws, ls = append(ws, w.rps), append(ls, l.rps)
+			paired.add(w, l)
 		}
 		wsAll, lsAll = append(wsAll, w.rps), append(lsAll, l.rps)
+		pairedAll.add(w, l)
 		fmt.Printf("%-6d %9.0f %9.0f %6.1f%%  %5.1f + %-8.1f %5.1f + %-8.1f %.2f%s\n", i+1, w.rps, l.rps, 100*l.rps/w.rps,
 			w.serverUS, w.clientUS, l.serverUS, l.clientUS, oth, mark)
 		if w.failed > 0 || l.failed > 0 {
@@ -383,7 +387,7 @@ func compareAt(ctx context.Context, c *config, srv *server, url string, conns in
 	}
 	if len(ws) == 0 {
 		fmt.Printf("       every round was noisy: the medians use all rounds\n")
-		ws, ls = wsAll, lsAll
+		ws, ls, paired = wsAll, lsAll, pairedAll
 	}
 	mw, ml := median(ws), median(ls)
 	ratio := ml / mw
@@ -392,7 +396,37 @@ func compareAt(ctx context.Context, c *config, srv *server, url string, conns in
 		verdict = fmt.Sprintf("BELOW the %.0f%% target", 100*c.target)
 	}
 	fmt.Printf("median %9.0f %9.0f %6.1f%%  %s (%d rounds)\n", mw, ml, 100*ratio, verdict, len(ws))
+	paired.print()
 	return ratio >= c.target, nil
+}
+
+// pairs are the rounds' paired numbers: each round's ratio (wrk and
+// loadgen ran back to back, so drift between rounds cancels out) and each
+// generator's own CPU per 2xx response, which decides how much CPU it
+// leaves a server it shares the machine with.
+type pairs struct {
+	ratio, wrkUS, lgUS []float64
+}
+
+func (p *pairs) add(w, l result) {
+	if w.rps > 0 {
+		p.ratio = append(p.ratio, l.rps/w.rps)
+	}
+	if w.clientUS > 0 && l.clientUS > 0 {
+		p.wrkUS, p.lgUS = append(p.wrkUS, w.clientUS), append(p.lgUS, l.clientUS)
+	}
+}
+
+// print writes the medians of the paired numbers, under the medians line.
+func (p *pairs) print() {
+	if len(p.ratio) == 0 {
+		return
+	}
+	fmt.Printf("       per round: ratio median %.1f%% (%.1f-%.1f%%)", 100*median(p.ratio), 100*slices.Min(p.ratio), 100*slices.Max(p.ratio))
+	if len(p.lgUS) > 0 {
+		fmt.Printf("; generator CPU per 2xx response (medians): wrk %.1f µs, loadgen %.1f µs", median(p.wrkUS), median(p.lgUS))
+	}
+	fmt.Println()
 }
 
 // round is round i at one connection count: wrk then loadgen on even

@@ -62,3 +62,16 @@ func TestMedianAndOther(t *testing.T) {
 		t.Errorf("other = %v, want 0 (never negative)", o)
 	}
 }
+
+func TestPairs(t *testing.T) {
+	var p pairs
+	p.add(result{rps: 100, clientUS: 10}, result{rps: 90, clientUS: 8})
+	p.add(result{rps: 100, clientUS: 12}, result{rps: 110, clientUS: 0}) // no CPU reading
+	p.add(result{rps: 0}, result{rps: 50})                               // no wrk result
+	if len(p.ratio) != 2 || p.ratio[0] != 0.9 || p.ratio[1] != 1.1 {
+		t.Errorf("ratios %v", p.ratio)
+	}
+	if len(p.wrkUS) != 1 || p.wrkUS[0] != 10 || p.lgUS[0] != 8 {
+		t.Errorf("CPU pairs %v %v", p.wrkUS, p.lgUS)
+	}
+}
