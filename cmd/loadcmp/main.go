@@ -213,15 +213,23 @@ func machineBusy() time.Duration {
 
 // waitQuiet waits, up to max, for half a second in which all processes
 // together used less than maxOther CPUs (the server is idle between runs).
-func waitQuiet(max time.Duration, maxOther float64) {
+// It returns ctx's error when ctx ends first (an interrupt).
+func waitQuiet(ctx context.Context, max time.Duration, maxOther float64) error {
 	const step = 500 * time.Millisecond
+	t := time.NewTicker(step)
+	defer t.Stop()
 	for range int(max / step) {
 		b0 := machineBusy()
-		time.Sleep(step)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
 		if (machineBusy() - b0).Seconds() < maxOther*step.Seconds() {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // other is the CPU share, in CPUs, that neither the server nor the
@@ -363,7 +371,9 @@ func compareAt(ctx context.Context, c *config, srv *server, url string, conns in
 	var pairedAll pairs
 	for i := range c.rounds {
 		if c.quietWait > 0 {
-			waitQuiet(c.quietWait, c.maxOther)
+			if err := waitQuiet(ctx, c.quietWait, c.maxOther); err != nil {
+				return false, err
+			}
 		}
 		w, l, err := round(ctx, c, srv, url, t, conns, i)
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +75,16 @@ func TestPairs(t *testing.T) {
 	}
 	if len(p.wrkUS) != 1 || p.wrkUS[0] != 10 || p.lgUS[0] != 8 {
 		t.Errorf("CPU pairs %v %v", p.wrkUS, p.lgUS)
+	}
+}
+
+// TestWaitQuietInterrupted: an interrupt ends the wait for a quiet machine
+// (it used to sleep out -quiet-wait first).
+func TestWaitQuietInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// maxOther 0 can never be met: only the context ends the wait.
+	if err := waitQuiet(ctx, time.Hour, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("waitQuiet after cancel: %v", err)
 	}
 }
