@@ -25,9 +25,10 @@
 //     timeout. It costs more CPU per request (the runtime's netpoller, an
 //     extra read that finds no data, goroutine wake-ups).
 //
-// On 2 CPUs shared with a Go net/http JSON server, the generator's own CPU
-// per request was about 5.5-7µs (epoll) and 8-9.5µs (goroutines) against
-// wrk's 6.5-7.5µs; cmd/loadcmp compares requests/s with wrk's.
+// On 2 CPUs shared with a Go net/http JSON server (and, on the day, with
+// other work), the generator's own CPU per 2xx response was 15-24µs (epoll)
+// and 20-24µs (goroutines) against wrk's 16-23µs measured in the same runs;
+// cmd/loadcmp compares requests/s with wrk's (target: 95% of wrk's).
 //
 // What is counted (Report):
 //   - requests/s counts only 2xx responses. Non-2xx responses are counted by
