@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -56,5 +57,33 @@ func TestPickAddr(t *testing.T) {
 	}
 	if got := pickAddr(ctx, []net.IP{v4, v6}, port, time.Second); !got.Equal(v4) {
 		t.Errorf("none accepts: %v, want the first", got)
+	}
+}
+
+// TestRawIO: the raw read and write of Dedicated mode return what
+// syscall.Read and syscall.Write return: the bytes, EAGAIN on an empty
+// non-blocking socket, 0 at EOF.
+func TestRawIO(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[0])
+	if n, err := rawIO(syscall.SYS_WRITE, fds[1], []byte("abc")); n != 3 || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	buf := make([]byte, 8)
+	if n, err := rawIO(syscall.SYS_READ, fds[0], buf); n != 3 || err != nil || string(buf[:n]) != "abc" {
+		t.Fatalf("read: %d %q, %v", n, buf[:n], err)
+	}
+	if n, err := rawIO(syscall.SYS_READ, fds[0], buf); n != 0 || err != syscall.EAGAIN {
+		t.Errorf("read of an empty socket: %d, %v, want EAGAIN", n, err)
+	}
+	syscall.Close(fds[1])
+	if n, err := rawIO(syscall.SYS_READ, fds[0], buf); n != 0 || err != nil {
+		t.Errorf("read at EOF: %d, %v", n, err)
+	}
+	if n, err := rawIO(syscall.SYS_READ, -1, buf); err != syscall.EBADF {
+		t.Errorf("read of a bad fd: %d, %v", n, err)
 	}
 }
