@@ -18,8 +18,9 @@
 //     share of an epoll_wait, and no goroutine switch. Timeouts are checked
 //     every 10ms. With Config.Dedicated (profdiff load) there is one loop
 //     per P and a loop keeps its P while it waits, like a wrk thread its
-//     CPU; otherwise GOMAXPROCS-1 loops (at least one) hand their P back
-//     while they wait, so other goroutines of the process are not held up.
+//     CPU (its epoll_wait, read and write are raw system calls);
+//     otherwise GOMAXPROCS-1 loops (at least one) hand their P back while
+//     they wait, so other goroutines of the process are not held up.
 //   - "goroutines" (the default elsewhere) runs one goroutine per
 //     connection over net.Conn, with the connection's deadline as the
 //     timeout. It costs more CPU per request (the runtime's netpoller, an
