@@ -34,13 +34,11 @@
 //	go run ./cmd/loadcmp -variant global-lock   # another jsonserver variant
 //	go run ./cmd/loadcmp -only loadgen -cpuprofile lg.prof   # profile the generator
 //
-// Measured on a 2-CPU VM shared with other work (other processes used
-// 0.1-1.2 CPUs in every round), Go 1.26.8, wrk 4.1.0, the default engine
-// (epoll), 5 rounds of 5s, one run: loadgen reached 117.4% of wrk's
-// requests/s at C=64, 96.2% at C=128 and 104.3% at C=256 (per round
-// 56-153%), its CPU per 2xx response 17.0-18.4µs against wrk's
-// 17.2-19.4µs. On a quiet day the epoll engine reached 113% at C=64 and
-// 104.5% at C=256, the goroutines engine 85.8% at C=64.
+// Measured on a 2-CPU VM (Go 1.26.8, wrk 4.1.0, the default engine, 7
+// rounds of 3s, one run; the medians use the quiet rounds: 5, 5 and 1 of
+// 7): loadgen reached 100.6% of wrk's requests/s at C=64, 103.9% at C=128
+// and 100.3% at C=256 (per quiet round 96-143%; in noisy rounds 85-173%),
+// at 6-11% less CPU per 2xx response than wrk.
 //
 // The exit status is 0 when every C reached the target, 1 when one did not,
 // and 2 on errors (wrk missing, server not starting) or when interrupted

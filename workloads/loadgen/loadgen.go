@@ -26,10 +26,11 @@
 //     timeout. It costs more CPU per request (the runtime's netpoller, an
 //     extra read that finds no data, goroutine wake-ups).
 //
-// On 2 CPUs shared with a Go net/http JSON server (and, on the day, with
-// other work), the generator's own CPU per 2xx response was 15-24µs (epoll)
-// and 20-24µs (goroutines) against wrk's 16-23µs measured in the same runs;
-// cmd/loadcmp compares requests/s with wrk's (target: 95% of wrk's).
+// On 2 CPUs shared with a Go net/http JSON server, the generator's own CPU
+// per 2xx response was 17-18.5µs (epoll, Dedicated) against wrk's 18-20µs
+// in the same run, and the goroutines engine's 0-8% above wrk's in a run
+// on the loaded machine; cmd/loadcmp compares requests/s with wrk's
+// (target: 95% of wrk's; measured 100-104% at 64-256 connections).
 //
 // What is counted (Report):
 //   - requests/s counts only 2xx responses. Non-2xx responses are counted by
