@@ -48,7 +48,7 @@ func loadCommand(fs *flag.FlagSet) runFunc {
 	f.out.register(fs, textAndJSON...)
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, `extra request header "Name: value" (repeatable; replaces a default of the same name)`)
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
-	fs.StringVar(&f.cfg.Engine, "engine", loadgen.DefaultEngine(), "how connections are driven: epoll (event loops like wrk; Linux) or goroutines (one per connection)")
+	fs.StringVar(&f.cfg.Engine, "engine", loadgen.DefaultEngine(), "how connections are driven: epoll (event loops like wrk; Linux only, the default there) or goroutines (one per connection; the default elsewhere)")
 	return func(ctx context.Context, e env, pos []string) error {
 		o, err := f.out.resolve("load", e.stdout)
 		if err != nil {

@@ -91,11 +91,11 @@ func timeWait(t *testing.T, port int) int {
 func TestBackoffAgainstBrokenServer(t *testing.T) {
 	for _, mode := range []string{"reset", "cut"} {
 		t.Run(mode, func(t *testing.T) {
-			forEngines(t, func(t *testing.T, engine string) {
+			forEngines(t, func(t *testing.T, e testEngine) {
 				port, accepted := brokenServer(t, mode)
 				tw0 := timeWait(t, port)
 				const conns = 8
-				cfg := Config{URL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", Connections: conns, Duration: time.Second, Engine: engine}
+				cfg := e.config(Config{URL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", Connections: conns, Duration: time.Second})
 				rep, err := Run(context.Background(), cfg)
 				if err != nil {
 					t.Fatal(err)

@@ -3,6 +3,7 @@
 package loadgen
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -76,28 +77,9 @@ func loopsFor(procs int, dedicated bool) int {
 
 // newLoops resolves the target and makes min(conns, GOMAXPROCS) loops.
 func newLoops(r *runner, conns int) ([]unit, error) {
-	host, port, err := net.SplitHostPort(r.tg.addr)
+	ip, pn, err := resolveTarget(r.dialCtx, r.tg.addr, r.timeout)
 	if err != nil {
 		return nil, err
-	}
-	pn, err := strconv.Atoi(port)
-	if err != nil || pn <= 0 || pn > 65535 {
-		return nil, fmt.Errorf("bad port %q", port)
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		addrs, err := net.DefaultResolver.LookupIPAddr(r.dialCtx, host)
-		if err != nil {
-			return nil, fmt.Errorf("cannot connect to %s: %v", r.tg.addr, err)
-		}
-		for _, a := range addrs {
-			if ip == nil || (ip.To4() == nil && a.IP.To4() != nil) {
-				ip = a.IP // the first address, IPv4 preferred
-			}
-		}
-		if ip == nil {
-			return nil, fmt.Errorf("cannot connect to %s: no address", r.tg.addr)
-		}
 	}
 	// Each loop gets its own Sockaddr: syscall.Connect writes into it.
 	family := syscall.AF_INET
@@ -135,6 +117,57 @@ func newLoops(r *runner, conns int) ([]unit, error) {
 		us[i] = l
 	}
 	return us, nil
+}
+
+// resolveTarget returns the address the loops connect to: addr's IP, or,
+// for a host name, the first of its addresses that accepts a connection
+// (see pickAddr).
+func resolveTarget(ctx context.Context, addr string, timeout time.Duration) (net.IP, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, 0, err
+	}
+	pn, err := strconv.Atoi(port)
+	if err != nil || pn <= 0 || pn > 65535 {
+		return nil, 0, fmt.Errorf("bad port %q", port)
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip, pn, nil
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot connect to %s: %v", addr, err)
+	}
+	if len(addrs) == 0 {
+		return nil, 0, fmt.Errorf("cannot connect to %s: no address", addr)
+	}
+	ips := make([]net.IP, len(addrs))
+	for i, a := range addrs {
+		ips[i] = a.IP
+	}
+	return pickAddr(ctx, ips, pn, timeout), pn, nil
+}
+
+// pickAddr chooses among a host name's addresses, in the resolver's order,
+// as wrk does: the first that accepts a test connection (closed at once),
+// else the first, whose connect errors the run then reports. With a single
+// address there is nothing to test. (The goroutines engine's dialer tries
+// the addresses in turn on every connect; the loops connect to one.) So a
+// server that listens on ::1 only is reached through a name that resolves
+// to 127.0.0.1 first, as the goroutines engine reaches it.
+func pickAddr(ctx context.Context, ips []net.IP, port int, timeout time.Duration) net.IP {
+	if len(ips) == 1 {
+		return ips[0]
+	}
+	d := net.Dialer{Timeout: timeout}
+	for _, ip := range ips {
+		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip.String(), strconv.Itoa(port)))
+		if err == nil {
+			c.Close()
+			return ip
+		}
+	}
+	return ips[0]
 }
 
 func (l *loop) stats() *counters     { return &l.counters }
@@ -380,7 +413,7 @@ func (l *loop) send(c *econn, now time.Time) {
 func (l *loop) write(c *econn) {
 	req := l.r.tg.request
 	for c.woff < len(req) {
-		n, err := syscall.Write(c.fd, req[c.woff:])
+		n, err := l.sysWrite(c.fd, req[c.woff:])
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -405,7 +438,7 @@ func (l *loop) write(c *econn) {
 }
 
 func (l *loop) read(c *econn) {
-	m, err := syscall.Read(c.fd, c.buf[c.n:])
+	m, err := l.sysRead(c.fd, c.buf[c.n:])
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return // level-triggered: the event comes again
 	}
@@ -471,6 +504,38 @@ func (l *loop) closeAll() {
 // a loop yields (every checkEvery, in run) or is preempted.
 func epollWaitRaw(ep int, events []syscall.EpollEvent, msec int) (int, error) {
 	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(msec), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// sysRead and sysWrite are read and write on a loop's non-blocking socket.
+// In Dedicated mode they are raw system calls, as epoll_wait is there (see
+// epollWaitRaw): a non-blocking socket never blocks, the loop keeps its P
+// anyway, and the runtime's entersyscall and exitsyscall around each call
+// were 5% of the loop's CPU.
+func (l *loop) sysRead(fd int, b []byte) (int, error) {
+	if !l.r.dedicated {
+		return syscall.Read(fd, b)
+	}
+	return rawIO(syscall.SYS_READ, fd, b)
+}
+
+func (l *loop) sysWrite(fd int, b []byte) (int, error) {
+	if !l.r.dedicated {
+		return syscall.Write(fd, b)
+	}
+	return rawIO(syscall.SYS_WRITE, fd, b)
+}
+
+// rawIO is read or write (trap) of b on fd as a raw system call.
+func rawIO(trap uintptr, fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}

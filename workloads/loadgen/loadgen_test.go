@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -49,19 +48,47 @@ func helloJSON(w http.ResponseWriter, r *http.Request) {
 }
 
 // short is a config for tests: a short warmup and window.
-func short(url string, conns int, engine string) Config {
-	return Config{URL: url, Connections: conns, Warmup: 50 * time.Millisecond, Duration: 300 * time.Millisecond, Engine: engine}
+func short(url string, conns int, e testEngine) Config {
+	return e.config(Config{URL: url, Connections: conns, Warmup: 50 * time.Millisecond, Duration: 300 * time.Millisecond})
 }
 
-// forEngines runs f for every engine available. (The epoll engine's
-// Dedicated mode holds the Ps an in-process test server needs, so it is
-// tested against a child process: TestDedicated.)
-func forEngines(t *testing.T, f func(t *testing.T, engine string)) {
-	for _, e := range []string{EngineEpoll, EngineGoroutines} {
-		if e == EngineEpoll && !epollSupported {
-			continue
+// testEngine is an engine as a test runs it.
+type testEngine struct {
+	name      string // Config.Engine
+	dedicated bool   // Config.Dedicated
+}
+
+func (e testEngine) config(c Config) Config {
+	c.Engine, c.Dedicated = e.name, e.dedicated
+	return c
+}
+
+// maxTestConns is the most connections a test that runs forEngines opens.
+const maxTestConns = 8
+
+// forEngines runs f for every engine available: goroutines, epoll, and
+// epoll in Dedicated mode as profdiff load runs it. Dedicated loops keep
+// their Ps while they wait, one loop per P up to one per connection, so
+// that subtest raises GOMAXPROCS above the connection count: the
+// in-process test server keeps Ps of its own. (TestDedicated runs
+// Dedicated loops on every P against a server in a child process.)
+func forEngines(t *testing.T, f func(t *testing.T, e testEngine)) {
+	engines := []testEngine{{name: EngineGoroutines}}
+	if epollSupported {
+		engines = append(engines, testEngine{name: EngineEpoll}, testEngine{name: EngineEpoll, dedicated: true})
+	}
+	for _, e := range engines {
+		name := e.name
+		if e.dedicated {
+			name += "-dedicated"
 		}
-		t.Run(e, func(t *testing.T) { f(t, e) })
+		t.Run(name, func(t *testing.T) {
+			if e.dedicated {
+				prev := runtime.GOMAXPROCS(maxTestConns + 2)
+				defer runtime.GOMAXPROCS(prev)
+			}
+			f(t, e)
+		})
 	}
 }
 
@@ -69,17 +96,24 @@ const childEnv = "LOADGEN_TEST_SERVER"
 
 // TestMain lets the test binary serve as a server in a child process.
 func TestMain(m *testing.M) {
-	if every := os.Getenv(childEnv); every != "" {
-		serveChild(every)
+	if mode := os.Getenv(childEnv); mode != "" {
+		serveChild(mode)
 		return
 	}
 	os.Exit(m.Run())
 }
 
-// serveChild answers JSON, and 503 to every every-th request ("0": never),
-// on 127.0.0.1, prints the address and serves until stdin closes.
-func serveChild(every string) {
-	n, _ := strconv.ParseInt(every, 10, 64)
+// The child server's modes (see serveChild).
+const (
+	childOK      = "ok"    // answer JSON
+	childEvery4  = "503/4" // 503 to every 4th request, JSON to the others
+	childHang    = "hang"  // never answer; hold each request until the client goes
+	childCutHalf = "cut/2" // every 2nd request: half a response, then close; the others: close
+)
+
+// serveChild serves on 127.0.0.1 as mode says, prints the address and
+// serves until stdin closes.
+func serveChild(mode string) {
 	var count atomic.Int64
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -92,20 +126,45 @@ func serveChild(every string) {
 		os.Exit(0)
 	}()
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n > 0 && count.Add(1)%n == 0 {
-			http.Error(w, "busy", http.StatusServiceUnavailable)
+		n := count.Add(1)
+		switch mode {
+		case childEvery4:
+			if n%4 == 0 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+		case childHang:
+			<-r.Context().Done()
+			return
+		case childCutHalf:
+			cutResponse(w, n)
 			return
 		}
 		helloJSON(w, r)
 	}))
 }
 
-// childServer starts the test binary as a server (see serveChild) and
-// returns its URL.
-func childServer(t *testing.T, every503 int) string {
+// cutResponse closes the connection without a response, or, on every 2nd
+// request, after half of one.
+func cutResponse(w http.ResponseWriter, n int64) {
+	c, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	if n%2 == 0 {
+		// A response cut short: Content-Length promises more.
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"message\":")
+		buf.Flush()
+	}
+	c.Close()
+}
+
+// childServer starts the test binary as a server in mode (see serveChild)
+// and returns its URL.
+func childServer(t *testing.T, mode string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", childEnv, every503))
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -130,16 +189,20 @@ func childServer(t *testing.T, every503 int) string {
 	return "http://" + strings.TrimSpace(line) + "/json"
 }
 
-// TestDedicated drives a server in a child process with the epoll engine in
-// Dedicated mode (loops that keep their Ps), as profdiff load does.
+// dedicated is the epoll engine as profdiff load runs it: the tests named
+// TestDedicated* run it on every P (GOMAXPROCS as the test binary got it)
+// against a server in a child process, so that nothing but its loops'
+// yields lets Run's own goroutine, its timers and the context run.
+var dedicated = testEngine{name: EngineEpoll, dedicated: true}
+
+// TestDedicated: keep-alive held, every response counted, and non-2xx
+// responses counted by status.
 func TestDedicated(t *testing.T) {
 	if !epollSupported {
 		t.Skip("no epoll engine")
 	}
 	const c = 8
-	cfg := short(childServer(t, 0), c, EngineEpoll)
-	cfg.Dedicated = true
-	rep, err := Run(context.Background(), cfg)
+	rep, err := Run(context.Background(), short(childServer(t, childOK), c, dedicated))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,9 +211,7 @@ func TestDedicated(t *testing.T) {
 		t.Errorf("engine %s, sent %d, ok %d, opened %d", rep.Engine, rep.Sent, rep.OK, rep.ConnectionsOpened)
 	}
 
-	cfg = short(childServer(t, 4), c, EngineEpoll)
-	cfg.Dedicated = true
-	rep, err = Run(context.Background(), cfg)
+	rep, err = Run(context.Background(), short(childServer(t, childEvery4), c, dedicated))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +221,94 @@ func TestDedicated(t *testing.T) {
 	}
 	if line := firstLine(rep); !strings.HasPrefix(line, "WARNING: ") || !strings.Contains(line, "(503: ") {
 		t.Errorf("first line: %s", line)
+	}
+}
+
+// TestDedicatedTimeouts: with every P held by the loops, requests that get
+// no answer time out and are counted, requests in flight at the window's
+// close are dropped, and Run returns when the window closes.
+func TestDedicatedTimeouts(t *testing.T) {
+	if !epollSupported {
+		t.Skip("no epoll engine")
+	}
+	url := childServer(t, childHang)
+	start := time.Now()
+	rep, err := Run(context.Background(), dedicated.config(Config{URL: url, Connections: 4, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Run took %v for a 500ms window", el)
+	}
+	checkCounts(t, rep)
+	if rep.OK != 0 || rep.SocketErrorKinds[KindTimeout] < 4 || len(rep.SocketErrorKinds) != 1 {
+		t.Errorf("ok %d, kinds %v: want only timeouts, at least one per connection", rep.OK, rep.SocketErrorKinds)
+	}
+
+	start = time.Now()
+	rep, err = Run(context.Background(), dedicated.config(Config{URL: url, Connections: 4, Duration: 200 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Run took %v: it waited for hanging requests", el)
+	}
+	checkCounts(t, rep)
+	if rep.Sent != 0 || rep.ConnectionsOpened != 4 {
+		t.Errorf("sent %d, opened %d", rep.Sent, rep.ConnectionsOpened)
+	}
+}
+
+// TestDedicatedCancel: a cancelled context ends a Dedicated run at once,
+// with the shortened window's report.
+func TestDedicatedCancel(t *testing.T) {
+	if !epollSupported {
+		t.Skip("no epoll engine")
+	}
+	url := childServer(t, childOK)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tm := time.AfterFunc(300*time.Millisecond, cancel)
+	defer tm.Stop()
+	start := time.Now()
+	rep, err := Run(ctx, dedicated.config(Config{URL: url, Connections: 4, Duration: time.Minute}))
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("err %v, report %v", err, rep)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("Run took %v after the cancel", el)
+	}
+	checkCounts(t, rep)
+	if rep.OK == 0 || rep.DurationS <= 0 || rep.DurationS > 10 {
+		t.Errorf("partial report: ok %d over %vs", rep.OK, rep.DurationS)
+	}
+}
+
+// TestDedicatedBrokenServer: responses cut short and connections closed
+// without one are read errors, each followed by a reconnect after the
+// connection's backoff.
+func TestDedicatedBrokenServer(t *testing.T) {
+	if !epollSupported {
+		t.Skip("no epoll engine")
+	}
+	const conns = 4
+	rep, err := Run(context.Background(), dedicated.config(Config{URL: childServer(t, childCutHalf), Connections: conns, Duration: 500 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCounts(t, rep)
+	if rep.OK != 0 || rep.SocketErrorKinds[KindRead] == 0 || rep.SocketErrors != rep.Sent {
+		t.Errorf("ok %d, kinds %v, sent %d: want read errors only", rep.OK, rep.SocketErrorKinds, rep.Sent)
+	}
+	for k := range rep.SocketErrorKinds {
+		if k != KindRead && k != KindWrite {
+			t.Errorf("unexpected kind %q: %v", k, rep.SocketErrorKinds)
+		}
+	}
+	// 1ms, 2ms, ..., 64ms, then every 100ms: at most 11 tries per
+	// connection in half a second (there is no warmup); allow twice that.
+	if rep.Reconnects < conns || rep.Reconnects > 2*11*conns {
+		t.Errorf("%d reconnects by %d connections in 0.5s", rep.Reconnects, conns)
 	}
 }
 
@@ -201,7 +350,7 @@ func firstLine(r *Report) string {
 }
 
 func TestKeepAliveCountsAddUp(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		var accept, conn, host atomic.Value
 		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			accept.Store(r.Header.Get("Accept"))
@@ -210,7 +359,7 @@ func TestKeepAliveCountsAddUp(t *testing.T) {
 			helloJSON(w, r)
 		})
 		const c = 8
-		rep, err := Run(context.Background(), short(s.URL+"/json", c, engine))
+		rep, err := Run(context.Background(), short(s.URL+"/json", c, e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,8 +373,8 @@ func TestKeepAliveCountsAddUp(t *testing.T) {
 		if rep.Reconnects != 0 {
 			t.Errorf("%d reconnects with keep-alive held", rep.Reconnects)
 		}
-		if rep.Engine != engine {
-			t.Errorf("engine %q, want %q", rep.Engine, engine)
+		if rep.Engine != e.name {
+			t.Errorf("engine %q, want %q", rep.Engine, e.name)
 		}
 		if rep.DurationS != 0.3 || rep.WarmupS != 0.05 || rep.TimeoutS != 8 {
 			t.Errorf("duration %v warmup %v timeout %v", rep.DurationS, rep.WarmupS, rep.TimeoutS)
@@ -253,7 +402,7 @@ func TestKeepAliveCountsAddUp(t *testing.T) {
 }
 
 func TestNon2xxShare(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		var n atomic.Int64
 		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			if n.Add(1)%4 == 0 {
@@ -262,7 +411,7 @@ func TestNon2xxShare(t *testing.T) {
 			}
 			helloJSON(w, r)
 		})
-		rep, err := Run(context.Background(), short(s.URL+"/json", 4, engine))
+		rep, err := Run(context.Background(), short(s.URL+"/json", 4, e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +439,7 @@ func TestNon2xxShare(t *testing.T) {
 }
 
 func TestServerClosesConnections(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		var n atomic.Int64
 		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			c, buf, err := http.NewResponseController(w).Hijack()
@@ -305,7 +454,7 @@ func TestServerClosesConnections(t *testing.T) {
 			c.Close()
 		})
 		const conns = 4
-		rep, err := Run(context.Background(), short(s.URL+"/json", conns, engine))
+		rep, err := Run(context.Background(), short(s.URL+"/json", conns, e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +496,7 @@ func TestServerClosesConnections(t *testing.T) {
 }
 
 func TestTimeouts(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		release := make(chan struct{})
 		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			select {
@@ -356,7 +505,7 @@ func TestTimeouts(t *testing.T) {
 			}
 		})
 		defer close(release) // before s.Close (cleanup) waits for the handlers
-		cfg := Config{URL: s.URL, Connections: 2, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Engine: engine}
+		cfg := e.config(Config{URL: s.URL, Connections: 2, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond})
 		start := time.Now()
 		rep, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -378,7 +527,7 @@ func TestTimeouts(t *testing.T) {
 // TestStopsInFlight: requests still in flight when the window closes are
 // dropped, and Run does not wait for them to time out.
 func TestStopsInFlight(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		release := make(chan struct{})
 		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			select {
@@ -388,7 +537,7 @@ func TestStopsInFlight(t *testing.T) {
 		})
 		defer close(release)
 		start := time.Now()
-		rep, err := Run(context.Background(), Config{URL: s.URL, Connections: 3, Duration: 200 * time.Millisecond, Engine: engine})
+		rep, err := Run(context.Background(), e.config(Config{URL: s.URL, Connections: 3, Duration: 200 * time.Millisecond}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +555,7 @@ func TestStopsInFlight(t *testing.T) {
 }
 
 func TestChunkedAndConnectionClose(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		var n atomic.Int64
 		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			if n.Add(1)%10 == 0 {
@@ -416,7 +565,7 @@ func TestChunkedAndConnectionClose(t *testing.T) {
 			http.NewResponseController(w).Flush() // forces chunked encoding
 			io.WriteString(w, "part two")
 		})
-		rep, err := Run(context.Background(), short(s.URL, 2, engine))
+		rep, err := Run(context.Background(), short(s.URL, 2, e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,10 +594,10 @@ func TestChunkedAndConnectionClose(t *testing.T) {
 }
 
 func TestServerCPUHook(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		s := newServer(t, helloJSON)
 		calls := 0
-		cfg := short(s.URL, 2, engine)
+		cfg := short(s.URL, 2, e)
 		cfg.ServerCPU = func() time.Duration {
 			calls++
 			return time.Duration(calls) * time.Second
@@ -471,7 +620,7 @@ func TestServerCPUHook(t *testing.T) {
 }
 
 func TestContextCancel(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var n atomic.Int64
@@ -482,7 +631,7 @@ func TestContextCancel(t *testing.T) {
 			helloJSON(w, r)
 		})
 		start := time.Now()
-		rep, err := Run(ctx, Config{URL: s.URL, Connections: 2, Duration: time.Minute, Engine: engine})
+		rep, err := Run(ctx, e.config(Config{URL: s.URL, Connections: 2, Duration: time.Minute}))
 		if !errors.Is(err, context.Canceled) || rep == nil {
 			t.Fatalf("err %v, report %v", err, rep)
 		}
@@ -497,14 +646,14 @@ func TestContextCancel(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	forEngines(t, func(t *testing.T, engine string) {
+	forEngines(t, func(t *testing.T, e testEngine) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		_, err = Run(context.Background(), Config{URL: "http://" + addr + "/", Connections: 2, Duration: time.Second, Timeout: time.Second, Engine: engine})
+		_, err = Run(context.Background(), e.config(Config{URL: "http://" + addr + "/", Connections: 2, Duration: time.Second, Timeout: time.Second}))
 		if err == nil || !strings.Contains(err.Error(), "cannot connect to "+addr) {
 			t.Errorf("err = %v", err)
 		}
@@ -577,5 +726,25 @@ GET http://127.0.0.1:8080/json
 	r.SetServerCPU(0)
 	if r.ServerCPUPerRequestUS != 12.5 {
 		t.Error("SetServerCPU(0) changed the field")
+	}
+}
+
+// TestDefaultEngine: epoll on Linux, goroutines elsewhere, and a Config
+// without an engine runs the default one.
+func TestDefaultEngine(t *testing.T) {
+	want := EngineGoroutines
+	if runtime.GOOS == "linux" {
+		want = EngineEpoll
+	}
+	if got := DefaultEngine(); got != want {
+		t.Errorf("DefaultEngine() = %q on %s, want %q", got, runtime.GOOS, want)
+	}
+	s := newServer(t, helloJSON)
+	rep, err := Run(context.Background(), Config{URL: s.URL, Connections: 2, Duration: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Engine != want || rep.OK == 0 {
+		t.Errorf("engine %q, ok %d", rep.Engine, rep.OK)
 	}
 }
