@@ -117,37 +117,28 @@ const (
 // VerdictLeaders is how many deciders and callers a verdict names.
 const VerdictLeaders = 3
 
-// leadKey is a (bucket, method) pair of the verdict's tally.
-type leadKey struct {
-	b  Bucket
-	id int32
-}
-
 // leadTally sums, per side, the value each frame decided (dec) or stood
 // behind as caller (call) in each bucket: memory bounded by the distinct
-// (bucket, frame) pairs, not samples.
+// methods, not samples. Each bucket's sums are a slice indexed by method
+// id (grown as methods appear), not a map: this runs for every sample.
 type leadTally struct {
-	dec, call map[leadKey]*[2]float64
+	dec, call [NumBuckets][][2]float64
 }
 
-func newLeadTally() *leadTally {
-	return &leadTally{dec: map[leadKey]*[2]float64{}, call: map[leadKey]*[2]float64{}}
-}
+func newLeadTally() *leadTally { return &leadTally{} }
 
 // add counts one bucketed sample with a non-empty stack, whose caller
 // (Sample.Caller) is at index caller.
 func (t *leadTally) add(s *Sample, caller int) {
-	credit := func(m map[leadKey]*[2]float64, id int32) {
-		k := leadKey{s.Bucket, id}
-		v := m[k]
-		if v == nil {
-			v = new([2]float64)
-			m[k] = v
-		}
-		v[s.Side] += s.Value
+	credit(&t.dec[s.Bucket], s.Stack[max(s.Decider, 0)], s.Side, s.Value)
+	credit(&t.call[s.Bucket], s.Stack[caller], s.Side, s.Value)
+}
+
+func credit(sums *[][2]float64, id int32, side Side, v float64) {
+	if int(id) >= len(*sums) {
+		*sums = append(*sums, make([][2]float64, int(id)+1-len(*sums))...)
 	}
-	credit(t.dec, s.Stack[max(s.Decider, 0)])
-	credit(t.call, s.Stack[caller])
+	(*sums)[id][side] += v
 }
 
 // verdictScore ranks a change from b to n in the measure: Δ²/(b+n).
@@ -232,14 +223,14 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 	seen := map[string]bool{}
 	for _, role := range []struct {
 		name string
-		m    map[leadKey]*[2]float64
-	}{{"decider", a.lead.dec}, {"caller", a.lead.call}} {
+		sums [][2]float64
+	}{{"decider", a.lead.dec[b]}, {"caller", a.lead.call[b]}} {
 		var fs []VerdictFrame
-		for k, val := range role.m {
-			if k.b != b {
-				continue
+		for id, val := range role.sums {
+			if val == ([2]float64{}) {
+				continue // no sample credited it (a map held only credited keys)
 			}
-			f := VerdictFrame{Name: a.methodDisplayName(k.id), Role: role.name}
+			f := VerdictFrame{Name: a.methodDisplayName(int32(id)), Role: role.name}
 			f.Values = rt.values(a.unit, val[0], val[1])
 			f.Base, f.New = share(val[0], bt), share(val[1], nt)
 			f.Delta = f.New - f.Base

@@ -69,21 +69,35 @@ var (
 // perf-map based tools (`[libc.so.6] __lll_lock_wait`) or joined by a dot
 // to a shared object's name (`libc.so.6.__GI___poll`). It returns the
 // module ("" when there is none) and the rest of the name unchanged.
+//
+// Each pattern is tried only when the name holds the literal it cannot
+// match without (a '!', a leading '[', ".so", a '`', " (/" and a closing
+// ')'): most names hold none, and a regexp costs microseconds a name.
 func SplitModule(name string) (module, rest string) {
-	if m := moduleBang.FindStringSubmatch(name); m != nil {
-		return m[1], m[2]
+	if strings.IndexByte(name, '!') > 0 {
+		if m := moduleBang.FindStringSubmatch(name); m != nil {
+			return m[1], m[2]
+		}
 	}
-	if m := perfMapMod.FindStringSubmatch(name); m != nil {
-		return m[1], m[2]
+	if strings.HasPrefix(name, "[") {
+		if m := perfMapMod.FindStringSubmatch(name); m != nil {
+			return m[1], m[2]
+		}
 	}
-	if m := soModDot.FindStringSubmatch(name); m != nil {
-		return m[1], m[2]
+	if strings.Contains(name, ".so") {
+		if m := soModDot.FindStringSubmatch(name); m != nil {
+			return m[1], m[2]
+		}
 	}
-	if m := moduleTick.FindStringSubmatch(name); m != nil {
-		return m[1], m[2]
+	if strings.IndexByte(name, '`') > 0 {
+		if m := moduleTick.FindStringSubmatch(name); m != nil {
+			return m[1], m[2]
+		}
 	}
-	if m := dsoSuffix.FindStringSubmatch(name); m != nil {
-		return path.Base(m[2]), m[1]
+	if strings.HasSuffix(name, ")") && strings.Contains(name, " (/") {
+		if m := dsoSuffix.FindStringSubmatch(name); m != nil {
+			return path.Base(m[2]), m[1]
+		}
 	}
 	return "", name
 }
@@ -94,12 +108,18 @@ func Normalize(name string) string {
 	_, s := SplitModule(strings.TrimSpace(name))
 	if i := strings.Index(s, "@@"); i > 0 {
 		s = s[:i]
-	} else if i := symVersion.FindStringIndex(s); i != nil && i[0] > 0 {
-		s = s[:i[0]]
+	} else if strings.IndexByte(s, '@') >= 0 {
+		if i := symVersion.FindStringIndex(s); i != nil && i[0] > 0 {
+			s = s[:i[0]]
+		}
 	}
 	s = strings.TrimPrefix(s, "__GI_")
-	s = rustHash.ReplaceAllString(s, "")
-	s = asyncProfTag.ReplaceAllString(s, "")
+	if strings.Contains(s, "::h") {
+		s = rustHash.ReplaceAllString(s, "")
+	}
+	if strings.HasSuffix(s, "]") {
+		s = asyncProfTag.ReplaceAllString(s, "")
+	}
 	s = stripParams(s)
 	if isJVMSlashName(s) {
 		s = strings.ReplaceAll(s, "/", ".")
@@ -137,8 +157,10 @@ func Normalize(name string) string {
 // renumbered ones by what they call instead (package diff). Package,
 // namespace, receiver and overload qualifiers are never dropped.
 func buildVariants(s string) string {
-	if i := cClone.FindStringIndex(s); i != nil && i[0] > 0 && (!strings.Contains(s[:i[0]], ".") || strings.Contains(s[:i[0]], "::")) {
-		s = s[:i[0]]
+	if cloneLiteral(s) {
+		if i := cClone.FindStringIndex(s); i != nil && i[0] > 0 && (!strings.Contains(s[:i[0]], ".") || strings.Contains(s[:i[0]], "::")) {
+			s = s[:i[0]]
+		}
 	}
 	if strings.Contains(s, "$$") {
 		s = jvmLambda.ReplaceAllString(s, "$$$$Lambda")
@@ -159,6 +181,17 @@ func buildVariants(s string) string {
 		s = rustDisambig.ReplaceAllString(s, "")
 	}
 	return s
+}
+
+// cloneLiteral reports whether s holds a literal cClone cannot match
+// without, so that the regexp runs only on names that may be clones.
+func cloneLiteral(s string) bool {
+	for _, lit := range []string{".isra.", ".part.", ".constprop.", ".lto_priv.", ".llvm.", ".localalias.", ".cold"} {
+		if strings.Contains(s, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripParams removes a trailing parameter list such as `(int, string)` or

@@ -207,3 +207,28 @@ func TestClosureFamily(t *testing.T) {
 		}
 	}
 }
+
+// The literal pre-checks in SplitModule and Normalize skip a regexp only
+// where it cannot match: names that hold the literal in odd places still
+// normalize as the patterns say.
+func TestNormalizeLiteralChecks(t *testing.T) {
+	for in, want := range map[string]string{
+		"@x@GLIBC_2.2.5":                      "@x",
+		"memcpy@GLIBC_2.14":                   "memcpy",
+		"!odd!name":                           "!odd!name",
+		"libc.so.6!memcpy":                    "memcpy",
+		"[libc.so.6] __lll_lock_wait":         "__lll_lock_wait",
+		"libc.so.6.__GI___poll":               "__poll",
+		"libc.so.6`malloc":                    "malloc",
+		"malloc (/usr/lib/libc.so.6)":         "malloc",
+		"foo.isra.0":                          "foo",
+		"foo.cold":                            "foo",
+		"core::fmt::write::h0123456789abcdef": "core::fmt::write",
+		"Foo_[j]":                             "Foo",
+		"plain.Go.function":                   "plain.Go.function",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
