@@ -161,11 +161,8 @@ func isURL(s string) bool { return strings.Contains(s, "://") }
 // argument), its server checked as URLs are, and its range split into
 // its windows=N sources, one profile each.
 func (r resolver) expandFleet(where, a string) ([]string, error) {
-	now := r.now
-	if now.IsZero() {
-		now = nowCeil()
-	}
-	s, err := fleet.Parse(a, now)
+	s, err := fleet.Parse(a, r.now) // resolve set r.now
+
 	if err != nil {
 		return nil, usagef("%s%v", where, err)
 	}

@@ -168,12 +168,7 @@ func (g *Gate) Checks() []Check { return g.opts.Checks }
 // profile's sample type differs from the profiles added before (on either
 // side); the error says which and how to pick a shared one.
 func (g *Gate) Add(side diff.Side, l *profile.Loaded) error {
-	g.matched = append(g.matched, make([]float64, len(g.opts.Checks)))
-	if err := g.merged.Add(side, l); err != nil {
-		g.matched = g.matched[:len(g.matched)-1]
-		return err
-	}
-	return nil
+	return g.AddInput(side, diff.NewInput(l))
 }
 
 // AddInput is Add for a diff.Input (a profile the streaming decoder

@@ -164,8 +164,7 @@ func (c *client) getJSON(ctx context.Context, path string, q url.Values, v any) 
 	return nil
 }
 
-// limitLabels keeps the first MaxLabels names, sorted, without the
-// internal __name__ and friends' duplicates.
+// limitLabels keeps the first MaxLabels names, sorted.
 func limitLabels(names []string) []string {
 	names = append([]string(nil), names...)
 	sort.Strings(names)

@@ -300,14 +300,3 @@ var readable = strings.NewReplacer("%7B", "{", "%7D", "}", "%22", `"`, "%3D", "=
 // formatTime is RFC 3339 in UTC, with fractions of a second only when the
 // time has them.
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// Describe names the query in messages: the server, what was asked and
-// the range.
-func (s *Source) Describe() string {
-	what := s.Query
-	if s.Backend == Pyroscope {
-		what = s.Type + " " + s.Query
-	}
-	return fmt.Sprintf("%s at %s, query %s from %s to %s", s.Backend, s.Server.Redacted(), what,
-		s.From.UTC().Format(time.RFC3339), s.To.UTC().Format(time.RFC3339))
-}

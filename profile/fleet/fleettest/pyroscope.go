@@ -25,11 +25,11 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	pprofile "github.com/google/pprof/profile"
 	googlev1 "github.com/grafana/pyroscope/api/gen/proto/go/google/v1"
 	querierv1 "github.com/grafana/pyroscope/api/gen/proto/go/querier/v1"
 	"github.com/grafana/pyroscope/api/gen/proto/go/querier/v1/querierv1connect"
 	typesv1 "github.com/grafana/pyroscope/api/gen/proto/go/types/v1"
-	pprofile "github.com/google/pprof/profile"
 	"google.golang.org/protobuf/proto"
 )
 
