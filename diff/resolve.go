@@ -113,6 +113,23 @@ func (r *locResolver) entry(loc *pprofile.Location) *locEntry {
 	return e
 }
 
+// entryAt is the memo entry of a sample's location i (see frames),
+// resolved on first sight. With the streaming decoder's ids and dense
+// entries, a resolved location costs no load of its *pprofile.Location:
+// the entry is found by ID.
+func (r *locResolver) entryAt(smp *pprofile.Sample, ids []uint64, i int) *locEntry {
+	if ids != nil && r.dense != nil {
+		if id := ids[i]; id < uint64(len(r.dense)) {
+			e := &r.dense[id]
+			if e.n == 0 {
+				r.resolve(e, r.src.location(id))
+			}
+			return e
+		}
+	}
+	return r.entry(r.locAt(smp, ids, i))
+}
+
 // appendIDs appends the method ids of a resolved location's frames.
 func (r *locResolver) appendIDs(dst []int32, e *locEntry) []int32 {
 	if e.n == 1 {

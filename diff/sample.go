@@ -265,12 +265,12 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 	n := r.locs(smp, ids)
 	if spellings {
 		for i := range n {
-			spell = r.appendSpellings(spell, r.entry(r.locAt(smp, ids, i)))
+			spell = r.appendSpellings(spell, r.entryAt(smp, ids, i))
 		}
 	}
 	if idsOnly {
 		for i := range n {
-			stack = r.appendIDs(stack, r.entry(r.locAt(smp, ids, i)))
+			stack = r.appendIDs(stack, r.entryAt(smp, ids, i))
 		}
 		return stack, spell, frames
 	}
@@ -291,7 +291,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 				continue
 			}
 		}
-		e := r.entry(r.locAt(smp, ids, i))
+		e := r.entryAt(smp, ids, i)
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
 		frs, frDone = r.a.frs, r.a.frDone // new methods may have grown them
