@@ -241,6 +241,11 @@ type Analyzer struct {
 	format      profile.Format
 	// scratch reused across samples
 	smp Sample
+	// walks in flight (parallel.go), merged in order; slots bounds the
+	// shards walking at once.
+	pending []*walkJob
+	slots   chan struct{}
+	expect  int // profiles the caller will add (Expect), 0 unknown
 }
 
 // NewAnalyzer returns an Analyzer with the given options.
@@ -276,13 +281,22 @@ func NewAnalyzer(opts Options) *Analyzer {
 func (a *Analyzer) OnSample(fn func(*Sample)) { a.consumers = append(a.consumers, fn) }
 
 // Profiles returns what each added profile contributed, in the order added.
-func (a *Analyzer) Profiles() []ProfileStats { return append([]ProfileStats(nil), a.profiles...) }
+func (a *Analyzer) Profiles() []ProfileStats {
+	a.flush()
+	return append([]ProfileStats(nil), a.profiles...)
+}
 
 // MethodName returns the display name of a method id of Sample.Stack.
-func (a *Analyzer) MethodName(id int32) string { return a.methods[id].name }
+func (a *Analyzer) MethodName(id int32) string {
+	a.flush()
+	return a.methods[id].name
+}
 
 // Spelling returns the raw frame name of a spelling id of Sample.Spellings.
-func (a *Analyzer) Spelling(sp int32) string { return a.spellings[sp].name }
+func (a *Analyzer) Spelling(sp int32) string {
+	a.flush()
+	return a.spellings[sp].name
+}
 
 // SampleTypeIndex returns the index of the sample type named by sel in p:
 // a type name ("cpu", "delay", "samples"), "type/unit", or a decimal index;
@@ -358,6 +372,11 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 	}
 	kind := a.kindOf(l, idx)
 	a.register(side, l, kind)
+	if d != nil && a.shardable() {
+		a.walkShards(side, len(a.profiles)-1, d, idx, kind)
+		return nil
+	}
+	a.flush() // a serial walk meets methods after those in flight
 	if d != nil {
 		a.walkStream(side, len(a.profiles)-1, d, idx, kind)
 		return nil

@@ -104,6 +104,7 @@ func (a *Analyzer) summary(side Side, t *ProfileStats, sources []string, rt *rat
 // Diff computes the comparison of the base and new sides. It is pure:
 // calling it again, or Top, gives the same answer and the same warnings.
 func (a *Analyzer) Diff() *Result {
+	a.flush()
 	bt, bsrc := a.sideTotals(Base)
 	nt, nsrc := a.sideTotals(New)
 	kind := a.sides[Base].kind
@@ -220,6 +221,7 @@ func sortRows(rows []MethodRow, n Normalize) {
 // side. Like Diff it is pure. It warns of no sampling noise: it shows no
 // deltas.
 func (a *Analyzer) Top() *TopResult {
+	a.flush()
 	s := &a.sides[Base]
 	tt, src := a.sideTotals(Base)
 	rt := a.rates(s.kind)

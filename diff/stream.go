@@ -135,6 +135,8 @@ type pbProfile struct {
 	anyProfiler bool // a profiler label or frame is in the profile
 	dropped     int64
 	leaves      []*pprofile.Location // one location per distinct leaf function (contention kinds)
+	marking     bool                 // check is marking places to cut (eachSampleIn)
+	marks       []int                // where every markEvery'th sample record starts
 }
 
 type pbValueType struct{ typeX, unitX int64 }
@@ -684,6 +686,8 @@ func (d *pbProfile) check(drop bool) error {
 	if d.profLoc != nil || leafFns != nil {
 		locs = readLocs
 	}
+	d.marking = true
+	defer func() { d.marking = false }()
 	err := d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
 		for t, v := range smp.Value {
 			switch {
@@ -914,13 +918,28 @@ func (r *sampleReader) profiler() bool {
 
 // eachSample decodes every sample record in order and calls fn with it.
 func (d *pbProfile) eachSample(r *sampleReader, locs int, fn func(smp *pprofile.Sample, profiler bool) error) error {
+	return d.eachSampleIn(r, locs, d.firstSample, len(d.data), fn)
+}
+
+// eachSampleIn is eachSample for the records of data[from:to], where
+// both are places a field starts (the first record, a mark, the end).
+// With d.marking it marks every markEvery'th record's place (cuts).
+func (d *pbProfile) eachSampleIn(r *sampleReader, locs, from, to int, fn func(smp *pprofile.Sample, profiler bool) error) error {
 	var f wireField
-	for pos := d.firstSample; pos < len(d.data); {
+	n := 0
+	for pos := from; pos < to; {
+		at := pos
 		if err := next(d.data, &pos, len(d.data), &f); err != nil {
 			return err
 		}
 		if f.num != 2 {
 			continue
+		}
+		if d.marking {
+			if n%markEvery == 0 {
+				d.marks = append(d.marks, at)
+			}
+			n++
 		}
 		profiler, err := r.read(f.s, f.e, locs)
 		if err != nil {
@@ -937,6 +956,12 @@ func (d *pbProfile) eachSample(r *sampleReader, locs int, fn func(smp *pprofile.
 // bytes into one reused sample and classified as walk classifies the
 // model's, the profiler's own left out as Load leaves them out.
 func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
+	a.walkStreamIn(side, prof, d, idx, kind, d.firstSample, len(d.data))
+}
+
+// walkStreamIn is walkStream for the records of data[from:to] (see
+// eachSampleIn).
+func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind profile.Kind, from, to int) {
 	lr := a.newLocResolver(d.locs, d.fns, side)
 	lr.src = d
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
@@ -947,7 +972,7 @@ func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind p
 		locs = readLocs // the profiler's samples are known by their locations
 	}
 	// Prepare read every sample already: no error is left to meet.
-	_ = d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
+	_ = d.eachSampleIn(&rs, locs, from, to, func(smp *pprofile.Sample, profiler bool) error {
 		if !profiler || !d.drop {
 			w.sample(smp, rs.ids)
 		}

@@ -133,6 +133,23 @@ func TestStreamSameResult(t *testing.T) {
 			sides[s] = append(sides[s], rawFile(t, dir, fmt.Sprintf("%d-%d.pb.gz", s, i), p, profile.Options{}))
 		}
 	}
+	for _, sharded := range []bool{false, true} {
+		if sharded {
+			lowShards(t)
+		}
+		testStreamSameResult(t, sides, sharded)
+	}
+}
+
+// lowShards cuts streamed profiles into many small shards (parallel.go)
+// until the test ends, so that the merging of parts is what is tested.
+func lowShards(t *testing.T) {
+	s, m, c := shardSamples, markEvery, shardCap
+	shardSamples, markEvery, shardCap = 100, 16, 7
+	t.Cleanup(func() { shardSamples, markEvery, shardCap = s, m, c })
+}
+
+func testStreamSameResult(t *testing.T, sides [2][]*profile.Raw, sharded bool) {
 	for _, c := range []struct {
 		name string
 		opts Options
@@ -146,7 +163,11 @@ func TestStreamSameResult(t *testing.T) {
 		{"sample index", Options{SampleIndex: "samples", Spellings: true, Peek: regexp.MustCompile(`runtime\.mallocgc`)}},
 		{"kind", Options{Kind: profile.KindWall}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		name := c.name
+		if sharded {
+			name += "/sharded"
+		}
+		t.Run(name, func(t *testing.T) {
 			model, stream := bothPaths(t, c.opts, sides)
 			sameJSON(t, "diff", model.Diff(), stream.Diff())
 			sameJSON(t, "top", model.Top(), stream.Top())
@@ -161,9 +182,10 @@ func TestStreamSameResult(t *testing.T) {
 // TestStreamCorpus holds the streaming decoder to the model path on every
 // pprof protobuf of the shared corpus (skipped when absent): the same
 // top, or, when the decoder leaves a file to the model path, the same
-// load.
+// load. The streamed walks are cut into parts of 16 records.
 func TestStreamCorpus(t *testing.T) {
 	dir := corpusDir(t)
+	lowShards(t) // and each profile's walk is cut into parts
 	n, streamed := 0, 0
 	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".tsv") {

@@ -324,6 +324,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	if outPprof != "" {
 		dp = &diffPprof{sampleIndex: s.analysis.SampleIndex}
 	}
+	a.Expect(len(sides[0]) + len(sides[1]))
 	err := loadInputs(ctx, sides, s.load, e.stderr, dp != nil, func(side diff.Side, in *diff.Input) error {
 		l := in.Loaded()
 		if err := a.AddInput(side, in); err != nil {
@@ -419,6 +420,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if outPprof != "" {
 			mp = &mergedPprof{name: outPprof}
 		}
+		a.Expect(len(sides[0]))
 		err = loadInputs(ctx, sides, s.load, e.stderr, mp != nil, func(side diff.Side, in *diff.Input) error {
 			mp.add(in.Loaded())
 			return a.AddInput(side, in)

@@ -1,0 +1,194 @@
+package diff
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// A streamed profile's samples are classified off the caller's
+// goroutine, several profiles, and parts of one large profile, at once:
+// each part (a shard: a run of sample records) is walked into an
+// Analyzer of its own (the same options and rules, its own method
+// table), and the shards are merged into the caller's Analyzer in the
+// order the profiles were added, each profile's parts in record order.
+// Merging replays a shard's spellings in the order it met them, so
+// method and spelling ids, display names and modules come out as one
+// walk in that order would make them; values are sums of integers
+// (exact in a float64 below 2^53), so their order does not matter.
+// Diff, Top and every other reader merge what is pending first.
+//
+// A walk is sharded only when nothing but the Analyzer's own tables
+// reads the samples: no OnSample consumer, call tree, --peek table or
+// spellings, which see every sample in order. What a shard cannot see is
+// what the shards before it learnt, so two memos are its own: a method's
+// frame rule is matched with the kind of the profile the shard walks
+// (a serial walk keeps the kind of the first profile that needed it:
+// they differ only when profiles of different kinds are compared), and
+// its standard-library class for --by caller (Analyzer.std) is worked
+// out from the modules the shard met the method with (a serial walk
+// uses those met by then in any profile: they differ only for a method
+// met without a module in one place and in a system library in another).
+
+// shardSamples is the fewest sample records a profile's part has: a
+// profile of fewer is one shard. markEvery is the record spacing of the
+// places a profile can be cut (pbProfile.marks). Tests lower both.
+// shardCap, when not 0, is the most shards of one profile in place of
+// GOMAXPROCS.
+var (
+	shardSamples = 32 << 10
+	markEvery    = 4096
+	shardCap     = 0
+)
+
+// walkJob is one profile's walk in flight: its shards, done when wg is.
+type walkJob struct {
+	side   Side
+	prof   int
+	shards []*Analyzer
+	wg     sync.WaitGroup
+}
+
+// shardable reports whether a streamed profile's walk may be sharded.
+func (a *Analyzer) shardable() bool {
+	return len(a.consumers) == 0 && a.tree == nil && a.peek == nil && !a.opts.Spellings
+}
+
+// walkShards starts the walk of d's samples in shards, at most
+// GOMAXPROCS at once; when more profiles than that are in flight, the
+// oldest is waited for and merged, so memory holds a bounded number of
+// profiles' bytes.
+func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
+	workers := runtime.GOMAXPROCS(0)
+	if a.slots == nil {
+		a.slots = make(chan struct{}, workers)
+	}
+	// Parts cost each their own resolution of the profile's locations:
+	// cut only while the profiles expected leave cores idle.
+	most := max(1, workers/max(1, a.expect))
+	if shardCap > 0 {
+		most = shardCap
+	}
+	bounds := d.cuts(min(most, max(1, d.samples/shardSamples)))
+	job := &walkJob{side: side, prof: prof}
+	for i := range len(bounds) - 1 {
+		s := a.shard(side)
+		job.shards = append(job.shards, s)
+		job.wg.Add(1)
+		go func() {
+			defer job.wg.Done()
+			a.slots <- struct{}{}
+			defer func() { <-a.slots }()
+			s.walkStreamIn(side, 0, d, idx, kind, bounds[i], bounds[i+1])
+		}()
+	}
+	a.pending = append(a.pending, job)
+	for len(a.pending) > workers {
+		a.mergeOldest()
+	}
+}
+
+// shard returns an empty Analyzer that walks part of a profile of side
+// as a walks it: a's options, rules and attribution.
+func (a *Analyzer) shard(side Side) *Analyzer {
+	s := &Analyzer{opts: a.opts, rules: a.rules, byName: map[string]int32{}, byKey: map[string]int32{},
+		by: a.by, format: a.format, lead: newLeadTally()}
+	s.profiles = []ProfileStats{{Side: side}}
+	s.smp.a = s
+	return s
+}
+
+// Expect tells the Analyzer how many profiles will be added, when the
+// caller knows: a large profile's walk is cut into parts only while
+// fewer profiles than cores are expected (a diff of two profiles on two
+// cores walks each whole, one per core; top of one profile cuts it in
+// two).
+func (a *Analyzer) Expect(n int) { a.expect = n }
+
+// flush waits for every walk in flight and merges it.
+func (a *Analyzer) flush() {
+	for len(a.pending) > 0 {
+		a.mergeOldest()
+	}
+}
+
+func (a *Analyzer) mergeOldest() {
+	job := a.pending[0]
+	a.pending[0] = nil
+	a.pending = a.pending[1:]
+	job.wg.Wait()
+	for _, s := range job.shards {
+		a.merge(s, job.side, job.prof)
+	}
+}
+
+// merge adds shard s, a part of profile prof on side, into a.
+func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
+	// Methods and spellings, in the order the shard met them.
+	remap := make([]int32, len(s.methods))
+	for _, sp := range s.spellings {
+		sm := s.methods[sp.method]
+		remap[sp.method] = a.internNamed(sp.name, "", side, &fnName{key: sm.key, family: sm.family}).id
+	}
+	for id, sm := range s.methods {
+		m := a.methods[remap[id]]
+		if mod := sm.module[side]; mod != "" && m.module[side] == "" {
+			m.module[side] = mod
+		}
+		m.val[side] += sm.val[side]
+		for b, v := range sm.buckets[side] {
+			m.buckets[side][b] += v
+		}
+	}
+	ps, o := &a.profiles[prof], &s.profiles[0]
+	ps.Total += o.Total
+	ps.Sched += o.Sched
+	ps.Unknown += o.Unknown
+	ps.Samples = addSat(ps.Samples, o.Samples)
+	ps.Filtered = addSat(ps.Filtered, o.Filtered)
+	for b, v := range o.Buckets {
+		ps.Buckets[b] += v
+	}
+	for b := range NumBuckets {
+		for id, v := range s.lead.dec[b] {
+			if v[side] != 0 {
+				credit(&a.lead.dec[b], remap[id], side, v[side])
+			}
+		}
+		for id, v := range s.lead.call[b] {
+			if v[side] != 0 {
+				credit(&a.lead.call[b], remap[id], side, v[side])
+			}
+		}
+	}
+	if nb := s.closures.neighbours[side]; nb != nil {
+		for id := range s.methods {
+			for _, n := range nb[int32(id)] {
+				a.closures.add(side, remap[id], remap[n])
+			}
+		}
+	}
+	if th := s.sides[side].threads; len(th) > 0 {
+		m := &a.sides[side]
+		if m.threads == nil {
+			m.threads = map[string]bool{}
+		}
+		for t := range th {
+			m.threads[t] = true
+		}
+	}
+}
+
+// cuts divides d's sample records into k runs of about equal count, at
+// the places check marked: k+1 offsets, from the first record to the
+// end of the data.
+func (d *pbProfile) cuts(k int) []int {
+	k = max(1, min(k, len(d.marks)))
+	b := make([]int, 0, k+1)
+	b = append(b, d.firstSample)
+	for i := 1; i < k; i++ {
+		b = append(b, d.marks[i*len(d.marks)/k])
+	}
+	return append(b, len(d.data))
+}
