@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -472,13 +474,33 @@ func (d *pbProfile) nameFunctions() {
 	names := make([]fnName, len(d.fns))
 	d.names = make(map[*pprofile.Function]*fnName, len(d.fns))
 	for i, fn := range d.fns {
+		if nm, ok := nameMemo.m.Load(fn.Name); ok {
+			d.names[fn] = nm.(*fnName)
+			continue
+		}
 		nm := &names[i]
 		nm.mod, nm.rest = symbolize.SplitModule(fn.Name)
 		nm.key = symbolize.Normalize(nm.rest)
 		nm.family = closureFamily(nm.key)
 		d.names[fn] = nm
+		if nameMemo.n.Load() < nameMemoCap {
+			if _, had := nameMemo.m.LoadOrStore(fn.Name, nm); !had {
+				nameMemo.n.Add(1)
+			}
+		}
 	}
 }
+
+// nameMemo holds what nameFunctions made of the function names met in
+// this process, for the profiles that follow: a gate's profiles, and the
+// two sides of a diff, name mostly the same functions. Its values are
+// not changed once stored. It stops growing at nameMemoCap names.
+var nameMemo struct {
+	m sync.Map // function name → *fnName
+	n atomic.Int64
+}
+
+const nameMemoCap = 1 << 20
 
 // name returns what nameFunctions made of fn's name; false for a nil d
 // (the model path) or another function.

@@ -25,7 +25,7 @@ func DropProfilerSamples(p *pprofile.Profile) int64 {
 	// all, and then the samples need not be walked.
 	profFn := map[*pprofile.Function]bool{}
 	for _, fn := range p.Function {
-		if fn != nil && profilerFrame.MatchString(fn.Name) {
+		if fn != nil && IsProfilerFrame(fn.Name) {
 			profFn[fn] = true
 		}
 	}
