@@ -31,6 +31,7 @@ type locResolver struct {
 	frv     []frameRule
 	fnDense []fnEntry // by Function.ID
 	fnMap   map[*pprofile.Function]frame
+	byFn    []frame // by index in src.fns (resolveID); id -1 until met
 	buf     []symbolize.Frame
 	fbuf    []frame // scratch for resolve
 }
@@ -122,7 +123,7 @@ func (r *locResolver) entryAt(smp *pprofile.Sample, ids []uint64, i int) *locEnt
 		if id := ids[i]; id < uint64(len(r.dense)) {
 			e := &r.dense[id]
 			if e.n == 0 {
-				r.resolve(e, r.src.location(id))
+				r.resolveID(e, id)
 			}
 			return e
 		}
@@ -159,6 +160,41 @@ func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kin
 		e.frDone = true
 	}
 	return append(dst, frs...)
+}
+
+// resolveID resolves the streamed location with an ID: from the
+// decoder's compact copy of its lines when it has one (no load of the
+// Location, its Lines or Functions), else as resolve does.
+func (r *locResolver) resolveID(e *locEntry, id uint64) {
+	d := r.src
+	if id >= uint64(len(d.locRef)) || d.locRef[id].n == 0 {
+		r.resolve(e, d.location(id))
+		return
+	}
+	ref := d.locRef[id]
+	if r.byFn == nil {
+		r.byFn = make([]frame, len(d.fns))
+		for i := range r.byFn {
+			r.byFn[i].id = -1
+		}
+	}
+	fs := r.fbuf[:0]
+	for _, fi := range d.locFns[ref.off : ref.off+uint32(ref.n)] {
+		f := r.byFn[fi]
+		if f.id < 0 {
+			// As resolve names a new function: the module its name
+			// carries, else its location's mapping's file.
+			nm := d.fnNames[fi]
+			mod := nm.mod
+			if mod == "" && ref.mapping >= 0 {
+				mod = d.mapBase[ref.mapping]
+			}
+			f = r.a.internNamed(nm.rest, mod, r.side, nm)
+			r.byFn[fi] = f
+		}
+		fs = append(fs, f)
+	}
+	r.finish(e, id, fs)
 }
 
 func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
@@ -204,12 +240,17 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 			fs = append(fs, a.intern(f.Name, f.Module, r.side))
 		}
 	}
+	r.finish(e, loc.ID, fs)
+}
+
+// finish fills a location's entry with its frames fs.
+func (r *locResolver) finish(e *locEntry, id uint64, fs []frame) {
 	r.fbuf = fs[:0]
 	e.n = uint32(len(fs))
 	if e.n == 1 {
 		e.id, e.sp = fs[0].id, fs[0].sp
-		if loc.ID < uint64(len(r.one)) && e == &r.dense[loc.ID] {
-			r.one[loc.ID] = e.id + 1
+		if id < uint64(len(r.one)) && e == &r.dense[id] {
+			r.one[id] = e.id + 1
 		}
 		return
 	}

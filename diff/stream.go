@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"path"
 	"sync"
 	"sync/atomic"
 
@@ -127,6 +128,10 @@ type pbProfile struct {
 	mappings []*pprofile.Mapping
 	fns      []*pprofile.Function
 	names    map[*pprofile.Function]*fnName // what the resolver makes of a name
+	fnNames  []*fnName                      // the same, by index in fns
+	mapBase  []string                       // path.Base of each mapping's file
+	locFns   []int32                        // function index of every line, in table order (locRef)
+	locRef   []locRef                       // by location ID when IDs are dense, else nil
 	locs     []*pprofile.Location
 	locByID  []*pprofile.Location // dense, or nil: locMap
 	locMap   map[uint64]*pprofile.Location
@@ -350,11 +355,11 @@ func (d *pbProfile) build() error {
 		return err
 	}
 	d.header.Mapping = d.mappings
-	fnByID, err := d.buildFunctions()
+	fx, err := d.buildFunctions()
 	if err != nil {
 		return err
 	}
-	return d.buildLocations(fnByID)
+	return d.buildLocations(fx)
 }
 
 func (d *pbProfile) buildMappings() error {
@@ -415,9 +420,30 @@ func (d *pbProfile) buildMappings() error {
 	return nil
 }
 
-func (d *pbProfile) buildFunctions() (map[uint64]*pprofile.Function, error) {
-	byID := make(map[uint64]*pprofile.Function, len(d.fnRanges))
+// fnIndex finds a function's index in pbProfile.fns by its ID: a slice
+// when IDs are dense, else a map.
+type fnIndex struct {
+	dense []int32 // index + 1, 0 for none
+	m     map[uint64]int32
+}
+
+func (x *fnIndex) get(id uint64) int32 {
+	if x.dense != nil {
+		if id < uint64(len(x.dense)) {
+			return x.dense[id] - 1
+		}
+		return -1
+	}
+	if i, ok := x.m[id]; ok {
+		return i
+	}
+	return -1
+}
+
+func (d *pbProfile) buildFunctions() (*fnIndex, error) {
+	byID := make(map[uint64]int32, len(d.fnRanges))
 	arena := make([]pprofile.Function, len(d.fnRanges))
+	maxID := uint64(0)
 	for i, r := range d.fnRanges {
 		fn := &arena[i]
 		var nameX, sysX, fileX, id int64
@@ -447,7 +473,10 @@ func (d *pbProfile) buildFunctions() (map[uint64]*pprofile.Function, error) {
 		switch {
 		case !ok[0] || !ok[1] || !ok[2]:
 			return nil, errMalformed
-		case fn.ID == 0 || byID[fn.ID] != nil:
+		case fn.ID == 0:
+			return nil, errFallback
+		}
+		if _, dup := byID[fn.ID]; dup {
 			return nil, errFallback
 		}
 		// As profile's demangleFunctions does for every loaded profile.
@@ -457,11 +486,19 @@ func (d *pbProfile) buildFunctions() (map[uint64]*pprofile.Function, error) {
 			}
 			fn.Name = dm
 		}
-		byID[fn.ID] = fn
+		byID[fn.ID] = int32(len(d.fns))
+		maxID = max(maxID, fn.ID)
 		d.fns = append(d.fns, fn)
 	}
 	d.nameFunctions()
-	return byID, nil
+	fx := &fnIndex{m: byID}
+	if maxID <= uint64(4*len(d.fns)+16) {
+		fx.dense, fx.m = make([]int32, maxID+1), nil
+		for id, i := range byID {
+			fx.dense[id] = i + 1
+		}
+	}
+	return fx, nil
 }
 
 // fnName is what the Analyzer's resolver makes of a function's name:
@@ -473,16 +510,17 @@ type fnName struct{ mod, rest, key, family string }
 func (d *pbProfile) nameFunctions() {
 	names := make([]fnName, len(d.fns))
 	d.names = make(map[*pprofile.Function]*fnName, len(d.fns))
+	d.fnNames = make([]*fnName, len(d.fns))
 	for i, fn := range d.fns {
 		if nm, ok := nameMemo.m.Load(fn.Name); ok {
-			d.names[fn] = nm.(*fnName)
+			d.names[fn], d.fnNames[i] = nm.(*fnName), nm.(*fnName)
 			continue
 		}
 		nm := &names[i]
 		nm.mod, nm.rest = symbolize.SplitModule(fn.Name)
 		nm.key = symbolize.Normalize(nm.rest)
 		nm.family = closureFamily(nm.key)
-		d.names[fn] = nm
+		d.names[fn], d.fnNames[i] = nm, nm
 		if nameMemo.n.Load() < nameMemoCap {
 			if _, had := nameMemo.m.LoadOrStore(fn.Name, nm); !had {
 				nameMemo.n.Add(1)
@@ -515,12 +553,18 @@ func (d *pbProfile) name(fn *pprofile.Function) (fnName, bool) {
 	return *nm, true
 }
 
-func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
-	mapByID := make(map[uint64]*pprofile.Mapping, len(d.mappings))
-	for _, m := range d.mappings {
-		mapByID[m.ID] = m
+func (d *pbProfile) buildLocations(fx *fnIndex) error {
+	mapByID := make(map[uint64]int32, len(d.mappings))
+	d.mapBase = make([]string, len(d.mappings))
+	for i, m := range d.mappings {
+		mapByID[m.ID] = int32(i)
+		d.mapBase[i] = path.Base(m.File)
 	}
 	maxID := uint64(0)
+	// The compact copy of the named locations the walk resolves from
+	// (locRef), in table order: the function index of each line.
+	refs := make([]locRef, len(d.locRanges))
+	d.locFns = make([]int32, 0, len(d.locRanges)+len(d.locRanges)/4)
 	// One arena for every location's lines, sliced once it is complete:
 	// slicing it as it grows would keep each outgrown copy alive.
 	var lines []pprofile.Line
@@ -551,8 +595,9 @@ func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
 				if err := f.want(2, at); err != nil {
 					return err
 				}
-				ln, err := d.line(f.s, f.e, fnByID)
+				ln, fi, err := d.line(f.s, f.e, fx)
 				lines = append(lines, ln)
+				d.locFns = append(d.locFns, fi)
 				return err
 			}
 			return nil
@@ -564,9 +609,23 @@ func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
 		if loc.Address != 0 && len(lines) == start {
 			return errFallback // symbolization's job
 		}
-		loc.Mapping = mapByID[uint64(mapID)]
+		ref := &refs[i]
+		ref.mapping = -1
+		if mi, ok := mapByID[uint64(mapID)]; ok {
+			loc.Mapping, ref.mapping = d.mappings[mi], mi
+		}
 		if loc.ID == 0 {
 			return errFallback
+		}
+		ref.off = uint32(start)
+		if n := len(lines) - start; n < 1<<16 {
+			ref.n = uint16(n)
+			for _, ln := range lines[start:] {
+				if ln.Function.Name == "" {
+					ref.n = 0 // unnamed: the Location's own path (symbolize.LocationFrames)
+					break
+				}
+			}
 		}
 		maxID = max(maxID, loc.ID)
 		d.locs = append(d.locs, loc)
@@ -576,14 +635,34 @@ func (d *pbProfile) buildLocations(fnByID map[uint64]*pprofile.Function) error {
 			arena[i].Line = lines[sp[0]:sp[1]:sp[1]]
 		}
 	}
-	return d.indexLocations(maxID)
+	if err := d.indexLocations(maxID); err != nil {
+		return err
+	}
+	if d.locByID != nil {
+		d.locRef = make([]locRef, maxID+1)
+		for i, loc := range d.locs {
+			d.locRef[loc.ID] = refs[i]
+		}
+	}
+	return nil
+}
+
+// locRef is where a location's lines are in pbProfile.locFns (n of them
+// at off; n is 0 for a location the walk resolves from its
+// *pprofile.Location: one with an unnamed line or none) and its mapping's
+// index (-1 for none).
+type locRef struct {
+	off     uint32
+	n       uint16
+	mapping int32
 }
 
 // line reads one Line message; a line without a known function is
 // refused (CheckValid's "line with nil function").
-func (d *pbProfile) line(s, e int, fnByID map[uint64]*pprofile.Function) (pprofile.Line, error) {
+func (d *pbProfile) line(s, e int, fx *fnIndex) (pprofile.Line, int32, error) {
 	var ln pprofile.Line
 	var fnID int64
+	fi := int32(-1)
 	err := d.fields(s, e, func(f *wireField, at int) error {
 		switch f.num {
 		case 1:
@@ -596,11 +675,13 @@ func (d *pbProfile) line(s, e int, fnByID map[uint64]*pprofile.Function) (pprofi
 		return nil
 	})
 	if err == nil {
-		if ln.Function = fnByID[uint64(fnID)]; ln.Function == nil {
+		if fi = fx.get(uint64(fnID)); fi < 0 {
 			err = errFallback
+		} else {
+			ln.Function = d.fns[fi]
 		}
 	}
-	return ln, err
+	return ln, fi, err
 }
 
 // indexLocations indexes the locations by ID, refusing repeated IDs.
