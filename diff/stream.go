@@ -3,8 +3,8 @@ package diff
 import (
 	"errors"
 	"math"
-	"strings"
 	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 
