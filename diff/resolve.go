@@ -53,18 +53,23 @@ type locEntry struct {
 }
 
 func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Function, side Side) *locResolver {
-	r := &locResolver{a: a, side: side}
 	maxID := uint64(0)
 	for _, l := range locs {
 		maxID = max(maxID, l.ID)
 	}
-	if maxID <= uint64(4*len(locs)+16) {
-		r.dense = make([]locEntry, maxID+1)
-		r.one = make([]int32, maxID+1)
+	return a.newLocResolverN(maxID, len(locs), fns, side)
+}
+
+// newLocResolverN is newLocResolver for n locations of IDs up to maxLoc.
+func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, fns []*pprofile.Function, side Side) *locResolver {
+	r := &locResolver{a: a, side: side}
+	if maxLoc <= uint64(4*n+16) {
+		r.dense = make([]locEntry, maxLoc+1)
+		r.one = make([]int32, maxLoc+1)
 	} else {
-		r.byPtr = make(map[*pprofile.Location]*locEntry, len(locs))
+		r.byPtr = make(map[*pprofile.Location]*locEntry, n)
 	}
-	maxID = 0
+	maxID := uint64(0)
 	for _, f := range fns {
 		maxID = max(maxID, f.ID)
 	}

@@ -84,7 +84,7 @@ func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
 	if err := d.build(); err != nil {
 		return nil, err
 	}
-	d.mapRanges, d.fnRanges, d.locRanges = nil, nil, nil // built
+	d.mapRanges, d.fnRanges = nil, nil // built; locRanges makes Locations (location)
 	if err := d.check(!r.Options.KeepProfiler); err != nil {
 		return nil, err
 	}
@@ -130,20 +130,31 @@ type pbProfile struct {
 	names    map[*pprofile.Function]*fnName // what the resolver makes of a name
 	fnNames  []*fnName                      // the same, by index in fns
 	mapBase  []string                       // path.Base of each mapping's file
-	locFns   []int32                        // function index of every line, in table order (locRef)
-	locRef   []locRef                       // by location ID when IDs are dense, else nil
-	locs     []*pprofile.Location
-	locByID  []*pprofile.Location // dense, or nil: locMap
-	locMap   map[uint64]*pprofile.Location
+	mapByID  map[uint64]int32               // mapping index by ID
 
-	profFn      map[*pprofile.Function]bool // profiler-only functions (profile.IsProfilerFrame)
-	profLoc     map[*pprofile.Location]bool
-	drop        bool // drop the profiler's samples
-	anyProfiler bool // a profiler label or frame is in the profile
+	// The location table, compact: in table order, each location's ID
+	// and its lines' function indexes (locFns[locOff[i]:locOff[i+1]]);
+	// by ID, its table index + 1 (locIdx, dense) or index (locIdxMap),
+	// and the walk's locRef (dense IDs only). A *pprofile.Location is
+	// made only when asked for (location), from locRanges.
+	locIDs    []uint64
+	locOff    []uint32
+	locFns    []int32
+	locIdx    []int32
+	locIdxMap map[uint64]int32
+	locRef    []locRef
+	maxLocID  uint64
+	locOnce   sync.Once
+	locMade   []atomic.Pointer[pprofile.Location] // by table index, made on demand
+
+	profFn      []bool // by function index: profiler-only (profile.IsProfilerFrame); nil for none
+	profLoc     []bool // by location table index: has a profiler frame; nil for none
+	drop        bool   // drop the profiler's samples
+	anyProfiler bool   // a profiler label or frame is in the profile
 	dropped     int64
-	leaves      []*pprofile.Location // one location per distinct leaf function (contention kinds)
-	marking     bool                 // check is marking places to cut (eachSampleIn)
-	marks       []int                // where every markEvery'th sample record starts
+	leaves      []uint64 // one location ID per distinct leaf function (contention kinds)
+	marking     bool     // check is marking places to cut (eachSampleIn)
+	marks       []int    // where every markEvery'th sample record starts
 }
 
 type pbValueType struct{ typeX, unitX int64 }
@@ -553,95 +564,109 @@ func (d *pbProfile) name(fn *pprofile.Function) (fnName, bool) {
 	return *nm, true
 }
 
+// buildLocations reads the location table into a compact form, checked
+// as CheckValid checks it, and builds no *pprofile.Location: the walk
+// resolves a location from its lines' function indexes (locRef), and the
+// few paths that want the model's object (an unnamed location, a sample
+// of one location, a contention profile's leaves, sparse IDs) have it
+// made from its bytes when first asked (location).
 func (d *pbProfile) buildLocations(fx *fnIndex) error {
-	mapByID := make(map[uint64]int32, len(d.mappings))
+	d.mapByID = make(map[uint64]int32, len(d.mappings))
 	d.mapBase = make([]string, len(d.mappings))
 	for i, m := range d.mappings {
-		mapByID[m.ID] = int32(i)
+		d.mapByID[m.ID] = int32(i)
 		d.mapBase[i] = path.Base(m.File)
 	}
+	n := len(d.locRanges)
 	maxID := uint64(0)
-	// The compact copy of the named locations the walk resolves from
-	// (locRef), in table order: the function index of each line.
-	refs := make([]locRef, len(d.locRanges))
-	d.locFns = make([]int32, 0, len(d.locRanges)+len(d.locRanges)/4)
-	// One arena for every location's lines, sliced once it is complete:
-	// slicing it as it grows would keep each outgrown copy alive.
-	var lines []pprofile.Line
-	spans := make([][2]int32, len(d.locRanges))
-	arena := make([]pprofile.Location, len(d.locRanges)) // one allocation, not one per location
+	refs := make([]locRef, n)
+	d.locIDs = make([]uint64, n)
+	d.locOff = make([]uint32, n+1)
+	d.locFns = make([]int32, 0, n+n/4)
+	data := d.data
+	var f, g wireField
 	for i, r := range d.locRanges {
-		loc := &arena[i]
-		var mapID int64
-		start := len(lines)
-		err := d.fields(r[0], r[1], func(f *wireField, at int) error {
-			var v int64
+		var id, addr, mapID uint64
+		start := len(d.locFns)
+		named := true
+		for pos := r[0]; pos < r[1]; {
+			at := pos
+			if err := next(data, &pos, r[1], &f); err != nil {
+				return err
+			}
 			switch f.num {
-			case 1, 3, 5:
-				if err := int64Field(f, at, &v); err != nil {
+			case 1, 2, 3, 5:
+				if err := f.want(0, at); err != nil {
 					return err
 				}
 				switch f.num {
 				case 1:
-					loc.ID = uint64(v)
+					id = f.u
+				case 2:
+					mapID = f.u
 				case 3:
-					loc.Address = uint64(v)
-				default:
-					loc.IsFolded = v != 0
+					addr = f.u
 				}
-			case 2:
-				return int64Field(f, at, &mapID)
 			case 4:
 				if err := f.want(2, at); err != nil {
 					return err
 				}
-				ln, fi, err := d.line(f.s, f.e, fx)
-				lines = append(lines, ln)
+				// A Line: its function must be known (CheckValid's
+				// "line with nil function"); line and column are read
+				// when the Location is made.
+				var fnID uint64
+				for q := f.s; q < f.e; {
+					at := q
+					if err := next(data, &q, f.e, &g); err != nil {
+						return err
+					}
+					if g.num >= 1 && g.num <= 3 {
+						if err := g.want(0, at); err != nil {
+							return err
+						}
+						if g.num == 1 {
+							fnID = g.u
+						}
+					}
+				}
+				fi := fx.get(fnID)
+				if fi < 0 {
+					return errFallback
+				}
+				if d.fns[fi].Name == "" {
+					named = false
+				}
 				d.locFns = append(d.locFns, fi)
-				return err
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
-		spans[i] = [2]int32{int32(start), int32(len(lines))}
-		if loc.Address != 0 && len(lines) == start {
+		nl := len(d.locFns) - start
+		if addr != 0 && nl == 0 {
 			return errFallback // symbolization's job
+		}
+		if id == 0 {
+			return errFallback
 		}
 		ref := &refs[i]
 		ref.mapping = -1
-		if mi, ok := mapByID[uint64(mapID)]; ok {
-			loc.Mapping, ref.mapping = d.mappings[mi], mi
-		}
-		if loc.ID == 0 {
-			return errFallback
+		if mi, ok := d.mapByID[mapID]; ok {
+			ref.mapping = mi
 		}
 		ref.off = uint32(start)
-		if n := len(lines) - start; n < 1<<16 {
-			ref.n = uint16(n)
-			for _, ln := range lines[start:] {
-				if ln.Function.Name == "" {
-					ref.n = 0 // unnamed: the Location's own path (symbolize.LocationFrames)
-					break
-				}
-			}
+		if named && nl < 1<<16 {
+			ref.n = uint16(nl) // else 0: the Location's own path (symbolize.LocationFrames)
 		}
-		maxID = max(maxID, loc.ID)
-		d.locs = append(d.locs, loc)
+		d.locIDs[i] = id
+		d.locOff[i+1] = uint32(len(d.locFns))
+		maxID = max(maxID, id)
 	}
-	for i, sp := range spans {
-		if sp[1] > sp[0] {
-			arena[i].Line = lines[sp[0]:sp[1]:sp[1]]
-		}
-	}
+	d.maxLocID = maxID
 	if err := d.indexLocations(maxID); err != nil {
 		return err
 	}
-	if d.locByID != nil {
+	if d.locIdx != nil {
 		d.locRef = make([]locRef, maxID+1)
-		for i, loc := range d.locs {
-			d.locRef[loc.ID] = refs[i]
+		for i, id := range d.locIDs {
+			d.locRef[id] = refs[i]
 		}
 	}
 	return nil
@@ -657,73 +682,112 @@ type locRef struct {
 	mapping int32
 }
 
-// line reads one Line message; a line without a known function is
-// refused (CheckValid's "line with nil function").
-func (d *pbProfile) line(s, e int, fx *fnIndex) (pprofile.Line, int32, error) {
-	var ln pprofile.Line
-	var fnID int64
-	fi := int32(-1)
-	err := d.fields(s, e, func(f *wireField, at int) error {
-		switch f.num {
-		case 1:
-			return int64Field(f, at, &fnID)
-		case 2:
-			return int64Field(f, at, &ln.Line)
-		case 3:
-			return int64Field(f, at, &ln.Column)
-		}
-		return nil
-	})
-	if err == nil {
-		if fi = fx.get(uint64(fnID)); fi < 0 {
-			err = errFallback
-		} else {
-			ln.Function = d.fns[fi]
-		}
-	}
-	return ln, fi, err
-}
-
 // indexLocations indexes the locations by ID, refusing repeated IDs.
 func (d *pbProfile) indexLocations(maxID uint64) error {
-	if maxID <= uint64(4*len(d.locs)+16) {
-		d.locByID = make([]*pprofile.Location, maxID+1)
-		for _, l := range d.locs {
-			if d.locByID[l.ID] != nil {
+	if maxID <= uint64(4*len(d.locIDs)+16) {
+		d.locIdx = make([]int32, maxID+1)
+		for i, id := range d.locIDs {
+			if d.locIdx[id] != 0 {
 				return errFallback
 			}
-			d.locByID[l.ID] = l
+			d.locIdx[id] = int32(i) + 1
 		}
 		return nil
 	}
-	d.locMap = make(map[uint64]*pprofile.Location, len(d.locs))
-	for _, l := range d.locs {
-		if d.locMap[l.ID] != nil {
+	d.locIdxMap = make(map[uint64]int32, len(d.locIDs))
+	for i, id := range d.locIDs {
+		if _, dup := d.locIdxMap[id]; dup {
 			return errFallback
 		}
-		d.locMap[l.ID] = l
+		d.locIdxMap[id] = int32(i)
 	}
 	return nil
+}
+
+// locIndex is the table index of the location with an ID, -1 for none.
+func (d *pbProfile) locIndex(id uint64) int {
+	if d.locIdx != nil {
+		if id < uint64(len(d.locIdx)) {
+			return int(d.locIdx[id]) - 1
+		}
+		return -1
+	}
+	if i, ok := d.locIdxMap[id]; ok {
+		return int(i)
+	}
+	return -1
 }
 
 // hasLocation reports whether there is a location with an ID; when the
 // IDs are 1..n, as every pprof writer numbers them, without a load.
 func (d *pbProfile) hasLocation(id uint64) bool {
-	if d.locByID != nil && len(d.locByID) == len(d.locs)+1 {
-		return id != 0 && id <= uint64(len(d.locs))
+	if d.locIdx != nil && len(d.locIdx) == len(d.locIDs)+1 {
+		return id != 0 && id <= uint64(len(d.locIDs))
 	}
-	return d.location(id) != nil
+	return d.locIndex(id) >= 0
 }
 
-// location returns the location with an ID, nil when there is none.
+// location returns the location with an ID as the pprof model has it,
+// nil when there is none. It is made from the location's bytes when first
+// asked and kept, so each location is one object, whoever asks; walks of
+// one profile's parts may ask at once.
 func (d *pbProfile) location(id uint64) *pprofile.Location {
-	if d.locByID != nil {
-		if id < uint64(len(d.locByID)) {
-			return d.locByID[id]
-		}
+	i := d.locIndex(id)
+	if i < 0 {
 		return nil
 	}
-	return d.locMap[id]
+	d.locOnce.Do(func() { d.locMade = make([]atomic.Pointer[pprofile.Location], len(d.locIDs)) })
+	if l := d.locMade[i].Load(); l != nil {
+		return l
+	}
+	d.locMade[i].CompareAndSwap(nil, d.makeLocation(i))
+	return d.locMade[i].Load()
+}
+
+// makeLocation makes location i of the table from its bytes, which
+// buildLocations checked.
+func (d *pbProfile) makeLocation(i int) *pprofile.Location {
+	r, off := d.locRanges[i], d.locOff[i]
+	loc := &pprofile.Location{}
+	if n := d.locOff[i+1] - off; n > 0 {
+		loc.Line = make([]pprofile.Line, 0, n)
+	}
+	data := d.data
+	var f, g wireField
+	for pos := r[0]; pos < r[1]; {
+		if next(data, &pos, r[1], &f) != nil {
+			break
+		}
+		switch f.num {
+		case 1:
+			loc.ID = f.u
+		case 2:
+			if mi, ok := d.mapByID[f.u]; ok {
+				loc.Mapping = d.mappings[mi]
+			} else {
+				loc.Mapping = nil
+			}
+		case 3:
+			loc.Address = f.u
+		case 5:
+			loc.IsFolded = f.u != 0
+		case 4:
+			ln := pprofile.Line{Function: d.fns[d.locFns[off+uint32(len(loc.Line))]]}
+			for q := f.s; q < f.e; {
+				if next(data, &q, f.e, &g) != nil {
+					break
+				}
+				switch g.num {
+				case 2:
+					ln.Line = int64(g.u)
+				case 3:
+					ln.Column = int64(g.u)
+				}
+			}
+			loc.Line = append(loc.Line, ln)
+		}
+	}
+	return loc
 }
 
 // kind is profile.DetectKind of the profile. Of the samples it reads only
@@ -731,8 +795,8 @@ func (d *pbProfile) location(id uint64) *pprofile.Location {
 // header gets one sample per distinct leaf function for that.
 func (d *pbProfile) kind() profile.Kind {
 	d.header.Sample = make([]*pprofile.Sample, len(d.leaves))
-	for i, l := range d.leaves {
-		d.header.Sample[i] = &pprofile.Sample{Location: []*pprofile.Location{l}}
+	for i, id := range d.leaves {
+		d.header.Sample[i] = &pprofile.Sample{Location: []*pprofile.Location{d.location(id)}}
 	}
 	k := profile.DetectKind(d.header)
 	d.header.Sample = nil
@@ -756,38 +820,38 @@ func (d *pbProfile) contention() bool {
 // (DropProfilerSamples, when drop).
 func (d *pbProfile) check(drop bool) error {
 	d.drop = drop
-	for _, fn := range d.fns {
+	for i, fn := range d.fns {
 		if profile.IsProfilerFrame(fn.Name) {
 			if d.profFn == nil {
-				d.profFn = map[*pprofile.Function]bool{}
+				d.profFn = make([]bool, len(d.fns))
 			}
-			d.profFn[fn] = true
+			d.profFn[i] = true
 		}
 	}
-	if len(d.profFn) > 0 {
-		d.profLoc = map[*pprofile.Location]bool{}
-		for _, loc := range d.locs {
-			for _, ln := range loc.Line {
-				if d.profFn[ln.Function] {
-					d.profLoc[loc] = true
+	if d.profFn != nil {
+		d.profLoc = make([]bool, len(d.locIDs))
+		for i := range d.locIDs {
+			for _, fi := range d.locFns[d.locOff[i]:d.locOff[i+1]] {
+				if d.profFn[fi] {
+					d.profLoc[i] = true
 					break
 				}
 			}
 		}
 	}
-	var leafFns map[*pprofile.Function]bool
+	var leafFns []bool // by function index: a leaf met
 	if d.contention() {
-		leafFns = map[*pprofile.Function]bool{}
+		leafFns = make([]bool, len(d.fns))
 	}
 	sums := make([]int64, len(d.sampleTypes))
 	var rs sampleReader
 	rs.init(d)
 	kept := 0
-	// The locations themselves are needed only to find the profiler's
-	// samples and a contention profile's leaves.
+	// The location IDs are needed only to find the profiler's samples
+	// and a contention profile's leaves.
 	locs := checkIDs
 	if d.profLoc != nil || leafFns != nil {
-		locs = readLocs
+		locs = keepIDs
 	}
 	d.marking = true
 	defer func() { d.marking = false }()
@@ -804,10 +868,12 @@ func (d *pbProfile) check(drop bool) error {
 		if len(smp.Label[profile.BaseLabel]) > 0 {
 			return errFallback // a diff profile: refused
 		}
-		if leafFns != nil && len(smp.Location) > 0 && len(smp.Location[0].Line) > 0 {
-			if fn := smp.Location[0].Line[0].Function; !leafFns[fn] {
-				leafFns[fn] = true
-				d.leaves = append(d.leaves, smp.Location[0])
+		if leafFns != nil && len(rs.ids) > 0 {
+			if li := d.locIndex(rs.ids[0]); d.locOff[li+1] > d.locOff[li] {
+				if fi := d.locFns[d.locOff[li]]; !leafFns[fi] {
+					leafFns[fi] = true
+					d.leaves = append(d.leaves, rs.ids[0])
+				}
 			}
 		}
 		if profiler {
@@ -849,11 +915,10 @@ func (r *sampleReader) init(d *pbProfile) {
 // What sampleReader.read makes of a sample's location ids.
 const (
 	checkIDs = iota // only check that they exist (smp.Location stays empty)
-	readLocs        // smp.Location and ids
+	keepIDs         // check them and keep them in ids
 	// readIDs: ids, and smp.Location only for a sample of one location
-	// (SampleBucket reads it); the walk's resolver looks up the others
-	// when it meets a location first (locResolver.locAt), so a frame
-	// costs no load of its pointer.
+	// (SampleBucket reads it); the walk's resolver finds the others by
+	// ID (locResolver.entryAt), so a frame costs no Location.
 	readIDs
 )
 
@@ -878,29 +943,20 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 					if !ok {
 						return false, decodeErr(p, "bad varint in a sample's location ids")
 					}
-					if locs != readLocs {
-						if !d.hasLocation(u) {
-							return false, errFallback // CheckValid: "sample has nil location"
-						}
-						if locs == readIDs {
-							r.ids = append(r.ids, u)
-						}
-						p = q
-						continue
+					if !d.hasLocation(u) {
+						return false, errFallback // CheckValid: "sample has nil location"
 					}
-					loc := d.location(u)
-					if loc == nil {
-						return false, errFallback
+					if locs != checkIDs {
+						r.ids = append(r.ids, u)
 					}
-					smp.Location, r.ids = append(smp.Location, loc), append(r.ids, u)
 					p = q
 				}
-			} else if err := f.varints(data, at, func(u uint64) {
-				smp.Location, r.ids = append(smp.Location, d.location(u)), append(r.ids, u)
-			}); err != nil {
-				return false, err
-			} else if smp.Location[len(smp.Location)-1] == nil {
+			} else if err := f.want(0, at); err != nil {
+				return false, decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
+			} else if !d.hasLocation(f.u) {
 				return false, errFallback
+			} else if locs != checkIDs {
+				r.ids = append(r.ids, f.u)
 			}
 		case 2:
 			if f.typ == 2 {
@@ -935,7 +991,7 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	if err := r.fillLabels(); err != nil {
 		return false, err
 	}
-	return r.profiler(), nil // profLoc is set only when locs are read
+	return r.profiler(), nil // profLoc is set only when ids are kept
 }
 
 // label reads one Label message and checks its string indexes.
@@ -1011,8 +1067,8 @@ func (r *sampleReader) profiler() bool {
 	if r.d.profLoc == nil {
 		return false
 	}
-	for _, loc := range smp.Location {
-		if r.d.profLoc[loc] {
+	for _, id := range r.ids {
+		if r.d.profLoc[r.d.locIndex(id)] {
 			return true
 		}
 	}
@@ -1065,15 +1121,12 @@ func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind p
 // walkStreamIn is walkStream for the records of data[from:to] (see
 // eachSampleIn).
 func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind profile.Kind, from, to int) {
-	lr := a.newLocResolver(d.locs, d.fns, side)
+	lr := a.newLocResolverN(d.maxLocID, len(d.locIDs), d.fns, side)
 	lr.src = d
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
 	var rs sampleReader
 	rs.init(d)
 	locs := readIDs
-	if d.profLoc != nil {
-		locs = readLocs // the profiler's samples are known by their locations
-	}
 	// Prepare read every sample already: no error is left to meet.
 	_ = d.eachSampleIn(&rs, locs, from, to, func(smp *pprofile.Sample, profiler bool) error {
 		if !profiler || !d.drop {
