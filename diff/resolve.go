@@ -24,16 +24,17 @@ type locResolver struct {
 	// one is the frames' fast path, by location ID like dense: the
 	// method id + 1 of a resolved location with one frame, else 0. Four
 	// bytes a location keep the table of a large profile in cache.
-	one     []int32
-	byPtr   map[*pprofile.Location]*locEntry
-	idv     []int32
-	spv     []int32
-	frv     []frameRule
-	fnDense []fnEntry // by Function.ID
-	fnMap   map[*pprofile.Function]frame
-	byFn    []frame // by index in src.fns (resolveID); id -1 until met
-	buf     []symbolize.Frame
-	fbuf    []frame // scratch for resolve
+	one      []int32
+	byPtr    map[*pprofile.Location]*locEntry
+	idv      []int32
+	spv      []int32
+	frv      []frameRule
+	fnDense  []fnEntry // by Function.ID, made with fnDenseN entries (-1: fnMap) when first set
+	fnDenseN int
+	fnMap    map[*pprofile.Function]frame
+	byFn     []frame // by index in src.fns (resolveID); id -1 until met
+	buf      []symbolize.Frame
+	fbuf     []frame // scratch for resolve
 }
 
 type fnEntry struct {
@@ -57,11 +58,16 @@ func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Fun
 	for _, l := range locs {
 		maxID = max(maxID, l.ID)
 	}
-	return a.newLocResolverN(maxID, len(locs), fns, side)
+	maxFn := uint64(0)
+	for _, f := range fns {
+		maxFn = max(maxFn, f.ID)
+	}
+	return a.newLocResolverN(maxID, len(locs), maxFn, len(fns), side)
 }
 
-// newLocResolverN is newLocResolver for n locations of IDs up to maxLoc.
-func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, fns []*pprofile.Function, side Side) *locResolver {
+// newLocResolverN is newLocResolver for n locations of IDs up to maxLoc
+// and nFn functions of IDs up to maxFn.
+func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, maxFn uint64, nFn int, side Side) *locResolver {
 	r := &locResolver{a: a, side: side}
 	if maxLoc <= uint64(4*n+16) {
 		r.dense = make([]locEntry, maxLoc+1)
@@ -69,14 +75,11 @@ func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, fns []*pprofile.Functio
 	} else {
 		r.byPtr = make(map[*pprofile.Location]*locEntry, n)
 	}
-	maxID := uint64(0)
-	for _, f := range fns {
-		maxID = max(maxID, f.ID)
-	}
-	if maxID <= uint64(4*len(fns)+16) {
-		r.fnDense = make([]fnEntry, maxID+1)
-	} else {
-		r.fnMap = make(map[*pprofile.Function]frame, len(fns))
+	// The function memo is made when resolve first meets a function: a
+	// streamed profile's walk mostly resolves by ID (resolveID).
+	r.fnDenseN = -1
+	if maxFn <= uint64(4*nFn+16) {
+		r.fnDenseN = int(maxFn) + 1
 	}
 	return r
 }
@@ -178,7 +181,7 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 	}
 	ref := d.locRef[id]
 	if r.byFn == nil {
-		r.byFn = make([]frame, len(d.fns))
+		r.byFn = make([]frame, len(d.fnInfos))
 		for i := range r.byFn {
 			r.byFn[i].id = -1
 		}
@@ -189,7 +192,7 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 		if f.id < 0 {
 			// As resolve names a new function: the module its name
 			// carries, else its location's mapping's file.
-			nm := d.fnNames[fi]
+			nm := &d.fnInfos[fi].nm
 			mod := nm.mod
 			if mod == "" && ref.mapping >= 0 {
 				mod = d.mapBase[ref.mapping]
@@ -292,6 +295,9 @@ func (r *locResolver) funcFrame(fn *pprofile.Function) (frame, bool) {
 }
 
 func (r *locResolver) setFuncFrame(fn *pprofile.Function, f frame) {
+	if r.fnDense == nil && r.fnDenseN >= 0 {
+		r.fnDense, r.fnDenseN = make([]fnEntry, r.fnDenseN), -1
+	}
 	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
 		if e := &r.fnDense[fn.ID]; e.fn == nil {
 			e.fn, e.f = fn, f

@@ -84,7 +84,7 @@ func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
 	if err := d.build(); err != nil {
 		return nil, err
 	}
-	d.mapRanges, d.fnRanges = nil, nil // built; locRanges makes Locations (location)
+	d.mapRanges = nil // built; fnRanges and locRanges make the model's objects (function, location)
 	if err := d.check(!r.Options.KeepProfiler); err != nil {
 		return nil, err
 	}
@@ -126,11 +126,16 @@ type pbProfile struct {
 	firstSample, lastSample        int      // payload offsets of the first and last sample fields
 
 	mappings []*pprofile.Mapping
-	fns      []*pprofile.Function
-	names    map[*pprofile.Function]*fnName // what the resolver makes of a name
-	fnNames  []*fnName                      // the same, by index in fns
-	mapBase  []string                       // path.Base of each mapping's file
-	mapByID  map[uint64]int32               // mapping index by ID
+	// The function table: what the decoder made of each function's name
+	// (fnMemo), in table order; its index by ID (fx). A
+	// *pprofile.Function is made only when asked for (function).
+	fnInfos []*fnInfo
+	fx      *fnIndex
+	maxFnID uint64
+	fnOnce  sync.Once
+	fnMade  []atomic.Pointer[pprofile.Function]
+	mapBase []string         // path.Base of each mapping's file
+	mapByID map[uint64]int32 // mapping index by ID
 
 	// The location table, compact: in table order, each location's ID
 	// and its lines' function indexes (locFns[locOff[i]:locOff[i+1]]);
@@ -452,64 +457,131 @@ func (x *fnIndex) get(id uint64) int32 {
 }
 
 func (d *pbProfile) buildFunctions() (*fnIndex, error) {
-	byID := make(map[uint64]int32, len(d.fnRanges))
-	arena := make([]pprofile.Function, len(d.fnRanges))
+	n := len(d.fnRanges)
+	ids := make([]uint64, n)
+	d.fnInfos = make([]*fnInfo, n)
+	raw := make([]string, n) // names the memo lacks, else ""
+	var missing []int
+	data := d.data
 	maxID := uint64(0)
+	var f wireField
+	fnMemo.mu.RLock()
 	for i, r := range d.fnRanges {
-		fn := &arena[i]
-		var nameX, sysX, fileX, id int64
-		err := d.fields(r[0], r[1], func(f *wireField, at int) error {
+		var id, nameX, sysX, fileX uint64
+		for pos := r[0]; pos < r[1]; {
+			at := pos
+			if err := next(data, &pos, r[1], &f); err != nil {
+				fnMemo.mu.RUnlock()
+				return nil, err
+			}
+			if f.num < 1 || f.num > 5 {
+				continue
+			}
+			if err := f.want(0, at); err != nil {
+				fnMemo.mu.RUnlock()
+				return nil, err
+			}
 			switch f.num {
 			case 1:
-				return int64Field(f, at, &id)
+				id = f.u
 			case 2:
-				return int64Field(f, at, &nameX)
+				nameX = f.u
 			case 3:
-				return int64Field(f, at, &sysX)
+				sysX = f.u
 			case 4:
-				return int64Field(f, at, &fileX)
-			case 5:
-				return int64Field(f, at, &fn.StartLine)
+				fileX = f.u
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
-		fn.ID = uint64(id)
-		var ok [3]bool
-		fn.Name, ok[0] = d.str(nameX)
-		fn.SystemName, ok[1] = d.str(sysX)
-		fn.Filename, ok[2] = d.str(fileX)
 		switch {
-		case !ok[0] || !ok[1] || !ok[2]:
+		case !d.okStr(int64(nameX)) || !d.okStr(int64(sysX)) || !d.okStr(int64(fileX)):
+			fnMemo.mu.RUnlock()
 			return nil, errMalformed
-		case fn.ID == 0:
+		case id == 0:
+			fnMemo.mu.RUnlock()
 			return nil, errFallback
 		}
-		if _, dup := byID[fn.ID]; dup {
-			return nil, errFallback
+		ids[i] = id
+		maxID = max(maxID, id)
+		if info := fnMemo.m[string(data[d.strS[nameX]:d.strE[nameX]])]; info != nil {
+			d.fnInfos[i] = info
+		} else {
+			missing = append(missing, i)
+			raw[i], _ = d.str(int64(nameX))
 		}
-		// As profile's demangleFunctions does for every loaded profile.
-		if dm, ok := symbolize.Demangle(fn.Name); ok {
-			if fn.SystemName == "" || fn.SystemName == fn.Name {
-				fn.SystemName = fn.Name
+	}
+	fnMemo.mu.RUnlock()
+	if len(missing) > 0 {
+		// Named outside the lock, stored in one step; a name another
+		// profile stored meanwhile keeps its first entry.
+		made := make([]fnInfo, len(missing))
+		for k, i := range missing {
+			made[k] = newFnInfo(raw[i])
+			d.fnInfos[i] = &made[k]
+		}
+		fnMemo.mu.Lock()
+		if fnMemo.m == nil {
+			fnMemo.m = map[string]*fnInfo{}
+		}
+		for _, i := range missing {
+			if old := fnMemo.m[raw[i]]; old != nil {
+				d.fnInfos[i] = old
+			} else if len(fnMemo.m) < fnMemoCap {
+				fnMemo.m[raw[i]] = d.fnInfos[i]
 			}
-			fn.Name = dm
 		}
-		byID[fn.ID] = int32(len(d.fns))
-		maxID = max(maxID, fn.ID)
-		d.fns = append(d.fns, fn)
+		fnMemo.mu.Unlock()
 	}
-	d.nameFunctions()
-	fx := &fnIndex{m: byID}
-	if maxID <= uint64(4*len(d.fns)+16) {
-		fx.dense, fx.m = make([]int32, maxID+1), nil
-		for id, i := range byID {
-			fx.dense[id] = i + 1
+	for i, info := range d.fnInfos {
+		if info.profiler {
+			if d.profFn == nil {
+				d.profFn = make([]bool, n)
+			}
+			d.profFn[i] = true
 		}
 	}
+	fx := &fnIndex{}
+	if maxID <= uint64(4*n+16) {
+		fx.dense = make([]int32, maxID+1)
+		for i, id := range ids {
+			if fx.dense[id] != 0 {
+				return nil, errFallback // a repeated ID
+			}
+			fx.dense[id] = int32(i) + 1
+		}
+	} else {
+		fx.m = make(map[uint64]int32, n)
+		for i, id := range ids {
+			if _, dup := fx.m[id]; dup {
+				return nil, errFallback
+			}
+			fx.m[id] = int32(i)
+		}
+	}
+	d.fx, d.maxFnID = fx, maxID
 	return fx, nil
+}
+
+// fnInfo is what the decoder makes of a function name, once per process
+// (fnMemo): the name as profile's demangleFunctions leaves it, and what
+// the Analyzer's resolver makes of that (fnName), and whether it is one
+// of the profiler's own frames (profile.IsProfilerFrame).
+type fnInfo struct {
+	raw, name string // as the profile spells it; demangled (or raw)
+	demangled bool
+	profiler  bool
+	nm        fnName
+}
+
+func newFnInfo(raw string) fnInfo {
+	in := fnInfo{raw: raw, name: raw}
+	if dm, ok := symbolize.Demangle(raw); ok {
+		in.name, in.demangled = dm, true
+	}
+	in.profiler = profile.IsProfilerFrame(in.name)
+	in.nm.mod, in.nm.rest = symbolize.SplitModule(in.name)
+	in.nm.key = symbolize.Normalize(in.nm.rest)
+	in.nm.family = closureFamily(in.nm.key)
+	return in
 }
 
 // fnName is what the Analyzer's resolver makes of a function's name:
@@ -518,50 +590,68 @@ func (d *pbProfile) buildFunctions() (*fnIndex, error) {
 // several profiles at once, so that the Analyzer's serial walk does not.
 type fnName struct{ mod, rest, key, family string }
 
-func (d *pbProfile) nameFunctions() {
-	names := make([]fnName, len(d.fns))
-	d.names = make(map[*pprofile.Function]*fnName, len(d.fns))
-	d.fnNames = make([]*fnName, len(d.fns))
-	for i, fn := range d.fns {
-		if nm, ok := nameMemo.m.Load(fn.Name); ok {
-			d.names[fn], d.fnNames[i] = nm.(*fnName), nm.(*fnName)
-			continue
+// fnMemo holds what the decoder made of the function names met in this
+// process, by the name as spelled, for the profiles that follow: a
+// gate's profiles, and the two sides of a diff, name mostly the same
+// functions. A profile reads it under one read lock and adds the names
+// it lacked under one write lock. Entries are not changed once stored;
+// it stops growing at fnMemoCap names.
+var fnMemo struct {
+	mu sync.RWMutex
+	m  map[string]*fnInfo
+}
+
+const fnMemoCap = 1 << 20
+
+// function returns function i of the table as the pprof model has it,
+// made from its bytes when first asked and kept (as location does).
+func (d *pbProfile) function(i int32) *pprofile.Function {
+	d.fnOnce.Do(func() { d.fnMade = make([]atomic.Pointer[pprofile.Function], len(d.fnInfos)) })
+	if fn := d.fnMade[i].Load(); fn != nil {
+		return fn
+	}
+	info := d.fnInfos[i]
+	fn := &pprofile.Function{Name: info.name}
+	r := d.fnRanges[i]
+	var sysX, fileX int64
+	var f wireField
+	for pos := r[0]; pos < r[1]; {
+		if next(d.data, &pos, r[1], &f) != nil {
+			break
 		}
-		nm := &names[i]
-		nm.mod, nm.rest = symbolize.SplitModule(fn.Name)
-		nm.key = symbolize.Normalize(nm.rest)
-		nm.family = closureFamily(nm.key)
-		d.names[fn], d.fnNames[i] = nm, nm
-		if nameMemo.n.Load() < nameMemoCap {
-			if _, had := nameMemo.m.LoadOrStore(fn.Name, nm); !had {
-				nameMemo.n.Add(1)
-			}
+		switch f.num {
+		case 1:
+			fn.ID = f.u
+		case 3:
+			sysX = int64(f.u)
+		case 4:
+			fileX = int64(f.u)
+		case 5:
+			fn.StartLine = int64(f.u)
 		}
 	}
+	// Strings made here are not memoized in the table (str): the walks
+	// of one profile's parts may ask at once.
+	s := func(x int64) string { return string(d.data[d.strS[x]:d.strE[x]]) }
+	fn.SystemName, fn.Filename = s(sysX), s(fileX)
+	if info.demangled && (fn.SystemName == "" || fn.SystemName == info.raw) {
+		fn.SystemName = info.raw // as profile's demangleFunctions does
+	}
+	d.fnMade[i].CompareAndSwap(nil, fn)
+	return d.fnMade[i].Load()
 }
 
-// nameMemo holds what nameFunctions made of the function names met in
-// this process, for the profiles that follow: a gate's profiles, and the
-// two sides of a diff, name mostly the same functions. Its values are
-// not changed once stored. It stops growing at nameMemoCap names.
-var nameMemo struct {
-	m sync.Map // function name → *fnName
-	n atomic.Int64
-}
-
-const nameMemoCap = 1 << 20
-
-// name returns what nameFunctions made of fn's name; false for a nil d
+// name returns what the decoder made of fn's name; false for a nil d
 // (the model path) or another function.
 func (d *pbProfile) name(fn *pprofile.Function) (fnName, bool) {
-	if d == nil {
+	if d == nil || fn == nil {
 		return fnName{}, false
 	}
-	nm, ok := d.names[fn]
-	if !ok {
+	i := d.fx.get(fn.ID)
+	if i < 0 || d.function(i) != fn {
 		return fnName{}, false
 	}
-	return *nm, true
+	return d.fnInfos[i].nm, true
 }
 
 // buildLocations reads the location table into a compact form, checked
@@ -633,7 +723,7 @@ func (d *pbProfile) buildLocations(fx *fnIndex) error {
 				if fi < 0 {
 					return errFallback
 				}
-				if d.fns[fi].Name == "" {
+				if d.fnInfos[fi].name == "" {
 					named = false
 				}
 				d.locFns = append(d.locFns, fi)
@@ -772,7 +862,7 @@ func (d *pbProfile) makeLocation(i int) *pprofile.Location {
 		case 5:
 			loc.IsFolded = f.u != 0
 		case 4:
-			ln := pprofile.Line{Function: d.fns[d.locFns[off+uint32(len(loc.Line))]]}
+			ln := pprofile.Line{Function: d.function(d.locFns[off+uint32(len(loc.Line))])}
 			for q := f.s; q < f.e; {
 				if next(data, &q, f.e, &g) != nil {
 					break
@@ -820,15 +910,7 @@ func (d *pbProfile) contention() bool {
 // (DropProfilerSamples, when drop).
 func (d *pbProfile) check(drop bool) error {
 	d.drop = drop
-	for i, fn := range d.fns {
-		if profile.IsProfilerFrame(fn.Name) {
-			if d.profFn == nil {
-				d.profFn = make([]bool, len(d.fns))
-			}
-			d.profFn[i] = true
-		}
-	}
-	if d.profFn != nil {
+	if d.profFn != nil { // buildFunctions found the profiler's functions
 		d.profLoc = make([]bool, len(d.locIDs))
 		for i := range d.locIDs {
 			for _, fi := range d.locFns[d.locOff[i]:d.locOff[i+1]] {
@@ -841,7 +923,7 @@ func (d *pbProfile) check(drop bool) error {
 	}
 	var leafFns []bool // by function index: a leaf met
 	if d.contention() {
-		leafFns = make([]bool, len(d.fns))
+		leafFns = make([]bool, len(d.fnInfos))
 	}
 	sums := make([]int64, len(d.sampleTypes))
 	var rs sampleReader
@@ -1121,7 +1203,7 @@ func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind p
 // walkStreamIn is walkStream for the records of data[from:to] (see
 // eachSampleIn).
 func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind profile.Kind, from, to int) {
-	lr := a.newLocResolverN(d.maxLocID, len(d.locIDs), d.fns, side)
+	lr := a.newLocResolverN(d.maxLocID, len(d.locIDs), d.maxFnID, len(d.fnInfos), side)
 	lr.src = d
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
 	var rs sampleReader
