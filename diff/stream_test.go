@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -133,6 +134,16 @@ func TestStreamSameResult(t *testing.T) {
 			sides[s] = append(sides[s], rawFile(t, dir, fmt.Sprintf("%d-%d.pb.gz", s, i), p, profile.Options{}))
 		}
 	}
+	for _, rs := range sides {
+		for _, r := range rs {
+			l, err := r.Load()
+			in, perr := Prepare(r)
+			if err != nil || perr != nil || !in.Streamed() {
+				t.Fatalf("%s: model %v, stream %v (streamed: %v)", r.Source, err, perr, perr == nil && in.Streamed())
+			}
+			sameLocations(t, r.Source, l.Profile, in)
+		}
+	}
 	for _, sharded := range []bool{false, true} {
 		if sharded {
 			lowShards(t)
@@ -214,6 +225,7 @@ func TestStreamCorpus(t *testing.T) {
 			}
 			if in.Streamed() {
 				streamed++
+				sameLocations(t, path, l.Profile, in)
 			}
 			sameJSON(t, path+" loaded", loadFacts(l), loadFacts(in.Loaded()))
 			model, stream := NewAnalyzer(Options{Top: -1}), NewAnalyzer(Options{Top: -1})
@@ -292,4 +304,69 @@ func TestPrepareConcurrent(t *testing.T) {
 		}
 	}
 	sameJSON(t, "top", serial.Top(), parallel.Top())
+}
+
+// locFacts is what the analysis can read of a location: every field of
+// it, its mapping's and its lines' functions'.
+func locFacts(l *pprofile.Location) any {
+	if l == nil {
+		return nil
+	}
+	type fn struct {
+		ID                         uint64
+		Name, SystemName, Filename string
+		StartLine, Line, Column    int64
+	}
+	out := struct {
+		ID, Address uint64
+		IsFolded    bool
+		Mapping     *pprofile.Mapping
+		Lines       []fn
+	}{ID: l.ID, Address: l.Address, IsFolded: l.IsFolded, Mapping: l.Mapping}
+	for _, ln := range l.Line {
+		f := ln.Function
+		out.Lines = append(out.Lines, fn{f.ID, f.Name, f.SystemName, f.Filename, f.StartLine, ln.Line, ln.Column})
+	}
+	return out
+}
+
+// sameLocations checks that every location the streaming decoder makes
+// on demand (pbProfile.location) is the model's, made once: asked for
+// from several goroutines at once, each gets one object.
+func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input) {
+	t.Helper()
+	d := in.d
+	if d == nil {
+		return
+	}
+	if len(model.Location) != len(d.locIDs) {
+		t.Errorf("%s: %d locations, the decoder has %d", what, len(model.Location), len(d.locIDs))
+		return
+	}
+	got := make([][]*pprofile.Location, 4)
+	var wg sync.WaitGroup
+	for g := range got {
+		wg.Go(func() {
+			for _, l := range model.Location {
+				got[g] = append(got[g], d.location(l.ID))
+			}
+		})
+	}
+	wg.Wait()
+	for i, l := range model.Location {
+		for g := range got {
+			if got[g][i] != got[0][i] {
+				t.Fatalf("%s: location %d made twice", what, l.ID)
+			}
+		}
+		sameJSON(t, fmt.Sprintf("%s location %d", what, l.ID), locFacts(l), locFacts(got[0][i]))
+		if fn := got[0][i].Line; len(fn) > 0 {
+			if nm, ok := d.name(fn[0].Function); !ok || nm.rest == "" && fn[0].Function.Name != "" {
+				t.Errorf("%s: location %d: no name for its function", what, l.ID)
+			}
+		}
+	}
+	if d.location(d.maxLocID+1) != nil {
+		t.Errorf("%s: a location for an ID the profile lacks", what)
+	}
 }
