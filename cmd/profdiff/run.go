@@ -553,12 +553,13 @@ func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, st
 		if l.GoVersion == "" {
 			l.GoVersion = versions.of(j.src)
 		}
+		streamed := p.in.Streamed() // adding consumes it
 		err := add(j.side, p.in)
 		<-slots
 		if err != nil {
 			return loadHint(err)
 		}
-		if !p.in.Streamed() {
+		if !streamed {
 			releaseProfile()
 		}
 	}
