@@ -41,8 +41,10 @@
 package profile
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -234,15 +236,17 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 		return nil, l, err
 	}
 	maxSize := maxSizeOf(opts)
-	data, err := readSource(ctx, source, maxSize, opts)
-	if err != nil {
-		return nil, nil, &Error{source, err}
+	data, inflated := gunzipFile(source, maxSize)
+	if !inflated {
+		var err error
+		if data, err = readSource(ctx, source, maxSize, opts); err != nil {
+			return nil, nil, &Error{source, err}
+		}
+		if out, ok := fastGunzip(data, maxSize); ok {
+			data, inflated = out, true
+		}
 	}
 	var r *Raw
-	inflated := false
-	if out, ok := fastGunzip(data, maxSize); ok {
-		data, inflated = out, true
-	}
 	l, err := guardParse(source, func() (*Loaded, error) {
 		l, in, gzipped, done, err := unwrap(source, data, maxSize, false, true, inflated)
 		switch {
@@ -276,6 +280,43 @@ func fastGunzip(data []byte, maxSize int64) ([]byte, bool) {
 		return nil, false
 	}
 	out, err := readAll(zr, maxSize, gzipSize(data))
+	if err != nil || isGzip(out) || len(bytes.TrimSpace(out)) == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// gunzipFile is fastGunzip for a gzipped regular file, read as it is
+// inflated: the compressed bytes are never all in memory. It reports false
+// for anything else (stdin, a URL, a fleet source, a file that is not
+// gzip, larger than maxSize or that fastGunzip would refuse), which
+// readSource then reads, so errors are worded as they always are.
+func gunzipFile(source string, maxSize int64) ([]byte, bool) {
+	if source == "-" || strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") || fleet.IsSource(source) {
+		return nil, false
+	}
+	f, err := os.Open(source)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxSize || st.Size() < 18 {
+		return nil, false
+	}
+	var head [2]byte
+	var tail [4]byte // ISIZE (see gzipSize)
+	if _, err := f.ReadAt(head[:], 0); err != nil || !isGzip(head[:]) {
+		return nil, false
+	}
+	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
+		return nil, false
+	}
+	zr, err := kgzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		return nil, false
+	}
+	out, err := readAll(zr, maxSize, int64(binary.LittleEndian.Uint32(tail[:])))
 	if err != nil || isGzip(out) || len(bytes.TrimSpace(out)) == 0 {
 		return nil, false
 	}

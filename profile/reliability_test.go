@@ -366,3 +366,46 @@ func TestNotLegacy(t *testing.T) {
 		t.Errorf("legacy CPU profile read as %s", l.Format)
 	}
 }
+
+// gunzipFile inflates a gzipped file as it reads it, to what Decompress
+// makes of its bytes, and leaves to the usual path (false) every file it
+// cannot take whole: truncated, corrupt, past the limit, not gzip, a
+// second gzip layer, empty inside.
+func TestGunzipFile(t *testing.T) {
+	want := bytes.Repeat([]byte("main;a;b 7\n"), 5000)
+	gz := gzipT(t, want)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	if out, ok := gunzipFile(write("ok.gz", gz), 1<<20); !ok || !bytes.Equal(out, want) {
+		t.Errorf("a gzipped file: %d bytes, %v; want %d", len(out), ok, len(want))
+	}
+	bad := append([]byte(nil), gz...)
+	bad[len(bad)/2] ^= 0xff
+	for name, c := range map[string]struct {
+		data []byte
+		max  int64
+	}{
+		"truncated": {gz[:len(gz)/2], 1 << 20},
+		"corrupt":   {bad, 1 << 20},
+		"too large": {gz, int64(len(want)) - 1},
+		"plain":     {want, 1 << 20},
+		"twice":     {gzipT(t, gz), 1 << 20},
+		"blank":     {gzipT(t, []byte("  \n")), 1 << 20},
+	} {
+		if out, ok := gunzipFile(write(name, c.data), c.max); ok {
+			t.Errorf("%s: took %d bytes, want false", name, len(out))
+		}
+	}
+	if _, ok := gunzipFile(filepath.Join(dir, "missing.gz"), 1<<20); ok {
+		t.Error("a missing file: true")
+	}
+	if _, ok := gunzipFile(dir, 1<<20); ok {
+		t.Error("a directory: true")
+	}
+}
