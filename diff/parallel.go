@@ -106,6 +106,12 @@ func (a *Analyzer) shard(side Side) *Analyzer {
 // two).
 func (a *Analyzer) Expect(n int) { a.expect = n }
 
+// Wait waits for the walks in flight and merges them. The results (Diff,
+// Top, Profiles) wait themselves; a caller that wants the memory of the
+// inputs back before building them (they are garbage once walked) calls
+// Wait first.
+func (a *Analyzer) Wait() { a.flush() }
+
 // flush waits for every walk in flight and merges it.
 func (a *Analyzer) flush() {
 	for len(a.pending) > 0 {

@@ -336,6 +336,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	if err != nil {
 		return err
 	}
+	settle(a)
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
 	if err := s.out.write(e.stdout, render.DiffReport(r)); err != nil {
@@ -428,6 +429,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		settle(a)
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
 		if err := s.out.write(e.stdout, render.TopReport(t)); err != nil {
