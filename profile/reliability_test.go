@@ -375,13 +375,7 @@ func TestGunzipFile(t *testing.T) {
 	want := bytes.Repeat([]byte("main;a;b 7\n"), 5000)
 	gz := gzipT(t, want)
 	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name string, data []byte) string { return writeTemp(t, name, data) }
 	if out, ok := gunzipFile(write("ok.gz", gz), 1<<20); !ok || !bytes.Equal(out, want) {
 		t.Errorf("a gzipped file: %d bytes, %v; want %d", len(out), ok, len(want))
 	}
