@@ -190,19 +190,36 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 	for _, fi := range d.locFns[ref.off : ref.off+uint32(ref.n)] {
 		f := r.byFn[fi]
 		if f.id < 0 {
-			// As resolve names a new function: the module its name
-			// carries, else its location's mapping's file.
-			nm := &d.fnInfos[fi].nm
-			mod := nm.mod
-			if mod == "" && ref.mapping >= 0 {
-				mod = d.mapBase[ref.mapping]
+			mapFile := ""
+			if ref.mapping >= 0 {
+				mapFile = d.mapBase[ref.mapping]
 			}
-			f = r.a.internNamed(nm.rest, mod, r.side, nm)
+			f = r.newFrame("", &d.fnInfos[fi].nm, mapFile)
 			r.byFn[fi] = f
 		}
 		fs = append(fs, f)
 	}
 	r.finish(e, id, fs)
+}
+
+// newFrame is symbolize.LocationFrames' frame for a line of a function met
+// for the first time: the module its name carries, else mapFile (the base
+// name of its location's mapping's file, "" for none). nm is what the
+// streaming decoder made of the name; nil on the model path, where the
+// name is split here, its module memoized across profiles.
+func (r *locResolver) newFrame(name string, nm *fnName, mapFile string) frame {
+	if nm == nil {
+		mod, rest := r.a.splitModule(name)
+		if mod == "" {
+			mod = mapFile
+		}
+		return r.a.intern(rest, mod, r.side)
+	}
+	mod := nm.mod
+	if mod == "" {
+		mod = mapFile
+	}
+	return r.a.internNamed(nm.rest, mod, r.side, nm)
 }
 
 func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
@@ -218,26 +235,20 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 		// One frame per named line: memoize on the function, and name the
 		// location's frames only when a function is new. Unsymbolized
 		// locations take the other path, so each keeps its own address.
+		mapFile := ""
+		if loc.Mapping != nil {
+			mapFile = path.Base(loc.Mapping.File)
+		}
 		for _, ln := range loc.Line {
 			f, ok := r.funcFrame(ln.Function)
 			if !ok {
-				// symbolize.LocationFrames' frame for the line, its
-				// module split off the name memoized across profiles.
 				// The streaming decoder named its functions already,
 				// several profiles at once.
-				nm, pre := r.src.name(ln.Function)
-				if !pre {
-					nm.mod, nm.rest = a.splitModule(ln.Function.Name)
+				var pre *fnName
+				if nm, ok := r.src.name(ln.Function); ok {
+					pre = &nm
 				}
-				mod := nm.mod
-				if mod == "" && loc.Mapping != nil {
-					mod = path.Base(loc.Mapping.File)
-				}
-				if pre {
-					f = a.internNamed(nm.rest, mod, r.side, &nm)
-				} else {
-					f = a.intern(nm.rest, mod, r.side)
-				}
+				f = r.newFrame(ln.Function.Name, pre, mapFile)
 				r.setFuncFrame(ln.Function, f)
 			}
 			fs = append(fs, f)
