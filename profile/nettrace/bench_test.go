@@ -110,3 +110,17 @@ func unzipped(b *testing.B, name string) []byte {
 	}
 	return data
 }
+
+// BenchmarkPathological times Parse on the trace whose work its lookup
+// bound is for (TestAlternatingResolutionBounded): 2,000 samples of a
+// 16,384-frame stack alternating across a re-jit, refused.
+//
+//	go test ./profile/nettrace -run '^$' -bench Pathological -cpu 1
+func BenchmarkPathological(b *testing.B) {
+	data := alternatingTrace(16384, 2000, true)
+	benchgen.Loop(b, int64(len(data)), func() {
+		if _, _, err := Parse(data); err == nil {
+			b.Fatal("not refused")
+		}
+	})
+}

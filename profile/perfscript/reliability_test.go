@@ -47,8 +47,9 @@ func distinctEvents(n int) string {
 }
 
 // A file of 15,000 distinct events used to allocate a value for every
-// event in every record (15,000 x 15,000 int64s, 2.5 GB); it must load in
-// under a second and 200 MB, keeping the first MaxEvents events.
+// event in every record (15,000 x 15,000 int64s, 2.5 GB, 13 s); it must load
+// in under 200 MB, keeping the first MaxEvents events (BenchmarkPathological
+// times it).
 func TestManyEventsMemory(t *testing.T) {
 	text := distinctEvents(15000)
 	out, took, rss := parseInChild(t, text)
@@ -59,10 +60,6 @@ func TestManyEventsMemory(t *testing.T) {
 	}
 	if rss > 200<<20 && !memtest.Raced() {
 		t.Errorf("peak RSS %d MB, want under 200 MB", rss>>20)
-	}
-	// The parse takes a few tens of milliseconds (it took 13 s).
-	if took > time.Second && !memtest.Raced() {
-		t.Errorf("Parse took %v, want under 1 s", took)
 	}
 }
 

@@ -27,3 +27,27 @@ func BenchmarkParse(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkPathological times Parse on the inputs its bounds are for
+// (TestNestedEventsMemory, TestManyDeepLeavesRefused): events nested
+// 11,000 deep, and a deep path with 5,000 leaves, refused.
+//
+//	go test ./profile/speedscope -run '^$' -bench Pathological -cpu 1
+func BenchmarkPathological(b *testing.B) {
+	nested := []byte(nestedEvents(11000))
+	b.Run("nested", func(b *testing.B) {
+		benchgen.Loop(b, int64(len(nested)), func() {
+			if _, _, err := Parse(nested); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	leaves := []byte(deepLeaves(2000, 5000))
+	b.Run("leaves-refused", func(b *testing.B) {
+		benchgen.Loop(b, int64(len(leaves)), func() {
+			if _, _, err := Parse(leaves); err == nil {
+				b.Fatal("not refused")
+			}
+		})
+	})
+}
