@@ -1020,18 +1020,8 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 		switch f.num {
 		case 1:
 			if f.typ == 2 {
-				for p := f.s; p < f.e; {
-					u, q, ok := uvarint(data, p)
-					if !ok {
-						return false, decodeErr(p, "bad varint in a sample's location ids")
-					}
-					if !d.hasLocation(u) {
-						return false, errFallback // CheckValid: "sample has nil location"
-					}
-					if locs != checkIDs {
-						r.ids = append(r.ids, u)
-					}
-					p = q
+				if err := r.readIDs(data, f.s, f.e, locs != checkIDs); err != nil {
+					return false, err
 				}
 			} else if err := f.want(0, at); err != nil {
 				return false, decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
@@ -1074,6 +1064,50 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 		return false, err
 	}
 	return r.profiler(), nil // profLoc is set only when ids are kept
+}
+
+// readIDs reads the packed location ids at data[s:e], checking that each
+// is a location's (CheckValid: "sample has nil location"), and keeps them
+// in r.ids when keep. Ids of up to three bytes are read here, inline (as
+// uvarint would); ids 1..n, as every pprof writer numbers them, are
+// checked without a lookup.
+func (r *sampleReader) readIDs(data []byte, s, e int, keep bool) error {
+	d := r.d
+	ids := r.ids
+	n1 := uint64(0) // the location count when IDs are 1..n
+	if d.locIdx != nil && len(d.locIdx) == len(d.locIDs)+1 {
+		n1 = uint64(len(d.locIDs))
+	}
+	for p := s; p < e; {
+		var u uint64
+		if p+2 < len(data) && data[p] < 0x80 {
+			u, p = uint64(data[p]), p+1
+		} else if p+2 < len(data) && data[p+1] < 0x80 {
+			u, p = uint64(data[p]&0x7f)|uint64(data[p+1])<<7, p+2
+		} else if p+2 < len(data) && data[p+2] < 0x80 {
+			u, p = uint64(data[p]&0x7f)|uint64(data[p+1]&0x7f)<<7|uint64(data[p+2])<<14, p+3
+		} else {
+			v, q, ok := uvarintSlow(data, p)
+			if !ok {
+				return decodeErr(p, "bad varint in a sample's location ids")
+			}
+			u, p = v, q
+		}
+		if n1 > 0 {
+			if u-1 >= n1 {
+				r.ids = ids
+				return errFallback
+			}
+		} else if !d.hasLocation(u) {
+			r.ids = ids
+			return errFallback
+		}
+		if keep {
+			ids = append(ids, u)
+		}
+	}
+	r.ids = ids
+	return nil
 }
 
 // label reads one Label message and checks its string indexes.
