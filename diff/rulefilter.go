@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // ruleFilter is a conservative pre-check inside RuleSet.Match. From each rule's
@@ -16,6 +18,8 @@ type ruleFilter struct {
 	src   []*Rule     // the rules it was built from
 	any   litFilter   // a name passing no rule's filter fails this one
 	rules []litFilter // per rule
+	memo  sync.Map    // matchKey → *Rule (nil: none): what Match found, at most matchMemoCap
+	memoN atomic.Int64
 }
 
 // litFilter passes names that start with one of prefixes (bucketed by first

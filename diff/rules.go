@@ -253,13 +253,34 @@ func (rs *RuleSet) Match(normalized string, k profile.Kind) *Rule {
 	if !f.any.pass(normalized) {
 		return nil
 	}
+	key := matchKey{normalized, k}
+	if r, ok := f.memo.Load(key); ok {
+		return r.(*Rule)
+	}
+	var m *Rule
 	for i, r := range rs.Rules {
 		if f.rules[i].pass(normalized) && r.appliesTo(k) && r.re.MatchString(normalized) {
-			return r
+			m = r
+			break
 		}
 	}
-	return nil
+	if f.memoN.Load() < matchMemoCap {
+		if _, had := f.memo.LoadOrStore(key, m); !had {
+			f.memoN.Add(1)
+		}
+	}
+	return m
 }
+
+// matchKey is a name and kind Match has answered for (ruleFilter.memo):
+// the shards of a parallel walk, and the profiles of one run, ask about
+// mostly the same names.
+type matchKey struct {
+	name string
+	k    profile.Kind
+}
+
+const matchMemoCap = 1 << 20
 
 // matchUnfiltered is Match without the pre-filter: the reference the
 // filter's tests compare against.
