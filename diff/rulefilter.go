@@ -28,6 +28,48 @@ type litFilter struct {
 	all      bool
 	prefixes map[byte][]string
 	substrs  []string
+	subs     *subIndex // substrs indexed, when there are many (nil: a loop)
+}
+
+// subIndex finds whether a name contains one of many substrings (each
+// two bytes or more) in one pass over the name: a bit per pair of bytes
+// that starts a substring says where to look, and only there are the
+// substrings starting with that pair compared.
+type subIndex struct {
+	pairs [1 << 16 / 64]uint64
+	by    map[uint16][]string
+}
+
+// subIndexMin is the number of substrings from which the index beats a
+// strings.Contains per substring (BenchmarkLitFilter).
+const subIndexMin = 8
+
+func newSubIndex(subs []string) *subIndex {
+	x := &subIndex{by: map[uint16][]string{}}
+	for _, sub := range subs {
+		if len(sub) < 2 {
+			return nil
+		}
+		k := uint16(sub[0])<<8 | uint16(sub[1])
+		x.pairs[k>>6] |= 1 << (k & 63)
+		x.by[k] = append(x.by[k], sub)
+	}
+	return x
+}
+
+func (x *subIndex) in(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		k := uint16(s[i])<<8 | uint16(s[i+1])
+		if x.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, sub := range x.by[k] {
+			if strings.HasPrefix(s[i:], sub) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func newRuleFilter(rs *RuleSet) *ruleFilter {
@@ -89,6 +131,9 @@ func makeLitFilter(lits []lit) litFilter {
 			f.prefixes[p[0]] = append(f.prefixes[p[0]], p)
 		}
 	}
+	if len(f.substrs) >= subIndexMin {
+		f.subs = newSubIndex(f.substrs)
+	}
 	return f
 }
 
@@ -98,6 +143,9 @@ func (f *litFilter) pass(name string) bool {
 	}
 	if name != "" && f.prefixes != nil && hasAnyPrefix(name, f.prefixes[name[0]]) {
 		return true
+	}
+	if f.subs != nil {
+		return f.subs.in(name)
 	}
 	return containsAny(name, f.substrs)
 }

@@ -133,3 +133,65 @@ func genMatch(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
 		genMatch(b, re.Sub[r.Intn(len(re.Sub))], r)
 	}
 }
+
+// The substring index answers as a strings.Contains per substring does,
+// on the built-in rules' substrings and on names that hold them at
+// either end, in the middle, cut short by a byte, or not at all.
+func TestSubIndex(t *testing.T) {
+	f := newRuleFilter(DefaultRules())
+	subs := f.any.substrs
+	x := newSubIndex(subs)
+	if x == nil || f.any.subs == nil {
+		t.Fatalf("no index for the built-in rules' %d substrings", len(subs))
+	}
+	r := rand.New(rand.NewSource(1))
+	names := []string{"", "a", "main.main", "runtime.futex"}
+	p := synth.Generate(synth.Config{Seed: 5, Stacks: 500, MinDepth: 5, MaxDepth: 20, Functions: 1000})
+	for _, fn := range p.Function {
+		names = append(names, fn.Name)
+	}
+	for _, sub := range subs {
+		pad := names[r.Intn(len(names))]
+		names = append(names, sub, pad+sub, sub+pad, pad+sub+pad, sub[:len(sub)-1], pad+sub[1:])
+	}
+	hits := 0
+	for _, s := range names {
+		want := containsAny(s, subs)
+		if got := x.in(s); got != want {
+			t.Errorf("%q: index %v, Contains %v", s, got, want)
+		}
+		if want {
+			hits++
+		}
+	}
+	if hits == 0 || hits == len(names) {
+		t.Errorf("%d of %d names hold a substring: the test asks nothing", hits, len(names))
+	}
+}
+
+// BenchmarkLitFilter is the built-in rules' pre-check on synthetic
+// function names, by a strings.Contains per substring and by the index.
+//
+//	go test ./diff -run '^$' -bench LitFilter
+func BenchmarkLitFilter(b *testing.B) {
+	f := newRuleFilter(DefaultRules())
+	p := synth.Generate(synth.Config{Seed: 5, Stacks: 500, MinDepth: 5, MaxDepth: 20, Functions: 1000})
+	var names []string
+	for _, fn := range p.Function {
+		names = append(names, fn.Name)
+	}
+	b.Run("contains", func(b *testing.B) {
+		for b.Loop() {
+			for _, s := range names {
+				containsAny(s, f.any.substrs)
+			}
+		}
+	})
+	b.Run("index", func(b *testing.B) {
+		for b.Loop() {
+			for _, s := range names {
+				f.any.subs.in(s)
+			}
+		}
+	})
+}
