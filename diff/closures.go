@@ -26,14 +26,29 @@ import (
 // each side, as adjacency lists kept distinct by a set of (closure,
 // neighbour) pairs.
 type closureInfo struct {
+	// neighbours holds each closure's neighbours by method id, in the
+	// order met. A new one is looked for in the list itself; a closure
+	// with more than closureScan of them also keeps them in seen.
 	seen       [2]map[uint64]struct{}
-	neighbours [2]map[int32][]int32
+	neighbours [2][][]int32
 	// recent caches pairs seen already (key+1, by the key's low bits), so
 	// that the pairs every sample repeats skip the map.
 	recent [2]*[closureCache]uint64
 }
 
 const closureCache = 1 << 12
+
+// closureScan is the most neighbours a closure's list is searched for a
+// new one; past it, the seen set is.
+const closureScan = 16
+
+// neighboursOf is a closure's neighbours on a side.
+func (c *closureInfo) neighboursOf(side Side, id int32) []int32 {
+	if nb := c.neighbours[side]; int(id) < len(nb) {
+		return nb[id]
+	}
+	return nil
+}
 
 // noteClosures records the neighbours of the closures in a sample's stack.
 func (a *Analyzer) noteClosures(side Side, stack []int32) {
@@ -61,14 +76,34 @@ func (c *closureInfo) add(side Side, id, n int32) {
 		return
 	}
 	*slot = k + 1
-	if _, ok := c.seen[side][k]; ok {
-		return
+	nb := c.neighbours[side]
+	if int(id) >= len(nb) {
+		nb = append(nb, make([][]int32, int(id)+1-len(nb))...)
+		c.neighbours[side] = nb
 	}
-	if c.seen[side] == nil {
-		c.seen[side], c.neighbours[side] = map[uint64]struct{}{}, map[int32][]int32{}
+	list := nb[id]
+	if len(list) <= closureScan {
+		for _, x := range list {
+			if x == n {
+				return
+			}
+		}
+		if len(list) == closureScan { // crowded from now on: the set too
+			if c.seen[side] == nil {
+				c.seen[side] = map[uint64]struct{}{}
+			}
+			for _, x := range list {
+				c.seen[side][uint64(uint32(id))<<32|uint64(uint32(x))] = struct{}{}
+			}
+			c.seen[side][k] = struct{}{}
+		}
+	} else {
+		if _, ok := c.seen[side][k]; ok {
+			return
+		}
+		c.seen[side][k] = struct{}{}
 	}
-	c.seen[side][k] = struct{}{}
-	c.neighbours[side][id] = append(c.neighbours[side][id], n)
+	nb[id] = append(list, n)
 }
 
 // rowPair is one method row: the method whose base value it shows and the
@@ -177,7 +212,7 @@ func (a *Analyzer) similarity(x, y int32) float64 {
 // closures, by key otherwise.
 func (a *Analyzer) neighbourNames(side Side, id int32) map[string]bool {
 	out := map[string]bool{}
-	for _, n := range a.closures.neighbours[side][id] {
+	for _, n := range a.closures.neighboursOf(side, id) {
 		m := a.methods[n]
 		if m.family != "" {
 			out[m.family] = true

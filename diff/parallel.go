@@ -168,11 +168,9 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 			}
 		}
 	}
-	if nb := s.closures.neighbours[side]; nb != nil {
-		for id := range s.methods {
-			for _, n := range nb[int32(id)] {
-				a.closures.add(side, remap[id], remap[n])
-			}
+	for id, nb := range s.closures.neighbours[side] {
+		for _, n := range nb {
+			a.closures.add(side, remap[id], remap[n])
 		}
 	}
 	if th := s.sides[side].threads; len(th) > 0 {
