@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1078,14 +1079,25 @@ func (r *sampleReader) readIDs(data []byte, s, e int, keep bool) error {
 	if d.locIdx != nil && len(d.locIdx) == len(d.locIDs)+1 {
 		n1 = uint64(len(d.locIDs))
 	}
+	if keep {
+		ids = slices.Grow(ids, e-s) // at most one id a byte
+	}
 	for p := s; p < e; {
 		var u uint64
-		if p+2 < len(data) && data[p] < 0x80 {
-			u, p = uint64(data[p]), p+1
-		} else if p+2 < len(data) && data[p+1] < 0x80 {
-			u, p = uint64(data[p]&0x7f)|uint64(data[p+1])<<7, p+2
-		} else if p+2 < len(data) && data[p+2] < 0x80 {
-			u, p = uint64(data[p]&0x7f)|uint64(data[p+1]&0x7f)<<7|uint64(data[p+2])<<14, p+3
+		q := p
+		if p+2 < len(data) {
+			b := data[p : p+3 : p+3]
+			switch {
+			case b[0] < 0x80:
+				u, q = uint64(b[0]), p+1
+			case b[1] < 0x80:
+				u, q = uint64(b[0]&0x7f)|uint64(b[1])<<7, p+2
+			case b[2] < 0x80:
+				u, q = uint64(b[0]&0x7f)|uint64(b[1]&0x7f)<<7|uint64(b[2])<<14, p+3
+			}
+		}
+		if q != p {
+			p = q
 		} else {
 			v, q, ok := uvarintSlow(data, p)
 			if !ok {

@@ -370,3 +370,33 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 		t.Errorf("%s: a location for an ID the profile lacks", what)
 	}
 }
+
+// A sample naming location 0, or one past the table, first or in the
+// middle of its stack, is refused by the streaming decoder as the model
+// refuses it: Prepare says what Load says.
+func TestStreamBadLocationID(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		at   int
+		id   uint64
+	}{{"zero first", 0, 0}, {"zero inside", 3, 0}, {"past the table", 3, 1 << 20}, {"past by one", 0, 0}} {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.PCsPerFunction = 300, 100, 1
+		p := synth.Generate(cfg)
+		id := c.id
+		if c.name == "past by one" {
+			id = uint64(len(p.Location)) + 1
+		}
+		smp := p.Sample[len(p.Sample)/2]
+		locs := append([]*pprofile.Location(nil), smp.Location...)
+		locs[c.at] = &pprofile.Location{ID: id}
+		smp.Location = locs
+		r := rawFile(t, dir, strings.ReplaceAll(c.name, " ", "-")+".pb.gz", p, profile.Options{})
+		_, lerr := r.Load()
+		in, perr := Prepare(r)
+		if lerr == nil || fmt.Sprint(lerr) != fmt.Sprint(perr) || perr == nil && in.Streamed() {
+			t.Errorf("%s: model %v, stream %v", c.name, lerr, perr)
+		}
+	}
+}
