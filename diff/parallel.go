@@ -106,11 +106,16 @@ func (a *Analyzer) shard(side Side) *Analyzer {
 // two).
 func (a *Analyzer) Expect(n int) { a.expect = n }
 
-// Wait waits for the walks in flight and merges them. The results (Diff,
-// Top, Profiles) wait themselves; a caller that wants the memory of the
-// inputs back before building them (they are garbage once walked) calls
-// Wait first.
-func (a *Analyzer) Wait() { a.flush() }
+// Wait waits for the walks in flight; they are merged when a result is
+// asked for (Diff, Top, Profiles wait themselves). A caller that wants
+// the memory of the inputs back before the merge and the results are
+// built (the profiles' bytes and tables are garbage once walked) calls
+// Wait, then collects.
+func (a *Analyzer) Wait() {
+	for _, job := range a.pending {
+		job.wg.Wait()
+	}
+}
 
 // flush waits for every walk in flight and merges it.
 func (a *Analyzer) flush() {
