@@ -288,11 +288,17 @@ func fastGunzip(data []byte, maxSize int64) ([]byte, bool) {
 
 // gunzipFile is fastGunzip for a gzipped regular file, read as it is
 // inflated: the compressed bytes are never all in memory. It reports false
-// for anything else (stdin, a URL, a fleet source, a file that is not
-// gzip, larger than maxSize or that fastGunzip would refuse), which
+// for anything else (stdin, a URL, a fleet source, a named pipe or other
+// file that is not regular, a file that is not gzip, larger than maxSize
+// or that fastGunzip would refuse), which
 // readSource then reads, so errors are worded as they always are.
 func gunzipFile(source string, maxSize int64) ([]byte, bool) {
 	if source == "-" || strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") || fleet.IsSource(source) {
+		return nil, false
+	}
+	// Stat before opening: opening a named pipe would meet its writer, and
+	// its data would be lost to the read that follows.
+	if st, err := os.Stat(source); err != nil || !st.Mode().IsRegular() {
 		return nil, false
 	}
 	f, err := os.Open(source)
