@@ -1021,7 +1021,7 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 		switch f.num {
 		case 1:
 			if f.typ == 2 {
-				if err := r.readIDs(data, f.s, f.e, locs != checkIDs); err != nil {
+				if err := r.readIDs(data[:f.e], f.s, locs != checkIDs); err != nil {
 					return false, err
 				}
 			} else if err := f.want(0, at); err != nil {
@@ -1033,8 +1033,9 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 			}
 		case 2:
 			if f.typ == 2 {
+				vals := data[:f.e] // a varint may not run past its field
 				for p := f.s; p < f.e; {
-					u, q, ok := uvarint(data, p)
+					u, q, ok := uvarint(vals, p)
 					if !ok {
 						return false, decodeErr(p, "bad varint in a sample's values")
 					}
@@ -1067,12 +1068,13 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	return r.profiler(), nil // profLoc is set only when ids are kept
 }
 
-// readIDs reads the packed location ids at data[s:e], checking that each
+// readIDs reads the packed location ids at data[s:], checking that each
 // is a location's (CheckValid: "sample has nil location"), and keeps them
 // in r.ids when keep. Ids of up to three bytes are read here, inline (as
 // uvarint would); ids 1..n, as every pprof writer numbers them, are
 // checked without a lookup.
-func (r *sampleReader) readIDs(data []byte, s, e int, keep bool) error {
+func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
+	e := len(data) // the field's end: a varint may not run past it, as pprof reads it
 	d := r.d
 	ids := r.ids
 	n1 := uint64(0) // the location count when IDs are 1..n

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -399,4 +401,94 @@ func TestStreamBadLocationID(t *testing.T) {
 			t.Errorf("%s: model %v, stream %v", c.name, lerr, perr)
 		}
 	}
+}
+
+// A sample whose packed location ids or values are cut a byte or two
+// short (so that the last varint runs on into the next field's bytes)
+// gets what the model makes of it: the same error, or the same profile.
+func TestStreamPackedVarintPastField(t *testing.T) {
+	cfg := synth.DefaultConfig()
+	cfg.Stacks, cfg.Functions, cfg.PCsPerFunction = 400, 300, 1
+	var buf bytes.Buffer
+	if err := synth.Generate(cfg).WriteUncompressed(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	// Where the packed fields of the first samples are: the offset of
+	// each one's one-byte length.
+	var lens []int
+	var f, g wireField
+	for pos := 0; pos < len(data) && len(lens) < 60; {
+		if err := next(data, &pos, len(data), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.num != 2 || f.typ != 2 {
+			continue
+		}
+		for q := f.s; q < f.e; {
+			at := q
+			if err := next(data, &q, f.e, &g); err != nil {
+				t.Fatal(err)
+			}
+			if (g.num == 1 || g.num == 2) && g.typ == 2 && g.e-g.s >= 3 && g.e-g.s < 0x80 && g.s == at+2 {
+				lens = append(lens, at+1)
+			}
+		}
+	}
+	if len(lens) < 20 {
+		t.Fatalf("only %d packed fields found", len(lens))
+	}
+	refused := 0
+	for _, at := range lens {
+		for cut := byte(1); cut <= 2; cut++ {
+			bad := append([]byte(nil), data...)
+			bad[at] -= cut
+			r, _, err := profile.LoadRaw(context.Background(), writeTemp(t, bad), profile.Options{})
+			if err != nil || r == nil {
+				continue // refused before either path
+			}
+			_, lerr := r.Load()
+			_, perr := Prepare(r)
+			if lerr != nil {
+				refused++
+			}
+			if fmt.Sprint(lerr) != fmt.Sprint(perr) {
+				t.Errorf("packed field at byte %d cut by %d: model %v, stream %v", at, cut, lerr, perr)
+			}
+		}
+	}
+	if refused == 0 {
+		t.Error("the model refused no cut profile: the test asks nothing")
+	}
+}
+
+// readIDs reads varints within the packed field it is given, as pprof's
+// decoder does: one that runs past the field's end is an error at its
+// offset, even when the bytes after the field would complete it.
+func TestReadIDsWithinField(t *testing.T) {
+	d := &pbProfile{locIDs: make([]uint64, 300), locIdx: make([]int32, 301)}
+	for i := range d.locIDs {
+		d.locIDs[i], d.locIdx[i+1] = uint64(i+1), int32(i+1)
+	}
+	// The ids 5 and 300 (0xac 0x02), then a value field's key.
+	rec := []byte{0x05, 0xac, 0x02, 0x12}
+	r := &sampleReader{d: d}
+	if err := r.readIDs(rec[:3], 0, true); err != nil || !slices.Equal(r.ids, []uint64{5, 300}) {
+		t.Fatalf("whole field: ids %v, %v", r.ids, err)
+	}
+	r.ids = r.ids[:0]
+	var de *DecodeError
+	if err := r.readIDs(rec[:2], 0, true); !errors.As(err, &de) || de.Offset != 1 {
+		t.Errorf("a varint past the field's end: %v, want a DecodeError at byte 1", err)
+	}
+}
+
+// writeTemp writes data to a new file and returns its path.
+func writeTemp(t *testing.T, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "p.pb")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
