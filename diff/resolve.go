@@ -32,7 +32,7 @@ type locResolver struct {
 	fnDense  []fnEntry // by Function.ID, made with fnDenseN entries (-1: fnMap) when first set
 	fnDenseN int
 	fnMap    map[*pprofile.Function]frame
-	byFn     []frame // by index in src.fns (resolveID); id -1 until met
+	byFn     []frame // by index in src.fnInfos (resolveID); id -1 until met
 	buf      []symbolize.Frame
 	fbuf     []frame // scratch for resolve
 }

@@ -98,7 +98,7 @@ func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
 		// keep ran on ids alone; rules are resolved for kept samples only.
 		s.frames = s.frames[:0]
 		for i := range lr.locs(smp, ids) {
-			s.frames = lr.appendRules(s.frames, lr.entry(lr.locAt(smp, ids, i)), kind)
+			s.frames = lr.appendRules(s.frames, lr.entryAt(smp, ids, i), kind)
 		}
 	}
 	a.commRoot(s, smp)

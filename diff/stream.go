@@ -437,7 +437,7 @@ func (d *pbProfile) buildMappings() error {
 	return nil
 }
 
-// fnIndex finds a function's index in pbProfile.fns by its ID: a slice
+// fnIndex finds a function's index in pbProfile.fnInfos by its ID: a slice
 // when IDs are dense, else a map.
 type fnIndex struct {
 	dense []int32 // index + 1, 0 for none
@@ -463,54 +463,10 @@ func (d *pbProfile) buildFunctions() (*fnIndex, error) {
 	d.fnInfos = make([]*fnInfo, n)
 	raw := make([]string, n) // names the memo lacks, else ""
 	var missing []int
-	data := d.data
 	maxID := uint64(0)
-	var f wireField
-	fnMemo.mu.RLock()
-	for i, r := range d.fnRanges {
-		var id, nameX, sysX, fileX uint64
-		for pos := r[0]; pos < r[1]; {
-			at := pos
-			if err := next(data, &pos, r[1], &f); err != nil {
-				fnMemo.mu.RUnlock()
-				return nil, err
-			}
-			if f.num < 1 || f.num > 5 {
-				continue
-			}
-			if err := f.want(0, at); err != nil {
-				fnMemo.mu.RUnlock()
-				return nil, err
-			}
-			switch f.num {
-			case 1:
-				id = f.u
-			case 2:
-				nameX = f.u
-			case 3:
-				sysX = f.u
-			case 4:
-				fileX = f.u
-			}
-		}
-		switch {
-		case !d.okStr(int64(nameX)) || !d.okStr(int64(sysX)) || !d.okStr(int64(fileX)):
-			fnMemo.mu.RUnlock()
-			return nil, errMalformed
-		case id == 0:
-			fnMemo.mu.RUnlock()
-			return nil, errFallback
-		}
-		ids[i] = id
-		maxID = max(maxID, id)
-		if info := fnMemo.m[string(data[d.strS[nameX]:d.strE[nameX]])]; info != nil {
-			d.fnInfos[i] = info
-		} else {
-			missing = append(missing, i)
-			raw[i], _ = d.str(int64(nameX))
-		}
+	if err := d.readFunctions(ids, raw, &missing, &maxID); err != nil {
+		return nil, err
 	}
-	fnMemo.mu.RUnlock()
 	if len(missing) > 0 {
 		// Named outside the lock, stored in one step; a name another
 		// profile stored meanwhile keeps its first entry.
@@ -560,6 +516,62 @@ func (d *pbProfile) buildFunctions() (*fnIndex, error) {
 	}
 	d.fx, d.maxFnID = fx, maxID
 	return fx, nil
+}
+
+// readFunctions reads the function table for buildFunctions: each
+// function's ID into ids, the largest into maxID, and what fnMemo knows of
+// its name into d.fnInfos; a name it lacks is made (raw) and its index
+// added to missing. It holds fnMemo's read lock throughout.
+func (d *pbProfile) readFunctions(ids []uint64, raw []string, missing *[]int, maxID *uint64) error {
+	data := d.data
+	fnMemo.mu.RLock()
+	defer fnMemo.mu.RUnlock()
+	for i, r := range d.fnRanges {
+		var v fnFields
+		if err := d.functionFields(r, &v); err != nil {
+			return err
+		}
+		id, nameX, sysX, fileX := v[1], v[2], v[3], v[4]
+		switch {
+		case !d.okStr(int64(nameX)) || !d.okStr(int64(sysX)) || !d.okStr(int64(fileX)):
+			return errMalformed
+		case id == 0:
+			return errFallback
+		}
+		ids[i] = id
+		*maxID = max(*maxID, id)
+		if info := fnMemo.m[string(data[d.strS[nameX]:d.strE[nameX]])]; info != nil {
+			d.fnInfos[i] = info
+		} else {
+			*missing = append(*missing, i)
+			raw[i], _ = d.str(int64(nameX))
+		}
+	}
+	return nil
+}
+
+// fnFields are a Function message's fields by number: id, name,
+// system_name and filename (string indexes), start_line; all varints.
+type fnFields [6]uint64
+
+// functionFields reads the Function message at data[r[0]:r[1]] into v,
+// the last of a repeated field winning, as pprof's decoder has it.
+func (d *pbProfile) functionFields(r [2]int, v *fnFields) error {
+	var f wireField
+	for pos := r[0]; pos < r[1]; {
+		at := pos
+		if err := next(d.data, &pos, r[1], &f); err != nil {
+			return err
+		}
+		if f.num < 1 || f.num > 5 {
+			continue
+		}
+		if err := f.want(0, at); err != nil {
+			return err
+		}
+		v[f.num] = f.u
+	}
+	return nil
 }
 
 // fnInfo is what the decoder makes of a function name, once per process
@@ -612,25 +624,10 @@ func (d *pbProfile) function(i int32) *pprofile.Function {
 		return fn
 	}
 	info := d.fnInfos[i]
-	fn := &pprofile.Function{Name: info.name}
-	r := d.fnRanges[i]
-	var sysX, fileX int64
-	var f wireField
-	for pos := r[0]; pos < r[1]; {
-		if next(d.data, &pos, r[1], &f) != nil {
-			break
-		}
-		switch f.num {
-		case 1:
-			fn.ID = f.u
-		case 3:
-			sysX = int64(f.u)
-		case 4:
-			fileX = int64(f.u)
-		case 5:
-			fn.StartLine = int64(f.u)
-		}
-	}
+	var v fnFields
+	_ = d.functionFields(d.fnRanges[i], &v) // read without error by buildFunctions
+	fn := &pprofile.Function{ID: v[1], Name: info.name, StartLine: int64(v[5])}
+	sysX, fileX := int64(v[3]), int64(v[4])
 	// Strings made here are not memoized in the table (str): the walks
 	// of one profile's parts may ask at once.
 	s := func(x int64) string { return string(d.data[d.strS[x]:d.strE[x]]) }
@@ -1006,8 +1003,8 @@ const (
 )
 
 // read decodes the sample at data[s:e]; profiler says whether it is one
-// of the profiler's own (DropProfilerSamples' test, when the locations
-// are read or none is the profiler's).
+// of the profiler's own (DropProfilerSamples' test, when the ids are
+// kept or none is the profiler's).
 func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	d, smp := r.d, &r.smp
 	smp.Value, smp.Location, r.labels, r.ids = smp.Value[:0], smp.Location[:0], r.labels[:0], r.ids[:0]
