@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,7 +35,11 @@ func TestWorkloadJSONProject(t *testing.T) {
 	if p == nil || p.Label != workloads.ProjectionLabel || p.ToCores != 8 || len(doc.Runs) != 1 {
 		t.Fatalf("projection %+v\n%s", p, out)
 	}
-	if l := p.Lock; l == nil || l.Shards != 1 || l.AcquisitionsPerRequest != 3 || l.HoldUS <= 0 || l.TimedHolds == 0 || l.BusiestShare != 1 {
+	// Three acquisitions a request, up to the requests in flight when the
+	// window's counters are read: at most --connections at each end.
+	const conns = 16
+	if l := p.Lock; l == nil || l.Shards != 1 || l.Requests == 0 || math.Abs(l.AcquisitionsPerRequest-3) > 2*3*conns/float64(l.Requests) ||
+		l.HoldUS <= 0 || l.TimedHolds == 0 || l.BusiestShare != 1 {
 		t.Errorf("lock measure %+v (not measured: %q)", p.Lock, p.LockWhyNot)
 	}
 	if p.USL != nil || !strings.Contains(p.USLWhyNot, "1 successful point(s)") || p.Cause == "" || len(p.Assumptions) == 0 ||
