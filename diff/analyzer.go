@@ -221,11 +221,10 @@ type Analyzer struct {
 	byName      map[string]int32 // raw frame name → spelling
 	byKey       map[string]int32 // normalized name → method
 	closures    closureInfo
-	commKeys    map[string]string // perf's comm label → its root frame's key (commRoot)
-	anyClosure  bool              // a method is a Go closure (see closures.go)
-	closure     []bool            // by method id: a Go closure (a compact copy of method.family != "")
-	frs         []frameRule       // by method id: its frame rule, once frDone (frameRuleOf)
-	frDone      []bool
+	commKeys    map[string]string    // perf's comm label → its root frame's key (commRoot)
+	anyClosure  bool                 // a method is a Go closure (see closures.go)
+	closure     []bool               // by method id: a Go closure (a compact copy of method.family != "")
+	frs         []frameRule          // by method id: its frame rule, once known (frameRuleOf)
 	std         []int8               // by method id: 0 unknown, else stdOther, stdLib or stdRuntime (callerIndex)
 	splitMemo   map[string][2]string // splitModule
 	sides       [2]sideMeta

@@ -352,7 +352,7 @@ func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame 
 			}
 			a.anyClosure = a.anyClosure || m.family != ""
 			a.closure = append(a.closure, m.family != "")
-			a.frs, a.frDone, a.std = append(a.frs, frameRule{}), append(a.frDone, false), append(a.std, 0)
+			a.frs, a.std = append(a.frs, frameRule{}), append(a.std, 0)
 			a.methods = append(a.methods, m)
 			a.byKey[key] = id
 		}
@@ -370,9 +370,8 @@ func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame 
 // frameRuleOf is a method's frame rule, matched once, with the kind of the
 // profile it is first needed for.
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
-	if !a.frDone[id] {
+	if !a.frs[id].known {
 		a.frs[id] = a.rules.frameRule(a.methods[id].key, kind)
-		a.frDone[id] = true
 	}
 	return a.frs[id]
 }

@@ -274,7 +274,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		}
 		return stack, spell, frames
 	}
-	one, frs, frDone := r.one, r.a.frs, r.a.frDone
+	one, frs := r.one, r.a.frs
 	for i := range n {
 		// Fast path: a known one-frame location, with no calls so the
 		// loads of successive frames overlap.
@@ -285,7 +285,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 			id = smp.Location[i].ID
 		}
 		if id < uint64(len(one)) {
-			if m := one[id] - 1; m >= 0 && frDone[m] {
+			if m := one[id] - 1; m >= 0 && frs[m].known {
 				stack = append(stack, m)
 				frames = append(frames, frs[m])
 				continue
@@ -294,7 +294,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		e := r.entryAt(smp, ids, i)
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
-		frs, frDone = r.a.frs, r.a.frDone // new methods may have grown them
+		frs = r.a.frs // new methods may have grown it
 	}
 	return stack, spell, frames
 }
