@@ -133,8 +133,7 @@ type pbProfile struct {
 	fnInfos []*fnInfo
 	fx      *fnIndex
 	maxFnID uint64
-	fnOnce  sync.Once
-	fnMade  []atomic.Pointer[pprofile.Function]
+	fnMade  madeOnDemand[pprofile.Function]
 	mapBase []string         // path.Base of each mapping's file
 	mapByID map[uint64]int32 // mapping index by ID
 
@@ -150,8 +149,7 @@ type pbProfile struct {
 	locIdxMap map[uint64]int32
 	locRef    []locRef
 	maxLocID  uint64
-	locOnce   sync.Once
-	locMade   []atomic.Pointer[pprofile.Location] // by table index, made on demand
+	locMade   madeOnDemand[pprofile.Location]
 
 	profFn      []bool // by function index: profiler-only (profile.IsProfilerFrame); nil for none
 	profLoc     []bool // by location table index: has a profiler frame; nil for none
@@ -619,10 +617,12 @@ const fnMemoCap = 1 << 20
 // function returns function i of the table as the pprof model has it,
 // made from its bytes when first asked and kept (as location does).
 func (d *pbProfile) function(i int32) *pprofile.Function {
-	d.fnOnce.Do(func() { d.fnMade = make([]atomic.Pointer[pprofile.Function], len(d.fnInfos)) })
-	if fn := d.fnMade[i].Load(); fn != nil {
-		return fn
-	}
+	return d.fnMade.get(int(i), len(d.fnInfos), func() *pprofile.Function { return d.makeFunction(i) })
+}
+
+// makeFunction makes function i of the table from its bytes, which
+// buildFunctions checked.
+func (d *pbProfile) makeFunction(i int32) *pprofile.Function {
 	info := d.fnInfos[i]
 	var v fnFields
 	_ = d.functionFields(d.fnRanges[i], &v) // read without error by buildFunctions
@@ -635,8 +635,25 @@ func (d *pbProfile) function(i int32) *pprofile.Function {
 	if info.demangled && (fn.SystemName == "" || fn.SystemName == info.raw) {
 		fn.SystemName = info.raw // as profile's demangleFunctions does
 	}
-	d.fnMade[i].CompareAndSwap(nil, fn)
-	return d.fnMade[i].Load()
+	return fn
+}
+
+// madeOnDemand holds a table's objects made when first asked for, by
+// table index: one object each, whichever of several goroutines asks
+// first, and the same for all.
+type madeOnDemand[T any] struct {
+	once sync.Once
+	p    []atomic.Pointer[T]
+}
+
+// get returns object i of a table of n, made by mk if it is not yet.
+func (m *madeOnDemand[T]) get(i, n int, mk func() *T) *T {
+	m.once.Do(func() { m.p = make([]atomic.Pointer[T], n) })
+	if v := m.p[i].Load(); v != nil {
+		return v
+	}
+	m.p[i].CompareAndSwap(nil, mk())
+	return m.p[i].Load()
 }
 
 // name returns what the decoder made of fn's name; false for a nil d
@@ -792,6 +809,9 @@ func (d *pbProfile) indexLocations(maxID uint64) error {
 	return nil
 }
 
+// lineFns is the function index of each line of location i of the table.
+func (d *pbProfile) lineFns(i int) []int32 { return d.locFns[d.locOff[i]:d.locOff[i+1]] }
+
 // locIndex is the table index of the location with an ID, -1 for none.
 func (d *pbProfile) locIndex(id uint64) int {
 	if d.locIdx != nil {
@@ -809,10 +829,18 @@ func (d *pbProfile) locIndex(id uint64) int {
 // hasLocation reports whether there is a location with an ID; when the
 // IDs are 1..n, as every pprof writer numbers them, without a load.
 func (d *pbProfile) hasLocation(id uint64) bool {
-	if d.locIdx != nil && len(d.locIdx) == len(d.locIDs)+1 {
-		return id != 0 && id <= uint64(len(d.locIDs))
+	if n := d.locCount1N(); n > 0 {
+		return id != 0 && id <= n
 	}
 	return d.locIndex(id) >= 0
+}
+
+// locCount1N is the number of locations when their IDs are 1..n, else 0.
+func (d *pbProfile) locCount1N() uint64 {
+	if d.locIdx != nil && len(d.locIdx) == len(d.locIDs)+1 {
+		return uint64(len(d.locIDs))
+	}
+	return 0
 }
 
 // location returns the location with an ID as the pprof model has it,
@@ -824,21 +852,16 @@ func (d *pbProfile) location(id uint64) *pprofile.Location {
 	if i < 0 {
 		return nil
 	}
-	d.locOnce.Do(func() { d.locMade = make([]atomic.Pointer[pprofile.Location], len(d.locIDs)) })
-	if l := d.locMade[i].Load(); l != nil {
-		return l
-	}
-	d.locMade[i].CompareAndSwap(nil, d.makeLocation(i))
-	return d.locMade[i].Load()
+	return d.locMade.get(i, len(d.locIDs), func() *pprofile.Location { return d.makeLocation(i) })
 }
 
 // makeLocation makes location i of the table from its bytes, which
 // buildLocations checked.
 func (d *pbProfile) makeLocation(i int) *pprofile.Location {
-	r, off := d.locRanges[i], d.locOff[i]
+	r, fns := d.locRanges[i], d.lineFns(i)
 	loc := &pprofile.Location{}
-	if n := d.locOff[i+1] - off; n > 0 {
-		loc.Line = make([]pprofile.Line, 0, n)
+	if len(fns) > 0 {
+		loc.Line = make([]pprofile.Line, 0, len(fns))
 	}
 	data := d.data
 	var f, g wireField
@@ -860,7 +883,7 @@ func (d *pbProfile) makeLocation(i int) *pprofile.Location {
 		case 5:
 			loc.IsFolded = f.u != 0
 		case 4:
-			ln := pprofile.Line{Function: d.function(d.locFns[off+uint32(len(loc.Line))])}
+			ln := pprofile.Line{Function: d.function(fns[len(loc.Line)])}
 			for q := f.s; q < f.e; {
 				if next(data, &q, f.e, &g) != nil {
 					break
@@ -911,7 +934,7 @@ func (d *pbProfile) check(drop bool) error {
 	if d.profFn != nil { // buildFunctions found the profiler's functions
 		d.profLoc = make([]bool, len(d.locIDs))
 		for i := range d.locIDs {
-			for _, fi := range d.locFns[d.locOff[i]:d.locOff[i+1]] {
+			for _, fi := range d.lineFns(i) {
 				if d.profFn[fi] {
 					d.profLoc[i] = true
 					break
@@ -949,8 +972,8 @@ func (d *pbProfile) check(drop bool) error {
 			return errFallback // a diff profile: refused
 		}
 		if leafFns != nil && len(rs.ids) > 0 {
-			if li := d.locIndex(rs.ids[0]); d.locOff[li+1] > d.locOff[li] {
-				if fi := d.locFns[d.locOff[li]]; !leafFns[fi] {
+			if fns := d.lineFns(d.locIndex(rs.ids[0])); len(fns) > 0 {
+				if fi := fns[0]; !leafFns[fi] {
 					leafFns[fi] = true
 					d.leaves = append(d.leaves, rs.ids[0])
 				}
@@ -1074,10 +1097,7 @@ func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
 	e := len(data) // the field's end: a varint may not run past it, as pprof reads it
 	d := r.d
 	ids := r.ids
-	n1 := uint64(0) // the location count when IDs are 1..n
-	if d.locIdx != nil && len(d.locIdx) == len(d.locIDs)+1 {
-		n1 = uint64(len(d.locIDs))
-	}
+	n1 := d.locCount1N()
 	if keep {
 		ids = slices.Grow(ids, e-s) // at most one id a byte
 	}

@@ -275,11 +275,18 @@ func fastGunzip(data []byte, maxSize int64) ([]byte, bool) {
 	if !isGzip(data) {
 		return nil, false
 	}
-	zr, err := kgzip.NewReader(bytes.NewReader(data))
+	return inflateWhole(bytes.NewReader(data), maxSize, gzipSize(data))
+}
+
+// inflateWhole is fastGunzip's decompression of the gzip stream r, expected
+// to expand to hint bytes: false unless it decompresses cleanly, within
+// maxSize, to data that is neither empty nor gzip again.
+func inflateWhole(r io.Reader, maxSize, hint int64) ([]byte, bool) {
+	zr, err := kgzip.NewReader(r)
 	if err != nil {
 		return nil, false
 	}
-	out, err := readAll(zr, maxSize, gzipSize(data))
+	out, err := readAll(zr, maxSize, hint)
 	if err != nil || isGzip(out) || len(bytes.TrimSpace(out)) == 0 {
 		return nil, false
 	}
@@ -318,15 +325,7 @@ func gunzipFile(source string, maxSize int64) ([]byte, bool) {
 	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
 		return nil, false
 	}
-	zr, err := kgzip.NewReader(bufio.NewReaderSize(f, 1<<16))
-	if err != nil {
-		return nil, false
-	}
-	out, err := readAll(zr, maxSize, int64(binary.LittleEndian.Uint32(tail[:])))
-	if err != nil || isGzip(out) || len(bytes.TrimSpace(out)) == 0 {
-		return nil, false
-	}
-	return out, true
+	return inflateWhole(bufio.NewReaderSize(f, 1<<16), maxSize, int64(binary.LittleEndian.Uint32(tail[:])))
 }
 
 // IsProfilerFrame reports whether a function name is one that only the
