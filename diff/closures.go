@@ -27,20 +27,10 @@ import (
 // neighbour) pairs.
 type closureInfo struct {
 	// neighbours holds each closure's neighbours by method id, in the
-	// order met. A new one is looked for in the list itself; a closure
-	// with more than closureScan of them also keeps them in seen.
-	seen       [2]map[uint64]struct{}
+	// order met; pairs is the set of those met, per side.
 	neighbours [2][][]int32
-	// recent caches pairs seen already (key+1, by the key's low bits), so
-	// that the pairs every sample repeats skip the map.
-	recent [2]*[closureCache]uint64
+	pairs      [2]pairSet
 }
-
-const closureCache = 1 << 12
-
-// closureScan is the most neighbours a closure's list is searched for a
-// new one; past it, the seen set is.
-const closureScan = 16
 
 // neighboursOf is a closure's neighbours on a side.
 func (c *closureInfo) neighboursOf(side Side, id int32) []int32 {
@@ -67,43 +57,64 @@ func (a *Analyzer) noteClosures(side Side, stack []int32) {
 }
 
 func (c *closureInfo) add(side Side, id, n int32) {
-	k := uint64(uint32(id))<<32 | uint64(uint32(n))
-	if c.recent[side] == nil {
-		c.recent[side] = new([closureCache]uint64)
-	}
-	slot := &c.recent[side][(k^k>>29)%closureCache]
-	if *slot == k+1 {
+	if !c.pairs[side].insert(uint64(uint32(id))<<32 | uint64(uint32(n))) {
 		return
 	}
-	*slot = k + 1
 	nb := c.neighbours[side]
 	if int(id) >= len(nb) {
 		nb = append(nb, make([][]int32, int(id)+1-len(nb))...)
 		c.neighbours[side] = nb
 	}
-	list := nb[id]
-	if len(list) <= closureScan {
-		for _, x := range list {
-			if x == n {
-				return
-			}
-		}
-		if len(list) == closureScan { // crowded from now on: the set too
-			if c.seen[side] == nil {
-				c.seen[side] = map[uint64]struct{}{}
-			}
-			for _, x := range list {
-				c.seen[side][uint64(uint32(id))<<32|uint64(uint32(x))] = struct{}{}
-			}
-			c.seen[side][k] = struct{}{}
-		}
-	} else {
-		if _, ok := c.seen[side][k]; ok {
-			return
-		}
-		c.seen[side][k] = struct{}{}
+	nb[id] = append(nb[id], n)
+}
+
+// pairSet is a set of uint64 keys: open addressing, linear probing, each
+// slot the key + 1 (0: empty), kept at most half full. Every sample asks
+// it once per closure frame and neighbour, nearly always for a pair it
+// holds: one probe of a flat table, where a map would hash and chase.
+type pairSet struct {
+	slots []uint64
+	n     int
+}
+
+// insert adds k and reports whether it was new.
+func (p *pairSet) insert(k uint64) bool {
+	if 2*(p.n+1) > len(p.slots) {
+		p.grow()
 	}
-	nb[id] = append(list, n)
+	mask := uint64(len(p.slots) - 1)
+	for i := pairHash(k) & mask; ; i = (i + 1) & mask {
+		switch p.slots[i] {
+		case k + 1:
+			return false
+		case 0:
+			p.slots[i] = k + 1
+			p.n++
+			return true
+		}
+	}
+}
+
+func (p *pairSet) grow() {
+	old := p.slots
+	p.slots = make([]uint64, max(1024, 2*len(old)))
+	mask := uint64(len(p.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := pairHash(s-1) & mask
+		for p.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		p.slots[i] = s
+	}
+}
+
+// pairHash mixes a pair's bits (a multiplicative hash, high bits down).
+func pairHash(k uint64) uint64 {
+	k *= 0x9e3779b97f4a7c15
+	return k ^ k>>29
 }
 
 // rowPair is one method row: the method whose base value it shows and the
