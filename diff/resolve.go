@@ -22,8 +22,10 @@ type locResolver struct {
 	src   *pbProfile // the streaming decoder's profile, whose locations ids name
 	dense []locEntry
 	// one is the frames' fast path, by location ID like dense: the
-	// method id + 1 of a resolved location with one frame, else 0. Four
-	// bytes a location keep the table of a large profile in cache.
+	// method id + 1 of a resolved location with one frame; for one of
+	// 2..oneMaxN frames, -1 - (off<<3 | n), its frames at idv[off:off+n];
+	// 0 when not resolved yet. Four bytes a location keep the table of a
+	// large profile in cache.
 	one      []int32
 	byPtr    map[*pprofile.Location]*locEntry
 	idv      []int32
@@ -36,6 +38,13 @@ type locResolver struct {
 	buf      []symbolize.Frame
 	fbuf     []frame // scratch for resolve
 }
+
+// The most frames, and the highest arena offset, of a location with
+// several frames that the fast path (locResolver.one) holds.
+const (
+	oneMaxN   = 7
+	oneMaxOff = 1 << 27
+)
 
 type fnEntry struct {
 	fn *pprofile.Function
@@ -276,6 +285,9 @@ func (r *locResolver) finish(e *locEntry, id uint64, fs []frame) {
 	e.off = uint32(len(r.idv))
 	for _, f := range fs {
 		r.idv, r.spv = append(r.idv, f.id), append(r.spv, f.sp)
+	}
+	if id < uint64(len(r.one)) && e == &r.dense[id] && e.n <= oneMaxN && e.off < oneMaxOff {
+		r.one[id] = -int32(e.off<<3|e.n) - 1
 	}
 	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
 }

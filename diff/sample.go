@@ -285,10 +285,23 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 			id = smp.Location[i].ID
 		}
 		if id < uint64(len(one)) {
-			if m := one[id] - 1; m >= 0 && frs[m].known {
-				stack = append(stack, m)
-				frames = append(frames, frs[m])
-				continue
+			switch v := one[id]; {
+			case v > 0:
+				if m := v - 1; frs[m].known {
+					stack = append(stack, m)
+					frames = append(frames, frs[m])
+					continue
+				}
+			case v < 0: // several frames (inlined calls)
+				x := uint32(-(v + 1))
+				ms := r.idv[x>>3 : x>>3+x&7]
+				if knownRules(frs, ms) {
+					stack = append(stack, ms...)
+					for _, m := range ms {
+						frames = append(frames, frs[m])
+					}
+					continue
+				}
 			}
 		}
 		e := r.entryAt(smp, ids, i)
@@ -297,6 +310,16 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		frs = r.a.frs // new methods may have grown it
 	}
 	return stack, spell, frames
+}
+
+// knownRules reports whether the frame rules of methods ms are all known.
+func knownRules(frs []frameRule, ms []int32) bool {
+	for _, m := range ms {
+		if !frs[m].known {
+			return false
+		}
+	}
+	return true
 }
 
 // callerIndex implements ByCaller (see there). When every rule-free frame
