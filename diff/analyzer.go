@@ -231,6 +231,7 @@ type Analyzer struct {
 	profiles    []ProfileStats
 	consumers   []func(*Sample)
 	warnings    []string // found while adding; Diff and Top add their own to a copy
+	err         error    // a streamed profile's walk found it refused (Wait); no more are added
 	stamp       uint64
 	tree        *CallTree  // nil unless Options.CallTree
 	peek        *peekTable // nil unless Options.Peek
@@ -361,6 +362,9 @@ func (a *Analyzer) AddInput(side Side, in *Input) error {
 
 // add is Add, reading the samples from d when it is not nil.
 func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
+	if a.err != nil {
+		return a.err // a profile added before was refused (Wait)
+	}
 	idx, err := a.checkSampleType(l)
 	var none *NoSampleTypeError
 	if errors.As(err, &none) && eventTypes(l.Format) {
@@ -372,13 +376,16 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 	kind := a.kindOf(l, idx)
 	a.register(side, l, kind)
 	if d != nil && a.shardable() {
-		a.walkShards(side, len(a.profiles)-1, d, idx, kind)
-		return nil
+		return a.walkShards(side, len(a.profiles)-1, d, idx, kind)
 	}
-	a.flush() // a serial walk meets methods after those in flight
+	// A serial walk meets methods after those in flight.
+	for len(a.pending) > 0 {
+		if err := a.mergeOldest(); err != nil {
+			return err
+		}
+	}
 	if d != nil {
-		a.walkStream(side, len(a.profiles)-1, d, idx, kind)
-		return nil
+		return a.walkStream(side, len(a.profiles)-1, d, idx, kind)
 	}
 	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
 	return nil

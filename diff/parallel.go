@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/profdiff/profdiff/profile"
 )
@@ -43,11 +45,19 @@ var (
 )
 
 // walkJob is one profile's walk in flight: its shards, done when wg is.
+// A shard whose walk failed (a packed location id check left to it, see
+// pbProfile.idsLater) sets failed to the profile; settle then walks it
+// again from the pprof model. Nothing else holds the profile once walked.
 type walkJob struct {
-	side   Side
-	prof   int
-	shards []*Analyzer
-	wg     sync.WaitGroup
+	side    Side
+	prof    int
+	idx     int
+	kind    profile.Kind
+	shards  []*Analyzer
+	wg      sync.WaitGroup
+	failed  atomic.Pointer[pbProfile]
+	settled bool
+	err     error
 }
 
 // shardable reports whether a streamed profile's walk may be sharded.
@@ -59,7 +69,7 @@ func (a *Analyzer) shardable() bool {
 // GOMAXPROCS at once; when more profiles than that are in flight, the
 // oldest is waited for and merged, so memory holds a bounded number of
 // profiles' bytes.
-func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
+func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) error {
 	workers := runtime.GOMAXPROCS(0)
 	if a.slots == nil {
 		a.slots = make(chan struct{}, workers)
@@ -71,7 +81,7 @@ func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind p
 		most = shardCap
 	}
 	bounds := d.cuts(min(most, max(1, d.samples/shardSamples)))
-	job := &walkJob{side: side, prof: prof}
+	job := &walkJob{side: side, prof: prof, idx: idx, kind: kind}
 	for i := range len(bounds) - 1 {
 		s := a.shard(side)
 		job.shards = append(job.shards, s)
@@ -80,13 +90,49 @@ func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind p
 			defer job.wg.Done()
 			a.slots <- struct{}{}
 			defer func() { <-a.slots }()
-			s.walkStreamIn(side, 0, d, idx, kind, bounds[i], bounds[i+1])
+			if err := s.walkStreamIn(side, 0, d, idx, kind, bounds[i], bounds[i+1]); err != nil {
+				job.failed.Store(d)
+			}
 		}()
 	}
 	a.pending = append(a.pending, job)
 	for len(a.pending) > workers {
-		a.mergeOldest()
+		if err := a.mergeOldest(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// settle waits for job's walks. When one failed, the profile is one the
+// pprof model refuses (an ID that is no location's, a varint past its
+// field): its shards are dropped and it is loaded with the model, whose
+// error is the one Prepare would have returned; should the model take
+// it after all, its samples are walked from the model, into one shard.
+func (a *Analyzer) settle(job *walkJob) error {
+	job.wg.Wait()
+	if job.settled {
+		return job.err
+	}
+	job.settled = true
+	d := job.failed.Load()
+	if d == nil {
+		return nil
+	}
+	job.failed.Store(nil)
+	job.shards = nil
+	l, err := d.model()
+	if err != nil {
+		job.err = err
+		if a.err == nil {
+			a.err = err
+		}
+		return err
+	}
+	s := a.shard(job.side)
+	s.walk(job.side, 0, l.Profile, job.idx, job.kind)
+	job.shards = []*Analyzer{s}
+	return nil
 }
 
 // shard returns an empty Analyzer that walks part of a profile of side
@@ -110,28 +156,42 @@ func (a *Analyzer) Expect(n int) { a.expect = n }
 // asked for (Diff, Top, Profiles wait themselves). A caller that wants
 // the memory of the inputs back before the merge and the results are
 // built (the profiles' bytes and tables are garbage once walked) calls
-// Wait, then collects.
-func (a *Analyzer) Wait() {
+// Wait, then collects. It returns the error of a profile whose walk
+// found it to be one the pprof model refuses (see settle), as AddInput
+// returns the errors it finds; results are not to be read after one.
+func (a *Analyzer) Wait() error {
 	for _, job := range a.pending {
-		job.wg.Wait()
+		if err := a.settle(job); err != nil {
+			return err
+		}
 	}
+	return a.err
 }
 
-// flush waits for every walk in flight and merges it.
+// flush waits for every walk in flight and merges it. A profile found
+// refused (see Wait) is left out, and said so in the warnings, for a
+// caller that asks for results without waiting first.
 func (a *Analyzer) flush() {
 	for len(a.pending) > 0 {
-		a.mergeOldest()
+		if err := a.mergeOldest(); err != nil {
+			a.warnings = append(a.warnings, fmt.Sprintf("%v: its samples are left out", err))
+		}
 	}
 }
 
-func (a *Analyzer) mergeOldest() {
+// mergeOldest settles the oldest walk in flight and merges it, unless it
+// failed.
+func (a *Analyzer) mergeOldest() error {
 	job := a.pending[0]
 	a.pending[0] = nil
 	a.pending = a.pending[1:]
-	job.wg.Wait()
+	if err := a.settle(job); err != nil {
+		return err
+	}
 	for _, s := range job.shards {
 		a.merge(s, job.side, job.prof)
 	}
+	return nil
 }
 
 // merge adds shard s, a part of profile prof on side, into a.

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path"
 	"slices"
@@ -59,6 +60,9 @@ var errFallback = errors.New("read with the pprof model")
 
 // Prepare decodes r for the streaming path, or loads it with r.Load when
 // the decoder does not take it. It may run for several profiles at once.
+// The samples' location ids are left to the walk to check (unless the
+// checks need them): a profile whose ids pprof refuses is refused by
+// AddInput or Analyzer.Wait, with the error Prepare would have given.
 func Prepare(r *profile.Raw) (*Input, error) {
 	d, err := decodeRaw(r)
 	if err != nil {
@@ -78,7 +82,7 @@ func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
 			d, err = nil, errFallback // a decoder bug must not crash; the model path decides
 		}
 	}()
-	d = &pbProfile{src: r.Source, data: r.Data}
+	d = &pbProfile{src: r.Source, data: r.Data, raw: r}
 	if err := d.scan(); err != nil {
 		return nil, err
 	}
@@ -158,7 +162,11 @@ type pbProfile struct {
 	dropped     int64
 	leaves      []uint64 // one location ID per distinct leaf function (contention kinds)
 	marking     bool     // check is marking places to cut (eachSampleIn)
-	marks       []int    // where every markEvery'th sample record starts
+	// idsLater says that check left the samples' packed location ids
+	// unread: a walk checks them (checkIDs first, for a serial one).
+	idsLater bool
+	raw      *profile.Raw // what it was decoded from, for the model path
+	marks    []int        // where every markEvery'th sample record starts
 }
 
 type pbValueType struct{ typeX, unitX int64 }
@@ -951,11 +959,13 @@ func (d *pbProfile) check(drop bool) error {
 	rs.init(d)
 	kept := 0
 	// The location IDs are needed only to find the profiler's samples
-	// and a contention profile's leaves.
-	locs := checkIDs
+	// and a contention profile's leaves; else they are left unread, to be
+	// checked by the walk that reads them anyway (see Analyzer.settle).
+	locs := skipIDs
 	if d.profLoc != nil || leafFns != nil {
 		locs = keepIDs
 	}
+	d.idsLater = locs == skipIDs
 	d.marking = true
 	defer func() { d.marking = false }()
 	err := d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
@@ -1017,8 +1027,11 @@ func (r *sampleReader) init(d *pbProfile) {
 
 // What sampleReader.read makes of a sample's location ids.
 const (
-	checkIDs = iota // only check that they exist (smp.Location stays empty)
-	keepIDs         // check them and keep them in ids
+	// skipIDs: a packed field of them is left unread (smp.Location and
+	// ids stay empty); an unpacked one is checked.
+	skipIDs  = iota
+	checkIDs // only check that they exist (smp.Location stays empty)
+	keepIDs  // check them and keep them in ids
 	// readIDs: ids, and smp.Location only for a sample of one location
 	// (SampleBucket reads it); the walk's resolver finds the others by
 	// ID (locResolver.entryAt), so a frame costs no Location.
@@ -1041,14 +1054,17 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 		switch f.num {
 		case 1:
 			if f.typ == 2 {
-				if err := r.readIDs(data[:f.e], f.s, locs != checkIDs); err != nil {
+				if locs == skipIDs {
+					continue
+				}
+				if err := r.readIDs(data[:f.e], f.s, locs >= keepIDs); err != nil {
 					return false, err
 				}
 			} else if err := f.want(0, at); err != nil {
 				return false, decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
 			} else if !d.hasLocation(f.u) {
 				return false, errFallback
-			} else if locs != checkIDs {
+			} else if locs >= keepIDs {
 				r.ids = append(r.ids, f.u)
 			}
 		case 2:
@@ -1260,25 +1276,60 @@ func (d *pbProfile) eachSampleIn(r *sampleReader, locs, from, to int, fn func(sm
 
 // walkStream is walk for a decoded protobuf: every sample is read from the
 // bytes into one reused sample and classified as walk classifies the
-// model's, the profiler's own left out as Load leaves them out.
-func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
-	a.walkStreamIn(side, prof, d, idx, kind, d.firstSample, len(d.data))
+// model's, the profiler's own left out as Load leaves them out. It is
+// serial, so the ids check left to it runs first (a consumer must see
+// nothing of a profile the model path refuses); one that fails gives the
+// model path (model).
+func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) error {
+	if d.idsLater {
+		if err := d.checkLaterIDs(); err != nil {
+			l, err := d.model()
+			if err != nil {
+				return err
+			}
+			a.walk(side, prof, l.Profile, idx, kind)
+			return nil
+		}
+	}
+	// Prepare and the check above read every sample already: no error is
+	// left to meet.
+	_ = a.walkStreamIn(side, prof, d, idx, kind, d.firstSample, len(d.data))
+	return nil
 }
 
-// walkStreamIn is walkStream for the records of data[from:to] (see
-// eachSampleIn).
-func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind profile.Kind, from, to int) {
+// walkStreamIn classifies the records of data[from:to] (see
+// eachSampleIn). It fails, having classified some, where a packed
+// location id check left to it fails (pbProfile.idsLater): an id that
+// is no location's, or a varint that does not end within its field.
+func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind profile.Kind, from, to int) error {
 	lr := a.newLocResolverN(d.maxLocID, len(d.locIDs), d.maxFnID, len(d.fnInfos), side)
 	lr.src = d
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
 	var rs sampleReader
 	rs.init(d)
-	locs := readIDs
-	// Prepare read every sample already: no error is left to meet.
-	_ = d.eachSampleIn(&rs, locs, from, to, func(smp *pprofile.Sample, profiler bool) error {
+	return d.eachSampleIn(&rs, readIDs, from, to, func(smp *pprofile.Sample, profiler bool) error {
 		if !profiler || !d.drop {
 			w.sample(smp, rs.ids)
 		}
 		return nil
 	})
+}
+
+// checkLaterIDs checks the location ids Prepare's checks left unread
+// (idsLater): it reads every sample's again.
+func (d *pbProfile) checkLaterIDs() error {
+	var rs sampleReader
+	rs.init(d)
+	return d.eachSample(&rs, checkIDs, func(*pprofile.Sample, bool) error { return nil })
+}
+
+// model loads the profile d was decoded from with the pprof model, for
+// a walk whose check failed: pprof refuses a location ID that is no
+// location's and a varint that runs past its field, so this is the
+// model's error, as Prepare would have returned it.
+func (d *pbProfile) model() (*profile.Loaded, error) {
+	if d.raw == nil { // decoded by a test from bytes alone
+		return nil, fmt.Errorf("%s: a sample's location ids: %w", d.src, errFallback)
+	}
+	return d.raw.Load()
 }

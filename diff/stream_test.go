@@ -373,10 +373,36 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 	}
 }
 
-// A sample naming location 0, or one past the table, first or in the
-// middle of its stack, is refused by the streaming decoder as the model
-// refuses it: Prepare says what Load says.
+// streamed adds r to a new Analyzer through the streaming path, walked in
+// parts (lowShards) or serially (an OnSample consumer), and returns the
+// error that path gives it wherever it is found (Prepare's checks,
+// AddInput, Wait), or the Analyzer. walked says whether Prepare streamed
+// it, leaving the error, if any, to the walk.
+func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error) {
+	in, err := Prepare(r)
+	if err != nil {
+		return nil, false, err
+	}
+	a = NewAnalyzer(Options{})
+	if serial {
+		a.OnSample(func(*Sample) {})
+	}
+	walked = in.Streamed()
+	if err := a.AddInput(Base, in); err != nil {
+		return nil, walked, err
+	}
+	if err := a.Wait(); err != nil {
+		return nil, walked, err
+	}
+	return a, walked, nil
+}
+
+// A sample location ID that is no location's is refused with the model
+// path's error. Prepare's checks leave the packed ids to the walk, so it
+// is the walk that finds it: in a part of a profile walked in parallel,
+// or in the ids check a serial walk runs first.
 func TestStreamBadLocationID(t *testing.T) {
+	lowShards(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
@@ -396,17 +422,24 @@ func TestStreamBadLocationID(t *testing.T) {
 		smp.Location = locs
 		r := rawFile(t, dir, strings.ReplaceAll(c.name, " ", "-")+".pb.gz", p, profile.Options{})
 		_, lerr := r.Load()
-		in, perr := Prepare(r)
-		if lerr == nil || fmt.Sprint(lerr) != fmt.Sprint(perr) || perr == nil && in.Streamed() {
-			t.Errorf("%s: model %v, stream %v", c.name, lerr, perr)
+		if lerr == nil {
+			t.Fatalf("%s: the model took it", c.name)
+		}
+		for _, serial := range []bool{false, true} {
+			_, walked, serr := streamed(r, serial)
+			if fmt.Sprint(lerr) != fmt.Sprint(serr) || !walked {
+				t.Errorf("%s, serial %v: model %v; stream %v (streamed %v)", c.name, serial, lerr, serr, walked)
+			}
 		}
 	}
 }
 
 // A sample whose packed location ids or values are cut a byte or two
-// short (so that the last varint runs on into the next field's bytes)
-// gets what the model makes of it: the same error, or the same profile.
+// short (so that the last varint runs on into the next field's bytes),
+// or whose last location id is made to run on past its field, gets what
+// the model makes of it: the same error, or the same profile.
 func TestStreamPackedVarintPastField(t *testing.T) {
+	lowShards(t)
 	cfg := synth.DefaultConfig()
 	cfg.Stacks, cfg.Functions, cfg.PCsPerFunction = 400, 300, 1
 	var buf bytes.Buffer
@@ -416,7 +449,7 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 	data := buf.Bytes()
 	// Where the packed fields of the first samples are: the offset of
 	// each one's one-byte length.
-	var lens []int
+	var lens, lastIDs []int
 	var f, g wireField
 	for pos := 0; pos < len(data) && len(lens) < 60; {
 		if err := next(data, &pos, len(data), &f); err != nil {
@@ -433,32 +466,62 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 			if (g.num == 1 || g.num == 2) && g.typ == 2 && g.e-g.s >= 3 && g.e-g.s < 0x80 && g.s == at+2 {
 				lens = append(lens, at+1)
 			}
+			if g.num == 1 && g.typ == 2 && g.e > g.s {
+				lastIDs = append(lastIDs, g.e-1)
+			}
 		}
 	}
 	if len(lens) < 20 {
 		t.Fatalf("only %d packed fields found", len(lens))
 	}
-	refused := 0
+	refused, walked := 0, 0
+	type change struct {
+		at  int
+		cut byte // the length at is cut by this; 0: the byte at gets a continuation bit
+	}
+	var changes []change
 	for _, at := range lens {
-		for cut := byte(1); cut <= 2; cut++ {
-			bad := append([]byte(nil), data...)
+		changes = append(changes, change{at, 1}, change{at, 2})
+	}
+	for _, at := range lastIDs[:min(len(lastIDs), 20)] {
+		changes = append(changes, change{at, 0})
+	}
+	for _, c := range changes {
+		at, cut := c.at, c.cut
+		bad := append([]byte(nil), data...)
+		if cut > 0 {
 			bad[at] -= cut
-			r, _, err := profile.LoadRaw(context.Background(), writeTemp(t, bad), profile.Options{})
-			if err != nil || r == nil {
-				continue // refused before either path
+		} else {
+			bad[at] |= 0x80
+		}
+		r, _, err := profile.LoadRaw(context.Background(), writeTemp(t, bad), profile.Options{})
+		if err != nil || r == nil {
+			continue // refused before either path
+		}
+		l, lerr := r.Load()
+		if lerr != nil {
+			refused++
+		}
+		for _, serial := range []bool{false, true} {
+			a, w, serr := streamed(r, serial)
+			if w && lerr != nil {
+				walked++
 			}
-			_, lerr := r.Load()
-			_, perr := Prepare(r)
-			if lerr != nil {
-				refused++
+			if fmt.Sprint(lerr) != fmt.Sprint(serr) {
+				t.Errorf("byte %d cut by %d (0: made to run on), serial %v: model %v, stream %v", at, cut, serial, lerr, serr)
+				continue
 			}
-			if fmt.Sprint(lerr) != fmt.Sprint(perr) {
-				t.Errorf("packed field at byte %d cut by %d: model %v, stream %v", at, cut, lerr, perr)
+			if lerr == nil {
+				m := NewAnalyzer(Options{})
+				if err := m.Add(Base, l); err != nil {
+					t.Fatal(err)
+				}
+				sameJSON(t, fmt.Sprintf("top, byte %d cut by %d (0: made to run on), serial %v", at, cut, serial), m.Top(), a.Top())
 			}
 		}
 	}
-	if refused == 0 {
-		t.Error("the model refused no cut profile: the test asks nothing")
+	if refused == 0 || walked == 0 {
+		t.Errorf("the model refused %d cut profiles, %d of them found by a walk: the test asks too little", refused, walked)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/synth"
 )
 
 const (
@@ -209,4 +211,49 @@ func TestTopAndRules(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "WriteStringValue(value class System.String),lock-contention") {
 		t.Errorf("user rule not applied (exit %d):\n%s", code, out)
 	}
+}
+
+// A pprof profile with a sample location ID that is no location's is one
+// pprof refuses. The streaming decoder's checks leave those ids to the
+// walk, which finds it after the profile was added: diff, top and gate
+// still exit 2 with pprof's error naming the file, and write no report.
+func TestRefusedProfileExits2(t *testing.T) {
+	dir := t.TempDir()
+	cfg := synth.DefaultConfig()
+	cfg.Stacks, cfg.Functions = 2000, 300
+	good, bad := filepath.Join(dir, "good.pb.gz"), filepath.Join(dir, "bad.pb.gz")
+	p := synth.Generate(cfg)
+	if err := writeProfile(good, p); err != nil {
+		t.Fatal(err)
+	}
+	smp := p.Sample[len(p.Sample)/2]
+	smp.Location = append([]*pprofile.Location{{ID: uint64(len(p.Location)) + 7}}, smp.Location[1:]...)
+	if err := writeProfile(bad, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"diff", good, bad},
+		{"diff", bad, good},
+		{"top", bad},
+		{"top", good, bad},
+		{"gate", "--base", good, "--new", bad},
+	} {
+		out, stderr, code := profdiff(t, "", args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, bad+": malformed pprof profile: sample has nil location") ||
+			strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("profdiff %s: exit %d, stdout %d bytes, stderr %q; want 2, none, the model's error in one line", strings.Join(args, " "), code, len(out), stderr)
+		}
+	}
+}
+
+func writeProfile(name string, p *pprofile.Profile) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

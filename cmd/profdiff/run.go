@@ -336,7 +336,9 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	if err != nil {
 		return err
 	}
-	settle(a)
+	if err := settle(a); err != nil {
+		return err
+	}
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
 	if err := s.out.write(e.stdout, render.DiffReport(r)); err != nil {
@@ -429,7 +431,9 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		settle(a)
+		if err := settle(a); err != nil {
+			return err
+		}
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
 		if err := s.out.write(e.stdout, render.TopReport(t)); err != nil {
