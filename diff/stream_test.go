@@ -431,6 +431,19 @@ func TestStreamBadLocationID(t *testing.T) {
 				t.Errorf("%s, serial %v: model %v; stream %v (streamed %v)", c.name, serial, lerr, serr, walked)
 			}
 		}
+		// Results asked for without Wait leave the profile out, and say so.
+		in, err := Prepare(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := NewAnalyzer(Options{})
+		if err := a.AddInput(Base, in); err != nil {
+			t.Fatal(err)
+		}
+		top := a.Top()
+		if top.Total != 0 || !slices.Contains(top.Warnings, fmt.Sprint(lerr)+": its samples are left out") {
+			t.Errorf("%s, no Wait: total %v, warnings %q", c.name, top.Total, top.Warnings)
+		}
 	}
 }
 
