@@ -224,7 +224,6 @@ type Analyzer struct {
 	commKeys    map[string]string    // perf's comm label → its root frame's key (commRoot)
 	anyClosure  bool                 // a method is a Go closure (see closures.go)
 	closure     []bool               // by method id: a Go closure (a compact copy of method.family != "")
-	frs         []frameRule          // by method id: its frame rule, once known (frameRuleOf)
 	std         []int8               // by method id: 0 unknown, else stdOther, stdLib or stdRuntime (callerIndex)
 	splitMemo   map[string][2]string // splitModule
 	sides       [2]sideMeta
@@ -246,6 +245,13 @@ type Analyzer struct {
 	pending []*walkJob
 	slots   chan struct{}
 	expect  int // profiles the caller will add (Expect), 0 unknown
+	// frk holds, by method id, 1 + the index in frTab of its frame rule
+	// once known (frameRuleOf), else 0: four bytes a method keep the
+	// walk's second lookup a frame in cache; frTab holds the distinct
+	// rules (a few hundred at most), frIdx their indexes.
+	frk   []uint32
+	frTab []frameRule
+	frIdx map[frameRule]uint32
 }
 
 // NewAnalyzer returns an Analyzer with the given options.

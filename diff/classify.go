@@ -15,12 +15,10 @@ type frameRule struct {
 	rule      *Rule
 	preempt   bool // runtime.asyncPreempt*: an interrupt, not a real callee
 	synthetic bool // "[running]" and other bracketed pseudo-frames
-	known     bool // worked out (Analyzer.frs holds zero values until then)
 }
 
 func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
 	return frameRule{
-		known:     true,
 		rule:      rs.Match(normalized, k),
 		preempt:   strings.HasPrefix(normalized, "runtime.asyncPreempt"),
 		synthetic: len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']',

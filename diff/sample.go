@@ -274,7 +274,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		}
 		return stack, spell, frames
 	}
-	one, frs := r.one, r.a.frs
+	one, frk, tab := r.one, r.a.frk, r.a.frTab
 	for i := range n {
 		// Fast path: a known one-frame location, with no calls so the
 		// loads of successive frames overlap.
@@ -287,18 +287,18 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		if id < uint64(len(one)) {
 			switch v := one[id]; {
 			case v > 0:
-				if m := v - 1; frs[m].known {
+				if m := v - 1; frk[m] != 0 {
 					stack = append(stack, m)
-					frames = append(frames, frs[m])
+					frames = append(frames, tab[frk[m]-1])
 					continue
 				}
 			case v < 0: // several frames (inlined calls)
 				x := uint32(-(v + 1))
 				ms := r.idv[x>>3 : x>>3+x&7]
-				if knownRules(frs, ms) {
+				if knownRules(frk, ms) {
 					stack = append(stack, ms...)
 					for _, m := range ms {
-						frames = append(frames, frs[m])
+						frames = append(frames, tab[frk[m]-1])
 					}
 					continue
 				}
@@ -307,15 +307,16 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		e := r.entryAt(smp, ids, i)
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
-		frs = r.a.frs // new methods may have grown it
+		frk, tab = r.a.frk, r.a.frTab // new methods and rules may have grown them
 	}
 	return stack, spell, frames
 }
 
-// knownRules reports whether the frame rules of methods ms are all known.
-func knownRules(frs []frameRule, ms []int32) bool {
+// knownRules reports whether the frame rules of methods ms are all known
+// (frk: Analyzer.frk).
+func knownRules(frk []uint32, ms []int32) bool {
 	for _, m := range ms {
-		if !frs[m].known {
+		if frk[m] == 0 {
 			return false
 		}
 	}
