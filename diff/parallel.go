@@ -145,6 +145,12 @@ func (a *Analyzer) shard(side Side) *Analyzer {
 	return s
 }
 
+// WalksInParallel reports whether the Analyzer walks streamed profiles off
+// the caller's goroutine, in parallel: nothing reads their samples in
+// order (no OnSample consumer, call tree, peek table or spellings). Its
+// inputs are then best prepared with PrepareOptions.IDsInWalk.
+func (a *Analyzer) WalksInParallel() bool { return a.shardable() }
+
 // Expect tells the Analyzer how many profiles will be added, when the
 // caller knows: a large profile's walk is cut into parts only while
 // fewer profiles than cores are expected (a diff of two profiles on two

@@ -60,11 +60,23 @@ var errFallback = errors.New("read with the pprof model")
 
 // Prepare decodes r for the streaming path, or loads it with r.Load when
 // the decoder does not take it. It may run for several profiles at once.
-// The samples' location ids are left to the walk to check (unless the
-// checks need them): a profile whose ids pprof refuses is refused by
-// AddInput or Analyzer.Wait, with the error Prepare would have given.
-func Prepare(r *profile.Raw) (*Input, error) {
-	d, err := decodeRaw(r)
+func Prepare(r *profile.Raw) (*Input, error) { return PrepareWith(r, PrepareOptions{}) }
+
+// PrepareOptions are PrepareWith's.
+type PrepareOptions struct {
+	// IDsInWalk leaves the samples' packed location ids out of Prepare's
+	// checks (unless they need them), to be checked by the walk, which
+	// reads them anyway: one pass less over the samples, for an Analyzer
+	// that walks in parallel (Analyzer.WalksInParallel). A profile whose
+	// ids pprof refuses is then refused by AddInput or Analyzer.Wait,
+	// with the error Prepare gives it. A serial walk checks them first,
+	// on the caller's goroutine.
+	IDsInWalk bool
+}
+
+// PrepareWith is Prepare with options.
+func PrepareWith(r *profile.Raw, opts PrepareOptions) (*Input, error) {
+	d, err := decodeRaw(r, opts)
 	if err != nil {
 		l, err := r.Load()
 		if err != nil {
@@ -76,7 +88,7 @@ func Prepare(r *profile.Raw) (*Input, error) {
 }
 
 // decodeRaw decodes and checks r; any error means: use the model path.
-func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
+func decodeRaw(r *profile.Raw, opts PrepareOptions) (d *pbProfile, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			d, err = nil, errFallback // a decoder bug must not crash; the model path decides
@@ -90,7 +102,7 @@ func decodeRaw(r *profile.Raw) (d *pbProfile, err error) {
 		return nil, err
 	}
 	d.mapRanges = nil // built; fnRanges and locRanges make the model's objects (function, location)
-	if err := d.check(!r.Options.KeepProfiler); err != nil {
+	if err := d.check(!r.Options.KeepProfiler, opts.IDsInWalk); err != nil {
 		return nil, err
 	}
 	l := &profile.Loaded{Source: r.Source, Format: profile.FormatPprof, Containers: r.Containers,
@@ -936,8 +948,9 @@ func (d *pbProfile) contention() bool {
 // check reads every sample once before any is classified, as Load's
 // checks read them: value counts and references (CheckValid), signs and
 // sums (checkValues), the diff-profile label, and the profiler's samples
-// (DropProfilerSamples, when drop).
-func (d *pbProfile) check(drop bool) error {
+// (DropProfilerSamples, when drop). With idsLater, the packed location
+// ids are left to the walk, unless they are needed here.
+func (d *pbProfile) check(drop, idsLater bool) error {
 	d.drop = drop
 	if d.profFn != nil { // buildFunctions found the profiler's functions
 		d.profLoc = make([]bool, len(d.locIDs))
@@ -959,11 +972,15 @@ func (d *pbProfile) check(drop bool) error {
 	rs.init(d)
 	kept := 0
 	// The location IDs are needed only to find the profiler's samples
-	// and a contention profile's leaves; else they are left unread, to be
-	// checked by the walk that reads them anyway (see Analyzer.settle).
-	locs := skipIDs
-	if d.profLoc != nil || leafFns != nil {
+	// and a contention profile's leaves; else they are checked, or left
+	// unread, to be checked by the walk that reads them anyway (see
+	// Analyzer.settle).
+	locs := checkIDs
+	switch {
+	case d.profLoc != nil || leafFns != nil:
 		locs = keepIDs
+	case idsLater:
+		locs = skipIDs
 	}
 	d.idsLater = locs == skipIDs
 	d.marking = true

@@ -21,7 +21,7 @@ func decodeUnguarded(src string, data []byte) (*pbProfile, error) {
 	if err := d.build(); err != nil {
 		return nil, err
 	}
-	if err := d.check(false); err != nil {
+	if err := d.check(false, true); err != nil {
 		return nil, err
 	}
 	d.loaded = &profile.Loaded{Source: src, Format: profile.FormatPprof, Profile: d.header}

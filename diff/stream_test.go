@@ -373,13 +373,14 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 	}
 }
 
-// streamed adds r to a new Analyzer through the streaming path, walked in
+// streamed adds r to a new Analyzer through the streaming path, its
+// location ids left to the walk (PrepareOptions.IDsInWalk), walked in
 // parts (lowShards) or serially (an OnSample consumer), and returns the
 // error that path gives it wherever it is found (Prepare's checks,
 // AddInput, Wait), or the Analyzer. walked says whether Prepare streamed
 // it, leaving the error, if any, to the walk.
 func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error) {
-	in, err := Prepare(r)
+	in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
 	if err != nil {
 		return nil, false, err
 	}
@@ -398,9 +399,9 @@ func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error)
 }
 
 // A sample location ID that is no location's is refused with the model
-// path's error. Prepare's checks leave the packed ids to the walk, so it
-// is the walk that finds it: in a part of a profile walked in parallel,
-// or in the ids check a serial walk runs first.
+// path's error: by Prepare's checks, or, when they leave the packed ids to
+// the walk, by the walk, in a part of a profile walked in parallel or in
+// the ids check a serial walk runs first.
 func TestStreamBadLocationID(t *testing.T) {
 	lowShards(t)
 	dir := t.TempDir()
@@ -425,6 +426,9 @@ func TestStreamBadLocationID(t *testing.T) {
 		if lerr == nil {
 			t.Fatalf("%s: the model took it", c.name)
 		}
+		if in, perr := Prepare(r); fmt.Sprint(lerr) != fmt.Sprint(perr) || perr == nil && in.Streamed() {
+			t.Errorf("%s: model %v, Prepare %v", c.name, lerr, perr)
+		}
 		for _, serial := range []bool{false, true} {
 			_, walked, serr := streamed(r, serial)
 			if fmt.Sprint(lerr) != fmt.Sprint(serr) || !walked {
@@ -432,7 +436,7 @@ func TestStreamBadLocationID(t *testing.T) {
 			}
 		}
 		// Results asked for without Wait leave the profile out, and say so.
-		in, err := Prepare(r)
+		in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,6 +518,9 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 		l, lerr := r.Load()
 		if lerr != nil {
 			refused++
+		}
+		if _, perr := Prepare(r); fmt.Sprint(lerr) != fmt.Sprint(perr) {
+			t.Errorf("byte %d cut by %d (0: made to run on): model %v, Prepare %v", at, cut, lerr, perr)
 		}
 		for _, serial := range []bool{false, true} {
 			a, w, serr := streamed(r, serial)

@@ -95,7 +95,9 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 // (and the Markdown copy), and returns errGateFailed when a check failed.
 func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [][]string, markdown string) error {
 	gt := gate.New(gopts)
-	if err := loadInputs(ctx, sides, s.load, e.stderr, false, gt.AddInput); err != nil {
+	// The gate's walk is serial (it reads every sample in order): the
+	// location ids are checked while each profile is prepared.
+	if err := loadInputs(ctx, sides, s.load, e.stderr, false, diff.PrepareOptions{}, gt.AddInput); err != nil {
 		return err
 	}
 	r, err := gt.Report()

@@ -325,7 +325,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 		dp = &diffPprof{sampleIndex: s.analysis.SampleIndex}
 	}
 	a.Expect(len(sides[0]) + len(sides[1]))
-	err := loadInputs(ctx, sides, s.load, e.stderr, dp != nil, func(side diff.Side, in *diff.Input) error {
+	err := loadInputs(ctx, sides, s.load, e.stderr, dp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 		l := in.Loaded()
 		if err := a.AddInput(side, in); err != nil {
 			return err
@@ -424,7 +424,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 			mp = &mergedPprof{name: outPprof}
 		}
 		a.Expect(len(sides[0]))
-		err = loadInputs(ctx, sides, s.load, e.stderr, mp != nil, func(side diff.Side, in *diff.Input) error {
+		err = loadInputs(ctx, sides, s.load, e.stderr, mp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 			mp.add(in.Loaded())
 			return a.AddInput(side, in)
 		})
@@ -511,7 +511,7 @@ func noArgs(cmd string, pos []string) error {
 // add in order, one at a time: at most GOMAXPROCS+1 are held, so memory
 // does not grow with their number. Errors, warnings and the Go versions
 // of capture folders are as loadSides has them.
-func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, model bool, add func(diff.Side, *diff.Input) error) error {
+func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, model bool, popts diff.PrepareOptions, add func(diff.Side, *diff.Input) error) error {
 	lopts.DropGoTypeArgs = lopts.DropGoTypeArgs || pyroscopeSource(sides)
 	type job struct {
 		side diff.Side
@@ -536,7 +536,7 @@ func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, st
 			case <-ctx.Done():
 				return
 			}
-			go func() { j.done <- prepare(ctx, j.src, lopts, model) }()
+			go func() { j.done <- prepare(ctx, j.src, lopts, model, popts) }()
 		}
 	}()
 	versions := captureGoVersions{}
@@ -572,15 +572,24 @@ func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, st
 	return nil
 }
 
+// parallelWalk is how profiles for a are best prepared: an Analyzer that
+// walks them in parallel checks their location ids itself, as it reads
+// them (diff.PrepareOptions.IDsInWalk); a serial one (the call tree of
+// html, svg and folded output, --peek) wants them checked while prepared,
+// off its goroutine.
+func parallelWalk(a *diff.Analyzer) diff.PrepareOptions {
+	return diff.PrepareOptions{IDsInWalk: a.WalksInParallel()}
+}
+
 // prepared is one profile of loadInputs, or why it is not.
 type prepared struct {
 	in  *diff.Input
 	err error
 }
 
-// prepare loads src as a diff.Input: streamed when it is a pprof
-// protobuf and model is false, else the pprof model.
-func prepare(ctx context.Context, src string, lopts profile.Options, model bool) prepared {
+// prepare loads src as a diff.Input: streamed (with popts) when it is a
+// pprof protobuf and model is false, else the pprof model.
+func prepare(ctx context.Context, src string, lopts profile.Options, model bool, popts diff.PrepareOptions) prepared {
 	r, l, err := profile.LoadRaw(ctx, src, lopts)
 	switch {
 	case err != nil:
@@ -594,6 +603,6 @@ func prepare(ctx context.Context, src string, lopts profile.Options, model bool)
 		}
 		return prepared{in: diff.NewInput(l)}
 	}
-	in, err := diff.Prepare(r)
+	in, err := diff.PrepareWith(r, popts)
 	return prepared{in: in, err: err}
 }
