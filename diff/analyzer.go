@@ -252,6 +252,10 @@ type Analyzer struct {
 	frk   []uint32
 	frTab []frameRule
 	frIdx map[frameRule]uint32
+	// infoFrames memoizes, per side, the frame of each function the
+	// streaming decoder named, by its fnInfo.seq (locResolver.infoFrame).
+	infoFrames [2][]infoFrame
+	shardWalk  bool // a shard: it walks part of one profile (parallel.go)
 }
 
 // NewAnalyzer returns an Analyzer with the given options.

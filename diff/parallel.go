@@ -139,7 +139,7 @@ func (a *Analyzer) settle(job *walkJob) error {
 // as a walks it: a's options, rules and attribution.
 func (a *Analyzer) shard(side Side) *Analyzer {
 	s := &Analyzer{opts: a.opts, rules: a.rules, byName: map[string]int32{}, byKey: map[string]int32{},
-		by: a.by, format: a.format, lead: newLeadTally()}
+		by: a.by, format: a.format, lead: newLeadTally(), shardWalk: true}
 	s.profiles = []ProfileStats{{Side: side}}
 	s.smp.a = s
 	return s

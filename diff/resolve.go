@@ -203,13 +203,51 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 			if ref.mapping >= 0 {
 				mapFile = d.mapBase[ref.mapping]
 			}
-			f = r.newFrame("", &d.fnInfos[fi].nm, mapFile)
+			f = r.infoFrame(d.fnInfos[fi], mapFile)
 			r.byFn[fi] = f
 		}
 		fs = append(fs, f)
 	}
 	r.finish(e, id, fs)
 }
+
+// infoFrame is newFrame for a function the streaming decoder named (in),
+// memoized across the profiles an Analyzer walks by in.seq, side and
+// module: a gate's 400 profiles name mostly the same functions, and its
+// serial walk would look each up again by name in every profile.
+func (r *locResolver) infoFrame(in *fnInfo, mapFile string) frame {
+	if r.a.shardWalk {
+		return r.newFrame("", &in.nm, mapFile) // one profile's part: byFn is the memo
+	}
+	mod := in.nm.mod
+	if mod == "" {
+		mod = mapFile
+	}
+	memo := r.a.infoFrames[r.side]
+	if s := int(in.seq); s < len(memo) && memo[s].ok && memo[s].mod == mod {
+		return memo[s].f
+	}
+	f := r.newFrame("", &in.nm, mapFile)
+	if s := int(in.seq); s < infoFramesCap {
+		if s >= len(memo) {
+			memo = append(memo, make([]infoFrame, s+1-len(memo))...)
+			r.a.infoFrames[r.side] = memo
+		}
+		memo[s] = infoFrame{f: f, mod: mod, ok: true}
+	}
+	return f
+}
+
+// infoFrame is a function's frame on one side, with the module it was
+// interned with (Analyzer.infoFrames).
+type infoFrame struct {
+	f   frame
+	mod string
+	ok  bool
+}
+
+// infoFramesCap bounds the fnInfo.seq memoized (Analyzer.infoFrames).
+const infoFramesCap = 1 << 21
 
 // newFrame is symbolize.LocationFrames' frame for a line of a function met
 // for the first time: the module its name carries, else mapFile (the base

@@ -45,3 +45,78 @@ func TestInlinedFrameRules(t *testing.T) {
 		}
 	}
 }
+
+// An Analyzer that walks many streamed profiles serially (the gate's)
+// memoizes each function's frame across them, by side and module: a
+// function met first in a location without a mapping, then in a
+// library's, takes the library's module from the second profile, as the
+// model's walk gives it; the other side, which meets it in the library
+// first, takes it too.
+func TestInfoFrameMemoModules(t *testing.T) {
+	mk := func(mapFile string) *pprofile.Profile {
+		fn := &pprofile.Function{ID: 1, Name: "memoTestLeaf"}
+		root := &pprofile.Function{ID: 2, Name: "main.main"}
+		loc := &pprofile.Location{ID: 1, Address: 0x1000, Line: []pprofile.Line{{Function: fn, Line: 3}}}
+		top := &pprofile.Location{ID: 2, Address: 0x2000, Line: []pprofile.Line{{Function: root, Line: 9}}}
+		p := &pprofile.Profile{
+			SampleType: []*pprofile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+			PeriodType: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+			Period:     1, Function: []*pprofile.Function{fn, root}, Location: []*pprofile.Location{loc, top},
+			Sample: []*pprofile.Sample{{Location: []*pprofile.Location{loc, top}, Value: []int64{5}}},
+		}
+		if mapFile != "" {
+			m := &pprofile.Mapping{ID: 1, Start: 0x1000, Limit: 0x3000, File: mapFile, HasFunctions: true}
+			p.Mapping = []*pprofile.Mapping{m}
+			loc.Mapping, top.Mapping = m, m
+		}
+		return p
+	}
+	dir := t.TempDir()
+	bare := rawFile(t, dir, "bare.pb.gz", mk(""), profile.Options{})
+	lib := rawFile(t, dir, "lib.pb.gz", mk("/usr/lib/libmemo.so"), profile.Options{})
+	sides := [2][]*profile.Raw{{bare, lib}, {lib}}
+	for _, serial := range []bool{true, false} {
+		model, stream := NewAnalyzer(Options{}), NewAnalyzer(Options{})
+		if serial {
+			model.OnSample(func(*Sample) {})
+			stream.OnSample(func(*Sample) {})
+		}
+		for side, rs := range sides {
+			for _, r := range rs {
+				l, err := r.Load()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := model.Add(Side(side), l); err != nil {
+					t.Fatal(err)
+				}
+				in, err := Prepare(r)
+				if err != nil || !in.Streamed() {
+					t.Fatalf("Prepare: %v", err)
+				}
+				if err := stream.AddInput(Side(side), in); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		mod := func(a *Analyzer, side Side) string {
+			for _, m := range a.methods {
+				if m.key == "memoTestLeaf" {
+					return m.module[side]
+				}
+			}
+			return "(no method)"
+		}
+		stream.flush()
+		model.flush()
+		for _, side := range []Side{Base, New} {
+			want := "libmemo.so"
+			if got := mod(model, side); got != want {
+				t.Errorf("serial %v: the model's module on side %d is %q, want %q", serial, side, got, want)
+			}
+			if got := mod(stream, side); got != want {
+				t.Errorf("serial %v: the stream's module on side %d is %q, want %q", serial, side, got, want)
+			}
+		}
+	}
+}

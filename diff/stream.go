@@ -601,10 +601,16 @@ type fnInfo struct {
 	demangled bool
 	profiler  bool
 	nm        fnName
+	// seq numbers the fnInfos of the process from 1, in the order made:
+	// an Analyzer memoizes a function's frame by it (locResolver.infoFrame).
+	seq uint32
 }
 
+// fnSeq is the last fnInfo.seq given.
+var fnSeq atomic.Uint32
+
 func newFnInfo(raw string) fnInfo {
-	in := fnInfo{raw: raw, name: raw}
+	in := fnInfo{raw: raw, name: raw, seq: fnSeq.Add(1)}
 	if dm, ok := symbolize.Demangle(raw); ok {
 		in.name, in.demangled = dm, true
 	}
