@@ -97,7 +97,7 @@ func (p *pairSet) insert(k uint64) bool {
 
 func (p *pairSet) grow() {
 	old := p.slots
-	p.slots = make([]uint64, max(1024, 2*len(old)))
+	p.slots = prefaulted[uint64](max(1024, 2*len(old)))
 	mask := uint64(len(p.slots) - 1)
 	for _, s := range old {
 		if s == 0 {
