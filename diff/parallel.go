@@ -83,7 +83,7 @@ func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind p
 	bounds := d.cuts(min(most, max(1, d.samples/shardSamples)))
 	job := &walkJob{side: side, prof: prof, idx: idx, kind: kind}
 	for i := range len(bounds) - 1 {
-		s := a.shard(side)
+		s := a.shard(side, len(d.fnInfos))
 		job.shards = append(job.shards, s)
 		job.wg.Add(1)
 		go func() {
@@ -129,16 +129,18 @@ func (a *Analyzer) settle(job *walkJob) error {
 		}
 		return err
 	}
-	s := a.shard(job.side)
+	s := a.shard(job.side, 0)
 	s.walk(job.side, 0, l.Profile, job.idx, job.kind)
 	job.shards = []*Analyzer{s}
 	return nil
 }
 
 // shard returns an empty Analyzer that walks part of a profile of side
-// as a walks it: a's options, rules and attribution.
-func (a *Analyzer) shard(side Side) *Analyzer {
-	s := &Analyzer{opts: a.opts, rules: a.rules, byName: map[string]int32{}, byKey: map[string]int32{},
+// as a walks it: a's options, rules and attribution. Its name maps are
+// made for fns names (the profile's functions): grown one doubling at a
+// time, they cost the walk about 1.5% of the 200k pair's CPU.
+func (a *Analyzer) shard(side Side, fns int) *Analyzer {
+	s := &Analyzer{opts: a.opts, rules: a.rules, byName: make(map[string]int32, fns), byKey: make(map[string]int32, fns),
 		by: a.by, format: a.format, lead: newLeadTally(), shardWalk: true}
 	s.profiles = []ProfileStats{{Side: side}}
 	s.smp.a = s
