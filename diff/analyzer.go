@@ -253,8 +253,8 @@ type Analyzer struct {
 	frTab []frameRule
 	frIdx map[frameRule]uint32
 	// infoFrames memoizes, per side, the frame of each function the
-	// streaming decoder named, by its fnInfo.seq (locResolver.infoFrame).
-	infoFrames [2][]infoFrame
+	// streaming decoder named (locResolver.infoFrame).
+	infoFrames [2]map[*fnInfo]infoFrame
 	shardWalk  bool // a shard: it walks part of one profile (parallel.go)
 }
 
@@ -358,7 +358,9 @@ func SampleTypes(p *pprofile.Profile) string {
 // Add streams one loaded profile into a side. It fails when the profile's
 // selected sample type differs from the profiles added before, unless one of
 // them is folded stacks, which say nothing about what they count (a warning
-// then says so); a profile that fails is not added.
+// then says so); a profile that fails is not added. AddInput may also fail
+// with the error of a profile added before it, whose walk in parallel found
+// it refused (see Wait); no more are added then.
 func (a *Analyzer) Add(side Side, l *profile.Loaded) error { return a.add(side, l, nil) }
 
 // AddInput is Add for an Input: a profile the streaming decoder prepared
@@ -375,6 +377,27 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 	if a.err != nil {
 		return a.err // a profile added before was refused (Wait)
 	}
+	parallel := d != nil && a.shardable()
+	if !parallel {
+		// A serial walk meets methods after those in flight.
+		for len(a.pending) > 0 {
+			if err := a.mergeOldest(); err != nil {
+				return err
+			}
+		}
+	}
+	if d != nil && d.idsLater && !parallel {
+		// A serial walk: the ids check Prepare left to the walk runs
+		// before the profile is added, so that one pprof refuses is not
+		// (and a consumer sees none of its samples).
+		if err := d.checkLaterIDs(); err != nil {
+			ml, err := d.model()
+			if err != nil {
+				return err
+			}
+			l, d = ml, nil
+		}
+	}
 	idx, err := a.checkSampleType(l)
 	var none *NoSampleTypeError
 	if errors.As(err, &none) && eventTypes(l.Format) {
@@ -385,17 +408,12 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 	}
 	kind := a.kindOf(l, idx)
 	a.register(side, l, kind)
-	if d != nil && a.shardable() {
+	if parallel {
 		return a.walkShards(side, len(a.profiles)-1, d, idx, kind)
 	}
-	// A serial walk meets methods after those in flight.
-	for len(a.pending) > 0 {
-		if err := a.mergeOldest(); err != nil {
-			return err
-		}
-	}
 	if d != nil {
-		return a.walkStream(side, len(a.profiles)-1, d, idx, kind)
+		a.walkStream(side, len(a.profiles)-1, d, idx, kind)
+		return nil
 	}
 	a.walk(side, len(a.profiles)-1, l.Profile, idx, kind)
 	return nil

@@ -15,26 +15,26 @@ import (
 	"github.com/profdiff/profdiff/symbolize"
 )
 
-// allocSink keeps the allocations of allocHeavy alive long enough for the
-// collector to work.
-var allocSink [64][]byte
-
 // allocHeavy allocates from several goroutines with a tiny GOGC, so the
 // collector runs continuously and the allocating goroutines assist it
 // (and park in gcMarkDone or gcParkAssist).
 func allocHeavy() {
 	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	var wg sync.WaitGroup
-	for g := range 2 * runtime.GOMAXPROCS(0) {
+	// Each goroutine keeps its last allocations alive in its own slots
+	// (shared ones would be a data race), until all are done.
+	sinks := make([][8][]byte, 2*runtime.GOMAXPROCS(0))
+	for g := range sinks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range 40000 {
-				allocSink[(g*7+i)%len(allocSink)] = make([]byte, 512+i%4096)
+				sinks[g][i%len(sinks[g])] = make([]byte, 512+i%4096)
 			}
 		}()
 	}
 	wg.Wait()
+	runtime.KeepAlive(sinks)
 }
 
 // A goroutine inside the collector, blocked on any reason (an assist parks

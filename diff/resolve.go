@@ -12,8 +12,8 @@ import (
 // locResolver maps the locations of one profile to method ids, spelling
 // ids (the raw name of each frame, see Sample.Spellings) and frame rules,
 // memoized per location: a location with one frame (the common case) keeps
-// it in its entry, others in flat arenas, idv, spv and frv at
-// [e.off:e.off+e.n]. Locations are indexed by ID in a slice when IDs
+// it in its entry, others in flat arenas, idv and spv at
+// [e.off:e.off+e.n]; frame rules are the methods' (Analyzer.frameRuleOf). Locations are indexed by ID in a slice when IDs
 // are dense (as every pprof writer makes them), else by a map. Functions are
 // memoized the same way, so a name is split and interned once per profile.
 type locResolver struct {
@@ -30,7 +30,6 @@ type locResolver struct {
 	byPtr    map[*pprofile.Location]*locEntry
 	idv      []int32
 	spv      []int32
-	frv      []frameRule
 	fnDense  []fnEntry // by Function.ID, made with fnDenseN entries (-1: fnMap) when first set
 	fnDenseN int
 	fnMap    map[*pprofile.Function]frame
@@ -57,9 +56,8 @@ type frame struct{ id, sp int32 }
 
 type locEntry struct {
 	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
-	off    uint32 // in idv and frv when n > 1
+	off    uint32 // in idv and spv when n > 1
 	id, sp int32  // the frame when n == 1
-	frDone bool   // frv filled in (n > 1)
 }
 
 func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Function, side Side) *locResolver {
@@ -181,14 +179,10 @@ func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kin
 	if e.n == 1 {
 		return append(dst, r.a.frameRuleOf(e.id, kind))
 	}
-	frs := r.frv[e.off : e.off+e.n]
-	if !e.frDone {
-		for i, id := range r.idv[e.off : e.off+e.n] {
-			frs[i] = r.a.frameRuleOf(id, kind)
-		}
-		e.frDone = true
+	for _, id := range r.idv[e.off : e.off+e.n] {
+		dst = append(dst, r.a.frameRuleOf(id, kind))
 	}
-	return append(dst, frs...)
+	return dst
 }
 
 // resolveID resolves the streamed location with an ID: from the
@@ -224,9 +218,11 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 }
 
 // infoFrame is newFrame for a function the streaming decoder named (in),
-// memoized across the profiles an Analyzer walks by in.seq, side and
-// module: a gate's 400 profiles name mostly the same functions, and its
-// serial walk would look each up again by name in every profile.
+// memoized across the profiles an Analyzer walks by the name's memo
+// entry (a pointer: no string to hash), side and module: a gate's 400
+// profiles name mostly the same functions, and its serial walk would
+// look each up again by name in every profile. The memo holds one entry
+// per function met, as the method table does.
 func (r *locResolver) infoFrame(in *fnInfo, mapFile string) frame {
 	if r.a.shardWalk {
 		return r.newFrame("", &in.nm, mapFile) // one profile's part: byFn is the memo
@@ -236,30 +232,31 @@ func (r *locResolver) infoFrame(in *fnInfo, mapFile string) frame {
 		mod = mapFile
 	}
 	memo := r.a.infoFrames[r.side]
-	if s := int(in.seq); s < len(memo) && memo[s].ok && memo[s].mod == mod {
-		return memo[s].f
+	if e, ok := memo[in]; ok && e.mod == mod {
+		return e.f
 	}
 	f := r.newFrame("", &in.nm, mapFile)
-	if s := int(in.seq); s < infoFramesCap {
-		if s >= len(memo) {
-			memo = append(memo, make([]infoFrame, s+1-len(memo))...)
-			r.a.infoFrames[r.side] = memo
-		}
-		memo[s] = infoFrame{f: f, mod: mod, ok: true}
+	if memo == nil {
+		memo = map[*fnInfo]infoFrame{}
+		r.a.infoFrames[r.side] = memo
+	}
+	if len(memo) < infoFramesCap {
+		memo[in] = infoFrame{f: f, mod: mod}
 	}
 	return f
 }
+
+// infoFramesCap bounds Analyzer.infoFrames: past fnMemoCap names, each
+// profile's functions are entries of their own, and a long serial walk
+// would keep them all.
+const infoFramesCap = 1 << 20
 
 // infoFrame is a function's frame on one side, with the module it was
 // interned with (Analyzer.infoFrames).
 type infoFrame struct {
 	f   frame
 	mod string
-	ok  bool
 }
-
-// infoFramesCap bounds the fnInfo.seq memoized (Analyzer.infoFrames).
-const infoFramesCap = 1 << 21
 
 // newFrame is symbolize.LocationFrames' frame for a line of a function met
 // for the first time: the module its name carries, else mapFile (the base
@@ -339,7 +336,6 @@ func (r *locResolver) finish(e *locEntry, id uint64, fs []frame) {
 	if id < uint64(len(r.one)) && e == &r.dense[id] && e.n <= oneMaxN && e.off < oneMaxOff {
 		r.one[id] = -int32(e.off<<3|e.n) - 1
 	}
-	r.frv = append(r.frv, make([]frameRule, len(r.idv)-len(r.frv))...)
 }
 
 // splitModule is symbolize.SplitModule, memoized by name: the same

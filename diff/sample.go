@@ -276,7 +276,8 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 	}
 	one, frk, tab := r.one, r.a.frk, r.a.frTab
 	for i := range n {
-		// Fast path: a known one-frame location, with no calls so the
+		// Fast path: a resolved location of up to oneMaxN frames whose
+		// rules are known, with no calls but knownRules' (inlined) so the
 		// loads of successive frames overlap.
 		var id uint64
 		if ids != nil {

@@ -33,7 +33,10 @@ import (
 // (a decoding error, a reserved or repeated id, a missing reference, a
 // negative value, no samples, a location with an address and no name,
 // which wants symbolizing) goes through profile.Raw.Load instead, so its
-// result, warnings and errors are those of the model path.
+// result, warnings and errors are those of the model path. With
+// PrepareOptions.IDsInWalk, the samples' location ids are checked by the
+// walk that reads them, not by Prepare: a profile refused there goes
+// through Raw.Load then (Analyzer.settle).
 
 // Input is one profile ready to be added to an Analyzer (AddInput) or a
 // gate: the pprof model, or a protobuf the streaming decoder has checked.
@@ -601,16 +604,10 @@ type fnInfo struct {
 	demangled bool
 	profiler  bool
 	nm        fnName
-	// seq numbers the fnInfos of the process from 1, in the order made:
-	// an Analyzer memoizes a function's frame by it (locResolver.infoFrame).
-	seq uint32
 }
 
-// fnSeq is the last fnInfo.seq given.
-var fnSeq atomic.Uint32
-
 func newFnInfo(raw string) fnInfo {
-	in := fnInfo{raw: raw, name: raw, seq: fnSeq.Add(1)}
+	in := fnInfo{raw: raw, name: raw}
 	if dm, ok := symbolize.Demangle(raw); ok {
 		in.name, in.demangled = dm, true
 	}
@@ -1300,24 +1297,10 @@ func (d *pbProfile) eachSampleIn(r *sampleReader, locs, from, to int, fn func(sm
 // walkStream is walk for a decoded protobuf: every sample is read from the
 // bytes into one reused sample and classified as walk classifies the
 // model's, the profiler's own left out as Load leaves them out. It is
-// serial, so the ids check left to it runs first (a consumer must see
-// nothing of a profile the model path refuses); one that fails gives the
-// model path (model).
-func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) error {
-	if d.idsLater {
-		if err := d.checkLaterIDs(); err != nil {
-			l, err := d.model()
-			if err != nil {
-				return err
-			}
-			a.walk(side, prof, l.Profile, idx, kind)
-			return nil
-		}
-	}
-	// Prepare and the check above read every sample already: no error is
-	// left to meet.
+// serial: Prepare and add (for ids left to the walk) have checked every
+// sample already, so no error is left to meet.
+func (a *Analyzer) walkStream(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) {
 	_ = a.walkStreamIn(side, prof, d, idx, kind, d.firstSample, len(d.data))
-	return nil
 }
 
 // walkStreamIn classifies the records of data[from:to] (see

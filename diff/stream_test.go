@@ -405,6 +405,9 @@ func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error)
 func TestStreamBadLocationID(t *testing.T) {
 	lowShards(t)
 	dir := t.TempDir()
+	gcfg := synth.DefaultConfig()
+	gcfg.Stacks, gcfg.Functions, gcfg.PCsPerFunction = 300, 100, 1
+	good := rawFile(t, dir, "good.pb.gz", synth.Generate(gcfg), profile.Options{})
 	for _, c := range []struct {
 		name string
 		at   int
@@ -433,6 +436,36 @@ func TestStreamBadLocationID(t *testing.T) {
 			_, walked, serr := streamed(r, serial)
 			if fmt.Sprint(lerr) != fmt.Sprint(serr) || !walked {
 				t.Errorf("%s, serial %v: model %v; stream %v (streamed %v)", c.name, serial, lerr, serr, walked)
+			}
+		}
+		// A serial Analyzer refuses it before adding it: nothing of it is
+		// kept. A parallel one finds it in the walk; once Wait said so,
+		// it adds no more.
+		for _, serial := range []bool{true, false} {
+			a := NewAnalyzer(Options{})
+			if serial {
+				a.OnSample(func(*Sample) {})
+			}
+			in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			aerr := a.AddInput(Base, in)
+			if aerr == nil {
+				aerr = a.Wait()
+			}
+			gin, err := Prepare(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gerr := a.AddInput(New, gin)
+			switch {
+			case fmt.Sprint(aerr) != fmt.Sprint(lerr):
+				t.Errorf("%s, serial %v: %v, want the model's error", c.name, serial, aerr)
+			case serial && (len(a.Profiles()) != 1 || gerr != nil):
+				t.Errorf("%s, serial: %d profiles kept, then %v; want the good one alone", c.name, len(a.Profiles()), gerr)
+			case !serial && fmt.Sprint(gerr) != fmt.Sprint(lerr):
+				t.Errorf("%s, parallel: the next profile was added (%v), want the refusal again", c.name, gerr)
 			}
 		}
 		// Results asked for without Wait leave the profile out, and say so.
