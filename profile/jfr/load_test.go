@@ -154,8 +154,23 @@ func TestSleepRegression(t *testing.T) {
 	}
 	r := a.Diff()
 	v := r.Verdict
-	if v == nil || v.NoChange || v.Principal == nil || v.Principal.Bucket != diff.Wait || !v.Grew {
-		t.Fatalf("verdict %+v; want wait grew", v)
+	// Wait grew, led by the sleeps. A thread-time profile is a state
+	// profile, whose verdict lets a growth elsewhere lead before wait's
+	// (idle threads park in wait): in a run where the sleeping build also
+	// did a little more cpu (0.515 -> 0.557 threads, once), wait's growth
+	// comes second, in Also.
+	var wait *diff.VerdictChange
+	if v != nil && v.Principal != nil && v.Principal.Bucket == diff.Wait {
+		wait = v.Principal
+	} else if v != nil {
+		for i := range v.Also {
+			if v.Also[i].Bucket == diff.Wait {
+				wait = &v.Also[i]
+			}
+		}
+	}
+	if v == nil || v.NoChange || !v.Grew || wait == nil || wait.Change <= 0 || !strings.Contains(v.Summary, "wait grew") || !strings.Contains(v.Summary, "Thread.sleep") {
+		t.Fatalf("verdict %+v; want wait grew, led by Thread.sleep", v)
 	}
 	if want := typeTotals(next)[jfr.SamplesType+"/count"]; r.New.Samples+apart != eventsOf(next, "thread-time") || r.New.Samples < 120 || r.New.Samples > want {
 		t.Errorf("new side: %d samples and %d kept apart; want its %d thread-time events (at least the 120 sleeps)", r.New.Samples, apart, eventsOf(next, "thread-time"))
@@ -167,7 +182,7 @@ func TestSleepRegression(t *testing.T) {
 	if n := top.Top().Samples; n != 120 {
 		t.Errorf("--sample-index sleep: %d samples; want the 120 sleeps", n)
 	}
-	t.Logf("thread-time: base %d samples, new %d; wait %+.3f", r.Base.Samples, r.New.Samples, v.Principal.Change)
+	t.Logf("thread-time: base %d samples, new %d; wait %+.3f", r.Base.Samples, r.New.Samples, wait.Change)
 }
 
 // eventsOf sums the samples column over the samples with a value of typ.
