@@ -377,7 +377,7 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 	if a.err != nil {
 		return a.err // a profile added before was refused (Wait)
 	}
-	parallel := d != nil && a.shardable()
+	parallel := d != nil && a.WalksInParallel()
 	if !parallel {
 		// A serial walk meets methods after those in flight.
 		for len(a.pending) > 0 {

@@ -60,11 +60,6 @@ type walkJob struct {
 	err     error
 }
 
-// shardable reports whether a streamed profile's walk may be sharded.
-func (a *Analyzer) shardable() bool {
-	return len(a.consumers) == 0 && a.tree == nil && a.peek == nil && !a.opts.Spellings
-}
-
 // walkShards starts the walk of d's samples in shards, at most
 // GOMAXPROCS at once; when more profiles than that are in flight, the
 // oldest is waited for and merged, so memory holds a bounded number of
@@ -119,7 +114,6 @@ func (a *Analyzer) settle(job *walkJob) error {
 	if d == nil {
 		return nil
 	}
-	job.failed.Store(nil)
 	job.shards = nil
 	l, err := d.model()
 	if err != nil {
@@ -148,10 +142,13 @@ func (a *Analyzer) shard(side Side, fns int) *Analyzer {
 }
 
 // WalksInParallel reports whether the Analyzer walks streamed profiles off
-// the caller's goroutine, in parallel: nothing reads their samples in
-// order (no OnSample consumer, call tree, peek table or spellings). Its
-// inputs are then best prepared with PrepareOptions.IDsInWalk.
-func (a *Analyzer) WalksInParallel() bool { return a.shardable() }
+// the caller's goroutine, in parallel, cut into shards: nothing reads
+// their samples in order (no OnSample consumer, call tree, peek table or
+// spellings). Its inputs are then best prepared with
+// PrepareOptions.IDsInWalk.
+func (a *Analyzer) WalksInParallel() bool {
+	return len(a.consumers) == 0 && a.tree == nil && a.peek == nil && !a.opts.Spellings
+}
 
 // Expect tells the Analyzer how many profiles will be added, when the
 // caller knows: a large profile's walk is cut into parts only while

@@ -13,9 +13,10 @@ import (
 // ids (the raw name of each frame, see Sample.Spellings) and frame rules,
 // memoized per location: a location with one frame (the common case) keeps
 // it in its entry, others in flat arenas, idv and spv at
-// [e.off:e.off+e.n]; frame rules are the methods' (Analyzer.frameRuleOf). Locations are indexed by ID in a slice when IDs
-// are dense (as every pprof writer makes them), else by a map. Functions are
-// memoized the same way, so a name is split and interned once per profile.
+// [e.off:e.off+e.n]; frame rules are the methods' (Analyzer.frameRuleOf).
+// Locations are indexed by ID in a slice when IDs are dense (as every
+// pprof writer makes them), else by a map. Functions are memoized the
+// same way, so a name is split and interned once per profile.
 type locResolver struct {
 	a     *Analyzer
 	side  Side
@@ -224,18 +225,15 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 // look each up again by name in every profile. The memo holds one entry
 // per function met, as the method table does.
 func (r *locResolver) infoFrame(in *fnInfo, mapFile string) frame {
+	mod := in.nm.module(mapFile)
 	if r.a.shardWalk {
-		return r.newFrame("", &in.nm, mapFile) // one profile's part: byFn is the memo
-	}
-	mod := in.nm.mod
-	if mod == "" {
-		mod = mapFile
+		return r.a.internNamed(in.nm.rest, mod, r.side, &in.nm) // one profile's part: byFn is the memo
 	}
 	memo := r.a.infoFrames[r.side]
 	if e, ok := memo[in]; ok && e.mod == mod {
 		return e.f
 	}
-	f := r.newFrame("", &in.nm, mapFile)
+	f := r.a.internNamed(in.nm.rest, mod, r.side, &in.nm)
 	if memo == nil {
 		memo = map[*fnInfo]infoFrame{}
 		r.a.infoFrames[r.side] = memo
@@ -271,11 +269,16 @@ func (r *locResolver) newFrame(name string, nm *fnName, mapFile string) frame {
 		}
 		return r.a.intern(rest, mod, r.side)
 	}
-	mod := nm.mod
-	if mod == "" {
-		mod = mapFile
+	return r.a.internNamed(nm.rest, nm.module(mapFile), r.side, nm)
+}
+
+// module is the module a frame of the function takes: its name's, else
+// mapFile.
+func (nm *fnName) module(mapFile string) string {
+	if nm.mod == "" {
+		return mapFile
 	}
-	return r.a.internNamed(nm.rest, mod, r.side, nm)
+	return nm.mod
 }
 
 func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {

@@ -223,14 +223,10 @@ func TestRefusedProfileExits2(t *testing.T) {
 	cfg.Stacks, cfg.Functions = 2000, 300
 	good, bad := filepath.Join(dir, "good.pb.gz"), filepath.Join(dir, "bad.pb.gz")
 	p := synth.Generate(cfg)
-	if err := writeProfile(good, p); err != nil {
-		t.Fatal(err)
-	}
+	writePprofFile(t, good, p)
 	smp := p.Sample[len(p.Sample)/2]
 	smp.Location = append([]*pprofile.Location{{ID: uint64(len(p.Location)) + 7}}, smp.Location[1:]...)
-	if err := writeProfile(bad, p); err != nil {
-		t.Fatal(err)
-	}
+	writePprofFile(t, bad, p)
 	for _, args := range [][]string{
 		{"diff", good, bad},
 		{"diff", bad, good},
@@ -244,16 +240,4 @@ func TestRefusedProfileExits2(t *testing.T) {
 			t.Errorf("profdiff %s: exit %d, stdout %d bytes, stderr %q; want 2, none, the model's error in one line", strings.Join(args, " "), code, len(out), stderr)
 		}
 	}
-}
-
-func writeProfile(name string, p *pprofile.Profile) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
