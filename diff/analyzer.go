@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -256,6 +257,13 @@ type Analyzer struct {
 	// streaming decoder named (locResolver.infoFrame).
 	infoFrames [2]map[*fnInfo]infoFrame
 	shardWalk  bool // a shard: it walks part of one profile (parallel.go)
+	// unpaired is shared with the Analyzer's shards: set once every
+	// profile expected is registered and no closure needs pairing by its
+	// neighbours (closureNeed), after which walks stop noting them.
+	unpaired *atomic.Bool
+	// overExpected says that a profile was registered past Expect's
+	// count after walks stopped noting neighbours (closureNeed).
+	overExpected bool
 }
 
 // NewAnalyzer returns an Analyzer with the given options.
@@ -267,7 +275,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 	if rules == nil {
 		rules = DefaultRules()
 	}
-	a := &Analyzer{opts: opts, rules: rules, byName: map[string]int32{}, byKey: map[string]int32{}}
+	a := &Analyzer{opts: opts, rules: rules, byName: map[string]int32{}, byKey: map[string]int32{}, unpaired: new(atomic.Bool)}
 	for i := range a.sides {
 		a.sides[i].kinds = map[profile.Kind]bool{}
 		a.sides[i].periods = map[int64]bool{}
@@ -431,6 +439,7 @@ func (a *Analyzer) register(side Side, l *profile.Loaded, kind profile.Kind) {
 	}
 	a.noteMeta(side, l, kind)
 	a.profiles = append(a.profiles, ProfileStats{Source: l.Source, Side: side, Kind: kind, DurationNanos: l.Profile.DurationNanos})
+	a.closureNeed()
 }
 
 // eventTypes reports whether a format's sample types are its events, a
@@ -577,7 +586,7 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	if a.peek != nil {
 		a.peek.add(a, s)
 	}
-	if a.anyClosure {
+	if a.anyClosure && !a.unpaired.Load() {
 		a.noteClosures(s.Side, s.Stack)
 	}
 	caller := s.Caller()

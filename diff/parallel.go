@@ -135,7 +135,7 @@ func (a *Analyzer) settle(job *walkJob) error {
 // time, they cost the walk about 1.5% of the 200k pair's CPU.
 func (a *Analyzer) shard(side Side, fns int) *Analyzer {
 	s := &Analyzer{opts: a.opts, rules: a.rules, byName: make(map[string]int32, fns), byKey: make(map[string]int32, fns),
-		by: a.by, format: a.format, lead: newLeadTally(), shardWalk: true}
+		by: a.by, format: a.format, lead: newLeadTally(), shardWalk: true, unpaired: a.unpaired}
 	s.profiles = []ProfileStats{{Side: side}}
 	s.smp.a = s
 	return s
@@ -154,7 +154,10 @@ func (a *Analyzer) WalksInParallel() bool {
 // caller knows: a large profile's walk is cut into parts only while
 // fewer profiles than cores are expected (a diff of two profiles on two
 // cores walks each whole, one per core; top of one profile cuts it in
-// two).
+// two), and once that many are registered, closures' neighbours are no
+// longer noted where no closure will be paired by them (closureNeed).
+// A caller that adds more than it announced gets closures paired only
+// with themselves.
 func (a *Analyzer) Expect(n int) { a.expect = n }
 
 // Wait waits for the walks in flight; they are merged when a result is
