@@ -264,6 +264,7 @@ type Analyzer struct {
 	// overExpected says that a profile was registered past Expect's
 	// count after walks stopped noting neighbours (closureNeed).
 	overExpected bool
+	sysMods      map[string]bool // isSystemModule by module (systemModule)
 }
 
 // NewAnalyzer returns an Analyzer with the given options.

@@ -348,7 +348,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		if std == 0 {
 			m := a.methods[stack[i]]
 			std = stdOther
-			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) || isSystemModule(m.module[0]) || isSystemModule(m.module[1]) {
+			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) || a.systemModule(m.module[0]) || a.systemModule(m.module[1]) {
 				std = stdLib
 				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
 					std = stdRuntime
@@ -382,6 +382,23 @@ var systemModule = regexp.MustCompile(`^\[kernel|vmlinux|^\[vdso\]$|^(libc|libpt
 // --by caller passes over as it passes over Go's standard library.
 func isSystemModule(module string) bool {
 	return module != "" && systemModule.MatchString(module)
+}
+
+// systemModule is isSystemModule, memoized by module: a profile names
+// few, and its methods each ask once per walk.
+func (a *Analyzer) systemModule(module string) bool {
+	if module == "" {
+		return false
+	}
+	sys, ok := a.sysMods[module]
+	if !ok {
+		if a.sysMods == nil {
+			a.sysMods = map[string]bool{}
+		}
+		sys = isSystemModule(module)
+		a.sysMods[module] = sys
+	}
+	return sys
 }
 
 // jvmLibRoots are the package roots of the JDK's and the JVM languages'
