@@ -176,12 +176,18 @@ type pbProfile struct {
 	anyProfiler bool   // a profiler label or frame is in the profile
 	dropped     int64
 	leaves      []uint64 // one location ID per distinct leaf function (contention kinds)
-	marking     bool     // check is marking places to cut (eachSampleIn)
 	// idsLater says that check left the samples' packed location ids
 	// unread: a walk checks them (checkIDs first, for a serial one).
 	idsLater bool
 	raw      *profile.Raw // what it was decoded from, for the model path
-	marks    []int        // where every markEvery'th sample record starts
+	marks    []int        // where every markEvery'th sample record starts (scan)
+	// What scan's read of the sample records found (scanSample): the
+	// sums of their values by index (checked as check checks them), the
+	// values of the first, and whether any left check something to read
+	// (labels, unpacked location ids, another value count or wire type).
+	sums     []int64
+	nValues  int
+	checkAll bool
 }
 
 type pbValueType struct{ typeX, unitX int64 }
@@ -212,6 +218,10 @@ func (d *pbProfile) scan() error {
 				if d.samples == 0 {
 					d.firstSample = at
 				}
+				if d.samples%markEvery == 0 {
+					d.marks = append(d.marks, at)
+				}
+				err = d.scanSample(f.s, f.e)
 				d.samples++
 				d.lastSample = pos
 			}
@@ -242,6 +252,73 @@ func (d *pbProfile) scan() error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// scanSample reads the sample record at data[s:e] as scan meets it, while
+// its bytes are in cache: its values are checked as check checks them
+// (signs and sums, errFallback for what the model path must read), and
+// anything more that check would read (labels, location ids that are not
+// packed, another value count than the first record's, a field of an
+// unexpected wire type) sets checkAll. When nothing does, check need not
+// read the samples again (see check).
+func (d *pbProfile) scanSample(s, e int) error {
+	data := d.data[:e] // a varint may not run past its record
+	var f wireField
+	n := 0
+	value := func(u uint64) error {
+		v := int64(u)
+		if n == len(d.sums) {
+			d.sums = append(d.sums, 0)
+		}
+		switch {
+		case v < 0:
+			return errFallback // an error, or a delta heap profile's types to remove
+		case d.sums[n] > math.MaxInt64-v:
+			return errFallback
+		}
+		d.sums[n] += v
+		n++
+		return nil
+	}
+	for pos := s; pos < e; {
+		if err := next(data, &pos, e, &f); err != nil {
+			return err
+		}
+		switch f.num {
+		case 1:
+			if f.typ != 2 {
+				d.checkAll = true
+			}
+		case 2:
+			switch f.typ {
+			case 0:
+				if err := value(f.u); err != nil {
+					return err
+				}
+			case 2:
+				for p := f.s; p < f.e; {
+					u, q, ok := uvarint(data[:f.e], p)
+					if !ok {
+						return decodeErr(p, "bad varint in a sample's values")
+					}
+					if err := value(u); err != nil {
+						return err
+					}
+					p = q
+				}
+			default:
+				d.checkAll = true
+			}
+		case 3:
+			d.checkAll = true
+		}
+	}
+	if d.samples == 0 {
+		d.nValues = n
+	} else if n != d.nValues {
+		d.checkAll = true
 	}
 	return nil
 }
@@ -952,7 +1029,9 @@ func (d *pbProfile) contention() bool {
 // checks read them: value counts and references (CheckValid), signs and
 // sums (checkValues), the diff-profile label, and the profiler's samples
 // (DropProfilerSamples, when drop). With idsLater, the packed location
-// ids are left to the walk, unless they are needed here.
+// ids are left to the walk, unless they are needed here; and when scan
+// found nothing else in the records to check (scanSample, which checked
+// the values), the samples are not read at all.
 func (d *pbProfile) check(drop, idsLater bool) error {
 	d.drop = drop
 	if d.profFn != nil { // buildFunctions found the profiler's functions
@@ -986,8 +1065,12 @@ func (d *pbProfile) check(drop, idsLater bool) error {
 		locs = skipIDs
 	}
 	d.idsLater = locs == skipIDs
-	d.marking = true
-	defer func() { d.marking = false }()
+	if d.idsLater && !d.checkAll && d.nValues == len(d.sampleTypes) {
+		// scan checked the values, and the records hold nothing else
+		// this pass would read: no labels (no diff-profile label, no
+		// profiler's), no profiler frames (profLoc), no leaves to find.
+		return nil
+	}
 	err := d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
 		for t, v := range smp.Value {
 			switch {
@@ -1265,23 +1348,14 @@ func (d *pbProfile) eachSample(r *sampleReader, locs int, fn func(smp *pprofile.
 
 // eachSampleIn is eachSample for the records of data[from:to], where
 // both are places a field starts (the first record, a mark, the end).
-// With d.marking it marks every markEvery'th record's place (cuts).
 func (d *pbProfile) eachSampleIn(r *sampleReader, locs, from, to int, fn func(smp *pprofile.Sample, profiler bool) error) error {
 	var f wireField
-	n := 0
 	for pos := from; pos < to; {
-		at := pos
 		if err := next(d.data, &pos, len(d.data), &f); err != nil {
 			return err
 		}
 		if f.num != 2 {
 			continue
-		}
-		if d.marking {
-			if n%markEvery == 0 {
-				d.marks = append(d.marks, at)
-			}
-			n++
 		}
 		profiler, err := r.read(f.s, f.e, locs)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,7 +42,10 @@ func rawFile(t testing.TB, dir, name string, p *pprofile.Profile, opts profile.O
 
 // bothPaths adds the profiles of each side to two Analyzers, one through
 // the pprof model (Raw.Load, Add) and one through the streaming decoder
-// (Prepare, AddInput), and returns them; every input must stream.
+// (PrepareWith, AddInput), and returns them; every input must stream. The
+// inputs are prepared as diff and top prepare them: for an Analyzer that
+// walks in parallel, with the ids left to the walk (IDsInWalk), and so
+// the records not read again when scan checked them (check).
 func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stream *Analyzer) {
 	t.Helper()
 	model, stream = NewAnalyzer(opts), NewAnalyzer(opts)
@@ -54,7 +58,7 @@ func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stre
 			if err := model.Add(Side(side), l); err != nil {
 				t.Fatalf("model Add: %v", err)
 			}
-			in, err := Prepare(r)
+			in, err := PrepareWith(r, PrepareOptions{IDsInWalk: stream.WalksInParallel()})
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
@@ -238,6 +242,25 @@ func TestStreamCorpus(t *testing.T) {
 			}
 			if e1 == nil {
 				sameJSON(t, path, model.Top(), stream.Top())
+			}
+			// Prepared as diff and top prepare it, for a walk in
+			// parallel: ids left to the walk, and the records not read
+			// again when scan checked them.
+			inW, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+			if err != nil {
+				t.Errorf("%s: PrepareWith IDsInWalk: %v, Prepare took it", path, err)
+				continue
+			}
+			sameJSON(t, path+" loaded, ids in walk", loadFacts(l), loadFacts(inW.Loaded()))
+			par := NewAnalyzer(Options{Top: -1})
+			e3 := par.AddInput(Base, inW)
+			if e3 == nil {
+				e3 = par.Wait()
+			}
+			if fmt.Sprint(e1) != fmt.Sprint(e3) {
+				t.Errorf("%s: Add: model %v, stream with ids in walk %v", path, e1, e3)
+			} else if e1 == nil {
+				sameJSON(t, path+" ids in walk", model.Top(), par.Top())
 			}
 		}
 		return nil
@@ -607,4 +630,44 @@ func writeTemp(t *testing.T, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// A profile whose records the model path must read (a negative value, a
+// sum past int64, a diff profile's label) is sent to it whichever way it
+// is prepared: with the ids left to the walk, scan checks the values
+// itself, and a label makes check read the records as before. The model
+// path's answer (its error, or a model input) is the one given.
+func TestStreamValuesChecked(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		edit func(p *pprofile.Profile)
+	}{
+		{"negative value", func(p *pprofile.Profile) { p.Sample[7].Value[0] = -3 }},
+		{"sum past int64", func(p *pprofile.Profile) {
+			p.Sample[3].Value[1] = math.MaxInt64 - 10
+			p.Sample[9].Value[1] = 11
+		}},
+		{"diff label", func(p *pprofile.Profile) {
+			p.Sample[5].Label = map[string][]string{profile.BaseLabel: {"true"}}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := synth.DefaultConfig()
+			cfg.Stacks, cfg.Functions = 50, 40
+			p := synth.Generate(cfg)
+			c.edit(p)
+			r := rawFile(t, dir, strings.ReplaceAll(c.name, " ", "-")+".pb.gz", p, profile.Options{})
+			_, lerr := r.Load()
+			for _, opts := range []PrepareOptions{{}, {IDsInWalk: true}} {
+				in, err := PrepareWith(r, opts)
+				if fmt.Sprint(err) != fmt.Sprint(lerr) {
+					t.Errorf("%+v: Prepare error %v, the model's %v", opts, err, lerr)
+				}
+				if err == nil && in.Streamed() {
+					t.Errorf("%+v: streamed, want the model path's input", opts)
+				}
+			}
+		})
+	}
 }
