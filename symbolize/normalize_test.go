@@ -1,6 +1,10 @@
 package symbolize
 
 import (
+	"math/rand"
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -229,6 +233,50 @@ func TestNormalizeLiteralChecks(t *testing.T) {
 	} {
 		if got := Normalize(in); got != want {
 			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// nextClosure finds what the expression it replaces finds, match by
+// match, on names made of the pieces closures' numberings are made of
+// and of others that almost are.
+func TestNextClosureIsTheExpression(t *testing.T) {
+	re := regexp.MustCompile(`\.(?:func|gowrap|deferwrap)[0-9]+(?:\.[0-9]+)*|-range[0-9]+`)
+	pieces := []string{".func", ".gowrap", ".deferwrap", "-range", "func", "range", "wrap", ".", "-", "1", "23", "x", "main", ".fun", "(*T)"}
+	r := rand.New(rand.NewSource(1))
+	for range 200_000 {
+		var b strings.Builder
+		for range 1 + r.Intn(8) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		name := b.String()
+		var got [][]int
+		for m := nextClosure(name, 0); m[0] >= 0; m = nextClosure(name, m[1]) {
+			got = append(got, []int{m[0], m[1]})
+		}
+		if want := re.FindAllStringIndex(name, -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: nextClosure finds %v, the expression %v", name, got, want)
+		}
+	}
+}
+
+// cloneLiteral's one pass over the dots finds what a search for each
+// literal finds.
+func TestCloneLiteralIsTheSearches(t *testing.T) {
+	pieces := append([]string{".", "isra", "part", "constprop", "lto_priv", "llvm", "localalias", "cold", "x", "1", "main"}, cloneLiterals...)
+	r := rand.New(rand.NewSource(1))
+	for range 100_000 {
+		var b strings.Builder
+		for range 1 + r.Intn(6) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		name := b.String()
+		want := false
+		for _, lit := range cloneLiterals {
+			want = want || strings.Contains(name, lit)
+		}
+		if got := cloneLiteral(name); got != want {
+			t.Fatalf("cloneLiteral(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
