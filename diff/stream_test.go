@@ -671,3 +671,44 @@ func TestStreamValuesChecked(t *testing.T) {
 		})
 	}
 }
+
+// The first streamed profile's shard is adopted whole by an Analyzer that
+// has met no method (adopt), and the Analyzer goes on as if it had walked
+// it: a profile walked serially afterwards (from the model, the other
+// side) gives what an Analyzer that walked both serially gives, with
+// inclusive values, which count each method once a sample by a stamp.
+func TestAdoptedShardThenSerialWalk(t *testing.T) {
+	dir := t.TempDir()
+	cfg := synth.DefaultConfig()
+	cfg.Stacks, cfg.Functions = 3000, 300
+	r := rawFile(t, dir, "p.pb.gz", synth.Generate(cfg), profile.Options{})
+	l, err := r.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{Cum: true, Top: -1}, {By: ByCaller, Top: -1}} {
+		mixed, serial := NewAnalyzer(opts), NewAnalyzer(opts)
+		in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+		if err != nil || !in.Streamed() {
+			t.Fatalf("Prepare: %v", err)
+		}
+		if err := mixed.AddInput(Base, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := mixed.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		mixed.flush() // the shard is merged: adopted
+		for _, a := range []*Analyzer{mixed, serial} {
+			if a == serial {
+				if err := a.Add(Base, l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := a.Add(New, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameJSON(t, fmt.Sprintf("%+v diff", opts), serial.Diff(), mixed.Diff())
+	}
+}
