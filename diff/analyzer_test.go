@@ -1,7 +1,12 @@
 package diff
 
 import (
+	"fmt"
+	"math"
+	"math/rand"
 	"reflect"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -149,5 +154,32 @@ func TestCallTreeBucketsAndOther(t *testing.T) {
 	_ = a.Add(Base, folded(t, "a.folded", base))
 	if n := len(a.Top().Tree.Children[0].Children); n != 4 {
 		t.Errorf("without TreeMin main has %d children, want 4", n)
+	}
+}
+
+// sortRows orders rows as sorting them directly with the same comparison
+// does, ties of |Δ| and name included (an unstable sort's order of equal
+// rows is its own): it sorts an index instead, with the same algorithm.
+func TestSortRowsOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for range 200 {
+		rows := make([]MethodRow, r.Intn(300))
+		for i := range rows {
+			rows[i] = MethodRow{Name: fmt.Sprintf("m%d", r.Intn(20)), Base: float64(r.Intn(4)) / 8, New: float64(r.Intn(4)) / 8, Note: fmt.Sprint(i)}
+		}
+		want := slices.Clone(rows)
+		sort.Slice(want, func(i, j int) bool {
+			di, dj := math.Abs(want[i].New-want[i].Base), math.Abs(want[j].New-want[j].Base)
+			if di != dj {
+				return di > dj
+			}
+			return want[i].Name < want[j].Name
+		})
+		sortRows(rows, NormalizeShare)
+		for i := range rows {
+			if rows[i].Note != want[i].Note {
+				t.Fatalf("row %d is the input's %s, sorting the rows puts its %s there", i, rows[i].Note, want[i].Note)
+			}
+		}
 	}
 }
