@@ -790,6 +790,23 @@ func (d *pbProfile) buildLocations(fx *fnIndex) error {
 	d.locFns = make([]int32, 0, n+n/4)
 	data := d.data
 	var f, g wireField
+	// Which functions are unnamed (nil: none), and the last mapping
+	// looked up: a table's locations mostly share one. Each location
+	// would otherwise load its functions' memo entries (2 MB of them on
+	// the 200k profile, out of cache) and look its mapping up in a map.
+	var unnamed []bool
+	for fi, in := range d.fnInfos {
+		if in.name == "" {
+			if unnamed == nil {
+				unnamed = make([]bool, len(d.fnInfos))
+			}
+			unnamed[fi] = true
+		}
+	}
+	lastMap, lastMi := uint64(0), int32(-1)
+	if mi, ok := d.mapByID[0]; ok {
+		lastMi = mi
+	}
 	for i, r := range d.locRanges {
 		var id, addr, mapID uint64
 		start := len(d.locFns)
@@ -838,7 +855,7 @@ func (d *pbProfile) buildLocations(fx *fnIndex) error {
 				if fi < 0 {
 					return errFallback
 				}
-				if d.fnInfos[fi].name == "" {
+				if unnamed != nil && unnamed[fi] {
 					named = false
 				}
 				d.locFns = append(d.locFns, fi)
@@ -852,10 +869,13 @@ func (d *pbProfile) buildLocations(fx *fnIndex) error {
 			return errFallback
 		}
 		ref := &refs[i]
-		ref.mapping = -1
-		if mi, ok := d.mapByID[mapID]; ok {
-			ref.mapping = mi
+		if mapID != lastMap {
+			lastMap, lastMi = mapID, -1
+			if mi, ok := d.mapByID[mapID]; ok {
+				lastMi = mi
+			}
 		}
+		ref.mapping = lastMi
 		ref.off = uint32(start)
 		if named && nl < 1<<16 {
 			ref.n = uint16(nl) // else 0: the Location's own path (symbolize.LocationFrames)

@@ -712,3 +712,29 @@ func TestAdoptedShardThenSerialWalk(t *testing.T) {
 		sameJSON(t, fmt.Sprintf("%+v diff", opts), serial.Diff(), mixed.Diff())
 	}
 }
+
+// A function the profile leaves unnamed (a line with an empty name) makes
+// its locations take the Location's own path, as the model's walk names
+// them (by address, or by their other lines), and mappings are found for
+// locations that name several: the streamed results are the model's.
+func TestStreamUnnamedFunctionsAndMappings(t *testing.T) {
+	cfg := synth.DefaultConfig()
+	cfg.Stacks, cfg.Functions = 400, 60
+	p := synth.Generate(cfg)
+	lib := &pprofile.Mapping{ID: uint64(len(p.Mapping) + 1), Start: 1 << 40, Limit: 1<<40 + 1<<20, File: "/usr/lib/libunnamed.so", HasFunctions: true}
+	p.Mapping = append(p.Mapping, lib)
+	for i, fn := range p.Function {
+		if i%7 == 3 {
+			fn.Name = ""
+		}
+	}
+	for i, loc := range p.Location {
+		if i%5 == 1 {
+			loc.Mapping = lib
+		}
+	}
+	r := rawFile(t, t.TempDir(), "unnamed.pb.gz", p, profile.Options{})
+	model, stream := bothPaths(t, Options{Top: -1}, [2][]*profile.Raw{{r}, {r}})
+	sameJSON(t, "diff", model.Diff(), stream.Diff())
+	sameJSON(t, "top", model.Top(), stream.Top())
+}
