@@ -1,14 +1,17 @@
 package diff
 
 import (
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
 )
 
 // closureInfo.add keeps each closure's distinct neighbours in the order
@@ -113,6 +116,9 @@ func TestClosureNeighboursOnlyForPairing(t *testing.T) {
 			if a.overExpected != c.overExpected {
 				t.Errorf("overExpected %v, want %v", a.overExpected, c.overExpected)
 			}
+			if r != nil && c.overExpected != slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "more profiles added than the 1 announced") }) {
+				t.Errorf("warnings %q: want one of more profiles than announced only when there were", r.Warnings)
+			}
 			if c.new != nil {
 				row := findMethod(r, c.new.Profile.Function[1].Name) // the closure
 				if row == nil || row.RenumberedFrom != c.renumbered || row.NewValue == 0 {
@@ -127,5 +133,42 @@ func TestClosureNeighboursOnlyForPairing(t *testing.T) {
 				t.Errorf("rows %+v, want those of an Analyzer that notes every neighbour: %+v", rows, all)
 			}
 		})
+	}
+}
+
+// Streamed profiles walked in parallel, cut into parts, see the flag set
+// while their walks are in flight: the results with Expect are those
+// without, for one build on both sides (neighbours no longer noted) and
+// for two builds (noted on both, closures paired by them).
+func TestClosureNeighboursParallelWalks(t *testing.T) {
+	lowShards(t)
+	dir := t.TempDir()
+	for _, builds := range [][2]string{{"b1", "b1"}, {"b1", "b2"}} {
+		var rs [2]*profile.Raw
+		for i, side := range []synth.Side{synth.Base, synth.New} {
+			cfg := synth.DefaultConfig()
+			cfg.Stacks, cfg.Functions, cfg.Side = 3000, 300, side
+			p := synth.Generate(cfg)
+			p.Mapping[0].BuildID = builds[i]
+			rs[i] = rawFile(t, dir, fmt.Sprintf("%s-%d.pb.gz", builds[i], i), p, profile.Options{})
+		}
+		diffWith := func(expect int) *Result {
+			a := NewAnalyzer(Options{Top: -1, Cum: true})
+			a.Expect(expect)
+			for side, r := range rs {
+				in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+				if err != nil || !in.Streamed() {
+					t.Fatalf("Prepare: %v", err)
+				}
+				if err := a.AddInput(Side(side), in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := a.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			return a.Diff()
+		}
+		sameJSON(t, fmt.Sprintf("builds %v", builds), diffWith(0), diffWith(2))
 	}
 }

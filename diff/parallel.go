@@ -17,8 +17,10 @@ import (
 // order the profiles were added, each profile's parts in record order.
 // Merging replays a shard's spellings in the order it met them, so
 // method and spelling ids, display names and modules come out as one
-// walk in that order would make them; values are sums of integers
-// (exact in a float64 below 2^53), so their order does not matter.
+// walk in that order would make them (the first shard merged into an
+// Analyzer that has met no method is adopted whole, which makes the
+// same tables: adopt); values are sums of integers (exact in a float64
+// below 2^53), so their order does not matter.
 // Diff, Top and every other reader merge what is pending first.
 //
 // A walk is sharded only when nothing but the Analyzer's own tables

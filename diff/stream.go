@@ -182,9 +182,10 @@ type pbProfile struct {
 	raw      *profile.Raw // what it was decoded from, for the model path
 	marks    []int        // where every markEvery'th sample record starts (scan)
 	// What scan's read of the sample records found (scanSample): the
-	// sums of their values by index (checked as check checks them), the
-	// values of the first, and whether any left check something to read
-	// (labels, unpacked location ids, another value count or wire type).
+	// sums of their values by index (checked as check checks them), how
+	// many values the first has, and whether any left check something
+	// to read (labels, unpacked location ids, another value count or
+	// wire type).
 	sums     []int64
 	nValues  int
 	checkAll bool

@@ -263,7 +263,10 @@ func TestNextClosureIsTheExpression(t *testing.T) {
 // cloneLiteral's one pass over the dots finds what a search for each
 // literal finds.
 func TestCloneLiteralIsTheSearches(t *testing.T) {
-	pieces := append([]string{".", "isra", "part", "constprop", "lto_priv", "llvm", "localalias", "cold", "x", "1", "main"}, cloneLiterals...)
+	// The literals as the seven searches had them, not cloneLiterals:
+	// one dropped from there fails the test.
+	literals := []string{".isra.", ".part.", ".constprop.", ".lto_priv.", ".llvm.", ".localalias.", ".cold"}
+	pieces := append([]string{".", "isra", "part", "constprop", "lto_priv", "llvm", "localalias", "cold", "x", "1", "main"}, literals...)
 	r := rand.New(rand.NewSource(1))
 	for range 100_000 {
 		var b strings.Builder
@@ -272,7 +275,7 @@ func TestCloneLiteralIsTheSearches(t *testing.T) {
 		}
 		name := b.String()
 		want := false
-		for _, lit := range cloneLiterals {
+		for _, lit := range literals {
 			want = want || strings.Contains(name, lit)
 		}
 		if got := cloneLiteral(name); got != want {
