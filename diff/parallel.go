@@ -159,7 +159,7 @@ func (a *Analyzer) WalksInParallel() bool {
 // two), and once that many are registered, closures' neighbours are no
 // longer noted where no closure will be paired by them (closureNeed).
 // A caller that adds more than it announced gets closures paired only
-// with themselves.
+// with themselves, and a warning that says so.
 func (a *Analyzer) Expect(n int) { a.expect = n }
 
 // Wait waits for the walks in flight; they are merged when a result is
