@@ -137,7 +137,7 @@ func (a *Analyzer) settle(job *walkJob) error {
 // time, they cost the walk about 1.5% of the 200k pair's CPU.
 func (a *Analyzer) shard(side Side, fns int) *Analyzer {
 	s := &Analyzer{opts: a.opts, rules: a.rules, byName: make(map[string]int32, fns), byKey: make(map[string]int32, fns),
-		by: a.by, format: a.format, lead: newLeadTally(), shardWalk: true, unpaired: a.unpaired}
+		by: a.by, format: a.format, lead: newSideLeadTally(), shardWalk: true, unpaired: a.unpaired}
 	s.profiles = []ProfileStats{{Side: side}}
 	s.smp.a = s
 	return s
@@ -227,16 +227,14 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 		}
 	}
 	for b := range NumBuckets {
-		for id, v := range s.lead.dec[b] {
-			if v[side] != 0 {
-				credit(&a.lead.dec[b], remap[id], side, v[side])
+		s.lead.each(Bucket(b), side, func(id int, dec, call float64) {
+			if dec != 0 {
+				credit(&a.lead.dec[b], remap[id], side, dec)
 			}
-		}
-		for id, v := range s.lead.call[b] {
-			if v[side] != 0 {
-				credit(&a.lead.call[b], remap[id], side, v[side])
+			if call != 0 {
+				credit(&a.lead.call[b], remap[id], side, call)
 			}
-		}
+		})
 	}
 	for id, nb := range s.closures.neighbours[side] {
 		for _, n := range nb {
@@ -260,7 +258,7 @@ func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 	a.closure, a.anyClosure = s.closure, s.anyClosure
 	a.frk, a.std = make([]uint32, len(s.methods)), make([]int8, len(s.methods))
 	a.stamp = max(a.stamp, s.stamp)
-	a.lead = s.lead
+	a.lead = s.lead.sides(side)
 	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]
 	a.mergeStats(s, side, prof)
 }
