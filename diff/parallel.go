@@ -226,15 +226,17 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 			m.buckets[side][b] += v
 		}
 	}
-	for b := range NumBuckets {
-		s.lead.each(Bucket(b), side, func(id int, dec, call float64) {
-			if dec != 0 {
-				credit(&a.lead.dec[b], remap[id], side, dec)
+	for b := range NumBuckets { // a shard's tally is of its side alone
+		for id, v := range s.lead.dec1[b] {
+			if v != 0 {
+				credit(&a.lead.dec[b], remap[id], side, v)
 			}
-			if call != 0 {
-				credit(&a.lead.call[b], remap[id], side, call)
+		}
+		for id, v := range s.lead.call1[b] {
+			if v != 0 {
+				credit(&a.lead.call[b], remap[id], side, v)
 			}
-		})
+		}
 	}
 	for id, nb := range s.closures.neighbours[side] {
 		for _, n := range nb {

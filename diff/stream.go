@@ -1047,12 +1047,12 @@ func (d *pbProfile) contention() bool {
 }
 
 // check reads every sample once before any is classified, as Load's
-// checks read them: value counts and references (CheckValid), signs and
-// sums (checkValues), the diff-profile label, and the profiler's samples
-// (DropProfilerSamples, when drop). With idsLater, the packed location
-// ids are left to the walk, unless they are needed here; and when scan
-// found nothing else in the records to check (scanSample, which checked
-// the values), the samples are not read at all.
+// checks read them: value counts and references (CheckValid), the
+// diff-profile label, and the profiler's samples (DropProfilerSamples,
+// when drop); the values' signs and sums (checkValues) scan checked
+// (scanSample). With idsLater, the packed location ids are left to the
+// walk, unless they are needed here; and when scan found nothing else in
+// the records to check, the samples are not read at all.
 func (d *pbProfile) check(drop, idsLater bool) error {
 	d.drop = drop
 	if d.profFn != nil { // buildFunctions found the profiler's functions
@@ -1070,7 +1070,6 @@ func (d *pbProfile) check(drop, idsLater bool) error {
 	if d.contention() {
 		leafFns = make([]bool, len(d.fnInfos))
 	}
-	sums := make([]int64, len(d.sampleTypes))
 	var rs sampleReader
 	rs.init(d)
 	kept := 0
@@ -1093,15 +1092,6 @@ func (d *pbProfile) check(drop, idsLater bool) error {
 		return nil
 	}
 	err := d.eachSample(&rs, locs, func(smp *pprofile.Sample, profiler bool) error {
-		for t, v := range smp.Value {
-			switch {
-			case v < 0:
-				return errFallback // an error, or a delta heap profile's types to remove
-			case sums[t] > math.MaxInt64-v:
-				return errFallback
-			}
-			sums[t] += v
-		}
 		if len(smp.Label[profile.BaseLabel]) > 0 {
 			return errFallback // a diff profile: refused
 		}

@@ -163,38 +163,8 @@ func credit1(sums *[]float64, id int32, v float64) {
 	(*sums)[id] += v
 }
 
-// each calls fn with each method id's sums of side in bucket b, as
-// decider and as caller (0 where it has none).
-func (t *leadTally) each(b Bucket, side Side, fn func(id int, dec, call float64)) {
-	var dec, call []float64
-	if t.oneSide {
-		dec, call = t.dec1[b], t.call1[b]
-	} else {
-		dec, call = make([]float64, len(t.dec[b])), make([]float64, len(t.call[b]))
-		for id, v := range t.dec[b] {
-			dec[id] = v[side]
-		}
-		for id, v := range t.call[b] {
-			call[id] = v[side]
-		}
-	}
-	for id := range max(len(dec), len(call)) {
-		var d, c float64
-		if id < len(dec) {
-			d = dec[id]
-		}
-		if id < len(call) {
-			c = call[id]
-		}
-		fn(id, d, c)
-	}
-}
-
-// sides returns a one-side tally of side as a tally of both sides.
+// sides returns a shard's tally, of side alone, as a tally of both sides.
 func (t *leadTally) sides(side Side) *leadTally {
-	if !t.oneSide {
-		return t
-	}
 	out := newLeadTally()
 	for b := range NumBuckets {
 		for _, c := range []struct {

@@ -237,6 +237,15 @@ func TestNormalizeLiteralChecks(t *testing.T) {
 	}
 }
 
+// joinedPieces is a name of 1 to most pieces drawn at random.
+func joinedPieces(r *rand.Rand, pieces []string, most int) string {
+	var b strings.Builder
+	for range 1 + r.Intn(most) {
+		b.WriteString(pieces[r.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
 // nextClosure finds what the expression it replaces finds, match by
 // match, on names made of the pieces closures' numberings are made of
 // and of others that almost are.
@@ -245,11 +254,7 @@ func TestNextClosureIsTheExpression(t *testing.T) {
 	pieces := []string{".func", ".gowrap", ".deferwrap", "-range", "func", "range", "wrap", ".", "-", "1", "23", "x", "main", ".fun", "(*T)"}
 	r := rand.New(rand.NewSource(1))
 	for range 200_000 {
-		var b strings.Builder
-		for range 1 + r.Intn(8) {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		name := b.String()
+		name := joinedPieces(r, pieces, 8)
 		var got [][]int
 		for m := nextClosure(name, 0); m[0] >= 0; m = nextClosure(name, m[1]) {
 			got = append(got, []int{m[0], m[1]})
@@ -269,11 +274,7 @@ func TestCloneLiteralIsTheSearches(t *testing.T) {
 	pieces := append([]string{".", "isra", "part", "constprop", "lto_priv", "llvm", "localalias", "cold", "x", "1", "main"}, literals...)
 	r := rand.New(rand.NewSource(1))
 	for range 100_000 {
-		var b strings.Builder
-		for range 1 + r.Intn(6) {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		name := b.String()
+		name := joinedPieces(r, pieces, 6)
 		want := false
 		for _, lit := range literals {
 			want = want || strings.Contains(name, lit)
