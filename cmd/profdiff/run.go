@@ -341,7 +341,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	}
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
-	if err := s.out.write(e.stdout, render.DiffReport(r)); err != nil {
+	if err := s.out.write(e.stdout, render.DiffReportFor(r, s.out.format)); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if dp == nil {
@@ -436,7 +436,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		}
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
-		if err := s.out.write(e.stdout, render.TopReport(t)); err != nil {
+		if err := s.out.write(e.stdout, render.TopReportFor(t, s.out.format)); err != nil {
 			return fmt.Errorf("writing report: %v", err)
 		}
 		return mp.write(e.stdout)

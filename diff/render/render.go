@@ -27,7 +27,6 @@ package render
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -128,9 +127,7 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 		if r.JSON == nil {
 			return fmt.Errorf("this report has no %s form", f)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r.JSON)
+		return writeJSON(w, r.JSON)
 	case HTML:
 		return writeHTML(w, r, o)
 	case SVG:

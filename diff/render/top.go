@@ -9,7 +9,22 @@ import (
 // table, the scheduler-latency line, the method table and a section per
 // peeked frame. Shares sit beside rates where the duration is known; the
 // value column is in the profile's unit.
-func TopReport(res *diff.TopResult) *report.Report {
+func TopReport(res *diff.TopResult) *report.Report { return buildTopReport(res, false) }
+
+// TopReportFor is TopReport holding only what format f writes, as
+// DiffReportFor is DiffReport.
+func TopReportFor(res *diff.TopResult, f Format) *report.Report {
+	switch f {
+	case JSON:
+		return &report.Report{JSON: res}
+	case CSV:
+		return buildTopReport(res, true)
+	}
+	return TopReport(res)
+}
+
+// buildTopReport is TopReport; recordsOnly leaves the method table empty.
+func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 	t := topView{res}
 	share := "share"
 	if res.TotalRate != nil && res.RateUnit != "" {
@@ -37,6 +52,10 @@ func TopReport(res *diff.TopResult) *report.Report {
 		add(ap.section, ap.name, "", report.Share(ts.Share), report.ExactNum(ts.Value), ts.Rate, "")
 	}
 	for _, m := range t.Methods {
+		if recordsOnly {
+			add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
+			continue
+		}
 		methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
 		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
 	}
