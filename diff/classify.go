@@ -10,20 +10,35 @@ import (
 )
 
 // frameRule is what the classifier needs to know about one frame, computed
-// once per distinct function.
+// once per distinct function: the fields of the rule that matched it (if
+// ruled) that classification reads, copied, so that the walk's frames
+// hold no pointer (eight bytes a frame, no write barrier, nothing for the
+// collector to scan) and reading a frame's rule is no second load.
 type frameRule struct {
-	rule      *Rule
+	ruled     bool // a rule matched; strength to fallback are its
+	strength  Strength
+	bucket    Bucket
+	notLeaf   bool
+	external  bool
+	fallback  bool
 	preempt   bool // runtime.asyncPreempt*: an interrupt, not a real callee
 	synthetic bool // "[running]" and other bracketed pseudo-frames
 }
 
 func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
-	return frameRule{
-		rule:      rs.Match(normalized, k),
+	fr := frameRule{
 		preempt:   strings.HasPrefix(normalized, "runtime.asyncPreempt"),
 		synthetic: len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']',
 	}
+	if r := rs.Match(normalized, k); r != nil {
+		fr.ruled, fr.strength, fr.bucket = true, r.Strength, r.Bucket
+		fr.notLeaf, fr.external, fr.fallback = r.NotLeaf, r.External, r.Fallback
+	}
+	return fr
 }
+
+// skip reports whether a skip rule matched the frame.
+func (f frameRule) skip() bool { return f.ruled && f.strength == Skip }
 
 // LabelledBucket returns the bucket a sample's profile.LabelBucket label
 // names. A Go execution trace decides it from the goroutine's recorded
@@ -75,7 +90,7 @@ func SampleBucket(s *pprofile.Sample, kind profile.Kind) (b Bucket, sched, ok bo
 // stack where the goroutine blocked or resumed. Else the leaf.
 func labelDecider(frames []frameRule) int {
 	for i, f := range frames {
-		if !f.synthetic && (f.rule == nil || f.rule.Strength != Skip) {
+		if !f.synthetic && !f.skip() {
 			return i
 		}
 	}
@@ -112,30 +127,27 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove, fallAt := -1, -1, -1, -1, -1, -1
 	sawCallee, extBelow := false, false
 	for i, f := range frames {
-		r := f.rule
-		if r != nil && r.Strength == Skip {
+		if f.skip() {
 			if !f.preempt {
 				sawCallee = true
 			}
-			extBelow = extBelow || r.External
-			if r.Fallback && fallAt < 0 {
+			extBelow = extBelow || f.external
+			if f.fallback && fallAt < 0 {
 				fallAt = i
 			}
 			continue
 		}
-		if r != nil && r.External && !extBelow {
-			r = nil
-		}
+		ruled := f.ruled && (!f.external || extBelow)
 		extBelow = false
 		if leaf < 0 {
 			leaf = i
 		}
-		if r != nil {
-			switch r.Strength {
+		if ruled {
+			switch f.strength {
 			case Strong:
-				if strongAt < 0 && (!r.NotLeaf || sawCallee) {
+				if strongAt < 0 && (!f.notLeaf || sawCallee) {
 					strongAt = i
-				} else if strongAt >= 0 && r.Bucket == GC && gcAbove < 0 {
+				} else if strongAt >= 0 && f.bucket == GC && gcAbove < 0 {
 					gcAbove = i
 				}
 			case Weak:
@@ -146,7 +158,7 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 				if ctxAt < 0 {
 					ctxAt = i
 				}
-				if r.Bucket == GC && gcCtxAt < 0 {
+				if f.bucket == GC && gcCtxAt < 0 {
 					gcCtxAt = i
 				}
 			}
@@ -163,13 +175,13 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 	case kind == profile.KindMutex:
 		return LockContention, leaf, ruled
 	case strongAt >= 0:
-		b, at = frames[strongAt].rule.Bucket, strongAt
+		b, at = frames[strongAt].bucket, strongAt
 	case weakAt >= 0:
-		b, at = frames[weakAt].rule.Bucket, weakAt
+		b, at = frames[weakAt].bucket, weakAt
 	case ctxAt >= 0:
-		b, at = frames[ctxAt].rule.Bucket, ctxAt
+		b, at = frames[ctxAt].bucket, ctxAt
 	case fallAt >= 0:
-		b, at = frames[fallAt].rule.Bucket, fallAt
+		b, at = frames[fallAt].bucket, fallAt
 	case external(frames):
 		h = unclaimedExternal
 	default:
@@ -204,7 +216,7 @@ const (
 // marked external: TraceEvent's UNMANAGED_CODE_TIME).
 func external(frames []frameRule) bool {
 	for _, f := range frames {
-		if f.rule != nil && f.rule.Strength == Skip && f.rule.External {
+		if f.skip() && f.external {
 			return true
 		}
 	}

@@ -173,12 +173,12 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 // goroutine that resumed inside an assist goes on to run its own code.
 func collectorAt(frames []frameRule, rootOnly bool) int {
 	gcAt := func(i int) bool {
-		r := frames[i].rule
-		return r != nil && r.Strength == Strong && r.Bucket == GC
+		f := frames[i]
+		return f.ruled && f.strength == Strong && f.bucket == GC
 	}
 	if rootOnly {
 		for i := len(frames) - 1; i >= 0; i-- {
-			if r := frames[i].rule; r != nil && r.Strength == Skip {
+			if frames[i].skip() {
 				continue
 			}
 			if gcAt(i) {
@@ -338,7 +338,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	}
 	free, freeLib := -1, -1
 	for i := at; i < len(stack); i++ {
-		if frames[i].rule != nil || frames[i].synthetic && i > at {
+		if frames[i].ruled || frames[i].synthetic && i > at {
 			continue
 		}
 		if free < 0 {
@@ -427,7 +427,7 @@ const (
 // own time is spent in), or 0.
 func leafIndex(frames []frameRule) int {
 	for i, f := range frames {
-		if f.rule == nil || f.rule.Strength != Skip {
+		if !f.skip() {
 			return i
 		}
 	}
