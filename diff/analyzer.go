@@ -246,13 +246,10 @@ type Analyzer struct {
 	pending []*walkJob
 	slots   chan struct{}
 	expect  int // profiles the caller will add (Expect), 0 unknown
-	// frk holds, by method id, 1 + the index in frTab of its frame rule
-	// once known (frameRuleOf), else 0: four bytes a method keep the
-	// walk's second lookup a frame in cache; frTab holds the distinct
-	// rules (a few hundred at most), frIdx their indexes.
-	frk   []uint32
-	frTab []frameRule
-	frIdx map[frameRule]uint32
+	// mfr holds, by method id, its frame rule once known (frameRuleOf),
+	// else the zero frameRule: four bytes a method keep the walk's second
+	// lookup a frame in cache.
+	mfr []frameRule
 	// infoFrames memoizes, per side, the frame of each function the
 	// streaming decoder named (locResolver.infoFrame).
 	infoFrames [2]map[*fnInfo]infoFrame

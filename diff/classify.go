@@ -11,34 +11,64 @@ import (
 
 // frameRule is what the classifier needs to know about one frame, computed
 // once per distinct function: the fields of the rule that matched it (if
-// ruled) that classification reads, copied, so that the walk's frames
-// hold no pointer (eight bytes a frame, no write barrier, nothing for the
-// collector to scan) and reading a frame's rule is no second load.
+// ruled) that classification reads, copied, and what its name says, in
+// four pointer-free bytes. A frame of the walk copies its method's
+// (Analyzer.mfr), with no write barrier and nothing for the collector to
+// scan, and reading its rule is no second load. The zero value is a rule
+// not worked out yet (known is clear).
 type frameRule struct {
-	ruled     bool // a rule matched; strength to fallback are its
-	strength  Strength
-	bucket    Bucket
-	notLeaf   bool
-	external  bool
-	fallback  bool
-	preempt   bool // runtime.asyncPreempt*: an interrupt, not a real callee
-	synthetic bool // "[running]" and other bracketed pseudo-frames
+	strength Strength
+	bucket   Bucket
+	flags    uint8
 }
 
+// frameRule flags.
+const (
+	frKnown     = 1 << iota // worked out (frameRuleOf)
+	frRuled                 // a rule matched; strength, bucket and the next three are its
+	frNotLeaf               // Rule.NotLeaf
+	frExternal              // Rule.External
+	frFallback              // Rule.Fallback
+	frPreempt               // runtime.asyncPreempt*: an interrupt, not a real callee
+	frSynthetic             // "[running]" and other bracketed pseudo-frames
+)
+
 func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
-	fr := frameRule{
-		preempt:   strings.HasPrefix(normalized, "runtime.asyncPreempt"),
-		synthetic: len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']',
+	fr := frameRule{flags: frKnown}
+	if strings.HasPrefix(normalized, "runtime.asyncPreempt") {
+		fr.flags |= frPreempt
+	}
+	if len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']' {
+		fr.flags |= frSynthetic
 	}
 	if r := rs.Match(normalized, k); r != nil {
-		fr.ruled, fr.strength, fr.bucket = true, r.Strength, r.Bucket
-		fr.notLeaf, fr.external, fr.fallback = r.NotLeaf, r.External, r.Fallback
+		fr.strength, fr.bucket = r.Strength, r.Bucket
+		fr.flags |= frRuled
+		for _, f := range []struct {
+			on   bool
+			flag uint8
+		}{{r.NotLeaf, frNotLeaf}, {r.External, frExternal}, {r.Fallback, frFallback}} {
+			if f.on {
+				fr.flags |= f.flag
+			}
+		}
 	}
 	return fr
 }
 
+// syntheticFrame is the frame rule of a pseudo-frame (commRoot's).
+var syntheticFrame = frameRule{flags: frKnown | frSynthetic}
+
+func (f frameRule) known() bool     { return f.flags&frKnown != 0 }
+func (f frameRule) ruled() bool     { return f.flags&frRuled != 0 }
+func (f frameRule) notLeaf() bool   { return f.flags&frNotLeaf != 0 }
+func (f frameRule) external() bool  { return f.flags&frExternal != 0 }
+func (f frameRule) fallback() bool  { return f.flags&frFallback != 0 }
+func (f frameRule) preempt() bool   { return f.flags&frPreempt != 0 }
+func (f frameRule) synthetic() bool { return f.flags&frSynthetic != 0 }
+
 // skip reports whether a skip rule matched the frame.
-func (f frameRule) skip() bool { return f.ruled && f.strength == Skip }
+func (f frameRule) skip() bool { return f.ruled() && f.strength == Skip }
 
 // LabelledBucket returns the bucket a sample's profile.LabelBucket label
 // names. A Go execution trace decides it from the goroutine's recorded
@@ -90,7 +120,7 @@ func SampleBucket(s *pprofile.Sample, kind profile.Kind) (b Bucket, sched, ok bo
 // stack where the goroutine blocked or resumed. Else the leaf.
 func labelDecider(frames []frameRule) int {
 	for i, f := range frames {
-		if !f.synthetic && !f.skip() {
+		if !f.synthetic() && !f.skip() {
 			return i
 		}
 	}
@@ -128,16 +158,16 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 	sawCallee, extBelow := false, false
 	for i, f := range frames {
 		if f.skip() {
-			if !f.preempt {
+			if !f.preempt() {
 				sawCallee = true
 			}
-			extBelow = extBelow || f.external
-			if f.fallback && fallAt < 0 {
+			extBelow = extBelow || f.external()
+			if f.fallback() && fallAt < 0 {
 				fallAt = i
 			}
 			continue
 		}
-		ruled := f.ruled && (!f.external || extBelow)
+		ruled := f.ruled() && (!f.external() || extBelow)
 		extBelow = false
 		if leaf < 0 {
 			leaf = i
@@ -145,7 +175,7 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 		if ruled {
 			switch f.strength {
 			case Strong:
-				if strongAt < 0 && (!f.notLeaf || sawCallee) {
+				if strongAt < 0 && (!f.notLeaf() || sawCallee) {
 					strongAt = i
 				} else if strongAt >= 0 && f.bucket == GC && gcAbove < 0 {
 					gcAbove = i
@@ -163,7 +193,7 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 				}
 			}
 		}
-		if !f.preempt {
+		if !f.preempt() {
 			sawCallee = true
 		}
 	}
@@ -216,7 +246,7 @@ const (
 // marked external: TraceEvent's UNMANAGED_CODE_TIME).
 func external(frames []frameRule) bool {
 	for _, f := range frames {
-		if f.skip() && f.external {
+		if f.skip() && f.external() {
 			return true
 		}
 	}

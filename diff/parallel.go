@@ -258,7 +258,7 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 	a.methods, a.spellings, a.byName, a.byKey = s.methods, s.spellings, s.byName, s.byKey
 	a.closure, a.anyClosure = s.closure, s.anyClosure
-	a.frk, a.std = make([]uint32, len(s.methods)), make([]int8, len(s.methods))
+	a.mfr, a.std = make([]frameRule, len(s.methods)), make([]int8, len(s.methods))
 	a.stamp = max(a.stamp, s.stamp)
 	a.lead = s.lead.sides(side)
 	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]

@@ -413,7 +413,7 @@ func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame 
 			}
 			a.anyClosure = a.anyClosure || m.family != ""
 			a.closure = append(a.closure, m.family != "")
-			a.frk, a.std = append(a.frk, 0), append(a.std, 0)
+			a.mfr, a.std = append(a.mfr, frameRule{}), append(a.std, 0)
 			a.methods = append(a.methods, m)
 			a.byKey[key] = id
 		}
@@ -431,20 +431,10 @@ func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame 
 // frameRuleOf is a method's frame rule, matched once, with the kind of the
 // profile it is first needed for.
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
-	if a.frk[id] == 0 {
-		fr := a.rules.frameRule(a.methods[id].key, kind)
-		k, ok := a.frIdx[fr]
-		if !ok {
-			if a.frIdx == nil {
-				a.frIdx = map[frameRule]uint32{}
-			}
-			a.frTab = append(a.frTab, fr)
-			k = uint32(len(a.frTab))
-			a.frIdx[fr] = k
-		}
-		a.frk[id] = k
+	if !a.mfr[id].known() {
+		a.mfr[id] = a.rules.frameRule(a.methods[id].key, kind)
 	}
-	return a.frTab[a.frk[id]-1]
+	return a.mfr[id]
 }
 
 // keep applies Options.Focus and Ignore (pprof semantics: focus keeps samples

@@ -174,7 +174,7 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 func collectorAt(frames []frameRule, rootOnly bool) int {
 	gcAt := func(i int) bool {
 		f := frames[i]
-		return f.ruled && f.strength == Strong && f.bucket == GC
+		return f.ruled() && f.strength == Strong && f.bucket == GC
 	}
 	if rootOnly {
 		for i := len(frames) - 1; i >= 0; i-- {
@@ -239,7 +239,7 @@ func (a *Analyzer) commRoot(s *Sample, smp *pprofile.Sample) {
 		a.commKeys[c[0]] = key
 	}
 	if a.methods[s.Stack[n-1]].key == key {
-		s.frames[n-1] = frameRule{synthetic: true}
+		s.frames[n-1] = syntheticFrame
 	}
 }
 
@@ -274,7 +274,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		}
 		return stack, spell, frames
 	}
-	one, frk, tab := r.one, r.a.frk, r.a.frTab
+	one, mfr := r.one, r.a.mfr
 	for i := range n {
 		// Fast path: a resolved location of up to oneMaxN frames whose
 		// rules are known, with no calls but knownRules' (inlined) so the
@@ -288,18 +288,18 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		if id < uint64(len(one)) {
 			switch v := one[id]; {
 			case v > 0:
-				if m := v - 1; frk[m] != 0 {
-					stack = append(stack, m)
-					frames = append(frames, tab[frk[m]-1])
+				if fr := mfr[v-1]; fr.known() {
+					stack = append(stack, v-1)
+					frames = append(frames, fr)
 					continue
 				}
 			case v < 0: // several frames (inlined calls)
 				x := uint32(-(v + 1))
 				ms := r.idv[x>>3 : x>>3+x&7]
-				if knownRules(frk, ms) {
+				if knownRules(mfr, ms) {
 					stack = append(stack, ms...)
 					for _, m := range ms {
-						frames = append(frames, tab[frk[m]-1])
+						frames = append(frames, mfr[m])
 					}
 					continue
 				}
@@ -308,16 +308,16 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		e := r.entryAt(smp, ids, i)
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
-		frk, tab = r.a.frk, r.a.frTab // new methods and rules may have grown them
+		mfr = r.a.mfr // new methods may have grown it
 	}
 	return stack, spell, frames
 }
 
 // knownRules reports whether the frame rules of methods ms are all known
-// (frk: Analyzer.frk).
-func knownRules(frk []uint32, ms []int32) bool {
+// (mfr: Analyzer.mfr).
+func knownRules(mfr []frameRule, ms []int32) bool {
 	for _, m := range ms {
-		if frk[m] == 0 {
+		if !mfr[m].known() {
 			return false
 		}
 	}
@@ -338,7 +338,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	}
 	free, freeLib := -1, -1
 	for i := at; i < len(stack); i++ {
-		if frames[i].ruled || frames[i].synthetic && i > at {
+		if frames[i].ruled() || frames[i].synthetic() && i > at {
 			continue
 		}
 		if free < 0 {
