@@ -67,6 +67,10 @@ func (f frameRule) fallback() bool  { return f.flags&frFallback != 0 }
 func (f frameRule) preempt() bool   { return f.flags&frPreempt != 0 }
 func (f frameRule) synthetic() bool { return f.flags&frSynthetic != 0 }
 
+// plain reports whether nothing marks the frame: no rule matched it, and
+// it is neither a preemption nor a pseudo-frame.
+func (f frameRule) plain() bool { return f.flags&^frKnown == 0 }
+
 // skip reports whether a skip rule matched the frame.
 func (f frameRule) skip() bool { return f.ruled() && f.strength == Skip }
 
@@ -156,7 +160,20 @@ func classify(frames []frameRule, kind profile.Kind) (Bucket, int, how) {
 	leaf := -1
 	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove, fallAt := -1, -1, -1, -1, -1, -1
 	sawCallee, extBelow := false, false
-	for i, f := range frames {
+	for i := 0; i < len(frames); i++ {
+		f := frames[i]
+		if f.plain() {
+			// Most of a stack: the program's own frames, one rule-free
+			// run after another, each doing what the first does.
+			if leaf < 0 {
+				leaf = i
+			}
+			sawCallee, extBelow = true, false
+			for i+1 < len(frames) && frames[i+1].plain() {
+				i++
+			}
+			continue
+		}
 		if f.skip() {
 			if !f.preempt() {
 				sawCallee = true

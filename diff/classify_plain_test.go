@@ -1,0 +1,45 @@
+package diff
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// classify takes a run of frames no rule matched in one step: each still
+// counts as a callee for a notleaf rule above it and ends an external
+// marker's reach, and a preemption trampoline with no rule of its own is
+// not such a frame (it is not a real callee).
+func TestClassifyRunsOfPlainFrames(t *testing.T) {
+	rules, err := ParseRules("t.rules", strings.NewReader(strings.Join([]string{
+		"t\tlock-contention\tstrong,notleaf\t^lk$",
+		"t\t-\tskip,external\t^EXT$",
+		"t\tio\tstrong,external\t^sock$",
+		"t\twait\tweak\t^park$",
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := (&RuleSet{}).WithUserRules(rules)
+	for _, c := range []struct {
+		stack []string
+		want  Bucket
+		at    int
+	}{
+		{[]string{"f", "lk", "main"}, LockContention, 1},         // f is lk's callee
+		{[]string{"lk", "main"}, CPU, 0},                         // a notleaf leaf does not count
+		{[]string{"runtime.asyncPreempt", "lk", "main"}, CPU, 0}, // nor one interrupted, not calling
+		{[]string{"a", "b", "c", "d", "lk", "e", "f"}, LockContention, 4},
+		{[]string{"a", "b", "park", "c", "lk"}, LockContention, 4}, // strong beats weak, past the runs
+		{[]string{"a", "b", "park", "c", "d"}, Wait, 2},
+		{[]string{"EXT", "sock", "main"}, IO, 1}, // the frame that called out
+		{[]string{"EXT", "f", "sock"}, CPU, 1},   // f called sock, not native code
+		{[]string{"EXT", "f", "g", "EXT", "sock", "h"}, IO, 4},
+	} {
+		b, at := rs.ClassifyStack(c.stack, profile.KindCPU)
+		if b != c.want || at != c.at {
+			t.Errorf("%v: %s at %d, want %s at %d", c.stack, b, at, c.want, c.at)
+		}
+	}
+}
