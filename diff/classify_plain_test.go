@@ -12,15 +12,11 @@ import (
 // marker's reach, and a preemption trampoline with no rule of its own is
 // not such a frame (it is not a real callee).
 func TestClassifyRunsOfPlainFrames(t *testing.T) {
-	rules, err := ParseRules("t.rules", strings.NewReader(strings.Join([]string{
+	rules := parseRuleLines(t,
 		"t\tlock-contention\tstrong,notleaf\t^lk$",
 		"t\t-\tskip,external\t^EXT$",
 		"t\tio\tstrong,external\t^sock$",
-		"t\twait\tweak\t^park$",
-	}, "\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
+		"t\twait\tweak\t^park$")
 	rs := (&RuleSet{}).WithUserRules(rules)
 	for _, c := range []struct {
 		stack []string
@@ -42,4 +38,14 @@ func TestClassifyRunsOfPlainFrames(t *testing.T) {
 			t.Errorf("%v: %s at %d, want %s at %d", c.stack, b, at, c.want, c.at)
 		}
 	}
+}
+
+// parseRuleLines parses rule file lines (ParseRules' columns).
+func parseRuleLines(t *testing.T, lines ...string) []*Rule {
+	t.Helper()
+	rules, err := ParseRules("test.rules", strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
 }

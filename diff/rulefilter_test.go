@@ -16,18 +16,14 @@ import (
 // for synthetic Go frame names), matching only the candidate rules gives
 // what RuleSet.Match gives.
 func TestRuleFilter(t *testing.T) {
-	extra, err := ParseRules("extra.rules", strings.NewReader(strings.Join([]string{
+	extra := parseRuleLines(t,
 		"user\tlock-contention\tstrong\t(?i)mutex",
 		"user\twait\tstrong\t\\bWait\\b",
 		"user\tio\tweak\t[Rr]ead(er)?$|^$",
 		"user\tcpu\tctx\t(?m)^hot\\.",
 		"user\tgc\tstrong\tx{2,}y|.*gcAll$",
 		"user\tsyscall\tstrong,kind=block\tfoo(bar)+baz|qux(quux)*",
-		"user\t-\tskip\t^(a|b)c|^(?:d|e)+f",
-	}, "\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
+		"user\t-\tskip\t^(a|b)c|^(?:d|e)+f")
 	rs := DefaultRules().WithUserRules(extra)
 	f := newRuleFilter(rs)
 	r := rand.New(rand.NewSource(1))
