@@ -54,11 +54,9 @@ func measureTop(o options, stderr io.Writer) (*extra, error) {
 		return nil, err
 	}
 	e := &extra{stacks: cfg.Stacks, profiles: 1, gzMB: fileMB(file)}
-	if e.pd, err = measure(o.runs, o.timeout, stderr, o.profdiff, "top", file); err != nil {
-		return nil, fmt.Errorf("profdiff top: %v", err)
-	}
-	if e.floor, err = measureFloor(o, []string{file}, stderr); err != nil {
-		return nil, err
+	c := command{name: o.profdiff, args: []string{"top", file}}
+	if e.pd, e.floor, err = measureWithFloor(o, &c, []string{file}, stderr); err != nil {
+		return nil, fmt.Errorf("profdiff top and the floor: %v", err)
 	}
 	return e, nil
 }
@@ -75,11 +73,8 @@ func measureGate(o options, stderr io.Writer) (*extra, error) {
 	}
 	e := &extra{stacks: cfg.Stacks, profiles: o.gateProfiles, gzMB: float64(g.totalBytes) / 1e6}
 	c := command{name: o.profdiff, args: []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, ok: []int{1}}
-	if e.pd, err = measureCmd(c, o.runs, o.timeout, stderr); err != nil {
-		return nil, fmt.Errorf("profdiff gate: %v", err)
-	}
-	if e.floor, err = measureFloor(o, append(append([]string{}, g.base...), g.nw...), stderr); err != nil {
-		return nil, err
+	if e.pd, e.floor, err = measureWithFloor(o, &c, append(append([]string{}, g.base...), g.nw...), stderr); err != nil {
+		return nil, fmt.Errorf("profdiff gate and the floor: %v", err)
 	}
 	return e, nil
 }

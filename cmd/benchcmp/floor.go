@@ -133,38 +133,62 @@ func (f *floorSet) floor() *result { return f.seq[f.best] }
 func (f *floorSet) bestName() string { return inflaterDesc(inflaters[f.best]) }
 
 // measureFloor times the decompression floor of files: benchcmp itself
-// (floorEnv) with each inflater, then the fastest in parallel.
+// (floorEnv) with each inflater, one file after another and, with two
+// or more CPUs and files, as many at once as there are CPUs.
 func measureFloor(o options, files []string, stderr io.Writer) (*floorSet, error) {
-	self, err := os.Executable()
+	_, fs, err := measureWithFloor(o, nil, files, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("floor: %v", err)
 	}
-	fs := &floorSet{workers: runtime.GOMAXPROCS(0)}
+	return fs, nil
+}
+
+// measureWithFloor times c (when not nil) and the floor of files in the
+// same rounds (measureRounds): c, then each inflater's floor, one round
+// after another, so that their ratios are of the same minutes.
+func measureWithFloor(o options, c *command, files []string, stderr io.Writer) (*result, *floorSet, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	fs := &floorSet{workers: min(runtime.GOMAXPROCS(0), len(files))}
+	var cs []command
+	if c != nil {
+		cs = append(cs, *c)
+	}
+	first := len(cs)
 	out := o.dir + "/floor.out"
 	defer os.Remove(out)
-	for i, inf := range inflaters {
-		c := command{name: self, args: files, out: out, env: []string{floorEnv + "=" + inf}}
-		r, err := measureCmd(c, o.runs, o.timeout, stderr)
-		if err != nil {
-			return nil, fmt.Errorf("floor: %v", err)
+	for _, inf := range inflaters {
+		cs = append(cs, command{name: self, args: files, out: out, env: []string{floorEnv + "=" + inf}})
+	}
+	if fs.workers >= 2 {
+		for _, inf := range inflaters {
+			cs = append(cs, command{name: self, args: files, env: []string{floorEnv + "=" + inf + ",parallel"}})
 		}
-		if fs.raw, err = floorBytes(out); err != nil {
-			return nil, err
-		}
-		fs.seq = append(fs.seq, r)
+	}
+	rs, err := measureRounds(cs, o.runs, o.timeout, stderr) // its errors name the command
+	if err != nil {
+		return nil, nil, err
+	}
+	if fs.raw, err = floorBytes(out); err != nil {
+		return nil, nil, err
+	}
+	fs.seq = rs[first : first+len(inflaters)]
+	for i, r := range fs.seq {
 		if r.wall < fs.seq[fs.best].wall {
 			fs.best = i
 		}
 	}
-	if fs.workers = min(fs.workers, len(files)); fs.workers < 2 {
-		fs.par = fs.floor() // one file or one CPU: the parallel floor is the floor
-		return fs, nil
+	fs.par = fs.floor() // one file or one CPU: the parallel floor is the floor
+	if fs.workers >= 2 {
+		fs.par = rs[first+len(inflaters)+fs.best]
 	}
-	c := command{name: self, args: files, env: []string{floorEnv + "=" + inflaters[fs.best] + ",parallel"}}
-	if fs.par, err = measureCmd(c, o.runs, o.timeout, stderr); err != nil {
-		return nil, fmt.Errorf("floor: %v", err)
+	var r *result
+	if c != nil {
+		r = rs[0]
 	}
-	return fs, nil
+	return r, fs, nil
 }
 
 // floorBytes reads the decompressed byte count that floor mode printed.

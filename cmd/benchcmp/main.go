@@ -13,6 +13,15 @@
 //   - `profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'` over 200 vs
 //     200 profiles of about 1 MB each;
 //
+// A profdiff command and its floor are timed in the same rounds: each
+// round runs profdiff, then each floor, once, and the tables show each
+// one's fastest run. On a shared machine whose speed drifts by a quarter
+// from one minute to the next, timing all of profdiff's runs and then all
+// of the floor's made their ratio the drift's (2026-12-03: the pair 0.64 s
+// against a floor of 0.21 s measured a few minutes apart, 3.1x; 0.50 s
+// against 0.28 s in one minute, 1.8x). pprof, one run of half a minute,
+// is timed after them.
+//
 // and prints Markdown tables with the ratios (pprof / profdiff, profdiff /
 // floor), then one PASS or FAIL line per target of the performance issue,
 // measured against target. The exit status is 0 whatever the verdicts (it

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,35 @@ func TestFloorMode(t *testing.T) {
 	}
 	if _, err := inflateAll("zstd", files, false); err == nil {
 		t.Error("inflateAll with an unknown inflater: no error")
+	}
+
+	// A command timed with the floor runs in the floor's rounds: each
+	// round runs every command once, the command first.
+	var progress bytes.Buffer
+	tc := command{name: self, args: files[:1], env: []string{floorEnv + "=std"}}
+	o.runs = 2
+	r, fs, err := measureWithFloor(o, &tc, files, &progress)
+	if err != nil || r == nil || fs.raw != want || len(fs.seq) != len(inflaters) || fs.par == nil {
+		t.Fatalf("measureWithFloor: %+v, %+v, %v", r, fs, err)
+	}
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(progress.String()), "\n") {
+		f := strings.Fields(line)
+		order = append(order, f[0]+" "+strings.TrimSuffix(f[2], ":"))
+	}
+	var wantOrder []string
+	for _, round := range []string{"1/2", "2/2"} {
+		wantOrder = append(wantOrder, "floor(std) "+round) // the command timed
+		for _, inf := range inflaters {
+			wantOrder = append(wantOrder, "floor("+inf+") "+round)
+		}
+		if fs.workers >= 2 {
+			for _, inf := range inflaters {
+				wantOrder = append(wantOrder, "floor("+inf+",parallel) "+round)
+			}
+		}
+	}
+	if !slices.Equal(order, wantOrder) {
+		t.Errorf("runs in the order\n%s\nwant\n%s", strings.Join(order, "\n"), strings.Join(wantOrder, "\n"))
 	}
 }

@@ -44,23 +44,43 @@ func measureTo(out string, runs int, timeout time.Duration, stderr io.Writer, na
 // that its peak RSS is its own. A run that exits with a status outside 0
 // and c.ok, or is killed after timeout, is an error carrying its stderr.
 func measureCmd(c command, runs int, timeout time.Duration, stderr io.Writer) (*result, error) {
+	rs, err := measureRounds([]command{c}, runs, timeout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// measureRounds is measureCmd for several commands at once, in rounds:
+// each round runs every command once, in order, so that commands whose
+// times are compared (profdiff and the decompression floor) meet the
+// machine in the same minutes. On a shared machine whose speed drifts by
+// a quarter from one minute to the next, timing one command's runs and
+// then the other's made their ratio that drift's.
+func measureRounds(cs []command, runs int, timeout time.Duration, stderr io.Writer) ([]*result, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	r := &result{}
-	for i := range runs {
-		s, err := runOnce(self, c, timeout)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "  %s run %d/%d: %s wall, %s cpu, %s peak RSS\n", c.label(), i+1, runs, secs(s.wall), secs(s.cpu), mib(s.maxRSS))
-		if i == 0 || s.wall < r.wall {
-			r.wall, r.cpu = s.wall, s.cpu
-		}
-		r.maxRSS = max(r.maxRSS, s.maxRSS)
+	rs := make([]*result, len(cs))
+	for i := range rs {
+		rs[i] = &result{}
 	}
-	return r, nil
+	for round := range runs {
+		for i, c := range cs {
+			s, err := runOnce(self, c, timeout)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(stderr, "  %s run %d/%d: %s wall, %s cpu, %s peak RSS\n", c.label(), round+1, runs, secs(s.wall), secs(s.cpu), mib(s.maxRSS))
+			r := rs[i]
+			if round == 0 || s.wall < r.wall {
+				r.wall, r.cpu = s.wall, s.cpu
+			}
+			r.maxRSS = max(r.maxRSS, s.maxRSS)
+		}
+	}
+	return rs, nil
 }
 
 // runOnce runs c once through spawn mode (benchcmp re-executed as self)

@@ -25,9 +25,11 @@ func measureRow(o options, pprofBin []string, cfg synth.Config, stderr io.Writer
 		return nil, err
 	}
 	r := &row{n: cfg.Stacks, pr: pr}
-	r.pd, err = measure(o.runs, o.timeout, stderr, o.profdiff, "diff", pr.base, pr.nw)
-	if err != nil {
-		return nil, fmt.Errorf("profdiff: %v", err)
+	// profdiff and the floor in the same rounds; pprof (one run of half
+	// a minute, by default) after them.
+	c := command{name: o.profdiff, args: []string{"diff", pr.base, pr.nw}}
+	if r.pd, r.floor, err = measureWithFloor(o, &c, []string{pr.base, pr.nw}, stderr); err != nil {
+		return nil, fmt.Errorf("profdiff diff and the floor: %v", err)
 	}
 	switch {
 	case pprofBin == nil:
@@ -41,9 +43,6 @@ func measureRow(o options, pprofBin []string, cfg synth.Config, stderr io.Writer
 		if err != nil {
 			return nil, fmt.Errorf("pprof: %v", err)
 		}
-	}
-	if r.floor, err = measureFloor(o, []string{pr.base, pr.nw}, stderr); err != nil {
-		return nil, err
 	}
 	return r, nil
 }
