@@ -34,26 +34,21 @@ const (
 )
 
 func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
-	fr := frameRule{flags: frKnown}
-	if strings.HasPrefix(normalized, "runtime.asyncPreempt") {
-		fr.flags |= frPreempt
-	}
-	if len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']' {
-		fr.flags |= frSynthetic
-	}
+	fr := frameRule{flags: frKnown | flagIf(strings.HasPrefix(normalized, "runtime.asyncPreempt"), frPreempt) |
+		flagIf(len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']', frSynthetic)}
 	if r := rs.Match(normalized, k); r != nil {
 		fr.strength, fr.bucket = r.Strength, r.Bucket
-		fr.flags |= frRuled
-		for _, f := range []struct {
-			on   bool
-			flag uint8
-		}{{r.NotLeaf, frNotLeaf}, {r.External, frExternal}, {r.Fallback, frFallback}} {
-			if f.on {
-				fr.flags |= f.flag
-			}
-		}
+		fr.flags |= frRuled | flagIf(r.NotLeaf, frNotLeaf) | flagIf(r.External, frExternal) | flagIf(r.Fallback, frFallback)
 	}
 	return fr
+}
+
+// flagIf is flag when on, else 0.
+func flagIf(on bool, flag uint8) uint8 {
+	if on {
+		return flag
+	}
+	return 0
 }
 
 // syntheticFrame is the frame rule of a pseudo-frame (commRoot's).
