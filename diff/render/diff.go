@@ -104,8 +104,8 @@ func (d *diffReport) buckets() *report.Table {
 func (d *diffReport) methods() *report.Table {
 	t := &report.Table{Columns: []report.Column{report.Col("Method"), report.RCol("base"), report.RCol("new"), report.RCol("Δ"), report.Col("Bucket")}}
 	for _, m := range d.r.Methods {
+		d.record("method", m.Name, m.Bucket.String(), m.Base, m.New, m.Delta, m.Values, m.Note, m.Noisy, "")
 		if d.recordsOnly {
-			d.record("method", m.Name, m.Bucket.String(), m.Base, m.New, m.Delta, m.Values, m.Note, m.Noisy, "")
 			continue
 		}
 		name := report.Code(m.Name)
@@ -114,7 +114,6 @@ func (d *diffReport) methods() *report.Table {
 		}
 		base, new := sides(m.Base, m.New, m.Values)
 		t.Rows = append(t.Rows, []report.Cell{name, base, new, change(d.r.Normalize, m.Delta, m.Values, m.Noisy, m.Note), bucketCell(m.Bucket, m.BucketShare)})
-		d.record("method", m.Name, m.Bucket.String(), m.Base, m.New, m.Delta, m.Values, m.Note, m.Noisy, "")
 		d.noisy = d.noisy || m.Noisy
 	}
 	unitInHeader(t, d.r.RateUnit, 1, 2, 3)

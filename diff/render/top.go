@@ -52,12 +52,10 @@ func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 		add(ap.section, ap.name, "", report.Share(ts.Share), report.ExactNum(ts.Value), ts.Rate, "")
 	}
 	for _, m := range t.Methods {
-		if recordsOnly {
-			add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
-			continue
-		}
-		methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
 		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
+		if !recordsOnly {
+			methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
+		}
 	}
 	if f := topFlame(res); f != nil {
 		blocks = append(blocks, f)
