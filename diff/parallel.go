@@ -226,18 +226,7 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 			m.buckets[side][b] += v
 		}
 	}
-	for b := range NumBuckets { // a shard's tally is of its side alone
-		for id, v := range s.lead.dec1[b] {
-			if v != 0 {
-				credit(&a.lead.dec[b], remap[id], side, v)
-			}
-		}
-		for id, v := range s.lead.call1[b] {
-			if v != 0 {
-				credit(&a.lead.call[b], remap[id], side, v)
-			}
-		}
-	}
+	a.lead.addSide(s.lead, side, remap) // a shard's tally is of its side alone
 	for id, nb := range s.closures.neighbours[side] {
 		for _, n := range nb {
 			a.closures.add(side, remap[id], remap[n])

@@ -166,18 +166,30 @@ func credit1(sums *[]float64, id int32, v float64) {
 // sides returns a shard's tally, of side alone, as a tally of both sides.
 func (t *leadTally) sides(side Side) *leadTally {
 	out := newLeadTally()
+	out.addSide(t, side, nil)
+	return out
+}
+
+// addSide adds shard tally s, of side alone, into t, each method id id at
+// remap[id] (the same id when remap is nil).
+func (t *leadTally) addSide(s *leadTally, side Side, remap []int32) {
 	for b := range NumBuckets {
 		for _, c := range []struct {
 			from []float64
 			to   *[][2]float64
-		}{{t.dec1[b], &out.dec[b]}, {t.call1[b], &out.call[b]}} {
-			*c.to = make([][2]float64, len(c.from))
+		}{{s.dec1[b], &t.dec[b]}, {s.call1[b], &t.call[b]}} {
 			for id, v := range c.from {
-				(*c.to)[id][side] = v
+				if v == 0 {
+					continue
+				}
+				to := int32(id)
+				if remap != nil {
+					to = remap[id]
+				}
+				credit(c.to, to, side, v)
 			}
 		}
 	}
-	return out
 }
 
 // verdictScore ranks a change from b to n in the measure: Δ²/(b+n).
