@@ -130,19 +130,21 @@ type leadTally struct {
 	dec, call   [NumBuckets][][2]float64
 	oneSide     bool
 	dec1, call1 [NumBuckets][]float64
+	hint        int // the methods expected: a sum's first make has room for them
 }
 
 func newLeadTally() *leadTally { return &leadTally{} }
 
-// newSideLeadTally is a shard's tally, of the side it walks.
-func newSideLeadTally() *leadTally { return &leadTally{oneSide: true} }
+// newSideLeadTally is a shard's tally, of the side it walks, for about
+// methods methods.
+func newSideLeadTally(methods int) *leadTally { return &leadTally{oneSide: true, hint: methods} }
 
 // add counts one bucketed sample with a non-empty stack, whose caller
 // (Sample.Caller) is at index caller.
 func (t *leadTally) add(s *Sample, caller int) {
 	if t.oneSide {
-		credit1(&t.dec1[s.Bucket], s.Stack[max(s.Decider, 0)], s.Value)
-		credit1(&t.call1[s.Bucket], s.Stack[caller], s.Value)
+		credit1(&t.dec1[s.Bucket], s.Stack[max(s.Decider, 0)], s.Value, t.hint)
+		credit1(&t.call1[s.Bucket], s.Stack[caller], s.Value, t.hint)
 		return
 	}
 	credit(&t.dec[s.Bucket], s.Stack[max(s.Decider, 0)], s.Side, s.Value)
@@ -156,8 +158,13 @@ func credit(sums *[][2]float64, id int32, side Side, v float64) {
 	(*sums)[id][side] += v
 }
 
-func credit1(sums *[]float64, id int32, v float64) {
+// credit1 adds v to (*sums)[id], growing sums to hold id; a sum's first
+// make has room for hint methods.
+func credit1(sums *[]float64, id int32, v float64, hint int) {
 	if int(id) >= len(*sums) {
+		if *sums == nil {
+			*sums = make([]float64, 0, max(hint, int(id)+1))
+		}
 		*sums = append(*sums, make([]float64, int(id)+1-len(*sums))...)
 	}
 	(*sums)[id] += v
