@@ -147,16 +147,23 @@ func (r *locResolver) entry(loc *pprofile.Location) *locEntry {
 // entries, a resolved location costs no load of its *pprofile.Location:
 // the entry is found by ID.
 func (r *locResolver) entryAt(smp *pprofile.Sample, ids []uint64, i int) *locEntry {
-	if ids != nil && r.dense != nil {
-		if id := ids[i]; id < uint64(len(r.dense)) {
-			e := &r.dense[id]
-			if e.n == 0 {
-				r.resolveID(e, id)
-			}
-			return e
-		}
+	if ids != nil {
+		return r.entryByID(ids[i])
 	}
 	return r.entry(r.locAt(smp, ids, i))
+}
+
+// entryByID is the memo entry of the streamed location with an ID,
+// resolved on first sight (see entryAt).
+func (r *locResolver) entryByID(id uint64) *locEntry {
+	if r.dense != nil && id < uint64(len(r.dense)) {
+		e := &r.dense[id]
+		if e.n == 0 {
+			r.resolveID(e, id)
+		}
+		return e
+	}
+	return r.entry(r.src.location(id))
 }
 
 // appendIDs appends the method ids of a resolved location's frames.

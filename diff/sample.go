@@ -101,6 +101,40 @@ func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
 			s.frames = lr.appendRules(s.frames, lr.entryAt(smp, ids, i), kind)
 		}
 	}
+	w.classified(s, smp, v)
+}
+
+// samplePacked is sample for a streamed sample whose location ids are
+// still packed, at data[p:] (sampleReader's fuseIDs: no filter, no
+// spellings): they are read, checked and resolved in one pass
+// (locResolver.framesPacked). It fails, the sample not taken, where an
+// id is no location's or a varint does not end within the field.
+func (w *walker) samplePacked(smp *pprofile.Sample, data []byte, p int) error {
+	a, lr := w.a, w.lr
+	v := float64(smp.Value[w.idx])
+	if v == 0 {
+		// Not walked, but checked, as sampleReader.read checks the ids
+		// of every sample it reads.
+		rs := sampleReader{d: lr.src}
+		return rs.readIDs(data, p, false)
+	}
+	if len(smp.Label) > 0 {
+		w.meta.noteThread(smp)
+	}
+	s := &a.smp
+	var err error
+	if s.Stack, s.frames, err = lr.framesPacked(s.Stack[:0], s.frames[:0], data, p, w.kind); err != nil {
+		return err
+	}
+	s.Spellings = s.Spellings[:0]
+	w.classified(s, smp, v)
+	return nil
+}
+
+// classified finishes a sample whose stack and frame rules are found:
+// it is decided and handed to the tables and the consumers.
+func (w *walker) classified(s *Sample, smp *pprofile.Sample, v float64) {
+	a, kind := w.a, w.kind
 	a.commRoot(s, smp)
 	s.Value, s.Count = v, 1
 	if w.countIdx >= 0 {
@@ -311,6 +345,76 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 		mfr = r.a.mfr // new methods may have grown it
 	}
 	return stack, spell, frames
+}
+
+// framesPacked is frames (no spellings, rules resolved) for the
+// location ids packed at data[p:], the whole of data the field: each is
+// read, checked as sampleReader.readIDs checks it, and resolved, so the
+// resolver's loads of one frame overlap the reading of the next. It
+// returns readIDs' error where an id is no location's or a varint does
+// not end within the field, having resolved the ids before it.
+func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byte, p int, kind profile.Kind) ([]int32, []frameRule, error) {
+	e := len(data)
+	d := r.src
+	n1 := d.locCount1N()
+	one, mfr := r.one, r.a.mfr
+	for p < e {
+		var id uint64
+		q := p
+		if p+2 < e {
+			b := data[p : p+3 : p+3]
+			switch {
+			case b[0] < 0x80:
+				id, q = uint64(b[0]), p+1
+			case b[1] < 0x80:
+				id, q = uint64(b[0]&0x7f)|uint64(b[1])<<7, p+2
+			case b[2] < 0x80:
+				id, q = uint64(b[0]&0x7f)|uint64(b[1]&0x7f)<<7|uint64(b[2])<<14, p+3
+			}
+		}
+		if q != p {
+			p = q
+		} else {
+			v, q, ok := uvarintSlow(data, p)
+			if !ok {
+				return stack, frames, decodeErr(p, "bad varint in a sample's location ids")
+			}
+			id, p = v, q
+		}
+		if n1 > 0 {
+			if id-1 >= n1 {
+				return stack, frames, errFallback
+			}
+		} else if !d.hasLocation(id) {
+			return stack, frames, errFallback
+		}
+		// The fast path of frames.
+		if id < uint64(len(one)) {
+			switch v := one[id]; {
+			case v > 0:
+				if fr := mfr[v-1]; fr.known() {
+					stack = append(stack, v-1)
+					frames = append(frames, fr)
+					continue
+				}
+			case v < 0:
+				x := uint32(-(v + 1))
+				ms := r.idv[x>>3 : x>>3+x&7]
+				if knownRules(mfr, ms) {
+					stack = append(stack, ms...)
+					for _, m := range ms {
+						frames = append(frames, mfr[m])
+					}
+					continue
+				}
+			}
+		}
+		le := r.entryByID(id)
+		stack = r.appendIDs(stack, le)
+		frames = r.appendRules(frames, le, kind)
+		mfr = r.a.mfr // new methods may have grown it
+	}
+	return stack, frames, nil
 }
 
 // knownRules reports whether the frame rules of methods ms are all known

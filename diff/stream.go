@@ -1190,12 +1190,15 @@ func (d *pbProfile) check(drop, idsLater bool) error {
 // only; nil when there are none). Numeric labels are checked, not kept:
 // nothing in the analysis reads them.
 type sampleReader struct {
-	d       *pbProfile
-	smp     pprofile.Sample
-	ids     []uint64 // of smp.Location
-	labels  []pbLabel
-	lab     map[string][]string
-	labVals []string
+	d   *pbProfile
+	smp pprofile.Sample
+	ids []uint64 // of smp.Location
+	// packS, packE: with fuseIDs, the one packed field of ids left for
+	// the walk to read (data[packS:packE]), 0 and 0 when ids holds them.
+	packS, packE int
+	labels       []pbLabel
+	lab          map[string][]string
+	labVals      []string
 }
 
 type pbLabel struct{ keyX, strX, numX, unitX int64 }
@@ -1216,7 +1219,19 @@ const (
 	// (SampleBucket reads it); the walk's resolver finds the others by
 	// ID (locResolver.entryAt), so a frame costs no Location.
 	readIDs
+	// fuseIDs is readIDs, but a sample's ids in one packed field too
+	// long to hold a single id are left unread, at packS:packE, for the
+	// walk's resolver to read and check as it resolves them
+	// (locResolver.framesPacked): one pass over them, not two. Only
+	// for a profile without profiler frames (profiler reads the ids).
+	fuseIDs
 )
+
+// fuseMin is the shortest packed field of location ids fuseIDs leaves
+// to the walk: a varint has at most 10 bytes, so a longer field holds
+// two ids or more (or is malformed), and a sample of one location, whose
+// smp.Location SampleBucket reads, is always read here.
+const fuseMin = 11
 
 // read decodes the sample at data[s:e]; profiler says whether it is one
 // of the profiler's own (DropProfilerSamples' test, when the ids are
@@ -1224,6 +1239,7 @@ const (
 func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	d, smp := r.d, &r.smp
 	smp.Value, smp.Location, r.labels, r.ids = smp.Value[:0], smp.Location[:0], r.labels[:0], r.ids[:0]
+	r.packS, r.packE = 0, 0
 	data := d.data[:e]
 	var f wireField
 	for pos := s; pos < e; {
@@ -1237,6 +1253,13 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 				if locs == skipIDs {
 					continue
 				}
+				if locs == fuseIDs && r.packE == 0 && len(r.ids) == 0 && f.e-f.s >= fuseMin {
+					r.packS, r.packE = f.s, f.e
+					continue
+				}
+				if err := r.unpack(data); err != nil {
+					return false, err
+				}
 				if err := r.readIDs(data[:f.e], f.s, locs >= keepIDs); err != nil {
 					return false, err
 				}
@@ -1245,6 +1268,9 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 			} else if !d.hasLocation(f.u) {
 				return false, errFallback
 			} else if locs >= keepIDs {
+				if err := r.unpack(data); err != nil {
+					return false, err
+				}
 				r.ids = append(r.ids, f.u)
 			}
 		case 2:
@@ -1275,7 +1301,7 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	if len(smp.Value) != len(d.sampleTypes) {
 		return false, errFallback // CheckValid: value count mismatch
 	}
-	if locs == readIDs && len(r.ids) == 1 && len(smp.Location) == 0 {
+	if locs >= readIDs && len(r.ids) == 1 && len(smp.Location) == 0 {
 		smp.Location = append(smp.Location, d.location(r.ids[0]))
 	}
 	if err := r.fillLabels(); err != nil {
@@ -1335,6 +1361,17 @@ func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
 	}
 	r.ids = ids
 	return nil
+}
+
+// unpack reads the packed field fuseIDs left at packS:packE into ids,
+// for a sample with more location ids after it, whose order ids keeps.
+func (r *sampleReader) unpack(data []byte) error {
+	if r.packE == 0 {
+		return nil
+	}
+	s, e := r.packS, r.packE
+	r.packS, r.packE = 0, 0
+	return r.readIDs(data[:e], s, true)
 }
 
 // label reads one Label message and checks its string indexes.
@@ -1464,10 +1501,18 @@ func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.header, idx), kind)
 	var rs sampleReader
 	rs.init(d)
-	return d.eachSampleIn(&rs, readIDs, from, to, func(smp *pprofile.Sample, profiler bool) error {
-		if !profiler || !d.drop {
-			w.sample(smp, rs.ids)
+	mode := readIDs
+	if d.profLoc == nil && !w.filtering && !a.opts.Spellings {
+		mode = fuseIDs
+	}
+	return d.eachSampleIn(&rs, mode, from, to, func(smp *pprofile.Sample, profiler bool) error {
+		if profiler && d.drop {
+			return nil
 		}
+		if rs.packE > 0 {
+			return w.samplePacked(smp, d.data[:rs.packE], rs.packS)
+		}
+		w.sample(smp, rs.ids)
 		return nil
 	})
 }

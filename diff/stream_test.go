@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -431,11 +432,13 @@ func TestStreamBadLocationID(t *testing.T) {
 	gcfg := synth.DefaultConfig()
 	gcfg.Stacks, gcfg.Functions, gcfg.PCsPerFunction = 300, 100, 1
 	good := rawFile(t, dir, "good.pb.gz", synth.Generate(gcfg), profile.Options{})
+	// "of a zero sample": the walk leaves the sample out for its value,
+	// but its ids are checked all the same.
 	for _, c := range []struct {
 		name string
 		at   int
 		id   uint64
-	}{{"zero first", 0, 0}, {"zero inside", 3, 0}, {"past the table", 3, 1 << 20}, {"past by one", 0, 0}} {
+	}{{"zero first", 0, 0}, {"zero inside", 3, 0}, {"past the table", 3, 1 << 20}, {"past by one", 0, 0}, {"of a zero sample", 5, 1 << 20}} {
 		cfg := synth.DefaultConfig()
 		cfg.Stacks, cfg.Functions, cfg.PCsPerFunction = 300, 100, 1
 		p := synth.Generate(cfg)
@@ -444,6 +447,9 @@ func TestStreamBadLocationID(t *testing.T) {
 			id = uint64(len(p.Location)) + 1
 		}
 		smp := p.Sample[len(p.Sample)/2]
+		if c.name == "of a zero sample" {
+			smp.Value = make([]int64, len(smp.Value))
+		}
 		locs := append([]*pprofile.Location(nil), smp.Location...)
 		locs[c.at] = &pprofile.Location{ID: id}
 		smp.Location = locs
@@ -737,4 +743,120 @@ func TestStreamUnnamedFunctionsAndMappings(t *testing.T) {
 	model, stream := bothPaths(t, Options{Top: -1}, [2][]*profile.Raw{{r}, {r}})
 	sameJSON(t, "diff", model.Diff(), stream.Diff())
 	sameJSON(t, "top", model.Top(), stream.Top())
+}
+
+// splitIDFields rewrites every third sample record of the uncompressed
+// profile data so that its location ids come in two fields: two packed
+// ones (how) == "packed", or a packed one then each of the rest unpacked
+// ("unpacked"), or the ids unpacked first and then packed ("unpacked
+// first"). The protobuf format allows each; the ids' order is kept.
+func splitIDFields(t *testing.T, data []byte, how string) []byte {
+	t.Helper()
+	field := func(dst []byte, num int, payload []byte) []byte {
+		dst = binary.AppendUvarint(dst, uint64(num)<<3|2)
+		dst = binary.AppendUvarint(dst, uint64(len(payload)))
+		return append(dst, payload...)
+	}
+	packed := func(ids []uint64) []byte {
+		var b []byte
+		for _, id := range ids {
+			b = binary.AppendUvarint(b, id)
+		}
+		return b
+	}
+	unpacked := func(dst []byte, ids []uint64) []byte {
+		for _, id := range ids {
+			dst = binary.AppendUvarint(dst, 1<<3)
+			dst = binary.AppendUvarint(dst, id)
+		}
+		return dst
+	}
+	var out []byte
+	var f, g wireField
+	n := 0
+	for pos := 0; pos < len(data); {
+		at := pos
+		if err := next(data, &pos, len(data), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.num == 2 {
+			n++
+		}
+		if f.num != 2 || n%3 != 0 {
+			out = append(out, data[at:pos]...)
+			continue
+		}
+		var rec []byte
+		for q := f.s; q < f.e; {
+			qa := q
+			if err := next(data[:f.e], &q, f.e, &g); err != nil {
+				t.Fatal(err)
+			}
+			if g.num != 1 || g.typ != 2 {
+				rec = append(rec, data[qa:q]...)
+				continue
+			}
+			var ids []uint64
+			for p := g.s; p < g.e; {
+				u, np, ok := uvarint(data[:g.e], p)
+				if !ok {
+					t.Fatal("bad id")
+				}
+				ids, p = append(ids, u), np
+			}
+			half := max(len(ids)-3, 1) // the first part long enough to be left to the walk
+			switch how {
+			case "packed":
+				rec = field(field(rec, 1, packed(ids[:half])), 1, packed(ids[half:]))
+			case "unpacked":
+				rec = unpacked(field(rec, 1, packed(ids[:half])), ids[half:])
+			default:
+				rec = field(unpacked(rec, ids[:3]), 1, packed(ids[3:]))
+			}
+		}
+		out = field(out, 2, rec)
+	}
+	return out
+}
+
+// A sample whose location ids come in several fields gets, from the
+// streaming decoder, the stack the model reads: the walk reads a long
+// packed field itself (fuseIDs) only when it is the sample's one field
+// of ids.
+func TestStreamIDsInSeveralFields(t *testing.T) {
+	cfg := synth.DefaultConfig()
+	cfg.Stacks, cfg.Functions = 600, 200
+	var buf bytes.Buffer
+	if err := synth.Generate(cfg).WriteUncompressed(&buf); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Side = synth.New
+	var nbuf bytes.Buffer
+	if err := synth.Generate(cfg).WriteUncompressed(&nbuf); err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []string{"packed", "unpacked", "unpacked first"} {
+		t.Run(how, func(t *testing.T) {
+			var sides [2][]*profile.Raw
+			for s, data := range [][]byte{buf.Bytes(), nbuf.Bytes()} {
+				path := writeTemp(t, splitIDFields(t, data, how))
+				r, l, err := profile.LoadRaw(context.Background(), path, profile.Options{})
+				if err != nil || r == nil {
+					t.Fatalf("LoadRaw: %v, loaded %v", err, l != nil)
+				}
+				sides[s] = []*profile.Raw{r}
+			}
+			for _, sharded := range []bool{false, true} {
+				if sharded {
+					lowShards(t)
+				}
+				// Cum: the root frames, in the second field, count too.
+				for _, opts := range []Options{{}, {Cum: true, Top: -1}} {
+					model, stream := bothPaths(t, opts, sides)
+					sameJSON(t, "diff", model.Diff(), stream.Diff())
+					sameJSON(t, "top", model.Top(), stream.Top())
+				}
+			}
+		})
+	}
 }
