@@ -359,19 +359,7 @@ func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byt
 	n1 := d.locCount1N()
 	one, mfr := r.one, r.a.mfr
 	for p < e {
-		var id uint64
-		q := p
-		if p+2 < e {
-			b := data[p : p+3 : p+3]
-			switch {
-			case b[0] < 0x80:
-				id, q = uint64(b[0]), p+1
-			case b[1] < 0x80:
-				id, q = uint64(b[0]&0x7f)|uint64(b[1])<<7, p+2
-			case b[2] < 0x80:
-				id, q = uint64(b[0]&0x7f)|uint64(b[1]&0x7f)<<7|uint64(b[2])<<14, p+3
-			}
-		}
+		id, q := varint3(data, p)
 		if q != p {
 			p = q
 		} else {
@@ -388,7 +376,9 @@ func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byt
 		} else if !d.hasLocation(id) {
 			return stack, frames, errFallback
 		}
-		// The fast path of frames.
+		// The fast path of frames, written out again: as a method it
+		// is too large to be inlined (cost 135), and a call a frame
+		// would stall the loop this fusing is for.
 		if id < uint64(len(one)) {
 			switch v := one[id]; {
 			case v > 0:

@@ -1312,8 +1312,8 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 
 // readIDs reads the packed location ids at data[s:], checking that each
 // is a location's (CheckValid: "sample has nil location"), and keeps them
-// in r.ids when keep. Ids of up to three bytes are read here, inline (as
-// uvarint would); ids 1..n, as every pprof writer numbers them, are
+// in r.ids when keep. Ids of up to three bytes are read inline
+// (varint3); ids 1..n, as every pprof writer numbers them, are
 // checked without a lookup.
 func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
 	e := len(data) // the field's end: a varint may not run past it, as pprof reads it
@@ -1324,19 +1324,7 @@ func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
 		ids = slices.Grow(ids, e-s) // at most one id a byte
 	}
 	for p := s; p < e; {
-		var u uint64
-		q := p
-		if p+2 < len(data) {
-			b := data[p : p+3 : p+3]
-			switch {
-			case b[0] < 0x80:
-				u, q = uint64(b[0]), p+1
-			case b[1] < 0x80:
-				u, q = uint64(b[0]&0x7f)|uint64(b[1])<<7, p+2
-			case b[2] < 0x80:
-				u, q = uint64(b[0]&0x7f)|uint64(b[1]&0x7f)<<7|uint64(b[2])<<14, p+3
-			}
-		}
+		u, q := varint3(data, p)
 		if q != p {
 			p = q
 		} else {

@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // Protobuf wire reading for the streaming pprof decoder (stream.go), with
@@ -138,4 +139,24 @@ func (f *wireField) varints(data []byte, at int, fn func(uint64)) error {
 		return nil
 	}
 	return decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
+}
+
+// varint3 reads the varint at data[p:] when it has at most three bytes
+// and data holds four from p (every location id of a profile of under
+// two million locations, but one at a field's very end): q is past it,
+// or p when it is not read, for uvarintSlow to read. Small enough to be
+// inlined in the id loops (sampleReader.readIDs, framesPacked), where
+// uvarint is not.
+func varint3(data []byte, p int) (u uint64, q int) {
+	if p+4 > len(data) {
+		return 0, p
+	}
+	x := binary.LittleEndian.Uint32(data[p:])
+	m := ^x & 0x808080 // the stop bits of the first three bytes
+	if m == 0 {
+		return 0, p
+	}
+	n := bits.TrailingZeros32(m) >> 3 // the varint's bytes less one
+	v := x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000
+	return uint64(v & (1<<(7*n+7) - 1)), p + n + 1
 }
