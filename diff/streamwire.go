@@ -73,13 +73,22 @@ func uvarintSlow(data []byte, i int) (uint64, int, bool) {
 // next reads the field at *pos of data[:end] into f and moves *pos past it.
 func next(data []byte, pos *int, end int, f *wireField) error {
 	d := data[:end]
-	key, p, ok := uvarint(d, *pos)
-	if !ok {
-		return decodeErr(*pos, "bad varint")
+	// A key of one byte (fields 1-15) and a length of up to three are
+	// read inline; uvarint is a call.
+	var key uint64
+	p := *pos
+	if p < len(d) && d[p] < 0x80 {
+		key, p = uint64(d[p]), p+1
+	} else {
+		var ok bool
+		if key, p, ok = uvarint(d, p); !ok {
+			return decodeErr(*pos, "bad varint")
+		}
 	}
 	f.num, f.typ, f.u = int(key>>3), int(key&7), 0
 	switch f.typ {
 	case 0:
+		var ok bool
 		if f.u, p, ok = uvarint(d, p); !ok {
 			return decodeErr(p, "bad varint")
 		}
@@ -90,9 +99,12 @@ func next(data []byte, pos *int, end int, f *wireField) error {
 		f.u = binary.LittleEndian.Uint64(d[p:])
 		p += 8
 	case 2:
-		n, q, ok := uvarint(d, p)
-		if !ok {
-			return decodeErr(p, "bad varint")
+		n, q := varint3(d, p)
+		if q == p {
+			var ok bool
+			if n, q, ok = uvarint(d, p); !ok {
+				return decodeErr(p, "bad varint")
+			}
 		}
 		if n > uint64(end-q) {
 			return decodeErr(p, "too much data (a field of %d bytes, %d left)", n, end-q)
