@@ -35,11 +35,16 @@ func decodeUnguarded(src string, data []byte) (*pbProfile, error) {
 // (a DecodeError at an offset inside the data, or a refusal that sends
 // the profile to the model path) or reads a profile that pprof's decoder
 // and profile's checks read too, with the same top. Never a panic. Seeds:
-// small synthetic profiles, one with labels and a profiler sample.
+// small synthetic profiles, one with labels and a profiler sample, one
+// of stacks deep enough (12 frames and more) that the walk reads their
+// ids itself (fuseIDs).
 func FuzzStreamDecoder(f *testing.F) {
-	for i, stacks := range []int{3, 20} {
+	for i, stacks := range []int{3, 20, 6} {
 		cfg := synth.DefaultConfig()
 		cfg.Stacks, cfg.Functions, cfg.MinDepth, cfg.MaxDepth = stacks, 10, 2, 5
+		if i == 2 {
+			cfg.Functions, cfg.MinDepth, cfg.MaxDepth = 40, 12, 16
+		}
 		p := synth.Generate(cfg)
 		if i == 1 {
 			p = labelled(p)
