@@ -157,28 +157,38 @@ func TestCallTreeBucketsAndOther(t *testing.T) {
 	}
 }
 
-// sortRows orders rows as sorting them directly with the same comparison
-// does, ties of |Δ| and name included (an unstable sort's order of equal
-// rows is its own): it sorts an index instead, with the same algorithm.
+// sortRows orders rows by |Δ| descending, then name, then their order
+// in the input (a stable sort's order), and with a row limit returns the
+// first rows of that order, whether it picks them in one pass (a limit
+// small beside the rows) or sorts them all.
 func TestSortRowsOrder(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for range 200 {
+	for range 300 {
 		rows := make([]MethodRow, r.Intn(300))
 		for i := range rows {
 			rows[i] = MethodRow{Name: fmt.Sprintf("m%d", r.Intn(20)), Base: float64(r.Intn(4)) / 8, New: float64(r.Intn(4)) / 8, Note: fmt.Sprint(i)}
 		}
 		want := slices.Clone(rows)
-		sort.Slice(want, func(i, j int) bool {
+		sort.SliceStable(want, func(i, j int) bool {
 			di, dj := math.Abs(want[i].New-want[i].Base), math.Abs(want[j].New-want[j].Base)
 			if di != dj {
 				return di > dj
 			}
 			return want[i].Name < want[j].Name
 		})
-		sortRows(rows, NormalizeShare)
-		for i := range rows {
-			if rows[i].Note != want[i].Note {
-				t.Fatalf("row %d is the input's %s, sorting the rows puts its %s there", i, rows[i].Note, want[i].Note)
+		for _, top := range []int{0, 1, 3, 20, len(rows) / 2, len(rows), len(rows) + 5} {
+			got := sortRows(slices.Clone(rows), NormalizeShare, top)
+			w := want
+			if top > 0 && top < len(w) {
+				w = w[:top]
+			}
+			if len(got) != len(w) {
+				t.Fatalf("%d rows, top %d: %d rows, want %d", len(rows), top, len(got), len(w))
+			}
+			for i := range got {
+				if got[i].Note != w[i].Note {
+					t.Fatalf("%d rows, top %d: row %d is the input's %s, a stable sort puts its %s there", len(rows), top, i, got[i].Note, w[i].Note)
+				}
 			}
 		}
 	}
