@@ -55,6 +55,11 @@ func uvarint(data []byte, i int) (uint64, int, bool) {
 	return uvarintSlow(data, i)
 }
 
+// uvarintSlow is uvarint's loop. It is not inlined: the id loops that
+// call it for the rare long varint keep their registers for the common
+// path (framesPacked spilled a dozen values a frame with it inlined).
+//
+//go:noinline
 func uvarintSlow(data []byte, i int) (uint64, int, bool) {
 	var u uint64
 	for k := 0; k < 10; k++ {
