@@ -8,24 +8,32 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/profdiff/profdiff/profile/inflate"
 )
 
 // floorEnv selects benchcmp's hidden floor mode: when set, benchcmp is not
 // the comparison command but the decompression floor, run as a subprocess
 // so that its wall time, CPU and peak RSS are measured exactly as
-// profdiff's are. Its value is an inflater ("std" or "klauspost"),
+// profdiff's are. Its value is an inflater ("std", "klauspost" or
+// "inflate"),
 // optionally followed by ",parallel"; the arguments are gzipped files.
 // It decompresses each file and discards the bytes, then prints the
 // number of files and decompressed bytes on stdout.
 const floorEnv = "BENCHCMP_FLOOR"
 
-// inflaters are the gzip readers the floor compares.
-var inflaters = []string{"std", "klauspost"}
+// inflaters are the gzip readers the floor compares: compress/gzip and
+// github.com/klauspost/compress/gzip streaming a file through a buffered
+// reader, and profdiff's own whole-file inflater (package
+// profile/inflate), which reads the file mapped, as profdiff does, into a
+// buffer of the decompressed size.
+var inflaters = []string{"std", "klauspost", "inflate"}
 
 // inflaterDesc names an inflater's package in the tables.
 func inflaterDesc(name string) string {
@@ -34,6 +42,8 @@ func inflaterDesc(name string) string {
 		return "compress/gzip"
 	case "klauspost":
 		return "github.com/klauspost/compress/gzip"
+	case "inflate":
+		return "profdiff's profile/inflate"
 	}
 	return name
 }
@@ -56,8 +66,8 @@ func floorMain(mode string, files []string, stdout, stderr io.Writer) int {
 // inflateAll decompresses files one after another, or with parallel up to
 // GOMAXPROCS at once, and returns the decompressed bytes in all.
 func inflateAll(inflater string, files []string, parallel bool) (int64, error) {
-	if inflater != "std" && inflater != "klauspost" {
-		return 0, fmt.Errorf("unknown inflater %q (want std or klauspost)", inflater)
+	if !slices.Contains(inflaters, inflater) {
+		return 0, fmt.Errorf("unknown inflater %q (want one of %s)", inflater, strings.Join(inflaters, ", "))
 	}
 	workers := 1
 	if parallel {
@@ -91,13 +101,25 @@ func inflateAll(inflater string, files []string, parallel bool) (int64, error) {
 	return total, firstErr
 }
 
-// inflateFile decompresses one gzipped file into io.Discard.
+// inflateFile decompresses one gzipped file into io.Discard (inflate:
+// into a buffer of its size, which is dropped).
 func inflateFile(inflater, name string) (int64, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	if inflater == "inflate" {
+		st, err := f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		out, err := inflate.GunzipFile(f, st.Size(), 0)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", name, err)
+		}
+		return int64(len(out)), nil
+	}
 	br := bufio.NewReaderSize(f, 256<<10)
 	var zr io.Reader
 	if inflater == "std" {

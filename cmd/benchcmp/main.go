@@ -5,10 +5,11 @@
 //   - `go tool pprof -top -diff_base=BASE NEW` on the same pairs;
 //   - the decompression floor: benchcmp itself, re-executed in a hidden
 //     mode, gunzipping both files of the pair and discarding the bytes,
-//     once with compress/gzip and once with
-//     github.com/klauspost/compress/gzip (the fastest of the two is the
-//     floor; it is also timed with the files inflated in parallel, as many
-//     at once as there are CPUs);
+//     once with compress/gzip, once with
+//     github.com/klauspost/compress/gzip and once with profdiff's own
+//     inflater, package profile/inflate (the fastest of them is the floor;
+//     it is also timed with the files inflated in parallel, as many at
+//     once as there are CPUs);
 //   - `profdiff top` on one large profile (1,000,000 stacks, ~80 MB raw);
 //   - `profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'` over 200 vs
 //     200 profiles of about 1 MB each;

@@ -136,12 +136,19 @@ func printSweep(w io.Writer, title string, all []*row, get func(*row) *result) {
 // both at once.
 func printFloorTable(w io.Writer, o options, rows []*row) {
 	fmt.Fprintf(w, "## Decompression floor: gunzip BASE and NEW, discard the bytes (benchcmp's floor mode), best of %d\n\n", o.runs)
-	fmt.Fprintf(w, "| stacks per profile | decompressed | %s | %s | fastest: user+sys | peak RSS | fastest, %d files at once |\n", inflaterDesc(inflaters[0]), inflaterDesc(inflaters[1]), rows[0].floor.workers)
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|")
+	head, rule := "| stacks per profile | decompressed |", "|---:|---:|"
+	for _, inf := range inflaters {
+		head += " " + inflaterDesc(inf) + " |"
+		rule += "---:|"
+	}
+	fmt.Fprintf(w, "%s fastest: user+sys | peak RSS | fastest, %d files at once |\n%s---:|---:|---:|\n", head, rows[0].floor.workers, rule)
 	for _, r := range rows {
 		f := r.floor
-		fmt.Fprintf(w, "| %d | %.1f MB | %s | %s | %s | %s | %s |\n", r.n, float64(f.raw)/1e6, secs(f.seq[0].wall), secs(f.seq[1].wall),
-			secs(f.floor().cpu), mib(f.floor().maxRSS), secs(f.par.wall))
+		line := fmt.Sprintf("| %d | %.1f MB |", r.n, float64(f.raw)/1e6)
+		for _, s := range f.seq {
+			line += " " + secs(s.wall) + " |"
+		}
+		fmt.Fprintf(w, "%s %s | %s | %s |\n", line, secs(f.floor().cpu), mib(f.floor().maxRSS), secs(f.par.wall))
 	}
 }
 
