@@ -331,8 +331,9 @@ func fixedTables() (*huff, *huff) {
 }
 
 // reader is the bit reader: bits of in[:pos] not yet consumed are the
-// low n bits of buf. Past the end of in it reads zero bytes, counting
-// them in over: a stream that consumes any of them is truncated.
+// low n bits of buf, n < 64 (the refills in codes rely on it). Past the
+// end of in it reads zero bytes, counting them in over: a stream that
+// consumes any of them is truncated.
 type reader struct {
 	in   []byte
 	pos  int
@@ -350,7 +351,7 @@ func (r *reader) refill() {
 		r.n += k << 3
 		return
 	}
-	for r.n <= 56 {
+	for r.n < 56 {
 		if r.pos < len(r.in) {
 			r.buf |= uint64(r.in[r.pos]) << r.n
 			r.pos++
