@@ -155,17 +155,21 @@ func gzipBody(src []byte) ([]byte, error) {
 // Table entries (uint32), for the literal/length and distance codes:
 //
 //	bits 0-3   the code's length in bits (what a decode consumes)
-//	bits 4-7   flags: literal, end of block, subtable pointer, invalid
-//	bits 8-12  extra bits of a length or distance; a pointer's subtable bits
+//	bits 4-5   zero, so that e&63, the length, is a shift count as it is
+//	bits 6-9   flags: literal, end of block, subtable pointer, invalid
+//	bits 10-14 extra bits of a length or distance; a pointer's subtable bits
 //	bits 16-31 the literal byte, a length or distance base, or a
 //	           pointer's subtable offset
 //
-// A length (and every distance) entry has no flag set.
+// A length (and every distance) entry has no flag set. A shift by e&63
+// compiles to the bare shift instruction (amd64 masks the count to six
+// bits itself), one instruction less on the loop's chain of dependent
+// lookups than e&15: about 2% (BenchmarkGunzip, alternating runs).
 const (
-	fLiteral = 1 << 4
-	fEOB     = 1 << 5
-	fSub     = 1 << 6
-	fInvalid = 1 << 7
+	fLiteral = 1 << 6
+	fEOB     = 1 << 7
+	fSub     = 1 << 8
+	fInvalid = 1 << 9
 
 	litBits  = 11 // primary table bits: literal/length
 	distBits = 8  // primary table bits: distance
@@ -195,14 +199,14 @@ func litEntry(sym int) uint32 {
 		return fEOB
 	case sym <= 285:
 		i := sym - 257
-		return uint32(lenExtra[i])<<8 | uint32(lenBase[i])<<16
+		return uint32(lenExtra[i])<<10 | uint32(lenBase[i])<<16
 	}
 	return fInvalid // 286 and 287: in the fixed code, never valid
 }
 
 func distEntry(sym int) uint32 {
 	if sym < 30 {
-		return uint32(distExtra[sym])<<8 | uint32(distBase[sym])<<16
+		return uint32(distExtra[sym])<<10 | uint32(distBase[sym])<<16
 	}
 	return fInvalid
 }
@@ -266,7 +270,7 @@ func (h *huff) build(lengths []uint8, primary uint, entry func(int) uint32) erro
 	}
 	for p := 0; p < size; p++ {
 		if subBits[p] > 0 {
-			t[p] = fSub | uint32(subBits[p])<<8 | uint32(subOff[p])<<16
+			t[p] = fSub | uint32(subBits[p])<<10 | uint32(subOff[p])<<16
 		}
 	}
 	codes = next
@@ -542,18 +546,18 @@ func codes(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, erro
 		if e&fLiteral != 0 {
 			// Up to three literals (15 bits at most each) from one
 			// refill, each entry looked up as the last is written.
-			buf >>= e & 15
-			n -= uint(e & 15)
+			buf >>= e & 63
+			n -= uint(e & 63)
 			out[o] = byte(e >> 16)
 			o++
 			if e = lp[buf&(1<<litBits-1)]; e&fLiteral != 0 {
-				buf >>= e & 15
-				n -= uint(e & 15)
+				buf >>= e & 63
+				n -= uint(e & 63)
 				out[o] = byte(e >> 16)
 				o++
 				if e = lp[buf&(1<<litBits-1)]; e&fLiteral != 0 {
-					buf >>= e & 15
-					n -= uint(e & 15)
+					buf >>= e & 63
+					n -= uint(e & 63)
 					out[o] = byte(e >> 16)
 					o++
 					continue
@@ -566,10 +570,10 @@ func codes(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, erro
 			n |= 56
 		}
 		if e&fSub != 0 {
-			e = lit.t[e>>16+uint32(buf>>litBits)&(1<<(e>>8&31)-1)]
+			e = lit.t[e>>16+uint32(buf>>litBits)&(1<<(e>>10&31)-1)]
 		}
-		buf >>= e & 15
-		n -= uint(e & 15)
+		buf >>= e & 63
+		n -= uint(e & 63)
 		if e&fLiteral != 0 {
 			out[o] = byte(e >> 16)
 			o++
@@ -584,22 +588,22 @@ func codes(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, erro
 		}
 		// A length: base and extra bits, then a distance; 15+5+15+13
 		// bits at most, within the 56 the refill left.
-		l := int(e>>16) + int(uint32(buf)&(1<<(e>>8&31)-1))
-		buf >>= e >> 8 & 31
-		n -= uint(e >> 8 & 31)
+		l := int(e>>16) + int(uint32(buf)&(1<<(e>>10&31)-1))
+		buf >>= e >> 10 & 31
+		n -= uint(e >> 10 & 31)
 		d := dp[buf&(1<<distBits-1)]
 		if d&fSub != 0 {
-			d = dist.t[d>>16+uint32(buf>>distBits)&(1<<(d>>8&31)-1)]
+			d = dist.t[d>>16+uint32(buf>>distBits)&(1<<(d>>10&31)-1)]
 		}
 		if d&fInvalid != 0 {
 			r.pos, r.buf, r.n = pos, buf, n
 			return o, errCorrupt
 		}
-		buf >>= d & 15
-		n -= uint(d & 15)
-		dd := int(d>>16) + int(uint32(buf)&(1<<(d>>8&31)-1))
-		buf >>= d >> 8 & 31
-		n -= uint(d >> 8 & 31)
+		buf >>= d & 63
+		n -= uint(d & 63)
+		dd := int(d>>16) + int(uint32(buf)&(1<<(d>>10&31)-1))
+		buf >>= d >> 10 & 31
+		n -= uint(d >> 10 & 31)
 		if dd > o {
 			r.pos, r.buf, r.n = pos, buf, n
 			return o, errCorrupt
@@ -641,10 +645,10 @@ func codesTail(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, 
 		r.refill()
 		e := lt[r.buf&(1<<litBits-1)]
 		if e&fSub != 0 {
-			e = lt[e>>16+uint32(r.buf>>litBits)&(1<<(e>>8&31)-1)]
+			e = lt[e>>16+uint32(r.buf>>litBits)&(1<<(e>>10&31)-1)]
 		}
-		r.buf >>= e & 15
-		r.n -= uint(e & 15)
+		r.buf >>= e & 63
+		r.n -= uint(e & 63)
 		if e&fLiteral != 0 {
 			if o >= end {
 				return o, errCorrupt
@@ -659,17 +663,17 @@ func codesTail(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, 
 			}
 			return o, errCorrupt
 		}
-		l := int(e>>16) + int(r.take(uint(e>>8&31)))
+		l := int(e>>16) + int(r.take(uint(e>>10&31)))
 		d := dt[r.buf&(1<<distBits-1)]
 		if d&fSub != 0 {
-			d = dt[d>>16+uint32(r.buf>>distBits)&(1<<(d>>8&31)-1)]
+			d = dt[d>>16+uint32(r.buf>>distBits)&(1<<(d>>10&31)-1)]
 		}
 		if d&fInvalid != 0 {
 			return o, errCorrupt
 		}
-		r.buf >>= d & 15
-		r.n -= uint(d & 15)
-		dd := int(d>>16) + int(r.take(uint(d>>8&31)))
+		r.buf >>= d & 63
+		r.n -= uint(d & 63)
+		dd := int(d>>16) + int(r.take(uint(d>>10&31)))
 		if dd > o || o+l > end {
 			return o, errCorrupt
 		}
