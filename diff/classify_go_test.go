@@ -242,23 +242,17 @@ func processCPUTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestGoProbesCPUProfile checks the CPU-profile buckets of a spinner, a
-// contended mutex and an allocation loop that keeps the collector busy.
-func TestGoProbesCPUProfile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("captures a CPU profile of 1.2 CPU-seconds")
-	}
-	if raceEnabled {
-		t.Skip("race instrumentation takes most CPU samples")
-	}
+// captureProbes runs the CPU workloads while the process uses 1.2 s of
+// CPU (about 0.6 s on an idle 2-core machine, 120 samples, so a machine
+// shared with other work still yields enough samples) under the CPU
+// profiler, and returns the profile read back.
+func captureProbes(t *testing.T) *profile.Loaded {
+	t.Helper()
 	stop := cpuWorkloads(t)
 	var buf bytes.Buffer
 	if err := pprof.StartCPUProfile(&buf); err != nil {
 		t.Skipf("CPU profiler busy: %v", err)
 	}
-	// The window ends when the process has used 1.2 s of CPU (about 0.6 s
-	// on an idle 2-core machine, 120 samples), so a machine shared with
-	// other work still yields enough samples.
 	const wantCPU, maxWall = 1200 * time.Millisecond, 10 * time.Second
 	cpu0, wall0 := processCPUTime(), time.Now()
 	for processCPUTime()-cpu0 < wantCPU && time.Since(wall0) < maxWall {
@@ -270,12 +264,49 @@ func TestGoProbesCPUProfile(t *testing.T) {
 	if used < wantCPU/2 {
 		t.Skipf("machine too busy: the process got %v of CPU in %v", used, maxWall)
 	}
-	l := parseCaptured(t, "cpu", buf.Bytes(), profile.KindCPU)
-	all := classifiedSamples(t, l)
-	total, _ := shares(all)
-	spin, spinV := shares(samplesWith(all, "probeSpin"))
-	hammer, hammerV := shares(samplesWith(all, "probeMutexHammer"))
-	alloc, allocV := shares(samplesWith(all, "probeGCAlloc"))
+	return parseCaptured(t, "cpu", buf.Bytes(), profile.KindCPU)
+}
+
+// TestGoProbesCPUProfile checks the CPU-profile buckets of a spinner, a
+// contended mutex and an allocation loop that keeps the collector busy.
+func TestGoProbesCPUProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("captures a CPU profile of 1.2 CPU-seconds")
+	}
+	if raceEnabled {
+		t.Skip("race instrumentation takes most CPU samples")
+	}
+	// Each workload must have had a core for part of the window to be
+	// judged (observed on 2 cores in 1 s windows: spin 260-710 ms, hammer
+	// 560-860 ms, alloc 160-590 ms). Beside other tests' processes the
+	// allocator can get much less (40 and 80 ms in two CI runs, which left
+	// the collector under 3% of the profile): such a window is captured
+	// again, three times at most, then the test skips saying so.
+	const minNanos, minAllocNanos, attempts = 50e6, 150e6, 3
+	var (
+		l                      *profile.Loaded
+		all                    []probeSample
+		total, spin, hammer    [NumBuckets]float64
+		alloc                  [NumBuckets]float64
+		spinV, hammerV, allocV float64
+	)
+	for attempt := 1; ; attempt++ {
+		l = captureProbes(t)
+		all = classifiedSamples(t, l)
+		total, _ = shares(all)
+		spin, spinV = shares(samplesWith(all, "probeSpin"))
+		hammer, hammerV = shares(samplesWith(all, "probeMutexHammer"))
+		alloc, allocV = shares(samplesWith(all, "probeGCAlloc"))
+		if spinV >= minNanos && hammerV >= minNanos && allocV >= minAllocNanos {
+			break
+		}
+		msg := fmt.Sprintf("too few samples to judge: spin %.0f ms, hammer %.0f ms, alloc %.0f ms (want %.0f, %.0f, %.0f)",
+			spinV/1e6, hammerV/1e6, allocV/1e6, minNanos/1e6, minNanos/1e6, minAllocNanos/1e6)
+		if attempt == attempts {
+			t.Skipf("machine too busy: %d windows, the last with %s", attempts, msg)
+		}
+		t.Logf("window %d: %s; capturing again", attempt, msg)
+	}
 	t.Logf("whole profile (%d samples): %s", len(all), fmtShares(total))
 	t.Logf("probeSpin (%.0f ms): %s", spinV/1e6, fmtShares(spin))
 	t.Logf("probeMutexHammer (%.0f ms): %s", hammerV/1e6, fmtShares(hammer))
@@ -296,12 +327,6 @@ func TestGoProbesCPUProfile(t *testing.T) {
 	checkOnly("probeSpin", samplesWith(all, "probeSpin"), CPU)
 	checkOnly("probeMutexHammer", samplesWith(all, "probeMutexHammer"), CPU, LockContention)
 	checkOnly("probeGCAlloc", samplesWith(all, "probeGCAlloc"), CPU, GC)
-	// Each workload had a core for part of the window (observed on 2 cores
-	// in 1 s windows: spin 260-710 ms, hammer 560-860 ms, alloc 160-590 ms).
-	const minNanos = 50e6
-	if spinV < minNanos || hammerV < minNanos || allocV < minNanos {
-		t.Fatalf("too few samples to judge: spin %.0f ms, hammer %.0f ms, alloc %.0f ms", spinV/1e6, hammerV/1e6, allocV/1e6)
-	}
 	if spin[CPU] < 0.95 {
 		t.Errorf("probeSpin: %s, want cpu >= 95%%", fmtShares(spin))
 	}
