@@ -481,7 +481,7 @@ func dynamicTables(r *reader, lit, dist, clen *huff, lens []uint8) error {
 		if e&fInvalid != 0 {
 			return errCorrupt
 		}
-		r.take(uint(e & 15))
+		r.take(uint(e & 63))
 		sym := e >> 16
 		switch {
 		case sym < 16:
