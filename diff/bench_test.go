@@ -174,3 +174,15 @@ func BenchmarkInflate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDefaultRules is the cost of reading the built-in rule packs,
+// which every diff, top and gate pays before it reads a profile:
+// go test ./diff -run '^$' -bench DefaultRules -benchmem
+func BenchmarkDefaultRules(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if rs := DefaultRules(); len(rs.Rules) == 0 {
+			b.Fatal("no rules")
+		}
+	}
+}

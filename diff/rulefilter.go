@@ -77,12 +77,13 @@ func newRuleFilter(rs *RuleSet) *ruleFilter {
 	var all []lit
 	for i, r := range rs.Rules {
 		var lits []lit
-		ok := r.re != nil
+		re, err := r.syn, error(nil)
+		if re == nil { // a rule not made by ParseRules
+			re, err = syntax.Parse(r.Pattern, syntax.Perl)
+		}
+		ok := err == nil
 		if ok {
-			re, err := syntax.Parse(r.re.String(), syntax.Perl)
-			if ok = err == nil; ok {
-				lits, ok = needLits(re)
-			}
+			lits, ok = needLits(re)
 		}
 		if !ok {
 			f.rules[i].all = true

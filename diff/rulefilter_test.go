@@ -30,7 +30,7 @@ func TestRuleFilter(t *testing.T) {
 	var corpus []string
 	matched := 0
 	for i, rule := range rs.Rules {
-		re, err := syntax.Parse(rule.re.String(), syntax.Perl)
+		re, err := syntax.Parse(rule.Pattern, syntax.Perl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestRuleFilter(t *testing.T) {
 			}
 			s := b.String()
 			corpus = append(corpus, s)
-			if !rule.re.MatchString(s) {
+			if !rule.regexp().MatchString(s) {
 				continue // an anchor the prefix or suffix broke
 			}
 			matched++
