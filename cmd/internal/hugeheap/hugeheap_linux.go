@@ -3,6 +3,7 @@ package hugeheap
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +65,9 @@ const rlimInfinity = ^uint64(0)
 // reserve allocates n bytes, advises huge pages over the 2 MiB-aligned
 // range inside them, and frees them with a collection.
 func reserve(n int64) int64 {
+	// No collection starts for the block's sake (it would find the heap
+	// past its goal): the one below frees it.
+	gcPercent := debug.SetGCPercent(-1)
 	block := make([]byte, n) // fresh from the system: the runtime does not write it
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
 	start := (p + hugePage - 1) &^ (hugePage - 1)
@@ -77,6 +81,7 @@ func reserve(n int64) int64 {
 		}
 	}
 	block = nil
+	debug.SetGCPercent(gcPercent)
 	runtime.GC() // the block is free now, for what the job allocates next
 	return advised
 }
