@@ -176,8 +176,14 @@ const (
 )
 
 // huff is one decoding table: 2^primary entries, then the subtables.
+// subBits, subOff and prefixes are build's scratch, kept so that a
+// stream's hundreds of blocks do not each clear 14 KiB: build leaves
+// subBits and subOff zero, and reads of prefixes only what it wrote.
 type huff struct {
-	t []uint32
+	t        []uint32
+	subBits  [1 << litBits]uint8
+	subOff   [1 << litBits]int32
+	prefixes [1 << litBits]uint16
 }
 
 var (
@@ -215,7 +221,8 @@ func distEntry(sym int) uint32 {
 // code lengths (0: symbol unused), primary bits wide. An over-subscribed
 // code is an error; an incomplete one leaves invalid entries, an error
 // only if a stream uses them (RFC 1951 allows one distance code of one
-// bit, and zlib writes such streams).
+// bit, and zlib writes such streams). A complete code writes every
+// entry, so only an incomplete one is filled with invalid entries first.
 func (h *huff) build(lengths []uint8, primary uint, entry func(int) uint32) error {
 	var count [16]int
 	for _, l := range lengths {
@@ -236,44 +243,54 @@ func (h *huff) build(lengths []uint8, primary uint, entry func(int) uint32) erro
 	size := 1 << primary
 	// The subtables: one per primary index that longer codes share,
 	// as wide as the longest of them needs. Codes are handed out in
-	// order, so the codes of one prefix are consecutive.
-	var subBits [1 << litBits]uint8
-	// First pass: each long code's prefix, and the widest subtable it needs.
-	codes := next
-	for _, l := range lengths {
-		if l == 0 {
-			continue
+	// order, so the codes of one prefix are consecutive, and so are
+	// the prefixes in prefixes.
+	subBits, subOff, prefixes := &h.subBits, &h.subOff, &h.prefixes
+	np := 0
+	if long := 0; primary < 15 {
+		for l := primary + 1; l < 16; l++ {
+			long += count[l]
 		}
-		c := codes[l]
-		codes[l]++
-		if uint(l) > primary {
-			p := reverse(c>>(uint(l)-primary), primary)
-			if b := l - uint8(primary); b > subBits[p] {
-				subBits[p] = b
+		if long > 0 {
+			codes := next
+			for _, l := range lengths {
+				if uint(l) <= primary {
+					if l != 0 {
+						codes[l]++
+					}
+					continue
+				}
+				c := codes[l]
+				codes[l]++
+				p := reverse(c>>(uint(l)-primary), primary) & (1<<litBits - 1)
+				if subBits[p] == 0 {
+					prefixes[np&(1<<litBits-1)] = uint16(p)
+					np++
+				}
+				if b := l - uint8(primary); b > subBits[p] {
+					subBits[p] = b
+				}
 			}
 		}
 	}
 	total := size
-	var subOff [1 << litBits]int32
-	for p := 0; p < size; p++ {
-		if subBits[p] > 0 {
-			subOff[p] = int32(total)
-			total += 1 << subBits[p]
-		}
+	for _, p := range prefixes[:np] {
+		subOff[p] = int32(total)
+		total += 1 << subBits[p]
 	}
 	if cap(h.t) < total {
 		h.t = make([]uint32, total)
 	}
 	t := h.t[:total]
-	for i := range t {
-		t[i] = fInvalid
-	}
-	for p := 0; p < size; p++ {
-		if subBits[p] > 0 {
-			t[p] = fSub | uint32(subBits[p])<<10 | uint32(subOff[p])<<16
+	if left != 0 {
+		for i := range t {
+			t[i] = fInvalid
 		}
 	}
-	codes = next
+	for _, p := range prefixes[:np] {
+		t[p] = fSub | uint32(subBits[p])<<10 | uint32(subOff[p])<<16
+	}
+	codes := next
 	for sym, l := range lengths {
 		if l == 0 {
 			continue
@@ -287,13 +304,16 @@ func (h *huff) build(lengths []uint8, primary uint, entry func(int) uint32) erro
 			}
 			continue
 		}
-		p := reverse(c>>(uint(l)-primary), primary)
+		p := reverse(c>>(uint(l)-primary), primary) & (1<<litBits - 1)
 		rest := uint(l) - primary
 		sb := uint(subBits[p])
 		base := uint32(subOff[p])
 		for r := reverse(c&(1<<rest-1), rest); r < 1<<sb; r += 1 << rest {
 			t[base+r] = e
 		}
+	}
+	for _, p := range prefixes[:np] {
+		subBits[p], subOff[p] = 0, 0
 	}
 	h.t = t
 	return nil
