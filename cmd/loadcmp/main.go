@@ -185,14 +185,6 @@ func (s *server) cpu() time.Duration {
 // clockTicks is sysconf(_SC_CLK_TCK), 100 on Linux.
 const clockTicks = 100
 
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // machineBusy returns the CPU time all processes used, from /proc/stat.
 func machineBusy() time.Duration {
 	b, err := os.ReadFile("/proc/stat")
@@ -530,11 +522,9 @@ func runWrk(ctx context.Context, wrk string, srv *server, url string, threads, c
 	if ok := reqs - r.failed; ok > 0 && reqs > 0 {
 		r.rps *= float64(ok) / float64(reqs)
 		r.serverUS = float64((cpu1 - cpu0).Nanoseconds()) / 1e3 / float64(ok)
-		if ru, ok2 := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok2 {
-			client := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-			r.clientUS = float64(client.Nanoseconds()) / 1e3 / float64(ok)
-			r.other = other(busy1-busy0, cpu1-cpu0, client, wall)
-		}
+		client := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		r.clientUS = float64(client.Nanoseconds()) / 1e3 / float64(ok)
+		r.other = other(busy1-busy0, cpu1-cpu0, client, wall)
 	}
 	if x := reP99.FindSubmatch(out); x != nil {
 		v, _ := strconv.ParseFloat(string(x[1]), 64)

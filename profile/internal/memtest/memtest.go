@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -84,11 +83,11 @@ func RunFile(t testing.TB, test string, args ...string) (out string, took time.D
 			return out, time.Duration(ns), kb << 10
 		}
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	peak, ok := maxRSS(cmd.ProcessState)
 	if !ok {
 		t.Skip("no peak memory of a subprocess on this system")
 	}
-	return out, time.Duration(ns), ru.Maxrss << 10 // KiB on Linux; an upper bound (see the package doc)
+	return out, time.Duration(ns), peak // an upper bound (see the package doc)
 }
 
 // Raced reports whether the test binary runs under the race detector,
