@@ -31,6 +31,9 @@
 // (the first three fields are fixed; key=value fields may be added). It
 // stops gracefully on SIGTERM or SIGINT, or when its standard input (a
 // pipe from the parent) reaches EOF, which happens when the parent dies.
+// It catches those signals from before the ready line until it exits, so
+// a signal that arrives while it shuts down, or one sent the moment it is
+// ready, lets its workload close and log its summary.
 //
 // # Profile rates
 //

@@ -17,7 +17,7 @@ import (
 const envTestParent = "PROFDIFF_CHILD_TEST_PARENT"
 
 func TestMain(m *testing.M) {
-	MaybeRun(Builtin())
+	MaybeRun(testTable())
 	if os.Getenv(envTestParent) != "" {
 		testParent()
 		return

@@ -65,6 +65,10 @@ func serveChild(table Table, specJSON string, stdin io.Reader, stdout, stderr io
 	if c, ok := h.(io.Closer); ok {
 		defer c.Close()
 	}
+	// Caught from before the ready line, which lets the parent Stop the
+	// child at once, to the child's exit (see waitForStop).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	srv, err := listen(h, debugVars(spec, cpus))
 	if err != nil {
 		logf("%v", err)
@@ -73,7 +77,7 @@ func serveChild(table Table, specJSON string, stdin io.Reader, stdout, stderr io
 	fmt.Fprintf(stdout, "%s %s %s gomaxprocs=%d cpus=%s\n",
 		readyToken, srv.workURL, srv.debugURL, runtime.GOMAXPROCS(0), formatCPUList(cpus))
 	code := 0
-	if err := waitForStop(spec.WatchStdin, stdin, srv.errc); err != nil {
+	if err := waitForStop(sigs, spec.WatchStdin, stdin, srv.errc); err != nil {
 		logf("server failed: %v", err)
 		code = 1
 	}
@@ -81,13 +85,19 @@ func serveChild(table Table, specJSON string, stdin io.Reader, stdout, stderr io
 	return code
 }
 
-// waitForStop blocks until SIGTERM or SIGINT, EOF on stdin when watchStdin
-// (the parent holds the write end: EOF means it closed it in Stop, or
-// died), or a server's failure, which it returns.
-func waitForStop(watchStdin bool, stdin io.Reader, errc <-chan error) error {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sigs)
+// waitForStop blocks until SIGTERM or SIGINT arrive on sigs, EOF on
+// stdin when watchStdin (the parent holds the write end: EOF means it
+// closed it in Stop, or died), or a server's failure, which it returns.
+//
+// The signals are caught from before the child says it is ready until it
+// exits. Stop sends SIGTERM and closes stdin: when the EOF is seen first,
+// the signal can arrive during the shutdown, and a parent may Stop a
+// child the moment it is ready. Either way a signal not caught would end
+// the child at once, before its workload is closed and logs its summary
+// (the wasm host's count of refused requests), while Stop takes a death
+// by its own signal for a clean stop. A child whose shutdown hangs is
+// ended by Stop's SIGKILL.
+func waitForStop(sigs <-chan os.Signal, watchStdin bool, stdin io.Reader, errc <-chan error) error {
 	eof := make(chan struct{})
 	if watchStdin {
 		go func() {
