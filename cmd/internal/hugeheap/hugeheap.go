@@ -22,7 +22,10 @@
 // PROFDIFF_HUGEPAGES=off turns it off.
 package hugeheap
 
-import "os"
+import (
+	"os"
+	"strings"
+)
 
 // MinSize is the smallest reservation Reserve makes: a job that builds a
 // smaller heap faults too few pages to gain more than the reservation's
@@ -50,16 +53,10 @@ func off() bool {
 // mode returns the bracketed word of a THP "enabled" file's contents
 // ("always [madvise] never": "madvise"), or "" when none is.
 func mode(enabled string) string {
-	for i := 0; i < len(enabled); i++ {
-		if enabled[i] != '[' {
-			continue
-		}
-		for j := i + 1; j < len(enabled); j++ {
-			if enabled[j] == ']' {
-				return enabled[i+1 : j]
-			}
-		}
-		break
+	_, rest, open := strings.Cut(enabled, "[")
+	m, _, closed := strings.Cut(rest, "]")
+	if !open || !closed {
+		return ""
 	}
-	return ""
+	return m
 }
