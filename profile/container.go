@@ -15,10 +15,10 @@ import (
 // a .pb.gz compressed again in transit) and a zip archive holding one file
 // (how traces are attached to issues). Unwrapping them is bounded by the
 // size limit as the bytes arrive, so that a compression bomb fails once it
-// passes the limit, having held no more than the limit; and each layer is
-// decompressed into one buffer of the size its header announces, so that a
-// profile of N bytes costs N bytes, not the 2-3 N of a buffer grown by
-// doubling.
+// passes the limit, having held no more than the limit. The size a
+// container announces (a gzip trailer's ISIZE, a zip entry's uncompressed
+// size, an HTTP Content-Length) is a hint, never an allocation: see
+// readAll.
 
 // maxGzipLayers is how many gzip layers are unwrapped; a profile gzipped
 // twice is still a profile, a third layer is not worth reading.
@@ -41,18 +41,24 @@ func ReadLimited(r io.Reader, maxSize int64) ([]byte, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	return readSized(r, maxSize, 0)
+	return readSized(r, maxSize, 0, false)
 }
 
 // readSized is ReadLimited for a reader expected to hold size bytes (0:
 // unknown), read into one buffer of that size when it is right; a size
-// past the limit fails at once.
-func readSized(r io.Reader, maxSize, size int64) ([]byte, error) {
+// past the limit fails at once. trusted says where size comes from: a
+// regular file's own stat (trusted, allocated at once) or a peer's word
+// such as a Content-Length (a hint: see readAll).
+func readSized(r io.Reader, maxSize, size int64, trusted bool) ([]byte, error) {
 	tooLarge := mark(ErrTooLarge, fmt.Errorf("larger than the %s limit", FormatSize(maxSize)))
 	if size > maxSize {
 		return nil, tooLarge
 	}
-	data, err := readAll(r, maxSize, size)
+	first := int64(0)
+	if !trusted {
+		first = firstFloor
+	}
+	data, err := readAll(r, maxSize, size, first)
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, tooLarge
@@ -121,7 +127,7 @@ func gunzip(data []byte, maxSize int64) ([]byte, error) {
 	if err != nil {
 		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip header: %v", err))
 	}
-	out, err := readAll(zr, maxSize, gzipSize(data))
+	out, err := readAll(zr, maxSize, gzipSize(data), plausible(int64(len(data))))
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, mark(ErrTooLarge, fmt.Errorf("gzip stream expands past the %s limit", FormatSize(maxSize)))
@@ -135,9 +141,8 @@ func gunzip(data []byte, maxSize int64) ([]byte, error) {
 
 // gzipSize is the size a gzip stream says it expands to: the ISIZE field
 // that ends it, the size modulo 2^32 of its last member. For the common
-// single-member stream under 4 GiB it is exact; otherwise it is only a
-// first guess (readAll grows past a short one, and a long one costs no
-// more than the limit bounds anyway).
+// single-member stream under 4 GiB it is exact; in a truncated or crafted
+// file it is any four bytes, so it is only ever readAll's hint.
 func gzipSize(data []byte) int64 {
 	if len(data) < 18 { // a 10-byte header and the 8-byte trailer
 		return 0
@@ -178,7 +183,7 @@ func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
 		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: %v", f.Name, err))
 	}
 	defer rc.Close()
-	out, err := readAll(rc, maxSize, int64(f.UncompressedSize64))
+	out, err := readAll(rc, maxSize, int64(f.UncompressedSize64), plausible(int64(f.CompressedSize64)))
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, f.Name, mark(ErrTooLarge, fmt.Errorf("zip member %s expands past the %s limit", f.Name, FormatSize(maxSize)))
@@ -205,19 +210,44 @@ func zipHolds(files []*zip.File) string {
 	return strings.Join(names, ", ")
 }
 
+// The first buffer readAll makes on an untrusted hint holds at most
+// firstRatio times the compressed input (gzipped pprof expands 1.5-3.5
+// times, so its hint is taken whole) and at least firstFloor; each
+// growth after that moves towards the hint by growRatio times the bytes
+// that really arrived, and to the hint itself once it is within
+// growRatio² of them. A right hint thus costs one buffer, or two for text
+// that compresses 30 times, and a lying one (a truncated file's last four
+// bytes, a crafted trailer, a false Content-Length) costs at most
+// growRatio² times the data that arrived, never what the lie says.
+const (
+	firstRatio = 4
+	firstFloor = 64 << 10
+	growRatio  = 4
+)
+
+// plausible is the most readAll's first buffer holds for compressed
+// input of n bytes.
+func plausible(n int64) int64 { return max(n, 0)*firstRatio + firstFloor }
+
 // errPastLimit is readAll's error for a reader with more than the limit.
 var errPastLimit = errors.New("past the size limit")
 
 // readAll reads r to its end into one buffer and fails with errPastLimit
 // once more than maxSize bytes arrive, holding at most maxSize bytes. hint
-// is the size r is expected to have (0: unknown): a right one fills a
-// buffer of exactly that size, which is never grown or copied; without
-// one the buffer grows by half, so the peak is about 2.5 times the data
-// at the last growth. On another error it returns what it read.
-func readAll(r io.Reader, maxSize, hint int64) ([]byte, error) {
+// is the size r is said to have (0: unknown) and first the most its word
+// alone may allocate (0: no bound, for a hint that is a regular file's
+// own stat). A right hint fills a buffer of exactly that size, reached in
+// steps of growRatio from first, and the buffer is copied only at those
+// steps; past the hint, or without one, the buffer grows by half, so the
+// peak is about 2.5 times the data at the last growth. On another error
+// it returns what it read.
+func readAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 	c := hint
 	if c <= 0 {
 		c = 32 << 10
+	}
+	if first > 0 {
+		c = min(c, first)
 	}
 	buf := make([]byte, 0, min(c, maxSize))
 	for {
@@ -235,7 +265,16 @@ func readAll(r io.Reader, maxSize, hint int64) ([]byte, error) {
 			if int64(len(buf)) >= maxSize {
 				return nil, errPastLimit
 			}
-			grown := make([]byte, len(buf), min(int64(cap(buf))+max(int64(cap(buf))/2, 32<<10), maxSize))
+			have := int64(cap(buf))
+			next := have + max(have/2, 32<<10)
+			switch {
+			case hint <= have:
+			case have*growRatio*growRatio >= hint:
+				next = hint // the last step: the buffers before add up to a fifth of it at most
+			default:
+				next = max(next, have*growRatio)
+			}
+			grown := make([]byte, len(buf), min(next, maxSize))
 			copy(grown, buf)
 			buf = append(grown, one[0])
 		}

@@ -281,17 +281,18 @@ func fastGunzip(data []byte, maxSize int64) ([]byte, bool) {
 	if out, err := inflate.Gunzip(data, maxSize); err == nil {
 		return out, takeInflated(out)
 	}
-	return inflateWhole(bytes.NewReader(data), maxSize, gzipSize(data))
+	return inflateWhole(bytes.NewReader(data), maxSize, int64(len(data)), gzipSize(data))
 }
 
-// inflateWhole is fastGunzip's decompression of the gzip stream r, expected
-// to expand to hint bytes, with klauspost's streaming reader.
-func inflateWhole(r io.Reader, maxSize, hint int64) ([]byte, bool) {
+// inflateWhole is fastGunzip's decompression of the gzip stream r, of
+// compressed bytes and said to expand to hint bytes, with klauspost's
+// streaming reader.
+func inflateWhole(r io.Reader, maxSize, compressed, hint int64) ([]byte, bool) {
 	zr, err := kgzip.NewReader(r)
 	if err != nil {
 		return nil, false
 	}
-	out, err := readAll(zr, maxSize, hint)
+	out, err := readAll(zr, maxSize, hint, plausible(compressed))
 	if err != nil {
 		return nil, false
 	}
@@ -341,7 +342,7 @@ func gunzipFile(source string, maxSize int64) ([]byte, bool) {
 	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
 		return nil, false
 	}
-	return inflateWhole(bufio.NewReaderSize(f, 1<<16), maxSize, int64(binary.LittleEndian.Uint32(tail[:])))
+	return inflateWhole(bufio.NewReaderSize(f, 1<<16), maxSize, st.Size(), int64(binary.LittleEndian.Uint32(tail[:])))
 }
 
 // IsProfilerFrame reports whether a function name is one that only the
@@ -513,7 +514,7 @@ func readSource(ctx context.Context, source string, maxSize int64, opts Options)
 			size = st.Size()
 		}
 	}
-	return readSized(f, maxSize, size)
+	return readSized(f, maxSize, size, true)
 }
 
 // fetch GETs a /debug/pprof endpoint. The timeout covers the profile's own
@@ -564,7 +565,7 @@ func fetch(ctx context.Context, source string, maxSize int64, opts Options) ([]b
 		}
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	return readSized(resp.Body, maxSize, max(resp.ContentLength, 0))
+	return readSized(resp.Body, maxSize, max(resp.ContentLength, 0), false)
 }
 
 // boundRedirects returns a copy of client that follows at most

@@ -1,7 +1,8 @@
 // Package inflate decompresses a whole gzip member held in memory: DEFLATE
 // (RFC 1951) in the gzip container (RFC 1952), into one buffer of the size
-// the member's trailer announces. It is how profdiff reads a gzipped
-// profile file, the input it meets most.
+// the member's trailer announces once the data has shown it plausible.
+// It is how profdiff reads a gzipped profile file, the input it meets
+// most.
 //
 // It exists for speed. A streaming inflater (compress/flate, or
 // github.com/klauspost/compress/flate, which profdiff used alone before)
@@ -18,8 +19,8 @@
 // It is not a general gzip reader: Gunzip takes exactly one member that
 // decodes cleanly to the size and CRC-32 its trailer gives, and returns
 // ErrNotHandled for anything else, corrupt data included: several
-// members, trailing bytes, a size past the caller's limit or past what
-// the input could expand to. The caller then reads the input with a
+// members, trailing bytes, a cut-short stream, a size past the caller's
+// limit or past what the input could expand to. The caller then reads the input with a
 // streaming gzip reader, whose errors say what is wrong. The CRC-32
 // check also means that a decoding mistake here would cost time, not
 // correctness: wrong bytes fail it, and the streaming reader reads them
@@ -44,6 +45,10 @@ var ErrNotHandled = errors.New("inflate: not one gzip member that this inflater 
 // errCorrupt is any decoding failure; Gunzip reports it as ErrNotHandled.
 var errCorrupt = errors.New("inflate: corrupt deflate data")
 
+// errFull says that the stream decodes to more than the output buffer
+// holds: Gunzip tries a larger one, up to the trailer's size.
+var errFull = errors.New("inflate: output buffer full")
+
 // slack is how many bytes past the announced size the output buffer has:
 // a match is copied eight bytes at a time and may write up to seven
 // bytes past its end.
@@ -51,8 +56,34 @@ const slack = 8
 
 // maxRatio bounds what DEFLATE can expand to: a 258-byte match in two
 // one-bit codes is 1032 bytes a byte. A trailer announcing more than the
-// input could hold is refused before its buffer is made.
+// input could hold is refused before any buffer is made.
 const maxRatio = 1032
+
+// The trailer's size is four bytes that a truncated or crafted file makes
+// anything up to 4 GiB, so it is never allocated on its word alone. The
+// first buffer holds what the body would give at firstRatio (gzipped
+// pprof protobufs expand 1.5-3.5 times, so they decode into one buffer of
+// exactly their size); a stream that fills it is decoded again into a
+// larger one (nextSize). Text that expands 28 times (perf script) decodes
+// twice, the first time into a seventh of its size.
+const (
+	firstRatio = 4
+	firstFloor = 64 << 10
+	growRatio  = 8
+)
+
+// nextSize is the buffer after one of c bytes that the stream filled,
+// towards the trailer's size: growRatio times larger, or the size itself
+// once that step would leave it less than growRatio times further. So
+// the buffers before the last add up to at most a seventh of the data
+// (a stream held "once"), and a lying trailer costs at most growRatio²
+// times the bytes the data really produced before it failed.
+func nextSize(c, size int64) int64 {
+	if c*growRatio*growRatio >= size {
+		return size
+	}
+	return c * growRatio
+}
 
 // Gunzip decompresses src, one whole gzip member, into a new slice. It
 // returns ErrNotHandled unless src is exactly one member that
@@ -76,12 +107,20 @@ func Gunzip(src []byte, maxSize int64) (out []byte, err error) {
 	if maxSize > 0 && size > maxSize || size > int64(len(body))*maxRatio {
 		return nil, ErrNotHandled
 	}
-	buf := make([]byte, size+slack)
-	n, used, err := inflate(buf, size, body)
-	if err != nil || int64(n) != size || used != len(body) {
-		return nil, ErrNotHandled
+	c := min(size, int64(len(body))*firstRatio+firstFloor)
+	for {
+		buf := make([]byte, c+slack)
+		n, used, err := inflate(buf, c, body)
+		if err == errFull && c < size {
+			c = nextSize(c, size)
+			continue
+		}
+		if err != nil || int64(n) != size || used != len(body) {
+			return nil, ErrNotHandled
+		}
+		out = buf[:n:n]
+		break
 	}
-	out = buf[:n:n]
 	if crc32.ChecksumIEEE(out) != wantCRC {
 		return nil, ErrNotHandled
 	}
@@ -460,8 +499,11 @@ func stored(r *reader, out []byte, size int64, o int) (int, error) {
 		return o, errCorrupt
 	}
 	p += 4
-	if p+l > len(r.in) || int64(o+l) > size {
+	if p+l > len(r.in) {
 		return o, errCorrupt
+	}
+	if int64(o+l) > size {
+		return o, errFull
 	}
 	copy(out[o:], r.in[p:p+l])
 	r.pos = p + l
@@ -663,6 +705,11 @@ func codesTail(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, 
 	end := int(size)
 	for {
 		r.refill()
+		if r.over > int(r.n>>3) {
+			// The stream went on past the end of its input: cut short.
+			// Zeros read there could decode as literals without end.
+			return o, errCorrupt
+		}
 		e := lt[r.buf&(1<<litBits-1)]
 		if e&fSub != 0 {
 			e = lt[e>>16+uint32(r.buf>>litBits)&(1<<(e>>10&31)-1)]
@@ -671,7 +718,7 @@ func codesTail(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, 
 		r.n -= uint(e & 63)
 		if e&fLiteral != 0 {
 			if o >= end {
-				return o, errCorrupt
+				return o, errFull
 			}
 			out[o] = byte(e >> 16)
 			o++
@@ -694,8 +741,11 @@ func codesTail(r *reader, out []byte, size int64, o int, lit, dist *huff) (int, 
 		r.buf >>= d & 63
 		r.n -= uint(d & 63)
 		dd := int(d>>16) + int(r.take(uint(d>>10&31)))
-		if dd > o || o+l > end {
+		if dd > o {
 			return o, errCorrupt
+		}
+		if o+l > end {
+			return o, errFull
 		}
 		for i := 0; i < l; i++ {
 			out[o+i] = out[o+i-dd]

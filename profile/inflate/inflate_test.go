@@ -265,6 +265,52 @@ func TestGunzipRefuses(t *testing.T) {
 	}
 }
 
+// The trailer's size is believed only as far as the data bears it out:
+// a member that expands further than its first buffer is decoded again
+// into larger ones and comes out whole, while a member cut short, whose
+// last four bytes claim what they like, allocates by what it decodes.
+func TestGunzipTrailerIsAHint(t *testing.T) {
+	// Zeros expand about a thousand times: the first buffer (four times
+	// the input) fills, the next one is the trailer's size.
+	zeros := make([]byte, 4<<20)
+	z := goGzip(t, zeros, 9, stdgzip.Header{})
+	var out []byte
+	var err error
+	grew := allocatedBytes(func() { out, err = Gunzip(z, 0) })
+	if err != nil || !bytes.Equal(out, zeros) {
+		t.Fatalf("4 MiB of zeros in %d bytes: %d bytes back, %v", len(z), len(out), err)
+	}
+	if want := uint64(len(zeros)) + uint64(len(zeros))/growRatio + 1<<20; grew > want {
+		t.Errorf("4 MiB of zeros: allocated %d bytes, want at most %d (the data once, an eighth before it)", grew, want)
+	}
+
+	// A member of text cut short: its trailer is four bytes of deflate
+	// data, here made to claim a thousand times the input, within what
+	// DEFLATE could expand to (maxRatio), so only the data refutes it.
+	in := inputs(t)["mixed"]
+	mixed := goGzip(t, in, 6, stdgzip.Header{})
+	for _, n := range []int{len(mixed) / 4, len(mixed) / 2, len(mixed) - 9} {
+		cut := bytes.Clone(mixed[:n])
+		binary.LittleEndian.PutUint32(cut[len(cut)-4:], uint32(n*1000))
+		var err error
+		grew := allocatedBytes(func() { _, err = Gunzip(cut, 0) })
+		if !errors.Is(err, ErrNotHandled) {
+			t.Errorf("cut at %d of %d: %v, want ErrNotHandled", n, len(mixed), err)
+		}
+		if want := uint64(n)*firstRatio*growRatio*growRatio + 1<<20; grew > want {
+			t.Errorf("cut at %d of %d, claiming %d bytes: allocated %d bytes, want at most %d", n, len(mixed), n*1000, grew, want)
+		}
+	}
+}
+
+func allocatedBytes(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
 // GunzipFile reads a file as Gunzip reads its bytes, and leaves the
 // offset where it was, for the caller's streaming reader after a refusal.
 func TestGunzipFile(t *testing.T) {
