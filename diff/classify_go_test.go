@@ -199,7 +199,7 @@ func TestGoProbesWallProfile(t *testing.T) {
 	startParkedProbes(t)
 	var buf bytes.Buffer
 	stop := fgprof.Start(&buf, fgprof.FormatPprof)
-	time.Sleep(400 * time.Millisecond) // the profile's window, not synchronization
+	time.Sleep(400 * time.Millisecond) // the scenario: the profile's window, not synchronization
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +254,22 @@ func captureProbes(t *testing.T) *profile.Loaded {
 		t.Skipf("CPU profiler busy: %v", err)
 	}
 	const wantCPU, maxWall = 1200 * time.Millisecond, 10 * time.Second
-	cpu0, wall0 := processCPUTime(), time.Now()
-	for processCPUTime()-cpu0 < wantCPU && time.Since(wall0) < maxWall {
-		time.Sleep(10 * time.Millisecond) // poll interval of the window
+	// The window ends once the process has used wantCPU: no portable event
+	// says so, so its CPU time is read on a 10 ms ticker (a yield loop here
+	// would add its own samples to the profile) until then, or maxWall.
+	cpu0 := processCPUTime()
+	tick := time.NewTicker(10 * time.Millisecond)
+	end := time.NewTimer(maxWall)
+window:
+	for processCPUTime()-cpu0 < wantCPU {
+		select {
+		case <-tick.C:
+		case <-end.C:
+			break window
+		}
 	}
+	tick.Stop()
+	end.Stop()
 	used := processCPUTime() - cpu0
 	pprof.StopCPUProfile()
 	stop()

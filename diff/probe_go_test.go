@@ -25,8 +25,13 @@ type goProbe struct {
 	want   Bucket   // expected bucket in goroutine and wall-clock profiles
 }
 
-// probeDeadline bounds every wait for a goroutine state.
-const probeDeadline = 30 * time.Second
+// probeDeadline and probeChecks bound every wait for a goroutine state:
+// the runtime offers no event for a goroutine having parked (or run), so
+// a wait checks between yields (runtime.Gosched), never sleeping.
+const (
+	probeDeadline = 30 * time.Second
+	probeChecks   = 10_000_000
+)
 
 // goroutineStates returns, for every goroutine whose traceback contains a
 // call of fn or of a closure in it (matched as ".fn(" or ".fn.func", so
@@ -52,39 +57,45 @@ func goroutineStates(dump []byte, fn string) []string {
 	return states
 }
 
-// waitFor polls cond until it holds, failing the test at probeDeadline.
+// waitFor checks cond between yields until it holds, failing the test
+// after probeChecks checks or at probeDeadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(probeDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", probeDeadline, what)
+	for i := 0; !cond(); i++ {
+		if i == probeChecks || time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s (%d checks, %v at most)", what, i, probeDeadline)
 		}
 		runtime.Gosched()
-		time.Sleep(time.Millisecond) // poll interval only
 	}
 }
 
-func allStacks() []byte {
-	buf := make([]byte, 1<<20)
+// allStacks returns every goroutine's stack (runtime.Stack), in buf when
+// it fits (a larger buffer, kept in *buf, when not).
+func allStacks(buf *[]byte) []byte {
+	if len(*buf) == 0 {
+		*buf = make([]byte, 1<<20)
+	}
 	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return buf[:n]
+		n := runtime.Stack(*buf, true)
+		if n < len(*buf) {
+			return (*buf)[:n]
 		}
-		buf = make([]byte, 2*len(buf))
+		*buf = make([]byte, 2*len(*buf))
 	}
 }
 
-// waitForStates polls the goroutine dump until every probe has at least one
-// goroutine in one of its states, and fails the test at the deadline with
-// the states it saw. This is the synchronization that makes the profiles
-// deterministic: nothing is captured before every probe is where it should be.
+// waitForStates checks the goroutine dump, between yields, until every
+// probe has at least one goroutine in one of its states, and fails the
+// test after probeChecks checks or at the deadline with the states it saw.
+// This is the synchronization that makes the profiles deterministic:
+// nothing is captured before every probe is where it should be.
 func waitForStates(t *testing.T, probes []goProbe) {
 	t.Helper()
 	deadline := time.Now().Add(probeDeadline)
-	for {
-		dump := allStacks()
+	var buf []byte
+	for i := 0; ; i++ {
+		dump := allStacks(&buf)
 		var missing []string
 		for _, p := range probes {
 			ok := false
@@ -101,11 +112,10 @@ func waitForStates(t *testing.T, probes []goProbe) {
 		if len(missing) == 0 {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("probe goroutines did not reach their states within %v: %s", probeDeadline, strings.Join(missing, "; "))
+		if i == probeChecks || time.Now().After(deadline) {
+			t.Fatalf("probe goroutines did not reach their states in %d checks (%v at most): %s", i+1, probeDeadline, strings.Join(missing, "; "))
 		}
 		runtime.Gosched()
-		time.Sleep(time.Millisecond) // poll interval only; the state check is the synchronization
 	}
 }
 
@@ -224,7 +234,7 @@ func probeSelectForever() { select {} }
 //go:noinline
 func probeSleep() {
 	for {
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // the scenario: the probe goroutine sleeps
 	}
 }
 

@@ -8,6 +8,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -47,7 +48,7 @@ func windowProfile(t *testing.T, source, name string, d time.Duration, section f
 	start := time.Now()
 	section()
 	if rest := d - time.Since(start); rest > 0 {
-		time.Sleep(rest)
+		time.Sleep(rest) // the scenario: the window lasts at least d (as ?seconds=N does), not synchronization
 	}
 	window := time.Since(start)
 	after := read()
@@ -147,8 +148,8 @@ func blockRecv(ch chan struct{}) { <-ch }
 func blockLock(mu *sync.Mutex)   { mu.Lock(); mu.Unlock() }
 
 // blockSection parks chans goroutines on a channel and locks goroutines on
-// a mutex for hold each.
-func blockSection(chans, locks int, hold time.Duration) {
+// a mutex for hold each, counted from when all are parked.
+func blockSection(t *testing.T, chans, locks int, hold time.Duration) {
 	ch := make(chan struct{})
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -161,10 +162,28 @@ func blockSection(chans, locks int, hold time.Duration) {
 		wg.Add(1)
 		go func() { defer wg.Done(); blockLock(&mu) }()
 	}
-	time.Sleep(hold)
+	waitParkedIn(t, "blockRecv", "chan receive", chans)
+	waitParkedIn(t, "blockLock", "sync.Mutex.Lock", locks)
+	time.Sleep(hold) // the scenario: how long the profiled goroutines stay blocked, not synchronization
 	close(ch)
 	mu.Unlock()
 	wg.Wait()
+}
+
+// waitParkedIn waits, between yields (waitFor), until n goroutines are
+// parked in fn in state (as runtime.Stack's header names it).
+func waitParkedIn(t *testing.T, fn, state string, n int) {
+	t.Helper()
+	var buf []byte
+	waitFor(t, fmt.Sprintf("%d goroutines of %s in %q", n, fn, state), func() bool {
+		got := 0
+		for _, s := range goroutineStates(allStacks(&buf), fn) {
+			if s == state {
+				got++
+			}
+		}
+		return got >= n
+	})
 }
 
 func fmtRate(r *float64) string {
@@ -221,8 +240,8 @@ func TestBlockRowsFollowTime(t *testing.T) {
 	runtime.SetBlockProfileRate(1)
 	defer runtime.SetBlockProfileRate(0)
 	const window = 250 * time.Millisecond
-	base := windowProfile(t, "base.block", "block", window, func() { blockSection(2, 0, 40*time.Millisecond) })
-	nw := windowProfile(t, "new.block", "block", window, func() { blockSection(4, 8, 40*time.Millisecond) })
+	base := windowProfile(t, "base.block", "block", window, func() { blockSection(t, 2, 0, 40*time.Millisecond) })
+	nw := windowProfile(t, "new.block", "block", window, func() { blockSection(t, 4, 8, 40*time.Millisecond) })
 	r := diffOf(t, Options{Top: -1}, base, nw)
 	if r.Kind != profile.KindBlock || r.By != ByCaller || r.Normalize != NormalizeRate {
 		t.Fatalf("kind %s by %s normalize %s; want block, caller, rate", r.Kind, r.By, r.Normalize)

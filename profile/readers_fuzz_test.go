@@ -659,7 +659,7 @@ func recordTrace(f *testing.F) []byte {
 			go func() {
 				defer wg.Done()
 				mu.Lock()
-				time.Sleep(200 * time.Microsecond)
+				time.Sleep(200 * time.Microsecond) // the scenario: the traced goroutine sleeps holding the mutex, so the others contend
 				mu.Unlock()
 				ch <- i
 			}()

@@ -93,7 +93,7 @@ func captureGateRun(t *testing.T, path string, contended bool) {
 			t.Fatal(err)
 		}
 		snaps = append(snaps, p)
-		time.Sleep(3 * time.Millisecond) // the sampling interval, not synchronization
+		time.Sleep(3 * time.Millisecond) // the scenario: the sampling interval between snapshots, not synchronization
 	}
 	stop.Store(true)
 	wg.Wait()

@@ -61,9 +61,18 @@ func startParca(t *testing.T) string {
 		cancel()
 		t.Fatalf("starting Parca: %v", err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cancel(); <-exited })
 	base := "http://" + addr
-	// Ready when its query API answers: at most 30 s, polled every 100 ms.
+	// Ready when its query API answers. A foreign server says so by
+	// answering only: asked on a 100 ms ticker, 300 times at most, until
+	// it answers or exits (an event), for 30 s at most.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+ask:
 	for i := 0; i < 300; i++ {
 		resp, err := http.Get(base + "/api/profiles/types")
 		if err == nil {
@@ -72,11 +81,18 @@ func startParca(t *testing.T) string {
 				return base
 			}
 		}
-		if cmd.ProcessState != nil {
-			break
+		select {
+		case <-tick.C:
+		case err := <-exited:
+			exited <- err // for the cleanup
+			t.Fatalf("Parca exited (%v) before answering on %s; its output:\n%s", err, addr, logs.String())
+		case <-deadline.C:
+			break ask
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
+	cancel()
+	err = <-exited // its output is complete once it has exited
+	exited <- err
 	t.Fatalf("Parca did not answer on %s within 30 s; its output:\n%s", addr, logs.String())
 	return ""
 }

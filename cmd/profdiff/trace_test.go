@@ -32,10 +32,10 @@ func recordTrace(t *testing.T, path string, contended bool) {
 			for j := 0; j < 5; j++ {
 				if contended {
 					mu.Lock()
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // the scenario: the traced goroutine sleeps holding the mutex
 					mu.Unlock()
 				} else {
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // the scenario: the traced goroutine sleeps
 				}
 			}
 		}()

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -430,7 +431,7 @@ func goroutineProfile(t *testing.T, name string, parked int) *profile.Loaded {
 	for range parked {
 		go func() { <-stop }()
 	}
-	time.Sleep(10 * time.Millisecond)
+	waitParked(t, ".goroutineProfile.func", "chan receive", parked)
 	var b bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&b, 0); err != nil {
 		t.Fatal(err)
@@ -440,6 +441,36 @@ func goroutineProfile(t *testing.T, name string, parked int) *profile.Loaded {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// waitParked returns once n goroutines whose stacks hold frame are parked
+// in state (as runtime.Stack's header names it: "chan receive"). The
+// runtime offers no event for a goroutine having parked, so it checks the
+// stacks between yields, a bounded number of times, for 10 s at most.
+func waitParked(t *testing.T, frame, state string, n int) {
+	t.Helper()
+	buf := make([]byte, 1<<16)
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		k := runtime.Stack(buf, true)
+		if k == len(buf) {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
+		got := 0
+		for _, g := range strings.Split(string(buf[:k]), "\n\n") {
+			if strings.Contains(g, frame) && strings.Contains(g, " ["+state) {
+				got++
+			}
+		}
+		if got >= n {
+			return
+		}
+		if i == 1_000_000 || time.Now().After(deadline) {
+			t.Fatalf("%d of %d goroutines in %s parked in %q after %d checks", got, n, frame, state, i+1)
+		}
+		runtime.Gosched()
+	}
 }
 
 // A real Go profile, as top and as a diff: the page works and its

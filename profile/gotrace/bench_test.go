@@ -39,7 +39,7 @@ func benchTrace(b *testing.B) []byte {
 					shared[n%97] = make([]byte, 64+n%512)
 					mu.Unlock()
 					if n%13 == g%13 {
-						time.Sleep(50 * time.Microsecond)
+						time.Sleep(50 * time.Microsecond) // the scenario: the traced goroutine sleeps
 					}
 					_ = fmt.Sprint(n)
 				}

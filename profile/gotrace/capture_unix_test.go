@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/trace"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ func scenarioNet(c net.Conn, wg *sync.WaitGroup) {
 //go:noinline
 func scenarioSleep(wg *sync.WaitGroup) {
 	defer wg.Done()
-	time.Sleep(blockTime)
+	time.Sleep(blockTime) // the scenario: the traced goroutine sleeps
 }
 
 //go:noinline
@@ -141,7 +142,18 @@ func captureTrace() (data []byte, skip string, err error) {
 	go scenarioSleep(&wg)
 	go scenarioSyscall(fds[0], &wg)
 	go scenarioSpin(blockTime/2, &wg)
-	time.Sleep(blockTime)
+	if err := waitBlocked(); err != nil {
+		trace.Stop()
+		mu.Unlock()
+		close(ch)
+		_, _ = client.Write([]byte{1})
+		_, _ = syscall.Write(fds[1], []byte{1})
+		wg.Wait()
+		return nil, "", err
+	}
+	// Every scenario goroutine is blocked now, however busy the machine:
+	// each stays so for blockTime, until released.
+	time.Sleep(blockTime) // the scenario: how long the traced goroutines stay blocked, not synchronization
 	mu.Unlock()
 	ch <- 1
 	_, _ = client.Write([]byte{1})
@@ -149,6 +161,58 @@ func captureTrace() (data []byte, skip string, err error) {
 	wg.Wait()
 	trace.Stop()
 	return buf.Bytes(), "", nil
+}
+
+// blockedStates is the state runtime.Stack shows for each blocking
+// scenario goroutine once it is blocked where the scenario says.
+var blockedStates = map[string]string{
+	"scenarioMutex":   "sync.Mutex.Lock",
+	"scenarioChan":    "chan receive",
+	"scenarioNet":     "IO wait",
+	"scenarioSleep":   "sleep",
+	"scenarioSyscall": "syscall",
+}
+
+// waitBlocked returns once every blocking scenario goroutine has been
+// seen in its state (blockedStates; each stays so until released, but the
+// sleeper, which may also have returned by then), or an error naming
+// those that were not after 10 s. The runtime offers no event for a
+// goroutine having parked, so it checks the goroutines' stacks between
+// yields, a bounded number of times.
+func waitBlocked() error {
+	buf := make([]byte, 1<<16)
+	seen := map[string]bool{}
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		n := runtime.Stack(buf, true)
+		if n == len(buf) {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
+		var missing []string
+		for fn, state := range blockedStates {
+			present := false
+			for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+				if strings.Contains(g, "."+fn+"(") {
+					present = true
+					seen[fn] = seen[fn] || strings.Contains(g, " ["+state)
+				}
+			}
+			// A goroutine not yet run shows its function too: absent, the
+			// sleeper has slept its blockTime and returned.
+			seen[fn] = seen[fn] || fn == "scenarioSleep" && !present
+			if !seen[fn] {
+				missing = append(missing, fn+" ("+state+")")
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if i == 1_000_000 || time.Now().After(deadline) {
+			return fmt.Errorf("scenario goroutines not blocked after %d checks: %s", i+1, strings.Join(missing, ", "))
+		}
+		runtime.Gosched()
+	}
 }
 
 func sampleNames(s *pprofile.Sample) []string {

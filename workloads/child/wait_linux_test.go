@@ -104,12 +104,20 @@ func waitGone(pid int, limit time.Duration) bool {
 	return gone(pid)
 }
 
+// pollGone is waitGone without pidfds (Linux before 5.3): the exit of a
+// process that is not this one's child raises no event here, so it checks
+// on a ticker, a bounded number of times until the deadline.
 func pollGone(pid int, limit time.Duration) bool {
-	for i, deadline := 0, time.Now().Add(limit); i < 1000 && time.Now().Before(deadline); i++ {
-		if gone(pid) {
-			return true
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for i := 0; i < 1000 && !gone(pid); i++ {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return gone(pid)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return gone(pid)
 }
