@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
@@ -417,7 +418,10 @@ func TestStoreValidates(t *testing.T) {
 // TestGlobalLockContends is the workload's point: under the same
 // concurrent load at GOMAXPROCS 2, the global-lock variant spends far more
 // time in lock contention than baseline, and the wait registry's lock
-// release leads it.
+// release leads it. The contention recorded in a 1 s window depends on how
+// much CPU the children got (stray contention in baseline grows on a busy
+// machine), so a pair of windows that misses is measured again, three
+// pairs at most; the test fails with the last pair's numbers.
 func TestGlobalLockContends(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives two servers under load")
@@ -433,6 +437,7 @@ func TestGlobalLockContends(t *testing.T) {
 	}
 	measure := func(variant string) side {
 		p := startChild(t, variant, 2)
+		defer p.Stop() // idempotent: startChild's cleanup stops it too
 		stop := withLoad(t, p.URL+"/json", 32, 30*time.Second)
 		defer stop()
 		dir := filepath.Join(t.TempDir(), variant)
@@ -469,40 +474,57 @@ func TestGlobalLockContends(t *testing.T) {
 		s.wall = wall
 		return s
 	}
-	base := measure("baseline")
-	gl := measure("global-lock")
-	t.Logf("mutex delay in 1 s: baseline %v (sync.Mutex %v), global-lock %v (sync.Mutex %v, %v under waitRegistry.release)",
-		time.Duration(base.delayNS), time.Duration(base.syncNS), time.Duration(gl.delayNS), time.Duration(gl.syncNS), time.Duration(gl.registry))
-	// Runtime-internal locks (runtime.unlock) contend in both, more so
-	// while fgprof stops the world; sync.Mutex contention outside
-	// net/http's connection handling is the application's, and baseline
-	// has no mutex on its request path. On a busy machine baseline's
-	// stray contention grows (157 ms against global-lock's 778 ms once,
-	// with five test runs sharing two cores), so 3x, not 10x.
-	if gl.syncNS < 3*base.syncNS+int64(time.Millisecond) {
-		t.Errorf("global-lock sync.Mutex contention %v is not well above baseline's %v", time.Duration(gl.syncNS), time.Duration(base.syncNS))
-	}
-	// Of the application's sync.Mutex delay (the runtime's own locks
-	// contend more on a busy machine and are in delayNS only).
-	if gl.registry*2 < gl.syncNS {
-		t.Errorf("the registry lock accounts for %v of %v sync.Mutex contention (%v in all); want most", time.Duration(gl.registry), time.Duration(gl.syncNS), time.Duration(gl.delayNS))
-	}
+	// judge returns what a pair of windows got wrong, if anything.
+	judge := func(base, gl side) []string {
+		var bad []string
+		t.Logf("mutex delay in 1 s: baseline %v (sync.Mutex %v), global-lock %v (sync.Mutex %v, %v under waitRegistry.release)",
+			time.Duration(base.delayNS), time.Duration(base.syncNS), time.Duration(gl.delayNS), time.Duration(gl.syncNS), time.Duration(gl.registry))
+		// Runtime-internal locks (runtime.unlock) contend in both, more so
+		// while fgprof stops the world; sync.Mutex contention outside
+		// net/http's connection handling is the application's, and baseline
+		// has no mutex on its request path. On a busy machine baseline's
+		// stray contention grows (157 ms against global-lock's 778 ms once,
+		// with five test runs sharing two cores), so 3x, not 10x.
+		if gl.syncNS < 3*base.syncNS+int64(time.Millisecond) {
+			bad = append(bad, fmt.Sprintf("global-lock sync.Mutex contention %v is not well above baseline's %v", time.Duration(gl.syncNS), time.Duration(base.syncNS)))
+		}
+		// Of the application's sync.Mutex delay (the runtime's own locks
+		// contend more on a busy machine and are in delayNS only).
+		if gl.registry*2 < gl.syncNS {
+			bad = append(bad, fmt.Sprintf("the registry lock accounts for %v of %v sync.Mutex contention (%v in all); want most", time.Duration(gl.registry), time.Duration(gl.syncNS), time.Duration(gl.delayNS)))
+		}
 
-	a := diff.NewAnalyzer(diff.Options{Cum: true, Top: -1})
-	if err := a.Add(diff.Base, base.wall); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Add(diff.New, gl.wall); err != nil {
-		t.Fatal(err)
-	}
-	r := a.Diff()
-	for _, b := range r.Buckets {
-		if b.Bucket == diff.LockContention {
-			t.Logf("wall-clock lock-contention share: baseline %.2f%%, global-lock %.2f%%", 100*b.Base, 100*b.New)
-			if b.New <= b.Base {
-				t.Errorf("wall-clock lock-contention share did not grow: %.4f → %.4f", b.Base, b.New)
+		a := diff.NewAnalyzer(diff.Options{Cum: true, Top: -1})
+		if err := a.Add(diff.Base, base.wall); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Add(diff.New, gl.wall); err != nil {
+			t.Fatal(err)
+		}
+		r := a.Diff()
+		for _, b := range r.Buckets {
+			if b.Bucket == diff.LockContention {
+				t.Logf("wall-clock lock-contention share: baseline %.2f%%, global-lock %.2f%%", 100*b.Base, 100*b.New)
+				if b.New <= b.Base {
+					bad = append(bad, fmt.Sprintf("wall-clock lock-contention share did not grow: %.4f → %.4f", b.Base, b.New))
+				}
 			}
 		}
+		return bad
+	}
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		bad := judge(measure("baseline"), measure("global-lock"))
+		if len(bad) == 0 {
+			return
+		}
+		if attempt == attempts {
+			for _, b := range bad {
+				t.Errorf("%s (pair %d of %d)", b, attempt, attempts)
+			}
+			return
+		}
+		t.Logf("pair %d: %s; measuring again", attempt, strings.Join(bad, "; "))
 	}
 }
 
