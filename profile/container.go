@@ -236,7 +236,8 @@ var errPastLimit = errors.New("past the size limit")
 // once more than maxSize bytes arrive, holding at most maxSize bytes. hint
 // is the size r is said to have (0: unknown) and first the most its word
 // alone may allocate (0: no bound, for a hint that is a regular file's
-// own stat). A right hint fills a buffer of exactly that size, reached in
+// own stat; at half of maxSize or more, maxSize bounds it). A right hint
+// fills a buffer of exactly that size, reached in
 // steps of growRatio from first, and the buffer is copied only at those
 // steps; past the hint, or without one, the buffer grows by half, so the
 // peak is about 2.5 times the data at the last growth. On another error
@@ -246,7 +247,10 @@ func readAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 	if c <= 0 {
 		c = 32 << 10
 	}
-	if first > 0 {
+	if first > 0 && first < maxSize/2 {
+		// Where first is half the limit or more, the limit bounds the
+		// buffer as well as first would (within twice it), and one
+		// buffer of the limit spares a bomb's copy into a second.
 		c = min(c, first)
 	}
 	buf := make([]byte, 0, min(c, maxSize))
