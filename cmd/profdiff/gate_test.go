@@ -45,10 +45,10 @@ func gateProbeHotPath(mu *sync.Mutex, state *uint64) {
 	*state = x
 }
 
-func gateWorker(mu *sync.Mutex, stop *atomic.Bool, started *atomic.Int64, wg *sync.WaitGroup) {
+func gateWorker(mu *sync.Mutex, stop *atomic.Bool, started, wg *sync.WaitGroup) {
 	defer wg.Done()
 	state := uint64(88172645463325252)
-	started.Add(1)
+	started.Done()
 	for !stop.Load() {
 		gateProbeHotPath(mu, &state)
 		// Yield between requests, as a server does between reads: with 8
@@ -73,15 +73,13 @@ func captureGateRun(t *testing.T, path string, contended bool) {
 		mu = new(sync.Mutex)
 	}
 	var stop atomic.Bool
-	var started atomic.Int64
-	var wg sync.WaitGroup
+	var started, wg sync.WaitGroup
+	started.Add(gateWorkers)
 	for range gateWorkers {
 		wg.Add(1)
 		go gateWorker(mu, &stop, &started, &wg)
 	}
-	for started.Load() < gateWorkers {
-		runtime.Gosched()
-	}
+	started.Wait()
 	var snaps []*pprofile.Profile
 	for range gateSnapshots {
 		var buf bytes.Buffer
