@@ -236,19 +236,24 @@ func pprofSides(t *testing.T, dir string, n int) {
 	}
 }
 
-// diff --output-pprof merges as it loads: with 200 profiles a side it
-// peaks under 300 MB and about where it does with 20 a side (46 and 43
-// MB here; before, it kept every profile: 18.3 GB for 200 large ones a
-// side, 890 MB and 79 s for 200 synthetic 500-stack ones), and the diff
-// written holds each side 200 times. Skipped with -short: it loads 400
-// profiles (a few seconds), and under the race detector.
+// diff --output-pprof merges as it loads: with 60 profiles a side it
+// peaks under 300 MB and about where it does with 10 a side, and the
+// diff written holds each side 60 times (before, it kept every profile:
+// 18.3 GB for 200 large ones a side, 890 MB and 79 s for 200 synthetic
+// 500-stack ones). With PROFDIFF_TEST_LONG, 20 and 200 a side (46 and
+// 43 MB here; 5 s of CPU). Skipped with -short and under the race
+// detector.
 func TestOutputPprofMemory(t *testing.T) {
 	t.Parallel()
 	if testing.Short() || raceEnabled {
-		t.Skip("loads 400 profiles (minutes under the race detector, which also inflates memory)")
+		t.Skip("loads 140 profiles (minutes under the race detector, which also inflates memory)")
+	}
+	few, many := 10, 60
+	if longTests() {
+		few, many = 20, 200
 	}
 	peak := map[int]int64{}
-	for _, n := range []int{20, 200} {
+	for _, n := range []int{few, many} {
 		dir := t.TempDir()
 		pprofSides(t, dir, n)
 		stderr, code, took, rss := runMeasured(t, dir, "diff", "--output-pprof", "diff.pb.gz", "--format", "csv", "--base", "base-*.pb.gz", "--new", "new-*.pb.gz")
@@ -277,8 +282,8 @@ func TestOutputPprofMemory(t *testing.T) {
 			}
 		}
 	}
-	if peak[200] > 300e6 || peak[200] > peak[20]+30e6 {
-		t.Errorf("peak RSS %.1f MB for 200 a side, %.1f MB for 20: want under 300 MB and no growth with the count", float64(peak[200])/1e6, float64(peak[20])/1e6)
+	if peak[many] > 300e6 || peak[many] > peak[few]+30e6 {
+		t.Errorf("peak RSS %.1f MB for %d a side, %.1f MB for %d: want under 300 MB and no growth with the count", float64(peak[many])/1e6, many, float64(peak[few])/1e6, few)
 	}
 }
 
