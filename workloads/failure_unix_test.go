@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -69,44 +70,65 @@ func TestRunChildDies(t *testing.T) {
 // A child that stops answering altogether (SIGSTOP) fails the run within
 // the hang timeout and is killed and reaped; one whose handler blocks
 // every request while the process answers its debug port fails once the
-// window has passed without a response, with its profiles kept.
+// window has passed without a response, with its profiles kept. The two
+// cases mostly wait (for the hang timeout, for the window), so they run
+// side by side, and beside the package's other parallel tests.
 func TestRunChildHangs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers and drives load")
 	}
-	err, log, took := failingRun(t, context.Background(), RunConfig{Workload: "hangs", Args: []string{"1000"}, HangTimeout: time.Second}, 8)
-	var ce *ChildError
-	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, "child stopped answering (no answer from its debug port within 1s)") || ce.Exit != nil {
-		t.Fatalf("err = %v; want a *ChildError saying it stopped answering", err)
+	t.Parallel()
+	stopped := func(t *testing.T) {
+		// A short hang timeout: the child stops at its 1000th request, a
+		// few milliseconds into the window, and every probe after that
+		// goes unanswered. A probe that times out earlier, on a busy
+		// machine, fails the run the same way.
+		const hang = 200 * time.Millisecond
+		err, log, took := failingRun(t, context.Background(), RunConfig{Workload: "hangs", Args: []string{"1000"}, HangTimeout: hang}, 8)
+		var ce *ChildError
+		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, "child stopped answering (no answer from its debug port within 200ms)") || ce.Exit != nil {
+			t.Fatalf("err = %v; want a *ChildError saying it stopped answering", err)
+		}
+		if took > 7*time.Second {
+			t.Errorf("Run took %v for a child that hung at once (8s window, %v hang timeout)", took, hang)
+		}
+		if !strings.Contains(err.Error(), ce.Dir) || ce.Dir == "" {
+			t.Errorf("error %q does not name the folder", err)
+		}
+		t.Log(err)
+		reaped(t, log)
 	}
-	if took > 7*time.Second {
-		t.Errorf("Run took %v for a child that hung at once (8s window, 1s hang timeout)", took)
+	stalls := func(t *testing.T) {
+		err, log, took := failingRun(t, context.Background(), RunConfig{Workload: "stalls"}, 1)
+		var ce *ChildError
+		if !errors.As(err, &ce) || ce.Reason != "server answered no request in the 1s window" || !ce.Complete {
+			t.Fatalf("err = %v; want a *ChildError saying no request was answered", err)
+		}
+		if took > 5*time.Second {
+			t.Errorf("Run took %v for a 1s window", took)
+		}
+		if want := "; its profiles are in " + ce.Dir; !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("error %q does not end with %q", err, want)
+		}
+		if _, err := capture.ReadManifest(ce.Dir); err != nil {
+			t.Error(err)
+		}
+		reaped(t, log)
 	}
-	if !strings.Contains(err.Error(), ce.Dir) || ce.Dir == "" {
-		t.Errorf("error %q does not name the folder", err)
+	// Subtests started from goroutines run at once, not queued behind
+	// go test's -parallel limit (GOMAXPROCS by default) as t.Parallel
+	// subtests are.
+	var wg sync.WaitGroup
+	for name, f := range map[string]func(*testing.T){"stopped": stopped, "stalls": stalls} {
+		wg.Go(func() { t.Run(name, f) })
 	}
-	t.Log(err)
-	reaped(t, log)
-
-	err, log, took = failingRun(t, context.Background(), RunConfig{Workload: "stalls"}, 1)
-	if !errors.As(err, &ce) || ce.Reason != "server answered no request in the 1s window" || !ce.Complete {
-		t.Fatalf("err = %v; want a *ChildError saying no request was answered", err)
-	}
-	if took > 5*time.Second {
-		t.Errorf("Run took %v for a 1s window", took)
-	}
-	if want := "; its profiles are in " + ce.Dir; !strings.HasSuffix(err.Error(), want) {
-		t.Errorf("error %q does not end with %q", err, want)
-	}
-	if _, err := capture.ReadManifest(ce.Dir); err != nil {
-		t.Error(err)
-	}
-	reaped(t, log)
+	wg.Wait()
 }
 
 // A real SIGTERM, through signal.NotifyContext as profdiff's main takes
 // it, in the capture window: the error names the signal, the child is
-// reaped and the folder is marked interrupted.
+// reaped and the folder is marked interrupted. It stays out of the
+// parallel tests: the signal goes to the whole test process.
 func TestRunSignalled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server and drives load")
@@ -115,7 +137,7 @@ func TestRunSignalled(t *testing.T) {
 	defer stop()
 	out := filepath.Join(t.TempDir(), "run")
 	log := &cancelOn{trigger: "capture: 2 s from ", cancel: func() { syscall.Kill(os.Getpid(), syscall.SIGTERM) }}
-	_, err := Run(ctx, RunConfig{Workload: "json", Variant: "baseline", Cores: 1, Connections: 2, Warmup: 100 * time.Millisecond, Seconds: 2, Out: out, Log: log})
+	_, err := Run(ctx, RunConfig{Workload: "json", Variant: "baseline", Cores: 1, Connections: 2, Warmup: 100 * time.Millisecond, Seconds: 2, Out: out, Log: log, NoPerf: true})
 	if err == nil || !errors.Is(err, context.Canceled) || !errors.Is(err, context.Cause(ctx)) || !strings.Contains(err.Error(), out) {
 		t.Fatalf("err = %v; want an interruption naming %s, wrapping the signal's cause", err, out)
 	}

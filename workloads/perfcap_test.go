@@ -16,11 +16,16 @@ import (
 // what it recorded in the manifest, and profdiff loads it as a CPU
 // profile with kernel frames (the loopback network stack the server
 // spends its time in).
+//
+// It runs in parallel with the other parallel tests of the package, which
+// mostly wait too: after the window, perf's own exit and perf script take
+// a second or two.
 func TestRunRecordsPerf(t *testing.T) {
+	t.Parallel()
 	if st := capture.ProbePerf(); st.Err != nil {
 		t.Skipf("perf cannot record here: %v", st.Err)
 	}
-	res := runJSON(t, "baseline", 1)
+	res := runJSON(t, "baseline", 1, true)
 	f, ok := res.Manifest.File(capture.PerfKind)
 	if !ok {
 		t.Fatalf("no perf file (notes %q, errors %q)", res.Manifest.Notes, res.Manifest.Errors)

@@ -65,11 +65,14 @@ func reaped(t *testing.T, log *cancelOn) {
 // Run returns promptly with an error that says it was interrupted and
 // names the folder, the child has been reaped (no process, not even a
 // zombie, is left with its pid), and a folder that was written is marked
-// interrupted.
+// interrupted. Perf records where it can, as in profdiff workload, so the
+// run stops a perf recording too; the test runs beside the package's other
+// parallel tests, which mostly wait.
 func TestRunInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server and drives load")
 	}
+	t.Parallel()
 	wasm := RunConfig{Workload: "wasm", Variant: "pooling", Path: "/loop", Loop: true,
 		Args: wasmhost.Config{PoolSize: 4, Pages: 4, Touch: 64 << 10}.Args()}
 	for _, c := range []struct {

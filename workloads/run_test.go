@@ -10,22 +10,37 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads/child"
 )
 
 // The test binary doubles as the workload child (see child.MaybeRun).
 func TestMain(m *testing.M) {
 	child.MaybeRun(testTable())
+	// ProbePerf runs perf record twice, about a second each while perf
+	// starts and exits, using little CPU; it caches its answer. Probing in
+	// the background lets the first tests run meanwhile instead of the
+	// first run that records perf waiting for it.
+	go capture.ProbePerf()
 	os.Exit(m.Run())
 }
 
-func runJSON(t *testing.T, variant string, cores int) *Result {
+// longTests says whether the exhaustive variants run (every mode of the
+// wasm host end to end): PROFDIFF_TEST_LONG=1 turns them on.
+func longTests() bool { return os.Getenv("PROFDIFF_TEST_LONG") != "" }
+
+// runJSON runs the JSON server's variant for a 1 s window after a 100 ms
+// warmup (enough to open the 16 connections), recording perf only when
+// perf is true: perf's exit and perf script add seconds to a run, and only
+// TestRunRecordsPerf reads the recording.
+func runJSON(t *testing.T, variant string, cores int, perf bool) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := Run(ctx, RunConfig{
 		Workload: "json", Variant: variant, Cores: cores, Connections: 16,
-		Warmup: 300 * time.Millisecond, Seconds: 1, Out: filepath.Join(t.TempDir(), variant),
+		Warmup: 100 * time.Millisecond, Seconds: 1, Out: filepath.Join(t.TempDir(), variant),
+		NoPerf: !perf,
 	})
 	if err != nil {
 		t.Fatalf("%s: %v", variant, err)
@@ -69,8 +84,8 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers and drives load for a few seconds")
 	}
-	base := runJSON(t, "baseline", 2)
-	lock := runJSON(t, "global-lock", 2)
+	base := runJSON(t, "baseline", 2, false)
+	lock := runJSON(t, "global-lock", 2, false)
 	for _, r := range []*Result{base, lock} {
 		l := r.Load
 		if l.OK == 0 || l.Failed() != 0 || l.ConnectionsOpened != l.Connections {

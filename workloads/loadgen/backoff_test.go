@@ -83,27 +83,64 @@ func timeWait(t *testing.T, port int) int {
 	return n
 }
 
-// TestBackoffAgainstBrokenServer drives, for a second, a server that
-// breaks every connection: each connection backs off after each failure,
-// so there are a few reconnects per connection-second rather than
-// thousands, each counted in the report, and few sockets are left in
-// TIME_WAIT.
+// longTests says whether the exhaustive variants run (the broken-server
+// backoff test for a whole second, as the README's numbers were
+// measured): PROFDIFF_TEST_LONG=1 turns them on.
+func longTests() bool { return os.Getenv("PROFDIFF_TEST_LONG") != "" }
+
+// maxTries is the most connects one connection can make in window when
+// every try fails and each failure is followed by nextBackoff's wait: the
+// first connect, then one after each wait that fits (16 in a second: 1ms,
+// 2ms, ..., 64ms, then every 100ms).
+func maxTries(window time.Duration) int64 {
+	tries, wait, waited := int64(1), time.Duration(0), time.Duration(0)
+	for {
+		wait = nextBackoff(wait)
+		if waited+wait > window {
+			return tries
+		}
+		waited += wait
+		tries++
+	}
+}
+
+// TestMaxTries checks the bound the backoff tests use against the
+// schedule counted by hand.
+func TestMaxTries(t *testing.T) {
+	for w, want := range map[time.Duration]int64{0: 1, time.Millisecond: 2, 300 * time.Millisecond: 9, 500 * time.Millisecond: 11, time.Second: 16} {
+		if got := maxTries(w); got != want {
+			t.Errorf("maxTries(%v) = %d, want %d", w, got, want)
+		}
+	}
+}
+
+// TestBackoffAgainstBrokenServer drives, for 300ms (a second with
+// PROFDIFF_TEST_LONG), a server that breaks every connection: each
+// connection backs off after each failure, so there are a few reconnects
+// per connection-second rather than thousands, each counted in the
+// report, and few sockets are left in TIME_WAIT. 300ms takes each
+// connection through the whole doubling to the 100ms cap.
 func TestBackoffAgainstBrokenServer(t *testing.T) {
+	window := 300 * time.Millisecond
+	if longTests() {
+		window = time.Second
+	}
 	for _, mode := range []string{"reset", "cut"} {
 		t.Run(mode, func(t *testing.T) {
 			forEngines(t, func(t *testing.T, e testEngine) {
 				port, accepted := brokenServer(t, mode)
 				tw0 := timeWait(t, port)
 				const conns = 8
-				cfg := e.config(Config{URL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", Connections: conns, Duration: time.Second})
+				cfg := e.config(Config{URL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", Connections: conns, Duration: window})
 				rep, err := Run(context.Background(), cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkCounts(t, rep)
-				// At most 1ms, 2ms, ..., 64ms, then every 100ms: 16 tries per
-				// connection in the first second; allow twice that.
-				limit := int64(conns * 32)
+				// Without the backoff a connection reconnects hundreds of
+				// times in 300ms; with it, at most maxTries(window); allow
+				// twice that. A busy machine only delays the reconnects.
+				limit := conns * 2 * maxTries(window)
 				if rep.OK != 0 || rep.SocketErrors == 0 || rep.Reconnects < conns || rep.Reconnects > limit {
 					t.Errorf("ok %d, socket errors %d, reconnects %d: want failures and between %d and %d reconnects",
 						rep.OK, rep.SocketErrors, rep.Reconnects, conns, limit)
@@ -113,7 +150,7 @@ func TestBackoffAgainstBrokenServer(t *testing.T) {
 				}
 				tw := timeWait(t, port) - tw0
 				if tw > 300 {
-					t.Errorf("%d sockets in TIME_WAIT toward port %d after one second", tw, port)
+					t.Errorf("%d sockets in TIME_WAIT toward port %d after %v", tw, port, window)
 				}
 				if mode == "cut" && tw == 0 {
 					t.Errorf("no socket in TIME_WAIT toward port %d: the count does not see them", port)
