@@ -2,11 +2,13 @@ package symbolize
 
 import (
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ianlancetaylor/demangle"
@@ -29,18 +31,53 @@ func tool(t *testing.T, name string) string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// buildBinary compiles testdata/src with a real compiler into a temporary
-// directory and returns the binary's path.
+// binaries holds the programs buildBinary compiled, by compiler, source
+// and arguments: each is compiled once per test binary.
+var binaries struct {
+	sync.Mutex
+	m map[string]*builtBinary
+}
+
+type builtBinary struct {
+	once     sync.Once
+	bin, err string
+}
+
+// buildBinary compiles testdata/src with a real compiler, once per test
+// binary for the same compiler and args, and returns the binary's path.
+// The binary is shared: tests must not change it.
 func buildBinary(t *testing.T, compiler, src string, args ...string) string {
 	t.Helper()
 	cc := tool(t, compiler)
-	out := filepath.Join(t.TempDir(), strings.TrimSuffix(src, filepath.Ext(src)))
-	cmd := exec.Command(cc, append(args, "-o", out, filepath.Join("testdata", src))...)
-	cmd.Dir = "."
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", compiler, src, err, b)
+	key := strings.Join(append([]string{cc, src}, args...), "\x00")
+	binaries.Lock()
+	if binaries.m == nil {
+		binaries.m = map[string]*builtBinary{}
 	}
-	return out
+	b := binaries.m[key]
+	if b == nil {
+		b = &builtBinary{}
+		binaries.m[key] = b
+	}
+	binaries.Unlock()
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp(testDir, "bin")
+		if err != nil {
+			b.err = err.Error()
+			return
+		}
+		out := filepath.Join(dir, strings.TrimSuffix(src, filepath.Ext(src)))
+		cmd := exec.Command(cc, append(args, "-o", out, filepath.Join("testdata", src))...)
+		if o, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Sprintf("%s %s: %v\n%s", compiler, src, err, o)
+			return
+		}
+		b.bin = out
+	})
+	if b.err != "" {
+		t.Fatal(b.err)
+	}
+	return b.bin
 }
 
 // funcSymbols returns the mangled function symbols of an ELF binary that

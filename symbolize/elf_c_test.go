@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -69,6 +68,7 @@ func textAddrs(syms []nmSym) []uint64 {
 // by the linker) with GNU addr2line -f -i: names, files and lines, inlined
 // frames included.
 func TestObjectCDWARF(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, v := range []struct {
 		name  string
@@ -187,17 +187,17 @@ func TestObjectCSymtab(t *testing.T) {
 // sameFunc for the names of shared libraries). The
 // build is non-PIE, whose text is linked at 0x401000 rather than at its
 // file offset, so the offset read as a vaddr must name nothing (a gcc PIE
-// links its text at its file offset; perf record costs over a second a
-// run, so it is not recorded too). libc, under main on every stack, is
+// links its text at its file offset; a recording costs half a second, so
+// it is not recorded too). libc, under main on every stack, is
 // checked the same way through its distribution debug file
 // (/usr/lib/debug/.build-id/), as perf reads it, when one is installed.
 func TestObjectPerfOffsets(t *testing.T) {
+	t.Parallel()
 	perf := tool(t, "perf")
 	dir := t.TempDir()
 	bin := buildC(t, dir, "hot-nopie", "hot.c", "-O2", "-g", "-fno-omit-frame-pointer", "-no-pie")
 	data := filepath.Join(dir, "perf.data")
-	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "400000")
-	if out, err := rec.CombinedOutput(); err != nil {
+	if out, err := perfRecord(perf, "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "400000"); err != nil {
 		t.Skipf("perf record cannot record here: %v: %s", err, out)
 	}
 	objs := map[string]Object{bin: openT(t, bin)}

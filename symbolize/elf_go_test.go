@@ -2,23 +2,76 @@ package symbolize
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
 )
 
-// buildGoprog builds testdata/elf/goprog with the go command and flags.
-func buildGoprog(t *testing.T, dir, name string, flags ...string) string {
+// buildGoprogs builds testdata/elf/goprog into dir once for each variant,
+// all at once (each go build waits on its linker, gcc for the external
+// ones), and returns the binaries by variant name.
+func buildGoprogs(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	bin := filepath.Join(dir, name)
-	args := append(append([]string{"build"}, flags...), "-o", bin, "./testdata/elf/goprog")
-	run(t, "", tool(t, "go"), args...)
-	return bin
+	goBin := tool(t, "go")
+	bins := map[string]string{}
+	errs := make([]error, len(goprogVariants))
+	var wg sync.WaitGroup
+	for i, v := range goprogVariants {
+		bin := filepath.Join(dir, "goprog-"+v.name)
+		bins[v.name] = bin
+		wg.Go(func() {
+			args := append(append([]string{"build"}, v.flags...), "-o", bin, "./testdata/elf/goprog")
+			if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return bins
+}
+
+// goTools holds the executables of the go tools (nm, addr2line,
+// buildid) by name: `go tool NAME` builds each into the build cache and
+// runs it, and the tests run them directly, saving the go command's start
+// on each of their many runs.
+var goTools struct {
+	sync.Mutex
+	m map[string]string
+}
+
+// goTool runs `go tool NAME args...` with stdin and returns its stdout.
+func goTool(t *testing.T, stdin, name string, args ...string) string {
+	t.Helper()
+	goTools.Lock()
+	exe, ok := goTools.m[name]
+	goTools.Unlock()
+	if !ok {
+		goBin := tool(t, "go")
+		if out, err := exec.Command(goBin, "tool", "-n", name).Output(); err == nil && fileExists(strings.TrimSpace(string(out))) {
+			exe = strings.TrimSpace(string(out))
+		}
+		goTools.Lock()
+		if goTools.m == nil {
+			goTools.m = map[string]string{}
+		}
+		goTools.m[name] = exe
+		goTools.Unlock()
+	}
+	if exe == "" { // no path to run it from: through the go command
+		return run(t, stdin, tool(t, "go"), append([]string{"tool", name}, args...)...)
+	}
+	return run(t, stdin, exe, args...)
 }
 
 // goprogProfile runs bin, which writes a runtime/pprof CPU profile, and
@@ -47,7 +100,7 @@ func goAddr2line(t *testing.T, bin string, addrs []uint64) [][2]string {
 	for _, a := range addrs {
 		fmt.Fprintf(&in, "%#x\n", a)
 	}
-	out := run(t, in.String(), tool(t, "go"), "tool", "addr2line", bin)
+	out := goTool(t, in.String(), "addr2line", bin)
 	var res [][2]string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
@@ -61,35 +114,44 @@ func goAddr2line(t *testing.T, bin string, addrs []uint64) [][2]string {
 	return res
 }
 
+// goprogVariants are the builds of goprog that TestObjectGo checks. twin
+// names an earlier build with the same layout (the same link without
+// symbols), whose CPU profile the variant is checked against unless
+// longTests: a run of goprog costs half a second of CPU.
 var goprogVariants = []struct {
 	name          string
 	flags         []string
 	dwarf, symtab bool
+	twin          string
 }{
-	{"default", nil, true, true},
-	{"stripped", []string{"-ldflags=-s"}, false, false},
-	{"pie", []string{"-buildmode=pie"}, true, true},
+	{"default", nil, true, true, ""},
+	{"stripped", []string{"-ldflags=-s"}, false, false, "default"},
+	{"pie", []string{"-buildmode=pie"}, true, true, ""},
 	// gcc links, and puts C code before runtime.text, where the pclntab's
 	// offsets start; -w drops DWARF, so the pclntab answers
-	{"external", []string{"-ldflags=-linkmode=external -w"}, false, true},
+	{"external", []string{"-ldflags=-linkmode=external -w"}, false, true, ""},
 	// the same stripped: runtime.text comes from the module data; go tool
 	// addr2line, which takes .text, is wrong here, so only the profile
 	// checks it
-	{"external-stripped", []string{"-ldflags=-linkmode=external -s"}, false, false},
+	{"external-stripped", []string{"-ldflags=-linkmode=external -s"}, false, false, "external"},
 }
 
 // TestObjectGo builds goprog normally, with -ldflags=-s (no .symtab, no
 // DWARF: the pclntab alone), as PIE and linked by gcc without DWARF, and checks each build against its
-// own CPU profile (goprogProfileCheck) and go tool addr2line
+// own CPU profile (goprogProfileCheck; a stripped build against its
+// twin's, unless longTests) and go tool addr2line
 // (goprogAddr2lineCheck); the PIE build's separate debug file (objcopy
 // --only-keep-debug) must name the PIE's profile as well.
 func TestObjectGo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	bins := buildGoprogs(t, dir)
 	var layout string // the default build, whose symbols the stripped one shares
 	built := map[string]Object{}
+	profiles := map[string]*pprofile.Profile{}
 	for _, v := range goprogVariants {
 		t.Run(v.name, func(t *testing.T) {
-			bin := buildGoprog(t, dir, "goprog-"+v.name, v.flags...)
+			bin := bins[v.name]
 			o := openT(t, bin)
 			nmBin := bin
 			if v.name == "default" {
@@ -101,11 +163,20 @@ func TestObjectGo(t *testing.T) {
 				t.Errorf("runtime.text taken at the start of .text: wrong, or nothing is tested")
 			}
 			gnu, goID, err := ReadBuildID(bin)
-			if want := strings.TrimSpace(run(t, "", tool(t, "go"), "tool", "buildid", bin)); err != nil || goID != want || gnu != o.BuildID() {
+			if want := strings.TrimSpace(goTool(t, "", "buildid", bin)); err != nil || goID != want || gnu != o.BuildID() {
 				t.Errorf("ReadBuildID = %q, %q, %v; want the GNU ID %q and go tool buildid's %q", gnu, goID, err, o.BuildID(), want)
 			}
-			p := goprogProfile(t, bin)
-			goprogProfileCheck(t, o, p, bin, v.dwarf)
+			var p *pprofile.Profile
+			if v.twin != "" && !longTests() {
+				if profiles[v.twin] == nil {
+					t.Fatalf("no profile of %s, the same layout", v.twin)
+				}
+				goprogProfileCheck(t, o, profiles[v.twin], bins[v.twin], v.dwarf, false)
+			} else {
+				p = goprogProfile(t, bin)
+				goprogProfileCheck(t, o, p, bin, v.dwarf, true)
+			}
+			profiles[v.name] = p
 			built[v.name] = o
 			if v.name == "external-stripped" {
 				sameFrames(t, o, built["external"])
@@ -115,7 +186,7 @@ func TestObjectGo(t *testing.T) {
 			if v.name == "pie" {
 				debug := bin + ".debug"
 				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
-				goprogProfileCheck(t, openT(t, debug), p, bin, true)
+				goprogProfileCheck(t, openT(t, debug), p, bin, true, true)
 			}
 		})
 	}
@@ -130,7 +201,7 @@ func sameFrames(t *testing.T, o, ref Object) {
 		t.Fatal("no reference build")
 	}
 	n := 0
-	for _, s := range nmFuncs(run(t, "", tool(t, "go"), "tool", "nm", "-size", "-sort", "address", ref.Path()), 10) {
+	for _, s := range nmFuncs(goTool(t, "", "nm", "-size", "-sort", "address", ref.Path()), 10) {
 		for _, a := range []uint64{s.addr, s.addr + s.size/2} {
 			fr := ref.Frames(nil, a)
 			if len(fr) == 0 || fr[0].File == "" {
@@ -150,14 +221,17 @@ func sameFrames(t *testing.T, o, ref Object) {
 // the runtime wrote: with DWARF, the whole inline chain (names and lines)
 // for at least 99% of the sampled value; from the pclntab alone
 // (-ldflags=-s), the physical function and the innermost file:line.
-func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string, dwarf bool) {
+// sameBuild says that o is bin or its debug file, whose build ID the
+// profile's mapping must carry; otherwise o is a twin of bin, another
+// link with the same layout.
+func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string, dwarf, sameBuild bool) {
 	value := locationValues(p)
 	var total, same, inlined int64
 	for _, loc := range p.Location {
 		if loc.Mapping == nil || loc.Mapping.File != bin || len(loc.Line) == 0 {
 			continue
 		}
-		if loc.Mapping.BuildID != o.BuildID() {
+		if sameBuild && loc.Mapping.BuildID != o.BuildID() {
 			t.Fatalf("build ID %q, the profile says %q", o.BuildID(), loc.Mapping.BuildID)
 		}
 		total += value[loc.ID]
@@ -224,7 +298,7 @@ func locationValues(p *pprofile.Profile) map[uint64]int64 {
 func goprogAddr2lineCheck(t *testing.T, o Object, nmBin string, dwarf bool) {
 	bin := o.Path()
 	var addrs []uint64
-	for _, s := range nmFuncs(run(t, "", tool(t, "go"), "tool", "nm", "-size", "-sort", "address", nmBin), 10) {
+	for _, s := range nmFuncs(goTool(t, "", "nm", "-size", "-sort", "address", nmBin), 10) {
 		addrs = append(addrs, s.addr, s.addr+s.size/2)
 	}
 	want := goAddr2line(t, bin, addrs)

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -89,4 +92,40 @@ func lookTool(name string) (string, error) { return exec.LookPath(name) }
 
 func execCommand(name string, args ...string) ([]byte, error) {
 	return exec.Command(name, args...).CombinedOutput()
+}
+
+// perfOpts are the options perfRecord adds to `perf record`:
+// --no-bpf-event, because perf's BPF side-band costs about 0.8 s of
+// waiting per recording (perf 6.1; the recorded programs load no BPF),
+// and -N, so that no binary is copied into ~/.debug. An option this perf
+// does not know is dropped when a recording fails for it.
+var perfOpts = struct {
+	sync.Mutex
+	opts []string
+}{opts: []string{"--no-bpf-event", "-N"}}
+
+// unknownOption is perf's complaint about an option it does not know.
+var unknownOption = regexp.MustCompile("unknown (?:option|switch) `([^']+)'")
+
+// perfRecord runs `perf record` with perfOpts' options and args and
+// returns its combined output.
+func perfRecord(perf string, args ...string) ([]byte, error) {
+	perfOpts.Lock()
+	opts := perfOpts.opts
+	perfOpts.Unlock()
+	for {
+		out, err := exec.Command(perf, append(append([]string{"record"}, opts...), args...)...).CombinedOutput()
+		m := unknownOption.FindSubmatch(out)
+		if err == nil || m == nil {
+			return out, err
+		}
+		kept := slices.DeleteFunc(slices.Clone(opts), func(o string) bool { return strings.TrimLeft(o, "-") == string(m[1]) })
+		if len(kept) == len(opts) {
+			return out, err
+		}
+		opts = kept
+		perfOpts.Lock()
+		perfOpts.opts = kept
+		perfOpts.Unlock()
+	}
 }

@@ -1,25 +1,35 @@
 package symbolize
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
 )
 
 // goProg is testdata/goprog built once per test binary: its path, or why
-// it could not be built.
+// it could not be built; and the CPU profile of one run of it.
 var goProg struct {
 	once sync.Once
 	dir  string
 	bin  string
 	err  string
 	skip bool // err is a reason to skip, not a failure
+
+	profOnce sync.Once
+	prof     *pprofile.Profile
+	profErr  string
 }
 
 // buildGoProg builds testdata/goprog with the go command (skipping the
-// test when there is none) and returns the binary's path.
+// test when there is none) and returns the binary's path. Its DWARF is
+// left uncompressed (-ldflags=-compressdwarf=false), for
+// TestSymbolizeBrokenDWARFWarns to break; TestObjectGo reads compressed
+// DWARF. The binary is shared: tests must not change it.
 func buildGoProg(t *testing.T) string {
 	t.Helper()
 	goProg.once.Do(func() {
@@ -28,14 +38,14 @@ func buildGoProg(t *testing.T) string {
 			goProg.err, goProg.skip = "no go command to build testdata/goprog", true
 			return
 		}
-		dir, err := os.MkdirTemp("", "symbolize-goprog")
+		dir, err := os.MkdirTemp(testDir, "goprog")
 		if err != nil {
 			goProg.err = err.Error()
 			return
 		}
 		goProg.dir = dir
 		bin := filepath.Join(dir, "goprog")
-		cmd := exec.Command(goBin, "build", "-o", bin, "./testdata/goprog")
+		cmd := exec.Command(goBin, "build", "-ldflags=-compressdwarf=false", "-o", bin, "./testdata/goprog")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			goProg.err = "go build: " + err.Error() + ": " + string(out)
 			return
@@ -51,13 +61,52 @@ func buildGoProg(t *testing.T) string {
 	return goProg.bin
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if goProg.dir != "" {
-		os.RemoveAll(goProg.dir)
+// goProgProfile returns the CPU profile of a run of buildGoProg's binary,
+// made once per test binary. It is shared: tests must not change it.
+func goProgProfile(t *testing.T) *pprofile.Profile {
+	t.Helper()
+	bin := buildGoProg(t)
+	goProg.profOnce.Do(func() {
+		out := filepath.Join(goProg.dir, "cpu.pb.gz")
+		if b, err := exec.Command(bin, out).CombinedOutput(); err != nil {
+			goProg.profErr = fmt.Sprintf("%s: %v: %s", bin, err, b)
+			return
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			goProg.profErr = err.Error()
+			return
+		}
+		defer f.Close()
+		if goProg.prof, err = pprofile.Parse(f); err != nil {
+			goProg.profErr = err.Error()
+		}
+	})
+	if goProg.profErr != "" {
+		t.Fatal(goProg.profErr)
 	}
+	return goProg.prof
+}
+
+// testDir holds what the tests share (built programs, a profile);
+// TestMain removes it.
+var testDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "symbolize-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// longTests says whether the exhaustive variants run (PROFDIFF_TEST_LONG
+// non-empty): a CPU profile of every build in TestObjectGo.
+func longTests() bool { return os.Getenv("PROFDIFF_TEST_LONG") != "" }
 
 // envOf is an Options.Env reading only kv.
 func envOf(kv ...string) func(string) string {

@@ -20,11 +20,7 @@ func progIDs(t *testing.T) (bin, gnu, goID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("go", "tool", "buildid", bin).Output()
-	if err != nil {
-		t.Fatalf("go tool buildid: %v", err)
-	}
-	if want := strings.TrimSpace(string(out)); goID != want {
+	if want := strings.TrimSpace(goTool(t, "", "buildid", bin)); goID != want {
 		t.Errorf("Go build ID %q, go tool buildid says %q", goID, want)
 	}
 	if _, err := exec.LookPath("readelf"); err == nil {

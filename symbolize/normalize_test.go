@@ -248,12 +248,16 @@ func joinedPieces(r *rand.Rand, pieces []string, most int) string {
 
 // nextClosure finds what the expression it replaces finds, match by
 // match, on names made of the pieces closures' numberings are made of
-// and of others that almost are.
+// and of others that almost are: 40,000 names, 200,000 with longTests.
 func TestNextClosureIsTheExpression(t *testing.T) {
+	n := 40_000
+	if longTests() {
+		n = 200_000
+	}
 	re := regexp.MustCompile(`\.(?:func|gowrap|deferwrap)[0-9]+(?:\.[0-9]+)*|-range[0-9]+`)
 	pieces := []string{".func", ".gowrap", ".deferwrap", "-range", "func", "range", "wrap", ".", "-", "1", "23", "x", "main", ".fun", "(*T)"}
 	r := rand.New(rand.NewSource(1))
-	for range 200_000 {
+	for range n {
 		name := joinedPieces(r, pieces, 8)
 		var got [][]int
 		for m := nextClosure(name, 0); m[0] >= 0; m = nextClosure(name, m[1]) {

@@ -100,6 +100,7 @@ func checkRealMap(t *testing.T, path, want string) {
 // JDK 17 writes /tmp/perf-PID.map at exit with -XX:+DumpPerfMapAtExit:
 // `0x<start> 0x<size> <rettype> <Class.method(args)>`.
 func TestPerfMapJVM(t *testing.T) {
+	t.Parallel()
 	java, err := exec.LookPath("java")
 	if err != nil {
 		t.Skip("no java to write a perf map")
@@ -124,6 +125,7 @@ func TestPerfMapJVM(t *testing.T) {
 // Node's --perf-basic-prof writes /tmp/perf-PID.map as code is compiled:
 // `START SIZE JS:~name file:line:col`.
 func TestPerfMapNode(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("no node to write a perf map")

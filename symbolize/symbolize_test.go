@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -124,7 +123,7 @@ func addressOnly(p *pprofile.Profile) {
 // for at least 99% of its sampled value.
 func TestSymbolizeGoBinary(t *testing.T) {
 	bin, gnu, _ := progIDs(t)
-	orig := progProfile(t, bin)
+	orig := goProgProfile(t)
 	if orig.Mapping[0].BuildID != gnu {
 		t.Fatalf("the profile's main mapping has build ID %q, the binary %q", orig.Mapping[0].BuildID, gnu)
 	}
@@ -172,15 +171,8 @@ func stackText(s *pprofile.Sample) string {
 // symbol table or pclntab, and the report's warning says what was wrong
 // with it (inline frames and lines are then missing).
 func TestSymbolizeBrokenDWARFWarns(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build testdata/goprog")
-	}
-	bin := filepath.Join(t.TempDir(), "goprog")
-	if b, err := exec.Command(goBin, "build", "-ldflags=-compressdwarf=false", "-o", bin, "./testdata/goprog").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, b)
-	}
-	orig := progProfile(t, bin)
+	bin := buildGoProg(t) // its DWARF uncompressed
+	orig := goProgProfile(t)
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -218,24 +210,4 @@ func TestSymbolizeBrokenDWARFWarns(t *testing.T) {
 	if named == 0 {
 		t.Error("nothing named from the symbol table or pclntab")
 	}
-}
-
-// progProfile runs testdata/goprog's binary bin and parses the CPU
-// profile it writes.
-func progProfile(t *testing.T, bin string) *pprofile.Profile {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "cpu.pb.gz")
-	if b, err := exec.Command(bin, out).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v: %s", bin, err, b)
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := pprofile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

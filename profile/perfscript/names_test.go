@@ -12,33 +12,20 @@ import (
 )
 
 // buildAndRecord compiles a test program with the given command (the
-// output path is appended as "-o PATH"), records it with `perf record -e
-// cpu-clock -g` and returns perf script's text and the binary. It skips
-// where the compiler or perf is missing or perf cannot record.
-func buildAndRecord(t *testing.T, compiler string, args ...string) (text, bin string) {
+// output path is appended as "-o PATH"), records it running with the
+// arguments prog with `perf record -e cpu-clock -g` and returns perf
+// script's text and the binary. It skips where the compiler or perf is
+// missing or perf cannot record.
+func buildAndRecord(t *testing.T, prog []string, compiler string, args ...string) (text, bin string) {
 	t.Helper()
-	for _, tool := range []string{compiler, "perf"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	dir := t.TempDir()
-	bin = filepath.Join(dir, "prog")
-	if out, err := exec.Command(compiler, append(args, "-o", bin)...).CombinedOutput(); err != nil {
-		t.Skipf("%s failed: %v: %s", compiler, err, firstLine(string(out)))
-	}
-	data := filepath.Join(dir, "perf.data")
-	var stderr bytes.Buffer
-	cmd := exec.Command("perf", "record", "-q", "-o", data, "-e", "cpu-clock", "-g", "--", bin)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	needPerf(t)
+	bin = buildOnce(t, compiler, args...)
+	data := filepath.Join(t.TempDir(), "perf.data")
+	var stdout, stderr bytes.Buffer
+	if err := perfRecord(data, &stdout, &stderr, append([]string{"-e", "cpu-clock", "-g", "--", bin}, prog...)...); err != nil {
 		t.Skipf("perf cannot record here (%v): %s", err, firstLine(stderr.String()))
 	}
-	out, err := exec.Command("perf", "script", "-i", data).Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
-	return string(out), bin
+	return perfScript(t, data), bin
 }
 
 // names returns the function names of a parse of text and checks that
@@ -76,7 +63,8 @@ func wantNames(t *testing.T, got []string, want ...string) {
 // parentheses, and the same symbols as `nm -C` prints them (with
 // parameter lists) tidy to the names perf printed.
 func TestNamesCxx(t *testing.T) {
-	text, bin := buildAndRecord(t, "g++", "-O0", "-g", "-fno-omit-frame-pointer", filepath.Join("testdata", "names", "lambda.cpp"))
+	t.Parallel()
+	text, bin := buildAndRecord(t, nil, "g++", "-O0", "-g", "-fno-omit-frame-pointer", filepath.Join("testdata", "names", "lambda.cpp"))
 	got := names(t, text)
 	lambda, spin := "drive(int)::{lambda(int)#1}::operator()", "(anonymous namespace)::spin"
 	wantNames(t, got, lambda, spin)
@@ -110,7 +98,10 @@ func TestNamesCxx(t *testing.T) {
 // `std::rt::lang_start::<()>::{closure#0}`, and on a spawned one: names
 // with `<()>`, `fn()` and closures keep their parentheses.
 func TestNamesRust(t *testing.T) {
-	text, _ := buildAndRecord(t, "rustc", "-C", "opt-level=0", "-C", "force-frame-pointers=yes", "-C", "symbol-mangling-version=v0", "-g", filepath.Join("testdata", "names", "closure.rs"))
+	t.Parallel()
+	// 5M rounds a thread, a quarter of the default: each cpu-clock sample
+	// of the main thread holds the frames looked for.
+	text, _ := buildAndRecord(t, []string{"5000000"}, "rustc", "-C", "opt-level=0", "-C", "force-frame-pointers=yes", "-C", "symbol-mangling-version=v0", "-g", filepath.Join("testdata", "names", "closure.rs"))
 	if strings.Contains(text, " _R") {
 		t.Skip("this perf does not demangle Rust v0 symbols")
 	}

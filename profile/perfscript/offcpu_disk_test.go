@@ -1,6 +1,7 @@
 package perfscript_test
 
 import (
+	"bytes"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,25 +17,19 @@ import (
 // O_DIRECT) or perf cannot record.
 func recordDisk(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf is not installed")
-	}
+	needPerf(t)
 	dd, err := exec.LookPath("dd")
 	if err != nil {
 		t.Skip("dd is not installed")
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "disk.data")
-	out, err := exec.Command("perf", "record", "-q", "-o", data, "-e", "sched:sched_switch", "-g", "--switch-events", "--",
-		dd, "if=/dev/zero", "of="+filepath.Join(dir, "f"), "bs=64k", "count=64", "oflag=direct", "conv=fsync").CombinedOutput()
-	if err != nil {
-		t.Skipf("perf cannot record dd with O_DIRECT here (%v): %s", err, firstLine(string(out)))
+	var stdout, stderr bytes.Buffer
+	if err := perfRecord(data, &stdout, &stderr, "-e", "sched:sched_switch", "-g", "--switch-events", "--",
+		dd, "if=/dev/zero", "of="+filepath.Join(dir, "f"), "bs=64k", "count=64", "oflag=direct", "conv=fsync"); err != nil {
+		t.Skipf("perf cannot record dd with O_DIRECT here (%v): %s", err, firstLine(stderr.String()))
 	}
-	text, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
-	return string(text)
+	return perfScript(t, data, "--show-switch-events")
 }
 
 // TestOffCPUBlockDevice records block-device writes: the kernel marks the
@@ -43,6 +38,7 @@ func recordDisk(t *testing.T) string {
 // switches out R: scheduler latency, left out here); and io_schedule itself is io whatever
 // called it (the stack cut just above it, as when its caller has no rule).
 func TestOffCPUBlockDevice(t *testing.T) {
+	t.Parallel()
 	text := recordDisk(t)
 	l := loadText(t, text)
 	rs := diff.DefaultRules()
@@ -82,24 +78,16 @@ func TestOffCPUBlockDevice(t *testing.T) {
 // parent in D (an uninterruptible completion wait, so its fallback is io)
 // until the child execs, which the kernel completion rule makes wait.
 func TestOffCPUVforkWait(t *testing.T) {
-	for _, tool := range []string{"gcc", "perf"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
+	t.Parallel()
+	needPerf(t)
+	bin := buildOnce(t, "gcc", "-O1", "-fno-omit-frame-pointer", filepath.Join("testdata", "spawn", "spawn.c"))
+	data := filepath.Join(t.TempDir(), "spawn.data")
+	var stdout, stderr bytes.Buffer
+	if err := perfRecord(data, &stdout, &stderr, "-e", "sched:sched_switch", "-g", "--switch-events", "--", bin); err != nil {
+		t.Skipf("perf cannot record here (%v): %s", err, firstLine(stderr.String()))
 	}
-	dir := t.TempDir()
-	bin, data := filepath.Join(dir, "spawn"), filepath.Join(dir, "spawn.data")
-	if out, err := exec.Command("gcc", "-O1", "-fno-omit-frame-pointer", "-o", bin, filepath.Join("testdata", "spawn", "spawn.c")).CombinedOutput(); err != nil {
-		t.Skipf("gcc failed: %v: %s", err, out)
-	}
-	if out, err := exec.Command("perf", "record", "-q", "-o", data, "-e", "sched:sched_switch", "-g", "--switch-events", "--", bin).CombinedOutput(); err != nil {
-		t.Skipf("perf cannot record here (%v): %s", err, firstLine(string(out)))
-	}
-	text, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
-	l := loadText(t, string(text))
+	text := perfScript(t, data, "--show-switch-events")
+	l := loadText(t, text)
 	rs := diff.DefaultRules()
 	seen := 0
 	for _, s := range l.Profile.Sample {

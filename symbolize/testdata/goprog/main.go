@@ -6,7 +6,6 @@ package main
 import (
 	"os"
 	"runtime/pprof"
-	"time"
 )
 
 //go:noinline
@@ -37,7 +36,10 @@ func main() {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		panic(err)
 	}
-	for end := time.Now().Add(400 * time.Millisecond); time.Now().Before(end); {
+	// Work, not time, bounds the run (about a quarter of a second of
+	// CPU), so that a loaded machine stretches it but does not take away
+	// samples.
+	for range 800 {
 		sink += spinA(1e5) + spinB(2e5)
 	}
 	pprof.StopCPUProfile()
