@@ -2,19 +2,35 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 )
 
-// recordJFR compiles profile/jfr's Busy.java and records it running the
-// given modes with the JDK's profile settings; it skips without a JDK.
+// busyRuns are the recordings of profile/jfr's Busy.java the JFR tests
+// read, by their modes: a compute-only base, and the base plus a contended
+// synchronized block or plus sleeps.
+var busyRuns = [][]string{{"compute"}, {"compute", "contend"}, {"compute", "sleep"}}
+
+var (
+	busyOnce sync.Once
+	busyData map[string][]byte // by modes joined with "-"
+	busyErr  error
+)
+
+// recordJFR returns a recording of Busy running the given modes (one of
+// busyRuns) with the JDK's profile settings, written to dir; it skips
+// without a JDK. The recordings are made once per test binary, all at once
+// by concurrent JVMs, and kept in memory: a test writes its copy.
 func recordJFR(t *testing.T, dir string, modes ...string) string {
 	t.Helper()
 	for _, tool := range []string{"javac", "java"} {
@@ -22,25 +38,71 @@ func recordJFR(t *testing.T, dir string, modes ...string) string {
 			t.Skipf("no JDK: %s is not installed", tool)
 		}
 	}
-	classes := filepath.Join(dir, "classes")
-	if _, err := os.Stat(filepath.Join(classes, "Busy.class")); err != nil {
-		if out, err := exec.Command("javac", "-d", classes, "../../profile/jfr/testdata/Busy.java").CombinedOutput(); err != nil {
-			t.Fatalf("javac: %v\n%s", err, out)
-		}
+	busyOnce.Do(func() { busyData, busyErr = recordBusy() })
+	if busyErr != nil {
+		t.Fatal(busyErr)
 	}
-	path := filepath.Join(dir, strings.Join(modes, "-")+".jfr")
-	args := append([]string{"-XX:StartFlightRecording=filename=" + path + ",settings=profile", "-cp", classes, "Busy"}, modes...)
-	if out, err := exec.Command("java", args...).CombinedOutput(); err != nil {
-		t.Fatalf("java %v: %v\n%s", args, err, out)
+	name := strings.Join(modes, "-")
+	data, ok := busyData[name]
+	if !ok {
+		t.Fatalf("no recording of %q: add it to busyRuns", name)
+	}
+	path := filepath.Join(dir, name+".jfr")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return path
 }
 
+// recordBusy compiles Busy.java and records busyRuns, each for 1 s (Busy's
+// busy.ms; every assertion here holds with a wide margin on a second of
+// each behaviour). The JVMs run C1 only (-XX:TieredStopAtLevel=1): C2's
+// compiler threads otherwise spend about a second of CPU on JFR's and
+// javac's start-up code, which programs this short never recoup.
+func recordBusy() (map[string][]byte, error) {
+	dir, err := os.MkdirTemp("", "profdiff-jfr")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	const c1 = "-XX:TieredStopAtLevel=1"
+	classes := filepath.Join(dir, "classes")
+	if out, err := exec.Command("javac", "-J"+c1, "-d", classes, "../../profile/jfr/testdata/Busy.java").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("javac: %v\n%s", err, out)
+	}
+	errs := make([]error, len(busyRuns))
+	var wg sync.WaitGroup
+	for i, modes := range busyRuns {
+		wg.Go(func() {
+			path := filepath.Join(dir, strings.Join(modes, "-")+".jfr")
+			args := append([]string{c1, "-Dbusy.ms=1000", "-XX:StartFlightRecording=filename=" + path + ",settings=profile", "-cp", classes, "Busy"}, modes...)
+			if out, err := exec.Command("java", args...).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("java %v: %v\n%s", args, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, modes := range busyRuns {
+		name := strings.Join(modes, "-")
+		data, err := os.ReadFile(filepath.Join(dir, name+".jfr"))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+	return out, nil
+}
+
 // profdiff top on a recording: thread time by bucket, with the contended
-// synchronized block as lock contention and the sleeps as wait, and the
-// warnings on stderr saying what the JDK leaves out.
+// synchronized block as lock contention and the sleeps its holder makes
+// inside it as wait, and the warnings on stderr saying what the JDK leaves
+// out.
 func TestTopJFR(t *testing.T) {
-	path := recordJFR(t, t.TempDir(), "compute", "contend", "sleep")
+	path := recordJFR(t, t.TempDir(), "compute", "contend")
 	out, stderr, code := profdiff(t, "", "top", "--format", "json", "--top", "0", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -69,11 +69,14 @@ const tinySettings = `<?xml version="1.0" encoding="UTF-8"?>
 // tinyRecording records Busy with no modes (it exits at once) with
 // tinySettings.
 func tinyRecording(t testing.TB) string {
-	return recordOnce(t, "tiny.jfr", func(path string) {
-		settings := filepath.Join(filepath.Dir(path), "tiny.jfc")
-		if err := os.WriteFile(settings, []byte(tinySettings), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run(t, []string{"-XX:StartFlightRecording=filename=" + path + ",settings=" + settings}, nil)
-	})
+	jdk(t)
+	return recordOnce(t, "tiny.jfr", recordTiny)
+}
+
+func recordTiny(path string) error {
+	settings := filepath.Join(filepath.Dir(path), "tiny.jfc")
+	if err := os.WriteFile(settings, []byte(tinySettings), 0o644); err != nil {
+		return err
+	}
+	return runJava([]string{"-XX:StartFlightRecording=filename=" + path + ",settings=" + settings}, "Busy", nil)
 }

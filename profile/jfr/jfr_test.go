@@ -3,6 +3,8 @@ package jfr
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -34,33 +36,23 @@ func jdk(t testing.TB) (javac, java, jfr string) {
 	return javac, java, jfr
 }
 
+// jvmFlags are the flags every JVM here runs with (java, and javac's and
+// jfr's through -J). C1 only: C2's compiler threads otherwise spend about a
+// second of CPU on JFR's and javac's start-up code, which programs this short
+// never recoup (2.0 s of wall time for a JVM starting a recording, 0.8 s
+// without C2, on a loaded 2-core machine); no test reads anything that
+// depends on which compiler ran the code.
+var jvmFlags = []string{"-XX:TieredStopAtLevel=1"}
+
 var (
 	compileOnce sync.Once
 	classDir    string
 	compileErr  error
 )
 
-// record compiles testdata/Busy.java (once) and records it running the
-// given modes with settings=profile (once per set of modes), returning the
-// .jfr file's path.
-func record(t testing.TB, modes ...string) string {
-	t.Helper()
-	return recordOnce(t, strings.Join(modes, "-")+".jfr", func(out string) {
-		run(t, []string{"-XX:StartFlightRecording=filename=" + out + ",settings=profile"}, modes)
-	})
-}
-
-// run compiles the test programs once and runs Busy with these JVM flags.
-func run(t testing.TB, flags, modes []string) {
-	t.Helper()
-	runClass(t, flags, "Busy", modes)
-}
-
-// runClass compiles testdata/Busy.java and Shapes.java once and runs the
-// class with these JVM flags and arguments.
-func runClass(t testing.TB, flags []string, class string, args []string) {
-	t.Helper()
-	javac, java, _ := jdk(t)
+// compile compiles testdata/Busy.java and Shapes.java, once per test
+// binary.
+func compile() error {
 	compileOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "jfrbusy")
 		if err != nil {
@@ -68,17 +60,121 @@ func runClass(t testing.TB, flags []string, class string, args []string) {
 			return
 		}
 		classDir = dir
-		if out, err := exec.Command(javac, "-d", dir, "testdata/Busy.java", "testdata/Shapes.java").CombinedOutput(); err != nil {
+		args := []string{"-d", dir, "testdata/Busy.java", "testdata/Shapes.java"}
+		for _, f := range jvmFlags {
+			args = append([]string{"-J" + f}, args...)
+		}
+		if out, err := exec.Command("javac", args...).CombinedOutput(); err != nil {
 			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
 		}
 	})
-	if compileErr != nil {
-		t.Fatal(compileErr)
+	return compileErr
+}
+
+// busyWindow is how long Busy runs its modes here (busy.ms): 800 ms gives
+// every test of these recordings its events many times over.
+const busyWindow = "-Dbusy.ms=800"
+
+// record returns a recording of Busy running the given modes with
+// settings=profile (made once per test binary per set of modes).
+func record(t testing.TB, modes ...string) string {
+	t.Helper()
+	return recordAll(t, modes)[0]
+}
+
+// recordAll returns recordings of Busy running each set of modes, as
+// record does, recording at the same time those not made yet.
+func recordAll(t testing.TB, sets ...[]string) []string {
+	t.Helper()
+	jdk(t)
+	paths := make([]string, len(sets))
+	errs := make([]error, len(sets))
+	var wg sync.WaitGroup
+	for i, modes := range sets {
+		wg.Go(func() { paths[i], errs[i] = recording(busyName(modes), busyRecorder(modes)) })
 	}
-	all := append(append(flags, "-cp", classDir, class), args...)
-	if b, err := exec.Command(java, all...).CombinedOutput(); err != nil {
-		t.Fatalf("java %v: %v\n%s", all, err, b)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
 	}
+	return paths
+}
+
+func busyName(modes []string) string { return strings.Join(modes, "-") + ".jfr" }
+
+// busyRecorder records Busy running the modes with settings=profile.
+func busyRecorder(modes []string) func(path string) error {
+	return func(path string) error {
+		return runJava([]string{busyWindow, "-XX:StartFlightRecording=filename=" + path + ",settings=profile"}, "Busy", modes)
+	}
+}
+
+// unfiltered says whether this run is of all the tests: no -run, -skip or
+// -list, not a fuzz worker nor TestMemoryLinear's child.
+func unfiltered() bool {
+	for _, name := range []string{"test.run", "test.skip", "test.list"} {
+		if f := flag.Lookup(name); f == nil || f.Value.String() != "" {
+			return false
+		}
+	}
+	if f := flag.Lookup("test.fuzzworker"); f == nil || f.Value.String() == "true" {
+		return false
+	}
+	return os.Getenv(memoryChildEnv) == ""
+}
+
+// prefetch makes every recording the tests share, and runs jfr print over
+// those compared with it, three JVMs at a time, longest first. The tests
+// run two at a time and each would otherwise start its JVMs only when it
+// runs, mostly waiting on them; made ahead, they overlap. A failure is
+// left for the test that asks again to meet and report.
+func prefetch() {
+	for _, tool := range []string{"javac", "java", "jfr"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return
+		}
+	}
+	type job struct {
+		name    string
+		make    func(path string) error
+		compare bool // read by jfr print too
+	}
+	jobs := []job{
+		{busyName([]string{"compute", "sleeps"}), busyRecorder([]string{"compute", "sleeps"}), false},
+		{"rotated-a.jfr", recordRotated, true},
+		{busyName(mixedModes), busyRecorder(mixedModes), true},
+		{busyName([]string{"socket"}), busyRecorder([]string{"socket"}), true},
+		{"shapes.jfr", recordShapes, true},
+		{busyName([]string{"compute"}), busyRecorder([]string{"compute"}), false},
+		{busyName([]string{"compute", "contend"}), busyRecorder([]string{"compute", "contend"}), false},
+		{"tiny.jfr", recordTiny, false},
+	}
+	slots := make(chan struct{}, 3)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			path, err := recording(j.name, j.make)
+			if err == nil && j.compare {
+				references.get(path, func() ([]refEvent, error) { return jfrPrint(path) })
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// runJava compiles the test programs (once) and runs the class with these
+// JVM flags and arguments.
+func runJava(flags []string, class string, args []string) error {
+	if err := compile(); err != nil {
+		return err
+	}
+	all := slices.Concat(jvmFlags, flags, []string{"-cp", classDir, class}, args)
+	if b, err := exec.Command("java", all...).CombinedOutput(); err != nil {
+		return fmt.Errorf("java %v: %v\n%s", all, err, b)
+	}
+	return nil
 }
 
 // refEvent is one event of `jfr print --json`, with only what the test
@@ -149,17 +245,36 @@ func (v *refValues) number(t *testing.T, name string) int64 {
 	return n
 }
 
-// reference runs the JDK's own reader over the file.
+// references holds what reference read, by file.
+var references onceEach[[]refEvent]
+
+// reference runs the JDK's own reader over the file (once per file: the
+// events it returns are shared, read only).
 func reference(t *testing.T, path string) []refEvent {
 	t.Helper()
-	_, _, jfr := jdk(t)
+	jdk(t)
+	evs, err := references.get(path, func() ([]refEvent, error) { return jfrPrint(path) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// jfrPrint reads the events of the types Parse reads, and the settings,
+// with `jfr print --json`.
+func jfrPrint(path string) ([]refEvent, error) {
 	names := []string{"jdk.ActiveSetting"}
 	for _, s := range specs {
 		names = append(names, s.event)
 	}
-	out, err := exec.Command(jfr, "print", "--json", "--stack-depth", "64", "--events", strings.Join(names, ","), path).Output()
+	var args []string
+	for _, f := range jvmFlags {
+		args = append(args, "-J"+f)
+	}
+	args = append(args, "print", "--json", "--stack-depth", "64", "--events", strings.Join(names, ","), path)
+	out, err := exec.Command("jfr", args...).Output()
 	if err != nil {
-		t.Fatalf("jfr print: %v", err)
+		return nil, fmt.Errorf("jfr print: %v", err)
 	}
 	var doc struct {
 		Recording struct {
@@ -167,9 +282,9 @@ func reference(t *testing.T, path string) []refEvent {
 		} `json:"recording"`
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("jfr print --json: %v", err)
+		return nil, fmt.Errorf("jfr print --json: %v", err)
 	}
-	return doc.Recording.Events
+	return doc.Recording.Events, nil
 }
 
 // isoNanos reads an ISO-8601 duration such as PT0.048723082S or PT1M2.5S.
@@ -456,8 +571,13 @@ func compareWithJDK(t *testing.T, path string, rotated bool) *pprofile.Profile {
 	return p
 }
 
+// mixedModes are the modes of the recording several tests share: every
+// behaviour of Busy but the socket reads and the 120 sleeps.
+var mixedModes = []string{"compute", "contend", "sleep", "lock", "park", "lambda"}
+
 func TestMatchesJFRPrint(t *testing.T) {
-	path := record(t, "compute", "contend", "sleep", "lock", "park", "lambda")
+	t.Parallel()
+	path := record(t, mixedModes...)
 	p := compareWithJDK(t, path, false)
 	for _, typ := range []string{"execution-samples", "monitor-enter", "park", "sleep"} {
 		if sampleIndex(p, typ) < 0 {
@@ -471,6 +591,7 @@ func TestMatchesJFRPrint(t *testing.T) {
 // the JDK's reader's timestamps and thread ids) are left out of
 // thread-time, stack by stack, and native-samples keeps them all.
 func TestThreadTimeOverlap(t *testing.T) {
+	t.Parallel()
 	path := record(t, "socket")
 	p := compareWithJDK(t, path, false)
 	var n int64
@@ -486,7 +607,8 @@ func TestThreadTimeOverlap(t *testing.T) {
 // Busy$$Lambda$N+0x…/hash, keeps the '/' before its hash, in frames and
 // in an allocation's class, as the recording's package field tells.
 func TestLambdaClass(t *testing.T) {
-	path := record(t, "compute", "contend", "sleep", "lock", "park", "lambda")
+	t.Parallel()
+	path := record(t, mixedModes...)
 	p, _ := parseFile(t, path)
 	want := map[string]bool{}
 	for _, e := range reference(t, path) {
@@ -524,12 +646,13 @@ func TestLambdaClass(t *testing.T) {
 	}
 }
 
-// TestSeveralChunks: a second recording started a second into the first
-// makes the JVM start a new chunk, so the first recording's file has two,
+// TestSeveralChunks: a second recording started during the first makes
+// the JVM start a new chunk, so the first recording's file has two,
 // each with its own metadata and pools. Two files end to end are also a
 // two-chunk file (the JDK's own reader mixes up their pools, so the
 // reference is the sum of the two files alone).
 func TestSeveralChunks(t *testing.T) {
+	t.Parallel()
 	a, b := rotatedRecordings(t)
 	da, err := os.ReadFile(a)
 	if err != nil {
@@ -563,15 +686,18 @@ func TestSeveralChunks(t *testing.T) {
 }
 
 // rotatedRecordings records Busy sleeping and contending twice at once:
-// a, from the start, and b, started a second later, which makes the JVM
-// start a new chunk of a (once per test binary).
+// a, from the start, and b, which Busy starts (busy.rotate) once it has
+// slept and waited on the contended block, which makes the JVM start a new
+// chunk of a (once per test binary).
 func rotatedRecordings(t *testing.T) (a, b string) {
-	a = recordOnce(t, "rotated-a.jfr", func(path string) {
-		b := strings.TrimSuffix(path, "-a.jfr") + "-b.jfr"
-		run(t, []string{"-XX:StartFlightRecording=name=a,settings=profile,filename=" + path,
-			"-XX:StartFlightRecording=name=b,delay=1s,settings=profile,filename=" + b}, []string{"sleep", "contend"})
-	})
+	jdk(t)
+	a = recordOnce(t, "rotated-a.jfr", recordRotated)
 	return a, strings.TrimSuffix(a, "-a.jfr") + "-b.jfr"
+}
+
+func recordRotated(path string) error {
+	b := strings.TrimSuffix(path, "-a.jfr") + "-b.jfr"
+	return runJava([]string{busyWindow, "-Dbusy.rotate=" + b, "-XX:StartFlightRecording=name=a,settings=profile,filename=" + path}, "Busy", []string{"sleep", "contend"})
 }
 
 // TestIncompleteLastChunk: a file whose last chunk is cut short (copied
@@ -580,6 +706,7 @@ func rotatedRecordings(t *testing.T) (a, b string) {
 // chunk, and two files end to end cut inside the second. A file of one
 // cut chunk stays an error (TestMalformed).
 func TestIncompleteLastChunk(t *testing.T) {
+	t.Parallel()
 	a, b := rotatedRecordings(t)
 	da, err := os.ReadFile(a)
 	if err != nil {
@@ -696,7 +823,8 @@ func bucketTotals(p *pprofile.Profile) map[string]int64 {
 // on a ReentrantLock is lock contention, a bare parkNanos and a sleep are
 // waits.
 func TestBuckets(t *testing.T) {
-	p, warns := parseFile(t, record(t, "contend", "lock", "park"))
+	t.Parallel()
+	p, warns := parseFile(t, record(t, mixedModes...))
 	parks := map[string]int64{}
 	i := sampleIndex(p, "park")
 	for _, s := range p.Sample {
@@ -725,11 +853,14 @@ func TestBuckets(t *testing.T) {
 }
 
 // TestRegressionPairs: adding a contended synchronized block grows lock
-// contention most; adding sleeps grows wait most.
+// contention most; adding sleeps (Busy's 120) grows wait most.
 func TestRegressionPairs(t *testing.T) {
-	base := bucketTotals(mustParse(t, record(t, "compute")))
-	for _, c := range []struct{ mode, bucket string }{{"contend", "lock-contention"}, {"sleep", "wait"}} {
-		next := bucketTotals(mustParse(t, record(t, "compute", c.mode)))
+	t.Parallel()
+	cases := []struct{ mode, bucket string }{{"contend", "lock-contention"}, {"sleeps", "wait"}}
+	paths := recordAll(t, []string{"compute"}, []string{"compute", cases[0].mode}, []string{"compute", cases[1].mode})
+	base := bucketTotals(mustParse(t, paths[0]))
+	for i, c := range cases {
+		next := bucketTotals(mustParse(t, paths[i+1]))
 		top, grew := "", int64(0)
 		for b, v := range next {
 			if v-base[b] > grew {
@@ -750,7 +881,8 @@ func mustParse(t *testing.T, path string) *pprofile.Profile {
 // TestMalformed: every truncation of a real recording and a few corrupted
 // bytes give an error or a profile, never a panic.
 func TestMalformed(t *testing.T) {
-	data, err := os.ReadFile(record(t, "sleep"))
+	t.Parallel()
+	data, err := os.ReadFile(record(t, "compute", "contend"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,6 +905,7 @@ func TestMalformed(t *testing.T) {
 // TestCorpusRecording: the corpus's JFR file, written by another JVM
 // (speedscope's sample), reads as the JDK's own reader reads it.
 func TestCorpusRecording(t *testing.T) {
+	t.Parallel()
 	dir := corpus.Need(t)
 	jdk(t)
 	p := compareWithJDK(t, filepath.Join(dir, "speedscope", "sample__profiles__java-flight-recorder__heavy.jfr"), false)
@@ -785,6 +918,7 @@ func TestCorpusRecording(t *testing.T) {
 // which the JDK does not tell apart: it carries the fallback "unknown", so
 // where no rule names its frames it is kept apart, not counted as cpu.
 func TestNativeSamplesFallBackToUnknown(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, record(t, "socket"))
 	i := sampleIndex(p, "native-samples")
 	if i < 0 {

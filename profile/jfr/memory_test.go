@@ -3,6 +3,7 @@ package jfr
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"runtime"
 	"testing"
 )
@@ -11,8 +12,29 @@ import (
 // file of k chunks) allocates at most about k times what parsing it once
 // does, and the profile it returns, once the parse's garbage is gone,
 // holds at most a few times the file's size. Bytes are counted, not time.
+// The counts are the whole process's, so the parse is measured in a child
+// test process, and this test runs beside the others.
 func TestMemoryLinear(t *testing.T) {
-	one, err := os.ReadFile(shapesRecording(t))
+	if path := os.Getenv(memoryChildEnv); path != "" {
+		memoryLinear(t, path)
+		return
+	}
+	t.Parallel()
+	path := shapesRecording(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryLinear$", "-test.v")
+	cmd.Env = append(os.Environ(), memoryChildEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child measuring %s: %v\n%s", path, err, out)
+	}
+	t.Logf("the child measuring %s:\n%s", path, out)
+}
+
+// memoryChildEnv names the recording TestMemoryLinear's child measures.
+const memoryChildEnv = "PROFDIFF_JFR_MEMORY_CHILD"
+
+func memoryLinear(t *testing.T, path string) {
+	one, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,12 @@
 package jfr
 
 import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,10 +17,18 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
-// TestMain removes the recordings and classes the tests share.
+// TestMain starts making the recordings ahead of the tests in a run of them
+// all (see prefetch), and removes the recordings and classes the tests
+// share.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	var wg sync.WaitGroup
+	if unfiltered() {
+		wg.Go(prefetch)
+	}
 	code := m.Run()
-	for _, d := range []string{classDir, shared.dir} {
+	wg.Wait() // no JVM still writing to the folder removed below
+	for _, d := range []string{classDir, sharedDir.path} {
 		if d != "" {
 			os.RemoveAll(d)
 		}
@@ -23,72 +36,132 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// shared holds the recordings several tests read, each made once.
-var shared struct {
-	mu    sync.Mutex
-	dir   string
-	paths map[string]string
+// onceEach computes a value once per key. Callers of different keys run at
+// the same time, callers of one key wait for the first; a computation that
+// fails (or ends its test) keeps nothing, and the next caller tries again.
+type onceEach[V any] struct {
+	mu sync.Mutex
+	m  map[string]*onceEntry[V]
 }
+
+type onceEntry[V any] struct {
+	mu   sync.Mutex
+	done bool
+	v    V
+}
+
+func (o *onceEach[V]) get(key string, compute func() (V, error)) (V, error) {
+	o.mu.Lock()
+	e := o.m[key]
+	if e == nil {
+		if o.m == nil {
+			o.m = map[string]*onceEntry[V]{}
+		}
+		e = &onceEntry[V]{}
+		o.m[key] = e
+	}
+	o.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.done {
+		v, err := compute()
+		if err != nil {
+			return v, err
+		}
+		e.v, e.done = v, true
+	}
+	return e.v, nil
+}
+
+var (
+	// recordings holds the paths of the recordings several tests read
+	// (read only), by name.
+	recordings onceEach[string]
+	// sharedDir is the folder they are written to.
+	sharedDir struct {
+		once sync.Once
+		path string
+		err  error
+	}
+)
 
 // recordOnce returns the path of the named recording, making it with make
 // (given the path to write) the first time.
-func recordOnce(t testing.TB, name string, make func(path string)) string {
+func recordOnce(t testing.TB, name string, make func(path string) error) string {
 	t.Helper()
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if p, ok := shared.paths[name]; ok {
-		return p
+	p, err := recording(name, make)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if shared.dir == "" {
-		dir, err := os.MkdirTemp("", "jfrrec")
-		if err != nil {
-			t.Fatal(err)
-		}
-		shared.dir, shared.paths = dir, map[string]string{}
-	}
-	p := filepath.Join(shared.dir, name)
-	make(p)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the JVM wrote no %s: %v", name, err)
-	}
-	shared.paths[name] = p
 	return p
+}
+
+// recording is recordOnce for callers off the test's goroutine.
+func recording(name string, make func(path string) error) (string, error) {
+	return recordings.get(name, func() (string, error) {
+		sharedDir.once.Do(func() { sharedDir.path, sharedDir.err = os.MkdirTemp("", "jfrrec") })
+		if sharedDir.err != nil {
+			return "", sharedDir.err
+		}
+		p := filepath.Join(sharedDir.path, name)
+		if err := make(p); err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("the JVM wrote no %s: %v", name, err)
+		}
+		return p, nil
+	})
 }
 
 // tlabSettings writes a copy of the JDK's profile.jfc that also enables
 // jdk.ObjectAllocationInNewTLAB and jdk.ObjectAllocationOutsideTLAB (both
 // off in the JDK's own settings files).
-func tlabSettings(t testing.TB, dir string) string {
-	t.Helper()
-	_, java, _ := jdk(t)
+// The error of a JDK without the file wraps fs.ErrNotExist.
+func tlabSettings(dir string) (string, error) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return "", err
+	}
 	real, err := filepath.EvalSymlinks(java)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	src := filepath.Join(filepath.Dir(filepath.Dir(real)), "lib", "jfr", "profile.jfc")
 	b, err := os.ReadFile(src)
 	if err != nil {
-		t.Skipf("no JDK settings file: %v", err)
+		return "", fmt.Errorf("no JDK settings file: %w", err)
 	}
 	re := regexp.MustCompile(`(<event name="jdk\.ObjectAllocation(?:InNew|Outside)TLAB">\s*<setting name="enabled"[^>]*>)false`)
 	if n := len(re.FindAllIndex(b, -1)); n != 2 {
-		t.Fatalf("%s: %d TLAB events' enabled settings found, want 2", src, n)
+		return "", fmt.Errorf("%s: %d TLAB events' enabled settings found, want 2", src, n)
 	}
 	out := filepath.Join(dir, "tlab.jfc")
-	if err := os.WriteFile(out, re.ReplaceAll(b, []byte("${1}true")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, os.WriteFile(out, re.ReplaceAll(b, []byte("${1}true")), 0o644)
 }
 
 // shapesRecording is testdata/Shapes.java recorded with profile.jfc plus
 // the TLAB events: async-profiler's event types written by the JDK, and
 // the JDK's own allocation, GC-phase and safepoint events.
 func shapesRecording(t testing.TB) string {
-	return recordOnce(t, "shapes.jfr", func(path string) {
-		settings := tlabSettings(t, filepath.Dir(path))
-		runClass(t, []string{"-XX:StartFlightRecording=filename=" + path + ",settings=" + settings}, "Shapes", nil)
-	})
+	t.Helper()
+	jdk(t)
+	p, err := recording("shapes.jfr", recordShapes)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func recordShapes(path string) error {
+	settings, err := tlabSettings(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return runJava([]string{"-XX:StartFlightRecording=filename=" + path + ",settings=" + settings}, "Shapes", nil)
 }
 
 // TestAsyncProfilerShapes: every event type Shapes commits, and the JDK's
@@ -96,6 +169,7 @@ func shapesRecording(t testing.TB) string {
 // them; wall-clock samples of the sleeping thread are not cpu, those of
 // the running thread are.
 func TestAsyncProfilerShapes(t *testing.T) {
+	t.Parallel()
 	path := shapesRecording(t)
 	p := compareWithJDK(t, path, false)
 	for _, typ := range []string{wallSamplesType, "alloc-in-new-tlab", "alloc-outside-tlab", "live", "malloc", "native-lock", "gc-phase-pause", "safepoint", "gc-pause"} {
@@ -178,6 +252,7 @@ func TestIntervals(t *testing.T) {
 // --wall 20ms writes it), wall is nanoseconds: each sample's count times
 // the interval, per stack the same as wall-samples without it.
 func TestWallInterval(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(shapesRecording(t))
 	if err != nil {
 		t.Fatal(err)
