@@ -183,10 +183,11 @@ func TestDemanglePerfScript(t *testing.T) {
 		{"v0", "rustc", "demangle.rs", []string{"-C", "force-frame-pointers=yes", "-C", "symbol-mangling-version=v0"}, []string{"demangle::compute", "<demangle::shapes::Thing<u64>>::double"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			bin := buildNative(t, filepath.Join(dir, c.name), c.compiler, c.src, c.args...)
 			data := filepath.Join(dir, "perf.data")
-			if out, err := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-g", "-o", data, bin, "run").CombinedOutput(); err != nil {
+			if out, err := perfRecord(perf, "-q", "-e", "cpu-clock", "-g", "-o", data, bin, "run"); err != nil {
 				t.Skipf("perf record cannot record here: %v: %s", err, out)
 			}
 			mangled, byPerf := perfFrames(t, perf, data, c.name, "--no-demangle"), perfFrames(t, perf, data, c.name)

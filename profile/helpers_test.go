@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,3 +228,16 @@ func (b pbw) bytes(field int, v []byte) pbw {
 func (b pbw) str(field int, s string) pbw { return b.bytes(field, []byte(s)) }
 
 func (b pbw) msg(field int, m pbw) pbw { return b.bytes(field, m) }
+
+// perfRecord runs perf record with args, first with --no-bpf-event and -N:
+// perf's BPF side-band costs about 0.8 s of waiting a recording (perf 6.1;
+// the programs recorded load no BPF), and -N copies no binary into
+// ~/.debug. A perf that does not know them records without them.
+func perfRecord(perf string, args ...string) ([]byte, error) {
+	quick := append([]string{"record", "--no-bpf-event", "-N"}, args...)
+	out, err := exec.Command(perf, quick...).CombinedOutput()
+	if err != nil && bytes.Contains(out, []byte("unknown option")) {
+		out, err = exec.Command(perf, append([]string{"record"}, args...)...).CombinedOutput()
+	}
+	return out, err
+}
