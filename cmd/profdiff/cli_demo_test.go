@@ -47,7 +47,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 		t.Skip("runs the JSON server twice")
 	}
 	dir := t.TempDir()
-	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--out", dir)
+	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--out", dir)
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}

@@ -19,7 +19,7 @@ func TestWorkloadJSONHTML(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out, stderr, code := profdiff(t, "", "workload", "json", "--cores", "1,2", "--duration", "1s", "--warmup", "0s", "--connections", "16",
-		"--project", "4", "--format", "html", "--out", dir)
+		"--project", "4", "--perf=false", "--format", "html", "--out", dir)
 	page := filepath.Join(dir, "cores-2", "diff-vs-cores-1.html")
 	fromCWD := checkDiffPage(t, page, stderr, code)
 	for _, want := range []string{"<svg", "Requests/s by cores", "Efficiency per core", `class="point peak"`, "Projected requests/s by cores (a projection, not a measurement)", "PROJECTION",
@@ -66,7 +66,7 @@ func TestWorkloadWasmHTML(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out, stderr, code := profdiff(t, "", "workload", "wasm", "--mode", "loop", "--keep-resident", "0,256KiB", "--pages", "4", "--touch", "128KiB",
-		"--duration", "1s", "--warmup", "200ms", "--cores", "2", "--format", "html", "--out", dir)
+		"--duration", "1s", "--warmup", "200ms", "--cores", "2", "--perf=false", "--format", "html", "--out", dir)
 	page := filepath.Join(dir, "loop-keep-256KiB", "diff-vs-loop-keep-0.html")
 	fromCWD := checkDiffPage(t, page, stderr, code)
 	for _, want := range []string{"CPU per request by keep-resident", "Requests/s by keep-resident", `<a href="` + fromCWD + `"><rect class="bar"`} {
