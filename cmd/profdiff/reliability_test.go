@@ -42,7 +42,7 @@ func runMeasured(t *testing.T, dir string, args ...string) (string, int, time.Du
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	code := waitMeasured(t, cmd)
+	code := waitExit(t, cmd)
 	var kb, cpuNS int64
 	b, err := os.ReadFile(rssFile)
 	if err == nil {
@@ -52,35 +52,6 @@ func runMeasured(t *testing.T, dir string, args ...string) (string, int, time.Du
 		t.Skipf("no peak memory or CPU time of the measured profdiff (%v)", err)
 	}
 	return stderr.String(), code, time.Duration(cpuNS), kb * 1024 // Linux: KiB
-}
-
-// waitMeasured waits for a measured profdiff to exit and returns its exit
-// status. What it did is the verdict, not how long it took on a machine
-// that may be busy: it waits until shortly before the test binary's own
-// -timeout (10 minutes without one), and only then kills it and fails.
-func waitMeasured(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	limit := 10 * time.Minute
-	if d, ok := t.Deadline(); ok {
-		limit = time.Until(d) * 9 / 10
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatal(err)
-		}
-		return cmd.ProcessState.ExitCode()
-	case <-timer.C:
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("profdiff %s was still running after %v (the test binary's -timeout is near); killed", strings.Join(cmd.Args[1:], " "), limit.Round(time.Second))
-	}
-	return -1
 }
 
 // launchEnv makes the test binary a launcher (runLauncherIfAsked): the
