@@ -236,6 +236,18 @@ func TestFleetErrors(t *testing.T) {
 	}
 }
 
+// An answer past --max-size is one line naming the limit, and the command
+// says how to raise it (the library names no flag).
+func TestFleetAnswerPastTheLimit(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	base := pyroscopeFleet(t, &fleettest.Pyroscope{}, t0, 1, dir)
+	_, stderr, code := profdiff(t, "", "top", "--max-size", "64B", pyroSource(base, "v2", t0, t0.Add(time.Hour), ""))
+	if want := "the answer is larger than the 64-byte limit (raise it with --max-size)"; code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "--max-size") != 1 {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, want)
+	}
+}
+
 // profdiff sources lists a server's types and labels.
 func TestSourcesCommand(t *testing.T) {
 	dir := t.TempDir()

@@ -13,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
 // Options control requests to a server. The zero value is usable.
@@ -218,7 +220,9 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 		return nil, fmt.Errorf("%s %s: reading the answer: %v", method, path, err)
 	}
 	if int64(len(b)) > c.maxSize {
-		return nil, fmt.Errorf("%s %s: the answer is larger than the %d-byte limit (--max-size)", method, path, c.maxSize)
+		// Marked as profile.ErrTooLarge is: the caller says how to raise
+		// the limit.
+		return nil, loaderr.Mark(loaderr.TooLarge, fmt.Errorf("%s %s: the answer is larger than the %d-byte limit", method, path, c.maxSize))
 	}
 	return b, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/fleet/fleettest"
 )
@@ -261,7 +262,7 @@ func TestFetchParcaGateway(t *testing.T) {
 		t.Errorf("bad query: %v", err)
 	}
 	_, err = fleet.Fetch(ctx, parca(`x:a:b:c:d:delta{}`), fleet.Options{MaxSize: 10})
-	if err == nil || !strings.Contains(err.Error(), "larger than the 10-byte limit") {
+	if !errors.Is(err, profile.ErrTooLarge) || !strings.Contains(err.Error(), "larger than the 10-byte limit") || strings.Contains(err.Error(), "--") {
 		t.Errorf("size limit: %v", err)
 	}
 }
