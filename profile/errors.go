@@ -1,6 +1,10 @@
 package profile
 
-import "github.com/profdiff/profdiff/profile/internal/loaderr"
+import (
+	"errors"
+
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
+)
 
 // Sentinel errors: a load failure wraps one of these (test with errors.Is),
 // so callers decide by kind of failure, never by an error's text. The
@@ -23,6 +27,11 @@ var (
 	// add how to raise it.
 	ErrTooLarge = loaderr.TooLarge
 )
+
+// ErrProfilerOnly marks the ErrEmpty of a profile whose every sample is of
+// the profiler's own goroutines, dropped unless Options.KeepProfiler asks
+// to keep them; commands say how to keep them.
+var ErrProfilerOnly = errors.New("every sample is of the profiler's own goroutines")
 
 // mark returns err as a failure of the given kind (one of the sentinels)
 // with its message unchanged.

@@ -196,7 +196,7 @@ func loaded(l *Loaded, err error, opts Options) (*Loaded, error) {
 		had := len(l.Profile.Sample)
 		l.Dropped = DropProfilerSamples(l.Profile)
 		if had > 0 && len(l.Profile.Sample) == 0 {
-			err := &Error{l.Source, mark(ErrEmpty, fmt.Errorf("every sample (%d) is of the profiler's own goroutines, which are dropped unless kept", had))}
+			err := &Error{l.Source, mark(ErrEmpty, mark(ErrProfilerOnly, fmt.Errorf("every sample (%d) is of the profiler's own goroutines, which are dropped unless kept", had)))}
 			if !opts.AllowEmpty {
 				return nil, err
 			}

@@ -473,6 +473,27 @@ func TestLoadDropsProfilerSamples(t *testing.T) {
 	}
 }
 
+// A profile of nothing but the profiler's own goroutines is empty once
+// they are dropped: ErrEmpty, marked ErrProfilerOnly so that a caller can
+// say how to keep them without reading the message.
+func TestLoadProfilerOnly(t *testing.T) {
+	p := noisyProfile()
+	p.Sample = p.Sample[:2]
+	path := writeTemp(t, "wall.pb.gz", encodeT(t, p, true))
+	_, err := loadT(t, path, Options{})
+	checkError(t, err, path, "every sample (2) is of the profiler's own goroutines")
+	if !errors.Is(err, ErrEmpty) || !errors.Is(err, ErrProfilerOnly) || strings.Contains(err.Error(), "--") {
+		t.Errorf("%v: want ErrEmpty and ErrProfilerOnly, and no CLI flag named", err)
+	}
+	mustLoad(t, path, Options{KeepProfiler: true})
+	// Another empty profile is not the profiler's.
+	p.Sample = nil
+	path = writeTemp(t, "none.pb.gz", encodeT(t, p, true))
+	if _, err := loadT(t, path, Options{}); !errors.Is(err, ErrEmpty) || errors.Is(err, ErrProfilerOnly) {
+		t.Errorf("no samples: %v, want ErrEmpty alone", err)
+	}
+}
+
 // noisyProfile is an fgprof-like profile with two profiler-own samples (the
 // fgprof sampler, the runtime/pprof profile writer) and two user samples, one
 // of which runs under runtime/pprof.Do.

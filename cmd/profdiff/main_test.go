@@ -241,3 +241,27 @@ func TestRefusedProfileExits2(t *testing.T) {
 		}
 	}
 }
+
+// A profile of nothing but the profiler's own goroutines (here fgprof's
+// sampler, as a wall-clock profile of an idle program holds) is refused,
+// exit 2, and the command says how to keep them; with --keep-profiler it
+// loads.
+func TestProfilerOnlyProfile(t *testing.T) {
+	fn := &pprofile.Function{ID: 1, Name: "github.com/felixge/fgprof.Start.func1"}
+	loc := &pprofile.Location{ID: 1, Line: []pprofile.Line{{Function: fn}}}
+	p := &pprofile.Profile{
+		SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "time", Unit: "nanoseconds"}},
+		PeriodType: &pprofile.ValueType{Type: "wallclock", Unit: "nanoseconds"}, Period: 10_000_000,
+		Sample:   []*pprofile.Sample{{Location: []*pprofile.Location{loc}, Value: []int64{10, 100_000_000}}},
+		Location: []*pprofile.Location{loc}, Function: []*pprofile.Function{fn},
+	}
+	path := filepath.Join(t.TempDir(), "wall.pb.gz")
+	writePprofFile(t, path, p)
+	_, stderr, code := profdiff(t, "", "top", path)
+	if want := path + ": every sample (1) is of the profiler's own goroutines, which are dropped unless kept (--keep-profiler keeps them)"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	if _, stderr, code := profdiff(t, "", "top", "--keep-profiler", path); code != 0 {
+		t.Errorf("--keep-profiler: exit %d, stderr %q", code, stderr)
+	}
+}

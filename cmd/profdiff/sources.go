@@ -331,7 +331,7 @@ func loadHint(err error) error {
 		return &hinted{msg: err.Error() + "; or take them all at once with profdiff capture " + pe.Source, err: err}
 	case errors.As(err, &st):
 		return &hinted{msg: st.Message("pick a shared one with --sample-index"), err: err}
-	case errors.Is(err, profile.ErrEmpty) && strings.Contains(err.Error(), "profiler's own goroutines"):
+	case errors.Is(err, profile.ErrProfilerOnly):
 		return fmt.Errorf("%w (--keep-profiler keeps them)", err)
 	}
 	return err
