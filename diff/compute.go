@@ -210,8 +210,7 @@ func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []Me
 // every swap. Where top is small beside the rows (the table's 20 of the
 // 200k pair's 12,600), the first top are picked in one pass, each row
 // compared with the last of those kept so far, and only they are
-// sorted: the serial part of the pair's results spent 15 ms sorting
-// every row for the table's 20.
+// sorted, not every row for the table's 20.
 func sortRows(rows []MethodRow, n Normalize, top int) []MethodRow {
 	keys := make([]float64, len(rows))
 	for i := range rows {

@@ -59,10 +59,10 @@ type Rule struct {
 // it is first asked for (sync.OnceValue: walks of several profiles may
 // ask at once): most rules' regexps never run, the literal pre-filter in
 // Match ruling them out for every name of a profile, and compiling the
-// built-in packs' 80 patterns up front was most of a command's start
-// (1.6 ms warm, about 3 ms in a fresh process). ParseRules has parsed the
-// pattern, and regexp.Compile fails only where syntax.Parse does. A rule
-// made by hand, without ParseRules, compiles it at each call.
+// built-in packs' 80 patterns up front would be most of a command's
+// start. ParseRules has parsed the pattern, and regexp.Compile fails only
+// where syntax.Parse does. A rule made by hand, without ParseRules,
+// compiles it at each call.
 func (r *Rule) regexp() *regexp.Regexp {
 	if r.re == nil {
 		return regexp.MustCompile(r.Pattern)

@@ -124,8 +124,7 @@ const VerdictLeaders = 3
 //
 // A shard, which walks one side, sums that side alone (oneSide: dec1 and
 // call1), half the memory a sample's two sums touch: they are two
-// random loads a sample, and with both sides' room the 200k pair's walks
-// spent some 10% of their time waiting on them.
+// random loads a sample, which the walk waits on.
 type leadTally struct {
 	dec, call   [NumBuckets][][2]float64
 	oneSide     bool

@@ -18,10 +18,8 @@
 // round runs profdiff, then each floor, once, and the tables show each
 // one's fastest run. On a shared machine whose speed drifts by a quarter
 // from one minute to the next, timing all of profdiff's runs and then all
-// of the floor's made their ratio the drift's (2026-12-03: the pair 0.64 s
-// against a floor of 0.21 s measured a few minutes apart, 3.1x; 0.50 s
-// against 0.28 s in one minute, 1.8x). pprof, one run of half a minute,
-// is timed after them.
+// of the floor's would make their ratio the drift's. pprof, one run of
+// half a minute, is timed after them.
 //
 // and prints Markdown tables with the ratios (pprof / profdiff, profdiff /
 // floor), then one PASS or FAIL line per target of the performance issue,
@@ -93,35 +91,8 @@
 // the 1M profile in at most 3 s and 400 MB; the gate of 200 vs 200 1-MB
 // profiles in at most 10 s and 200 MB.
 //
-// Measured: the "before" (today's profdiff, main at 9aca7c6), one run of
-// the full report, best of 1, on this project's 2-CPU machine while other
-// builds and tests kept its load average at 10-15. Wall time there mostly
-// measures the load (the issue measured 0.90 s for the 200k diff on a
-// quieter machine, here it took 17 s); read the ratios, both sides timed
-// in the same run, and user+sys:
-//
-//	stacks  profdiff diff           pprof -top -diff_base    floor (klauspost)  profdiff/floor  pprof/profdiff
-//	        wall     cpu    RSS     wall     cpu     RSS     wall    cpu        wall    cpu     wall  cpu   RSS
-//	25k      4.54 s  1.57 s  78 MiB  13.15 s  5.59 s 163 MiB 0.30 s  0.14 s     14.9x  11.4x    2.9x  3.6x  2.1x
-//	50k      4.52 s  1.98 s 101 MiB  23.13 s 11.75 s 301 MiB 0.28 s  0.20 s     16.0x   9.8x    5.1x  5.9x  3.0x
-//	100k     4.70 s  3.41 s 152 MiB  66.27 s 27.16 s 593 MiB 0.76 s  0.23 s      6.2x  15.0x   14.1x  8.0x  3.9x
-//	200k    17.06 s  6.49 s 231 MiB 131.45 s 55.35 s 854 MiB 0.78 s  0.40 s     22.0x  16.1x    7.7x  8.5x  3.7x
-//	1M      62.63 s 24.49 s 838 MiB  (skipped)               3.18 s  1.65 s     19.7x  14.8x
-//
-//	profdiff top, 1M stacks (61 MB gzipped, 85 MB raw):  35.45 s, 13.54 s cpu, 822 MiB; floor 3.21 s: 11.0x
-//	gate 200 vs 200, 14,000 stacks (1.94 MB each):      304.43 s, 164.64 s cpu, 71 MiB; floor 31.21 s: 9.8x
-//	gate 200 vs 200, 4,000 stacks (1.00 MB each):       287.51 s, 114.85 s cpu, 46 MiB; floor 13.24 s: 21.7x
-//
-// The 14,000-stack gate is the full run's, from before -gate-stacks
-// became 4000; the 4,000-stack gate is from a second run, `-stacks 200000
-// -skip-pprof -gate-profiles 200`, which generated its 400 files in 239 s.
-// github.com/klauspost/compress/gzip inflated faster than compress/gzip in
-// every row (the 200k pair: 0.78 s against 1.25 s; the 1M pair: 3.18 s
-// against 3.85 s), so it is the floor. Targets: 1 of 8 met, the gate's
-// peak RSS. The 200k pair's peak RSS is 231 MiB where benchcmp
-// before the floor said 347 MiB in a run the same day: it charged
-// profdiff with benchcmp's own peak (see spawnEnv). A second run of the 200k pair alone: 5.62 s wall, 4.67 s
-// cpu, 235 MiB; floor 0.69 s (klauspost) and 1.06 s (compress/gzip).
+// Its results, and the history of them, are in cmd/profdiff/README.md
+// (Speed).
 package main
 
 import (

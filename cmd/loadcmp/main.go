@@ -34,13 +34,7 @@
 //	go run ./cmd/loadcmp -variant global-lock   # another jsonserver variant
 //	go run ./cmd/loadcmp -only loadgen -cpuprofile lg.prof   # profile the generator
 //
-// Measured on a 2-CPU VM (Go 1.26.8, wrk 4.1.0, the default engine, 7
-// rounds of 3s, one run; the medians use the quiet rounds: 5, 5 and 1 of
-// 7): loadgen reached 100.6% of wrk's requests/s at C=64, 103.9% at C=128
-// and 100.3% at C=256 (per quiet round 96-143%; in noisy rounds 85-173%),
-// at 6-11% less CPU per 2xx response than wrk. Again on 2026-12-03, 5
-// rounds of 3s (-c 64,128,256 -d 3s -rounds 5), all quiet: 103.8%, 105.3%
-// and 104.8% (per round 92-119%), at 11-12% less CPU per 2xx response.
+// Its results are in workloads/README.md (Checked against wrk).
 //
 // The exit status is 0 when every C reached the target, 1 when one did not,
 // and 2 on errors (wrk missing, server not starting) or when interrupted

@@ -40,7 +40,8 @@
 // The child enables the mutex and block profiles, which are off by default
 // in Go: runtime.SetMutexProfileFraction(DefaultMutexFraction) and
 // runtime.SetBlockProfileRate(DefaultBlockRate); Spec overrides them. See
-// those constants for the reasoning and the measured overhead.
+// those constants for the reasoning, and workloads/README.md for the
+// measured overhead.
 //
 // # Workloads
 //
@@ -114,12 +115,10 @@ type Spec struct {
 	BlockRate     int
 }
 
-// Default profile rates set in the child. Measured on a 2-CPU machine,
-// global-lock at GOMAXPROCS 2 under 128 loopback connections, 4 runs each
-// (run-to-run spread about ±10%): both profiles off, 34.8k requests/s and
-// 33.4 µs of server CPU per request; these defaults, 36.3k and 34.7 µs;
-// both at rate 1, 33.6k and 37.5 µs. The defaults' cost is below what such
-// runs resolve; rate 1 costs about a tenth more CPU per request.
+// Default profile rates set in the child. Their cost is below what runs
+// on a 2-CPU machine resolve (run-to-run spread about ±10%); both profiles
+// at rate 1 cost about a tenth more CPU per request. The measurements are
+// in workloads/README.md (The server as a child process).
 const (
 	// DefaultMutexFraction: on average 1 in 10 contention events is
 	// recorded (runtime.SetMutexProfileFraction(10)). A recorded event

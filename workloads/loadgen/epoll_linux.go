@@ -512,9 +512,9 @@ func epollWaitRaw(ep int, events []syscall.EpollEvent, msec int) (int, error) {
 
 // sysRead and sysWrite are read and write on a loop's non-blocking socket.
 // In Dedicated mode they are raw system calls, as epoll_wait is there (see
-// epollWaitRaw): a non-blocking socket never blocks, the loop keeps its P
-// anyway, and the runtime's entersyscall and exitsyscall around each call
-// were 5% of the loop's CPU.
+// epollWaitRaw): a non-blocking socket never blocks and the loop keeps its
+// P anyway, so the runtime's entersyscall and exitsyscall around each call
+// would be cost for nothing.
 func (l *loop) sysRead(fd int, b []byte) (int, error) {
 	if !l.r.dedicated {
 		return syscall.Read(fd, b)

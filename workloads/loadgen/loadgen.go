@@ -26,11 +26,11 @@
 //     timeout. It costs more CPU per request (the runtime's netpoller, an
 //     extra read that finds no data, goroutine wake-ups).
 //
-// On 2 CPUs shared with a Go net/http JSON server, the generator's own CPU
-// per 2xx response was 17-18.5µs (epoll, Dedicated) against wrk's 18-20µs
-// in the same run, and the goroutines engine's 0-8% above wrk's in a run
-// on the loaded machine; cmd/loadcmp compares requests/s with wrk's
-// (target: 95% of wrk's; measured 100-104% at 64-256 connections).
+// On 2 CPUs shared with a Go net/http JSON server, the epoll engine in
+// Dedicated mode spends a little less of the generator's own CPU per 2xx
+// response than wrk, and the goroutines engine as much or a little more.
+// cmd/loadcmp compares requests/s with wrk's (target: 95% of wrk's); its
+// measurements are in workloads/README.md (Checked against wrk).
 //
 // What is counted (Report):
 //   - requests/s counts only 2xx responses. Non-2xx responses are counted by
