@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/profdiff/profdiff/profile/inflate"
 )
 
 // Containers are layers in front of any format: gzip (up to two layers, as
@@ -56,7 +58,7 @@ func readSized(r io.Reader, maxSize, size int64, trusted bool) ([]byte, error) {
 	}
 	first := int64(0)
 	if !trusted {
-		first = firstFloor
+		first = inflate.FirstSize(0)
 	}
 	data, err := readAll(r, maxSize, size, first)
 	switch {
@@ -127,7 +129,7 @@ func gunzip(data []byte, maxSize int64) ([]byte, error) {
 	if err != nil {
 		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip header: %v", err))
 	}
-	out, err := readAll(zr, maxSize, gzipSize(data), plausible(int64(len(data))))
+	out, err := readAll(zr, maxSize, gzipSize(data), inflate.FirstSize(int64(len(data))))
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, mark(ErrTooLarge, fmt.Errorf("gzip stream expands past the %s limit", FormatSize(maxSize)))
@@ -183,7 +185,7 @@ func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
 		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: %v", f.Name, err))
 	}
 	defer rc.Close()
-	out, err := readAll(rc, maxSize, int64(f.UncompressedSize64), plausible(int64(f.CompressedSize64)))
+	out, err := readAll(rc, maxSize, int64(f.UncompressedSize64), inflate.FirstSize(int64(f.CompressedSize64)))
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, f.Name, mark(ErrTooLarge, fmt.Errorf("zip member %s expands past the %s limit", f.Name, FormatSize(maxSize)))
@@ -211,23 +213,16 @@ func zipHolds(files []*zip.File) string {
 }
 
 // The first buffer readAll makes on an untrusted hint holds at most
-// firstRatio times the compressed input (gzipped pprof expands 1.5-3.5
-// times, so its hint is taken whole) and at least firstFloor; each
-// growth after that moves towards the hint by growRatio times the bytes
-// that really arrived, and to the hint itself once it is within
-// growRatio² of them. A right hint thus costs one buffer, or two for text
-// that compresses 30 times, and a lying one (a truncated file's last four
-// bytes, a crafted trailer, a false Content-Length) costs at most
-// growRatio² times the data that arrived, never what the lie says.
-const (
-	firstRatio = 4
-	firstFloor = 64 << 10
-	growRatio  = 4
-)
-
-// plausible is the most readAll's first buffer holds for compressed
-// input of n bytes.
-func plausible(n int64) int64 { return max(n, 0)*firstRatio + firstFloor }
+// inflate.FirstSize of the compressed input (gzipped pprof expands 1.5-3.5
+// times, so its hint is taken whole); each growth after that moves
+// towards the hint by growRatio times the bytes that really arrived, and
+// to the hint itself once it is within growRatio² of them. A right hint
+// thus costs one buffer, or two for text that compresses 30 times, and a
+// lying one (a truncated file's last four bytes, a crafted trailer, a
+// false Content-Length) costs at most growRatio² times the data that
+// arrived, never what the lie says. (package inflate, which decodes again
+// rather than copying, takes larger steps.)
+const growRatio = 4
 
 // errPastLimit is readAll's error for a reader with more than the limit.
 var errPastLimit = errors.New("past the size limit")

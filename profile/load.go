@@ -292,7 +292,7 @@ func inflateWhole(r io.Reader, maxSize, compressed, hint int64) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	out, err := readAll(zr, maxSize, hint, plausible(compressed))
+	out, err := readAll(zr, maxSize, hint, inflate.FirstSize(compressed))
 	if err != nil {
 		return nil, false
 	}

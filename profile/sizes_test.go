@@ -17,6 +17,8 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/inflate"
 )
 
 // The tests of this file hold the loader to one rule: no size that input
@@ -268,7 +270,7 @@ func TestGzipRightHintHeldOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out []byte
-	got := allocated(func() { out, err = readAll(zr, 1<<30, gzipSize(gz), plausible(int64(len(gz)))) })
+	got := allocated(func() { out, err = readAll(zr, 1<<30, gzipSize(gz), inflate.FirstSize(int64(len(gz)))) })
 	if err != nil || !bytes.Equal(out, raw.Bytes()) {
 		t.Fatalf("read %d of %d bytes: %v", len(out), raw.Len(), err)
 	}

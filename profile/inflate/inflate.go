@@ -72,6 +72,13 @@ const (
 	growRatio  = 8
 )
 
+// FirstSize is the most a first buffer holds for compressed bytes whose
+// announced size the data has not yet borne out: what they give at
+// firstRatio, and at least firstFloor. Package profile's streaming
+// readers start from it too, so a trailer, a zip directory or a
+// Content-Length is believed only as far as this one.
+func FirstSize(compressed int64) int64 { return max(compressed, 0)*firstRatio + firstFloor }
+
 // nextSize is the buffer after one of c bytes that the stream filled,
 // towards the trailer's size: growRatio times larger, or the size itself
 // once that step would leave it less than growRatio times further. So
@@ -107,7 +114,7 @@ func Gunzip(src []byte, maxSize int64) (out []byte, err error) {
 	if maxSize > 0 && size > maxSize || size > int64(len(body))*maxRatio {
 		return nil, ErrNotHandled
 	}
-	c := min(size, int64(len(body))*firstRatio+firstFloor)
+	c := min(size, FirstSize(int64(len(body))))
 	for {
 		buf := make([]byte, c+slack)
 		n, used, err := inflate(buf, c, body)
