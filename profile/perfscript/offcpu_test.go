@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -96,13 +95,9 @@ func recordIn(dir, bin string, prog, record []string) (offcpuRun, string, error)
 
 // shared holds the recordings that several tests read: each is made once
 // per test binary, by the first test that asks for it.
-var shared struct {
-	sync.Mutex
-	m map[string]*sharedRun
-}
+var shared onceMap[sharedRun]
 
 type sharedRun struct {
-	once sync.Once
 	run  offcpuRun
 	skip string
 	err  error
@@ -114,17 +109,7 @@ func sharedOffCPU(t *testing.T, prog []string, record ...string) offcpuRun {
 	t.Helper()
 	bin := buildOffCPU(t)
 	key := strings.Join(prog, " ") + "\x00" + strings.Join(record, " ")
-	shared.Lock()
-	if shared.m == nil {
-		shared.m = map[string]*sharedRun{}
-	}
-	r := shared.m[key]
-	if r == nil {
-		r = &sharedRun{}
-		shared.m[key] = r
-	}
-	shared.Unlock()
-	r.once.Do(func() {
+	r := shared.get(key, func(r *sharedRun) {
 		dir, err := os.MkdirTemp(testDir, "rec")
 		if err != nil {
 			r.err = err

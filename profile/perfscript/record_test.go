@@ -64,15 +64,40 @@ func perfScript(t *testing.T, data string, opts ...string) string {
 	return string(out)
 }
 
-// built caches the test programs compiled for this test binary, keyed by
-// the compiler and its arguments: each is compiled once and only read.
-var built struct {
-	sync.Mutex
-	m map[string]*buildResult
+// onceMap holds what tests share by key (built programs, recordings):
+// each value is made once per test binary, by the first test that asks,
+// and only read after.
+type onceMap[T any] struct {
+	mu sync.Mutex
+	m  map[string]*onceEntry[T]
 }
 
-type buildResult struct {
+type onceEntry[T any] struct {
 	once sync.Once
+	v    T
+}
+
+// get returns key's entry, made by fill the first time it is asked for.
+func (o *onceMap[T]) get(key string, fill func(*T)) *T {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = map[string]*onceEntry[T]{}
+	}
+	e := o.m[key]
+	if e == nil {
+		e = &onceEntry[T]{}
+		o.m[key] = e
+	}
+	o.mu.Unlock()
+	e.once.Do(func() { fill(&e.v) })
+	return &e.v
+}
+
+// built holds the test programs compiled for this test binary, keyed by
+// the compiler and its arguments.
+var built onceMap[buildResult]
+
+type buildResult struct {
 	bin  string
 	skip string // why the program could not be built
 }
@@ -82,18 +107,7 @@ type buildResult struct {
 // the binary, skipping the test where the compiler is missing or fails.
 func buildOnce(t *testing.T, compiler string, args ...string) string {
 	t.Helper()
-	key := compiler + "\x00" + strings.Join(args, "\x00")
-	built.Lock()
-	if built.m == nil {
-		built.m = map[string]*buildResult{}
-	}
-	r := built.m[key]
-	if r == nil {
-		r = &buildResult{}
-		built.m[key] = r
-	}
-	built.Unlock()
-	r.once.Do(func() {
+	r := built.get(compiler+"\x00"+strings.Join(args, "\x00"), func(r *buildResult) {
 		if _, err := exec.LookPath(compiler); err != nil {
 			r.skip = compiler + " is not installed"
 			return
