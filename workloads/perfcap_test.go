@@ -25,6 +25,28 @@ func TestRunRecordsPerf(t *testing.T) {
 	if st := capture.ProbePerf(); st.Err != nil {
 		t.Skipf("perf cannot record here: %v", st.Err)
 	}
+	// The server's share of the CPU is what a busy machine takes away: a
+	// recording whose samples miss the network stack (seen once with the
+	// whole suite running beside it) is made again, three times at most.
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		samples, kernel := recordPerfRun(t)
+		if kernel {
+			return
+		}
+		if attempt == attempts {
+			t.Errorf("no kernel TCP frame in the server's perf recording, %d recordings (the last of %d samples)", attempts, samples)
+			return
+		}
+		t.Logf("recording %d: %d samples, none in a kernel TCP frame; recording again", attempt, samples)
+	}
+}
+
+// recordPerfRun runs the JSON server with perf, checks the capture's perf
+// entry and that profdiff loads it as a CPU profile, and returns the
+// profile's samples and whether one is in a kernel TCP function.
+func recordPerfRun(t *testing.T) (samples int, kernel bool) {
+	t.Helper()
 	res := runJSON(t, "baseline", 1, true)
 	f, ok := res.Manifest.File(capture.PerfKind)
 	if !ok {
@@ -43,7 +65,6 @@ func TestRunRecordsPerf(t *testing.T) {
 	if l.Kind != profile.KindCPU {
 		t.Errorf("perf text loaded as kind %s", l.Kind)
 	}
-	kernel := false
 	for _, s := range l.Profile.Sample {
 		for _, loc := range s.Location {
 			for _, ln := range loc.Line {
@@ -53,7 +74,5 @@ func TestRunRecordsPerf(t *testing.T) {
 			}
 		}
 	}
-	if !kernel {
-		t.Error("no kernel TCP frame in the server's perf recording")
-	}
+	return len(l.Profile.Sample), kernel
 }
