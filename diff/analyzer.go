@@ -65,8 +65,9 @@ type Options struct {
 	// scheduler), ByFrame otherwise (Analysis.ByDefault then says so).
 	By        By
 	Normalize Normalize // the measure rows are sorted and noted by
-	// Peek selects frames (methods, by display name) whose inclusive
-	// values, callers and callees Result.Peek lists (see PeekRow).
+	// Peek selects frames, by the name each has in its profile (module
+	// prefix removed), whose methods' inclusive values, callers and
+	// callees Result.Peek lists (see PeekRow).
 	Peek   *regexp.Regexp
 	Top    int            // method rows kept (0 = 20, <0 = all)
 	Focus  *regexp.Regexp // keep only samples with a frame matching
@@ -128,6 +129,8 @@ func (s Side) String() string {
 type spelling struct {
 	name   string
 	method int32
+	filter int8 // 0 unknown, else its FilterClass (keep)
+	peek   int8 // 0 unknown, 1 Options.Peek matches it, 2 not (peekTable)
 }
 
 // method is one interned method (normalized frame name) with its per-side
@@ -136,7 +139,6 @@ type method struct {
 	name    string // display name: the first raw name seen, module prefix removed
 	key     string // symbolize.Normalize(name)
 	family  string // a Go closure's family (symbolize.ClosureFamily), else ""
-	filter  int8   // 0 unknown, else a FilterClass
 	val     [2]float64
 	buckets [2][NumBuckets]float64
 	module  [2]string // first module seen on each side
@@ -246,10 +248,15 @@ type Analyzer struct {
 	pending []*walkJob
 	slots   chan struct{}
 	expect  int // profiles the caller will add (Expect), 0 unknown
-	// mfr holds, by method id, its frame rule once known (frameRuleOf),
-	// else the zero frameRule: four bytes a method keep the walk's second
-	// lookup a frame in cache.
-	mfr []frameRule
+	// mfr holds, by method id, its frame rule once known (frameRuleOf)
+	// in profiles of kind mfrKind, else the zero frameRule: four bytes a
+	// method keep the walk's second lookup a frame in cache. A rule can
+	// apply to some kinds only (Rule.Kinds), so each kind has its own
+	// table: mfrs keeps the others' (useKind).
+	mfr     []frameRule
+	mfrKind profile.Kind
+	mfrUsed bool
+	mfrs    map[profile.Kind][]frameRule
 	// infoFrames memoizes, per side, the frame of each function the
 	// streaming decoder named (locResolver.infoFrame).
 	infoFrames [2]map[*fnInfo]infoFrame

@@ -31,6 +31,7 @@ const (
 	frFallback              // Rule.Fallback
 	frPreempt               // runtime.asyncPreempt*: an interrupt, not a real callee
 	frSynthetic             // "[running]" and other bracketed pseudo-frames
+	frSysModule             // the frame's module is a system library's (frame.sys): set per frame, never memoized
 )
 
 func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
@@ -54,7 +55,14 @@ func flagIf(on bool, flag uint8) uint8 {
 // syntheticFrame is the frame rule of a pseudo-frame (commRoot's).
 var syntheticFrame = frameRule{flags: frKnown | frSynthetic}
 
+// inSystem is f marked as a frame in a system library's module, when sys.
+func (f frameRule) inSystem(sys bool) frameRule {
+	f.flags |= flagIf(sys, frSysModule)
+	return f
+}
+
 func (f frameRule) known() bool     { return f.flags&frKnown != 0 }
+func (f frameRule) sysModule() bool { return f.flags&frSysModule != 0 }
 func (f frameRule) ruled() bool     { return f.flags&frRuled != 0 }
 func (f frameRule) notLeaf() bool   { return f.flags&frNotLeaf != 0 }
 func (f frameRule) external() bool  { return f.flags&frExternal != 0 }

@@ -23,17 +23,17 @@ import (
 // below 2^53), so their order does not matter.
 // Diff, Top and every other reader merge what is pending first.
 //
-// A walk is sharded only when nothing but the Analyzer's own tables
-// reads the samples: no OnSample consumer, call tree, --peek table or
-// spellings, which see every sample in order. What a shard cannot see is
-// what the shards before it learnt, so two memos are its own: a method's
-// frame rule is matched with the kind of the profile the shard walks
-// (a serial walk keeps the kind of the first profile that needed it:
-// they differ only when profiles of different kinds are compared), and
-// its standard-library class for --by caller (Analyzer.std) is worked
-// out from the modules the shard met the method with (a serial walk
-// uses those met by then in any profile: they differ only for a method
-// met without a module in one place and in a system library in another).
+// A walk is sharded unless an OnSample consumer (the gate) reads the
+// samples in order. Call trees (Options.CallTree) and --peek tables are
+// aggregations like the method table: each shard builds its own and the
+// merge adds them, so every output format reads the results of one walk.
+// A sample's classification is a function of the sample and its
+// profile's facts alone, never of what a walk met before: a method's
+// frame rule is memoized per kind of profile (useKind), a frame's
+// standard-library class for --by caller comes from its own name and
+// module (stdClass, frSysModule), and Focus, Ignore and Peek match the
+// name the frame has in its profile (a spelling). A shard therefore
+// decides every sample as a serial walk does.
 
 // shardSamples is the fewest sample records a profile's part has: a
 // profile of fewer is one shard. markEvery is the record spacing of the
@@ -143,17 +143,22 @@ func (a *Analyzer) shard(side Side, fns int) *Analyzer {
 	s.methods, s.spellings = make([]*method, 0, fns), make([]spelling, 0, fns)
 	s.mfr, s.std, s.closure = make([]frameRule, 0, fns), make([]int8, 0, fns), make([]bool, 0, fns)
 	s.profiles = []ProfileStats{{Side: side}}
+	if a.tree != nil {
+		s.tree = newCallTree()
+	}
+	if a.peek != nil {
+		s.peek = newPeekTable(a.opts.Peek)
+	}
 	s.smp.a = s
 	return s
 }
 
 // WalksInParallel reports whether the Analyzer walks streamed profiles off
-// the caller's goroutine, in parallel, cut into shards: nothing reads
-// their samples in order (no OnSample consumer, call tree, peek table or
-// spellings). Its inputs are then best prepared with
-// PrepareOptions.IDsInWalk.
+// the caller's goroutine, in parallel, cut into shards: no OnSample
+// consumer reads their samples in order. Its inputs are then best
+// prepared with PrepareOptions.IDsInWalk.
 func (a *Analyzer) WalksInParallel() bool {
-	return len(a.consumers) == 0 && a.tree == nil && a.peek == nil && !a.opts.Spellings
+	return len(a.consumers) == 0
 }
 
 // Expect tells the Analyzer how many profiles will be added, when the
@@ -230,6 +235,12 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 			m.buckets[side][b] += v
 		}
 	}
+	if s.tree != nil {
+		a.tree.merge(s.tree, remap)
+	}
+	if s.peek != nil {
+		a.peek.merge(s.peek, remap)
+	}
 	a.lead.addSide(s.lead, side, remap) // a shard's tally is of its side alone
 	for id, nb := range s.closures.neighbours[side] {
 		for _, n := range nb {
@@ -254,6 +265,12 @@ func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 	a.stamp = max(a.stamp, s.stamp)
 	a.lead = s.lead.sides(side)
 	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]
+	if s.tree != nil {
+		a.tree = s.tree
+	}
+	if s.peek != nil {
+		a.peek = s.peek
+	}
 	a.mergeStats(s, side, prof)
 }
 

@@ -18,7 +18,6 @@ const PeekEdges = 10
 // edges of matching methods, not by samples.
 type peekTable struct {
 	re    *regexp.Regexp
-	match []int8 // per method id: 0 unknown, 1 matches, 2 does not
 	nodes map[int32]*peekNode
 	stamp uint64 // counts samples: an edge or node credited this sample has it
 }
@@ -39,17 +38,17 @@ func newPeekTable(re *regexp.Regexp) *peekTable {
 	return &peekTable{re: re, nodes: map[int32]*peekNode{}}
 }
 
-func (t *peekTable) matches(a *Analyzer, id int32) bool {
-	for int(id) >= len(t.match) {
-		t.match = append(t.match, 0)
-	}
-	if t.match[id] == 0 {
-		t.match[id] = 2
-		if t.re.MatchString(a.methods[id].name) {
-			t.match[id] = 1
+// matches reports whether the pattern matches a spelling: the name a
+// frame has in its profile, so a sample's frames match by its own names.
+func (t *peekTable) matches(a *Analyzer, sp int32) bool {
+	s := &a.spellings[sp]
+	if s.peek == 0 {
+		s.peek = 2
+		if t.re.MatchString(s.name) {
+			s.peek = 1
 		}
 	}
-	return t.match[id] == 1
+	return s.peek == 1
 }
 
 // add credits one bucketed sample: each matching frame once, however often
@@ -57,7 +56,7 @@ func (t *peekTable) matches(a *Analyzer, id int32) bool {
 func (t *peekTable) add(a *Analyzer, s *Sample) {
 	t.stamp++
 	for i, id := range s.Stack {
-		if !t.matches(a, id) {
+		if !t.matches(a, s.Spellings[i]) {
 			continue
 		}
 		n := t.nodes[id]
@@ -75,6 +74,35 @@ func (t *peekTable) add(a *Analyzer, s *Sample) {
 		if i > 0 {
 			t.credit(n.callees, s.Stack[i-1], s)
 		}
+	}
+}
+
+// merge adds the nodes and edges of o, a shard's table, whose method ids
+// remap turns into t's. Values are sums of integers: the order in which
+// map iteration adds them does not change them.
+func (t *peekTable) merge(o *peekTable, remap []int32) {
+	for id, on := range o.nodes {
+		n := t.nodes[remap[id]]
+		if n == nil {
+			n = &peekNode{callers: map[int32]*peekEdgeAcc{}, callees: map[int32]*peekEdgeAcc{}}
+			t.nodes[remap[id]] = n
+		}
+		n.val[0] += on.val[0]
+		n.val[1] += on.val[1]
+		mergeEdges(n.callers, on.callers, remap)
+		mergeEdges(n.callees, on.callees, remap)
+	}
+}
+
+func mergeEdges(dst, src map[int32]*peekEdgeAcc, remap []int32) {
+	for id, oe := range src {
+		e := dst[remap[id]]
+		if e == nil {
+			e = &peekEdgeAcc{}
+			dst[remap[id]] = e
+		}
+		e.val[0] += oe.val[0]
+		e.val[1] += oe.val[1]
 	}
 }
 

@@ -31,12 +31,18 @@ type locResolver struct {
 	byPtr    map[*pprofile.Location]*locEntry
 	idv      []int32
 	spv      []int32
+	sysv     []bool    // frame.sys of the frames at idv
 	fnDense  []fnEntry // by Function.ID, made with fnDenseN entries (-1: fnMap) when first set
 	fnDenseN int
-	fnMap    map[*pprofile.Function]frame
-	byFn     []frame // by index in src.fnInfos (resolveID); id -1 until met
-	buf      []symbolize.Frame
-	fbuf     []frame // scratch for resolve
+	fnMap    map[fnAt]frame
+	// byFn is, by index in src.fnInfos (resolveID), the function's frame
+	// (id -1 until met), in the mapping byFnMap names: a function's
+	// module can come from its location's mapping, so the memo serves
+	// locations of that mapping only.
+	byFn    []frame
+	byFnMap []int32
+	buf     []symbolize.Frame
+	fbuf    []frame // scratch for resolve
 }
 
 // The most frames, and the highest arena offset, of a location with
@@ -47,18 +53,31 @@ const (
 )
 
 type fnEntry struct {
-	fn *pprofile.Function
-	f  frame
+	fn      *pprofile.Function
+	mapping *pprofile.Mapping
+	f       frame
 }
 
-// frame is one frame of a location: its method and the spelling of its
-// name.
-type frame struct{ id, sp int32 }
+// fnAt is a function in a location of a mapping: a function's frame
+// depends on both (its module can be the mapping's file).
+type fnAt struct {
+	fn      *pprofile.Function
+	mapping *pprofile.Mapping
+}
+
+// frame is one frame of a location: its method, the spelling of its
+// name, and whether its module is a system library's (isSystemModule),
+// which --by caller passes over as it passes over a standard library.
+type frame struct {
+	id, sp int32
+	sys    bool
+}
 
 type locEntry struct {
 	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
-	off    uint32 // in idv and spv when n > 1
+	off    uint32 // in idv, spv and sysv when n > 1
 	id, sp int32  // the frame when n == 1
+	sys    bool   // the frame's module is a system library's, when n == 1
 }
 
 func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Function, side Side) *locResolver {
@@ -182,13 +201,14 @@ func (r *locResolver) appendSpellings(dst []int32, e *locEntry) []int32 {
 	return append(dst, r.spv[e.off:e.off+e.n]...)
 }
 
-// appendRules appends the frame rules of a resolved location's frames.
+// appendRules appends the frame rules of a resolved location's frames,
+// each marked when its module is a system library's (frSysModule).
 func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
 	if e.n == 1 {
-		return append(dst, r.a.frameRuleOf(e.id, kind))
+		return append(dst, r.a.frameRuleOf(e.id, kind).inSystem(e.sys))
 	}
-	for _, id := range r.idv[e.off : e.off+e.n] {
-		dst = append(dst, r.a.frameRuleOf(id, kind))
+	for i, id := range r.idv[e.off : e.off+e.n] {
+		dst = append(dst, r.a.frameRuleOf(id, kind).inSystem(r.sysv[e.off+uint32(i)]))
 	}
 	return dst
 }
@@ -204,7 +224,7 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 	}
 	ref := d.locRef[id]
 	if r.byFn == nil {
-		r.byFn = make([]frame, len(d.fnInfos))
+		r.byFn, r.byFnMap = make([]frame, len(d.fnInfos)), make([]int32, len(d.fnInfos))
 		for i := range r.byFn {
 			r.byFn[i].id = -1
 		}
@@ -212,13 +232,13 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 	fs := r.fbuf[:0]
 	for _, fi := range d.locFns[ref.off : ref.off+uint32(ref.n)] {
 		f := r.byFn[fi]
-		if f.id < 0 {
+		if f.id < 0 || r.byFnMap[fi] != ref.mapping {
 			mapFile := ""
 			if ref.mapping >= 0 {
 				mapFile = d.mapBase[ref.mapping]
 			}
 			f = r.infoFrame(d.fnInfos[fi], mapFile)
-			r.byFn[fi] = f
+			r.byFn[fi], r.byFnMap[fi] = f, ref.mapping
 		}
 		fs = append(fs, f)
 	}
@@ -306,7 +326,7 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 			mapFile = path.Base(loc.Mapping.File)
 		}
 		for _, ln := range loc.Line {
-			f, ok := r.funcFrame(ln.Function)
+			f, ok := r.funcFrame(ln.Function, loc.Mapping)
 			if !ok {
 				// The streaming decoder named its functions already,
 				// several profiles at once.
@@ -315,7 +335,7 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 					pre = &nm
 				}
 				f = r.newFrame(ln.Function.Name, pre, mapFile)
-				r.setFuncFrame(ln.Function, f)
+				r.setFuncFrame(ln.Function, loc.Mapping, f)
 			}
 			fs = append(fs, f)
 		}
@@ -328,22 +348,26 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 	r.finish(e, loc.ID, fs)
 }
 
-// finish fills a location's entry with its frames fs.
+// finish fills a location's entry with its frames fs. A location with a
+// frame in a system library stays off the fast path (one), whose frame
+// rules are the methods' alone.
 func (r *locResolver) finish(e *locEntry, id uint64, fs []frame) {
 	r.fbuf = fs[:0]
 	e.n = uint32(len(fs))
+	fast := id < uint64(len(r.one)) && e == &r.dense[id]
 	if e.n == 1 {
-		e.id, e.sp = fs[0].id, fs[0].sp
-		if id < uint64(len(r.one)) && e == &r.dense[id] {
+		e.id, e.sp, e.sys = fs[0].id, fs[0].sp, fs[0].sys
+		if fast && !e.sys {
 			r.one[id] = e.id + 1
 		}
 		return
 	}
 	e.off = uint32(len(r.idv))
 	for _, f := range fs {
-		r.idv, r.spv = append(r.idv, f.id), append(r.spv, f.sp)
+		r.idv, r.spv, r.sysv = append(r.idv, f.id), append(r.spv, f.sp), append(r.sysv, f.sys)
+		fast = fast && !f.sys
 	}
-	if id < uint64(len(r.one)) && e == &r.dense[id] && e.n <= oneMaxN && e.off < oneMaxOff {
+	if fast && e.n <= oneMaxN && e.off < oneMaxOff {
 		r.one[id] = -int32(e.off<<3|e.n) - 1
 	}
 }
@@ -362,32 +386,34 @@ func (a *Analyzer) splitModule(name string) (module, rest string) {
 	return module, rest
 }
 
-// funcFrame returns the frame of a function seen before (fn may be nil).
-func (r *locResolver) funcFrame(fn *pprofile.Function) (frame, bool) {
+// funcFrame returns the frame of a function seen before in a location of
+// mapping (fn and mapping may be nil).
+func (r *locResolver) funcFrame(fn *pprofile.Function, mapping *pprofile.Mapping) (frame, bool) {
 	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
-		if e := &r.fnDense[fn.ID]; e.fn == fn {
+		if e := &r.fnDense[fn.ID]; e.fn == fn && e.mapping == mapping {
 			return e.f, true
 		}
 	}
-	f, ok := r.fnMap[fn]
+	f, ok := r.fnMap[fnAt{fn, mapping}]
 	return f, ok
 }
 
-func (r *locResolver) setFuncFrame(fn *pprofile.Function, f frame) {
+func (r *locResolver) setFuncFrame(fn *pprofile.Function, mapping *pprofile.Mapping, f frame) {
 	if r.fnDense == nil && r.fnDenseN >= 0 {
 		r.fnDense, r.fnDenseN = make([]fnEntry, r.fnDenseN), -1
 	}
 	if r.fnDense != nil && fn != nil && fn.ID < uint64(len(r.fnDense)) {
 		if e := &r.fnDense[fn.ID]; e.fn == nil {
-			e.fn, e.f = fn, f
+			e.fn, e.mapping, e.f = fn, mapping, f
 			return
 		}
 	}
-	// Not dense, nil, or two functions with one ID (a hand-built profile).
+	// Not dense, nil, two functions with one ID (a hand-built profile),
+	// or a function met again in another mapping.
 	if r.fnMap == nil {
-		r.fnMap = map[*pprofile.Function]frame{}
+		r.fnMap = map[fnAt]frame{}
 	}
-	r.fnMap[fn] = f
+	r.fnMap[fnAt{fn, mapping}] = f
 }
 
 // intern returns the method and the spelling of a raw frame name,
@@ -432,11 +458,31 @@ func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame 
 	if m := a.methods[id]; module != "" && m.module[side] == "" {
 		m.module[side] = module
 	}
-	return frame{id, sp}
+	return frame{id: id, sp: sp, sys: a.systemModule(module)}
 }
 
-// frameRuleOf is a method's frame rule, matched once, with the kind of the
-// profile it is first needed for.
+// useKind makes a.mfr the frame-rule memo of profiles of kind k, keeping
+// the table it held for its kind: a method's rule is matched once per
+// kind of profile it is met in, whatever was walked before.
+func (a *Analyzer) useKind(k profile.Kind) {
+	if !a.mfrUsed || a.mfrKind == k {
+		a.mfrKind, a.mfrUsed = k, true // the first kind takes the table as made
+		return
+	}
+	if a.mfrs == nil {
+		a.mfrs = map[profile.Kind][]frameRule{}
+	}
+	a.mfrs[a.mfrKind] = a.mfr
+	t := a.mfrs[k]
+	delete(a.mfrs, k)
+	if n := len(a.methods); len(t) < n {
+		t = append(t, make([]frameRule, n-len(t))...)
+	}
+	a.mfr, a.mfrKind = t, k
+}
+
+// frameRuleOf is a method's frame rule in a profile of kind (a.mfr is
+// the memo of that kind: useKind).
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
 	if !a.mfr[id].known() {
 		a.mfr[id] = a.rules.frameRule(a.methods[id].key, kind)
@@ -444,19 +490,22 @@ func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
 	return a.mfr[id]
 }
 
-// keep applies Options.Focus and Ignore (pprof semantics: focus keeps samples
-// with any matching frame, ignore drops samples with any matching frame).
-func (a *Analyzer) keep(stack []int32) bool {
+// keep applies Options.Focus and Ignore to a sample's spellings (pprof
+// semantics: focus keeps samples with any matching frame, ignore drops
+// samples with any matching frame). A frame matches by the name the
+// profile gave it, so the answer is the sample's own, whatever other
+// spellings of its method were met first.
+func (a *Analyzer) keep(spellings []int32) bool {
 	if a.opts.Focus == nil && a.opts.Ignore == nil {
 		return true
 	}
 	focused := a.opts.Focus == nil
-	for _, id := range stack {
-		m := a.methods[id]
-		if m.filter == 0 {
-			m.filter = int8(a.opts.FilterClass(m.name))
+	for _, sp := range spellings {
+		s := &a.spellings[sp]
+		if s.filter == 0 {
+			s.filter = int8(a.opts.FilterClass(s.name))
 		}
-		switch FilterClass(m.filter) {
+		switch FilterClass(s.filter) {
 		case Ignored:
 			return false
 		case Focused:

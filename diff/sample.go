@@ -69,12 +69,18 @@ type walker struct {
 	idx, countIdx int
 	kind          profile.Kind
 	filtering     bool
+	// spellings: the sample's spellings are read (Sample.Spellings), for
+	// Options.Spellings, and for Focus, Ignore and Peek, which match the
+	// name each frame has in the profile.
+	spellings bool
 }
 
 func (a *Analyzer) newWalker(side Side, prof int, lr *locResolver, idx, countIdx int, kind profile.Kind) *walker {
 	a.smp.Side, a.smp.Profile = side, prof
+	a.useKind(kind)
+	filtering := a.opts.Focus != nil || a.opts.Ignore != nil
 	return &walker{a: a, lr: lr, ps: &a.profiles[prof], meta: &a.sides[side], idx: idx, countIdx: countIdx,
-		kind: kind, filtering: a.opts.Focus != nil || a.opts.Ignore != nil}
+		kind: kind, filtering: filtering, spellings: filtering || a.opts.Spellings || a.peek != nil}
 }
 
 // sample classifies one sample (skipped when its value is zero) and hands
@@ -89,8 +95,8 @@ func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
 		w.meta.noteThread(smp)
 	}
 	s := &a.smp
-	s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], smp, ids, kind, filtering, a.opts.Spellings)
-	if filtering && !a.keep(s.Stack) {
+	s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], smp, ids, kind, filtering, w.spellings)
+	if filtering && !a.keep(s.Spellings) {
 		w.ps.Filtered++
 		return
 	}
@@ -440,15 +446,11 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 		}
 		std := a.std[stack[i]] // a compact table: no method struct to load
 		if std == 0 {
-			m := a.methods[stack[i]]
-			std = stdOther
-			if symbolize.IsGoStd(m.key) || isJVMLib(m.key) || a.systemModule(m.module[0]) || a.systemModule(m.module[1]) {
-				std = stdLib
-				if strings.HasPrefix(m.key, "runtime.") || strings.HasPrefix(m.key, "runtime/") {
-					std = stdRuntime
-				}
-			}
+			std = stdClass(a.methods[stack[i]].key)
 			a.std[stack[i]] = std
+		}
+		if std == stdOther && frames[i].sysModule() {
+			std = libClass(a.methods[stack[i]].key) // this frame's module is a system library's
 		}
 		switch {
 		case std == stdOther:
@@ -508,6 +510,26 @@ func isJVMLib(key string) bool {
 		}
 	}
 	return false
+}
+
+// stdClass is what a method's normalized name says of it: stdRuntime for
+// Go's package runtime, stdLib for the rest of Go's standard library and
+// the JVM's class library, else stdOther. A frame's module adds to it
+// (frSysModule), frame by frame.
+func stdClass(key string) int8 {
+	if symbolize.IsGoStd(key) || isJVMLib(key) {
+		return libClass(key)
+	}
+	return stdOther
+}
+
+// libClass is the class of a standard or system library's method:
+// stdRuntime for Go's package runtime, else stdLib.
+func libClass(key string) int8 {
+	if strings.HasPrefix(key, "runtime.") || strings.HasPrefix(key, "runtime/") {
+		return stdRuntime
+	}
+	return stdLib
 }
 
 // Values of Analyzer.std: whether a method is the program's own code.

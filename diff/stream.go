@@ -1490,7 +1490,7 @@ func (a *Analyzer) walkStreamIn(side Side, prof int, d *pbProfile, idx int, kind
 	var rs sampleReader
 	rs.init(d)
 	mode := readIDs
-	if d.profLoc == nil && !w.filtering && !a.opts.Spellings {
+	if d.profLoc == nil && !w.spellings {
 		mode = fuseIDs
 	}
 	return d.eachSampleIn(&rs, mode, from, to, func(smp *pprofile.Sample, profiler bool) error {

@@ -63,35 +63,59 @@ func newCallTree() *CallTree { return &CallTree{seen: map[uint64]int32{}} }
 // add records one bucketed sample.
 func (t *CallTree) add(s *Sample) {
 	t.buf = t.buf[:0]
-	h := uint64(14695981039346656037) ^ uint64(s.Bucket)
 	for i := len(s.Stack) - 1; i >= 0; i-- {
 		t.buf = append(t.buf, s.Stack[i])
-		h = (h ^ uint64(uint32(s.Stack[i]))) * 1099511628211
+	}
+	var v [2]float64
+	v[s.Side] = s.Value
+	t.addStack(t.buf, s.Bucket, v)
+}
+
+// addStack adds value to the record of a stack (method ids, root first)
+// in bucket b, making it on first sight.
+func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
+	h := uint64(14695981039346656037) ^ uint64(b)
+	for _, id := range stack {
+		h = (h ^ uint64(uint32(id))) * 1099511628211
 	}
 	first, ok := t.seen[h]
 	if ok {
 		for i := first; i >= 0; i = t.recs[i].next {
 			r := &t.recs[i]
-			if r.bucket == s.Bucket && slices.Equal(t.stack(r), t.buf) {
-				r.value[s.Side] += s.Value
+			if r.bucket == b && slices.Equal(t.stack(r), stack) {
+				r.value[0] += value[0]
+				r.value[1] += value[1]
 				return
 			}
 		}
 	}
 	last := len(t.ids) - 1
-	if last < 0 || len(t.ids[last])+len(t.buf) > cap(t.ids[last]) {
-		t.ids = append(t.ids, make([]int32, 0, max(treeChunk, len(t.buf))))
+	if last < 0 || len(t.ids[last])+len(stack) > cap(t.ids[last]) {
+		t.ids = append(t.ids, make([]int32, 0, max(treeChunk, len(stack))))
 		last++
 	}
-	r := treeRec{chunk: int32(last), start: int32(len(t.ids[last])), bucket: s.Bucket, next: -1}
-	t.ids[last] = append(t.ids[last], t.buf...)
+	r := treeRec{chunk: int32(last), start: int32(len(t.ids[last])), bucket: b, next: -1, value: value}
+	t.ids[last] = append(t.ids[last], stack...)
 	r.end = int32(len(t.ids[last]))
-	r.value[s.Side] = s.Value
 	if ok {
 		r.next = first
 	}
 	t.seen[h] = int32(len(t.recs))
 	t.recs = append(t.recs, r)
+}
+
+// merge adds the records of o, a shard's tree, whose method ids remap
+// turns into t's.
+func (t *CallTree) merge(o *CallTree, remap []int32) {
+	var buf []int32
+	for i := range o.recs {
+		r := &o.recs[i]
+		buf = buf[:0]
+		for _, id := range o.stack(r) {
+			buf = append(buf, remap[id])
+		}
+		t.addStack(buf, r.bucket, r.value)
+	}
 }
 
 // sums are a node's values while it is built.

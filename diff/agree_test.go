@@ -1,0 +1,203 @@
+package diff
+
+import (
+	"bytes"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/felixge/fgprof"
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile"
+)
+
+// TestSerialShardedAgree holds the classification to being a function of
+// the sample and its profile's facts: a serial walk (an OnSample consumer
+// keeps it on the caller's goroutine, in order) and a walk cut into many
+// shards give the same results, byte for byte, whatever each met first,
+// on inputs where memos by method used to let them differ:
+//
+//   - kinds: a Go CPU profile beside a wall-clock one (fgprof) of the same
+//     goroutines, with a user rule on their function that applies to
+//     wall-clock profiles only (a method's rule depends on the profile's
+//     kind);
+//   - modules: a perf recording of native threads, once with its
+//     mappings and once as a converter that keeps none writes it (the
+//     same functions met in libc and without a module: --by caller's
+//     library class is the frame's own).
+//
+// Every option that reads the results differently is compared: the
+// tables (by frame, caller, decider, cum), the call tree the pictures
+// draw, --peek and --focus/--ignore. The renderers are functions of
+// these results.
+func TestSerialShardedAgree(t *testing.T) {
+	t.Run("kinds", func(t *testing.T) {
+		cpu, wall := contendedGoProfiles(t)
+		rules, err := ParseRules("wall-only.rules", strings.NewReader(
+			"go\twait\tstrong,kind=wall\tcontendedGoProfiles\\.func\twall-clock only: a user's rule\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := DefaultRules().WithUserRules(rules)
+		dir := t.TempDir()
+		sides := [2][]*profile.Raw{
+			{rawFile(t, dir, "cpu.pb", cpu, profile.Options{}), rawFile(t, dir, "wall.pb", wall, profile.Options{})},
+			{rawFile(t, dir, "wall2.pb", wall, profile.Options{}), rawFile(t, dir, "cpu2.pb", cpu, profile.Options{})},
+		}
+		agree(t, sides, Options{Rules: rs, SampleIndex: "samples"}, `contendedGoProfiles\.func`)
+	})
+	t.Run("modules", func(t *testing.T) {
+		p := recordNativeWaits(t)
+		bare := p.Copy()
+		for _, l := range bare.Location {
+			l.Mapping = nil
+		}
+		bare.Mapping = nil
+		dir := t.TempDir()
+		sides := [2][]*profile.Raw{
+			{rawFile(t, dir, "mapped.pb", p, profile.Options{})},
+			{rawFile(t, dir, "bare.pb", bare, profile.Options{}), rawFile(t, dir, "mapped2.pb", p, profile.Options{})},
+		}
+		agree(t, sides, Options{}, `start_thread|read`)
+	})
+}
+
+// agree compares a serial and a sharded walk of sides under every option
+// set; peek is the --peek pattern.
+func agree(t *testing.T, sides [2][]*profile.Raw, base Options, peek string) {
+	t.Helper()
+	for _, c := range []struct {
+		name string
+		set  func(*Options)
+	}{
+		{"by frame", func(o *Options) { o.By = ByFrame }},
+		{"by caller", func(o *Options) { o.By = ByCaller }},
+		{"by decider", func(o *Options) { o.By = ByDecider }},
+		{"cum", func(o *Options) { o.Cum = true }},
+		{"tree", func(o *Options) { o.CallTree = true }},
+		{"peek", func(o *Options) { o.Peek = regexp.MustCompile(peek) }},
+		{"focus", func(o *Options) { o.Focus = regexp.MustCompile(peek) }},
+		{"ignore", func(o *Options) { o.Ignore = regexp.MustCompile(peek); o.CallTree = true }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := base
+			opts.Top = -1
+			c.set(&opts)
+			serial := walkAll(t, sides, opts, false)
+			sharded := walkAll(t, sides, opts, true)
+			sameJSON(t, "diff", serial.Diff(), sharded.Diff())
+			sameJSON(t, "top", serial.Top(), sharded.Top())
+			sameJSON(t, "profiles", serial.Profiles(), sharded.Profiles())
+		})
+	}
+}
+
+// walkAll adds sides' profiles to a new Analyzer: serially (an OnSample
+// consumer reads the samples in order), or cut into parts of 16 records.
+func walkAll(t *testing.T, sides [2][]*profile.Raw, opts Options, sharded bool) *Analyzer {
+	t.Helper()
+	a := NewAnalyzer(opts)
+	if sharded {
+		lowShards(t)
+	} else {
+		a.OnSample(func(*Sample) {})
+	}
+	for side, rs := range sides {
+		for _, r := range rs {
+			in, err := PrepareWith(r, PrepareOptions{IDsInWalk: a.WalksInParallel()})
+			if err != nil {
+				t.Fatalf("Prepare %s: %v", r.Source, err)
+			}
+			if !in.Streamed() {
+				t.Fatalf("%s was not streamed", r.Source)
+			}
+			if err := a.AddInput(Side(side), in); err != nil {
+				t.Fatalf("AddInput %s: %v", r.Source, err)
+			}
+		}
+	}
+	if err := a.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if a.WalksInParallel() != sharded {
+		t.Fatalf("walks in parallel: %v, want %v", a.WalksInParallel(), sharded)
+	}
+	return a
+}
+
+// contendedGoProfiles records, in this process, a CPU profile
+// (runtime/pprof) and a wall-clock one (fgprof) of goroutines that
+// contend for one mutex, long enough for both to hold their samples.
+func contendedGoProfiles(t *testing.T) (cpu, wall *pprofile.Profile) {
+	t.Helper()
+	var cpuBuf, wallBuf bytes.Buffer
+	if err := pprof.StartCPUProfile(&cpuBuf); err != nil {
+		t.Skipf("CPU profiling is in use: %v", err)
+	}
+	stopWall := fgprof.Start(&wallBuf, fgprof.FormatPprof)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(400 * time.Millisecond)
+	sink := make([]uint64, runtime.GOMAXPROCS(0)*2)
+	for g := range sink {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(deadline) && i < 1e7; i++ {
+				mu.Lock()
+				for j := range 2000 {
+					sink[g] += uint64(j * i)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	pprof.StopCPUProfile()
+	if err := stopWall(); err != nil {
+		t.Fatalf("fgprof: %v", err)
+	}
+	var err error
+	if cpu, err = pprofile.Parse(&cpuBuf); err != nil {
+		t.Fatalf("CPU profile: %v", err)
+	}
+	if wall, err = pprofile.Parse(&wallBuf); err != nil {
+		t.Fatalf("fgprof profile: %v", err)
+	}
+	for name, p := range map[string]*pprofile.Profile{"cpu": cpu, "wall": wall} {
+		if !hasFrame(p, "github.com/profdiff/profdiff/diff.contendedGoProfiles.func1") {
+			t.Skipf("the %s profile caught none of the goroutines in 400 ms", name)
+		}
+	}
+	return cpu, wall
+}
+
+// hasFrame reports whether a function of that name is on a sample's stack.
+func hasFrame(p *pprofile.Profile, name string) bool {
+	for _, s := range p.Sample {
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				if ln.Function != nil && ln.Function.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// recordNativeWaits is recordLibcWaits' profile, which must have the
+// mappings the module case is about.
+func recordNativeWaits(t *testing.T) *pprofile.Profile {
+	t.Helper()
+	l := recordLibcWaits(t, "0.3")
+	if len(l.Profile.Mapping) == 0 {
+		t.Fatal("perf script's profile has no mappings: the module case needs them")
+	}
+	return l.Profile
+}
