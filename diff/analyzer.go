@@ -286,7 +286,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 		a.sides[i].periods = map[int64]bool{}
 	}
 	if opts.CallTree {
-		a.tree = newCallTree()
+		a.tree = newCallTree(true)
 	}
 	if opts.Peek != nil {
 		a.peek = newPeekTable(opts.Peek)

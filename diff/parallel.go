@@ -144,7 +144,7 @@ func (a *Analyzer) shard(side Side, fns int) *Analyzer {
 	s.mfr, s.std, s.closure = make([]frameRule, 0, fns), make([]int8, 0, fns), make([]bool, 0, fns)
 	s.profiles = []ProfileStats{{Side: side}}
 	if a.tree != nil {
-		s.tree = newCallTree()
+		s.tree = newCallTree(false)
 	}
 	if a.peek != nil {
 		s.peek = newPeekTable(a.opts.Peek)
@@ -267,6 +267,7 @@ func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]
 	if s.tree != nil {
 		a.tree = s.tree
+		a.tree.seen = map[uint64]int32{} // the Analyzer's own walks sum repeated stacks
 	}
 	if s.peek != nil {
 		a.peek = s.peek

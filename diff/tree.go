@@ -30,16 +30,22 @@ type CallNode struct {
 const OtherName = "other"
 
 // CallTree collects the bucketed samples' stacks as they stream by (method
-// ids, root first, in one flat array; a stack seen again in the same
-// bucket, on either side, adds to its record) and builds the merged tree
-// once, top down, when the result asks: a subtree too narrow to keep is
-// summed and never descended into, so the cost of a picture of a huge
-// profile is that of its visible part plus one pass over the distinct
-// stacks. Memory is bounded by the distinct stacks' frames.
+// ids, root first, in one flat array, one record per stack and bucket)
+// and builds the merged tree once, top down, when the result asks: a
+// subtree too narrow to keep is summed and never descended into, so the
+// cost of a picture of a huge profile is that of its visible part plus
+// one pass over the records. Records of one stack and bucket are summed
+// by the build, so a record need not be distinct: the tree of a serial
+// walk adds a stack seen again to its record (seen), which keeps memory
+// at the distinct stacks of a profile of many samples (perf script's);
+// a shard's tree, which walks a pprof protobuf (one record per sample,
+// the stacks mostly distinct already), appends, and merge appends a
+// shard's records after the tree's. Memory is bounded by the records'
+// frames: the distinct stacks, or the protobuf's own sample table.
 type CallTree struct {
 	ids  [][]int32 // chunks of treeChunk ids (or one stack, if longer), never grown by copying
 	recs []treeRec
-	seen map[uint64]int32 // hash of (stack, bucket) → first record; collisions chain through treeRec.next
+	seen map[uint64]int32 // hash of (stack, bucket) → first record; collisions chain through treeRec.next; nil: no dedup
 	buf  []int32
 }
 
@@ -58,7 +64,15 @@ type treeRec struct {
 // stack is a record's stack.
 func (t *CallTree) stack(r *treeRec) []int32 { return t.ids[r.chunk][r.start:r.end] }
 
-func newCallTree() *CallTree { return &CallTree{seen: map[uint64]int32{}} }
+// newCallTree returns an empty tree that sums a stack seen again into its
+// record when dedup is set.
+func newCallTree(dedup bool) *CallTree {
+	t := &CallTree{}
+	if dedup {
+		t.seen = map[uint64]int32{}
+	}
+	return t
+}
 
 // add records one bucketed sample.
 func (t *CallTree) add(s *Sample) {
@@ -74,11 +88,16 @@ func (t *CallTree) add(s *Sample) {
 // addStack adds value to the record of a stack (method ids, root first)
 // in bucket b, making it on first sight.
 func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
-	h := uint64(14695981039346656037) ^ uint64(b)
-	for _, id := range stack {
-		h = (h ^ uint64(uint32(id))) * 1099511628211
+	var h uint64
+	var first int32
+	var ok bool
+	if t.seen != nil {
+		h = uint64(14695981039346656037) ^ uint64(b)
+		for _, id := range stack {
+			h = (h ^ uint64(uint32(id))) * 1099511628211
+		}
+		first, ok = t.seen[h]
 	}
-	first, ok := t.seen[h]
 	if ok {
 		for i := first; i >= 0; i = t.recs[i].next {
 			r := &t.recs[i]
@@ -100,21 +119,28 @@ func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
 	if ok {
 		r.next = first
 	}
-	t.seen[h] = int32(len(t.recs))
+	if t.seen != nil {
+		t.seen[h] = int32(len(t.recs))
+	}
 	t.recs = append(t.recs, r)
 }
 
-// merge adds the records of o, a shard's tree, whose method ids remap
-// turns into t's.
+// merge appends the records of o, a shard's tree, whose method ids remap
+// turns into t's: o's ids are rewritten in place and its chunks taken
+// over (o is not used again). They stay out of t.seen: the build sums
+// records of one stack.
 func (t *CallTree) merge(o *CallTree, remap []int32) {
-	var buf []int32
-	for i := range o.recs {
-		r := &o.recs[i]
-		buf = buf[:0]
-		for _, id := range o.stack(r) {
-			buf = append(buf, remap[id])
+	for _, c := range o.ids {
+		for i, id := range c {
+			c[i] = remap[id]
 		}
-		t.addStack(buf, r.bucket, r.value)
+	}
+	off := int32(len(t.ids))
+	t.ids = append(t.ids, o.ids...)
+	for _, r := range o.recs {
+		r.chunk += off
+		r.next = -1
+		t.recs = append(t.recs, r)
 	}
 }
 
