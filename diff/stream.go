@@ -75,6 +75,9 @@ type PrepareOptions struct {
 	// with the error Prepare gives it. A serial walk checks them first,
 	// on the caller's goroutine.
 	IDsInWalk bool
+	// Names is the memo of function names shared by the profiles of one
+	// comparison (see Names); nil gives the profile one of its own.
+	Names *Names
 }
 
 // PrepareWith is Prepare with options.
@@ -97,7 +100,7 @@ func decodeRaw(r *profile.Raw, opts PrepareOptions) (d *pbProfile, err error) {
 			d, err = nil, errFallback // a decoder bug must not crash; the model path decides
 		}
 	}()
-	d = &pbProfile{src: r.Source, data: r.Data, raw: r}
+	d = &pbProfile{src: r.Source, data: r.Data, raw: r, names: opts.Names}
 	if err := d.scan(); err != nil {
 		return nil, err
 	}
@@ -121,6 +124,7 @@ func decodeRaw(r *profile.Raw, opts PrepareOptions) (d *pbProfile, err error) {
 // pbProfile is a decoded protobuf profile: the tables, and where the
 // samples are.
 type pbProfile struct {
+	names  *Names // the function names' memo (PrepareOptions.Names)
 	src    string
 	data   []byte
 	loaded *profile.Loaded
@@ -147,7 +151,7 @@ type pbProfile struct {
 
 	mappings []*pprofile.Mapping
 	// The function table: what the decoder made of each function's name
-	// (fnMemo), in table order; its index by ID (fx). A
+	// (Names), in table order; its index by ID (fx). A
 	// *pprofile.Function is made only when asked for (function).
 	fnInfos []*fnInfo
 	fx      *fnIndex
@@ -623,6 +627,9 @@ func (x *fnIndex) get(id uint64) int32 {
 }
 
 func (d *pbProfile) buildFunctions() (*fnIndex, error) {
+	if d.names == nil {
+		d.names = &Names{} // the profile's own
+	}
 	n := len(d.fnRanges)
 	ids := make([]uint64, n)
 	d.fnInfos = make([]*fnInfo, n)
@@ -640,18 +647,18 @@ func (d *pbProfile) buildFunctions() (*fnIndex, error) {
 			made[k] = newFnInfo(raw[i])
 			d.fnInfos[i] = &made[k]
 		}
-		fnMemo.mu.Lock()
-		if fnMemo.m == nil {
-			fnMemo.m = map[string]*fnInfo{}
+		d.names.mu.Lock()
+		if d.names.m == nil {
+			d.names.m = map[string]*fnInfo{}
 		}
 		for _, i := range missing {
-			if old := fnMemo.m[raw[i]]; old != nil {
+			if old := d.names.m[raw[i]]; old != nil {
 				d.fnInfos[i] = old
-			} else if len(fnMemo.m) < fnMemoCap {
-				fnMemo.m[raw[i]] = d.fnInfos[i]
+			} else if len(d.names.m) < fnMemoCap {
+				d.names.m[raw[i]] = d.fnInfos[i]
 			}
 		}
-		fnMemo.mu.Unlock()
+		d.names.mu.Unlock()
 	}
 	for i, info := range d.fnInfos {
 		if info.profiler {
@@ -684,13 +691,13 @@ func (d *pbProfile) buildFunctions() (*fnIndex, error) {
 }
 
 // readFunctions reads the function table for buildFunctions: each
-// function's ID into ids, the largest into maxID, and what fnMemo knows of
+// function's ID into ids, the largest into maxID, and what d.names knows of
 // its name into d.fnInfos; a name it lacks is made (raw) and its index
-// added to missing. It holds fnMemo's read lock throughout.
+// added to missing. It holds d.names' read lock throughout.
 func (d *pbProfile) readFunctions(ids []uint64, raw []string, missing *[]int, maxID *uint64) error {
 	data := d.data
-	fnMemo.mu.RLock()
-	defer fnMemo.mu.RUnlock()
+	d.names.mu.RLock()
+	defer d.names.mu.RUnlock()
 	for i, r := range d.fnRanges {
 		var v fnFields
 		if err := d.functionFields(r, &v); err != nil {
@@ -705,7 +712,7 @@ func (d *pbProfile) readFunctions(ids []uint64, raw []string, missing *[]int, ma
 		}
 		ids[i] = id
 		*maxID = max(*maxID, id)
-		if info := fnMemo.m[string(data[d.strS[nameX]:d.strE[nameX]])]; info != nil {
+		if info := d.names.m[string(data[d.strS[nameX]:d.strE[nameX]])]; info != nil {
 			d.fnInfos[i] = info
 		} else {
 			*missing = append(*missing, i)
@@ -740,7 +747,7 @@ func (d *pbProfile) functionFields(r [2]int, v *fnFields) error {
 }
 
 // fnInfo is what the decoder makes of a function name, once per process
-// (fnMemo): the name as profile's demangleFunctions leaves it, and what
+// (Names): the name as profile's demangleFunctions leaves it, and what
 // the Analyzer's resolver makes of that (fnName), and whether it is one
 // of the profiler's own frames (profile.IsProfilerFrame).
 type fnInfo struct {
@@ -768,13 +775,15 @@ func newFnInfo(raw string) fnInfo {
 // several profiles at once, so that the Analyzer's serial walk does not.
 type fnName struct{ mod, rest, key, family string }
 
-// fnMemo holds what the decoder made of the function names met in this
-// process, by the name as spelled, for the profiles that follow: a
-// gate's profiles, and the two sides of a diff, name mostly the same
-// functions. A profile reads it under one read lock and adds the names
-// it lacked under one write lock. Entries are not changed once stored;
-// it stops growing at fnMemoCap names.
-var fnMemo struct {
+// Names holds what Prepare made of the function names it met, by the
+// name as spelled, for the profiles that follow: a gate's profiles, and
+// the two sides of a diff, name mostly the same functions, and an
+// Analyzer that meets one name's entry again finds its frame by the
+// entry (Analyzer.infoFrames). A profile reads it under one read lock and
+// adds the names it lacked under one write lock, so the profiles of one
+// comparison may be prepared at once. Entries are not changed once
+// stored; it stops growing at fnMemoCap names. The zero value is ready.
+type Names struct {
 	mu sync.RWMutex
 	m  map[string]*fnInfo
 }

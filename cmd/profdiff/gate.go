@@ -97,7 +97,7 @@ func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [
 	gt := gate.New(gopts)
 	// The gate's walk is serial (it reads every sample in order): the
 	// location ids are checked while each profile is prepared.
-	if err := loadInputs(ctx, sides, s.load, e.stderr, false, diff.PrepareOptions{}, gt.AddInput); err != nil {
+	if err := loadInputs(ctx, sides, s.load, e.stderr, false, diff.PrepareOptions{Names: &diff.Names{}}, gt.AddInput); err != nil {
 		return err
 	}
 	r, err := gt.Report()

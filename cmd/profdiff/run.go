@@ -614,7 +614,7 @@ func heapHint(sides [][]string, held int) int64 {
 // html, svg and folded output, --peek) wants them checked while prepared,
 // off its goroutine.
 func parallelWalk(a *diff.Analyzer) diff.PrepareOptions {
-	return diff.PrepareOptions{IDsInWalk: a.WalksInParallel()}
+	return diff.PrepareOptions{IDsInWalk: a.WalksInParallel(), Names: &diff.Names{}}
 }
 
 // prepared is one profile of loadInputs, or why it is not.
