@@ -12,6 +12,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 )
 
 // By chooses which frame a sample's value is attributed to in the method
@@ -259,7 +260,7 @@ type Analyzer struct {
 	mfrs    map[profile.Kind][]frameRule
 	// infoFrames memoizes, per side, the frame of each function the
 	// streaming decoder named (locResolver.infoFrame).
-	infoFrames [2]map[*fnInfo]infoFrame
+	infoFrames [2]map[*pull.Func]infoFrame
 	shardWalk  bool // a shard: it walks part of one profile (parallel.go)
 	// unpaired is shared with the Analyzer's shards: set once every
 	// profile expected is registered and no closure needs pairing by its
@@ -386,7 +387,7 @@ func (a *Analyzer) AddInput(side Side, in *Input) error {
 }
 
 // add is Add, reading the samples from d when it is not nil.
-func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
+func (a *Analyzer) add(side Side, l *profile.Loaded, d *pull.File) error {
 	if a.err != nil {
 		return a.err // a profile added before was refused (Wait)
 	}
@@ -399,12 +400,12 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pbProfile) error {
 			}
 		}
 	}
-	if d != nil && d.idsLater && !parallel {
+	if d != nil && d.IDsLater() && !parallel {
 		// A serial walk: the ids check Prepare left to the walk runs
 		// before the profile is added, so that one pprof refuses is not
 		// (and a consumer sees none of its samples).
-		if err := d.checkLaterIDs(); err != nil {
-			ml, err := d.model()
+		if err := d.CheckLaterIDs(); err != nil {
+			ml, err := d.Model()
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -87,6 +88,27 @@ func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
 	return labelBucket(s, profile.LabelBucket, profile.SchedLatency)
 }
 
+// recordBucket is labelBucket for a record's labels.
+func recordBucket(rec *pull.Record, key, apart string) (b Bucket, isApart, ok bool) {
+	if len(rec.Labels) == 0 {
+		return 0, false, false
+	}
+	v, one := rec.Label(key)
+	if !one {
+		return 0, false, false
+	}
+	return labelValue(v, apart)
+}
+
+// labelValue reads a label's value as a bucket name, or as apart.
+func labelValue(v, apart string) (b Bucket, isApart, ok bool) {
+	if v == apart {
+		return 0, true, true
+	}
+	b, err := ParseBucket(v)
+	return b, false, err == nil
+}
+
 // labelBucket reads a sample's single-valued label key as a bucket name,
 // or as apart, the value that keeps the sample out of the buckets (apart
 // true); ok is false when the sample has no such label or an unknown value.
@@ -95,30 +117,7 @@ func labelBucket(s *pprofile.Sample, key, apart string) (b Bucket, isApart, ok b
 	if len(v) != 1 {
 		return 0, false, false
 	}
-	if v[0] == apart {
-		return 0, true, true
-	}
-	b, err := ParseBucket(v[0])
-	return b, false, err == nil
-}
-
-// SampleBucket is what a sample says about its bucket before any frame
-// rule runs: LabelledBucket's label (Go execution traces), or, in
-// wall-clock (fgprof) and goroutine profiles, a stack of runtime.goexit
-// alone, which runtime.GoroutineProfile records for a goroutine that was
-// created but has not run yet: it is runnable, waiting for a P, so it is
-// scheduler latency (sched), the same thing a trace's runnable time is,
-// and in no bucket.
-func SampleBucket(s *pprofile.Sample, kind profile.Kind) (b Bucket, sched, ok bool) {
-	if b, sched, ok = LabelledBucket(s); ok {
-		return b, sched, ok
-	}
-	if (kind == profile.KindWall || kind == profile.KindGoroutine) && len(s.Location) == 1 {
-		if ln := s.Location[0].Line; len(ln) == 1 && ln[0].Function != nil && ln[0].Function.Name == "runtime.goexit" {
-			return 0, true, true
-		}
-	}
-	return 0, false, false
+	return labelValue(v[0], apart)
 }
 
 // labelDecider is the deciding frame of a sample whose bucket a label

@@ -12,6 +12,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -60,17 +61,22 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 	rs := DefaultRules()
 	idx := len(l.Profile.SampleType) - 1 // wall nanoseconds
 	var wantGC, relabelled, runningWorker float64
+	recs := pull.FromProfile(l.Profile)
 	for _, smp := range l.Profile.Sample {
+		rec, err := recs.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
 		lb, sched, ok := LabelledBucket(smp)
 		v := float64(smp.Value[idx])
 		switch {
 		case !ok || sched:
 		case lb == GC:
 			wantGC += v
-		case !idleSystem(smp) && inCollector(rs, smp):
+		case !idleSystem(rec) && inCollector(rs, smp):
 			wantGC += v
 			relabelled += v
-			if running(smp) {
+			if running(rec) {
 				runningWorker += v
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 )
 
 // A streamed profile's samples are classified off the caller's
@@ -37,7 +38,7 @@ import (
 
 // shardSamples is the fewest sample records a profile's part has: a
 // profile of fewer is one shard. markEvery is the record spacing of the
-// places a profile can be cut (pbProfile.marks). Tests lower both.
+// places a profile can be cut (pull.Options.MarkEvery). Tests lower both.
 // shardCap, when not 0, is the most shards of one profile in place of
 // GOMAXPROCS.
 var (
@@ -48,7 +49,7 @@ var (
 
 // walkJob is one profile's walk in flight: its shards, done when wg is.
 // A shard whose walk failed (a packed location id check left to it, see
-// pbProfile.idsLater) sets failed to the profile; settle then walks it
+// pull.File.IDsLater) sets failed to the profile; settle then walks it
 // again from the pprof model. Nothing else holds the profile once walked.
 type walkJob struct {
 	side    Side
@@ -57,7 +58,7 @@ type walkJob struct {
 	kind    profile.Kind
 	shards  []*Analyzer
 	wg      sync.WaitGroup
-	failed  atomic.Pointer[pbProfile]
+	failed  atomic.Pointer[pull.File]
 	settled bool
 	err     error
 }
@@ -66,7 +67,7 @@ type walkJob struct {
 // GOMAXPROCS at once; when more profiles than that are in flight, the
 // oldest is waited for and merged, so memory holds a bounded number of
 // profiles' bytes.
-func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind profile.Kind) error {
+func (a *Analyzer) walkShards(side Side, prof int, d *pull.File, idx int, kind profile.Kind) error {
 	workers := runtime.GOMAXPROCS(0)
 	if a.slots == nil {
 		a.slots = make(chan struct{}, workers)
@@ -77,10 +78,10 @@ func (a *Analyzer) walkShards(side Side, prof int, d *pbProfile, idx int, kind p
 	if shardCap > 0 {
 		most = shardCap
 	}
-	bounds := d.cuts(min(most, max(1, d.samples/shardSamples)))
+	bounds := d.Cuts(min(most, max(1, d.Samples()/shardSamples)))
 	job := &walkJob{side: side, prof: prof, idx: idx, kind: kind}
 	for i := range len(bounds) - 1 {
-		s := a.shard(side, len(d.fnInfos))
+		s := a.shard(side, len(d.Funcs()))
 		job.shards = append(job.shards, s)
 		job.wg.Add(1)
 		go func() {
@@ -117,7 +118,7 @@ func (a *Analyzer) settle(job *walkJob) error {
 		return nil
 	}
 	job.shards = nil
-	l, err := d.model()
+	l, err := d.Model()
 	if err != nil {
 		job.err = err
 		if a.err == nil {
@@ -296,17 +297,4 @@ func (a *Analyzer) mergeStats(s *Analyzer, side Side, prof int) {
 			m.threads[t] = true
 		}
 	}
-}
-
-// cuts divides d's sample records into k runs of about equal count, at
-// the places scan marked: k+1 offsets, from the first record to the
-// end of the data.
-func (d *pbProfile) cuts(k int) []int {
-	k = max(1, min(k, len(d.marks)))
-	b := make([]int, 0, k+1)
-	b = append(b, d.firstSample)
-	for i := 1; i < k; i++ {
-		b = append(b, d.marks[i*len(d.marks)/k])
-	}
-	return append(b, len(d.data))
 }

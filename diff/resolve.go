@@ -6,6 +6,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -18,9 +19,12 @@ import (
 // pprof writer makes them), else by a map. Functions are memoized the
 // same way, so a name is split and interned once per profile.
 type locResolver struct {
-	a     *Analyzer
-	side  Side
-	src   *pbProfile // the streaming decoder's profile, whose locations ids name
+	a    *Analyzer
+	side Side
+	// The locations ids name: a pprof protobuf's (src), or a model
+	// profile's read as records (model).
+	src   *pull.File
+	model *pull.ProfileReader
 	dense []locEntry
 	// one is the frames' fast path, by location ID like dense: the
 	// method id + 1 of a resolved location with one frame; for one of
@@ -28,14 +32,14 @@ type locResolver struct {
 	// 0 when not resolved yet. Four bytes a location keep the table of a
 	// large profile in cache.
 	one      []int32
-	byPtr    map[*pprofile.Location]*locEntry
+	byID     map[uint64]*locEntry // entries by ID when IDs are not dense
 	idv      []int32
 	spv      []int32
 	sysv     []bool    // frame.sys of the frames at idv
 	fnDense  []fnEntry // by Function.ID, made with fnDenseN entries (-1: fnMap) when first set
 	fnDenseN int
 	fnMap    map[fnAt]frame
-	// byFn is, by index in src.fnInfos (resolveID), the function's frame
+	// byFn is, by index in src.Funcs() (resolveID), the function's frame
 	// (id -1 until met), in the mapping byFnMap names: a function's
 	// module can come from its location's mapping, so the memo serves
 	// locations of that mapping only.
@@ -80,16 +84,14 @@ type locEntry struct {
 	sys    bool   // the frame's module is a system library's, when n == 1
 }
 
-func (a *Analyzer) newLocResolver(locs []*pprofile.Location, fns []*pprofile.Function, side Side) *locResolver {
-	maxID := uint64(0)
-	for _, l := range locs {
-		maxID = max(maxID, l.ID)
-	}
+func (a *Analyzer) newLocResolver(model *pull.ProfileReader, fns []*pprofile.Function, side Side) *locResolver {
 	maxFn := uint64(0)
 	for _, f := range fns {
 		maxFn = max(maxFn, f.ID)
 	}
-	return a.newLocResolverN(maxID, len(locs), maxFn, len(fns), side)
+	r := a.newLocResolverN(model.MaxID(), model.Locations(), maxFn, len(fns), side)
+	r.model = model
+	return r
 }
 
 // newLocResolverN is newLocResolver for n locations of IDs up to maxLoc
@@ -100,7 +102,7 @@ func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, maxFn uint64, nFn int, 
 		r.dense = prefaulted[locEntry](int(maxLoc) + 1)
 		r.one = prefaulted[int32](int(maxLoc) + 1)
 	} else {
-		r.byPtr = make(map[*pprofile.Location]*locEntry, n)
+		r.byID = make(map[uint64]*locEntry, n)
 	}
 	// The function memo is made when resolve first meets a function: a
 	// streamed profile's walk mostly resolves by ID (resolveID).
@@ -123,57 +125,21 @@ func prefaulted[T any](n int) []T {
 	return s
 }
 
-// locs is the number of a sample's locations: len(ids) when the
-// streaming decoder gave them (see frames), else the model's.
-func (r *locResolver) locs(smp *pprofile.Sample, ids []uint64) int {
-	if ids != nil {
-		return len(ids)
+// location is the location an id of a record names.
+func (r *locResolver) location(id uint64) *pprofile.Location {
+	if r.src != nil {
+		return r.src.Location(id)
 	}
-	return len(smp.Location)
+	return r.model.Location(id)
 }
 
-// locAt is a sample's location i.
-func (r *locResolver) locAt(smp *pprofile.Sample, ids []uint64, i int) *pprofile.Location {
-	if ids != nil {
-		return r.src.location(ids[i])
-	}
-	return smp.Location[i]
-}
+// entryAt is the memo entry of a record's location i, resolved on first
+// sight: found by ID, so a resolved location costs no load of its
+// *pprofile.Location.
+func (r *locResolver) entryAt(rec *pull.Record, i int) *locEntry { return r.entryByID(rec.IDs[i]) }
 
-// entry returns loc's memo entry, resolving its method ids on first sight.
-func (r *locResolver) entry(loc *pprofile.Location) *locEntry {
-	var e *locEntry
-	if r.dense != nil && loc.ID < uint64(len(r.dense)) {
-		e = &r.dense[loc.ID]
-	} else {
-		if r.byPtr == nil {
-			r.byPtr = map[*pprofile.Location]*locEntry{}
-		}
-		e = r.byPtr[loc]
-		if e == nil {
-			e = &locEntry{}
-			r.byPtr[loc] = e
-		}
-	}
-	if e.n == 0 {
-		r.resolve(e, loc)
-	}
-	return e
-}
-
-// entryAt is the memo entry of a sample's location i (see frames),
-// resolved on first sight. With the streaming decoder's ids and dense
-// entries, a resolved location costs no load of its *pprofile.Location:
-// the entry is found by ID.
-func (r *locResolver) entryAt(smp *pprofile.Sample, ids []uint64, i int) *locEntry {
-	if ids != nil {
-		return r.entryByID(ids[i])
-	}
-	return r.entry(r.locAt(smp, ids, i))
-}
-
-// entryByID is the memo entry of the streamed location with an ID,
-// resolved on first sight (see entryAt).
+// entryByID is the memo entry of the location with an ID, resolved on
+// first sight (see entryAt).
 func (r *locResolver) entryByID(id uint64) *locEntry {
 	if r.dense != nil && id < uint64(len(r.dense)) {
 		e := &r.dense[id]
@@ -182,7 +148,18 @@ func (r *locResolver) entryByID(id uint64) *locEntry {
 		}
 		return e
 	}
-	return r.entry(r.src.location(id))
+	if r.byID == nil {
+		r.byID = map[uint64]*locEntry{}
+	}
+	e := r.byID[id]
+	if e == nil {
+		e = &locEntry{}
+		r.byID[id] = e
+	}
+	if e.n == 0 {
+		r.resolve(e, r.location(id))
+	}
+	return e
 }
 
 // appendIDs appends the method ids of a resolved location's frames.
@@ -218,27 +195,32 @@ func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kin
 // Location, its Lines or Functions), else as resolve does.
 func (r *locResolver) resolveID(e *locEntry, id uint64) {
 	d := r.src
-	if id >= uint64(len(d.locRef)) || d.locRef[id].n == 0 {
-		r.resolve(e, d.location(id))
+	var fns []int32
+	mapping, ok := int32(-1), false
+	if d != nil {
+		fns, mapping, ok = d.LocFuncs(id)
+	}
+	if !ok {
+		r.resolve(e, r.location(id))
 		return
 	}
-	ref := d.locRef[id]
 	if r.byFn == nil {
-		r.byFn, r.byFnMap = make([]frame, len(d.fnInfos)), make([]int32, len(d.fnInfos))
+		n := len(d.Funcs())
+		r.byFn, r.byFnMap = make([]frame, n), make([]int32, n)
 		for i := range r.byFn {
 			r.byFn[i].id = -1
 		}
 	}
 	fs := r.fbuf[:0]
-	for _, fi := range d.locFns[ref.off : ref.off+uint32(ref.n)] {
+	for _, fi := range fns {
 		f := r.byFn[fi]
-		if f.id < 0 || r.byFnMap[fi] != ref.mapping {
+		if f.id < 0 || r.byFnMap[fi] != mapping {
 			mapFile := ""
-			if ref.mapping >= 0 {
-				mapFile = d.mapBase[ref.mapping]
+			if mapping >= 0 {
+				mapFile = d.MappingBase(mapping)
 			}
-			f = r.infoFrame(d.fnInfos[fi], mapFile)
-			r.byFn[fi], r.byFnMap[fi] = f, ref.mapping
+			f = r.infoFrame(d.Funcs()[fi], mapFile)
+			r.byFn[fi], r.byFnMap[fi] = f, mapping
 		}
 		fs = append(fs, f)
 	}
@@ -251,18 +233,19 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 // profiles name mostly the same functions, and its serial walk would
 // look each up again by name in every profile. The memo holds one entry
 // per function met, as the method table does.
-func (r *locResolver) infoFrame(in *fnInfo, mapFile string) frame {
-	mod := in.nm.module(mapFile)
+func (r *locResolver) infoFrame(in *pull.Func, mapFile string) frame {
+	nm := nameOf(in)
+	mod := nm.module(mapFile)
 	if r.a.shardWalk {
-		return r.a.internNamed(in.nm.rest, mod, r.side, &in.nm) // one profile's part: byFn is the memo
+		return r.a.internNamed(nm.rest, mod, r.side, nm) // one profile's part: byFn is the memo
 	}
 	memo := r.a.infoFrames[r.side]
 	if e, ok := memo[in]; ok && e.mod == mod {
 		return e.f
 	}
-	f := r.a.internNamed(in.nm.rest, mod, r.side, &in.nm)
+	f := r.a.internNamed(nm.rest, mod, r.side, nm)
 	if memo == nil {
-		memo = map[*fnInfo]infoFrame{}
+		memo = map[*pull.Func]infoFrame{}
 		r.a.infoFrames[r.side] = memo
 	}
 	if len(memo) < infoFramesCap {
@@ -331,8 +314,8 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 				// The streaming decoder named its functions already,
 				// several profiles at once.
 				var pre *fnName
-				if nm, ok := r.src.name(ln.Function); ok {
-					pre = &nm
+				if in, ok := r.src.FuncOf(ln.Function); ok {
+					pre = nameOf(in)
 				}
 				f = r.newFrame(ln.Function.Name, pre, mapFile)
 				r.setFuncFrame(ln.Function, loc.Mapping, f)

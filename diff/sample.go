@@ -1,12 +1,14 @@
 package diff
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -53,14 +55,19 @@ func (s *Sample) Caller() int {
 // walk classifies every sample of p with a non-zero value of the sample
 // type at idx and hands it to the Analyzer's tables and the consumers.
 func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
-	w := a.newWalker(side, prof, a.newLocResolver(p.Location, p.Function, side), idx, CountColumn(p, idx), kind)
-	for _, smp := range p.Sample {
-		w.sample(smp, nil)
+	pr := pull.FromProfile(p)
+	w := a.newWalker(side, prof, a.newLocResolver(pr, p.Function, side), idx, CountColumn(p, idx), kind)
+	for {
+		rec, err := pr.Next()
+		if err != nil {
+			return // io.EOF: a model profile's reader fails no other way
+		}
+		w.sample(rec)
 	}
 }
 
 // walker holds what classifying the samples of one profile needs; both
-// the pprof model's walk and the streaming decoder's hand it samples.
+// the pprof model's walk and the pull reader's hand it records.
 type walker struct {
 	a             *Analyzer
 	lr            *locResolver
@@ -83,19 +90,19 @@ func (a *Analyzer) newWalker(side Side, prof int, lr *locResolver, idx, countIdx
 		kind: kind, filtering: filtering, spellings: filtering || a.opts.Spellings || a.peek != nil}
 }
 
-// sample classifies one sample (skipped when its value is zero) and hands
+// sample classifies one record (skipped when its value is zero) and hands
 // it to the Analyzer's tables and the consumers.
-func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
+func (w *walker) sample(rec *pull.Record) {
 	a, lr, kind, filtering := w.a, w.lr, w.kind, w.filtering
-	v := float64(smp.Value[w.idx])
+	v := float64(rec.Values[w.idx])
 	if v == 0 {
 		return
 	}
-	if len(smp.Label) > 0 {
-		w.meta.noteThread(smp)
+	if len(rec.Labels) > 0 {
+		w.meta.noteThread(rec)
 	}
 	s := &a.smp
-	s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], smp, ids, kind, filtering, w.spellings)
+	s.Stack, s.Spellings, s.frames = lr.frames(s.Stack[:0], s.Spellings[:0], s.frames[:0], rec, kind, filtering, w.spellings)
 	if filtering && !a.keep(s.Spellings) {
 		w.ps.Filtered++
 		return
@@ -103,50 +110,49 @@ func (w *walker) sample(smp *pprofile.Sample, ids []uint64) {
 	if filtering {
 		// keep ran on ids alone; rules are resolved for kept samples only.
 		s.frames = s.frames[:0]
-		for i := range lr.locs(smp, ids) {
-			s.frames = lr.appendRules(s.frames, lr.entryAt(smp, ids, i), kind)
+		for i := range rec.IDs {
+			s.frames = lr.appendRules(s.frames, lr.entryAt(rec, i), kind)
 		}
 	}
-	w.classified(s, smp, v)
+	w.classified(s, rec, v)
 }
 
-// samplePacked is sample for a streamed sample whose location ids are
-// still packed, at data[p:] (sampleReader's fuseIDs: no filter, no
-// spellings): they are read, checked and resolved in one pass
-// (locResolver.framesPacked). It fails, the sample not taken, where an
-// id is no location's or a varint does not end within the field.
-func (w *walker) samplePacked(smp *pprofile.Sample, data []byte, p int) error {
+// samplePacked is sample for a streamed record whose location ids are
+// still packed (pull.Record.Packed: no filter, no spellings): they are
+// read, checked and resolved in one pass (locResolver.framesPacked). It
+// fails, the sample not taken, where an id is no location's or a varint
+// does not end within the field.
+func (w *walker) samplePacked(rec *pull.Record) error {
 	a, lr := w.a, w.lr
-	v := float64(smp.Value[w.idx])
+	v := float64(rec.Values[w.idx])
 	if v == 0 {
-		// Not walked, but checked, as sampleReader.read checks the ids
-		// of every sample it reads.
-		rs := sampleReader{d: lr.src}
-		return rs.readIDs(data, p, false)
+		// Not walked, but checked, as the reader checks the ids of
+		// every sample it reads.
+		return lr.checkPacked(rec.Packed, rec.PackedAt)
 	}
-	if len(smp.Label) > 0 {
-		w.meta.noteThread(smp)
+	if len(rec.Labels) > 0 {
+		w.meta.noteThread(rec)
 	}
 	s := &a.smp
 	var err error
-	if s.Stack, s.frames, err = lr.framesPacked(s.Stack[:0], s.frames[:0], data, p, w.kind); err != nil {
+	if s.Stack, s.frames, err = lr.framesPacked(s.Stack[:0], s.frames[:0], rec.Packed, rec.PackedAt, w.kind); err != nil {
 		return err
 	}
 	s.Spellings = s.Spellings[:0]
-	w.classified(s, smp, v)
+	w.classified(s, rec, v)
 	return nil
 }
 
 // classified finishes a sample whose stack and frame rules are found:
 // it is decided and handed to the tables and the consumers.
-func (w *walker) classified(s *Sample, smp *pprofile.Sample, v float64) {
+func (w *walker) classified(s *Sample, rec *pull.Record, v float64) {
 	a, kind := w.a, w.kind
-	a.commRoot(s, smp)
+	a.commRoot(s, rec)
 	s.Value, s.Count = v, 1
 	if w.countIdx >= 0 {
-		s.Count = smp.Value[w.countIdx]
+		s.Count = rec.Values[w.countIdx]
 	}
-	a.decide(s, smp, kind)
+	a.decide(s, rec, kind)
 	a.take(s, w.ps)
 	for _, c := range a.consumers {
 		c(s)
@@ -172,15 +178,18 @@ const (
 // decide sets the sample's bucket, apart flag and deciding
 // frame: what the format recorded (a trace's block reason, profile's
 // label contract) decides before frame names do.
-func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
-	lb, lsched, lok := SampleBucket(smp, kind)
+func (a *Analyzer) decide(s *Sample, rec *pull.Record, kind profile.Kind) {
+	lb, lsched, lok := recordBucket(rec, profile.LabelBucket, profile.SchedLatency)
+	if !lok && a.notStarted(s, kind) {
+		lb, lsched, lok = 0, true, true
+	}
 	switch {
-	case lok && !lsched && lb != GC && !idleSystem(smp) && collectorAt(s.frames, running(smp)) >= 0:
+	case lok && !lsched && lb != GC && !idleSystem(rec) && collectorAt(s.frames, running(rec)) >= 0:
 		// A goroutine blocked (on any reason: a GC assist parks with
 		// "sync") inside the collector, or a collector goroutine running,
 		// is GC work, as the frame rules say of the same stack in a
 		// wall-clock profile.
-		s.Bucket, s.Apart, s.Decider = GC, InBucket, collectorAt(s.frames, running(smp))
+		s.Bucket, s.Apart, s.Decider = GC, InBucket, collectorAt(s.frames, running(rec))
 	case lok:
 		s.Bucket, s.Apart, s.Decider = lb, InBucket, labelDecider(s.frames)
 		if lsched {
@@ -191,7 +200,7 @@ func (a *Analyzer) decide(s *Sample, smp *pprofile.Sample, kind profile.Kind) {
 		s.Apart = InBucket
 		s.Bucket, s.Decider, h = classify(s.frames, kind)
 		if h != ruled {
-			switch fb, unknown, ok := fallback(smp); {
+			switch fb, unknown, ok := fallback(rec); {
 			case ok && unknown:
 				s.Apart = Unknown
 			case ok:
@@ -240,14 +249,14 @@ func collectorAt(frames []frameRule, rootOnly bool) int {
 // what the format knows of time no frame rule claims (wait, for a thread
 // blocked off the CPU), or unknown for profile.FallbackUnknown (a thread
 // in native code or blocked: kept apart as Unknown).
-func fallback(smp *pprofile.Sample) (b Bucket, unknown, ok bool) {
-	return labelBucket(smp, profile.LabelFallback, profile.FallbackUnknown)
+func fallback(rec *pull.Record) (b Bucket, unknown, ok bool) {
+	return recordBucket(rec, profile.LabelFallback, profile.FallbackUnknown)
 }
 
 // running reports whether a trace sample is a running interval.
-func running(smp *pprofile.Sample) bool {
-	st := smp.Label[profile.LabelState]
-	return len(st) == 1 && st[0] == "running"
+func running(rec *pull.Record) bool {
+	st, ok := rec.Label(profile.LabelState)
+	return ok && st == "running"
 }
 
 // idleSystem reports whether a trace sample is an idle collector
@@ -255,9 +264,9 @@ func running(smp *pprofile.Sample) bool {
 // ("system goroutine wait") or the sweeper with nothing to sweep. They
 // wait between cycles; wall-clock profiles never see them (goroutine
 // profiles omit system goroutines), so they stay wait.
-func idleSystem(smp *pprofile.Sample) bool {
-	r := smp.Label[profile.LabelReason]
-	return len(r) == 1 && (r[0] == "system goroutine wait" || r[0] == "GC background sweeper wait")
+func idleSystem(rec *pull.Record) bool {
+	r, ok := rec.Label(profile.LabelReason)
+	return ok && (r == "system goroutine wait" || r == "GC background sweeper wait")
 }
 
 // commRoot takes the frame rule off a stack's root frame when that frame
@@ -265,18 +274,22 @@ func idleSystem(smp *pprofile.Sample) bool {
 // adds as the root frame (as stackcollapse-perf.pl does). A thread's name
 // is no code and never decides a bucket: a process named sleep is no call
 // of sleep. The frame stays in the stack, by its name, for display.
-func (a *Analyzer) commRoot(s *Sample, smp *pprofile.Sample) {
-	c, n := smp.Label["comm"], len(s.Stack)
-	if len(c) != 1 || c[0] == "" || n == 0 || len(s.frames) != n {
+func (a *Analyzer) commRoot(s *Sample, rec *pull.Record) {
+	if len(rec.Labels) == 0 {
 		return
 	}
-	key, ok := a.commKeys[c[0]]
+	c, one := rec.Label("comm")
+	n := len(s.Stack)
+	if !one || c == "" || n == 0 || len(s.frames) != n {
+		return
+	}
+	key, ok := a.commKeys[c]
 	if !ok {
 		if a.commKeys == nil {
 			a.commKeys = map[string]string{}
 		}
-		key = symbolize.Normalize(strings.ReplaceAll(c[0], " ", "_"))
-		a.commKeys[c[0]] = key
+		key = symbolize.Normalize(strings.ReplaceAll(c, " ", "_"))
+		a.commKeys[c] = key
 	}
 	if a.methods[s.Stack[n-1]].key == key {
 		s.frames[n-1] = syntheticFrame
@@ -284,47 +297,38 @@ func (a *Analyzer) commRoot(s *Sample, smp *pprofile.Sample) {
 }
 
 // noteThread records the thread label of a thread-time sample.
-func (m *sideMeta) noteThread(smp *pprofile.Sample) {
-	if th := smp.Label[profile.LabelThread]; len(th) == 1 {
+func (m *sideMeta) noteThread(rec *pull.Record) {
+	if th, ok := rec.Label(profile.LabelThread); ok {
 		if m.threads == nil {
 			m.threads = map[string]bool{}
 		}
-		m.threads[th[0]] = true
+		m.threads[th] = true
 	}
 }
 
-// frames appends the method ids of a sample's frames to stack, their
+// frames appends the method ids of a record's frames to stack, their
 // spelling ids to spell when asked, and, unless only ids are needed yet
 // (filtering: rules wait until the sample is kept), their frame rules to
-// frames.
-//
-// ids, when not nil, holds the IDs of the sample's locations (the
-// streaming decoder has them, and r.src the locations): a frame then costs
-// no load of its Location, and smp.Location need not be filled.
-func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *pprofile.Sample, ids []uint64, kind profile.Kind, idsOnly, spellings bool) ([]int32, []int32, []frameRule) {
-	n := r.locs(smp, ids)
+// frames. A frame is found by its location's ID: a resolved one costs no
+// load of its Location.
+func (r *locResolver) frames(stack, spell []int32, frames []frameRule, rec *pull.Record, kind profile.Kind, idsOnly, spellings bool) ([]int32, []int32, []frameRule) {
+	ids := rec.IDs
 	if spellings {
-		for i := range n {
-			spell = r.appendSpellings(spell, r.entryAt(smp, ids, i))
+		for _, id := range ids {
+			spell = r.appendSpellings(spell, r.entryByID(id))
 		}
 	}
 	if idsOnly {
-		for i := range n {
-			stack = r.appendIDs(stack, r.entryAt(smp, ids, i))
+		for _, id := range ids {
+			stack = r.appendIDs(stack, r.entryByID(id))
 		}
 		return stack, spell, frames
 	}
 	one, mfr := r.one, r.a.mfr
-	for i := range n {
+	for _, id := range ids {
 		// Fast path: a resolved location of up to oneMaxN frames whose
 		// rules are known, with no calls but knownRules' (inlined) so the
 		// loads of successive frames overlap.
-		var id uint64
-		if ids != nil {
-			id = ids[i]
-		} else {
-			id = smp.Location[i].ID
-		}
 		if id < uint64(len(one)) {
 			switch v := one[id]; {
 			case v > 0:
@@ -345,7 +349,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 				}
 			}
 		}
-		e := r.entryAt(smp, ids, i)
+		e := r.entryByID(id)
 		stack = r.appendIDs(stack, e)
 		frames = r.appendRules(frames, e, kind)
 		mfr = r.a.mfr // new methods may have grown it
@@ -355,31 +359,26 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, smp *ppro
 
 // framesPacked is frames (no spellings, rules resolved) for the
 // location ids packed at data[p:], the whole of data the field: each is
-// read, checked as sampleReader.readIDs checks it, and resolved, so the
-// resolver's loads of one frame overlap the reading of the next. It
-// returns readIDs' error where an id is no location's or a varint does
-// not end within the field, having resolved the ids before it.
+// read (pull.NextID), checked as the pull reader checks ids, and
+// resolved, so the resolver's loads of one frame overlap the reading of
+// the next. It fails where an id is no location's or a varint does not
+// end within the field, having resolved the ids before it.
 func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byte, p int, kind profile.Kind) ([]int32, []frameRule, error) {
 	e := len(data)
 	d := r.src
-	n1 := d.locCount1N()
+	n1 := d.DenseLocations()
 	one, mfr := r.one, r.a.mfr
 	for p < e {
-		id, q := varint3(data, p)
-		if q != p {
-			p = q
-		} else {
-			v, q, ok := uvarintSlow(data, p)
-			if !ok {
-				return stack, frames, decodeErr(p, "bad varint in a sample's location ids")
-			}
-			id, p = v, q
+		id, q, ok := pull.NextID(data, p)
+		if !ok {
+			return stack, frames, errBadIDs
 		}
+		p = q
 		if n1 > 0 {
 			if id-1 >= n1 {
 				return stack, frames, errFallback
 			}
-		} else if !d.hasLocation(id) {
+		} else if !d.HasLocation(id) {
 			return stack, frames, errFallback
 		}
 		// The fast path of frames, written out again: as a method it
@@ -411,6 +410,36 @@ func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byt
 		mfr = r.a.mfr // new methods may have grown it
 	}
 	return stack, frames, nil
+}
+
+// errBadIDs is a packed field of location ids whose last varint does not
+// end within it: pprof refuses the profile (Analyzer.settle).
+var errBadIDs = errors.New("bad varint in a sample's location ids")
+
+// checkPacked checks the packed location ids at data[p:] (a record's
+// Packed field) as framesPacked does, resolving none.
+func (r *locResolver) checkPacked(data []byte, p int) error {
+	n1 := r.src.DenseLocations()
+	for p < len(data) {
+		id, q, ok := pull.NextID(data, p)
+		if !ok {
+			return errBadIDs
+		}
+		p = q
+		if n1 > 0 && id-1 >= n1 || n1 == 0 && !r.src.HasLocation(id) {
+			return errFallback
+		}
+	}
+	return nil
+}
+
+// notStarted reports a goroutine that was created but has not run yet,
+// in a wall-clock (fgprof) or goroutine profile: runtime.GoroutineProfile
+// records it with a stack of runtime.goexit alone. It is runnable,
+// waiting for a P: scheduler latency, as a trace's runnable time is.
+func (a *Analyzer) notStarted(s *Sample, kind profile.Kind) bool {
+	return (kind == profile.KindWall || kind == profile.KindGoroutine) && len(s.Stack) == 1 &&
+		a.methods[s.Stack[0]].key == "runtime.goexit"
 }
 
 // knownRules reports whether the frame rules of methods ms are all known

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
@@ -92,34 +92,6 @@ func sameJSON(t *testing.T, what string, a, b any) {
 	}
 }
 
-// labelled gives some of p's samples labels the classifier reads (thread,
-// comm, state, a bucket) and some it does not (numeric ones), and adds a
-// profiler goroutine's sample, which both paths must drop.
-func labelled(p *pprofile.Profile) *pprofile.Profile {
-	for i, s := range p.Sample {
-		switch i % 7 {
-		case 1:
-			s.Label = map[string][]string{profile.LabelThread: {fmt.Sprint("t", i%5)}}
-		case 2:
-			s.Label = map[string][]string{"comm": {"synth"}, "x": {"a", "b"}}
-		case 4:
-			s.Label = map[string][]string{profile.LabelProfiler: {"true"}}
-		case 3:
-			s.NumLabel = map[string][]int64{"bytes": {int64(i)}}
-			s.NumUnit = map[string][]string{"bytes": {"bytes"}}
-		}
-	}
-	fn := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: "runtime/pprof.profileWriter"}
-	loc := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
-	p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
-	ps := &pprofile.Sample{Location: []*pprofile.Location{p.Location[0], loc}, Value: make([]int64, len(p.SampleType))}
-	for i := range ps.Value {
-		ps.Value[i] = 5
-	}
-	p.Sample = append(p.Sample, ps)
-	return p
-}
-
 // TestStreamSameResult holds the streaming decoder to the pprof model's
 // results: the diff (with every analysis option that changes what is
 // read), top, and the per-profile observations, on generated profiles of
@@ -136,7 +108,7 @@ func TestStreamSameResult(t *testing.T) {
 		for s, side := range []synth.Side{synth.Base, synth.New} {
 			p := gen(side, 1500+500*i, i%2, int64(i+1))
 			if i == 1 {
-				p = labelled(p)
+				p = synth.Labelled(p)
 			}
 			sides[s] = append(sides[s], rawFile(t, dir, fmt.Sprintf("%d-%d.pb.gz", s, i), p, profile.Options{}))
 		}
@@ -302,7 +274,7 @@ func TestPrepareConcurrent(t *testing.T) {
 	for i := range 4 {
 		cfg := synth.DefaultConfig()
 		cfg.Stacks, cfg.Functions, cfg.Seed = 800, 200, int64(i+1)
-		rs = append(rs, rawFile(t, dir, fmt.Sprintf("%d.pb.gz", i), labelled(synth.Generate(cfg)), profile.Options{}))
+		rs = append(rs, rawFile(t, dir, fmt.Sprintf("%d.pb.gz", i), synth.Labelled(synth.Generate(cfg)), profile.Options{}))
 	}
 	ins := make([]*Input, len(rs))
 	errs := make([]error, len(rs))
@@ -365,8 +337,8 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 	if d == nil {
 		return
 	}
-	if len(model.Location) != len(d.locIDs) {
-		t.Errorf("%s: %d locations, the decoder has %d", what, len(model.Location), len(d.locIDs))
+	if len(model.Location) != d.Locations() {
+		t.Errorf("%s: %d locations, the decoder has %d", what, len(model.Location), d.Locations())
 		return
 	}
 	got := make([][]*pprofile.Location, 4)
@@ -374,7 +346,7 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 	for g := range got {
 		wg.Go(func() {
 			for _, l := range model.Location {
-				got[g] = append(got[g], d.location(l.ID))
+				got[g] = append(got[g], d.Location(l.ID))
 			}
 		})
 	}
@@ -387,12 +359,12 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 		}
 		sameJSON(t, fmt.Sprintf("%s location %d", what, l.ID), locFacts(l), locFacts(got[0][i]))
 		if fn := got[0][i].Line; len(fn) > 0 {
-			if nm, ok := d.name(fn[0].Function); !ok || nm.rest == "" && fn[0].Function.Name != "" {
+			if in, ok := d.FuncOf(fn[0].Function); !ok || nameOf(in).rest == "" && fn[0].Function.Name != "" {
 				t.Errorf("%s: location %d: no name for its function", what, l.ID)
 			}
 		}
 	}
-	if d.location(d.maxLocID+1) != nil {
+	if d.Location(d.MaxLocID()+1) != nil {
 		t.Errorf("%s: a location for an ID the profile lacks", what)
 	}
 }
@@ -529,23 +501,18 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 	// Where the packed fields of the first samples are: the offset of
 	// each one's one-byte length.
 	var lens, lastIDs []int
-	var f, g wireField
-	for pos := 0; pos < len(data) && len(lens) < 60; {
-		if err := next(data, &pos, len(data), &f); err != nil {
-			t.Fatal(err)
+	for _, f := range wireFields(t, data, 0, len(data)) {
+		if len(lens) >= 60 {
+			break
 		}
-		if f.num != 2 || f.typ != 2 {
+		if f.num != 2 || f.typ != protowire.BytesType {
 			continue
 		}
-		for q := f.s; q < f.e; {
-			at := q
-			if err := next(data, &q, f.e, &g); err != nil {
-				t.Fatal(err)
+		for _, g := range wireFields(t, data, f.s, f.e) {
+			if (g.num == 1 || g.num == 2) && g.typ == protowire.BytesType && g.e-g.s >= 3 && g.e-g.s < 0x80 && g.s == g.at+2 {
+				lens = append(lens, g.at+1)
 			}
-			if (g.num == 1 || g.num == 2) && g.typ == 2 && g.e-g.s >= 3 && g.e-g.s < 0x80 && g.s == at+2 {
-				lens = append(lens, at+1)
-			}
-			if g.num == 1 && g.typ == 2 && g.e > g.s {
+			if g.num == 1 && g.typ == protowire.BytesType && g.e > g.s {
 				lastIDs = append(lastIDs, g.e-1)
 			}
 		}
@@ -607,25 +574,41 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 	}
 }
 
-// readIDs reads varints within the packed field it is given, as pprof's
-// decoder does: one that runs past the field's end is an error at its
-// offset, even when the bytes after the field would complete it.
-func TestReadIDsWithinField(t *testing.T) {
-	d := &pbProfile{locIDs: make([]uint64, 300), locIdx: make([]int32, 301)}
-	for i := range d.locIDs {
-		d.locIDs[i], d.locIdx[i+1] = uint64(i+1), int32(i+1)
+// wireField is one protobuf field of a test's profile bytes: its number
+// and wire type, where it starts (at) and ends (end), and, for a
+// length-delimited field, its payload data[s:e].
+type wireField struct {
+	num     protowire.Number
+	typ     protowire.Type
+	at, end int
+	s, e    int
+}
+
+// wireFields lists the fields of data[from:to] (protowire reads them:
+// the tests craft inputs, they do not decode profiles).
+func wireFields(t *testing.T, data []byte, from, to int) []wireField {
+	t.Helper()
+	var fs []wireField
+	for pos := from; pos < to; {
+		num, typ, n := protowire.ConsumeTag(data[pos:to])
+		if n < 0 {
+			t.Fatalf("byte %d: %v", pos, protowire.ParseError(n))
+		}
+		f := wireField{num: num, typ: typ, at: pos}
+		m := protowire.ConsumeFieldValue(num, typ, data[pos+n:to])
+		if m < 0 {
+			t.Fatalf("byte %d: %v", pos+n, protowire.ParseError(m))
+		}
+		if typ == protowire.BytesType {
+			v, k := protowire.ConsumeBytes(data[pos+n : to])
+			f.e = pos + n + k
+			f.s = f.e - len(v)
+		}
+		pos += n + m
+		f.end = pos
+		fs = append(fs, f)
 	}
-	// The ids 5 and 300 (0xac 0x02), then a value field's key.
-	rec := []byte{0x05, 0xac, 0x02, 0x12}
-	r := &sampleReader{d: d}
-	if err := r.readIDs(rec[:3], 0, true); err != nil || !slices.Equal(r.ids, []uint64{5, 300}) {
-		t.Fatalf("whole field: ids %v, %v", r.ids, err)
-	}
-	r.ids = r.ids[:0]
-	var de *DecodeError
-	if err := r.readIDs(rec[:2], 0, true); !errors.As(err, &de) || de.Offset != 1 {
-		t.Errorf("a varint past the field's end: %v, want a DecodeError at byte 1", err)
-	}
+	return fs
 }
 
 // writeTemp writes data to a new file and returns its path.
@@ -772,37 +755,28 @@ func splitIDFields(t *testing.T, data []byte, how string) []byte {
 		return dst
 	}
 	var out []byte
-	var f, g wireField
 	n := 0
-	for pos := 0; pos < len(data); {
-		at := pos
-		if err := next(data, &pos, len(data), &f); err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range wireFields(t, data, 0, len(data)) {
 		if f.num == 2 {
 			n++
 		}
 		if f.num != 2 || n%3 != 0 {
-			out = append(out, data[at:pos]...)
+			out = append(out, data[f.at:f.end]...)
 			continue
 		}
 		var rec []byte
-		for q := f.s; q < f.e; {
-			qa := q
-			if err := next(data[:f.e], &q, f.e, &g); err != nil {
-				t.Fatal(err)
-			}
-			if g.num != 1 || g.typ != 2 {
-				rec = append(rec, data[qa:q]...)
+		for _, g := range wireFields(t, data, f.s, f.e) {
+			if g.num != 1 || g.typ != protowire.BytesType {
+				rec = append(rec, data[g.at:g.end]...)
 				continue
 			}
 			var ids []uint64
 			for p := g.s; p < g.e; {
-				u, np, ok := uvarint(data[:g.e], p)
-				if !ok {
+				u, k := protowire.ConsumeVarint(data[p:g.e])
+				if k < 0 {
 					t.Fatal("bad id")
 				}
-				ids, p = append(ids, u), np
+				ids, p = append(ids, u), p+k
 			}
 			half := max(len(ids)-3, 1) // the first part long enough to be left to the walk
 			switch how {

@@ -34,6 +34,7 @@ package synth
 import (
 	"fmt"
 	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/labels"
 	"hash/fnv"
 	"io"
 	"math"
@@ -583,5 +584,34 @@ func (u *universe) build(cfg Config, s *stackSet) *pprofile.Profile {
 		smp.Value[0], smp.Value[1] = c, c*Period
 		p.Sample = append(p.Sample, smp)
 	}
+	return p
+}
+
+// Labelled gives some of p's samples labels an analysis reads (thread,
+// comm, a profiler's) and some it does not (numeric ones, a key with two
+// values), and adds a sample of a profiler goroutine's frame
+// (runtime/pprof.profileWriter), which readers drop. It returns p.
+func Labelled(p *pprofile.Profile) *pprofile.Profile {
+	for i, s := range p.Sample {
+		switch i % 7 {
+		case 1:
+			s.Label = map[string][]string{labels.Thread: {fmt.Sprint("t", i%5)}}
+		case 2:
+			s.Label = map[string][]string{"comm": {"synth"}, "x": {"a", "b"}}
+		case 4:
+			s.Label = map[string][]string{labels.Profiler: {"true"}}
+		case 3:
+			s.NumLabel = map[string][]int64{"bytes": {int64(i)}}
+			s.NumUnit = map[string][]string{"bytes": {"bytes"}}
+		}
+	}
+	fn := &pprofile.Function{ID: uint64(len(p.Function) + 1), Name: "runtime/pprof.profileWriter"}
+	loc := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: fn}}}
+	p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
+	ps := &pprofile.Sample{Location: []*pprofile.Location{p.Location[0], loc}, Value: make([]int64, len(p.SampleType))}
+	for i := range ps.Value {
+		ps.Value[i] = 5
+	}
+	p.Sample = append(p.Sample, ps)
 	return p
 }

@@ -1,4 +1,4 @@
-package diff
+package pull
 
 import (
 	"encoding/binary"

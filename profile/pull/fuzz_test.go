@@ -1,35 +1,18 @@
-package diff
+package pull_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/profile/synth"
 )
-
-// decodeUnguarded is decodeRaw without its panic guard, so that the fuzzer
-// sees a panic of the decoder.
-func decodeUnguarded(src string, data []byte) (*pbProfile, error) {
-	d := &pbProfile{src: src, data: data}
-	if err := d.scan(); err != nil {
-		return nil, err
-	}
-	if err := d.build(); err != nil {
-		return nil, err
-	}
-	// The ids are checked by the check pass (Prepare's default) or left to
-	// the walk (PrepareOptions.IDsInWalk): half the inputs each.
-	if err := d.check(false, len(data)%2 == 1); err != nil {
-		return nil, err
-	}
-	d.loaded = &profile.Loaded{Source: src, Format: profile.FormatPprof, Profile: d.header}
-	d.loaded.Kind = d.kind()
-	return d, nil
-}
 
 // FuzzStreamDecoder: on any bytes the streaming decoder either refuses
 // (a DecodeError at an offset inside the data, or a refusal that sends
@@ -47,7 +30,7 @@ func FuzzStreamDecoder(f *testing.F) {
 		}
 		p := synth.Generate(cfg)
 		if i == 1 {
-			p = labelled(p)
+			p = synth.Labelled(p)
 		}
 		var buf bytes.Buffer
 		if err := p.WriteUncompressed(&buf); err != nil {
@@ -57,8 +40,11 @@ func FuzzStreamDecoder(f *testing.F) {
 	}
 	f.Add([]byte{0x0a, 0x02, 0x08, 0x01})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := decodeUnguarded("fuzz.pb", data)
-		var de *DecodeError
+		// The ids are checked by the check pass (Open's default) or left
+		// to the walk (Options.IDsInWalk): half the inputs each.
+		raw := &profile.Raw{Source: "fuzz.pb", Data: data, Options: profile.Options{KeepProfiler: true}}
+		d, err := pull.OpenUnguarded(raw, pull.Options{IDsInWalk: len(data)%2 == 1})
+		var de *pull.DecodeError
 		switch {
 		case errors.As(err, &de):
 			if de.Offset < 0 || de.Offset > len(data) {
@@ -70,12 +56,12 @@ func FuzzStreamDecoder(f *testing.F) {
 		}
 		// The walk checks the location ids the check pass left to it (a
 		// refusal there sends the profile to the model path too).
-		stream := NewAnalyzer(Options{Top: -1})
-		e2 := stream.AddInput(Base, &Input{l: d.loaded, d: d})
+		stream := diff.NewAnalyzer(diff.Options{Top: -1})
+		e2 := stream.AddInput(diff.Base, diff.StreamInput(d))
 		if e2 == nil {
 			e2 = stream.Wait()
 		}
-		if e2 != nil && !errors.Is(e2, errFallback) {
+		if e2 != nil && !errors.Is(e2, pull.ErrModel) {
 			t.Fatalf("the walk refused it with %v, not sending it to the model path", e2)
 		}
 		_, perr := pprofile.ParseUncompressed(data)
@@ -89,10 +75,14 @@ func FuzzStreamDecoder(f *testing.F) {
 		if lerr != nil || l.Format != profile.FormatPprof {
 			return // a registry reader sniffed it first, or a model-path check
 		}
-		model := NewAnalyzer(Options{Top: -1})
-		if e1 := model.Add(Base, l); e1 != nil {
+		model := diff.NewAnalyzer(diff.Options{Top: -1})
+		if e1 := model.Add(diff.Base, l); e1 != nil {
 			t.Fatalf("Add: model %v, stream took it", e1)
 		}
-		sameJSON(t, "top", model.Top(), stream.Top())
+		jm, _ := json.Marshal(model.Top())
+		js, _ := json.Marshal(stream.Top())
+		if !bytes.Equal(jm, js) {
+			t.Fatalf("top: the pull reader's differs from the model's:\nmodel:  %s\nstream: %s", jm, js)
+		}
 	})
 }
