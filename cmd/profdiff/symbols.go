@@ -40,7 +40,7 @@ func symbolOptions(paths []string) (symbolize.Options, error) {
 		}
 		o.Close()
 	}
-	return symbolize.Options{Paths: paths, Env: os.Getenv}, nil
+	return symbolize.Options{Paths: paths, PathsName: "--symbols", Env: os.Getenv}, nil
 }
 
 // noteSymbols says on stderr which file served which mapping of a loaded
