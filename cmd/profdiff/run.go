@@ -7,14 +7,11 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
-	"slices"
 	"sort"
 	"strings"
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/cmd/internal/hugeheap"
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
@@ -511,50 +508,9 @@ func noArgs(cmd string, pos []string) error {
 // add as a diff.Input with its side.
 func loadInputs(ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, model bool, popts diff.PrepareOptions, add func(diff.Side, *diff.Input) error) error {
 	opts.Raw = !model
-	resolved := opts.Resolved
-	opts.Resolved = func(srcs [][]string) error {
-		reserveHeap(srcs)
-		if resolved != nil {
-			return resolved(srcs)
-		}
-		return nil
-	}
 	return loadSources(ctx, cmd, stderr, sides, opts, prepareInput(popts), func(it *source.Item, in *diff.Input) error {
 		return add(diff.Side(it.Side), in)
 	})
-}
-
-// heapPerByte is about how many bytes of heap a profile file's byte
-// costs while it is read: a gzipped pprof file inflates to about 1.5
-// times its size and its tables take about as much again (the
-// 200,000-stack pair, 2 x 13.9 MB, peaks at about 110 MiB).
-const heapPerByte = 4
-
-// reserveHeap has the heap that loading sides' files builds backed by
-// huge pages where the system leaves that to the program
-// (hugeheap.Reserve, which does nothing for a small job).
-func reserveHeap(sides [][]string) { hugeheap.Reserve(heapHint(sides, runtime.GOMAXPROCS(0)+1)) }
-
-// heapHint is about the heap that loading sides' files builds:
-// heapPerByte bytes for each byte of the held largest local files, as
-// many are held at once as loadInputs holds (GOMAXPROCS+1). A source
-// that is not a regular file (a fleet source, a pipe) is not counted:
-// its size is not known before it is read.
-func heapHint(sides [][]string, held int) int64 {
-	var sizes []int64
-	for _, srcs := range sides {
-		for _, src := range srcs {
-			if fi, err := os.Stat(src); err == nil && fi.Mode().IsRegular() {
-				sizes = append(sizes, fi.Size())
-			}
-		}
-	}
-	slices.Sort(sizes)
-	total := int64(0)
-	for i := len(sizes) - 1; i >= max(0, len(sizes)-held); i-- {
-		total += sizes[i]
-	}
-	return total * heapPerByte
 }
 
 // parallelWalk is how profiles for a are best prepared: an Analyzer that

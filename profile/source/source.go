@@ -113,12 +113,15 @@ var errNotLoaded = errors.New("source: prepare left Item.Loaded nil")
 // returned. The Warnings are those of the items handed to add, each
 // distinct one once, even when Load fails.
 //
-// After add returns, an item whose Loaded holds a profile model with
-// samples is garbage unless add kept it, and a collection runs before
-// the next item is handed on; after Options.Wait another runs. Both keep
+// Load tunes the runtime for the heap it builds (see README.md, Speed).
+// Before reading, where Linux leaves transparent huge pages to the
+// program, it has the heap the largest held files will take backed by
+// them (package hugeheap; PROFDIFF_HUGEPAGES=off turns it off). After add
+// returns, an item whose Loaded holds a profile model with samples is
+// garbage unless add kept it, and a collection runs before the next item
+// is handed on; after Options.Wait another runs. Both collections keep
 // the peak heap near what the caller holds rather than letting a parsed
-// profile's garbage pile up to the collector's target (see README.md,
-// Speed).
+// profile's garbage pile up to the collector's target.
 func Load[T any](ctx context.Context, sides []Side, opts Options, prepare func(*Item) (T, error), add func(*Item, T) error) (Warnings, error) {
 	var w warnings
 	srcs, err := resolve(sides, opts)
@@ -142,6 +145,7 @@ func Load[T any](ctx context.Context, sides []Side, opts Options, prepare func(*
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
+	reserveHeap(srcs, par+1)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
