@@ -19,7 +19,7 @@ func fetchFleet(ctx context.Context, source string, maxSize int64, opts Options)
 	if err != nil {
 		return nil, err
 	}
-	data, err := fleet.Fetch(ctx, s, fleet.Options{Client: opts.HTTPClient, MaxSize: maxSize, CheckURL: opts.CheckURL, Getenv: opts.Getenv})
+	data, err := fleet.Fetch(ctx, s, fleet.Options{Client: opts.HTTPClient, MaxSize: maxSize, CheckURL: opts.CheckURL, Getenv: opts.Getenv, Decompress: Decompress})
 	if errors.Is(err, fleet.ErrEmpty) {
 		err = mark(ErrEmpty, err)
 	}

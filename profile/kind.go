@@ -54,8 +54,8 @@ func ParseKind(s string) (Kind, error) {
 //	               are snapshots of threads, read the same way)
 //	heap:          alloc_*/inuse_* or space/bytes
 //
-// A profile profdiff built from a Go execution trace (and wrote out again,
-// say with --output-pprof) says so in a comment, and a JFR recording's by
+// A profile profdiff built from a Go execution trace (and wrote out again
+// as pprof) says so in a comment, and a JFR recording's by
 // its thread-time sample type; their samples' labels do not decide (perf
 // sched_switch off-CPU time sets them too).
 //

@@ -58,7 +58,6 @@ import (
 	"time"
 
 	pprofile "github.com/google/pprof/profile"
-	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/inflate"
@@ -160,11 +159,11 @@ func (e *Error) Unwrap() error { return e.Err }
 // URL such as http://127.0.0.1:6060/debug/pprof/profile?seconds=5.
 func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 	maxSize := maxSizeOf(opts)
-	data, err := readSource(ctx, source, maxSize, opts)
+	data, stripped, err := readStripped(ctx, source, maxSize, opts)
 	if err != nil {
 		return nil, &Error{source, err}
 	}
-	l, err := parse(source, data, maxSize, false, true) // data is Load's own
+	l, err := parse(source, data, maxSize, false, true, stripped) // data is Load's own
 	return loaded(l, err, opts)
 }
 
@@ -237,19 +236,13 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 		return nil, l, err
 	}
 	maxSize := maxSizeOf(opts)
-	data, inflated := gunzipFile(source, maxSize)
-	if !inflated {
-		var err error
-		if data, err = readSource(ctx, source, maxSize, opts); err != nil {
-			return nil, nil, &Error{source, err}
-		}
-		if out, ok := fastGunzip(data, maxSize); ok {
-			data, inflated = out, true
-		}
+	data, stripped, err := readStripped(ctx, source, maxSize, opts)
+	if err != nil {
+		return nil, nil, &Error{source, err}
 	}
 	var r *Raw
 	l, err := guardParse(source, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(source, data, maxSize, false, true, inflated)
+		l, in, gzipped, done, err := unwrap(source, data, maxSize, false, true, stripped)
 		switch {
 		case done || err != nil:
 			return l, err
@@ -266,83 +259,58 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 	return nil, l, err
 }
 
-// fastGunzip decompresses a single gzip layer within maxSize: with
-// package inflate when data is one gzip member it reads (about 1.5 times
-// as fast as github.com/klauspost/compress/gzip, itself about 1.35 times
-// compress/gzip: BenchmarkGunzip, diff's BenchmarkInflate), else with
-// klauspost's streaming reader. It reports false for anything but a
-// stream that decompresses cleanly to data that is neither empty nor
-// gzip again: ungzipLayers then reads the source and words whatever is
-// wrong, as Load does.
-func fastGunzip(data []byte, maxSize int64) ([]byte, bool) {
-	if !isGzip(data) {
-		return nil, false
+// readStripped reads source within maxSize. A gzipped regular file is
+// inflated as it is read, its compressed bytes mapped rather than copied
+// onto the heap (see gunzipFile), and stripped says that data is its
+// first layer's content; anything else is read as it is (readSource),
+// stripped 0.
+func readStripped(ctx context.Context, source string, maxSize int64, opts Options) (data []byte, stripped int, err error) {
+	if data, ok, err := gunzipFile(source, maxSize); ok {
+		return data, 1, err
 	}
-	if out, err := inflate.Gunzip(data, maxSize); err == nil {
-		return out, takeInflated(out)
-	}
-	return inflateWhole(bytes.NewReader(data), maxSize, int64(len(data)), gzipSize(data))
+	data, err = readSource(ctx, source, maxSize, opts)
+	return data, 0, err
 }
 
-// inflateWhole is fastGunzip's decompression of the gzip stream r, of
-// compressed bytes and said to expand to hint bytes, with klauspost's
-// streaming reader.
-func inflateWhole(r io.Reader, maxSize, compressed, hint int64) ([]byte, bool) {
-	zr, err := kgzip.NewReader(r)
-	if err != nil {
-		return nil, false
-	}
-	out, err := readAll(zr, maxSize, hint, inflate.FirstSize(compressed))
-	if err != nil {
-		return nil, false
-	}
-	return out, takeInflated(out)
-}
-
-// takeInflated says whether fastGunzip keeps what it inflated: not when it
-// is gzip again or blank, which the usual path reads and words.
-func takeInflated(out []byte) bool {
-	return !isGzip(out) && len(bytes.TrimSpace(out)) > 0
-}
-
-// gunzipFile is fastGunzip for a gzipped regular file: package inflate
-// reads it mapped (inflate.GunzipFile), so its compressed bytes are never
-// copied onto the heap; a file it does not take is read as it is
-// inflated by klauspost's streaming reader. It reports false
-// for anything else (stdin, a URL, a fleet source, a named pipe or other
-// file that is not regular, a file that is not gzip, larger than maxSize
-// or that fastGunzip would refuse), which
-// readSource then reads, so errors are worded as they always are.
-func gunzipFile(source string, maxSize int64) ([]byte, bool) {
+// gunzipFile is gunzip for a gzipped regular file: package inflate reads
+// it mapped (inflate.GunzipFile), so its compressed bytes are never
+// copied onto the heap, and a file it does not take is streamed from the
+// file by the reader that words what is wrong (gunzipStream). It reports
+// false for anything else (stdin, a URL, a fleet source, a named pipe or
+// other file that is not regular, a file that is not gzip or larger than
+// maxSize), which readSource then reads, so errors are worded as they
+// always are.
+func gunzipFile(source string, maxSize int64) ([]byte, bool, error) {
 	if source == "-" || strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") || fleet.IsSource(source) {
-		return nil, false
+		return nil, false, nil
 	}
 	// Stat before opening: opening a named pipe would meet its writer, and
 	// its data would be lost to the read that follows.
 	if st, err := os.Stat(source); err != nil || !st.Mode().IsRegular() {
-		return nil, false
+		return nil, false, nil
 	}
 	f, err := os.Open(source)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() > maxSize || st.Size() < 18 {
-		return nil, false
+		return nil, false, nil
 	}
 	var head [2]byte
 	if _, err := f.ReadAt(head[:], 0); err != nil || !isGzip(head[:]) {
-		return nil, false
+		return nil, false, nil
 	}
 	if out, err := inflate.GunzipFile(f, st.Size(), maxSize); err == nil {
-		return out, takeInflated(out)
+		return out, true, nil
 	}
 	var tail [4]byte // ISIZE (see gzipSize): the streaming reader's size hint
 	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
-		return nil, false
+		return nil, false, nil
 	}
-	return inflateWhole(bufio.NewReaderSize(f, 1<<16), maxSize, st.Size(), int64(binary.LittleEndian.Uint32(tail[:])))
+	out, err := gunzipStream(bufio.NewReaderSize(f, 1<<16), maxSize, st.Size(), int64(binary.LittleEndian.Uint32(tail[:])))
+	return out, true, err
 }
 
 // IsProfilerFrame reports whether a function name is one that only the
@@ -376,7 +344,7 @@ func (r *Raw) Load() (*Loaded, error) {
 // Any panic inside a third-party parser is turned into an error: bad input
 // must never crash the program. Parse does not modify data.
 func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
-	l, err := parse(source, data, maxSize, false, false)
+	l, err := parse(source, data, maxSize, false, false, 0)
 	if err != nil {
 		return nil, err // an empty profile comes with ErrEmpty for Load alone
 	}
@@ -386,13 +354,14 @@ func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
 // parse is Parse; inZip is set inside a zip archive's member, which is not
 // unpacked again. owned says that nothing else holds data or will modify
 // it, so that its text may be read in place rather than copied (a
-// decompressed layer is always owned). It strips the containers, then
+// decompressed layer is always owned). stripped is how many gzip layers
+// were removed from data already (readStripped). It strips the containers, then
 // tries the registry's binary readers, pprof, the registry's text readers,
 // the formats profdiff recognizes but does not read, and folded stacks, in
 // that order.
-func parse(source string, data []byte, maxSize int64, inZip, owned bool) (l *Loaded, err error) {
+func parse(source string, data []byte, maxSize int64, inZip, owned bool, stripped int) (l *Loaded, err error) {
 	return guardParse(source, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(source, data, maxSize, inZip, owned, false)
+		l, in, gzipped, done, err := unwrap(source, data, maxSize, inZip, owned, stripped)
 		if done || err != nil {
 			return l, err
 		}
@@ -414,22 +383,18 @@ func guardParse(source string, f func() (*Loaded, error)) (l *Loaded, err error)
 // unwrap is the start of parse: it strips the containers and runs the
 // registry's binary readers. done says that it read the profile (l, err)
 // already; else in holds what pprof's decoders and the text readers read.
-// inflated says that data is a gzip layer fastGunzip decompressed already.
-func unwrap(source string, data []byte, maxSize int64, inZip, owned, inflated bool) (l *Loaded, in *input, gzipped, done bool, err error) {
+// stripped is how many gzip layers were removed from data already.
+func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripped int) (l *Loaded, in *input, gzipped, done bool, err error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
 	l = &Loaded{Source: source}
-	if inflated {
-		l.Containers, gzipped = []string{"gzip"}, true
-	} else {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return nil, nil, false, true, &Error{source, mark(ErrEmpty, errors.New("empty file"))}
-		}
-		data, gzipped, err = l.ungzipLayers(data, maxSize)
-		if err != nil {
-			return nil, nil, gzipped, true, &Error{source, err}
-		}
+	if stripped == 0 && len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil, false, true, &Error{source, mark(ErrEmpty, errors.New("empty file"))}
+	}
+	data, gzipped, err = l.ungzipLayers(data, maxSize, stripped)
+	if err != nil {
+		return nil, nil, gzipped, true, &Error{source, err}
 	}
 	owned = owned || gzipped
 	if !gzipped && strings.HasSuffix(source, ".gz") {

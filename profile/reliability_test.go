@@ -368,39 +368,49 @@ func TestNotLegacy(t *testing.T) {
 	}
 }
 
-// gunzipFile inflates a gzipped file as it reads it, to what Decompress
-// makes of its bytes, and leaves to the usual path (false) every file it
-// cannot take whole: truncated, corrupt, past the limit, not gzip, a
-// second gzip layer, empty inside.
+// gunzipFile inflates a gzipped regular file's first layer as it reads
+// it, to what gunzip makes of its bytes, errors worded alike (truncated,
+// corrupt, past the limit), and leaves what is not a gzipped regular
+// file to the usual path (false). A second layer, or blank content, is
+// the caller's to strip or refuse, as after gunzip.
 func TestGunzipFile(t *testing.T) {
 	want := bytes.Repeat([]byte("main;a;b 7\n"), 5000)
 	gz := gzipT(t, want)
 	dir := t.TempDir()
 	write := func(name string, data []byte) string { return writeTemp(t, name, data) }
-	if out, ok := gunzipFile(write("ok.gz", gz), 1<<20); !ok || !bytes.Equal(out, want) {
-		t.Errorf("a gzipped file: %d bytes, %v; want %d", len(out), ok, len(want))
-	}
 	bad := append([]byte(nil), gz...)
 	bad[len(bad)/2] ^= 0xff
 	for name, c := range map[string]struct {
 		data []byte
 		max  int64
 	}{
-		"truncated": {gz[:len(gz)/2], 1 << 20},
-		"corrupt":   {bad, 1 << 20},
-		"too large": {gz, int64(len(want)) - 1},
-		"plain":     {want, 1 << 20},
-		"twice":     {gzipT(t, gz), 1 << 20},
-		"blank":     {gzipT(t, []byte("  \n")), 1 << 20},
+		"whole":       {gz, 1 << 20},
+		"truncated":   {gz[:len(gz)/2], 1 << 20},
+		"corrupt":     {bad, 1 << 20},
+		"too large":   {gz, int64(len(want)) - 1},
+		"twice":       {gzipT(t, gz), 1 << 20},
+		"blank":       {gzipT(t, []byte("  \n")), 1 << 20},
+		"two members": {append(gzipT(t, want[:100]), gzipT(t, want[100:])...), 1 << 20},
 	} {
-		if out, ok := gunzipFile(write(name, c.data), c.max); ok {
-			t.Errorf("%s: took %d bytes, want false", name, len(out))
+		out, ok, err := gunzipFile(write(name, c.data), c.max)
+		wantOut, wantErr := gunzip(c.data, c.max)
+		if !ok || !bytes.Equal(out, wantOut) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: %d bytes, %v, %v; want %d bytes, %v", name, len(out), ok, err, len(wantOut), wantErr)
 		}
 	}
-	if _, ok := gunzipFile(filepath.Join(dir, "missing.gz"), 1<<20); ok {
+	if _, _, err := gunzipFile(write("large", gz), int64(len(want))-1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("past the limit: %v, want ErrTooLarge", err)
+	}
+	if _, ok, _ := gunzipFile(write("plain", want), 1<<20); ok {
+		t.Error("a plain file: true")
+	}
+	if _, ok, _ := gunzipFile(write("small.gz", gz), int64(len(gz))-1); ok {
+		t.Error("a file past the limit itself: true")
+	}
+	if _, ok, _ := gunzipFile(filepath.Join(dir, "missing.gz"), 1<<20); ok {
 		t.Error("a missing file: true")
 	}
-	if _, ok := gunzipFile(dir, 1<<20); ok {
+	if _, ok, _ := gunzipFile(dir, 1<<20); ok {
 		t.Error("a directory: true")
 	}
 }

@@ -45,11 +45,10 @@ func allocated(f func()) uint64 {
 }
 
 // allocBound is the most a failed load of n input bytes may allocate: the
-// decompressors' own state (compress/gzip's window and tables, about
-// 50 KiB, taken twice as the fast path gives up and the usual one words
-// the error), a first buffer of a few times the input, and a margin for
-// the error's text. A trailer that was believed would cost its claim: a
-// gigabyte.
+// decompressors' own state (the streaming reader's window and tables,
+// taken once inflate gives up and the streaming reader words the error),
+// a first buffer of a few times the input, and a margin for the error's
+// text. A trailer that was believed would cost its claim: a gigabyte.
 func allocBound(n int) uint64 { return 1<<20 + 24*uint64(n) }
 
 // goHeapProfile is this test binary's heap profile as runtime/pprof
@@ -121,9 +120,9 @@ func TestGzipCutAnywhereAllocatesByTheData(t *testing.T) {
 	t.Logf("%d-byte heap profile: the most any cut allocated was %d KiB (cut at %d)", len(gz), worst>>10, worstAt)
 }
 
-// Load reads a gzipped file by other paths than Parse (the file mapped
-// and inflated in one buffer, then klauspost's streaming reader, then the
-// usual reader that words the error): each is bounded the same way.
+// Load reads a gzipped file by another path than Parse (the file mapped
+// and inflated in one buffer, then the streaming reader from the file,
+// which words the error): it is bounded the same way.
 func TestGzipFileCutAnywhereAllocatesByTheData(t *testing.T) {
 	gz := goHeapProfile(t)
 	dir := t.TempDir()

@@ -57,7 +57,7 @@ func symbolizeLoaded(l *Loaded, opts symbolize.Options) {
 }
 
 // searched reports whether opts lead anywhere beyond the mappings' own
-// files: --symbols paths, PPROF_BINARY_PATH or a debuginfod cache.
+// files: the caller's paths, PPROF_BINARY_PATH or a debuginfod cache.
 func searched(opts symbolize.Options) bool {
 	if len(opts.Paths) > 0 {
 		return true

@@ -81,7 +81,7 @@ func TestLoadAddressOnlyWarns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := src + ": symbols: 1 mapping unsymbolized (100.0% of samples): /nonexistent/server (build ID " + main.BuildID[:12] + "…): no file found in --symbols (none given), PPROF_BINARY_PATH (unset) or the debuginfod cache (none)"
+	want := src + ": symbols: 1 mapping unsymbolized (100.0% of samples): /nonexistent/server (build ID " + main.BuildID[:12] + "…): no file found in the symbol paths (none given), PPROF_BINARY_PATH (unset) or the debuginfod cache (none)"
 	if len(l.Warnings) != 1 || l.Warnings[0] != want {
 		t.Errorf("warnings %q\nwant %q", l.Warnings, want)
 	}

@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,11 @@ const (
 	ByBuildID = "build ID"
 	ByName    = "file name"
 )
+
+// ErrNotFound is wrapped by Locate's error when no candidate file exists
+// for a mapping; the message says where it looked, naming the caller's
+// paths by Options.PathsName.
+var ErrNotFound = errors.New("no file found")
 
 // Located is the symbol file Locate found for a mapping, and how it
 // matched.
@@ -89,7 +95,7 @@ func (lc *locator) locate(m *pprofile.Mapping) (Located, error) {
 	if len(rejected) > 0 {
 		return Located{}, fmt.Errorf("build ID mismatch: %s (the profile's is %s)", joinFirst(rejected, 3), shortID(id))
 	}
-	return Located{}, fmt.Errorf("no file found in %s", lc.searched())
+	return Located{}, fmt.Errorf("%w in %s", ErrNotFound, lc.searched())
 }
 
 // buildIDs returns the build IDs of a candidate that is a regular file
@@ -156,9 +162,13 @@ func (lc *locator) binaryPath() []string {
 // searched says where candidates looked, for the error of a mapping
 // nothing served.
 func (lc *locator) searched() string {
-	paths := "--symbols (none given)"
+	name := lc.opts.PathsName
+	if name == "" {
+		name = "the symbol paths"
+	}
+	paths := name + " (none given)"
 	if n := len(lc.opts.Paths); n > 0 {
-		paths = fmt.Sprintf("--symbols (%d path%s)", n, plural(n))
+		paths = fmt.Sprintf("%s (%d path%s)", name, n, plural(n))
 	}
 	bp := "PPROF_BINARY_PATH (unset)"
 	if dirs := lc.binaryPath(); len(dirs) > 0 {

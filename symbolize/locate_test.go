@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,17 +109,18 @@ func TestLocateBuildIDFirst(t *testing.T) {
 	}
 }
 
-// Without a match the error says where Locate looked; the environment is
+// Without a match the error (ErrNotFound) says where Locate looked,
+// naming the caller's paths as Options.PathsName says; the environment is
 // read only through Options.Env.
 func TestLocateNotFound(t *testing.T) {
 	m := &pprofile.Mapping{File: "/opt/libfoo.so", BuildID: "1a2b3c4d5e6f7a8b9c0d"}
 	t.Setenv("PPROF_BINARY_PATH", t.TempDir())
 	_, err := Locate(m, Options{Paths: []string{t.TempDir()}})
-	want := "no file found in --symbols (1 path), PPROF_BINARY_PATH (unset) or the debuginfod cache (none)"
-	if err == nil || err.Error() != want {
+	want := "no file found in the symbol paths (1 path), PPROF_BINARY_PATH (unset) or the debuginfod cache (none)"
+	if err == nil || err.Error() != want || !errors.Is(err, ErrNotFound) {
 		t.Errorf("Locate: %v\nwant %s", err, want)
 	}
-	_, err = Locate(m, Options{Env: envOf("PPROF_BINARY_PATH", "/a:/b", "HOME", "/home/u")})
+	_, err = Locate(m, Options{PathsName: "--symbols", Env: envOf("PPROF_BINARY_PATH", "/a:/b", "HOME", "/home/u")})
 	want = "no file found in --symbols (none given), PPROF_BINARY_PATH (/a:/b) or the debuginfod cache (/home/u/.cache/debuginfod_client)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Locate: %v\nwant %s", err, want)

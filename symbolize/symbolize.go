@@ -10,10 +10,14 @@ import (
 
 // Options says where Symbolize looks for symbol files.
 type Options struct {
-	// Paths are what --symbols named, in order: binaries, separate debug
-	// files, perf maps, or directories searched like PPROF_BINARY_PATH
-	// and like a debuginfod client cache (BUILDID/debuginfo).
+	// Paths are the caller's symbol files, in order: binaries, separate
+	// debug files, perf maps, or directories searched like
+	// PPROF_BINARY_PATH and like a debuginfod client cache
+	// (BUILDID/debuginfo).
 	Paths []string
+	// PathsName is how messages name Paths when no file was found ("":
+	// "the symbol paths"): a command gives the flag that sets them.
+	PathsName string
 	// Env is consulted for PPROF_BINARY_PATH and DEBUGINFOD_CACHE_PATH
 	// (and HOME, XDG_CACHE_HOME for the cache's default place; nil: no
 	// environment).

@@ -97,7 +97,7 @@ func TestSymbolizeNoFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "symbols: 1 mapping unsymbolized (100.0% of samples): /tmp/perf-78.map (build ID 001122334455…): no file found in --symbols (1 path), PPROF_BINARY_PATH (unset) or the debuginfod cache (none)"
+	want := "symbols: 1 mapping unsymbolized (100.0% of samples): /tmp/perf-78.map (build ID 001122334455…): no file found in the symbol paths (1 path), PPROF_BINARY_PATH (unset) or the debuginfod cache (none)"
 	if got := rep.Warning(); got != want {
 		t.Errorf("Warning:\n%s\nwant\n%s", got, want)
 	}

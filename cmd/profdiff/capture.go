@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/profile/source"
 )
 
 const captureSynopsis = `  profdiff capture [flags] URL --out DIR
@@ -124,17 +124,8 @@ func (f *captureFlags) options(pos []string) (string, capture.Options, error) {
 // checkLoopback refuses a URL whose host is not loopback: the check of a
 // typed URL and of every redirect, unless --allow-remote.
 func checkLoopback(u *url.URL) error {
-	if !isLoopbackHost(u.Hostname()) {
+	if !source.IsLoopbackHost(u.Hostname()) {
 		return fmt.Errorf("%s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to use a remote host", u.Hostname())
 	}
 	return nil
-}
-
-// isLoopbackHost reports whether host is localhost or a loopback IP.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -247,17 +247,6 @@ func TestCaptureCommandErrors(t *testing.T) {
 	}
 }
 
-func TestIsLoopbackHost(t *testing.T) {
-	for host, want := range map[string]bool{
-		"127.0.0.1": true, "127.8.9.10": true, "::1": true, "localhost": true, "LocalHost": true,
-		"10.0.0.1": false, "example.com": false, "0.0.0.0": false, "": false, "::": false,
-	} {
-		if got := isLoopbackHost(host); got != want {
-			t.Errorf("isLoopbackHost(%q) = %v", host, got)
-		}
-	}
-}
-
 // capture --perf-pid records this test process (the command runs in it)
 // with perf during the window where perf can record, and otherwise says
 // why in the manifest; a folder without perf.txt answers --kind perf with

@@ -12,6 +12,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/profile"
 )
 
 // wideProfiles writes a base and a new profile with n methods each, more
@@ -96,12 +97,12 @@ func TestViewFlags(t *testing.T) {
 		return c, o, err
 	}
 	c, o, err := parse("diff")
-	if err != nil || o.By != "" || o.Normalize != diff.NormalizeAuto || o.Peek != nil || c.resolver("diff").allowRemote {
+	if err != nil || o.By != "" || o.Normalize != diff.NormalizeAuto || o.Peek != nil || c.sources(profile.Options{}).AllowRemote {
 		t.Errorf("defaults: %+v, %v", o, err)
 	}
 	c, o, err = parse("diff", "--by", "caller", "--normalize", "value", "--peek", `sync\.\(\*Mutex\)`, "--allow-remote")
 	if err != nil || o.By != diff.ByCaller || o.Normalize != diff.NormalizeValue || o.Peek == nil || !o.Peek.MatchString("sync.(*Mutex).Lock") ||
-		!c.resolver("diff").allowRemote || c.resolver("diff").cmd != "diff" {
+		!c.sources(profile.Options{}).AllowRemote {
 		t.Errorf("set: %+v, %v", o, err)
 	}
 	for _, c := range []struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile/fleet"
+	"github.com/profdiff/profdiff/profile/source"
 )
 
 const sourcesSynopsis = "  profdiff sources [--allow-remote] [--timeout 60s] 'pyroscope+http://HOST:4040[?from=now-1h&to=now]'\n" +
@@ -42,7 +43,7 @@ func sourcesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return usagef("sources: %v", err)
 		}
-		if !allowRemote && !isLoopbackHost(s.Server.Hostname()) {
+		if !allowRemote && !source.IsLoopbackHost(s.Server.Hostname()) {
 			return usagef("sources: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to query a remote server", s.Server.Hostname())
 		}
 		opts := fleet.Options{Timeout: timeout}

@@ -13,6 +13,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/gate"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/profile/source"
 )
 
 const gateSynopsis = `  profdiff gate [flags] --base 'main/*.pb.gz' --new 'pr/*.pb.gz' [--max BUCKET=+Npp] [--max-method RE=+N%]
@@ -67,19 +68,19 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		sides, err := g.sides.resolve(g.resolver(c), pos)
+		sides, err := g.sides.sides("gate", pos)
 		if err != nil {
 			return err
 		}
-		return runGate(ctx, e, s, gopts, sides, g.markdown)
+		return runGate(ctx, e, s, gopts, g.sources(c, s), sides, g.markdown)
 	}
 }
 
-// resolver is the resolver of gate's profiles: each one is a run.
-func (g *gateFlags) resolver(c common) resolver {
-	r := c.resolver("gate")
-	r.perRun = true
-	return r
+// sources are the options of gate's profiles: each one is a run.
+func (g *gateFlags) sources(c common, s settings) source.Options {
+	o := c.sources(s.load)
+	o.PerRun = true
+	return o
 }
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
@@ -91,13 +92,14 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to this file (also appended to $GITHUB_STEP_SUMMARY when set)")
 }
 
-// runGate loads every run of both sides into the gate, writes its report
-// (and the Markdown copy), and returns errGateFailed when a check failed.
-func runGate(ctx context.Context, e env, s settings, gopts gate.Options, sides [][]string, markdown string) error {
+// runGate loads every run of both sides (read as src says) into the
+// gate, writes its report (and the Markdown copy), and returns
+// errGateFailed when a check failed.
+func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src source.Options, sides []source.Side, markdown string) error {
 	gt := gate.New(gopts)
 	// The gate's walk is serial (it reads every sample in order): the
 	// location ids are checked while each profile is prepared.
-	if err := loadInputs(ctx, sides, s.load, e.stderr, false, diff.PrepareOptions{Names: &diff.Names{}}, gt.AddInput); err != nil {
+	if err := loadInputs(ctx, "gate", e.stderr, sides, src, false, diff.PrepareOptions{Names: &diff.Names{}}, gt.AddInput); err != nil {
 		return err
 	}
 	r, err := gt.Report()

@@ -11,6 +11,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
 
@@ -130,7 +131,7 @@ func checkLoadURL(raw string, allowRemote bool) error {
 		return nil
 	}
 	host := u.Hostname()
-	if isLoopbackHost(host) {
+	if source.IsLoopbackHost(host) {
 		return nil
 	}
 	return usagef("load: %s is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to load a remote host", host)

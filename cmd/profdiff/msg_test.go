@@ -15,6 +15,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/profile/source"
 )
 
 // pprofServer is a real net/http/pprof server on 127.0.0.1 that publishes
@@ -78,15 +79,11 @@ func TestCaptureFolderGoVersion(t *testing.T) {
 	if err != nil || m.GoVersion != runtime.Version() {
 		t.Fatalf("manifest go version %q (%v), want %s", m.GoVersion, err, runtime.Version())
 	}
-	sides, err := resolver{cmd: "diff", kind: "goroutine"}.resolve(sourceArgs{"BASE", []string{dir}}, sourceArgs{"NEW", []string{filepath.Join(dir, "goroutine.pb.gz")}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	plain := filepath.Join(t.TempDir(), "g.pb.gz")
 	captureGoroutines(t, plain, false)
-	sides[1] = append(sides[1], plain)
+	sides := []source.Side{{Name: "BASE", Args: []string{dir}}, {Name: "NEW", Args: []string{filepath.Join(dir, "goroutine.pb.gz"), plain}}}
 	var got []string
-	err = loadSides(context.Background(), sides, profile.Options{}, io.Discard, func(_ diff.Side, l *profile.Loaded) error {
+	err = loadProfiles(context.Background(), "diff", io.Discard, sides, source.Options{Kind: "goroutine"}, func(_ diff.Side, l *profile.Loaded) error {
 		got = append(got, l.GoVersion)
 		return nil
 	})

@@ -7,17 +7,15 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
-	"slices"
 	"sort"
 	"strings"
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/cmd/internal/hugeheap"
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/source"
 )
 
 // run is the whole program behind main, so tests can call it. When ctx
@@ -95,9 +93,10 @@ func (c *common) registerView(fs *flag.FlagSet, normalize bool) {
 	fs.StringVar(&c.peek, "peek", "", "for frames matching this regexp, list their callers and callees with base, new and Δ")
 }
 
-// resolver is the resolver of the command's profile arguments.
-func (c *common) resolver(cmd string) resolver {
-	return resolver{cmd: cmd, kind: c.kind, allowRemote: c.allowRemote}
+// sources are the options the command's profile arguments are resolved
+// and loaded with, each read as load says.
+func (c *common) sources(load profile.Options) source.Options {
+	return source.Options{Load: load, Kind: c.kind, AllowRemote: c.allowRemote}
 }
 
 // settings are the shared flags, validated: how to analyse, how to render
@@ -257,31 +256,29 @@ func (f *sideFlags) register(fs *flag.FlagSet) {
 	fs.StringArrayVar(&f.news, "new", nil, "a new-side profile"+each+" (repeatable; globs are expanded)")
 }
 
-// resolve takes the two sides from --base/--new or from the two
-// positional arguments pos, and resolves them with r.
-func (f *sideFlags) resolve(r resolver, pos []string) ([][]string, error) {
-	var sides []sourceArgs
+// sides takes the two sides of command cmd from --base/--new or from the
+// two positional arguments pos.
+func (f *sideFlags) sides(cmd string, pos []string) ([]source.Side, error) {
 	switch {
 	case len(f.bases) > 0 || len(f.news) > 0:
 		if len(pos) > 0 {
-			return nil, usagef("%s: give profiles either as BASE NEW or with --base/--new, not both (extra: %s)", r.cmd, strings.Join(pos, " "))
+			return nil, usagef("%s: give profiles either as BASE NEW or with --base/--new, not both (extra: %s)", cmd, strings.Join(pos, " "))
 		}
 		if len(f.bases) == 0 || len(f.news) == 0 {
 			hint := ""
 			if f.perRun {
 				hint = " (ideally 5 or more each, one per run)"
 			}
-			return nil, usagef("%s: both --base and --new need at least one profile%s", r.cmd, hint)
+			return nil, usagef("%s: both --base and --new need at least one profile%s", cmd, hint)
 		}
-		sides = []sourceArgs{{"--base", f.bases}, {"--new", f.news}}
+		return []source.Side{{Name: "--base", Args: f.bases}, {Name: "--new", Args: f.news}}, nil
 	case len(pos) == 2:
-		sides = []sourceArgs{{"BASE", pos[:1]}, {"NEW", pos[1:]}}
+		return []source.Side{{Name: "BASE", Args: pos[:1]}, {Name: "NEW", Args: pos[1:]}}, nil
 	case f.perRun:
-		return nil, usagef("%s: want --base and --new profiles (or BASE NEW), got %d argument(s)", r.cmd, len(pos))
+		return nil, usagef("%s: want --base and --new profiles (or BASE NEW), got %d argument(s)", cmd, len(pos))
 	default:
-		return nil, usagef("%s: want two profiles (BASE NEW), got %d", r.cmd, len(pos))
+		return nil, usagef("%s: want two profiles (BASE NEW), got %d", cmd, len(pos))
 	}
-	return r.resolve(sides...)
 }
 
 const diffSynopsis = "  profdiff diff [flags] BASE NEW\n  profdiff diff [flags] --base A1 --base A2 --new B1 --new B2\n"
@@ -310,24 +307,28 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 		if fs.Changed("side") && s.out.format != render.Folded {
 			return usagef("diff: --side picks the side --format folded writes; --format %s shows both", s.out.format)
 		}
-		sides, err := sf.resolve(c.resolver("diff"), pos)
+		sides, err := sf.sides("diff", pos)
 		if err != nil {
 			return err
 		}
-		return runDiff(ctx, e, s, sides, outPprof)
+		return runDiff(ctx, e, s, c.sources(s.load), sides, outPprof)
 	}
 }
 
-// runDiff loads both sides into one Analyzer, renders the diff, and writes
-// it as pprof to outPprof unless that is "".
-func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof string) error {
+// runDiff loads both sides (read as src says) into one Analyzer, renders
+// the diff, and writes it as pprof to outPprof unless that is "".
+func runDiff(ctx context.Context, e env, s settings, src source.Options, sides []source.Side, outPprof string) error {
 	a := diff.NewAnalyzer(s.analysis)
 	var dp *diffPprof
 	if outPprof != "" {
 		dp = &diffPprof{sampleIndex: s.analysis.SampleIndex}
 	}
-	a.Expect(len(sides[0]) + len(sides[1]))
-	err := loadInputs(ctx, sides, s.load, e.stderr, dp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
+	src.Resolved = func(srcs [][]string) error {
+		a.Expect(len(srcs[0]) + len(srcs[1]))
+		return nil
+	}
+	src.Wait = a.Wait
+	err := loadInputs(ctx, "diff", e.stderr, sides, src, dp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 		l := in.Loaded()
 		if err := a.AddInput(side, in); err != nil {
 			return err
@@ -336,9 +337,6 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 		return nil
 	})
 	if err != nil {
-		return err
-	}
-	if err := settle(a); err != nil {
 		return err
 	}
 	r := a.Diff()
@@ -416,24 +414,22 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if outPprof == "-" {
 			return usagef("top: --output-pprof wants a file: standard output holds the report")
 		}
-		sides, err := c.resolver("top").resolve(sourceArgs{"", pos})
-		if err != nil {
-			return err
-		}
 		a := diff.NewAnalyzer(s.analysis)
 		var mp *mergedPprof
 		if outPprof != "" {
 			mp = &mergedPprof{name: outPprof}
 		}
-		a.Expect(len(sides[0]))
-		err = loadInputs(ctx, sides, s.load, e.stderr, mp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
+		src := c.sources(s.load)
+		src.Resolved = func(srcs [][]string) error {
+			a.Expect(len(srcs[0]))
+			return nil
+		}
+		src.Wait = a.Wait
+		err = loadInputs(ctx, "top", e.stderr, []source.Side{{Args: pos}}, src, mp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 			mp.add(in.Loaded())
 			return a.AddInput(side, in)
 		})
 		if err != nil {
-			return err
-		}
-		if err := settle(a); err != nil {
 			return err
 		}
 		t := a.Top()
@@ -506,139 +502,39 @@ func noArgs(cmd string, pos []string) error {
 	return nil
 }
 
-// loadInputs is loadSides for diff, top and gate, which read pprof
-// protobufs with diff's streaming decoder unless model asks for the pprof
-// model (an --output-pprof writes it). Up to GOMAXPROCS profiles are read,
-// decompressed and decoded at once (diff.Prepare), and each is handed to
-// add in order, one at a time: at most GOMAXPROCS+1 are held, so memory
-// does not grow with their number. Errors, warnings and the Go versions
-// of capture folders are as loadSides has them.
-func loadInputs(ctx context.Context, sides [][]string, lopts profile.Options, stderr io.Writer, model bool, popts diff.PrepareOptions, add func(diff.Side, *diff.Input) error) error {
-	lopts.DropGoTypeArgs = lopts.DropGoTypeArgs || pyroscopeSource(sides)
-	type job struct {
-		side diff.Side
-		src  string
-		done chan prepared
-	}
-	var jobs []job
-	for side, srcs := range sides {
-		for _, src := range srcs {
-			jobs = append(jobs, job{diff.Side(side), src, make(chan prepared, 1)})
-		}
-	}
-	reserveHeap(sides)
-	var lw loadWarnings
-	defer func() { warn(stderr, lw.lines()...) }()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // an error stops what is in flight
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0)+1)
-	go func() {
-		for _, j := range jobs {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			go func() { j.done <- prepare(ctx, j.src, lopts, model, popts) }()
-		}
-	}()
-	versions := captureGoVersions{}
-	for _, j := range jobs {
-		if err := ctx.Err(); err != nil {
-			return err // interrupted: the rest is not read
-		}
-		var p prepared
-		select {
-		case p = <-j.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if p.err != nil {
-			return loadHint(p.err)
-		}
-		l := p.in.Loaded()
-		lw.add(l)
-		noteSymbols(stderr, l)
-		if l.GoVersion == "" {
-			l.GoVersion = versions.of(j.src)
-		}
-		streamed := p.in.Streamed() // adding consumes it
-		err := add(j.side, p.in)
-		<-slots
-		if err != nil {
-			return loadHint(err)
-		}
-		if !streamed {
-			releaseProfile()
-		}
-	}
-	return nil
-}
-
-// heapPerByte is about how many bytes of heap a profile file's byte
-// costs while it is read: a gzipped pprof file inflates to about 1.5
-// times its size and its tables take about as much again (the
-// 200,000-stack pair, 2 x 13.9 MB, peaks at about 110 MiB).
-const heapPerByte = 4
-
-// reserveHeap has the heap that loading sides' files builds backed by
-// huge pages where the system leaves that to the program
-// (hugeheap.Reserve, which does nothing for a small job).
-func reserveHeap(sides [][]string) { hugeheap.Reserve(heapHint(sides, runtime.GOMAXPROCS(0)+1)) }
-
-// heapHint is about the heap that loading sides' files builds:
-// heapPerByte bytes for each byte of the held largest local files, as
-// many are held at once as loadInputs holds (GOMAXPROCS+1). A source
-// that is not a regular file (a fleet source, a pipe) is not counted:
-// its size is not known before it is read.
-func heapHint(sides [][]string, held int) int64 {
-	var sizes []int64
-	for _, srcs := range sides {
-		for _, src := range srcs {
-			if fi, err := os.Stat(src); err == nil && fi.Mode().IsRegular() {
-				sizes = append(sizes, fi.Size())
-			}
-		}
-	}
-	slices.Sort(sizes)
-	total := int64(0)
-	for i := len(sizes) - 1; i >= max(0, len(sizes)-held); i-- {
-		total += sizes[i]
-	}
-	return total * heapPerByte
+// loadInputs is loadSources for diff, top and gate: a pprof protobuf is
+// read by diff's streaming decoder (see prepareInput) unless model asks
+// for the pprof model (an --output-pprof writes it); each profile reaches
+// add as a diff.Input with its side.
+func loadInputs(ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, model bool, popts diff.PrepareOptions, add func(diff.Side, *diff.Input) error) error {
+	opts.Raw = !model
+	return loadSources(ctx, cmd, stderr, sides, opts, prepareInput(popts), func(it *source.Item, in *diff.Input) error {
+		return add(diff.Side(it.Side), in)
+	})
 }
 
 // parallelWalk is how profiles for a are best prepared: an Analyzer that
 // walks them in parallel checks their location ids itself, as it reads
-// them (diff.PrepareOptions.IDsInWalk); a serial one (the call tree of
-// html, svg and folded output, --peek) wants them checked while prepared,
-// off its goroutine.
+// them (diff.PrepareOptions.IDsInWalk); a serial one (the gate's) wants
+// them checked while prepared, off its goroutine. The profiles of one run
+// share one memo of function names (diff.Names).
 func parallelWalk(a *diff.Analyzer) diff.PrepareOptions {
 	return diff.PrepareOptions{IDsInWalk: a.WalksInParallel(), Names: &diff.Names{}}
 }
 
-// prepared is one profile of loadInputs, or why it is not.
-type prepared struct {
-	in  *diff.Input
-	err error
-}
-
-// prepare loads src as a diff.Input: streamed (with popts) when it is a
-// pprof protobuf and model is false, else the pprof model.
-func prepare(ctx context.Context, src string, lopts profile.Options, model bool, popts diff.PrepareOptions) prepared {
-	r, l, err := profile.LoadRaw(ctx, src, lopts)
-	switch {
-	case err != nil:
-		return prepared{err: err}
-	case r == nil:
-		return prepared{in: diff.NewInput(l)}
-	case model:
-		l, err := r.Load()
-		if err != nil {
-			return prepared{err: err}
+// prepareInput is the prepare step of loadInputs, run where the source
+// was read: a pprof protobuf (Item.Raw) is decoded by diff's streaming
+// decoder with popts, anything else is an Input of its model.
+func prepareInput(popts diff.PrepareOptions) func(*source.Item) (*diff.Input, error) {
+	return func(it *source.Item) (*diff.Input, error) {
+		if it.Raw == nil {
+			return diff.NewInput(it.Loaded), nil
 		}
-		return prepared{in: diff.NewInput(l)}
+		in, err := diff.PrepareWith(it.Raw, popts)
+		if err != nil {
+			return nil, err
+		}
+		it.Loaded = in.Loaded()
+		return in, nil
 	}
-	in, err := diff.PrepareWith(r, popts)
-	return prepared{in: in, err: err}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/profile/source"
 )
 
 // fakeCaptureDir writes a capture folder holding empty files of kinds.
@@ -38,65 +39,25 @@ func fakeCaptureDir(t *testing.T, dir string, kinds ...string) string {
 	return dir
 }
 
-func TestResolver(t *testing.T) {
-	dir := t.TempDir()
-	for _, n := range []string{"b.pb.gz", "a.pb.gz", "c.folded"} {
-		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
-	}
-	a, b := filepath.Join(dir, "a.pb.gz"), filepath.Join(dir, "b.pb.gz")
-	demo1 := fakeCaptureDir(t, filepath.Join(dir, "out", "1-demo", "baseline"), "cpu", "wall", "mutex")
-	demo2 := fakeCaptureDir(t, filepath.Join(dir, "out", "2-demo", "baseline"), "cpu", "wall", "mutex")
-	cpuOnly := fakeCaptureDir(t, filepath.Join(dir, "cpuonly"), "cpu", "mutex")
-	os.MkdirAll(filepath.Join(dir, "plain"), 0o755)
-	url := "http://127.0.0.1:6060/debug/pprof/profile?seconds=5"
-
-	cases := []struct {
-		name string
-		r    resolver
-		in   []sourceArgs
-		want [][]string
-		err  string
+// The library's argument errors reach the user as usage errors, with the
+// command's name where the library has none and the flag that allows a
+// remote host.
+func TestArgHints(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
 	}{
-		{"glob, sorted", resolver{cmd: "top"}, []sourceArgs{{"", []string{filepath.Join(dir, "*.pb.gz")}}}, [][]string{{a, b}}, ""},
-		{"plain paths, stdin and URLs pass", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"-"}}, {"NEW", []string{url, "missing.pb.gz"}}}, [][]string{{"-"}, {url, "missing.pb.gz"}}, ""},
-		{"no match", resolver{cmd: "diff"}, []sourceArgs{{"--base", []string{a}}, {"--new", []string{filepath.Join(dir, "*.nothing")}}}, nil, `--new: pattern "` + filepath.Join(dir, "*.nothing") + `" matches no files`},
-		{"bad pattern", resolver{cmd: "diff"}, []sourceArgs{{"--base", []string{filepath.Join(dir, "[")}}}, nil, "--base: bad pattern"},
-		{"capture folders: wall when all have it", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{demo1}}, {"NEW", []string{demo2}}},
-			[][]string{{filepath.Join(demo1, "wall.pb.gz")}, {filepath.Join(demo2, "wall.pb.gz")}}, ""},
-		{"capture folders: else cpu", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{demo1}}, {"NEW", []string{cpuOnly}}},
-			[][]string{{filepath.Join(demo1, "cpu.pb.gz")}, {filepath.Join(cpuOnly, "cpu.pb.gz")}}, ""},
-		{"capture folders: --kind", resolver{cmd: "top", kind: "mutex"}, []sourceArgs{{"", []string{demo1, a}}},
-			[][]string{{filepath.Join(demo1, "mutex.pb.gz"), a}}, ""},
-		{"capture folder by a glob that matches one", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{filepath.Join(dir, "out", "1-*", "baseline")}}, {"NEW", []string{cpuOnly}}},
-			[][]string{{filepath.Join(demo1, "cpu.pb.gz")}, {filepath.Join(cpuOnly, "cpu.pb.gz")}}, ""},
-		{"a glob meant as one capture folder matches two", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{filepath.Join(dir, "out", "*-demo", "baseline")}}, {"NEW", []string{cpuOnly}}},
-			nil, `BASE: pattern "` + filepath.Join(dir, "out", "*-demo", "baseline") + `" matches 2 capture folders; name one: ` + demo1 + ", " + demo2},
-		{"gate: one capture folder per run", resolver{cmd: "gate", perRun: true}, []sourceArgs{{"--base", []string{filepath.Join(dir, "out", "*-demo", "baseline")}}, {"--new", []string{cpuOnly}}},
-			[][]string{{filepath.Join(demo1, "cpu.pb.gz"), filepath.Join(demo2, "cpu.pb.gz")}, {filepath.Join(cpuOnly, "cpu.pb.gz")}}, ""},
-		{"a capture folder lacking the kind", resolver{cmd: "diff", kind: "heap"}, []sourceArgs{{"BASE", []string{demo1}}}, nil, "has no heap profile"},
-		{"a directory that is no capture folder", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{filepath.Join(dir, "plain")}}}, nil, "plain: a directory without manifest.json, not a profdiff capture folder"},
-		{"stdin twice", resolver{cmd: "gate"}, []sourceArgs{{"--base", []string{"-"}}, {"--new", []string{"-"}}}, nil, "gate: standard input (-) can be read only once"},
-		{"loopback URLs pass", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"http://localhost:6060/debug/pprof/heap"}}, {"NEW", []string{"https://[::1]:6060/debug/pprof/heap"}}},
-			[][]string{{"http://localhost:6060/debug/pprof/heap"}, {"https://[::1]:6060/debug/pprof/heap"}}, ""},
-		{"a remote URL is refused", resolver{cmd: "top"}, []sourceArgs{{"", []string{"http://10.1.2.3:6060/debug/pprof/heap"}}}, nil,
-			"http://10.1.2.3:6060/debug/pprof/heap: 10.1.2.3 is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to read profiles from a remote host"},
-		{"a remote URL by name is refused", resolver{cmd: "gate"}, []sourceArgs{{"--base", []string{"http://prod.example:6060/debug/pprof/heap"}}}, nil,
-			"--base: http://prod.example:6060/debug/pprof/heap: prod.example is not a loopback address"},
-		{"a remote URL with allowRemote", resolver{cmd: "diff", allowRemote: true}, []sourceArgs{{"BASE", []string{"http://10.1.2.3:6060/debug/pprof/heap"}}},
-			[][]string{{"http://10.1.2.3:6060/debug/pprof/heap"}}, ""},
-		{"another scheme", resolver{cmd: "diff"}, []sourceArgs{{"BASE", []string{"ftp://127.0.0.1/cpu.pb.gz"}}}, nil,
-			"ftp://127.0.0.1/cpu.pb.gz: profdiff reads http:// and https:// URLs, not ftp://"},
-		{"stdin twice on one side", resolver{cmd: "top"}, []sourceArgs{{"", []string{"-", a, "-"}}}, nil, "top: standard input (-) can be read only once"},
-	}
-	for _, c := range cases {
-		got, err := c.r.resolve(c.in...)
-		switch {
-		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-			t.Errorf("%s: error %v, want %q", c.name, err, c.err)
-		case c.err == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case c.err == "" && !reflect.DeepEqual(got, c.want):
-			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		{[]string{"gate", "--base", "-", "--new", "-"}, "profdiff: gate: standard input (-) can be read only once\n"},
+		{[]string{"top", "-", "-"}, "profdiff: top: standard input (-) can be read only once\n"},
+		{[]string{"top", "http://10.1.2.3:6060/debug/pprof/heap"},
+			"profdiff: http://10.1.2.3:6060/debug/pprof/heap: 10.1.2.3 is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to read profiles from a remote host\n"},
+		{[]string{"diff", net10, "pyroscope+http://192.0.2.1:4040?type=a:b:c:d:e"},
+			"profdiff: NEW: pyroscope: 192.0.2.1 is not a loopback address (127.0.0.0/8, ::1, localhost); pass --allow-remote to query a remote server\n"},
+		{[]string{"diff", "--new", net10, "--base", "nothing*.pb.gz"}, `profdiff: --base: pattern "nothing*.pb.gz" matches no files` + "\n"},
+	} {
+		_, stderr, code := profdiff(t, "", c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, c.want) || !strings.Contains(stderr, "Run 'profdiff "+c.args[0]+" --help' for usage.") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q, then the usage line", strings.Join(c.args, " "), code, stderr, c.want)
 		}
 	}
 }
@@ -240,23 +201,20 @@ func TestLoadWarningsOnce(t *testing.T) {
 	}
 }
 
-func TestLoadWarningsLines(t *testing.T) {
-	var lw loadWarnings
-	for _, l := range []*profile.Loaded{
-		{Source: "a.pb.gz", Warnings: []string{"a.pb.gz: no period", "unprefixed"}, Dropped: 1000},
-		{Source: "b.pb.gz", Warnings: []string{"b.pb.gz: no period", "b.pb.gz: odd", "unprefixed"}},
-		{Source: "a.pb.gz", Warnings: []string{"a.pb.gz: no period"}, Dropped: 234},
-	} {
-		lw.add(l)
-	}
+// The drops of the profiler's samples are one line, with how to keep
+// them, after the library's distinct warnings.
+func TestWarningLines(t *testing.T) {
+	w := source.Warnings{Lines: []string{"no period (3 profiles: a.pb.gz, b.pb.gz)"}, Dropped: 1234, DroppedIn: []string{"a.pb.gz", "b.pb.gz"}}
 	want := []string{
 		"no period (3 profiles: a.pb.gz, b.pb.gz)",
-		"unprefixed (2 profiles)",
-		"b.pb.gz: odd",
 		"dropped the profiler's own samples in 2 profiles (1,234 samples); --keep-profiler keeps them",
 	}
-	if got := lw.lines(); !reflect.DeepEqual(got, want) {
+	if got := warningLines(w); !reflect.DeepEqual(got, want) {
 		t.Errorf("lines:\n%q\nwant\n%q", got, want)
+	}
+	w = source.Warnings{Dropped: 3, DroppedIn: []string{"a.pb.gz"}}
+	if got, want := warningLines(w), []string{"a.pb.gz: dropped 3 sample(s) of the profiler's own goroutines; --keep-profiler keeps them"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lines: %q, want %q", got, want)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -39,7 +40,7 @@ func symbolOptions(paths []string) (symbolize.Options, error) {
 		}
 		o.Close()
 	}
-	return symbolize.Options{Paths: paths, Env: os.Getenv}, nil
+	return symbolize.Options{Paths: paths, PathsName: "--symbols", Env: os.Getenv}, nil
 }
 
 // noteSymbols says on stderr which file served which mapping of a loaded
@@ -92,12 +93,9 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 		if !allowRemote {
 			opts.CheckURL = checkLoopback
 		}
-		srcs, err := resolver{cmd: "symbolize", allowRemote: allowRemote}.resolve(sourceArgs{"", pos})
-		if err != nil {
-			return err
-		}
 		var loaded *profile.Loaded
-		err = loadSides(ctx, srcs, opts, e.stderr, func(_ diff.Side, l *profile.Loaded) error {
+		src := source.Options{Load: opts, AllowRemote: allowRemote}
+		err = loadProfiles(ctx, "symbolize", e.stderr, []source.Side{{Args: pos}}, src, func(_ diff.Side, l *profile.Loaded) error {
 			loaded = l
 			return nil
 		})

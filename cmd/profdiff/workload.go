@@ -20,6 +20,7 @@ import (
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/child"
 	"github.com/profdiff/profdiff/workloads/jsonserver"
@@ -304,14 +305,11 @@ func writeRunDiff(ctx context.Context, e env, cmd string, base, nw *workloads.Re
 			return err
 		}
 	}
-	sides, err := resolver{cmd: cmd}.resolve(sourceArgs{"", []string{base.Config.Out}}, sourceArgs{"", []string{nw.Config.Out}})
-	if err != nil {
-		return err
-	}
+	sides := []source.Side{{Args: []string{base.Config.Out}}, {Args: []string{nw.Config.Out}}}
 	opts := diff.Options{Top: htmlTop}
 	treeFor(&opts, render.HTML)
 	a := diff.NewAnalyzer(opts)
-	if err := loadSides(ctx, sides, profile.Options{AllowEmpty: true}, e.stderr, a.Add); err != nil {
+	if err := loadProfiles(ctx, cmd, e.stderr, sides, source.Options{Load: profile.Options{AllowEmpty: true}}, a.Add); err != nil {
 		return err
 	}
 	result := a.Diff()
@@ -491,17 +489,14 @@ func capturedSomething(r *workloads.Result) error {
 // introduction and the follow-up commands for table and Markdown output.
 func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) error {
 	base, nw := res[0].Config.Out, res[1].Config.Out
-	sides, err := resolver{cmd: "demo"}.resolve(sourceArgs{"", []string{base}}, sourceArgs{"", []string{nw}})
-	if err != nil {
-		return err
-	}
+	sides := []source.Side{{Args: []string{base}}, {Args: []string{nw}}}
 	opts := diff.Options{Top: 12, By: diff.ByCaller}
 	if o.format == render.CSV || o.format == render.JSON {
 		opts.Top = -1 // data formats hold every row
 	}
 	treeFor(&opts, o.format)
 	a := diff.NewAnalyzer(opts)
-	if err := loadSides(ctx, sides, profile.Options{}, e.stderr, a.Add); err != nil {
+	if err := loadProfiles(ctx, "demo", e.stderr, sides, source.Options{}, a.Add); err != nil {
 		return err
 	}
 	result := a.Diff()

@@ -126,7 +126,7 @@ func (m *Manifest) File(kind string) (File, bool) {
 }
 
 // DefaultKind is the kind profdiff diff picks from a capture folder when
-// --kind is not given: wall if captured (it sees waiting as well as
+// none is asked for: wall if captured (it sees waiting as well as
 // running), else cpu, else the first file's.
 func (m *Manifest) DefaultKind() string {
 	for _, k := range []string{"wall", "cpu"} {

@@ -33,6 +33,13 @@ type Options struct {
 	// CheckURL, when set, vets the server's URL before any request, and
 	// every address a request is redirected to.
 	CheckURL func(*url.URL) error
+	// Decompress expands a gzipped answer (Parca's are) within maxSize,
+	// for Fetch to count its samples: a loader passes its own gzip layer
+	// (profile.Decompress), so that an answer is inflated, and its size
+	// bounded, as every other profile is. Nil leaves a gzipped answer
+	// uncounted: an empty one is then found when it is parsed, without
+	// Fetch's hint.
+	Decompress func(data []byte, maxSize int64) ([]byte, error)
 }
 
 // Defaults.
@@ -94,9 +101,9 @@ func Fetch(ctx context.Context, s *Source, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := countSamples(data, c.maxSize)
+	n, err := countSamples(data, c.maxSize, o.Decompress)
 	if err != nil {
-		return nil, fmt.Errorf("the answer is not a pprof profile: %v", err)
+		return nil, fmt.Errorf("the answer is not a pprof profile: %w", err)
 	}
 	if n == 0 {
 		hint := "nothing matched the query in that range"

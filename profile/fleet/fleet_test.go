@@ -241,7 +241,8 @@ func TestFetchParcaGateway(t *testing.T) {
 		return s
 	}
 	ctx := context.Background()
-	data, err := fleet.Fetch(ctx, parca(`process_cpu:samples:count:cpu:nanoseconds:delta{job="api"}`), fleet.Options{})
+	counted := fleet.Options{Decompress: profile.Decompress} // a gzipped answer's samples are counted
+	data, err := fleet.Fetch(ctx, parca(`process_cpu:samples:count:cpu:nanoseconds:delta{job="api"}`), counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestFetchParcaGateway(t *testing.T) {
 	if !reflect.DeepEqual(asked, want) {
 		t.Errorf("asked %v, want %v", asked, want)
 	}
-	_, err = fleet.Fetch(ctx, parca(`process_cpu:samples:count:cpu:nanoseconds{job="api"}`), fleet.Options{})
+	_, err = fleet.Fetch(ctx, parca(`process_cpu:samples:count:cpu:nanoseconds{job="api"}`), counted)
 	if !errors.Is(err, fleet.ErrEmpty) || !strings.Contains(err.Error(), "needs its :delta suffix") {
 		t.Errorf("no :delta: %v", err)
 	}

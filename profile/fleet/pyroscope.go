@@ -1,12 +1,9 @@
 package fleet
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -140,22 +137,19 @@ func eachField(b []byte, fn func(protowire.Number, []byte)) error {
 }
 
 // countSamples counts a pprof profile's samples (field 2 of Profile),
-// gunzipping it first when it is gzipped (at most max bytes).
-func countSamples(data []byte, max int64) (int, error) {
+// expanding it first with decompress (within max bytes) when it is
+// gzipped; -1 for a gzipped profile and no decompress (not counted).
+func countSamples(data []byte, max int64, decompress func([]byte, int64) ([]byte, error)) (int, error) {
 	if len(data) == 0 {
 		return 0, nil
 	}
 	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if decompress == nil {
+			return -1, nil
+		}
+		raw, err := decompress(data, max)
 		if err != nil {
 			return 0, err
-		}
-		raw, err := io.ReadAll(io.LimitReader(zr, max+1))
-		if err != nil {
-			return 0, err
-		}
-		if int64(len(raw)) > max {
-			return 0, fmt.Errorf("it expands to more than %d bytes", max)
 		}
 		data = raw
 	}

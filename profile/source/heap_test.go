@@ -1,4 +1,4 @@
-package main
+package source
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// heapHint counts the largest regular files loadInputs holds at once,
+// heapHint counts the largest regular files Load holds at once,
 // heapPerByte bytes each; what is not a regular file is left out.
 func TestHeapHint(t *testing.T) {
 	dir := t.TempDir()
