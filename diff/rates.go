@@ -4,24 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
-
-// timeScale is the number of seconds in one unit of a time unit, 0 for a
-// unit that is not time.
-func timeScale(unit string) float64 {
-	switch unit {
-	case "nanoseconds", "ns":
-		return 1e-9
-	case "microseconds", "us":
-		return 1e-6
-	case "milliseconds", "ms":
-		return 1e-3
-	case "seconds", "s":
-		return 1
-	}
-	return 0
-}
 
 // snapshotKind reports whether a kind's profiles are snapshots (goroutine
 // counts, heap contents) whose rate is the mean per profile, not a value
@@ -62,7 +47,7 @@ func rateUnit(k profile.Kind, typ, unit string, f profile.Format) string {
 		}
 		return unit
 	}
-	if timeScale(unit) == 0 {
+	if units.Seconds(unit) == 0 {
 		if unit == "count" && typ != "" {
 			return typ + "/s" // samples/s, contentions/s, cycles/s
 		}
@@ -105,7 +90,7 @@ func (a *Analyzer) rates(k profile.Kind) rates {
 		}
 	}
 	var r rates
-	scale := timeScale(a.unit)
+	scale := units.Seconds(a.unit)
 	if scale == 0 {
 		scale = 1
 	}

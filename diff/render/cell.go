@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // Pct formats a share (fraction 0..1) as a percentage: 0.0486 → "4.86%".
@@ -198,4 +199,21 @@ func raw(c report.Cell) string {
 		return strconv.FormatFloat(c.Value, 'f', 0, 64) // 600000000, not 6e+08
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
+}
+
+// amount is a value in unit as people read it (units.Format); an amount
+// whose unit its column's header names (bareUnit) is a bare number.
+func amount(v float64, unit string) string {
+	if unit == bareUnit {
+		unit = ""
+	}
+	return units.Format(v, unit)
+}
+
+// signedAmount is a difference of amounts with its sign (units.Signed).
+func signedAmount(d float64, unit string) string {
+	if unit == bareUnit {
+		unit = ""
+	}
+	return units.Signed(d, unit)
 }

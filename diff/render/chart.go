@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // ShareUnit is the axis unit of shares and other fractions (0..1) in a
@@ -398,7 +399,7 @@ func (cv *chartCanvas) threshold(b *strings.Builder) {
 // ("250 ms"), a share as a percentage, other numbers bare (the unit is in
 // the axis name).
 func chartTick(v float64, unit string) string {
-	switch _, scaled := scales[unit]; {
+	switch scaled := units.Scaled(unit); {
 	case scaled && v == 0:
 		return "0" // not "0 s" under "100 µs"
 	case scaled:
@@ -412,14 +413,14 @@ func chartTick(v float64, unit string) string {
 // chartValue is a value in a tooltip, with its unit: "12,345 requests/s",
 // "4.86%", "310 ms".
 func chartValue(v float64, unit string) string {
-	_, scaled := scales[unit]
+	scaled := units.Scaled(unit)
 	switch {
 	case scaled:
 		return amount(v, unit)
 	case unit == ShareUnit:
 		return percent(v, 2)
 	}
-	s := sig3(v)
+	s := units.Sig3(v)
 	if math.Abs(v) >= 1000 {
 		s = strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
@@ -432,8 +433,7 @@ func chartValue(v float64, unit string) string {
 
 // chartAxisName is an axis title with its unit when the ticks do not carry it.
 func chartAxisName(name, unit string) string {
-	_, scaled := scales[unit]
-	if scaled || unit == ShareUnit || unit == "" || unit == bareUnit || strings.Contains(name, unit) {
+	if units.Scaled(unit) || unit == ShareUnit || unit == "" || unit == bareUnit || strings.Contains(name, unit) {
 		return name
 	}
 	return name + " (" + unit + ")"

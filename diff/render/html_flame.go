@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // flameData is what the page's script draws a flame graph from, embedded
@@ -41,7 +42,7 @@ type flameData struct {
 	Nodes        json.RawMessage       `json:"nodes"`
 }
 
-// unitScale is a scaled unit's ladder (scale) for the script.
+// unitScale is a scaled unit's ladder (units.Ladder) for the script.
 type unitScale struct {
 	Base  float64  `json:"base"`
 	Steps [][2]any `json:"steps"` // [size, name]
@@ -57,10 +58,10 @@ func newFlameData(f *report.Flame) *flameData {
 		d.BucketColors = append(d.BucketColors, bucketColors[b.String()])
 	}
 	for _, u := range []string{f.Unit, f.RateUnit} {
-		if sc, ok := scales[u]; ok {
-			us := &unitScale{Base: sc.base, Zero: sc.zero}
-			for _, s := range sc.steps {
-				us.Steps = append(us.Steps, [2]any{s.size, s.name})
+		if l, ok := units.Lookup(u); ok {
+			us := &unitScale{Base: l.Base, Zero: l.Zero}
+			for _, s := range l.Steps {
+				us.Steps = append(us.Steps, [2]any{s.Size, s.Name})
 			}
 			d.Units[u] = us
 		}

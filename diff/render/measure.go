@@ -3,6 +3,7 @@ package render
 import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // side is one side of a row as people read it: its share and, beside it,
@@ -82,7 +83,7 @@ const bareUnit = "\x00header"
 // becomes "base (goroutines)"), so a table of such rates is not a column
 // of repeated words. Cells of other units are left alone.
 func unitInHeader(t *report.Table, unit string, cols ...int) {
-	if _, scaled := scales[unit]; scaled || unit == "" || unit == "count" {
+	if units.Scaled(unit) || unit == "" || unit == "count" {
 		return
 	}
 	for _, c := range cols {
