@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -51,7 +52,7 @@ type Verdict struct {
 
 // VerdictSize is how large a change is: shares (fractions 0..1) Base,
 // New and Delta, Change in the verdict's measure and Note its ratio there
-// ("18x", "doubled", "new"; see RatioNote), with the raw values and rates.
+// ("18x", "doubled", "new"; see units.RatioNote), with the raw values and rates.
 type VerdictSize struct {
 	Base   float64 `json:"base"`
 	New    float64 `json:"new"`
@@ -266,7 +267,7 @@ func abs(x float64) float64 {
 func bucketChange(n Normalize, row *BucketRow) *VerdictChange {
 	b, nw := measure(n, row.Base, row.New, &row.Values)
 	return &VerdictChange{Bucket: row.Bucket, VerdictSize: VerdictSize{Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
-		Note: ratioNote(b, nw), Values: row.Values}}
+		Note: units.RatioNote(b, nw), Values: row.Values}}
 }
 
 // leaders are the deciders and callers of bucket b whose change in
@@ -292,7 +293,7 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 			f.Base, f.New = share(val[0], bt), share(val[1], nt)
 			f.Delta = f.New - f.Base
 			mb, mn := measure(n, f.Base, f.New, &f.Values)
-			f.Change, f.Note = mn-mb, ratioNote(mb, mn)
+			f.Change, f.Note = mn-mb, units.RatioNote(mb, mn)
 			if least > 0 && f.Change >= least || least < 0 && f.Change <= least {
 				fs = append(fs, f)
 			}

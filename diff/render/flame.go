@@ -7,6 +7,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // The differential flame graph, in the html format (drawn by the page's
@@ -147,7 +148,7 @@ func flameTip(f *report.Flame, n *diff.CallNode) string {
 	} else {
 		tip = "base " + side(0) + " → new " + side(1) + " · " + PP(frac(n.Total[1], f.Tree.Total[1])-frac(n.Total[0], f.Tree.Total[0]))
 		b, nw := flameSides(f, n)
-		if note := diff.RatioNote(b, nw); note != "" {
+		if note := units.RatioNote(b, nw); note != "" {
 			tip += " · " + note
 		}
 	}

@@ -7,6 +7,8 @@
 //
 // Units without a ladder are shown as a number and the unit's name ("0.53
 // cores", "1235 threads"), or as a bare number for counts ("", "count").
+// A change between two amounts is said as a ratio note ("18x", "doubled",
+// "new"; RatioNote), with the measure it compares ("18x rate"; InMeasure).
 //
 // It imports only the standard library, so that the engine (package diff)
 // and the layout (package diff/render) read the same table without one
