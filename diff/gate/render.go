@@ -84,7 +84,7 @@ func (r *Report) Model() *report.Report {
 			t := &report.Table{Columns: []report.Column{report.Col(part.head), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
 			for _, f := range part.frames {
 				cells := []report.Cell{report.Share(f.Base), report.Share(f.New), report.Delta(f.Delta, false, "")}
-				t.Rows = append(t.Rows, append([]report.Cell{report.Code(f.Name)}, cells...))
+				t.Rows = append(t.Rows, append([]report.Cell{render.Name(f.Name)}, cells...))
 				records.Rows = append(records.Rows, []report.Cell{report.Text(part.section), report.Text(c.Check), report.Text(f.Name), report.None(""),
 					cells[0], cells[1], cells[2], report.None(""), report.None(""), report.None("")})
 			}

@@ -28,6 +28,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -87,7 +88,7 @@ func findFrame(fs []frame, name string) *frame {
 }
 
 // firstNode is the first node named name in preorder.
-func firstNode(n *diff.CallNode, name string) *diff.CallNode {
+func firstNode(n *report.Node, name string) *report.Node {
 	if n.Name == name {
 		return n
 	}
@@ -103,17 +104,17 @@ func firstNode(n *diff.CallNode, name string) *diff.CallNode {
 func sideText(f *report.Flame, v float64, s int) string {
 	share := Pct(frac(v, f.Tree.Total[s]))
 	if f.RateFactor[s] > 0 && f.RateUnit != "" {
-		return amount(v*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
+		return units.Format(v*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
 	}
-	return amount(v, f.Unit) + " (" + share + ")"
+	return units.Format(v, f.Unit) + " (" + share + ")"
 }
 
 // searchStatus is the status the page must show for a search, from the
 // Go tree: matching frames, and their totals counting nested matches once.
 func searchStatus(f *report.Flame, re *regexp.Regexp) string {
 	count, sum := 0, [2]float64{}
-	var walk func(n *diff.CallNode, inside bool)
-	walk = func(n *diff.CallNode, inside bool) {
+	var walk func(n *report.Node, inside bool)
+	walk = func(n *report.Node, inside bool) {
 		m := re.MatchString(n.Name)
 		if m {
 			count++
@@ -310,10 +311,15 @@ func setSelect(t *testing.T, p *browser.Page, label, value string) {
 }
 
 // holdsBucket reports whether some node named name has a value in b.
-func holdsBucket(n *diff.CallNode, name string, b diff.Bucket) bool {
+func holdsBucket(n *report.Node, name string, b diff.Bucket) bool {
 	if n.Name == name {
-		if v, ok := n.Buckets[b]; (ok && v[0]+v[1] > 0) || (len(n.Buckets) == 0 && n.Bucket == b) {
+		if len(n.Split) == 0 && n.Bucket == int(b) {
 			return true
+		}
+		for _, s := range n.Split {
+			if s.Bucket == int(b) && s.Value[0]+s.Value[1] > 0 {
+				return true
+			}
 		}
 	}
 	for _, c := range n.Children {
@@ -530,7 +536,7 @@ func TestBrowserBigPage(t *testing.T) {
 	// "other" frames: grey, flameTip's tooltip, and the line under the graph.
 	var tip, line string
 	p.Eval(`profdiff.tooltip("other")`, &tip)
-	if want := flameTip(flameOf(t, r), firstNode(flameOf(t, r).Tree, diff.OtherName)); tip != want {
+	if want := flameTip(flameOf(t, r), firstNode(flameOf(t, r).Tree, "other")); tip != want {
 		t.Errorf("other's tooltip %q, want %q", tip, want)
 	}
 	p.Eval(`document.querySelector(".flame .other").textContent`, &line)
@@ -540,7 +546,7 @@ func TestBrowserBigPage(t *testing.T) {
 	t.Log(line)
 }
 
-func countNodes(n *diff.CallNode) int {
+func countNodes(n *report.Node) int {
 	c := 1
 	for _, k := range n.Children {
 		c += countNodes(k)
@@ -551,9 +557,9 @@ func countNodes(n *diff.CallNode) int {
 // The script formats numbers as units.go and cell.go do, ties included
 // (Go rounds an exact half to even, toFixed away from zero).
 func TestBrowserNumberFormat(t *testing.T) {
-	tree := &diff.CallNode{Name: "root", Total: [2]float64{1e9, 2e9}, Self: [2]float64{1e9, 2e9}}
+	tree := &report.Node{Name: "root", Total: [2]float64{1e9, 2e9}, Self: [2]float64{1e9, 2e9}}
 	r := &report.Report{Blocks: []report.Block{&report.Flame{Tree: tree, Sides: 2, Unit: "nanoseconds", RateUnit: "s/s",
-		RateFactor: [2]float64{1e-10, 1e-10}, Measure: diff.NormalizeRate, Labels: [2]string{"base", "new"}}}}
+		RateFactor: [2]float64{1e-10, 1e-10}, Measure: report.MeasureRate, Labels: [2]string{"base", "new"}}}}
 	p := openPage(t, r)
 	values := []float64{0, 1, 0.5, 1.125, 2.5, -1.125, 999.96, 999.4, 1000.5, 0.012, 3.2e-5, 12e6, 4.79e9, 123456789, 1 << 40, 0.30000000000000004}
 	for _, unit := range []string{"nanoseconds", "s/s", "count", "cores"} {
@@ -561,7 +567,7 @@ func TestBrowserNumberFormat(t *testing.T) {
 		js, _ := jsonMarshal(values)
 		p.Eval(fmt.Sprintf(`%s.map(v => profdiff.amount(v, %q))`, js, unit), &got)
 		for i, v := range values {
-			if want := amount(v, unit); got[i] != want {
+			if want := units.Format(v, unit); got[i] != want {
 				t.Errorf("amount(%v, %s): script %q, Go %q", v, unit, got[i], want)
 			}
 		}

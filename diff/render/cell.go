@@ -123,17 +123,23 @@ func human(c report.Cell, m report.Medium) string {
 	case report.KindShare:
 		s = percent(c.Value, c.Digits)
 	case report.KindAmount:
-		s = amount(c.Value, c.Unit)
+		s = units.Format(c.Value, shownUnit(c))
 	case report.KindGroup:
 		parts := make([]string, len(c.Parts))
 		for i, p := range c.Parts {
 			parts[i] = human(p, m)
 		}
 		s = strings.Join(parts, " · ")
+	case report.KindPhrase:
+		var b strings.Builder
+		for _, p := range c.Parts {
+			b.WriteString(human(p, m))
+		}
+		s = b.String()
 	case report.KindDelta:
 		s = PP(c.Value)
 		if c.Unit != "" {
-			s = signedAmount(c.Value, c.Unit)
+			s = units.Signed(c.Value, shownUnit(c))
 		}
 		if c.Noisy {
 			s += " ~"
@@ -179,12 +185,15 @@ func pValue(p float64, digits int) string {
 	return strconv.FormatFloat(p, 'f', digits, 64)
 }
 
-// raw is a cell as CSV writes it: text as is, numbers in their shortest
+// raw is a cell as CSV writes it: text as is (a phrase as the terminal
+// shows it), numbers in their shortest
 // exact form (whole numbers without an exponent), flags as true or false, a missing value as an empty field.
 func raw(c report.Cell) string {
 	switch c.Kind {
 	case report.KindText, report.KindCode:
 		return c.Text
+	case report.KindPhrase:
+		return human(c, report.Terminal)
 	case report.KindNone:
 		return ""
 	case report.KindBool:
@@ -201,19 +210,11 @@ func raw(c report.Cell) string {
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
 }
 
-// amount is a value in unit as people read it (units.Format); an amount
-// whose unit its column's header names (bareUnit) is a bare number.
-func amount(v float64, unit string) string {
-	if unit == bareUnit {
-		unit = ""
+// shownUnit is the unit an amount or a delta is shown in: none ("", a
+// bare number) where its column's header names it (Cell.Bare).
+func shownUnit(c report.Cell) string {
+	if c.Bare {
+		return ""
 	}
-	return units.Format(v, unit)
-}
-
-// signedAmount is a difference of amounts with its sign (units.Signed).
-func signedAmount(d float64, unit string) string {
-	if unit == bareUnit {
-		unit = ""
-	}
-	return units.Signed(d, unit)
+	return c.Unit
 }

@@ -34,7 +34,7 @@ func DiffReport(r *diff.Result) *report.Report { return buildDiffReport(r, false
 func DiffReportFor(r *diff.Result, f Format) *report.Report {
 	switch f {
 	case JSON:
-		return &report.Report{JSON: r, Warnings: r.Warnings}
+		return &report.Report{JSON: resultJSON{r}, Warnings: r.Warnings}
 	case CSV:
 		return buildDiffReport(r, true)
 	}
@@ -64,7 +64,7 @@ func buildDiffReport(r *diff.Result, recordsOnly bool) *report.Report {
 		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat("~ marks a delta within two standard errors of sampling noise.")}})
 	}
 	blocks = append(blocks, d.peeks()...)
-	return &report.Report{Blocks: blocks, Records: d.records, JSON: r, Warnings: r.Warnings, Verdict: diffVerdict(r)}
+	return &report.Report{Blocks: blocks, Records: d.records, JSON: resultJSON{r}, Warnings: r.Warnings, Verdict: diffVerdict(r)}
 }
 
 // diffReport builds a diff's tables and the CSV records beside them.
@@ -108,7 +108,7 @@ func (d *diffReport) methods() *report.Table {
 		if d.recordsOnly {
 			continue
 		}
-		name := report.Code(m.Name)
+		name := Name(m.Name)
 		if m.Base == 0 && m.New > 0 {
 			name = name.WithTone(report.ToneNew)
 		}
@@ -118,4 +118,26 @@ func (d *diffReport) methods() *report.Table {
 	}
 	unitInHeader(t, d.r.RateUnit, 1, 2, 3)
 	return t
+}
+
+// resultJSON is a diff's JSON value: the result itself (its fields
+// promoted, so it encodes as the result does), whose method rows the json
+// format writes one at a time.
+type resultJSON struct{ *diff.Result }
+
+// JSONRows is the result without its method rows, and the rows.
+func (j resultJSON) JSONRows() (any, string, int, func(int) any) {
+	s := *j.Result
+	s.Methods = []diff.MethodRow{}
+	return &s, "methods", len(j.Methods), func(i int) any { return &j.Methods[i] }
+}
+
+// topJSON is a top listing's JSON value (see resultJSON).
+type topJSON struct{ *diff.TopResult }
+
+// JSONRows is the listing without its method rows, and the rows.
+func (j topJSON) JSONRows() (any, string, int, func(int) any) {
+	s := *j.TopResult
+	s.Methods = []diff.TopMethod{}
+	return &s, "methods", len(j.Methods), func(i int) any { return &j.Methods[i] }
 }

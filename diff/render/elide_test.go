@@ -1,6 +1,9 @@
 package render
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Long names keep their package (or module) and method; each case is the
 // shortest step that fits.
@@ -41,12 +44,16 @@ func TestElideName(t *testing.T) {
 		{"runtime.(*gcControllerState).findRunnableGCWorker", 20, "runtim…nableGCWorker"},
 	}
 	for _, c := range cases {
-		got := ElideName(c.name, c.w)
+		params := 0 // the final parameter list, as package present marks it: no name here has parentheses within it
+		if strings.HasSuffix(c.name, ")") {
+			params = strings.LastIndex(c.name, "(")
+		}
+		got := elideName(c.name, params, c.w)
 		if got != c.want {
-			t.Errorf("ElideName(%q, %d) = %q, want %q", c.name, c.w, got, c.want)
+			t.Errorf("elideName(%q, %d, %d) = %q, want %q", c.name, params, c.w, got, c.want)
 		}
 		if width(got) > c.w {
-			t.Errorf("ElideName(%q, %d) = %q: %d wide", c.name, c.w, got, width(got))
+			t.Errorf("elideName(%q, %d, %d) = %q: %d wide", c.name, params, c.w, got, width(got))
 		}
 	}
 }

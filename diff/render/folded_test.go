@@ -72,10 +72,10 @@ func parsedStacks(t *testing.T, b []byte) map[string]int64 {
 // treePaths flattens a tree into its paths ("a;b", root left out, names
 // as the folded format writes them) and their totals on side s, for the
 // nodes with a total there.
-func treePaths(n *diff.CallNode, s int) map[string]float64 {
+func treePaths(n *report.Node, s int) map[string]float64 {
 	out := map[string]float64{}
-	var walk func(n *diff.CallNode, prefix string)
-	walk = func(n *diff.CallNode, prefix string) {
+	var walk func(n *report.Node, prefix string)
+	walk = func(n *report.Node, prefix string) {
 		for _, c := range n.Children {
 			p := foldedFrame(c.Name, prefix == "")
 			if prefix != "" {
@@ -93,7 +93,7 @@ func treePaths(n *diff.CallNode, s int) map[string]float64 {
 
 // checkFoldedSide checks one side's folded output: it loads back with the
 // side's total, and loaded into an analyzer it makes the same call tree.
-func checkFoldedSide(t *testing.T, name string, b []byte, tree *diff.CallNode, side int) {
+func checkFoldedSide(t *testing.T, name string, b []byte, tree *report.Node, side int) {
 	t.Helper()
 	var sum int64
 	for _, v := range parsedStacks(t, b) {
@@ -110,7 +110,7 @@ func checkFoldedSide(t *testing.T, name string, b []byte, tree *diff.CallNode, s
 	if err := a.Add(diff.Base, l); err != nil {
 		t.Fatal(err)
 	}
-	back := treePaths(a.Top().Tree, 0)
+	back := treePaths(flameTree(a.Top().Tree), 0)
 	want := treePaths(tree, side)
 	for p, v := range want {
 		if math.Round(v) != back[p] {
@@ -128,8 +128,8 @@ func TestFoldedSeedRoundTrip(t *testing.T) {
 	r := dotnetResult(t, diff.Options{CallTree: true})
 	newSide := renderFolded(t, r, Folded, Options{})
 	golden(t, "diff.dotnet.folded.golden", newSide)
-	checkFoldedSide(t, "new", newSide, r.Tree, 1)
-	checkFoldedSide(t, "base", renderFolded(t, r, Folded, Options{FoldedBase: true}), r.Tree, 0)
+	checkFoldedSide(t, "new", newSide, flameTree(r.Tree), 1)
+	checkFoldedSide(t, "base", renderFolded(t, r, Folded, Options{FoldedBase: true}), flameTree(r.Tree), 0)
 	// Both sides, sorted, summing to each side's total.
 	b := renderFolded(t, r, DiffFolded, Options{})
 	golden(t, "diff.dotnet.difffolded.golden", b)
@@ -159,7 +159,7 @@ func TestFoldedSeedRoundTrip(t *testing.T) {
 	// top's only side is its base.
 	top := net11Top(t, 0)
 	tb := renderFolded(t, top, Folded, Options{})
-	checkFoldedSide(t, "top", tb, top.Tree, 0)
+	checkFoldedSide(t, "top", tb, flameTree(top.Tree), 0)
 	if !bytes.Equal(tb, newSide) {
 		t.Errorf("top of net11 folds differently from the diff's new side (net11)")
 	}
@@ -196,7 +196,7 @@ func TestFoldedGoCPU(t *testing.T) {
 	if !bytes.Contains(b, []byte("TestFoldedGoCPU")) {
 		t.Errorf("no stack through TestFoldedGoCPU in:\n%s", b)
 	}
-	checkFoldedSide(t, "go cpu", b, top.Tree, 0)
+	checkFoldedSide(t, "go cpu", b, flameTree(top.Tree), 0)
 }
 
 func TestFoldedNames(t *testing.T) {

@@ -75,8 +75,8 @@ func TestHTMLFlameDataIsTheTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := 0
-	var walk func(n *diff.CallNode, parent int)
-	walk = func(n *diff.CallNode, parent int) {
+	var walk func(n *report.Node, parent int)
+	walk = func(n *report.Node, parent int) {
 		a := d.Nodes[i]
 		if int(a[0].(float64)) != parent || d.Names[int(a[1].(float64))] != n.Name || a[3].(float64) != n.Total[0] || a[4].(float64) != n.Total[1] {
 			t.Fatalf("node %d is %v, want %s under %d with totals %v", i, a, n.Name, parent, n.Total)
@@ -87,7 +87,7 @@ func TestHTMLFlameDataIsTheTree(t *testing.T) {
 			walk(c, me)
 		}
 	}
-	walk(r.Tree, -1)
+	walk(flameTree(r.Tree), -1)
 	if i != len(d.Nodes) {
 		t.Errorf("%d nodes in the page, %d in the tree", len(d.Nodes), i)
 	}

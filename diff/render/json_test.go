@@ -61,11 +61,20 @@ func TestWriteJSONIsTheEncoder(t *testing.T) {
 	values := map[string]any{"diff": r, "top": top, "odd names": &odd, "one row": &one, "no rows": &none, "empty top": &empty,
 		"the rule table": diff.DefaultRules().Rules, "dotnet": dotnetResult(t, diff.Options{Top: -1})}
 	for name, v := range values {
+		// The report's JSON value is the result wrapped with its rows,
+		// which must encode as the result itself does.
+		w := v
+		switch v := v.(type) {
+		case *diff.Result:
+			w = resultJSON{v}
+		case *diff.TopResult:
+			w = topJSON{v}
+		}
 		var want, got bytes.Buffer
 		if err := encodeJSON(&want, v, ""); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeJSON(&got, v); err != nil {
+		if err := writeJSON(&got, w); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -115,7 +124,7 @@ func TestReportForWritesTheReport(t *testing.T) {
 	if rows := methodCells(DiffReport(r)); rows != len(r.Methods) {
 		t.Errorf("the diff report holds %d method table rows, want %d", rows, len(r.Methods))
 	}
-	if rep := DiffReportFor(r, JSON); rep.Blocks != nil || rep.Records != nil || rep.JSON != r {
+	if rep := DiffReportFor(r, JSON); rep.Blocks != nil || rep.Records != nil || rep.JSON != (resultJSON{r}) {
 		t.Errorf("JSON's report holds blocks or records, or not the result")
 	}
 }

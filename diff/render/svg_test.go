@@ -133,8 +133,8 @@ func TestGoldenSVG(t *testing.T) {
 	// the nodes wide enough to draw.
 	var want []string
 	scale := (svgWidth - 2*svgPad) / flameWidth(f, f.Tree)
-	var walk func(n *diff.CallNode)
-	walk = func(n *diff.CallNode) {
+	var walk func(n *report.Node)
+	walk = func(n *report.Node) {
 		if flameWidth(f, n)*scale < svgMinPx {
 			return
 		}
@@ -218,13 +218,13 @@ func TestSVGLayout(t *testing.T) {
 func TestSVGOtherCaption(t *testing.T) {
 	tree := node("root", [2]float64{},
 		node("a", [2]float64{90, 80}),
-		&diff.CallNode{Name: diff.OtherName, Total: [2]float64{10, 20}, Self: [2]float64{10, 20}, Other: 4})
+		&report.Node{Name: "other", Total: [2]float64{10, 20}, Self: [2]float64{10, 20}, Other: 4})
 	f := &report.Flame{Tree: tree, Sides: 2, Unit: "count", Labels: [2]string{"base", "new"}}
 	if got, want := flameOther(f), `"other" frames merge 4 subtrees too narrow to draw, holding 10.00% of base and 20.00% of new.`; got != want {
 		t.Errorf("caption %q, want %q", got, want)
 	}
 	d := parseSVG(t, renderSVG(t, &report.Report{Blocks: []report.Block{f}}))
-	if g := d.frame(t, diff.OtherName); !strings.Contains(g.Class, "other") {
+	if g := d.frame(t, "other"); !strings.Contains(g.Class, "other") {
 		t.Errorf("the other frame's class is %q", g.Class)
 	}
 }

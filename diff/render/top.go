@@ -16,7 +16,7 @@ func TopReport(res *diff.TopResult) *report.Report { return buildTopReport(res, 
 func TopReportFor(res *diff.TopResult, f Format) *report.Report {
 	switch f {
 	case JSON:
-		return &report.Report{JSON: res}
+		return &report.Report{JSON: topJSON{res}}
 	case CSV:
 		return buildTopReport(res, true)
 	}
@@ -54,7 +54,7 @@ func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 	for _, m := range t.Methods {
 		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
 		if !recordsOnly {
-			methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
+			methods.Rows = append(methods.Rows, []report.Cell{Name(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
 		}
 	}
 	if f := topFlame(res); f != nil {
@@ -66,17 +66,17 @@ func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 		add("peek", p.Name, "", report.None(""), report.ExactNum(p.BaseValue), p.BaseRate, "")
 		for _, part := range peekParts(p) {
 			for _, e := range part.edges {
-				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), t.valueRate(e.BaseValue, e.BaseRate)})
+				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), Name(e.Name), t.valueRate(e.BaseValue, e.BaseRate)})
 				add("peek-"+part.role, e.Name, "", report.None(""), report.ExactNum(e.BaseValue), e.BaseRate, p.Name)
 			}
 			pt.Rows = append(pt.Rows, part.more(len(pt.Columns))...)
 		}
-		head := report.Cat(report.Code(p.Name), ": ", t.valueRate(p.BaseValue, p.BaseRate), " inclusive")
+		head := report.Cat(Name(p.Name), ": ", t.valueRate(p.BaseValue, p.BaseRate), " inclusive")
 		blocks = append(blocks, report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
 			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, pt)
 	}
 	blocks = append(blocks, peeksOmitted(t.PeekOmitted)...)
-	return &report.Report{Blocks: blocks, Records: records, JSON: res}
+	return &report.Report{Blocks: blocks, Records: records, JSON: topJSON{res}}
 }
 
 // rateRecord is a rate as a CSV field: empty when unknown.

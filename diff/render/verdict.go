@@ -101,7 +101,7 @@ func leadersLine(v *diff.Verdict) report.Line {
 		}
 		d := change(v.Measure, f.Delta, f.Values, false, "")
 		d.Tone = report.ToneNone
-		*l = append(*l, report.Cat(report.Code(f.Name), " (", d, ")"))
+		*l = append(*l, report.Cat(Name(f.Name), " (", d, ")"))
 	}
 	var out report.Line
 	if dec != nil {
@@ -169,7 +169,7 @@ func alsoLeaders(fs []diff.VerdictFrame) report.Line {
 			if role == "caller" {
 				word = ", called from "
 			}
-			l = append(l, report.Text(word), report.Code(f.Name))
+			l = append(l, report.Text(word), Name(f.Name))
 			break
 		}
 	}
