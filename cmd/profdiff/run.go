@@ -16,6 +16,7 @@ import (
 
 	"github.com/profdiff/profdiff/cmd/internal/hugeheap"
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -343,7 +344,7 @@ func runDiff(ctx context.Context, e env, s settings, sides [][]string, outPprof 
 	}
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
-	if err := s.out.write(e.stdout, render.DiffReportFor(r, s.out.format)); err != nil {
+	if err := s.out.write(e.stdout, present.DiffFor(r, s.out.format.Parts())); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if dp == nil {
@@ -438,7 +439,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		}
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
-		if err := s.out.write(e.stdout, render.TopReportFor(t, s.out.format)); err != nil {
+		if err := s.out.write(e.stdout, present.TopFor(t, s.out.format.Parts())); err != nil {
 			return fmt.Errorf("writing report: %v", err)
 		}
 		return mp.write(e.stdout)
@@ -468,7 +469,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		rep := render.RulesReport(rules)
+		rep := present.Rules(rules)
 		rep.Title = "profdiff rules"
 		return o.write(e.stdout, rep)
 	}

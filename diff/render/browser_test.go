@@ -26,6 +26,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/internal/fixture"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/diff/units"
@@ -146,7 +148,7 @@ func flameOf(t *testing.T, r *report.Report) *report.Flame {
 }
 
 func TestBrowserDiffFlame(t *testing.T) {
-	r := DiffReport(dotnetResult(t, treeOpts(diff.Options{})))
+	r := dotnetReport(t, treeOpts(diff.Options{}))
 	f := flameOf(t, r)
 	p := openPage(t, r)
 
@@ -361,7 +363,7 @@ func distinctColors(img image.Image) int {
 
 // The method table sorts by a column's raw values and filters its rows.
 func TestBrowserTables(t *testing.T) {
-	r := DiffReport(dotnetResult(t, treeOpts(diff.Options{})))
+	r := dotnetReport(t, treeOpts(diff.Options{}))
 	p := openPage(t, r)
 	const table = `[...document.querySelectorAll("table")].find(t => t.tHead.rows[0].cells[0].textContent === "Method")`
 	var vals []float64
@@ -396,7 +398,7 @@ func TestBrowserTables(t *testing.T) {
 }
 
 func TestBrowserTopFlame(t *testing.T) {
-	r := TopReport(dotnetTreeTop(t))
+	r := present.Top(fixture.DotnetTop(t, treeOpts(diff.Options{Top: 8})))
 	f := flameOf(t, r)
 	p := openPage(t, r)
 	var got string
@@ -418,7 +420,7 @@ func TestBrowserTopFlame(t *testing.T) {
 }
 
 func TestBrowserVerdict(t *testing.T) {
-	r := TopReport(dotnetTreeTop(t))
+	r := present.Top(fixture.DotnetTop(t, treeOpts(diff.Options{Top: 8})))
 	r.Verdict = &report.Verdict{Lines: []report.Line{{report.Text("Lock contention grew, led by "), report.Code("acquire")}}, Tone: report.ToneGrowth}
 	p := openPage(t, r)
 	var text string
@@ -487,11 +489,11 @@ func TestBrowserGoProfile(t *testing.T) {
 	if err := a.Add(diff.Base, base); err != nil {
 		t.Fatal(err)
 	}
-	top := TopReport(a.Top())
+	top := present.Top(a.Top())
 	if err := a.Add(diff.New, new); err != nil {
 		t.Fatal(err)
 	}
-	for name, r := range map[string]*report.Report{"top": top, "diff": DiffReport(a.Diff())} {
+	for name, r := range map[string]*report.Report{"top": top, "diff": present.Diff(a.Diff())} {
 		t.Run(name, func(t *testing.T) {
 			f := flameOf(t, r)
 			p := openPage(t, r)
@@ -516,7 +518,7 @@ func TestBrowserBigPage(t *testing.T) {
 	if browser.Path() == "" {
 		t.Skip("chromium is not installed (apt-get install chromium): skipping the browser test")
 	}
-	r := DiffReport(bigPair())
+	r := present.Diff(bigPair())
 	page := htmlPage(t, r)
 	t.Logf("page: %d bytes, %d nodes", len(page), countNodes(flameOf(t, r).Tree))
 	if len(page) > 3<<20 {

@@ -36,7 +36,7 @@ func mixedTree() *report.Node {
 // seedFlame is the flame block of the seed diff (its whole tree).
 func seedFlame(t *testing.T, treeMin float64) *report.Flame {
 	t.Helper()
-	f := reportFlame(DiffReport(dotnetResult(t, diff.Options{CallTree: true, TreeMin: treeMin})))
+	f := reportFlame(dotnetReport(t, diff.Options{CallTree: true, TreeMin: treeMin}))
 	if f == nil {
 		t.Fatal("the seed diff with CallTree has no flame block")
 	}

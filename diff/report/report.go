@@ -73,6 +73,21 @@ type Rows interface {
 	JSONRows() (shell any, key string, n int, row func(i int) any)
 }
 
+// Parts are parts of a Report, as a format reads them, so that a builder
+// asked for some may leave the rest out: a diff's 12,600 method rows are
+// cells that only the text formats show.
+type Parts uint8
+
+const (
+	// PartBlocks is Blocks, Verdict and Title: the text formats, the
+	// html page and the pictures.
+	PartBlocks Parts = 1 << iota
+	// PartRecords is Records: CSV.
+	PartRecords
+	// PartJSON is JSON: the json format.
+	PartJSON
+)
+
 // Medium is where human-readable blocks are shown.
 type Medium uint8
 

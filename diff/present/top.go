@@ -1,29 +1,29 @@
-package render
+package present
 
 import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
-// TopReport is the report of one side's top listing: a summary, the bucket
-// table, the scheduler-latency line, the method table and a section per
-// peeked frame. Shares sit beside rates where the duration is known; the
-// value column is in the profile's unit.
-func TopReport(res *diff.TopResult) *report.Report { return buildTopReport(res, false) }
+// Top is the report of one side's top listing: a summary, the bucket
+// table (and in HTML its bars), the kept-apart lines, the flame graph when
+// res holds a call tree, the method table and a section per peeked frame.
+// Shares sit beside rates where the duration is known; the value column is
+// in the profile's unit. JSON is res itself.
+func Top(res *diff.TopResult) *report.Report { return buildTopReport(res, false) }
 
-// TopReportFor is TopReport holding only what format f writes, as
-// DiffReportFor is DiffReport.
-func TopReportFor(res *diff.TopResult, f Format) *report.Report {
-	switch f {
-	case JSON:
+// TopFor is Top holding only the parts p of it, as DiffFor is Diff.
+func TopFor(res *diff.TopResult, p report.Parts) *report.Report {
+	switch {
+	case p&(report.PartBlocks|report.PartRecords) == 0:
 		return &report.Report{JSON: topJSON{res}}
-	case CSV:
+	case p&report.PartBlocks == 0:
 		return buildTopReport(res, true)
 	}
-	return TopReport(res)
+	return Top(res)
 }
 
-// buildTopReport is TopReport; recordsOnly leaves the method table empty.
+// buildTopReport is Top; recordsOnly leaves the method table empty.
 func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 	t := topView{res}
 	share := "share"
