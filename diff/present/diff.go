@@ -24,7 +24,7 @@ func Diff(r *diff.Result) *report.Report { return buildDiffReport(r, false) }
 func DiffFor(r *diff.Result, p report.Parts) *report.Report {
 	switch {
 	case p&(report.PartBlocks|report.PartRecords) == 0:
-		return &report.Report{JSON: resultJSON{r}, Warnings: r.Warnings}
+		return &report.Report{JSON: resultJSON{r}, Warnings: r.Warnings, Verdict: diffVerdict(r)}
 	case p&report.PartBlocks == 0:
 		return buildDiffReport(r, true)
 	}
@@ -112,8 +112,21 @@ func (d *diffReport) methods() *report.Table {
 
 // resultJSON is a diff's JSON value: the result itself (its fields
 // promoted, so it encodes as the result does), whose method rows the json
-// format writes one at a time.
+// format writes one at a time and whose verdict summary it fills from the
+// report's verdict paragraph.
 type resultJSON struct{ *diff.Result }
+
+// WithSummary is the result with its verdict's summary set to the
+// verdict's sentences (a copy: the result is left as it is).
+func (j resultJSON) WithSummary(sentences string) any {
+	if j.Verdict == nil {
+		return j
+	}
+	r, v := *j.Result, *j.Verdict
+	v.Summary = sentences
+	r.Verdict = &v
+	return resultJSON{&r}
+}
 
 // JSONRows is the result without its method rows, and the rows.
 func (j resultJSON) JSONRows() (any, string, int, func(int) any) {

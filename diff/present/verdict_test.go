@@ -1,6 +1,7 @@
 package present
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -89,5 +90,38 @@ func TestDiffVerdictDelay(t *testing.T) {
 	r.Verdict.Principal.BaseRate, r.Verdict.Principal.NewRate = nil, nil
 	if got, want := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}), "Verdict: lock-contention grew from 1.56 ms to 228 ms (166x value).\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// The JSON's verdict summary is the paragraph the text formats open with,
+// word for word: the terminal's verdict sentences without "Verdict:" and
+// line breaks. The result itself is left as it is.
+func TestVerdictSummaryIsTheParagraph(t *testing.T) {
+	results := map[string]*diff.Result{
+		"seed": dotnetResult(t, diff.Options{}),
+		"no change": {Verdict: &diff.Verdict{NoChange: true, Measure: diff.NormalizeShare,
+			Caveats: []diff.Caveat{{Code: diff.CaveatFewSamples, Text: "few samples (base 12, new 14)"}}}},
+	}
+	for name, r := range results {
+		text := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{})
+		want := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(text, "Verdict: "), "\n"), "\n", " ")
+		for _, p := range []report.Parts{report.PartJSON, report.PartBlocks} {
+			var doc struct {
+				Verdict struct{ Summary string }
+			}
+			if err := json.Unmarshal([]byte(write(t, DiffFor(r, p), render.JSON, render.Options{})), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Verdict.Summary != want {
+				t.Errorf("%s: summary %q, want %q", name, doc.Verdict.Summary, want)
+			}
+		}
+		if r.Verdict.Summary != "" {
+			t.Errorf("%s: writing the JSON changed the result's verdict: %q", name, r.Verdict.Summary)
+		}
+	}
+	if got := results["no change"]; !strings.Contains(write(t, DiffFor(got, report.PartJSON), render.JSON, render.Options{}),
+		`"summary": "No change beyond noise. Caveat: few samples (base 12, new 14)."`) {
+		t.Error("no change: the summary is not the sentence and its caveat")
 	}
 }

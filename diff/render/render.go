@@ -117,9 +117,10 @@ type Options struct {
 func Report(w io.Writer, r *report.Report, f Format) error { return Write(w, r, f, Options{}) }
 
 // Write writes r in format f, laid out for o. The table and Markdown
-// formats lay out its blocks, CSV its records and JSON its JSON value; a
-// report without records or a JSON value has no such format, and asking
-// for it is an error. Warnings are never written.
+// formats lay out its verdict and blocks, CSV its records and JSON its
+// JSON value (with the verdict's sentences, where the value is
+// report.Summarized); a report without records or a JSON value has no
+// such format, and asking for it is an error. Warnings are never written.
 //
 // In the table format every line fits o.Width where it can: tables narrow
 // their widest name and text columns (a name loses its parameter list,
@@ -143,7 +144,11 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 		if r.JSON == nil {
 			return fmt.Errorf("this report has no %s form", f)
 		}
-		return writeJSON(w, r.JSON)
+		v := r.JSON
+		if s, ok := v.(report.Summarized); ok && r.Verdict != nil {
+			v = s.WithSummary(verdictText(r.Verdict))
+		}
+		return writeJSON(w, v)
 	case HTML:
 		return writeHTML(w, r, o)
 	case SVG:
@@ -202,6 +207,16 @@ func writeText(w io.Writer, r *report.Report, l layout) error {
 		}
 	}
 	return ew.err
+}
+
+// verdictText is a verdict's sentences as the terminal shows them without
+// colour, one after the other: the summary a JSON value carries.
+func verdictText(v *report.Verdict) string {
+	s := make([]string, len(v.Lines))
+	for i, l := range v.Lines {
+		s[i] = Plain(l)
+	}
+	return strings.Join(s, " ")
 }
 
 func tight(prev, b report.Block, m report.Medium) bool {

@@ -125,3 +125,26 @@ func TestNameParams(t *testing.T) {
 		t.Errorf("without a parameter list marked, the qualifier goes and the parameters stay:\n%s", got)
 	}
 }
+
+// summarized is a JSON value that carries its report's verdict.
+type summarized struct {
+	Summary string `json:"summary"`
+}
+
+func (s summarized) WithSummary(sentences string) any { s.Summary = sentences; return s }
+
+// The json format gives a Summarized value the verdict's sentences as the
+// terminal shows them, plain and one after the other.
+func TestJSONSummary(t *testing.T) {
+	r := &report.Report{JSON: summarized{}, Verdict: &report.Verdict{Tone: report.ToneGrowth, Lines: []report.Line{
+		report.Cat(report.Code("lock-contention"), " grew from ", report.Share(0.0178), " to ", report.Share(0.0646), "."),
+		report.Cat("Led by ", report.Code("a|b"), " (", report.Delta(0.0459, false, ""), ")."),
+	}}}
+	if got, want := rendered(t, r, JSON), "{\n  \"summary\": \"lock-contention grew from 1.78% to 6.46%. Led by a|b (+4.59pp).\"\n}\n"; got != want {
+		t.Errorf("json %q, want %q", got, want)
+	}
+	r.Verdict = nil
+	if got, want := rendered(t, r, JSON), "{\n  \"summary\": \"\"\n}\n"; got != want {
+		t.Errorf("without a verdict: json %q, want %q", got, want)
+	}
+}

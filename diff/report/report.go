@@ -58,7 +58,8 @@ type Report struct {
 	// page's title ("profdiff report" without either).
 	Title string
 	// Verdict is the plain-language conclusion, shown before every block
-	// in the terminal, in Markdown and in HTML (nil: none).
+	// in the terminal, in Markdown and in HTML, and the summary of a JSON
+	// value that is Summarized (nil: none).
 	Verdict *Verdict
 }
 
@@ -73,6 +74,16 @@ type Rows interface {
 	JSONRows() (shell any, key string, n int, row func(i int) any)
 }
 
+// Summarized is implemented by a JSON value (Report.JSON) that carries the
+// report's verdict in words, as a diff's verdict "summary" does: the json
+// format writes the value WithSummary returns, given the sentences of
+// Report.Verdict as the terminal shows them (plain text, one after the
+// other), so the data and the laid-out verdict cannot say different
+// things. The value itself is left as it is.
+type Summarized interface {
+	WithSummary(sentences string) any
+}
+
 // Parts are parts of a Report, as a format reads them, so that a builder
 // asked for some may leave the rest out: a diff's 12,600 method rows are
 // cells that only the text formats show.
@@ -84,7 +95,8 @@ const (
 	PartBlocks Parts = 1 << iota
 	// PartRecords is Records: CSV.
 	PartRecords
-	// PartJSON is JSON: the json format.
+	// PartJSON is JSON and the Verdict its summary says (Summarized):
+	// the json format.
 	PartJSON
 )
 
