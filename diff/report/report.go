@@ -1,6 +1,13 @@
 // Package report is the model of everything profdiff prints: a Report is a
-// sequence of blocks (headings, paragraphs, tables of typed cells), the
-// records that CSV writes, the value that JSON marshals, and warnings.
+// verdict and a sequence of blocks (headings, paragraphs, tables of typed
+// cells, charts, a flame graph of a call tree), the records that CSV
+// writes, the value that JSON marshals, and warnings.
+//
+// It imports only the standard library and nothing of the engine, so that
+// anything can build a report and have it laid out without linking a
+// profile reader: package diff/present builds the reports of the engine's
+// results, the gate, the workload sweeps and the load generator build
+// their own, and package render lays every one of them out.
 //
 // Cells carry raw values: a share is a fraction 0..1, a delta a difference
 // of shares (or, with a unit, of amounts), a number or an amount a value in
