@@ -97,8 +97,11 @@
 // both sides for flame graphs. Diff and Top are pure and may be called
 // again.
 //
-// The package computes; it never prints, exits or names command-line flags:
-// package diff/render lays results out, and the command adds hints.
+// The package computes; it never prints, exits, formats a number or names
+// command-line flags: package diff/present turns results into reports
+// (package diff/report), package diff/render lays them out, and the command
+// adds hints. Units (which are time, how amounts and ratios read) are
+// package diff/units, which the engine and the layout share.
 //
 // The manual, with examples that a test runs, is diff/README.md beside this
 // file; the gate is in package diff/gate.

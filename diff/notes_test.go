@@ -1,37 +1,10 @@
 package diff
 
-import "testing"
+import (
+	"testing"
 
-func TestRatioNote(t *testing.T) {
-	cases := []struct {
-		base, new float64
-		want      string
-	}{
-		{0, 0, ""},
-		{0, 0.0456, "new"},
-		{0.1280, 0, "gone"},
-		{0.0027, 0.0486, "18x"},
-		{0.0552, 0.1091, "doubled"},
-		{0.10, 0.1751, "doubled"},
-		{0.10, 0.174, ""},
-		{0.10, 0.249, "doubled"},
-		{0.10, 0.25, "3x"},
-		{0.10, 0.05, "halved"},
-		{0.10, 0.04, "1/3"},
-		{0.0620, 0.0250, "halved"},
-		{0.10, 0.11, ""},
-		{0.10, 0.09, ""},
-		{1, 1000, "1000x"},
-		{1, 1001, ">1000x"},
-		{1000, 1, "1/1000"},
-		{691e6, 3.12e3, "<1/1000"},
-	}
-	for _, c := range cases {
-		if got := ratioNote(c.base, c.new); got != c.want {
-			t.Errorf("ratioNote(%v, %v) = %q, want %q", c.base, c.new, got, c.want)
-		}
-	}
-}
+	"github.com/profdiff/profdiff/diff/units"
+)
 
 func TestMeasureNoteSaysWhatItCompares(t *testing.T) {
 	cases := []struct {
@@ -65,7 +38,7 @@ func TestAnnotateMoves(t *testing.T) {
 		{Name: "Interop+Sys.Read", New: 0.01},
 	}
 	for i := range rows {
-		rows[i].Note = ratioNote(rows[i].Base, rows[i].New)
+		rows[i].Note = units.RatioNote(rows[i].Base, rows[i].New)
 	}
 	annotateMoves(rows)
 	want := []string{"now in System.Net.Sockets", "was in native", "gone", "new", "now in managed code", "was in native"}

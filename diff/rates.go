@@ -1,27 +1,9 @@
 package diff
 
 import (
-	"fmt"
-	"math"
-
+	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
-
-// timeScale is the number of seconds in one unit of a time unit, 0 for a
-// unit that is not time.
-func timeScale(unit string) float64 {
-	switch unit {
-	case "nanoseconds", "ns":
-		return 1e-9
-	case "microseconds", "us":
-		return 1e-6
-	case "milliseconds", "ms":
-		return 1e-3
-	case "seconds", "s":
-		return 1
-	}
-	return 0
-}
 
 // snapshotKind reports whether a kind's profiles are snapshots (goroutine
 // counts, heap contents) whose rate is the mean per profile, not a value
@@ -62,7 +44,7 @@ func rateUnit(k profile.Kind, typ, unit string, f profile.Format) string {
 		}
 		return unit
 	}
-	if timeScale(unit) == 0 {
+	if units.Seconds(unit) == 0 {
 		if unit == "count" && typ != "" {
 			return typ + "/s" // samples/s, contentions/s, cycles/s
 		}
@@ -105,7 +87,7 @@ func (a *Analyzer) rates(k profile.Kind) rates {
 		}
 	}
 	var r rates
-	scale := timeScale(a.unit)
+	scale := units.Seconds(a.unit)
 	if scale == 0 {
 		scale = 1
 	}
@@ -195,55 +177,8 @@ func measure(n Normalize, pb, pn float64, v *Values) (float64, float64) {
 	return pb, pn
 }
 
-// measureNote is ratioNote on a row's measure, saying which measure it
-// compares: "18x rate", "doubled share", "1/3 value"; "new" and "gone"
-// need no measure.
+// measureNote is the note of a row's change in measure n:
+// units.RatioNote saying which measure it compares (units.InMeasure).
 func measureNote(n Normalize, base, new float64) string {
-	note := ratioNote(base, new)
-	switch note {
-	case "", "new", "gone":
-		return note
-	}
-	return note + " " + string(n)
+	return units.InMeasure(units.RatioNote(base, new), string(n))
 }
-
-// ratioNote describes a change from base to new (both ≥ 0) the way a
-// person would: "new", "gone", "doubled", "halved", "Nx" (new is N times
-// base), "1/N" (new is an N-th of base). A ratio of 1.75 up to 2.5 reads
-// as doubled (its inverse as halved); from 2.5 on the ratio is rounded, so
-// the smallest "Nx" is 3x. Smaller changes get no note: the delta says
-// enough. Past a thousandfold the exact ratio says nothing a person can
-// use (a lock nearly gone reads "1/221033"): it is ">1000x" or "<1/1000".
-// The note's direction is the sign of new-base, always.
-func ratioNote(base, new float64) string {
-	switch {
-	case base == 0 && new == 0:
-		return ""
-	case base == 0:
-		return "new"
-	case new == 0:
-		return "gone"
-	}
-	r := new / base
-	switch {
-	case r > 1000:
-		return ">1000x"
-	case r < 1.0/1000:
-		return "<1/1000"
-	case r >= 2.5:
-		return fmt.Sprintf("%.0fx", math.Round(r))
-	case r >= 1.75:
-		return "doubled"
-	case r <= 1/2.5:
-		return fmt.Sprintf("1/%.0f", math.Round(1/r))
-	case r <= 1/1.75:
-		return "halved"
-	}
-	return ""
-}
-
-// RatioNote is the note a row gets for a change from base to new in its
-// measure, without the measure's name: "18x", "doubled", "1/3", "new",
-// "gone", ">1000x", or "" for a change too small to name (see the method
-// rows' Note). The flame graph's tooltips use it.
-func RatioNote(base, new float64) string { return ratioNote(base, new) }

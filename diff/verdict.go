@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -36,7 +37,11 @@ import (
 // direction by a score of at least a quarter of the principal's, or by
 // more Change. JSON field names are stable.
 type Verdict struct {
-	// Summary is the verdict as one plain-text sentence.
+	// Summary is the verdict in words, the sentences of the paragraph a
+	// report opens with, as plain text. The engine computes and leaves it
+	// empty: package diff/present words the verdict, and the json format
+	// fills this field from that paragraph as laid out (see
+	// report.Summarized), so the data and the text say the same.
 	Summary  string    `json:"summary"`
 	NoChange bool      `json:"no_change,omitempty"`
 	Measure  Normalize `json:"measure"`
@@ -51,7 +56,7 @@ type Verdict struct {
 
 // VerdictSize is how large a change is: shares (fractions 0..1) Base,
 // New and Delta, Change in the verdict's measure and Note its ratio there
-// ("18x", "doubled", "new"; see RatioNote), with the raw values and rates.
+// ("18x", "doubled", "new"; see units.RatioNote), with the raw values and rates.
 type VerdictSize struct {
 	Base   float64 `json:"base"`
 	New    float64 `json:"new"`
@@ -227,8 +232,6 @@ func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict 
 	}
 	if len(cands) == 0 {
 		v.NoChange = true
-		v.Summary = "No change beyond noise."
-		v.Summary += caveatSummary(v.Caveats)
 		return v
 	}
 	score := func(row *BucketRow) float64 {
@@ -251,7 +254,6 @@ func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict 
 		}
 	}
 	v.Leaders = a.leaders(p.Bucket, p.Change/10, rt, r.Normalize, bt.Total, nt.Total)
-	v.Summary = v.summary(r.Meaning)
 	return v
 }
 
@@ -266,7 +268,7 @@ func abs(x float64) float64 {
 func bucketChange(n Normalize, row *BucketRow) *VerdictChange {
 	b, nw := measure(n, row.Base, row.New, &row.Values)
 	return &VerdictChange{Bucket: row.Bucket, VerdictSize: VerdictSize{Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
-		Note: ratioNote(b, nw), Values: row.Values}}
+		Note: units.RatioNote(b, nw), Values: row.Values}}
 }
 
 // leaders are the deciders and callers of bucket b whose change in
@@ -292,7 +294,7 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 			f.Base, f.New = share(val[0], bt), share(val[1], nt)
 			f.Delta = f.New - f.Base
 			mb, mn := measure(n, f.Base, f.New, &f.Values)
-			f.Change, f.Note = mn-mb, ratioNote(mb, mn)
+			f.Change, f.Note = mn-mb, units.RatioNote(mb, mn)
 			if least > 0 && f.Change >= least || least < 0 && f.Change <= least {
 				fs = append(fs, f)
 			}
@@ -375,83 +377,3 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	}
 	return cs
 }
-
-// summary is the verdict as one plain-text sentence; for delay profiles
-// (m), whose shares stay near 100%, in rates or values.
-func (v *Verdict) summary(m Meaning) string {
-	p := v.Principal
-	var sb strings.Builder
-	verb := "grew"
-	if !v.Grew {
-		verb = "fell"
-	}
-	switch {
-	case m == MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
-		fmt.Fprintf(&sb, "%s %s from %.3g to %.3g %s", p.Bucket, verb, *p.BaseRate, *p.NewRate, p.RateUnit)
-	case m == MeaningDelay:
-		fmt.Fprintf(&sb, "%s %s from %.3g to %.3g %s", p.Bucket, verb, p.BaseValue, p.NewValue, p.Unit)
-	default:
-		fmt.Fprintf(&sb, "%s %s from %s to %s", p.Bucket, verb, pct(p.Base), pct(p.New))
-		if p.BaseRate != nil && p.NewRate != nil {
-			fmt.Fprintf(&sb, " (%.3g → %.3g %s)", *p.BaseRate, *p.NewRate, p.RateUnit)
-		}
-	}
-	if p.Note != "" {
-		fmt.Fprintf(&sb, ", %s", p.Note)
-	}
-	var dec, call []string
-	for _, f := range v.Leaders {
-		if f.Role == "decider" {
-			dec = append(dec, f.Name)
-		} else {
-			call = append(call, f.Name)
-		}
-	}
-	if len(dec) > 0 {
-		fmt.Fprintf(&sb, ", led by %s", dec[0])
-	}
-	if len(call) > 0 {
-		fmt.Fprintf(&sb, " called from %s", call[0])
-	}
-	for i, c := range v.Also {
-		sep := "; "
-		if i > 0 {
-			sep = ", "
-		}
-		fmt.Fprintf(&sb, "%s%s %s %s → %s", sep, c.Bucket, verb, pct(c.Base), pct(c.New))
-		if d := leaderNamed(c.Leaders, "decider"); d != "" {
-			fmt.Fprintf(&sb, ", led by %s", d)
-		}
-		if cl := leaderNamed(c.Leaders, "caller"); cl != "" {
-			fmt.Fprintf(&sb, " called from %s", cl)
-		}
-	}
-	sb.WriteString(".")
-	sb.WriteString(caveatSummary(v.Caveats))
-	return sb.String()
-}
-
-// leaderNamed is the name of the first of fs in role ("decider" or
-// "caller"), "" when none is.
-func leaderNamed(fs []VerdictFrame, role string) string {
-	for _, f := range fs {
-		if f.Role == role {
-			return f.Name
-		}
-	}
-	return ""
-}
-
-// caveatSummary is " Caveat: a; b." (empty without caveats).
-func caveatSummary(cs []Caveat) string {
-	if len(cs) == 0 {
-		return ""
-	}
-	t := make([]string, len(cs))
-	for i, c := range cs {
-		t[i] = c.Text
-	}
-	return " Caveat: " + strings.Join(t, "; ") + "."
-}
-
-func pct(f float64) string { return fmt.Sprintf("%.2f%%", f*100) }

@@ -74,11 +74,6 @@ func TestVerdictSeed(t *testing.T) {
 	if !hasCaveat(v, CaveatSharesOnly) || !hasCaveat(v, CaveatKindUnknown) || hasCaveat(v, CaveatFewSamples) {
 		t.Errorf("caveats %+v, want shares-only and kind-unknown, not few-samples", v.Caveats)
 	}
-	for _, want := range []string{"lock-contention grew from 1.78% to 6.46%", "WaitAndAcquire", "gc grew 5.52% → 10.91%", "Caveat: "} {
-		if !strings.Contains(v.Summary, want) {
-			t.Errorf("summary %q lacks %q", v.Summary, want)
-		}
-	}
 	// The JSON has the verdict object with its stable names.
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -86,7 +81,6 @@ func TestVerdictSeed(t *testing.T) {
 	}
 	var back struct {
 		Verdict struct {
-			Summary   string `json:"summary"`
 			Principal struct {
 				Bucket string `json:"bucket"`
 			} `json:"principal"`
@@ -98,7 +92,7 @@ func TestVerdictSeed(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Verdict.Principal.Bucket != "lock-contention" || back.Verdict.Summary != v.Summary || len(back.Verdict.Leaders) == 0 ||
+	if back.Verdict.Principal.Bucket != "lock-contention" || len(back.Verdict.Leaders) == 0 ||
 		back.Verdict.Leaders[0].Role != "decider" || len(back.Verdict.Also) != 1 || back.Verdict.Also[0].Bucket != "gc" || len(back.Verdict.Caveats) != len(v.Caveats) {
 		t.Errorf("JSON verdict %+v", back.Verdict)
 	}
@@ -120,7 +114,7 @@ func bucketShare(r *Result, b Bucket, side Side) float64 {
 func TestVerdictNoChange(t *testing.T) {
 	l := loadFile(t, filepath.Join("..", "testdata", "dotnet", "net10.folded"))
 	v := diffOf(t, Options{}, l, l).Verdict
-	if !v.NoChange || v.Principal != nil || len(v.Leaders) != 0 || len(v.Also) != 0 || !strings.HasPrefix(v.Summary, "No change beyond noise.") {
+	if !v.NoChange || v.Principal != nil || len(v.Leaders) != 0 || len(v.Also) != 0 {
 		t.Errorf("verdict %+v, want no change", v)
 	}
 }
@@ -155,7 +149,6 @@ func TestVerdictGoWallMutex(t *testing.T) {
 	if hasCaveat(v, CaveatSharesOnly) || hasCaveat(v, CaveatKindsDiffer) {
 		t.Errorf("caveats %+v, want none about rates or kinds", v.Caveats)
 	}
-	t.Logf("summary: %s", v.Summary)
 }
 
 // A cpu profile against folded stacks: the kinds differ, the folded side
@@ -219,7 +212,8 @@ func TestVerdictFall(t *testing.T) {
 		return &profile.Loaded{Source: name, Profile: p, Kind: profile.KindCPU, Format: profile.FormatPprof}
 	}
 	v := diffOf(t, Options{}, mk("base.pb.gz", 20e9), mk("new.pb.gz", 10e9)).Verdict
-	if v.Grew || v.Principal == nil || v.Principal.Bucket != CPU || v.Measure != NormalizeRate || !strings.HasPrefix(v.Summary, "cpu fell from 100.00% to 100.00% (2 → 1 cores)") {
+	if v.Grew || v.Principal == nil || v.Principal.Bucket != CPU || v.Measure != NormalizeRate ||
+		v.Principal.BaseRate == nil || !near(*v.Principal.BaseRate, 2) || !near(*v.Principal.NewRate, 1) || v.Principal.RateUnit != "cores" {
 		t.Errorf("verdict %+v, want cpu falling in rate", v)
 	}
 }
@@ -245,8 +239,5 @@ func TestVerdictCallerIsNoDecider(t *testing.T) {
 		if f.Role == "caller" && (deciders[f.Name] || strings.Contains(f.Name, "Memmove")) {
 			t.Errorf("caller %s is a deciding frame of the bucket", f.Name)
 		}
-	}
-	if strings.Contains(v.Summary, "called from System.Buffer.Memmove") {
-		t.Errorf("summary %q names a leaf as the caller", v.Summary)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/profdiff/profdiff/diff"
-	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
@@ -63,9 +62,9 @@ func sweepCharts(rows []SweepRow) []report.Block {
 		&report.Chart{Title: "Requests/s by cores", Kind: report.ChartLine, X: "cores", Y: "requests/s", XUnit: "cores", YUnit: "requests/s",
 			Series: series, Note: "Ringed: the peak. ✕: a run that failed, or (failed requests) one whose requests failed in part."},
 		&report.Chart{Title: fmt.Sprintf("Efficiency per core (%% of %s)", coresText(first)), Kind: report.ChartLine, X: "cores", Y: "requests/s per core",
-			XUnit: "cores", YUnit: render.ShareUnit, Series: []report.Series{eff}, Threshold: &linear, ThresholdLabel: "100%: linear scaling",
+			XUnit: "cores", YUnit: report.ShareUnit, Series: []report.Series{eff}, Threshold: &linear, ThresholdLabel: "100%: linear scaling",
 			Note: fmt.Sprintf("Requests/s per core relative to %s; below 100%% each added core adds less.", coresText(first))},
-		&report.Chart{Title: "Bucket shares by cores", Kind: report.ChartLine, X: "cores", Y: "share of the profile's total", XUnit: "cores", YUnit: render.ShareUnit,
+		&report.Chart{Title: "Bucket shares by cores", Kind: report.ChartLine, X: "cores", Y: "share of the profile's total", XUnit: "cores", YUnit: report.ShareUnit,
 			Series: shares, Note: "From each run's profile (see the table's note)."},
 	}
 }

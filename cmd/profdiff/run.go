@@ -13,6 +13,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
@@ -341,7 +342,7 @@ func runDiff(ctx context.Context, e env, s settings, src source.Options, sides [
 	}
 	r := a.Diff()
 	warn(e.stderr, r.Warnings...)
-	if err := s.out.write(e.stdout, render.DiffReportFor(r, s.out.format)); err != nil {
+	if err := s.out.write(e.stdout, present.DiffFor(r, s.out.format.Parts())); err != nil {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if dp == nil {
@@ -434,7 +435,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		}
 		t := a.Top()
 		warn(e.stderr, t.Warnings...)
-		if err := s.out.write(e.stdout, render.TopReportFor(t, s.out.format)); err != nil {
+		if err := s.out.write(e.stdout, present.TopFor(t, s.out.format.Parts())); err != nil {
 			return fmt.Errorf("writing report: %v", err)
 		}
 		return mp.write(e.stdout)
@@ -464,7 +465,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		rep := render.RulesReport(rules)
+		rep := present.Rules(rules)
 		rep.Title = "profdiff rules"
 		return o.write(e.stdout, rep)
 	}

@@ -17,6 +17,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
@@ -317,7 +318,7 @@ func writeRunDiff(ctx context.Context, e env, cmd string, base, nw *workloads.Re
 		fmt.Fprintf(e.stderr, "profdiff: warning: %s: %s\n", page, w)
 	}
 	return writeFile(page, func(w io.Writer) error {
-		return render.Write(w, render.DiffReport(result), render.HTML, render.Options{})
+		return render.Write(w, present.Diff(result), render.HTML, render.Options{})
 	})
 }
 
@@ -501,7 +502,7 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	}
 	result := a.Diff()
 	warn(e.stderr, result.Warnings...)
-	rep := render.DiffReport(result)
+	rep := present.Diff(result)
 	if o.format == render.Table || o.format == render.Markdown || o.format == render.HTML {
 		head := append([]report.Block{demoIntro(res)}, demoCharts(res)...) // the charts: html only
 		rep.Blocks = append(append(head, rep.Blocks...), demoOutro(result, res))

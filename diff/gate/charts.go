@@ -32,7 +32,7 @@ func (r *Report) charts() []report.Block {
 		}
 		blocks = append(blocks, &report.Chart{
 			Title: c.Check + ": " + render.String(verdictCell(c.Verdict)), Kind: report.ChartDots,
-			X: "side", Y: "share of the profile's total", YUnit: render.ShareUnit,
+			X: "side", Y: "share of the profile's total", YUnit: report.ShareUnit,
 			Series:    []report.Series{base, nw},
 			Threshold: &limit, ThresholdLabel: "base " + render.Pct(c.Base) + " " + c.Threshold.String() + " = " + render.Pct(limit),
 			Note: r.chartNote(c),

@@ -49,7 +49,15 @@ func TestGatePictures(t *testing.T) {
 	}
 	for _, b := range r.Model().Blocks {
 		if f, ok := b.(*report.Flame); ok {
-			if f.Sides != 2 || f.Tree == nil || f.Tree.Buckets[diff.LockContention][1] <= f.Tree.Buckets[diff.LockContention][0] {
+			var lock [2]float64
+			if f.Tree != nil {
+				for _, s := range f.Tree.Split {
+					if s.Bucket == int(diff.LockContention) {
+						lock = s.Value
+					}
+				}
+			}
+			if f.Sides != 2 || f.Tree == nil || lock[1] <= lock[0] {
 				t.Errorf("flame graph of the merged sides: %+v", f)
 			}
 			return
@@ -69,7 +77,7 @@ func TestDotPlots(t *testing.T) {
 	}
 	for i, c := range cs {
 		ck := r.Checks[i]
-		if c.Kind != report.ChartDots || c.YUnit != render.ShareUnit || len(c.Series) != 2 {
+		if c.Kind != report.ChartDots || c.YUnit != report.ShareUnit || len(c.Series) != 2 {
 			t.Fatalf("%s: chart %+v", ck.Check, c)
 		}
 		for side, obs := range [][]float64{ck.BaseProfiles, ck.NewProfiles} {

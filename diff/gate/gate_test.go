@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,6 +18,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/internal/fixture"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -73,16 +73,7 @@ func TestSynthStacksClassify(t *testing.T) {
 func TestGateAgreesWithDiff(t *testing.T) {
 	var ls []*profile.Loaded
 	for _, name := range []string{"net10.folded", "net11.folded"} {
-		path := filepath.Join("..", "..", "testdata", "dotnet", name)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := profile.Parse(path, data, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
+		ls = append(ls, fixture.Load(t, fixture.Path("testdata/dotnet/"+name)))
 	}
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 3; i++ {
@@ -116,7 +107,7 @@ func TestGateAgreesWithDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := render.Diff(&buf, a.Diff(), render.JSON); err != nil {
+		if err := render.Report(&buf, present.Diff(a.Diff()), render.JSON); err != nil {
 			t.Fatal(err)
 		}
 		var dj struct {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -84,7 +85,7 @@ func (r *Report) Model() *report.Report {
 			t := &report.Table{Columns: []report.Column{report.Col(part.head), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
 			for _, f := range part.frames {
 				cells := []report.Cell{report.Share(f.Base), report.Share(f.New), report.Delta(f.Delta, false, "")}
-				t.Rows = append(t.Rows, append([]report.Cell{report.Code(f.Name)}, cells...))
+				t.Rows = append(t.Rows, append([]report.Cell{present.Name(f.Name)}, cells...))
 				records.Rows = append(records.Rows, []report.Cell{report.Text(part.section), report.Text(c.Check), report.Text(f.Name), report.None(""),
 					cells[0], cells[1], cells[2], report.None(""), report.None(""), report.None("")})
 			}
@@ -95,7 +96,7 @@ func (r *Report) Model() *report.Report {
 	if r.merged != nil {
 		// The merged sides as the html format shows a diff: bucket bars
 		// and the differential flame graph (when the tree was built).
-		blocks = append(blocks, render.DiffPictures(r.merged)...)
+		blocks = append(blocks, present.DiffPictures(r.merged)...)
 	}
 	return &report.Report{Blocks: blocks, Records: records, JSON: r, Warnings: r.Warnings, Verdict: r.verdict()}
 }

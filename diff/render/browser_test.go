@@ -26,8 +26,11 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/internal/fixture"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -87,7 +90,7 @@ func findFrame(fs []frame, name string) *frame {
 }
 
 // firstNode is the first node named name in preorder.
-func firstNode(n *diff.CallNode, name string) *diff.CallNode {
+func firstNode(n *report.Node, name string) *report.Node {
 	if n.Name == name {
 		return n
 	}
@@ -103,17 +106,17 @@ func firstNode(n *diff.CallNode, name string) *diff.CallNode {
 func sideText(f *report.Flame, v float64, s int) string {
 	share := Pct(frac(v, f.Tree.Total[s]))
 	if f.RateFactor[s] > 0 && f.RateUnit != "" {
-		return amount(v*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
+		return units.Format(v*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
 	}
-	return amount(v, f.Unit) + " (" + share + ")"
+	return units.Format(v, f.Unit) + " (" + share + ")"
 }
 
 // searchStatus is the status the page must show for a search, from the
 // Go tree: matching frames, and their totals counting nested matches once.
 func searchStatus(f *report.Flame, re *regexp.Regexp) string {
 	count, sum := 0, [2]float64{}
-	var walk func(n *diff.CallNode, inside bool)
-	walk = func(n *diff.CallNode, inside bool) {
+	var walk func(n *report.Node, inside bool)
+	walk = func(n *report.Node, inside bool) {
 		m := re.MatchString(n.Name)
 		if m {
 			count++
@@ -145,7 +148,7 @@ func flameOf(t *testing.T, r *report.Report) *report.Flame {
 }
 
 func TestBrowserDiffFlame(t *testing.T) {
-	r := DiffReport(dotnetResult(t, treeOpts(diff.Options{})))
+	r := dotnetReport(t, treeOpts(diff.Options{}))
 	f := flameOf(t, r)
 	p := openPage(t, r)
 
@@ -310,10 +313,15 @@ func setSelect(t *testing.T, p *browser.Page, label, value string) {
 }
 
 // holdsBucket reports whether some node named name has a value in b.
-func holdsBucket(n *diff.CallNode, name string, b diff.Bucket) bool {
+func holdsBucket(n *report.Node, name string, b diff.Bucket) bool {
 	if n.Name == name {
-		if v, ok := n.Buckets[b]; (ok && v[0]+v[1] > 0) || (len(n.Buckets) == 0 && n.Bucket == b) {
+		if len(n.Split) == 0 && n.Bucket == int(b) {
 			return true
+		}
+		for _, s := range n.Split {
+			if s.Bucket == int(b) && s.Value[0]+s.Value[1] > 0 {
+				return true
+			}
 		}
 	}
 	for _, c := range n.Children {
@@ -355,7 +363,7 @@ func distinctColors(img image.Image) int {
 
 // The method table sorts by a column's raw values and filters its rows.
 func TestBrowserTables(t *testing.T) {
-	r := DiffReport(dotnetResult(t, treeOpts(diff.Options{})))
+	r := dotnetReport(t, treeOpts(diff.Options{}))
 	p := openPage(t, r)
 	const table = `[...document.querySelectorAll("table")].find(t => t.tHead.rows[0].cells[0].textContent === "Method")`
 	var vals []float64
@@ -390,7 +398,7 @@ func TestBrowserTables(t *testing.T) {
 }
 
 func TestBrowserTopFlame(t *testing.T) {
-	r := TopReport(dotnetTreeTop(t))
+	r := present.Top(fixture.DotnetTop(t, treeOpts(diff.Options{Top: 8})))
 	f := flameOf(t, r)
 	p := openPage(t, r)
 	var got string
@@ -412,7 +420,7 @@ func TestBrowserTopFlame(t *testing.T) {
 }
 
 func TestBrowserVerdict(t *testing.T) {
-	r := TopReport(dotnetTreeTop(t))
+	r := present.Top(fixture.DotnetTop(t, treeOpts(diff.Options{Top: 8})))
 	r.Verdict = &report.Verdict{Lines: []report.Line{{report.Text("Lock contention grew, led by "), report.Code("acquire")}}, Tone: report.ToneGrowth}
 	p := openPage(t, r)
 	var text string
@@ -481,11 +489,11 @@ func TestBrowserGoProfile(t *testing.T) {
 	if err := a.Add(diff.Base, base); err != nil {
 		t.Fatal(err)
 	}
-	top := TopReport(a.Top())
+	top := present.Top(a.Top())
 	if err := a.Add(diff.New, new); err != nil {
 		t.Fatal(err)
 	}
-	for name, r := range map[string]*report.Report{"top": top, "diff": DiffReport(a.Diff())} {
+	for name, r := range map[string]*report.Report{"top": top, "diff": present.Diff(a.Diff())} {
 		t.Run(name, func(t *testing.T) {
 			f := flameOf(t, r)
 			p := openPage(t, r)
@@ -510,7 +518,7 @@ func TestBrowserBigPage(t *testing.T) {
 	if browser.Path() == "" {
 		t.Skip("chromium is not installed (apt-get install chromium): skipping the browser test")
 	}
-	r := DiffReport(bigPair())
+	r := present.Diff(bigPair())
 	page := htmlPage(t, r)
 	t.Logf("page: %d bytes, %d nodes", len(page), countNodes(flameOf(t, r).Tree))
 	if len(page) > 3<<20 {
@@ -530,7 +538,7 @@ func TestBrowserBigPage(t *testing.T) {
 	// "other" frames: grey, flameTip's tooltip, and the line under the graph.
 	var tip, line string
 	p.Eval(`profdiff.tooltip("other")`, &tip)
-	if want := flameTip(flameOf(t, r), firstNode(flameOf(t, r).Tree, diff.OtherName)); tip != want {
+	if want := flameTip(flameOf(t, r), firstNode(flameOf(t, r).Tree, "other")); tip != want {
 		t.Errorf("other's tooltip %q, want %q", tip, want)
 	}
 	p.Eval(`document.querySelector(".flame .other").textContent`, &line)
@@ -540,7 +548,7 @@ func TestBrowserBigPage(t *testing.T) {
 	t.Log(line)
 }
 
-func countNodes(n *diff.CallNode) int {
+func countNodes(n *report.Node) int {
 	c := 1
 	for _, k := range n.Children {
 		c += countNodes(k)
@@ -551,9 +559,9 @@ func countNodes(n *diff.CallNode) int {
 // The script formats numbers as units.go and cell.go do, ties included
 // (Go rounds an exact half to even, toFixed away from zero).
 func TestBrowserNumberFormat(t *testing.T) {
-	tree := &diff.CallNode{Name: "root", Total: [2]float64{1e9, 2e9}, Self: [2]float64{1e9, 2e9}}
+	tree := &report.Node{Name: "root", Total: [2]float64{1e9, 2e9}, Self: [2]float64{1e9, 2e9}}
 	r := &report.Report{Blocks: []report.Block{&report.Flame{Tree: tree, Sides: 2, Unit: "nanoseconds", RateUnit: "s/s",
-		RateFactor: [2]float64{1e-10, 1e-10}, Measure: diff.NormalizeRate, Labels: [2]string{"base", "new"}}}}
+		RateFactor: [2]float64{1e-10, 1e-10}, Measure: report.MeasureRate, Labels: [2]string{"base", "new"}}}}
 	p := openPage(t, r)
 	values := []float64{0, 1, 0.5, 1.125, 2.5, -1.125, 999.96, 999.4, 1000.5, 0.012, 3.2e-5, 12e6, 4.79e9, 123456789, 1 << 40, 0.30000000000000004}
 	for _, unit := range []string{"nanoseconds", "s/s", "count", "cores"} {
@@ -561,7 +569,7 @@ func TestBrowserNumberFormat(t *testing.T) {
 		js, _ := jsonMarshal(values)
 		p.Eval(fmt.Sprintf(`%s.map(v => profdiff.amount(v, %q))`, js, unit), &got)
 		for i, v := range values {
-			if want := amount(v, unit); got[i] != want {
+			if want := units.Format(v, unit); got[i] != want {
 				t.Errorf("amount(%v, %s): script %q, Go %q", v, unit, got[i], want)
 			}
 		}

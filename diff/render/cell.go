@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // Pct formats a share (fraction 0..1) as a percentage: 0.0486 → "4.86%".
@@ -122,17 +123,23 @@ func human(c report.Cell, m report.Medium) string {
 	case report.KindShare:
 		s = percent(c.Value, c.Digits)
 	case report.KindAmount:
-		s = amount(c.Value, c.Unit)
+		s = units.Format(c.Value, shownUnit(c))
 	case report.KindGroup:
 		parts := make([]string, len(c.Parts))
 		for i, p := range c.Parts {
 			parts[i] = human(p, m)
 		}
 		s = strings.Join(parts, " · ")
+	case report.KindPhrase:
+		var b strings.Builder
+		for _, p := range c.Parts {
+			b.WriteString(human(p, m))
+		}
+		s = b.String()
 	case report.KindDelta:
 		s = PP(c.Value)
 		if c.Unit != "" {
-			s = signedAmount(c.Value, c.Unit)
+			s = units.Signed(c.Value, shownUnit(c))
 		}
 		if c.Noisy {
 			s += " ~"
@@ -178,12 +185,15 @@ func pValue(p float64, digits int) string {
 	return strconv.FormatFloat(p, 'f', digits, 64)
 }
 
-// raw is a cell as CSV writes it: text as is, numbers in their shortest
+// raw is a cell as CSV writes it: text as is (a phrase as the terminal
+// shows it), numbers in their shortest
 // exact form (whole numbers without an exponent), flags as true or false, a missing value as an empty field.
 func raw(c report.Cell) string {
 	switch c.Kind {
 	case report.KindText, report.KindCode:
 		return c.Text
+	case report.KindPhrase:
+		return human(c, report.Terminal)
 	case report.KindNone:
 		return ""
 	case report.KindBool:
@@ -198,4 +208,13 @@ func raw(c report.Cell) string {
 		return strconv.FormatFloat(c.Value, 'f', 0, 64) // 600000000, not 6e+08
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
+}
+
+// shownUnit is the unit an amount or a delta is shown in: none ("", a
+// bare number) where its column's header names it (Cell.Bare).
+func shownUnit(c report.Cell) string {
+	if c.Bare {
+		return ""
+	}
+	return c.Unit
 }

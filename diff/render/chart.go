@@ -11,11 +11,8 @@ import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
-
-// ShareUnit is the axis unit of shares and other fractions (0..1) in a
-// report.Chart: ticks and tooltips read them as percentages ("4.86%").
-const ShareUnit = "share"
 
 // The chart's frame, in SVG pixels: a fixed size so that pages lay out
 // the same whatever the data.
@@ -35,7 +32,7 @@ const chartFailed = "#d62728"
 // no XML prolog, no xmlns (HTML puts an inline svg in its namespace, and
 // the page holds no address), no script, nothing fetched, and valid XML. It has the
 // title, axes with 1-2-5 ticks labelled in the axis units (amounts such
-// as nanoseconds scaled, ShareUnit as percentages, other numbers plain),
+// as nanoseconds scaled, report.ShareUnit as percentages, other numbers plain),
 // a legend when there are several series, a <title> tooltip per point
 // ("4 cores: 12,345 requests/s"; a line chart's Point.Label, when set,
 // stands for the X part), a ring and "peak" on MarkPeak, a red ✕ on the X
@@ -262,7 +259,7 @@ func (cv *chartCanvas) lineX(p report.Point) string {
 	if p.Label != "" {
 		return p.Label
 	}
-	return amount(p.X, cv.c.XUnit)
+	return units.Format(p.X, cv.c.XUnit)
 }
 
 // bars draws a group per category, a bar per series.
@@ -398,12 +395,12 @@ func (cv *chartCanvas) threshold(b *strings.Builder) {
 // ("250 ms"), a share as a percentage, other numbers bare (the unit is in
 // the axis name).
 func chartTick(v float64, unit string) string {
-	switch _, scaled := scales[unit]; {
+	switch scaled := units.Scaled(unit); {
 	case scaled && v == 0:
 		return "0" // not "0 s" under "100 µs"
 	case scaled:
-		return amount(v, unit)
-	case unit == ShareUnit:
+		return units.Format(v, unit)
+	case unit == report.ShareUnit:
 		return strconv.FormatFloat(v*100, 'g', 10, 64) + "%"
 	}
 	return chartGroup(strconv.FormatFloat(v, 'g', 12, 64))
@@ -412,19 +409,19 @@ func chartTick(v float64, unit string) string {
 // chartValue is a value in a tooltip, with its unit: "12,345 requests/s",
 // "4.86%", "310 ms".
 func chartValue(v float64, unit string) string {
-	_, scaled := scales[unit]
+	scaled := units.Scaled(unit)
 	switch {
 	case scaled:
-		return amount(v, unit)
-	case unit == ShareUnit:
+		return units.Format(v, unit)
+	case unit == report.ShareUnit:
 		return percent(v, 2)
 	}
-	s := sig3(v)
+	s := units.Sig3(v)
 	if math.Abs(v) >= 1000 {
 		s = strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
 	s = chartGroup(s)
-	if unit != "" && unit != "count" && unit != bareUnit {
+	if unit != "" && unit != "count" {
 		s += " " + unit
 	}
 	return s
@@ -432,8 +429,7 @@ func chartValue(v float64, unit string) string {
 
 // chartAxisName is an axis title with its unit when the ticks do not carry it.
 func chartAxisName(name, unit string) string {
-	_, scaled := scales[unit]
-	if scaled || unit == ShareUnit || unit == "" || unit == bareUnit || strings.Contains(name, unit) {
+	if units.Scaled(unit) || unit == report.ShareUnit || unit == "" || strings.Contains(name, unit) {
 		return name
 	}
 	return name + " (" + unit + ")"

@@ -129,7 +129,7 @@ func TestChartLine(t *testing.T) {
 // Grouped bars with a legend: a bar per series in each category, shares
 // as percentages.
 func TestChartBars(t *testing.T) {
-	c := &report.Chart{Title: "Buckets by share", Kind: report.ChartBars, X: "bucket", Y: "share", YUnit: ShareUnit, Series: []report.Series{
+	c := &report.Chart{Title: "Buckets by share", Kind: report.ChartBars, X: "bucket", Y: "share", YUnit: report.ShareUnit, Series: []report.Series{
 		{Name: "base", Points: []report.Point{{Label: "cpu", Y: 0.8}, {Label: "lock-contention", Y: 0}}},
 		{Name: "new", Points: []report.Point{{Label: "cpu", Y: 0.7}, {Label: "lock-contention", Y: 0.0298}}},
 	}}
@@ -159,7 +159,7 @@ func barTitles(s string) []string {
 // with its label, and the note.
 func TestChartDots(t *testing.T) {
 	limit := 0.045
-	c := &report.Chart{Title: "lock-contention: FAIL", Kind: report.ChartDots, X: "side", Y: "share", YUnit: ShareUnit,
+	c := &report.Chart{Title: "lock-contention: FAIL", Kind: report.ChartDots, X: "side", Y: "share", YUnit: report.ShareUnit,
 		Series: []report.Series{
 			{Name: "base", Points: []report.Point{{Label: "base", Y: 0.02}, {Label: "base", Y: 0.025}, {Label: "base", Y: 0.025}}},
 			{Name: "new", Points: []report.Point{{Label: "new", Y: 0.05}, {Label: "new", Y: 0.06}, {Label: "new", Y: 0.055}}},

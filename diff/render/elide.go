@@ -3,26 +3,25 @@ package render
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/profdiff/profdiff/symbolize"
 )
 
 // ellipsis marks what an elided name left out.
 const ellipsis = "…"
 
-// ElideName shortens a function name to at most w characters, keeping
+// elideName shortens a function name to at most w characters, keeping
 // what identifies it: the package (or module) and the method. It tries, in
-// order, until the name fits: the final parameter list as "(…)", type and
+// order, until the name fits: the final parameter list, which starts at
+// index params (see report.Cell.Params; none at 0), as "(…)", type and
 // template arguments as "<…>" and "[…]", then the middle of the qualifier
 // (github.com/…/jsonserver.(*waitRegistry).acquire, System.Private.CoreLib!
 // System.….WaitSubsystem+ThreadWaitInfo.Wait(…), std::…::vector<…>::push_back(…)),
 // and as a last resort the middle of what is left, keeping more of the end.
-func ElideName(s string, w int) string {
+func elideName(s string, params, w int) string {
 	if width(s) <= w {
 		return s
 	}
-	if i := symbolize.FinalGroup(s); i > 0 {
-		if s = s[:i] + "(" + ellipsis + ")"; width(s) <= w {
+	if params > 0 && params < len(s) && s[params] == '(' {
+		if s = s[:params] + "(" + ellipsis + ")"; width(s) <= w {
 			return s
 		}
 	}

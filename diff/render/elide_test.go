@@ -1,6 +1,9 @@
 package render
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Long names keep their package (or module) and method; each case is the
 // shortest step that fits.
@@ -41,49 +44,16 @@ func TestElideName(t *testing.T) {
 		{"runtime.(*gcControllerState).findRunnableGCWorker", 20, "runtim…nableGCWorker"},
 	}
 	for _, c := range cases {
-		got := ElideName(c.name, c.w)
+		params := 0 // the final parameter list, as package present marks it: no name here has parentheses within it
+		if strings.HasSuffix(c.name, ")") {
+			params = strings.LastIndex(c.name, "(")
+		}
+		got := elideName(c.name, params, c.w)
 		if got != c.want {
-			t.Errorf("ElideName(%q, %d) = %q, want %q", c.name, c.w, got, c.want)
+			t.Errorf("elideName(%q, %d, %d) = %q, want %q", c.name, params, c.w, got, c.want)
 		}
 		if width(got) > c.w {
-			t.Errorf("ElideName(%q, %d) = %q: %d wide", c.name, c.w, got, width(got))
+			t.Errorf("elideName(%q, %d, %d) = %q: %d wide", c.name, params, c.w, got, width(got))
 		}
-	}
-}
-
-// Amounts read in the largest unit they reach once rounded to three
-// significant digits.
-func TestAmount(t *testing.T) {
-	cases := []struct {
-		v    float64
-		unit string
-		want string
-	}{
-		{4.79e9, "nanoseconds", "4.79 s"},
-		{23e6, "nanoseconds", "23 ms"},
-		{999.96e6, "nanoseconds", "1 s"},
-		{1500, "nanoseconds", "1.5 µs"},
-		{0, "nanoseconds", "0 s"},
-		{0.012, "s/s", "12 ms/s"},
-		{1.2, "s/s", "1.2 s/s"},
-		{3 << 20, "bytes", "3 MiB"},
-		{1023.9, "bytes", "1 KiB"},
-		{512, "bytes", "512 B"},
-		{0.53, "cores", "0.53 cores"},
-		{0.0032, "cores", "0.0032 cores"},
-		{1234.6, "threads", "1235 threads"},
-		{1551, "count", "1551"},
-		{2.5, "seconds", "2.5 s"},
-	}
-	for _, c := range cases {
-		if got := amount(c.v, c.unit); got != c.want {
-			t.Errorf("amount(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
-		}
-	}
-	if got := signedAmount(-0.35e9, "nanoseconds"); got != "-350 ms" {
-		t.Errorf("signed = %q", got)
-	}
-	if got := signedAmount(0, "s/s"); got != "0 s/s" {
-		t.Errorf("signed zero = %q", got)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // The differential flame graph, in the html format (drawn by the page's
@@ -52,19 +52,20 @@ var Palettes = []Palette{
 	{Name: "orange-purple", Grew: "#e66101", Neutral: "#eeeeee", Shrank: "#5e3c99"},
 }
 
-// bucketColors are the bucket bands' colours, by bucket name.
+// bucketColors are the bucket bands' colours, by bucket name (grey for
+// any other: bucketColor).
 var bucketColors = map[string]string{
 	"cpu": "#8c8c8c", "wait": "#74add1", "lock-contention": "#c51b7d",
 	"gc": "#e0b000", "io": "#1b9e77", "syscall": "#8c510a",
 }
 
 // flameSides returns a node's two sides in the flame's measure.
-func flameSides(f *report.Flame, n *diff.CallNode) (float64, float64) {
+func flameSides(f *report.Flame, n *report.Node) (float64, float64) {
 	root := f.Tree.Total
 	switch {
-	case f.Measure == diff.NormalizeValue:
+	case f.Measure == report.MeasureValue:
 		return n.Total[0], n.Total[1]
-	case f.Measure == diff.NormalizeRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
+	case f.Measure == report.MeasureRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
 		return n.Total[0] * f.RateFactor[0], n.Total[1] * f.RateFactor[1]
 	}
 	return frac(n.Total[0], root[0]), frac(n.Total[1], root[1])
@@ -79,7 +80,7 @@ func frac(v, total float64) float64 {
 
 // flameChange is a node's colour position: -1 (shrank ×¼ or more, or
 // removed) … 0 (unchanged) … +1 (grew ×4 or more, or new).
-func flameChange(f *report.Flame, n *diff.CallNode) float64 {
+func flameChange(f *report.Flame, n *report.Node) float64 {
 	b, nw := flameSides(f, n)
 	switch {
 	case f.Sides < 2 || b == nw:
@@ -119,7 +120,7 @@ func hexRGB(s string) [3]int {
 // root's sides (see the rules above): the larger self share plus the
 // children's widths. The root's is 1 when nothing was removed or added,
 // and more otherwise; a drawing scales the root to its full width.
-func flameWidth(f *report.Flame, n *diff.CallNode) float64 {
+func flameWidth(f *report.Flame, n *report.Node) float64 {
 	root := f.Tree.Total
 	w := math.Max(frac(n.Self[0], root[0]), frac(n.Self[1], root[1]))
 	for _, c := range n.Children {
@@ -133,13 +134,13 @@ func flameWidth(f *report.Flame, n *diff.CallNode) float64 {
 // unknown) and share, the share delta, and the ratio in the measure; one
 // side's "310 ms/s (4.86%)" for a single profile. An "other" frame starts
 // with what it merges.
-func flameTip(f *report.Flame, n *diff.CallNode) string {
+func flameTip(f *report.Flame, n *report.Node) string {
 	side := func(s int) string {
 		share := Pct(frac(n.Total[s], f.Tree.Total[s]))
 		if f.RateFactor[s] > 0 && f.RateUnit != "" {
-			return amount(n.Total[s]*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
+			return units.Format(n.Total[s]*f.RateFactor[s], f.RateUnit) + " (" + share + ")"
 		}
-		return amount(n.Total[s], f.Unit) + " (" + share + ")"
+		return units.Format(n.Total[s], f.Unit) + " (" + share + ")"
 	}
 	var tip string
 	if f.Sides < 2 {
@@ -147,7 +148,7 @@ func flameTip(f *report.Flame, n *diff.CallNode) string {
 	} else {
 		tip = "base " + side(0) + " → new " + side(1) + " · " + PP(frac(n.Total[1], f.Tree.Total[1])-frac(n.Total[0], f.Tree.Total[0]))
 		b, nw := flameSides(f, n)
-		if note := diff.RatioNote(b, nw); note != "" {
+		if note := units.RatioNote(b, nw); note != "" {
 			tip += " · " + note
 		}
 	}
@@ -155,43 +156,4 @@ func flameTip(f *report.Flame, n *diff.CallNode) string {
 		tip = fmt.Sprintf("%d frames too narrow to draw, merged: %s", n.Other, tip)
 	}
 	return n.Name + "\n" + tip
-}
-
-// DiffPictures are the html-only blocks of a diff beside its tables: the
-// bucket bars and, when the result holds a call tree, the differential
-// flame graph. The gate's page shows its merged sides with them.
-func DiffPictures(r *diff.Result) []report.Block {
-	blocks := bucketCharts(r)
-	if f := diffFlame(r); f != nil {
-		blocks = append(blocks, f)
-	}
-	return blocks
-}
-
-// diffFlame is the flame-graph block of a diff whose result holds a call
-// tree (nil when it holds none).
-func diffFlame(r *diff.Result) report.Block {
-	if r.Tree == nil {
-		return nil
-	}
-	return &report.Flame{Tree: r.Tree, Sides: 2, Unit: r.Unit, RateUnit: r.RateUnit, Measure: r.Normalize,
-		RateFactor: [2]float64{factor(r.Base.TotalRate, r.Base.Total), factor(r.New.TotalRate, r.New.Total)}, Labels: [2]string{"base", "new"}}
-}
-
-// topFlame is the flame graph of a top listing (one side).
-func topFlame(t *diff.TopResult) report.Block {
-	if t.Tree == nil {
-		return nil
-	}
-	return &report.Flame{Tree: t.Tree, Sides: 1, Unit: t.Unit, RateUnit: t.RateUnit, Measure: t.Normalize,
-		RateFactor: [2]float64{factor(t.TotalRate, t.Total), 0}, Labels: [2]string{"profile", ""}}
-}
-
-// factor is a side's rate per unit of value: its total rate over its
-// total (0 when the rate is unknown or the side empty).
-func factor(rate *float64, total float64) float64 {
-	if rate == nil || total == 0 {
-		return 0
-	}
-	return *rate / total
 }

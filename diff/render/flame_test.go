@@ -11,8 +11,8 @@ import (
 
 // node is a call-tree node for tests: its totals are its self plus its
 // children's.
-func node(name string, self [2]float64, kids ...*diff.CallNode) *diff.CallNode {
-	n := &diff.CallNode{Name: name, Self: self, Total: self, Children: kids}
+func node(name string, self [2]float64, kids ...*report.Node) *report.Node {
+	n := &report.Node{Name: name, Self: self, Total: self, Children: kids}
 	for _, k := range kids {
 		n.Total[0] += k.Total[0]
 		n.Total[1] += k.Total[1]
@@ -22,7 +22,7 @@ func node(name string, self [2]float64, kids ...*diff.CallNode) *diff.CallNode {
 
 // mixedTree has a frame on both sides, one removed (base only) and one
 // new (new only), each with children.
-func mixedTree() *diff.CallNode {
+func mixedTree() *report.Node {
 	return node("root", [2]float64{},
 		node("both", [2]float64{10, 5},
 			node("grew", [2]float64{5, 40}),
@@ -36,7 +36,7 @@ func mixedTree() *diff.CallNode {
 // seedFlame is the flame block of the seed diff (its whole tree).
 func seedFlame(t *testing.T, treeMin float64) *report.Flame {
 	t.Helper()
-	f := reportFlame(DiffReport(dotnetResult(t, diff.Options{CallTree: true, TreeMin: treeMin})))
+	f := reportFlame(dotnetReport(t, diff.Options{CallTree: true, TreeMin: treeMin}))
 	if f == nil {
 		t.Fatal("the seed diff with CallTree has no flame block")
 	}
@@ -44,7 +44,7 @@ func seedFlame(t *testing.T, treeMin float64) *report.Flame {
 }
 
 // find is the first node named name, depth first.
-func find(n *diff.CallNode, name string) *diff.CallNode {
+func find(n *report.Node, name string) *report.Node {
 	if n.Name == name {
 		return n
 	}
@@ -61,8 +61,8 @@ func TestFlameWidthNests(t *testing.T) {
 		"mixed": {Tree: mixedTree(), Sides: 2},
 		"seed":  seedFlame(t, 0),
 	} {
-		var check func(n *diff.CallNode)
-		check = func(n *diff.CallNode) {
+		var check func(n *report.Node)
+		check = func(n *report.Node) {
 			w, sum := flameWidth(f, n), 0.0
 			for _, c := range n.Children {
 				sum += flameWidth(f, c)
@@ -96,7 +96,7 @@ func TestFlameWidthNests(t *testing.T) {
 
 func TestFlameChangeAnchors(t *testing.T) {
 	root := [2]float64{100, 100}
-	f := &report.Flame{Tree: &diff.CallNode{Total: root}, Sides: 2, Measure: diff.NormalizeShare}
+	f := &report.Flame{Tree: &report.Node{Total: root}, Sides: 2, Measure: report.MeasureShare}
 	for _, c := range []struct {
 		name  string
 		total [2]float64
@@ -111,27 +111,27 @@ func TestFlameChangeAnchors(t *testing.T) {
 		{"new", [2]float64{0, 3}, 1},
 		{"removed", [2]float64{3, 0}, -1},
 	} {
-		got := flameChange(f, &diff.CallNode{Total: c.total})
+		got := flameChange(f, &report.Node{Total: c.total})
 		if math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: flameChange = %g, want %g", c.name, got, c.want)
 		}
 	}
 	top := &report.Flame{Tree: f.Tree, Sides: 1}
-	if got := flameChange(top, &diff.CallNode{Total: [2]float64{2, 8}}); got != 0 {
+	if got := flameChange(top, &report.Node{Total: [2]float64{2, 8}}); got != 0 {
 		t.Errorf("one side: flameChange = %g, want 0", got)
 	}
 	// The measure decides: equal shares of sides of different totals are
 	// a doubling by rate and by value.
-	n := &diff.CallNode{Total: [2]float64{10, 20}}
-	tree := &diff.CallNode{Total: [2]float64{100, 200}}
-	for m, want := range map[diff.Normalize]float64{diff.NormalizeShare: 0, diff.NormalizeRate: 0.5, diff.NormalizeValue: 0.5} {
+	n := &report.Node{Total: [2]float64{10, 20}}
+	tree := &report.Node{Total: [2]float64{100, 200}}
+	for m, want := range map[report.Measure]float64{report.MeasureShare: 0, report.MeasureRate: 0.5, report.MeasureValue: 0.5} {
 		f := &report.Flame{Tree: tree, Sides: 2, Measure: m, RateFactor: [2]float64{1, 1}}
 		if got := flameChange(f, n); math.Abs(got-want) > 1e-12 {
 			t.Errorf("measure %s: flameChange = %g, want %g", m, got, want)
 		}
 	}
 	// A rate measure without both rates falls back to shares.
-	f = &report.Flame{Tree: tree, Sides: 2, Measure: diff.NormalizeRate, RateFactor: [2]float64{1, 0}}
+	f = &report.Flame{Tree: tree, Sides: 2, Measure: report.MeasureRate, RateFactor: [2]float64{1, 0}}
 	if got := flameChange(f, n); got != 0 {
 		t.Errorf("rate with one rate unknown: flameChange = %g, want 0 (shares)", got)
 	}
@@ -171,9 +171,9 @@ func TestFlameTip(t *testing.T) {
 	}
 	// Where rates are known, the tip shows them: 12 ms/s of 1 s/s and
 	// 310 ms/s of 6.38 s/s (shares 1.2% and 4.86%).
-	rf := &report.Flame{Tree: &diff.CallNode{Total: [2]float64{1e9, 6.378e9}}, Sides: 2, Unit: "nanoseconds",
-		RateUnit: "s/s", RateFactor: [2]float64{1e-9, 1e-9}, Measure: diff.NormalizeRate}
-	rn := &diff.CallNode{Name: "lock", Total: [2]float64{12e6, 310e6}}
+	rf := &report.Flame{Tree: &report.Node{Total: [2]float64{1e9, 6.378e9}}, Sides: 2, Unit: "nanoseconds",
+		RateUnit: "s/s", RateFactor: [2]float64{1e-9, 1e-9}, Measure: report.MeasureRate}
+	rn := &report.Node{Name: "lock", Total: [2]float64{12e6, 310e6}}
 	want = "lock\nbase 12 ms/s (1.20%) → new 310 ms/s (4.86%) · +3.66pp · 26x"
 	if got := flameTip(rf, rn); got != want {
 		t.Errorf("rate tip:\n got %q\nwant %q", got, want)
@@ -183,7 +183,7 @@ func TestFlameTip(t *testing.T) {
 	if got, want := flameTip(one, rn), "lock\n12 ms/s (1.20%)"; got != want {
 		t.Errorf("one-side tip %q, want %q", got, want)
 	}
-	other := &diff.CallNode{Name: diff.OtherName, Total: [2]float64{1e6, 2e6}, Other: 7}
+	other := &report.Node{Name: "other", Total: [2]float64{1e6, 2e6}, Other: 7}
 	if got := flameTip(rf, other); !strings.HasPrefix(got, "other\n7 frames too narrow to draw, merged: base 1 ms/s") {
 		t.Errorf("other tip %q", got)
 	}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -93,17 +92,17 @@ func reportFlame(r *report.Report) *report.Flame {
 // foldedStacks lists the stacks of the tree with self value on either
 // side, sorted by stack; two paths that make the same stack once their
 // names are made safe are added together. It fails on an "other" node.
-func foldedStacks(root *diff.CallNode) ([]foldedStack, error) {
+func foldedStacks(root *report.Node) ([]foldedStack, error) {
 	byStack := map[string]*foldedStack{}
-	var walk func(n *diff.CallNode, prefix string) error
-	walk = func(n *diff.CallNode, prefix string) error {
+	var walk func(n *report.Node, prefix string) error
+	walk = func(n *report.Node, prefix string) error {
 		if n.Other > 0 {
 			under := prefix
 			if under == "" {
 				under = "the root"
 			}
 			return fmt.Errorf("this call tree merges narrow subtrees into %q frames (%d under %s), so it cannot be written as folded stacks; build it with no minimum width (diff.Options.TreeMin 0)",
-				diff.OtherName, n.Other, under)
+				n.Name, n.Other, under)
 		}
 		stack := prefix
 		switch {

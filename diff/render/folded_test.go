@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/internal/fixture"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -22,9 +24,9 @@ func renderFolded(t *testing.T, r interface{}, f Format, o Options) []byte {
 	var err error
 	switch r := r.(type) {
 	case *diff.Result:
-		err = Write(&buf, DiffReport(r), f, o)
+		err = Write(&buf, present.Diff(r), f, o)
 	case *diff.TopResult:
-		err = Write(&buf, TopReport(r), f, o)
+		err = Write(&buf, present.Top(r), f, o)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -33,15 +35,13 @@ func renderFolded(t *testing.T, r interface{}, f Format, o Options) []byte {
 }
 
 // net11Top is the top listing of the seed's new side with its call tree
-// (subtrees under treeMin merged).
+// (subtrees narrower than treeMin merged).
 func net11Top(t *testing.T, treeMin float64) *diff.TopResult {
-	t.Helper()
-	a := diff.NewAnalyzer(diff.Options{CallTree: true, TreeMin: treeMin})
-	if err := a.Add(diff.Base, load(t, "../../testdata/dotnet/net11.folded")); err != nil {
-		t.Fatal(err)
-	}
-	return a.Top()
+	return fixture.DotnetTop(t, diff.Options{CallTree: true, TreeMin: treeMin})
 }
+
+// treeOf is the call tree of a report's flame graph.
+func treeOf(r *report.Report) *report.Node { return reportFlame(r).Tree }
 
 // parsedStacks loads folded output back with the profile package and
 // returns its stacks ("a;b;c", root first) and their values.
@@ -72,10 +72,10 @@ func parsedStacks(t *testing.T, b []byte) map[string]int64 {
 // treePaths flattens a tree into its paths ("a;b", root left out, names
 // as the folded format writes them) and their totals on side s, for the
 // nodes with a total there.
-func treePaths(n *diff.CallNode, s int) map[string]float64 {
+func treePaths(n *report.Node, s int) map[string]float64 {
 	out := map[string]float64{}
-	var walk func(n *diff.CallNode, prefix string)
-	walk = func(n *diff.CallNode, prefix string) {
+	var walk func(n *report.Node, prefix string)
+	walk = func(n *report.Node, prefix string) {
 		for _, c := range n.Children {
 			p := foldedFrame(c.Name, prefix == "")
 			if prefix != "" {
@@ -93,7 +93,7 @@ func treePaths(n *diff.CallNode, s int) map[string]float64 {
 
 // checkFoldedSide checks one side's folded output: it loads back with the
 // side's total, and loaded into an analyzer it makes the same call tree.
-func checkFoldedSide(t *testing.T, name string, b []byte, tree *diff.CallNode, side int) {
+func checkFoldedSide(t *testing.T, name string, b []byte, tree *report.Node, side int) {
 	t.Helper()
 	var sum int64
 	for _, v := range parsedStacks(t, b) {
@@ -110,7 +110,7 @@ func checkFoldedSide(t *testing.T, name string, b []byte, tree *diff.CallNode, s
 	if err := a.Add(diff.Base, l); err != nil {
 		t.Fatal(err)
 	}
-	back := treePaths(a.Top().Tree, 0)
+	back := treePaths(treeOf(present.Top(a.Top())), 0)
 	want := treePaths(tree, side)
 	for p, v := range want {
 		if math.Round(v) != back[p] {
@@ -125,11 +125,12 @@ func checkFoldedSide(t *testing.T, name string, b []byte, tree *diff.CallNode, s
 }
 
 func TestFoldedSeedRoundTrip(t *testing.T) {
-	r := dotnetResult(t, diff.Options{CallTree: true})
+	r := fixture.Dotnet(t, diff.Options{CallTree: true})
 	newSide := renderFolded(t, r, Folded, Options{})
 	golden(t, "diff.dotnet.folded.golden", newSide)
-	checkFoldedSide(t, "new", newSide, r.Tree, 1)
-	checkFoldedSide(t, "base", renderFolded(t, r, Folded, Options{FoldedBase: true}), r.Tree, 0)
+	tree := treeOf(present.Diff(r))
+	checkFoldedSide(t, "new", newSide, tree, 1)
+	checkFoldedSide(t, "base", renderFolded(t, r, Folded, Options{FoldedBase: true}), tree, 0)
 	// Both sides, sorted, summing to each side's total.
 	b := renderFolded(t, r, DiffFolded, Options{})
 	golden(t, "diff.dotnet.difffolded.golden", b)
@@ -159,7 +160,7 @@ func TestFoldedSeedRoundTrip(t *testing.T) {
 	// top's only side is its base.
 	top := net11Top(t, 0)
 	tb := renderFolded(t, top, Folded, Options{})
-	checkFoldedSide(t, "top", tb, top.Tree, 0)
+	checkFoldedSide(t, "top", tb, treeOf(present.Top(top)), 0)
 	if !bytes.Equal(tb, newSide) {
 		t.Errorf("top of net11 folds differently from the diff's new side (net11)")
 	}
@@ -196,7 +197,7 @@ func TestFoldedGoCPU(t *testing.T) {
 	if !bytes.Contains(b, []byte("TestFoldedGoCPU")) {
 		t.Errorf("no stack through TestFoldedGoCPU in:\n%s", b)
 	}
-	checkFoldedSide(t, "go cpu", b, top.Tree, 0)
+	checkFoldedSide(t, "go cpu", b, treeOf(present.Top(top)), 0)
 }
 
 func TestFoldedNames(t *testing.T) {
@@ -240,18 +241,18 @@ func TestFoldedNames(t *testing.T) {
 }
 
 func TestFoldedRefuses(t *testing.T) {
-	err := Write(io.Discard, DiffReport(dotnetResult(t, diff.Options{})), Folded, Options{})
+	err := Write(io.Discard, dotnetReport(t, diff.Options{}), Folded, Options{})
 	if err == nil || err.Error() != "this report has no folded form (no call tree)" {
 		t.Errorf("folded of a report without a tree: %v", err)
 	}
-	r := dotnetResult(t, diff.Options{CallTree: true, TreeMin: 0.05})
+	r := fixture.Dotnet(t, diff.Options{CallTree: true, TreeMin: 0.05})
 	for _, f := range []Format{Folded, DiffFolded} {
-		err := Write(io.Discard, DiffReport(r), f, Options{})
+		err := Write(io.Discard, present.Diff(r), f, Options{})
 		if err == nil || !strings.Contains(err.Error(), `"other"`) || !strings.Contains(err.Error(), "TreeMin 0") {
 			t.Errorf("%s of a tree with other frames: %v", f, err)
 		}
 	}
-	if err := Write(io.Discard, TopReport(net11Top(t, 0)), DiffFolded, Options{}); err == nil || !strings.Contains(err.Error(), "two sides") {
+	if err := Write(io.Discard, present.Top(net11Top(t, 0)), DiffFolded, Options{}); err == nil || !strings.Contains(err.Error(), "two sides") {
 		t.Errorf("difffolded of one profile: %v", err)
 	}
 }

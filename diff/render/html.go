@@ -194,7 +194,7 @@ func htmlTable(ew *errWriter, t *report.Table) {
 // sortValue is a cell's raw value for sorting, when it is a number.
 func sortValue(c report.Cell) (string, bool) {
 	switch c.Kind {
-	case report.KindText, report.KindCode, report.KindNone:
+	case report.KindText, report.KindCode, report.KindNone, report.KindPhrase:
 		return "", false
 	case report.KindGroup:
 		if len(c.Parts) == 0 {

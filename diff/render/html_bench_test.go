@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
 )
@@ -48,7 +49,7 @@ func benchFormat(b *testing.B, f Format, r *diff.Result) {
 	var n countWriter
 	for b.Loop() {
 		n = 0
-		if err := Write(&n, DiffReport(r), f, Options{}); err != nil {
+		if err := Write(&n, present.Diff(r), f, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // flameData is what the page's script draws a flame graph from, embedded
@@ -41,7 +41,7 @@ type flameData struct {
 	Nodes        json.RawMessage       `json:"nodes"`
 }
 
-// unitScale is a scaled unit's ladder (scale) for the script.
+// unitScale is a scaled unit's ladder (units.Ladder) for the script.
 type unitScale struct {
 	Base  float64  `json:"base"`
 	Steps [][2]any `json:"steps"` // [size, name]
@@ -51,16 +51,17 @@ type unitScale struct {
 // newFlameData builds a flame graph's data.
 func newFlameData(f *report.Flame) *flameData {
 	d := &flameData{Sides: f.Sides, Unit: f.Unit, RateUnit: f.RateUnit, RateFactor: f.RateFactor,
-		Measure: string(f.Measure), Labels: f.Labels, Clamp: FlameClamp, Palettes: Palettes, Units: map[string]*unitScale{}}
-	for _, b := range diff.Buckets {
-		d.Buckets = append(d.Buckets, b.String())
-		d.BucketColors = append(d.BucketColors, bucketColors[b.String()])
+		Measure: string(f.Measure), Labels: f.Labels, Clamp: FlameClamp, Palettes: Palettes, Units: map[string]*unitScale{},
+		Buckets: []string{}, BucketColors: []string{}}
+	for _, name := range f.Buckets {
+		d.Buckets = append(d.Buckets, name)
+		d.BucketColors = append(d.BucketColors, bucketColors[name])
 	}
 	for _, u := range []string{f.Unit, f.RateUnit} {
-		if sc, ok := scales[u]; ok {
-			us := &unitScale{Base: sc.base, Zero: sc.zero}
-			for _, s := range sc.steps {
-				us.Steps = append(us.Steps, [2]any{s.size, s.name})
+		if l, ok := units.Lookup(u); ok {
+			us := &unitScale{Base: l.Base, Zero: l.Zero}
+			for _, s := range l.Steps {
+				us.Steps = append(us.Steps, [2]any{s.Size, s.Name})
 			}
 			d.Units[u] = us
 		}
@@ -69,8 +70,8 @@ func newFlameData(f *report.Flame) *flameData {
 	var b strings.Builder
 	b.WriteByte('[')
 	count := 0
-	var walk func(n *diff.CallNode, parent int)
-	walk = func(n *diff.CallNode, parent int) {
+	var walk func(n *report.Node, parent int)
+	walk = func(n *report.Node, parent int) {
 		id, ok := index[n.Name]
 		if !ok {
 			id = len(d.Names)
@@ -84,17 +85,16 @@ func newFlameData(f *report.Flame) *flameData {
 		count++
 		fmt.Fprintf(&b, "[%d,%d,%d,%s,%s,%s,%s", parent, id, n.Bucket,
 			compactNum(n.Total[0]), compactNum(n.Total[1]), compactNum(n.Self[0]), compactNum(n.Self[1]))
-		if n.Other > 0 || len(n.Buckets) > 0 {
+		if n.Other > 0 || len(n.Split) > 0 {
 			fmt.Fprintf(&b, ",%d", n.Other)
 		}
-		if len(n.Buckets) > 0 {
+		if len(n.Split) > 0 {
 			b.WriteString(",[")
-			sep := ""
-			for _, bk := range diff.Buckets { // bucket order, never map order
-				if v, ok := n.Buckets[bk]; ok {
-					fmt.Fprintf(&b, "%s%d,%s,%s", sep, bk, compactNum(v[0]), compactNum(v[1]))
-					sep = ","
+			for i, s := range n.Split {
+				if i > 0 {
+					b.WriteByte(',')
 				}
+				fmt.Fprintf(&b, "%d,%s,%s", s.Bucket, compactNum(s.Value[0]), compactNum(s.Value[1]))
 			}
 			b.WriteByte(']')
 		}
@@ -121,16 +121,16 @@ func compactNum(v float64) string {
 // measureWords is what a flame graph's colour compares, for its caption.
 func measureWords(f *report.Flame) string {
 	switch {
-	case f.Measure == diff.NormalizeValue:
+	case f.Measure == report.MeasureValue:
 		return "ratio of values"
-	case f.Measure == diff.NormalizeRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
+	case f.Measure == report.MeasureRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
 		return "ratio of rates"
 	}
 	return "ratio of shares"
 }
 
 // otherShares are the shares of each side's total held by "other" frames.
-func otherShares(n *diff.CallNode, root [2]float64) (s [2]float64) {
+func otherShares(n *report.Node, root [2]float64) (s [2]float64) {
 	if n.Other > 0 {
 		return [2]float64{frac(n.Total[0], root[0]), frac(n.Total[1], root[1])}
 	}

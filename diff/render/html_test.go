@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/internal/fixture"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -18,17 +20,6 @@ import (
 func treeOpts(o diff.Options) diff.Options {
 	o.CallTree, o.TreeMin = true, TreeMin
 	return o
-}
-
-func dotnetTreeTop(t *testing.T) *diff.TopResult {
-	t.Helper()
-	a := diff.NewAnalyzer(treeOpts(diff.Options{Top: 8}))
-	l := load(t, filepath.Join("..", "..", "testdata", "dotnet", "net11.folded"))
-	l.Source = "testdata/dotnet/net11.folded"
-	if err := a.Add(diff.Base, l); err != nil {
-		t.Fatal(err)
-	}
-	return a.Top()
 }
 
 // htmlPage renders r as the html format.
@@ -59,24 +50,24 @@ func flameJSON(t testing.TB, page []byte) []byte {
 }
 
 func TestHTMLFlameDataGolden(t *testing.T) {
-	golden(t, "html.dotnet.flame-data.json.golden", flameJSON(t, htmlPage(t, DiffReport(dotnetResult(t, treeOpts(diff.Options{}))))))
-	golden(t, "html.top.dotnet-net11.flame-data.json.golden", flameJSON(t, htmlPage(t, TopReport(dotnetTreeTop(t)))))
+	golden(t, "html.dotnet.flame-data.json.golden", flameJSON(t, htmlPage(t, dotnetReport(t, treeOpts(diff.Options{})))))
+	golden(t, "html.top.dotnet-net11.flame-data.json.golden", flameJSON(t, htmlPage(t, present.Top(fixture.DotnetTop(t, treeOpts(diff.Options{Top: 8}))))))
 }
 
 // The flame data decodes to the tree it came from: every node, its
 // values and names, in preorder.
 func TestHTMLFlameDataIsTheTree(t *testing.T) {
-	r := dotnetResult(t, treeOpts(diff.Options{}))
+	r := dotnetReport(t, treeOpts(diff.Options{}))
 	var d struct {
 		Names []string
 		Nodes [][]any
 	}
-	if err := json.Unmarshal(flameJSON(t, htmlPage(t, DiffReport(r))), &d); err != nil {
+	if err := json.Unmarshal(flameJSON(t, htmlPage(t, r)), &d); err != nil {
 		t.Fatal(err)
 	}
 	i := 0
-	var walk func(n *diff.CallNode, parent int)
-	walk = func(n *diff.CallNode, parent int) {
+	var walk func(n *report.Node, parent int)
+	walk = func(n *report.Node, parent int) {
 		a := d.Nodes[i]
 		if int(a[0].(float64)) != parent || d.Names[int(a[1].(float64))] != n.Name || a[3].(float64) != n.Total[0] || a[4].(float64) != n.Total[1] {
 			t.Fatalf("node %d is %v, want %s under %d with totals %v", i, a, n.Name, parent, n.Total)
@@ -87,14 +78,14 @@ func TestHTMLFlameDataIsTheTree(t *testing.T) {
 			walk(c, me)
 		}
 	}
-	walk(r.Tree, -1)
+	walk(reportFlame(r).Tree, -1)
 	if i != len(d.Nodes) {
 		t.Errorf("%d nodes in the page, %d in the tree", len(d.Nodes), i)
 	}
 }
 
 func TestHTMLPageParts(t *testing.T) {
-	r := DiffReport(dotnetResult(t, treeOpts(diff.Options{})))
+	r := dotnetReport(t, treeOpts(diff.Options{}))
 	r.Warnings = []string{"base and new <differ> in kind"}
 	page := string(htmlPage(t, r))
 	for _, want := range []string{

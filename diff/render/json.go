@@ -6,16 +6,21 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/report"
 )
 
 // writeJSON writes v as a json.Encoder indenting by two spaces writes it.
-// A diff's or a top listing's method rows, the bulk of the document (a
-// data format holds every method: 12,600 rows, 6.7 MB, on the 200k-stack
-// pair), are encoded one row at a time into a buffered w, so the document
-// is never held whole, nor held twice by the indenting.
+// A value that implements report.Rows has its long array (a diff's or a
+// top listing's method rows, the bulk of the document: 12,600 rows, 6.7
+// MB, on the 200k-stack pair) encoded one row at a time into a buffered
+// w, so the document is never held whole, nor held twice by the
+// indenting.
 func writeJSON(w io.Writer, v any) error {
-	shell, n, row := splitRows(v)
+	rv, ok := v.(report.Rows)
+	if !ok {
+		return encodeJSON(w, v, "")
+	}
+	shell, key, n, row := rv.JSONRows()
 	if n == 0 {
 		return encodeJSON(w, v, "")
 	}
@@ -23,9 +28,14 @@ func writeJSON(w io.Writer, v any) error {
 	if err := encodeJSON(&head, shell, ""); err != nil {
 		return err
 	}
-	// The shell's methods are [], at the top level: the only line that
+	// The shell's array is [], at the top level: the only line that
 	// starts with two spaces and the key (a string holding it would have
 	// its newline escaped; deeper keys are indented further).
+	name, err := json.Marshal(key)
+	if err != nil {
+		return err
+	}
+	rowsKey := []byte("\n  " + string(name) + ": []")
 	doc := head.Bytes()
 	at := bytes.Index(doc, rowsKey)
 	if at < 0 || bytes.Index(doc[at+1:], rowsKey) >= 0 {
@@ -51,30 +61,10 @@ func writeJSON(w io.Writer, v any) error {
 	return bw.Flush()
 }
 
-// rowsKey is how the shell of splitRows holds its empty method rows.
-var rowsKey = []byte("\n  \"methods\": []")
-
 // encodeJSON writes v on w as json.Encoder does with prefix and a
 // two-space indent.
 func encodeJSON(w io.Writer, v any, prefix string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent(prefix, "  ")
 	return enc.Encode(v)
-}
-
-// splitRows parts a diff's or a top listing's JSON value into its shell
-// (the value with no method rows) and the n rows that row returns; n is 0
-// for any other value.
-func splitRows(v any) (shell any, n int, row func(int) any) {
-	switch r := v.(type) {
-	case *diff.Result:
-		s := *r
-		s.Methods = []diff.MethodRow{}
-		return &s, len(r.Methods), func(i int) any { return &r.Methods[i] }
-	case *diff.TopResult:
-		s := *r
-		s.Methods = []diff.TopMethod{}
-		return &s, len(r.Methods), func(i int) any { return &r.Methods[i] }
-	}
-	return nil, 0, nil
 }

@@ -1,28 +1,30 @@
 // Package render lays out a report.Report in every output format profdiff
-// writes: terminal tables, GitHub-flavoured Markdown, CSV and JSON. It is
-// the only place that formats a number; it never computes one.
+// writes: terminal tables, GitHub-flavoured Markdown, CSV, JSON, the html
+// page, and a report's flame graph alone as svg, folded or difffolded
+// stacks. It is the only place that formats a number; it never computes
+// one.
 //
-// Shares are printed as percentages with two decimals, deltas in percentage
-// points (pp), amounts scaled to a unit people read (4.79 s, 23 ms, 12 MiB,
-// 12 ms/s, 0.53 cores) with three significant digits; a row shows each
-// side's share beside its rate, or its value where no rate is known
-// ("0.27% · 12 ms/s"), and its Δ in the result's measure (share points,
-// rate or value units). A delta within sampling noise is followed by "~" in
-// the text formats and flagged `noisy` in CSV and JSON. Scheduler latency
-// (runnable time in a Go execution trace) is a line of its own under the
-// bucket table, a "sched" row in CSV and "sched_latency" in JSON, never a
-// bucket.
+// Shares are printed as percentages with two decimals, deltas in
+// percentage points (pp), amounts scaled to a unit people read (4.79 s, 23
+// ms, 12 MiB, 12 ms/s, 0.53 cores; the ladders are package diff/units')
+// with three significant digits, and a group of cells side by side
+// ("0.27% · 12 ms/s"). A delta within sampling noise is followed by "~" in
+// the text formats. CSV writes the records' raw values; JSON marshals the
+// report's value as it is (a diff's and a top listing's method rows a row
+// at a time, see report.Rows).
 //
-// The table format fits Options.Width (see Write, ElideName) and colours
+// The table format fits Options.Width (see Write) and colours
 // cells by their report.Tone with Options.Color; Markdown, CSV and JSON
 // never change with the options. profdiff does the fitting (which column
 // narrows, how a name is elided, where text wraps) and the colouring;
 // github.com/olekukonko/tablewriter draws the box and the Markdown table
 // from the fitted cells, measuring them without their escape codes.
 //
-// Diff, Top and Rules build the report of a diff, a top listing and the
-// rule table and lay it out; other packages (the gate, the workload
-// sweeps) build their own reports and call Report.
+// It depends on the report model alone (packages diff/report and
+// diff/units), never on the engine or a profile reader: package
+// diff/present builds the reports of a diff, a top listing and the rule
+// table from the engine's results; the gate, the workload sweeps and the
+// load generator build their own; Write lays out any of them.
 package render
 
 import (
@@ -80,9 +82,22 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json, html, svg, folded or difffolded)", s)
 }
 
+// Parts are the parts of a report that format f writes (see Write): a
+// builder asked for them alone may leave the rest out.
+func (f Format) Parts() report.Parts {
+	switch f {
+	case CSV:
+		return report.PartRecords
+	case JSON:
+		return report.PartJSON
+	}
+	return report.PartBlocks
+}
+
 // TreeMin is the narrowest subtree the html and svg formats draw, as a
-// fraction of a side's total (diff.Options.TreeMin): narrower ones are
-// merged into an "other" frame per parent.
+// fraction of a side's total: a call tree built for them (the engine's
+// diff.Options.TreeMin) merges narrower ones into an "other" frame per
+// parent; the folded formats need every stack.
 const TreeMin = 1.0 / 5000
 
 // Options say how the text formats fit the terminal they are shown on.
@@ -102,13 +117,15 @@ type Options struct {
 func Report(w io.Writer, r *report.Report, f Format) error { return Write(w, r, f, Options{}) }
 
 // Write writes r in format f, laid out for o. The table and Markdown
-// formats lay out its blocks, CSV its records and JSON its JSON value; a
-// report without records or a JSON value has no such format, and asking
-// for it is an error. Warnings are never written.
+// formats lay out its verdict and blocks, CSV its records and JSON its
+// JSON value (with the verdict's sentences, where the value is
+// report.Summarized); a report without records or a JSON value has no
+// such format, and asking for it is an error. Warnings are never written.
 //
 // In the table format every line fits o.Width where it can: tables narrow
-// their widest name and text columns (names elided in the middle by
-// ElideName, text wrapped) and paragraphs wrap; with o.Color, cells and
+// their widest name and text columns (a name loses its parameter list,
+// type arguments and the middle of its qualifier, keeping its package and
+// method; text wraps) and paragraphs wrap; with o.Color, cells and
 // text with a tone are coloured with ANSI escape codes, which never count
 // towards the width. Markdown, pasted into issues, is never narrowed or
 // coloured; CSV and JSON are data.
@@ -127,7 +144,11 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 		if r.JSON == nil {
 			return fmt.Errorf("this report has no %s form", f)
 		}
-		return writeJSON(w, r.JSON)
+		v := r.JSON
+		if s, ok := v.(report.Summarized); ok && r.Verdict != nil {
+			v = s.WithSummary(verdictText(r.Verdict))
+		}
+		return writeJSON(w, v)
 	case HTML:
 		return writeHTML(w, r, o)
 	case SVG:
@@ -186,6 +207,16 @@ func writeText(w io.Writer, r *report.Report, l layout) error {
 		}
 	}
 	return ew.err
+}
+
+// verdictText is a verdict's sentences as the terminal shows them without
+// colour, one after the other: the summary a JSON value carries.
+func verdictText(v *report.Verdict) string {
+	s := make([]string, len(v.Lines))
+	for i, l := range v.Lines {
+		s[i] = Plain(l)
+	}
+	return strings.Join(s, " ")
 }
 
 func tight(prev, b report.Block, m report.Medium) bool {

@@ -73,6 +73,11 @@ func TestCellText(t *testing.T) {
 		{report.Share(0.94).Places(0), "94%"},
 		{report.None("–"), "–"},
 		{report.Bool(true), "true"},
+		{report.Phrase("lock-contention ", report.Share(0.71).Places(0)), "lock-contention 71%"},
+		{report.Amount(2.5, "goroutines"), "2.5 goroutines"},
+		{report.Amount(2.5, "goroutines").InHeader(), "2.5"},
+		{report.Delta(0, false, "").WithUnit("goroutines").InHeader(), "0"},
+		{report.Delta(1.5, false, "").WithUnit("s/s").InHeader(), "+1.5"},
 	}
 	for _, c := range cases {
 		if got := String(c.cell); got != c.want {
@@ -102,5 +107,44 @@ func TestMissingForms(t *testing.T) {
 		if err := Report(&b, r, f); err == nil || !strings.Contains(err.Error(), string(f)) || b.Len() != 0 {
 			t.Errorf("%s: err %v, output %q", f, err, b.String())
 		}
+	}
+}
+
+// A name too wide for its column loses its final parameter list first,
+// where the cell says it starts, then its qualifier's middle.
+func TestNameParams(t *testing.T) {
+	name := "System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)"
+	table := func(c report.Cell) string {
+		r := &report.Report{Blocks: []report.Block{&report.Table{Columns: []report.Column{report.Col("Method")}, Rows: [][]report.Cell{{c}}}}}
+		return write(t, r, Table, Options{Width: 57})
+	}
+	if got := table(report.Code(name).WithParams(strings.Index(name, "("))); !strings.Contains(got, "│ System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(…) │") {
+		t.Errorf("with its parameter list marked:\n%s", got)
+	}
+	if got := table(report.Code(name)); !strings.Contains(got, "│ ….WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)  │") {
+		t.Errorf("without a parameter list marked, the qualifier goes and the parameters stay:\n%s", got)
+	}
+}
+
+// summarized is a JSON value that carries its report's verdict.
+type summarized struct {
+	Summary string `json:"summary"`
+}
+
+func (s summarized) WithSummary(sentences string) any { s.Summary = sentences; return s }
+
+// The json format gives a Summarized value the verdict's sentences as the
+// terminal shows them, plain and one after the other.
+func TestJSONSummary(t *testing.T) {
+	r := &report.Report{JSON: summarized{}, Verdict: &report.Verdict{Tone: report.ToneGrowth, Lines: []report.Line{
+		report.Cat(report.Code("lock-contention"), " grew from ", report.Share(0.0178), " to ", report.Share(0.0646), "."),
+		report.Cat("Led by ", report.Code("a|b"), " (", report.Delta(0.0459, false, ""), ")."),
+	}}}
+	if got, want := rendered(t, r, JSON), "{\n  \"summary\": \"lock-contention grew from 1.78% to 6.46%. Led by a|b (+4.59pp).\"\n}\n"; got != want {
+		t.Errorf("json %q, want %q", got, want)
+	}
+	r.Verdict = nil
+	if got, want := rendered(t, r, JSON), "{\n  \"summary\": \"\"\n}\n"; got != want {
+		t.Errorf("without a verdict: json %q, want %q", got, want)
 	}
 }

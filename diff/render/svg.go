@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -35,7 +34,7 @@ const (
 
 // svgFrame is a frame placed on the drawing.
 type svgFrame struct {
-	n     *diff.CallNode
+	n     *report.Node
 	x, w  float64
 	depth int
 }
@@ -84,8 +83,8 @@ func layoutFlame(f *report.Flame) ([]svgFrame, int) {
 	scale := (svgWidth - 2*svgPad) / rootW
 	var out []svgFrame
 	depth := 0
-	var place func(n *diff.CallNode, x, w float64, d int)
-	place = func(n *diff.CallNode, x, w float64, d int) {
+	var place func(n *report.Node, x, w float64, d int)
+	place = func(n *report.Node, x, w float64, d int) {
 		if w < svgMinPx {
 			return
 		}
@@ -104,7 +103,7 @@ func layoutFlame(f *report.Flame) ([]svgFrame, int) {
 
 // removed reports whether a node of a comparison is absent from the new
 // side.
-func removed(f *report.Flame, n *diff.CallNode) bool {
+func removed(f *report.Flame, n *report.Node) bool {
 	return f.Sides >= 2 && n.Total[1] == 0 && n.Total[0] > 0
 }
 
@@ -115,7 +114,7 @@ func svgFrameTo(ew *errWriter, f *report.Flame, fr svgFrame, y float64) {
 	if n.Other > 0 {
 		class += " other"
 	}
-	fill, band := flameFill(f, n), bucketColor(n.Bucket)
+	fill, band := flameFill(f, n), bucketColor(f, n.Bucket)
 	stroke := ""
 	if fr.w >= 3 {
 		stroke = ` stroke="#ffffff" stroke-width="0.5"` // neighbours of one colour stay apart; thinner frames keep their colour
@@ -142,17 +141,20 @@ func svgFrameTo(ew *errWriter, f *report.Flame, fr svgFrame, y float64) {
 
 // flameFill is a frame's colour: by change for a comparison, by bucket
 // for one profile.
-func flameFill(f *report.Flame, n *diff.CallNode) string {
+func flameFill(f *report.Flame, n *report.Node) string {
 	if f.Sides < 2 {
-		return bucketColor(n.Bucket)
+		return bucketColor(f, n.Bucket)
 	}
 	return flameColor(Palettes[0], flameChange(f, n))
 }
 
-// bucketColor is a bucket's band colour (grey for one without).
-func bucketColor(b diff.Bucket) string {
-	if c, ok := bucketColors[b.String()]; ok {
-		return c
+// bucketColor is the band colour of bucket b of the flame (grey for one
+// without).
+func bucketColor(f *report.Flame, b int) string {
+	if b >= 0 && b < len(f.Buckets) {
+		if c, ok := bucketColors[f.Buckets[b]]; ok {
+			return c
+		}
 	}
 	return "#8c8c8c"
 }
@@ -212,8 +214,8 @@ func svgLegend(ew *errWriter, f *report.Flame, y float64) {
 		x += 16
 	}
 	head("bucket:")
-	for _, b := range diff.Buckets {
-		swatch(bucketColor(b), bucketColor(b), b.String())
+	for b, name := range f.Buckets {
+		swatch(bucketColor(f, b), bucketColor(f, b), name)
 	}
 	for i, line := range flameCaption(f) {
 		ew.printf("<text x=\"%s\" y=\"%s\">%s</text>\n", svgNum(svgPad), svgNum(y+22+float64(i)*15), svgEsc(line))
@@ -247,9 +249,9 @@ func flameCaption(f *report.Flame) []string {
 // flameMeasure names the measure colour compares (see flameSides).
 func flameMeasure(f *report.Flame) string {
 	switch {
-	case f.Measure == diff.NormalizeValue:
+	case f.Measure == report.MeasureValue:
 		return "value"
-	case f.Measure == diff.NormalizeRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
+	case f.Measure == report.MeasureRate && f.RateFactor[0] > 0 && f.RateFactor[1] > 0:
 		return "rate (" + f.RateUnit + ")"
 	}
 	return "share"
@@ -259,8 +261,8 @@ func flameMeasure(f *report.Flame) string {
 func flameOther(f *report.Flame) string {
 	var held [2]float64
 	merged := 0
-	var walk func(n *diff.CallNode)
-	walk = func(n *diff.CallNode) {
+	var walk func(n *report.Node)
+	walk = func(n *report.Node) {
 		if n.Other > 0 {
 			merged += n.Other
 			held[0] += n.Total[0]

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -112,7 +113,7 @@ func renderSVG(t *testing.T, r *report.Report) []byte {
 
 // TestGoldenSVG: profdiff diff --format svg net10.folded net11.folded.
 func TestGoldenSVG(t *testing.T) {
-	r := DiffReport(dotnetResult(t, diff.Options{CallTree: true, TreeMin: TreeMin}))
+	r := dotnetReport(t, diff.Options{CallTree: true, TreeMin: TreeMin})
 	b := renderSVG(t, r)
 	golden(t, "diff.dotnet.svg.golden", b)
 	d := parseSVG(t, b)
@@ -133,8 +134,8 @@ func TestGoldenSVG(t *testing.T) {
 	// the nodes wide enough to draw.
 	var want []string
 	scale := (svgWidth - 2*svgPad) / flameWidth(f, f.Tree)
-	var walk func(n *diff.CallNode)
-	walk = func(n *diff.CallNode) {
+	var walk func(n *report.Node)
+	walk = func(n *report.Node) {
 		if flameWidth(f, n)*scale < svgMinPx {
 			return
 		}
@@ -161,7 +162,7 @@ func TestGoldenSVG(t *testing.T) {
 }
 
 func TestSVGOneSide(t *testing.T) {
-	r := TopReport(net11Top(t, TreeMin))
+	r := present.Top(net11Top(t, TreeMin))
 	d := parseSVG(t, renderSVG(t, r))
 	g := d.frame(t, "System.Threading.LowLevelLock.WaitAndAcquire")
 	if g.Rects[0].Fill != bucketColors["lock-contention"] {
@@ -210,7 +211,7 @@ func TestSVGLayout(t *testing.T) {
 			t.Errorf("svgLabel(%q, %g) = %q, want %q", c.name, c.w, got, c.want)
 		}
 	}
-	if err := Write(io.Discard, DiffReport(dotnetResult(t, diff.Options{})), SVG, Options{}); err == nil || err.Error() != "this report has no svg form (no call tree)" {
+	if err := Write(io.Discard, dotnetReport(t, diff.Options{}), SVG, Options{}); err == nil || err.Error() != "this report has no svg form (no call tree)" {
 		t.Errorf("svg of a report without a tree: %v", err)
 	}
 }
@@ -218,13 +219,13 @@ func TestSVGLayout(t *testing.T) {
 func TestSVGOtherCaption(t *testing.T) {
 	tree := node("root", [2]float64{},
 		node("a", [2]float64{90, 80}),
-		&diff.CallNode{Name: diff.OtherName, Total: [2]float64{10, 20}, Self: [2]float64{10, 20}, Other: 4})
+		&report.Node{Name: "other", Total: [2]float64{10, 20}, Self: [2]float64{10, 20}, Other: 4})
 	f := &report.Flame{Tree: tree, Sides: 2, Unit: "count", Labels: [2]string{"base", "new"}}
 	if got, want := flameOther(f), `"other" frames merge 4 subtrees too narrow to draw, holding 10.00% of base and 20.00% of new.`; got != want {
 		t.Errorf("caption %q, want %q", got, want)
 	}
 	d := parseSVG(t, renderSVG(t, &report.Report{Blocks: []report.Block{f}}))
-	if g := d.frame(t, diff.OtherName); !strings.Contains(g.Class, "other") {
+	if g := d.frame(t, "other"); !strings.Contains(g.Class, "other") {
 		t.Errorf("the other frame's class is %q", g.Class)
 	}
 }
@@ -251,7 +252,7 @@ func TestSVGInBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	svg := filepath.Join(dir, "seed.svg")
-	if err := os.WriteFile(svg, renderSVG(t, DiffReport(dotnetResult(t, diff.Options{CallTree: true, TreeMin: TreeMin}))), 0o644); err != nil {
+	if err := os.WriteFile(svg, renderSVG(t, dotnetReport(t, diff.Options{CallTree: true, TreeMin: TreeMin})), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "seed.png")

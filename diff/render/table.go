@@ -101,7 +101,7 @@ func minWidth(c report.Cell, s string, m report.Medium) int {
 		return w
 	case c.Kind == report.KindCode && !c.Wrap:
 		return min(width(s), minName)
-	case c.Kind == report.KindCode || c.Kind == report.KindText:
+	case c.Kind == report.KindCode || c.Kind == report.KindText || c.Kind == report.KindPhrase:
 		return min(longestWord(s), minWord)
 	case c.Note != "" || c.Relative != nil:
 		c.Note, c.Relative = "", nil
@@ -204,7 +204,7 @@ func (g *grid) lines(r, c int) []string {
 	cell := g.t.Rows[r][c]
 	switch {
 	case cell.Kind == report.KindCode && !cell.Wrap:
-		return []string{ElideName(s, w)}
+		return []string{elideName(s, cell.Params, w)}
 	case cell.Kind == report.KindGroup && cell.Markdown == nil:
 		return stack(s, w)
 	}

@@ -21,6 +21,9 @@ const (
 	// KindGroup is its Parts shown side by side ("0.27% · 12 ms/s"); CSV
 	// writes the first part.
 	KindGroup
+	// KindPhrase is its Parts shown one after the other as one piece of
+	// text ("lock-contention 71%"), which wraps and sorts as text does.
+	KindPhrase
 )
 
 // Tone is what a cell means for the reader, which the terminal may show
@@ -53,6 +56,9 @@ type Cell struct {
 	// Unit follows a number ("12 ms", or "0.5s" for the unit "s"); empty
 	// in table columns that name the unit in their header.
 	Unit string
+	// Bare shows an amount or a delta in Unit as a bare number: its
+	// column's header names the unit ("base (goroutines)").
+	Bare bool
 	// Digits is the decimals of a number, share or p-value (or Compact,
 	// Exact for a number).
 	Digits int
@@ -79,6 +85,10 @@ type Cell struct {
 	// instead of being elided in the middle (a pattern, whose every
 	// character matters).
 	Wrap bool
+	// Params, above 0, is where a name's final parameter list starts
+	// (the index in Text of its '('): a column too narrow for the name
+	// shortens that list to "(…)" first.
+	Params int
 }
 
 // Text is a cell of text.
@@ -107,6 +117,10 @@ func Amount(v float64, unit string) Cell { return Cell{Kind: KindAmount, Value: 
 // Group is cells shown side by side, as one table cell: a share and its
 // rate.
 func Group(parts ...Cell) Cell { return Cell{Kind: KindGroup, Parts: parts} }
+
+// Phrase is parts (as Cat takes them) shown one after the other as one
+// cell of text: a bucket and its share, "lock-contention 71%".
+func Phrase(parts ...any) Cell { return Cell{Kind: KindPhrase, Parts: Cat(parts...)} }
 
 // Share is a fraction 0..1, shown as a percentage with two decimals.
 func Share(f float64) Cell { return Cell{Kind: KindShare, Value: f, Digits: 2} }
@@ -156,6 +170,14 @@ func (c Cell) WithLink(link string) Cell { c.Link = link; return c }
 
 // WithTone returns c with tone t.
 func (c Cell) WithTone(t Tone) Cell { c.Tone = t; return c }
+
+// InHeader returns c shown as a bare number, its unit named by its
+// column's header.
+func (c Cell) InHeader() Cell { c.Bare = true; return c }
+
+// WithParams returns the name c with its final parameter list starting at
+// index i of its text (see Cell.Params).
+func (c Cell) WithParams(i int) Cell { c.Params = i; return c }
 
 // Wrapped returns c wrapped rather than elided when its column is narrowed.
 func (c Cell) Wrapped() Cell { c.Wrap = true; return c }

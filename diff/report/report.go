@@ -1,6 +1,13 @@
 // Package report is the model of everything profdiff prints: a Report is a
-// sequence of blocks (headings, paragraphs, tables of typed cells), the
-// records that CSV writes, the value that JSON marshals, and warnings.
+// verdict and a sequence of blocks (headings, paragraphs, tables of typed
+// cells, charts, a flame graph of a call tree), the records that CSV
+// writes, the value that JSON marshals, and warnings.
+//
+// It imports only the standard library and nothing of the engine, so that
+// anything can build a report and have it laid out without linking a
+// profile reader: package diff/present builds the reports of the engine's
+// results, the gate, the workload sweeps and the load generator build
+// their own, and package render lays every one of them out.
 //
 // Cells carry raw values: a share is a fraction 0..1, a delta a difference
 // of shares (or, with a unit, of amounts), a number or an amount a value in
@@ -38,8 +45,6 @@
 // this true).
 package report
 
-import "github.com/profdiff/profdiff/diff"
-
 // Report is one command's output.
 type Report struct {
 	// Blocks are laid out in order for the terminal and Markdown; a block
@@ -49,7 +54,9 @@ type Report struct {
 	// Nil when the report has no CSV form.
 	Records *Table
 	// JSON is the value the json format marshals (a result struct, whose
-	// field names are the released schema). Nil when there is no JSON form.
+	// field names are the released schema); one that implements Rows has
+	// its long array written a row at a time. Nil when there is no JSON
+	// form.
 	JSON any
 	// Warnings are for the user on stderr; no format lays them out.
 	Warnings []string
@@ -58,9 +65,47 @@ type Report struct {
 	// page's title ("profdiff report" without either).
 	Title string
 	// Verdict is the plain-language conclusion, shown before every block
-	// in the terminal, in Markdown and in HTML (nil: none).
+	// in the terminal, in Markdown and in HTML, and the summary of a JSON
+	// value that is Summarized (nil: none).
 	Verdict *Verdict
 }
+
+// Rows is implemented by a JSON value (Report.JSON) whose bulk is one long
+// array at its top level, such as a diff's method rows (12,600 rows, 6.7
+// MB, on the 200k-stack pair): the json format writes the rest of the
+// value around it and the array a row at a time, so the document is never
+// held whole. The output is the value's own encoding.
+type Rows interface {
+	// JSONRows returns the value with the array empty (shell), the key
+	// that holds the array, and its n rows by index.
+	JSONRows() (shell any, key string, n int, row func(i int) any)
+}
+
+// Summarized is implemented by a JSON value (Report.JSON) that carries the
+// report's verdict in words, as a diff's verdict "summary" does: the json
+// format writes the value WithSummary returns, given the sentences of
+// Report.Verdict as the terminal shows them (plain text, one after the
+// other), so the data and the laid-out verdict cannot say different
+// things. The value itself is left as it is.
+type Summarized interface {
+	WithSummary(sentences string) any
+}
+
+// Parts are parts of a Report, as a format reads them, so that a builder
+// asked for some may leave the rest out: a diff's 12,600 method rows are
+// cells that only the text formats show.
+type Parts uint8
+
+const (
+	// PartBlocks is Blocks, Verdict and Title: the text formats, the
+	// html page and the pictures.
+	PartBlocks Parts = 1 << iota
+	// PartRecords is Records: CSV.
+	PartRecords
+	// PartJSON is JSON and the Verdict its summary says (Summarized):
+	// the json format.
+	PartJSON
+)
 
 // Medium is where human-readable blocks are shown.
 type Medium uint8
@@ -160,7 +205,7 @@ type Verdict struct {
 // values on every node, in Unit): shown in HTML and, alone, as the svg
 // format; the folded formats write its stacks.
 type Flame struct {
-	Tree *diff.CallNode
+	Tree *Node
 	// Sides is 2 for a comparison, 1 for one profile (top: the values are
 	// the base side's).
 	Sides int
@@ -168,14 +213,55 @@ type Flame struct {
 	// its side's RateFactor (0 where the side's rate is unknown).
 	Unit, RateUnit string
 	RateFactor     [2]float64
-	// Measure is what colour compares: the result's measure.
-	Measure diff.Normalize
+	// Measure is what colour compares.
+	Measure Measure
 	// Labels name the sides ("base", "new" or the sources).
 	Labels [2]string
+	// Buckets name the buckets a node's Bucket and BucketValue.Bucket
+	// index, in the order a legend lists them.
+	Buckets []string
+}
+
+// Measure is what a flame graph's colour compares between the sides:
+// shares of each side's total, rates (values times the side's
+// RateFactor, where both are known) or raw values.
+type Measure string
+
+const (
+	MeasureShare Measure = "share"
+	MeasureRate  Measure = "rate"
+	MeasureValue Measure = "value"
+)
+
+// Node is a frame of a call tree: its value on each side (index 0 base,
+// 1 new) in the flame's Unit, inclusive (Total) and its own (Self).
+type Node struct {
+	Name        string
+	Total, Self [2]float64
+	// Bucket is the bucket holding most of the node's value (an index
+	// into Flame.Buckets); Split, when the value spans several buckets,
+	// its value in each, in bucket order.
+	Bucket int
+	Split  []BucketValue
+	// Other, when above 0, is the number of subtrees too narrow to draw
+	// that this node merges (a drawing's "other" frame).
+	Other    int
+	Children []*Node
+}
+
+// BucketValue is a node's value in one bucket (an index into
+// Flame.Buckets), on each side.
+type BucketValue struct {
+	Bucket int
+	Value  [2]float64
 }
 
 // In reports that a flame graph is shown in HTML alone.
 func (f *Flame) In(m Medium) bool { return m == HTML }
+
+// ShareUnit is the axis unit (Chart.XUnit, Chart.YUnit) of shares and other
+// fractions (0..1): ticks and tooltips read them as percentages ("4.86%").
+const ShareUnit = "share"
 
 // Chart is a picture of numbers: shown in HTML alone (as inline SVG).
 type Chart struct {

@@ -87,7 +87,7 @@
     if (s === "0.00" || s === "-0.00") return "0.00pp";
     return (s.startsWith("-") ? s : "+" + s) + "pp";
   }
-  // diff.RatioNote.
+  // units.RatioNote (package diff/units).
   function ratioNote(b, n) {
     if (b === 0 && n === 0) return "";
     if (b === 0) return "new";

@@ -1,4 +1,4 @@
-package render
+package present
 
 import (
 	"fmt"
@@ -18,13 +18,13 @@ func (d *diffReport) peeks() []report.Block {
 	n := d.r.Normalize
 	for _, p := range d.r.Peek {
 		base, new := peekSides(p.Values)
-		head := report.Cat(report.Code(p.Name), ": ", base, " → ", new, " (", peekChange(n, p.Values), ") inclusive")
+		head := report.Cat(Name(p.Name), ": ", base, " → ", new, " (", peekChange(n, p.Values), ") inclusive")
 		t := &report.Table{Columns: []report.Column{report.Col("Peek"), report.Col("Frame"), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
 		d.recordCells("peek", p.Name, "", noShares, p.Values, "", false, "")
 		for _, part := range peekParts(p) {
 			for _, e := range part.edges {
 				base, new := peekSides(e.Values)
-				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), base, new, peekChange(n, e.Values)})
+				t.Rows = append(t.Rows, []report.Cell{report.Text(part.role), Name(e.Name), base, new, peekChange(n, e.Values)})
 				d.recordCells("peek-"+part.role, e.Name, "", noShares, e.Values, "", false, p.Name)
 			}
 			t.Rows = append(t.Rows, part.more(len(t.Columns))...)

@@ -1,8 +1,10 @@
-package render
+package present
 
 import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
+	"github.com/profdiff/profdiff/symbolize"
 )
 
 // side is one side of a row as people read it: its share and, beside it,
@@ -69,12 +71,8 @@ func bucketCell(b diff.Bucket, share float64) report.Cell {
 	if share <= 0 || share >= 0.995 { // 0.995 would read "100%"
 		return report.Text(b.String())
 	}
-	return report.Text(b.String() + " " + String(report.Share(share).Places(0)))
+	return report.Phrase(b.String()+" ", report.Share(share).Places(0))
 }
-
-// bareUnit is the unit of an amount shown as a bare number because its
-// column's header names the unit (see unitInHeader).
-const bareUnit = "\x00header"
 
 // unitInHeader moves a rate unit that is a plain word (goroutines,
 // threads, cores, samples/s: units that are never scaled, unlike s/s or
@@ -82,7 +80,7 @@ const bareUnit = "\x00header"
 // becomes "base (goroutines)"), so a table of such rates is not a column
 // of repeated words. Cells of other units are left alone.
 func unitInHeader(t *report.Table, unit string, cols ...int) {
-	if _, scaled := scales[unit]; scaled || unit == "" || unit == "count" {
+	if units.Scaled(unit) || unit == "" || unit == "count" {
 		return
 	}
 	for _, c := range cols {
@@ -108,8 +106,14 @@ func bareCell(c *report.Cell, unit string) bool {
 		return moved
 	}
 	if (c.Kind == report.KindAmount || c.Kind == report.KindDelta) && c.Unit == unit {
-		c.Unit = bareUnit
+		*c = c.InHeader()
 		return true
 	}
 	return false
+}
+
+// Name is a function name (a code cell) with where its final parameter
+// list starts, which a narrow table column elides first.
+func Name(s string) report.Cell {
+	return report.Code(s).WithParams(max(symbolize.FinalGroup(s), 0))
 }

@@ -1,4 +1,4 @@
-package render
+package present
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -139,9 +140,9 @@ var synths = []struct {
 // text format and CSV.
 func TestGoldenSynth(t *testing.T) {
 	for _, s := range synths {
-		for _, f := range []Format{Table, Markdown, CSV} {
+		for _, f := range []render.Format{render.Table, render.Markdown, render.CSV} {
 			var buf bytes.Buffer
-			if err := Diff(&buf, s.r(), f); err != nil {
+			if err := diffTo(&buf, s.r(), f); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "diff."+s.name+"."+string(f)+".golden", buf.Bytes())
@@ -149,10 +150,10 @@ func TestGoldenSynth(t *testing.T) {
 	}
 }
 
-func renderDiff(t *testing.T, r *diff.Result, f Format, o Options) string {
+func renderDiff(t *testing.T, r *diff.Result, f render.Format, o render.Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Write(&buf, DiffReport(r), f, o); err != nil {
+	if err := render.Write(&buf, Diff(r), f, o); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -174,7 +175,7 @@ func TestHeadlines(t *testing.T) {
 		{heapSynth(), []string{"Total inuse_space: 12 MiB → 15 MiB (+3 MiB)", "+3 MiB (doubled)", "25.00% · 3 MiB"}, []string{"wait/synchronization", " s/s", "threads"}},
 	}
 	for _, c := range cases {
-		out := renderDiff(t, c.r, Table, Options{})
+		out := renderDiff(t, c.r, render.Table, render.Options{})
 		for _, w := range c.want {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s: no %q in\n%s", c.r.Kind, w, out)
@@ -191,14 +192,14 @@ func TestHeadlines(t *testing.T) {
 // A peek section lists the frame's callers and callees in the same units,
 // as rows of the table and as CSV records naming the peeked frame.
 func TestPeek(t *testing.T) {
-	out := renderDiff(t, mutexSynth(), Table, Options{})
+	out := renderDiff(t, mutexSynth(), render.Table, render.Options{})
 	for _, w := range []string{"peek sync.(*Mutex).Unlock: 23 ms · 2.3 ms/s → 34.2 s · 3.42 s/s (+3.42 s/s) inclusive",
 		"│ caller │ main.main.func1", "│ callee │ internal/sync.(*Mutex).unlockSlow"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("no %q in\n%s", w, out)
 		}
 	}
-	csv := renderDiff(t, mutexSynth(), CSV, Options{})
+	csv := renderDiff(t, mutexSynth(), render.CSV, render.Options{})
 	for _, w := range []string{"\npeek,sync.(*Mutex).Unlock,,,,,23000000,34200000000,0.0023,3.42,nanoseconds,s/s,,false,\n",
 		"\npeek-callee,internal/sync.(*Mutex).unlockSlow,,,,,1000000,2000000000,0.0001,0.2,nanoseconds,s/s,,false,sync.(*Mutex).Unlock\n"} {
 		if !strings.Contains(csv, w) {
@@ -232,15 +233,15 @@ func topSynth() *diff.TopResult {
 }
 
 func TestGoldenTopSynth(t *testing.T) {
-	for _, f := range []Format{Table, Markdown, CSV} {
+	for _, f := range []render.Format{render.Table, render.Markdown, render.CSV} {
 		var buf bytes.Buffer
-		if err := Top(&buf, topSynth(), f); err != nil {
+		if err := topTo(&buf, topSynth(), f); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, "top.mutex-synth.normalize-rate."+string(f)+".golden", buf.Bytes())
 	}
 	var buf bytes.Buffer
-	if err := Top(&buf, topSynth(), Table); err != nil {
+	if err := topTo(&buf, topSynth(), render.Table); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"Contention delay: 34.2 s · 3.42 s/s", "97.00% · 3.32 s/s", "│ caller │ main.main.func1", "1 s · 100 ms/s"} {

@@ -1,4 +1,4 @@
-package render
+package present
 
 import (
 	"github.com/profdiff/profdiff/diff"
@@ -27,7 +27,7 @@ func bucketCharts(r *diff.Result) []report.Block {
 		rate[0].Points = append(rate[0].Points, report.Point{Label: name, Y: *b.BaseRate})
 		rate[1].Points = append(rate[1].Points, report.Point{Label: name, Y: *b.NewRate})
 	}
-	blocks := []report.Block{bucketChart("Buckets by share", "share of each side's total", ShareUnit, share[:],
+	blocks := []report.Block{bucketChart("Buckets by share", "share of each side's total", report.ShareUnit, share[:],
 		"Each bar is the bucket's share of its side's total (all buckets sum to 100% per side).")}
 	if rated {
 		blocks = append(blocks, bucketChart("Buckets by rate", r.RateUnit, r.RateUnit, rate[:],
@@ -54,7 +54,7 @@ func topBucketCharts(t *diff.TopResult) []report.Block {
 		}
 		rate.Points = append(rate.Points, report.Point{Label: name, Y: *b.Rate})
 	}
-	blocks := []report.Block{bucketChart("Buckets by share", "share of the total", ShareUnit, []report.Series{share},
+	blocks := []report.Block{bucketChart("Buckets by share", "share of the total", report.ShareUnit, []report.Series{share},
 		"Each bar is the bucket's share of the profile's total.")}
 	if rated {
 		blocks = append(blocks, bucketChart("Buckets by rate", t.RateUnit, t.RateUnit, []report.Series{rate},

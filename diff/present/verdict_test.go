@@ -1,10 +1,12 @@
-package render
+package present
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -17,7 +19,7 @@ func TestDiffVerdictSeed(t *testing.T) {
 	if v == nil || v.Tone != report.ToneGrowth {
 		t.Fatalf("verdict %+v, want one of growth", v)
 	}
-	text := renderDiff(t, r, Table, Options{Width: 400})
+	text := renderDiff(t, r, render.Table, render.Options{Width: 400})
 	want := []string{
 		"Verdict: lock-contention grew from 1.78% to 6.46% (4x share).",
 		"Led by System.Threading.LowLevelLock.WaitAndAcquire (+4.59pp), called from System.Threading.LowLevelLock.Acquire (+4.59pp).",
@@ -29,12 +31,12 @@ func TestDiffVerdictSeed(t *testing.T) {
 	if !strings.HasPrefix(text, strings.Join(want, "\n")) {
 		t.Errorf("text starts\n%s\nwant\n%s", text[:min(len(text), 600)], strings.Join(want, "\n"))
 	}
-	md := renderDiff(t, r, Markdown, Options{})
+	md := renderDiff(t, r, render.Markdown, render.Options{})
 	if !strings.HasPrefix(md, "**Verdict:** `lock-contention` grew from 1.78% to 6.46% (4x share).\nLed by `System.Threading.LowLevelLock.WaitAndAcquire` (+4.59pp)") {
 		t.Errorf("markdown starts\n%s", md[:min(len(md), 400)])
 	}
-	for _, f := range []Format{CSV, JSON} {
-		if out := renderDiff(t, r, f, Options{}); strings.Contains(out, "Verdict:") {
+	for _, f := range []render.Format{render.CSV, render.JSON} {
+		if out := renderDiff(t, r, f, render.Options{}); strings.Contains(out, "Verdict:") {
 			t.Errorf("%s carries the verdict paragraph", f)
 		}
 	}
@@ -51,14 +53,14 @@ func TestDiffVerdictRates(t *testing.T) {
 		Principal: &diff.VerdictChange{Bucket: diff.LockContention, VerdictSize: diff.VerdictSize{Base: 0.0027, New: 0.0486, Delta: 0.0459, Change: 0.298, Note: "26x", Values: v}},
 		Leaders:   []diff.VerdictFrame{{Name: "main.(*registry).acquire", Role: "caller", VerdictSize: diff.VerdictSize{Base: 0.002, New: 0.04, Delta: 0.038, Change: 0.29, Values: fv}}},
 	}}
-	got := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table)
+	got := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{})
 	want := "Verdict: lock-contention grew from 0.27% to 4.86% (12 ms/s → 310 ms/s, 26x rate).\nLed by callers main.(*registry).acquire (+290 ms/s).\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	r.Verdict.Principal.Bucket, r.Verdict.Grew = diff.CPU, false
 	r.Verdict.Leaders = nil
-	if v := diffVerdict(r); v.Tone != report.ToneNone || !strings.Contains(rendered(t, &report.Report{Verdict: v}, Table), "cpu fell from") {
+	if v := diffVerdict(r); v.Tone != report.ToneNone || !strings.Contains(write(t, &report.Report{Verdict: v}, render.Table, render.Options{}), "cpu fell from") {
 		t.Errorf("a cpu fall: %+v", v)
 	}
 }
@@ -66,7 +68,7 @@ func TestDiffVerdictRates(t *testing.T) {
 // Nothing changed: one short sentence (and the caveats).
 func TestDiffVerdictNoChange(t *testing.T) {
 	r := &diff.Result{Verdict: &diff.Verdict{NoChange: true}}
-	if got := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table); got != "Verdict: No change beyond noise.\n" {
+	if got := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}); got != "Verdict: No change beyond noise.\n" {
 		t.Errorf("got %q", got)
 	}
 	if diffVerdict(&diff.Result{}) != nil {
@@ -81,12 +83,45 @@ func TestDiffVerdictDelay(t *testing.T) {
 	v.BaseRate, v.NewRate = ptr(0.00135), ptr(0.224)
 	r := &diff.Result{Analysis: diff.Analysis{Meaning: diff.MeaningDelay}, Verdict: &diff.Verdict{Measure: diff.NormalizeRate, Grew: true,
 		Principal: &diff.VerdictChange{Bucket: diff.LockContention, VerdictSize: diff.VerdictSize{Base: 1, New: 1, Change: 0.222, Note: "166x", Values: v}}}}
-	if got, want := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table), "Verdict: lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate).\n"; got != want {
+	if got, want := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}), "Verdict: lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate).\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	r.Verdict.Measure = diff.NormalizeValue
 	r.Verdict.Principal.BaseRate, r.Verdict.Principal.NewRate = nil, nil
-	if got, want := rendered(t, &report.Report{Verdict: diffVerdict(r)}, Table), "Verdict: lock-contention grew from 1.56 ms to 228 ms (166x value).\n"; got != want {
+	if got, want := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}), "Verdict: lock-contention grew from 1.56 ms to 228 ms (166x value).\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// The JSON's verdict summary is the paragraph the text formats open with,
+// word for word: the terminal's verdict sentences without "Verdict:" and
+// line breaks. The result itself is left as it is.
+func TestVerdictSummaryIsTheParagraph(t *testing.T) {
+	results := map[string]*diff.Result{
+		"seed": dotnetResult(t, diff.Options{}),
+		"no change": {Verdict: &diff.Verdict{NoChange: true, Measure: diff.NormalizeShare,
+			Caveats: []diff.Caveat{{Code: diff.CaveatFewSamples, Text: "few samples (base 12, new 14)"}}}},
+	}
+	for name, r := range results {
+		text := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{})
+		want := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(text, "Verdict: "), "\n"), "\n", " ")
+		for _, p := range []report.Parts{report.PartJSON, report.PartBlocks} {
+			var doc struct {
+				Verdict struct{ Summary string }
+			}
+			if err := json.Unmarshal([]byte(write(t, DiffFor(r, p), render.JSON, render.Options{})), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Verdict.Summary != want {
+				t.Errorf("%s: summary %q, want %q", name, doc.Verdict.Summary, want)
+			}
+		}
+		if r.Verdict.Summary != "" {
+			t.Errorf("%s: writing the JSON changed the result's verdict: %q", name, r.Verdict.Summary)
+		}
+	}
+	if got := results["no change"]; !strings.Contains(write(t, DiffFor(got, report.PartJSON), render.JSON, render.Options{}),
+		`"summary": "No change beyond noise. Caveat: few samples (base 12, new 14)."`) {
+		t.Error("no change: the summary is not the sentence and its caveat")
 	}
 }

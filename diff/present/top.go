@@ -1,29 +1,29 @@
-package render
+package present
 
 import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
-// TopReport is the report of one side's top listing: a summary, the bucket
-// table, the scheduler-latency line, the method table and a section per
-// peeked frame. Shares sit beside rates where the duration is known; the
-// value column is in the profile's unit.
-func TopReport(res *diff.TopResult) *report.Report { return buildTopReport(res, false) }
+// Top is the report of one side's top listing: a summary, the bucket
+// table (and in HTML its bars), the kept-apart lines, the flame graph when
+// res holds a call tree, the method table and a section per peeked frame.
+// Shares sit beside rates where the duration is known; the value column is
+// in the profile's unit. JSON is res itself.
+func Top(res *diff.TopResult) *report.Report { return buildTopReport(res, false) }
 
-// TopReportFor is TopReport holding only what format f writes, as
-// DiffReportFor is DiffReport.
-func TopReportFor(res *diff.TopResult, f Format) *report.Report {
-	switch f {
-	case JSON:
-		return &report.Report{JSON: res}
-	case CSV:
+// TopFor is Top holding only the parts p of it, as DiffFor is Diff.
+func TopFor(res *diff.TopResult, p report.Parts) *report.Report {
+	switch {
+	case p&(report.PartBlocks|report.PartRecords) == 0:
+		return &report.Report{JSON: topJSON{res}}
+	case p&report.PartBlocks == 0:
 		return buildTopReport(res, true)
 	}
-	return TopReport(res)
+	return Top(res)
 }
 
-// buildTopReport is TopReport; recordsOnly leaves the method table empty.
+// buildTopReport is Top; recordsOnly leaves the method table empty.
 func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 	t := topView{res}
 	share := "share"
@@ -54,7 +54,7 @@ func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 	for _, m := range t.Methods {
 		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
 		if !recordsOnly {
-			methods.Rows = append(methods.Rows, []report.Cell{report.Code(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
+			methods.Rows = append(methods.Rows, []report.Cell{Name(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
 		}
 	}
 	if f := topFlame(res); f != nil {
@@ -66,17 +66,17 @@ func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
 		add("peek", p.Name, "", report.None(""), report.ExactNum(p.BaseValue), p.BaseRate, "")
 		for _, part := range peekParts(p) {
 			for _, e := range part.edges {
-				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), report.Code(e.Name), t.valueRate(e.BaseValue, e.BaseRate)})
+				pt.Rows = append(pt.Rows, []report.Cell{report.Text(part.role), Name(e.Name), t.valueRate(e.BaseValue, e.BaseRate)})
 				add("peek-"+part.role, e.Name, "", report.None(""), report.ExactNum(e.BaseValue), e.BaseRate, p.Name)
 			}
 			pt.Rows = append(pt.Rows, part.more(len(pt.Columns))...)
 		}
-		head := report.Cat(report.Code(p.Name), ": ", t.valueRate(p.BaseValue, p.BaseRate), " inclusive")
+		head := report.Cat(Name(p.Name), ": ", t.valueRate(p.BaseValue, p.BaseRate), " inclusive")
 		blocks = append(blocks, report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Peek ", head)},
 			report.Heading{Only: report.Terminal, Line: report.Cat("peek ", head)}, pt)
 	}
 	blocks = append(blocks, peeksOmitted(t.PeekOmitted)...)
-	return &report.Report{Blocks: blocks, Records: records, JSON: res}
+	return &report.Report{Blocks: blocks, Records: records, JSON: topJSON{res}}
 }
 
 // rateRecord is a rate as a CSV field: empty when unknown.

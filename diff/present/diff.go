@@ -1,47 +1,37 @@
-package render
+package present
 
 import (
-	"io"
-
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
-// Diff writes r in format f.
-func Diff(w io.Writer, r *diff.Result, f Format) error { return Report(w, DiffReportFor(r, f), f) }
-
-// Top writes t in format f.
-func Top(w io.Writer, t *diff.TopResult, f Format) error { return Report(w, TopReportFor(t, f), f) }
-
-// Rules writes the rule table: runtime, bucket, strength, pattern, note
-// (and in CSV and JSON the file each rule came from).
-func Rules(w io.Writer, rules []*diff.Rule, f Format) error { return Report(w, RulesReport(rules), f) }
-
 // delta is a delta shown without a noise mark or note.
 func delta(d float64) report.Cell { return report.Delta(d, false, "") }
 
-// DiffReport is the report of a diff: a summary, the bucket table, the
-// scheduler-latency line, the method table, a footnote on noise and a
-// section per peeked frame; CSV has one record per bucket, scheduler
-// latency, method and peek row.
-func DiffReport(r *diff.Result) *report.Report { return buildDiffReport(r, false) }
+// Diff is the report of a diff: the verdict, a summary, the bucket table
+// (and in HTML its bars), the scheduler-latency and native-or-blocked
+// lines, the flame graph when r holds a call tree, the method table, a
+// footnote on noise and a section per peeked frame; CSV has one record per
+// bucket, kept-apart line, method and peek row; JSON is r itself.
+func Diff(r *diff.Result) *report.Report { return buildDiffReport(r, false) }
 
-// DiffReportFor is DiffReport holding only what format f writes. JSON
-// marshals the result itself, so its report holds nothing else; CSV
-// writes the records, so its report holds no method table. Building the
-// cells of every method's row (a data format holds them all: 12,600 rows
-// on the 200k-stack pair) took longer than writing them.
-func DiffReportFor(r *diff.Result, f Format) *report.Report {
-	switch f {
-	case JSON:
-		return &report.Report{JSON: r, Warnings: r.Warnings}
-	case CSV:
+// DiffFor is Diff holding only the parts p of it (a format's
+// render.Format.Parts). JSON marshals the result itself, so a report of
+// that part alone holds nothing else; CSV writes the records, so a report
+// of the records holds no method table. Building the cells of every
+// method's row (a data format holds them all: 12,600 rows on the
+// 200k-stack pair) took longer than writing them.
+func DiffFor(r *diff.Result, p report.Parts) *report.Report {
+	switch {
+	case p&(report.PartBlocks|report.PartRecords) == 0:
+		return &report.Report{JSON: resultJSON{r}, Warnings: r.Warnings, Verdict: diffVerdict(r)}
+	case p&report.PartBlocks == 0:
 		return buildDiffReport(r, true)
 	}
-	return DiffReport(r)
+	return Diff(r)
 }
 
-// buildDiffReport is DiffReport; recordsOnly leaves the method table empty.
+// buildDiffReport is Diff; recordsOnly leaves the method table empty.
 func buildDiffReport(r *diff.Result, recordsOnly bool) *report.Report {
 	d := &diffReport{r: r, recordsOnly: recordsOnly, records: &report.Table{Columns: report.Cols(append(append([]string{"section", "name", "bucket", "base", "new", "delta"},
 		valueColumns...), "note", "noisy", "peek")...)}}
@@ -64,7 +54,7 @@ func buildDiffReport(r *diff.Result, recordsOnly bool) *report.Report {
 		blocks = append(blocks, report.Para{Lines: []report.Line{report.Cat("~ marks a delta within two standard errors of sampling noise.")}})
 	}
 	blocks = append(blocks, d.peeks()...)
-	return &report.Report{Blocks: blocks, Records: d.records, JSON: r, Warnings: r.Warnings, Verdict: diffVerdict(r)}
+	return &report.Report{Blocks: blocks, Records: d.records, JSON: resultJSON{r}, Warnings: r.Warnings, Verdict: diffVerdict(r)}
 }
 
 // diffReport builds a diff's tables and the CSV records beside them.
@@ -108,7 +98,7 @@ func (d *diffReport) methods() *report.Table {
 		if d.recordsOnly {
 			continue
 		}
-		name := report.Code(m.Name)
+		name := Name(m.Name)
 		if m.Base == 0 && m.New > 0 {
 			name = name.WithTone(report.ToneNew)
 		}
@@ -118,4 +108,39 @@ func (d *diffReport) methods() *report.Table {
 	}
 	unitInHeader(t, d.r.RateUnit, 1, 2, 3)
 	return t
+}
+
+// resultJSON is a diff's JSON value: the result itself (its fields
+// promoted, so it encodes as the result does), whose method rows the json
+// format writes one at a time and whose verdict summary it fills from the
+// report's verdict paragraph.
+type resultJSON struct{ *diff.Result }
+
+// WithSummary is the result with its verdict's summary set to the
+// verdict's sentences (a copy: the result is left as it is).
+func (j resultJSON) WithSummary(sentences string) any {
+	if j.Verdict == nil {
+		return j
+	}
+	r, v := *j.Result, *j.Verdict
+	v.Summary = sentences
+	r.Verdict = &v
+	return resultJSON{&r}
+}
+
+// JSONRows is the result without its method rows, and the rows.
+func (j resultJSON) JSONRows() (any, string, int, func(int) any) {
+	s := *j.Result
+	s.Methods = []diff.MethodRow{}
+	return &s, "methods", len(j.Methods), func(i int) any { return &j.Methods[i] }
+}
+
+// topJSON is a top listing's JSON value (see resultJSON).
+type topJSON struct{ *diff.TopResult }
+
+// JSONRows is the listing without its method rows, and the rows.
+func (j topJSON) JSONRows() (any, string, int, func(int) any) {
+	s := *j.TopResult
+	s.Methods = []diff.TopMethod{}
+	return &s, "methods", len(j.Methods), func(i int) any { return &j.Methods[i] }
 }

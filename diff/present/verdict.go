@@ -1,8 +1,9 @@
-package render
+package present
 
 import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // verdictNames is how many deciders and callers the paragraph names (the
@@ -74,7 +75,7 @@ func principalLine(v *diff.Verdict, m diff.Meaning) report.Line {
 		paren = report.Cat(report.Amount(p.BaseValue, p.Unit), " → ", report.Amount(p.NewValue, p.Unit))
 	}
 	l := report.Cat(report.Code(p.Bucket.String()), verb(v), " from ", from, " to ", to)
-	if note := ratioPhrase(v.Measure, p.Note); note != "" {
+	if note := units.InMeasure(p.Note, string(v.Measure)); note != "" {
 		if paren != nil {
 			paren = append(paren, report.Text(", "))
 		}
@@ -84,16 +85,6 @@ func principalLine(v *diff.Verdict, m diff.Meaning) report.Line {
 		l = append(append(append(l, report.Text(" (")), paren...), report.Text(")"))
 	}
 	return append(l, report.Text("."))
-}
-
-// ratioPhrase is a ratio note with its measure ("4x share"), as the
-// method rows say it.
-func ratioPhrase(n diff.Normalize, note string) string {
-	switch note {
-	case "", "new", "gone":
-		return note
-	}
-	return note + " " + string(n)
 }
 
 // leadersLine is "Led by `Decider` (+4.59pp), called from `Caller`
@@ -110,7 +101,7 @@ func leadersLine(v *diff.Verdict) report.Line {
 		}
 		d := change(v.Measure, f.Delta, f.Values, false, "")
 		d.Tone = report.ToneNone
-		*l = append(*l, report.Cat(report.Code(f.Name), " (", d, ")"))
+		*l = append(*l, report.Cat(Name(f.Name), " (", d, ")"))
 	}
 	var out report.Line
 	if dec != nil {
@@ -156,7 +147,7 @@ func alsoLine(v *diff.Verdict) report.Line {
 		l = append(l, report.Code(c.Bucket.String()), report.Text(" "), report.Share(c.Base), report.Text(" → "), report.Share(c.New))
 		if c.BaseRate != nil && c.NewRate != nil {
 			l = append(l, report.Text(" ("), report.Amount(*c.BaseRate, c.RateUnit), report.Text(" → "), report.Amount(*c.NewRate, c.RateUnit), report.Text(")"))
-		} else if note := ratioPhrase(v.Measure, c.Note); note != "" {
+		} else if note := units.InMeasure(c.Note, string(v.Measure)); note != "" {
 			l = append(l, report.Text(" ("+note+")"))
 		}
 		l = append(l, alsoLeaders(c.Leaders)...)
@@ -178,7 +169,7 @@ func alsoLeaders(fs []diff.VerdictFrame) report.Line {
 			if role == "caller" {
 				word = ", called from "
 			}
-			l = append(l, report.Text(word), report.Code(f.Name))
+			l = append(l, report.Text(word), Name(f.Name))
 			break
 		}
 	}

@@ -1,4 +1,4 @@
-package render
+package present
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/gotrace"
 )
@@ -57,9 +58,9 @@ func TestGoldenTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := a.Diff()
-	for _, f := range Tables {
+	for _, f := range render.Tables {
 		var buf bytes.Buffer
-		if err := Diff(&buf, r, f); err != nil {
+		if err := diffTo(&buf, r, f); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, "diff.trace-synth."+string(f)+".golden", buf.Bytes())
@@ -69,9 +70,9 @@ func TestGoldenTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	top := a.Top()
-	for _, f := range Tables {
+	for _, f := range render.Tables {
 		var buf bytes.Buffer
-		if err := Top(&buf, top, f); err != nil {
+		if err := topTo(&buf, top, f); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, "top.trace-synth."+string(f)+".golden", buf.Bytes())

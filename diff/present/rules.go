@@ -1,14 +1,15 @@
-package render
+package present
 
 import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
-// RulesReport is the rule table; CSV and JSON add each rule's source. In
-// a narrow terminal, patterns and notes wrap rather than being elided:
-// every character of a pattern matters.
-func RulesReport(rules []*diff.Rule) *report.Report {
+// Rules is the rule table (runtime, bucket, strength, pattern, note); CSV
+// and JSON add the file each rule came from. In a narrow terminal,
+// patterns and notes wrap rather than being elided: every character of a
+// pattern matters.
+func Rules(rules []*diff.Rule) *report.Report {
 	type row struct {
 		Runtime  string `json:"runtime"`
 		Bucket   string `json:"bucket"`

@@ -1,10 +1,11 @@
-package render
+package present
 
 import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/units"
 )
 
 // diffSummary is the head of a diff: in Markdown a heading, the headline
@@ -121,7 +122,7 @@ func syncTitle(m diff.Meaning) string {
 // off-CPU delay for other delay in time, else the sample type's name
 // ("Total inuse_space").
 func totalTitle(a diff.Analysis, unit string, buckets []diff.BucketRow) string {
-	if meaning(a) == diff.MeaningDelay && scales[unit].zero == "0 s" {
+	if meaning(a) == diff.MeaningDelay && units.Seconds(unit) > 0 {
 		var used []diff.Bucket
 		for _, b := range buckets {
 			if b.Base > 0 || b.New > 0 {
@@ -229,7 +230,7 @@ func kindPhrase[K ~string](k K) string {
 func topSummary(t *diff.TopResult) []report.Block {
 	sources := report.List(t.Sources, report.Text)
 	total := report.Amount(t.Total, t.Unit)
-	if _, scaled := scales[t.Unit]; !scaled {
+	if !units.Scaled(t.Unit) {
 		total = report.Num(t.Total).WithUnit(t.Unit) // "10000 count": the unit says what was counted
 	}
 	facts := report.Cat(report.Int(t.Samples), " samples, total ", total)
