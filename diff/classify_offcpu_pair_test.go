@@ -149,7 +149,7 @@ func TestOffCPUPairLockContention(t *testing.T) {
 	if v := r.Verdict; v == nil || v.Principal == nil || v.Principal.Bucket != LockContention || !v.Grew {
 		t.Errorf("verdict %+v, want lock-contention growth as principal", v)
 	} else {
-		t.Logf("verdict: %s", v.Summary)
+		t.Logf("verdict: %+v", v.Principal)
 	}
 }
 
