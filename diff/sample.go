@@ -359,7 +359,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, rec *pull
 
 // framesPacked is frames (no spellings, rules resolved) for the
 // location ids packed at data[p:], the whole of data the field: each is
-// read (pull.NextID), checked as the pull reader checks ids, and
+// read (pull.Varint3), checked as the pull reader checks ids, and
 // resolved, so the resolver's loads of one frame overlap the reading of
 // the next. It fails where an id is no location's or a varint does not
 // end within the field, having resolved the ids before it.
@@ -369,9 +369,15 @@ func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byt
 	n1 := d.DenseLocations()
 	one, mfr := r.one, r.a.mfr
 	for p < e {
-		id, q, ok := pull.NextID(data, p)
-		if !ok {
-			return stack, frames, errBadIDs
+		// The id's varint: three bytes at most inline (pull.Varint3),
+		// else the reader's loop.
+		id, q := pull.Varint3(data, p)
+		if q == p {
+			v, q2, ok := pull.VarintSlow(data, p)
+			if !ok {
+				return stack, frames, errBadIDs
+			}
+			id, q = v, q2
 		}
 		p = q
 		if n1 > 0 {
@@ -421,9 +427,13 @@ var errBadIDs = errors.New("bad varint in a sample's location ids")
 func (r *locResolver) checkPacked(data []byte, p int) error {
 	n1 := r.src.DenseLocations()
 	for p < len(data) {
-		id, q, ok := pull.NextID(data, p)
-		if !ok {
-			return errBadIDs
+		id, q := pull.Varint3(data, p)
+		if q == p {
+			v, q2, ok := pull.VarintSlow(data, p)
+			if !ok {
+				return errBadIDs
+			}
+			id, q = v, q2
 		}
 		p = q
 		if n1 > 0 && id-1 >= n1 || n1 == 0 && !r.src.HasLocation(id) {

@@ -50,7 +50,7 @@ const DefaultMarkEvery = 4096
 type Options struct {
 	// IDsInWalk leaves the samples' packed location ids out of Open's
 	// checks (unless they need them), for the caller's walk to check as
-	// it reads them (Record.Packed, NextID): one pass less over the
+	// it reads them (Record.Packed, Varint3): one pass less over the
 	// samples. A profile whose ids pprof refuses then fails that walk;
 	// IDsLater says the check is left, CheckLaterIDs runs it.
 	IDsInWalk bool
@@ -75,7 +75,7 @@ type Record struct {
 	IDs []uint64
 	// Packed, when not nil, holds the sample's location ids still packed
 	// (a Reader made with fuse): Packed[PackedAt:] is the whole field.
-	// NextID reads them one at a time; the caller checks each with
+	// Varint3 (VarintSlow past three bytes) reads them one at a time; the caller checks each with
 	// File.HasLocation (DenseLocations for ids 1..n), as Open left them
 	// unchecked only with Options.IDsInWalk.
 	Packed   []byte
@@ -111,17 +111,6 @@ func (r *Record) Has(key string) bool {
 		}
 	}
 	return false
-}
-
-// NextID reads the packed location id at data[p:], data a packed field
-// of them (Record.Packed): q is past it, ok false for a varint that does
-// not end within the field. Ids of up to three bytes (every id of a
-// profile under two million locations) are read inline.
-func NextID(data []byte, p int) (id uint64, q int, ok bool) {
-	if id, q = varint3(data, p); q != p {
-		return id, q, true
-	}
-	return uvarintSlow(data, p)
 }
 
 // Reader reads the sample records of a File in a range of its data.

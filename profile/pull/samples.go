@@ -33,7 +33,7 @@ const (
 	readIDs  // keepIDs, for a Reader
 	// fuseIDs is readIDs, but a sample's ids in one packed field too
 	// long to hold a single id are left unread (Record.Packed), for the
-	// caller to read and check as it resolves them (NextID): one pass
+	// caller to read and check as it resolves them (Varint3, VarintSlow): one pass
 	// over them, not two. Only for a profile without profiler frames
 	// (profiler reads the ids).
 	fuseIDs
@@ -120,7 +120,7 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 // readIDs reads the packed location ids at data[s:], checking that each
 // is a location's (CheckValid: "sample has nil location"), and keeps them
 // in the record's IDs when keep. Ids of up to three bytes are read inline
-// (varint3); ids 1..n, as every pprof writer numbers them, are
+// (Varint3); ids 1..n, as every pprof writer numbers them, are
 // checked without a lookup.
 func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
 	e := len(data) // the field's end: a varint may not run past it, as pprof reads it
@@ -131,11 +131,11 @@ func (r *sampleReader) readIDs(data []byte, s int, keep bool) error {
 		ids = slices.Grow(ids, e-s) // at most one id a byte
 	}
 	for p := s; p < e; {
-		u, q := varint3(data, p)
+		u, q := Varint3(data, p)
 		if q != p {
 			p = q
 		} else {
-			v, q, ok := uvarintSlow(data, p)
+			v, q, ok := VarintSlow(data, p)
 			if !ok {
 				return decodeErr(p, "bad varint in a sample's location ids")
 			}

@@ -52,15 +52,17 @@ func uvarint(data []byte, i int) (uint64, int, bool) {
 			return uint64(b0&0x7f) | uint64(b1&0x7f)<<7 | uint64(b2)<<14, i + 3, true
 		}
 	}
-	return uvarintSlow(data, i)
+	return VarintSlow(data, i)
 }
 
-// uvarintSlow is uvarint's loop. It is not inlined: the id loops that
+// VarintSlow reads any varint at data[i:], as uvarint does: the loop for
+// one Varint3 leaves (past three bytes, or at a field's end). It is not
+// inlined: the id loops that
 // call it for the rare long varint keep their registers for the common
 // path (framesPacked spilled a dozen values a frame with it inlined).
 //
 //go:noinline
-func uvarintSlow(data []byte, i int) (uint64, int, bool) {
+func VarintSlow(data []byte, i int) (uint64, int, bool) {
 	var u uint64
 	for k := 0; k < 10; k++ {
 		if i+k >= len(data) {
@@ -104,7 +106,7 @@ func next(data []byte, pos *int, end int, f *wireField) error {
 		f.u = binary.LittleEndian.Uint64(d[p:])
 		p += 8
 	case 2:
-		n, q := varint3(d, p)
+		n, q := Varint3(d, p)
 		if q == p {
 			var ok bool
 			if n, q, ok = uvarint(d, p); !ok {
@@ -158,13 +160,13 @@ func (f *wireField) varints(data []byte, at int, fn func(uint64)) error {
 	return decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
 }
 
-// varint3 reads the varint at data[p:] when it has at most three bytes
+// Varint3 reads the varint at data[p:] when it has at most three bytes
 // and data holds four from p (every location id of a profile of under
 // two million locations, but one at a field's very end): q is past it,
-// or p when it is not read, for uvarintSlow to read. Small enough to be
+// or p when it is not read, for VarintSlow to read. Small enough to be
 // inlined in the id loops (sampleReader.readIDs, framesPacked), where
 // uvarint is not.
-func varint3(data []byte, p int) (u uint64, q int) {
+func Varint3(data []byte, p int) (u uint64, q int) {
 	if p+4 > len(data) {
 		return 0, p
 	}

@@ -5,14 +5,14 @@ import (
 	"testing"
 )
 
-// varint3 reads what uvarint reads for every varint of one to three
+// Varint3 reads what uvarint reads for every varint of one to three
 // bytes with at least four bytes from its start, and leaves the rest
 // (longer varints, fewer bytes left, a run of continuation bytes) to
-// uvarintSlow by returning its start.
+// VarintSlow by returning its start.
 func TestVarint3(t *testing.T) {
 	check := func(data []byte, p int) {
 		t.Helper()
-		u, q := varint3(data, p)
+		u, q := Varint3(data, p)
 		wu, wq, ok := uvarint(data, p)
 		switch {
 		case q == p:
@@ -36,7 +36,7 @@ func TestVarint3(t *testing.T) {
 	for _, data := range [][]byte{{0x80, 0x80, 0x80, 0x01}, {0xff, 0xff, 0xff, 0xff, 0x0f}, {0x80, 0x80, 0x80}, {}} {
 		check(data, 0)
 	}
-	if u, q := varint3([]byte{0xac, 0x02, 0, 0}, 0); u != 300 || q != 2 {
+	if u, q := Varint3([]byte{0xac, 0x02, 0, 0}, 0); u != 300 || q != 2 {
 		t.Errorf("0xac 0x02: %d, next at %d; want 300, 2", u, q)
 	}
 }
