@@ -84,18 +84,25 @@
 // sides means for the numbers: kinds, periods, durations, thread counts,
 // sample counts (RecordsRatio), producers (formats) and, for mutex
 // profiles, Go versions on either side of Go 1.22 (golang/go#61015).
-// # One stream, many consumers
 //
-// Analyzer.Add walks a profile once and turns each sample into a Sample:
-// its value and count, bucket, scheduler-latency flag, method stack (leaf
-// first), the frame that decided the bucket, and on demand the leaf and the
-// program's own caller. The Analyzer's own tables consume it (per method,
-// per bucket, and per profile as ProfileStats, from which the merged sides
-// are summed), and so does any function registered with OnSample: the gate
-// (package diff/gate) reads its per-profile observations and method checks
-// from the same stream, and Options.CallTree builds a merged call tree of
-// both sides for flame graphs. Diff and Top are pure and may be called
-// again.
+// # One classification, many sums
+//
+// Analyzer.Add reads a profile's records once (package profile/pull: a
+// pprof protobuf's records straight from its bytes, any other profile's
+// through pull.FromProfile) and turns each into a Sample: its value and
+// count, bucket, scheduler-latency flag, method stack (leaf first), the
+// frame that decided the bucket, and on demand the leaf and the program's
+// own caller. The classification is a pure function of the record and its
+// profile's facts (kind, format, runtime): whatever walk meets a record,
+// and however the records are split among parallel walks, it is decided
+// the same. What reads the Samples only adds: the Analyzer's tables (per
+// method, per bucket, and per profile as ProfileStats, from which the
+// merged sides are summed), the verdict's tallies, Options.Peek's table
+// and Options.CallTree's merged call tree of both sides for flame graphs
+// are summed per walk and merged by addition. A function registered with
+// OnSample reads the Samples in order, serially: the gate (package
+// diff/gate) reads its per-profile observations and method checks so.
+// Diff and Top are pure and may be called again.
 //
 // The package computes; it never prints, exits, formats a number or names
 // command-line flags: package diff/present turns results into reports
