@@ -35,7 +35,7 @@ const (
 	frSysModule             // the frame's module is a system library's (frame.sys): set per frame, never memoized
 )
 
-func (rs *RuleSet) frameRule(normalized string, k profile.Kind) frameRule {
+func ruleOf(rs *RuleSet, normalized string, k profile.Kind) frameRule {
 	fr := frameRule{flags: frKnown | flagIf(strings.HasPrefix(normalized, "runtime.asyncPreempt"), frPreempt) |
 		flagIf(len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']', frSynthetic)}
 	if r := rs.Match(normalized, k); r != nil {
@@ -276,10 +276,10 @@ func external(frames []frameRule) bool {
 // returns the bucket and the index of the deciding frame. It is the
 // classifier the diff engine uses, for callers that hold names rather than
 // profiles (tests, `profdiff rules --explain`).
-func (rs *RuleSet) ClassifyStack(stack []string, kind profile.Kind) (Bucket, int) {
+func ClassifyStack(rs *RuleSet, stack []string, kind profile.Kind) (Bucket, int) {
 	frames := make([]frameRule, len(stack))
 	for i, name := range stack {
-		frames[i] = rs.frameRule(symbolize.Normalize(name), kind)
+		frames[i] = ruleOf(rs, symbolize.Normalize(name), kind)
 	}
 	b, at, _ := classify(frames, kind)
 	return b, at

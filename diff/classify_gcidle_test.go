@@ -22,7 +22,7 @@ func TestIdleGCThreadsAreWait(t *testing.T) {
 		{[]string{"G1ParScanThreadState::trim_queue", "G1ParEvacuateFollowersClosure::do_void", "WorkerThread::run"}, GC},
 	}
 	for _, c := range cases {
-		if got, _ := rs.ClassifyStack(c.stack, profile.KindWall); got != c.want {
+		if got, _ := ClassifyStack(rs, c.stack, profile.KindWall); got != c.want {
 			t.Errorf("%v: %s, want %s", c.stack, got, c.want)
 		}
 	}
@@ -32,7 +32,7 @@ func TestIdleGCThreadsAreWait(t *testing.T) {
 // parca fgprof profile in the corpus); it waits, it does not compute.
 func TestSignalLoopIsWait(t *testing.T) {
 	stack := []string{"runtime.sigNoteSleep", "os/signal.signal_recv", "os/signal.loop", "runtime.goexit"}
-	if got, at := DefaultRules().ClassifyStack(stack, profile.KindWall); got != Wait || at != 0 {
+	if got, at := ClassifyStack(DefaultRules(), stack, profile.KindWall); got != Wait || at != 0 {
 		t.Errorf("signal loop: %s decided by frame %d, want wait by frame 0", got, at)
 	}
 }

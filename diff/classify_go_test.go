@@ -64,7 +64,7 @@ func classifiedSamples(t *testing.T, l *profile.Loaded) []probeSample {
 		for i, f := range buf {
 			names[i] = f.Name
 		}
-		b, at := rs.ClassifyStack(names, l.Kind)
+		b, at := ClassifyStack(rs, names, l.Kind)
 		out = append(out, probeSample{names: names, value: float64(smp.Value[idx]), bucket: b, decider: at})
 	}
 	return out
@@ -494,7 +494,7 @@ func runStackCases(t *testing.T, cases []stackCase) {
 		if kind == "" {
 			kind = profile.KindWall
 		}
-		b, at := rs.ClassifyStack(c.stack, kind)
+		b, at := ClassifyStack(rs, c.stack, kind)
 		decider := ""
 		if at >= 0 && at < len(c.stack) {
 			decider = c.stack[at]

@@ -51,7 +51,7 @@ func TestLibcWaitStacksAreNotCPU(t *testing.T) {
 		if _, ok := want[outer]; !ok {
 			continue
 		}
-		b, _ := rs.ClassifyStack(stack, profile.KindWall)
+		b, _ := ClassifyStack(rs, stack, profile.KindWall)
 		if got[outer] == nil {
 			got[outer] = map[Bucket]int{}
 		}
@@ -105,7 +105,7 @@ func checkStacks(t *testing.T, kind profile.Kind, cases []bucketCase) {
 	t.Helper()
 	rs := DefaultRules()
 	for _, c := range cases {
-		if got, at := rs.ClassifyStack(c.stack, kind); got != c.want {
+		if got, at := ClassifyStack(rs, c.stack, kind); got != c.want {
 			t.Errorf("%v: %s (decided by frame %d), want %s", c.stack, got, at, c.want)
 		}
 	}

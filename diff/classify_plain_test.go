@@ -33,7 +33,7 @@ func TestClassifyRunsOfPlainFrames(t *testing.T) {
 		{[]string{"EXT", "f", "sock"}, CPU, 1},   // f called sock, not native code
 		{[]string{"EXT", "f", "g", "EXT", "sock", "h"}, IO, 4},
 	} {
-		b, at := rs.ClassifyStack(c.stack, profile.KindCPU)
+		b, at := ClassifyStack(rs, c.stack, profile.KindCPU)
 		if b != c.want || at != c.at {
 			t.Errorf("%v: %s at %d, want %s at %d", c.stack, b, at, c.want, c.at)
 		}

@@ -468,7 +468,7 @@ func (a *Analyzer) useKind(k profile.Kind) {
 // the memo of that kind: useKind).
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
 	if !a.mfr[id].known() {
-		a.mfr[id] = a.rules.frameRule(a.methods[id].key, kind)
+		a.mfr[id] = ruleOf(a.rules, a.methods[id].key, kind)
 	}
 	return a.mfr[id]
 }

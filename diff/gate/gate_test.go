@@ -32,7 +32,7 @@ func golden(t *testing.T, name string, got []byte) {
 func TestSynthStacksClassify(t *testing.T) {
 	rs := diff.DefaultRules()
 	for b, st := range synthStacks {
-		if got, _ := rs.ClassifyStack(st, profile.KindWall); got != diff.Bucket(b) {
+		if got, _ := diff.ClassifyStack(rs, st, profile.KindWall); got != diff.Bucket(b) {
 			t.Errorf("stack %d classified %s, want %s", b, got, diff.Bucket(b))
 		}
 	}

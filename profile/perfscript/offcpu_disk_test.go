@@ -61,10 +61,10 @@ func TestOffCPUBlockDevice(t *testing.T) {
 		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || fb[0] != "io" {
 			t.Errorf("a switch-out in %s has fallback %v, want io (prev_state D): %s", names[at], fb, strings.Join(names, ";"))
 		}
-		if b, _ := rs.ClassifyStack(names, l.Kind); b != diff.IO {
+		if b, _ := diff.ClassifyStack(rs, names, l.Kind); b != diff.IO {
 			t.Errorf("%s, want io: %s", b, strings.Join(names, ";"))
 		}
-		if b, dec := rs.ClassifyStack(names[:at+1], l.Kind); b != diff.IO || dec != at {
+		if b, dec := diff.ClassifyStack(rs, names[:at+1], l.Kind); b != diff.IO || dec != at {
 			t.Errorf("the stack up to %s is %s (decided at %d), want io decided by it: %s", names[at], b, dec, strings.Join(names[:at+1], ";"))
 		}
 	}
@@ -106,7 +106,7 @@ func TestOffCPUVforkWait(t *testing.T) {
 		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || fb[0] != "io" {
 			t.Errorf("a vfork wait has fallback %v, want io (prev_state D)", fb)
 		}
-		if b, _ := rs.ClassifyStack(names, l.Kind); b != diff.Wait {
+		if b, _ := diff.ClassifyStack(rs, names, l.Kind); b != diff.Wait {
 			t.Errorf("%s, want wait: %s", b, strings.Join(names, ";"))
 		}
 	}

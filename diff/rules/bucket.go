@@ -1,4 +1,4 @@
-package diff
+package rules
 
 import "fmt"
 

@@ -1,4 +1,4 @@
-package diff
+package rules
 
 import (
 	"io/fs"
@@ -13,14 +13,14 @@ import (
 	"github.com/profdiff/profdiff/profile"
 )
 
-// FuzzRules: ParseRules on any rule file either fails with one line naming
+// FuzzRules: Parse on any rule file either fails with one line naming
 // the file (and the line) or returns rules that read back the same when
-// written out again; and RuleSet.Match, with its literal pre-filter, finds
+// written out again; and Set.Match, with its literal pre-filter, finds
 // what the unfiltered scan finds for the fuzzed frame name and for names
 // generated from each fuzzed pattern. Seeds:
 // the start of each built-in pack with a frame, and the manual's example.
 func FuzzRules(f *testing.F) {
-	files, err := fs.Glob(builtinFS, "rules/*.rules")
+	files, err := fs.Glob(builtinFS, "*.rules")
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no built-in packs: %v", err)
 	}
@@ -39,7 +39,7 @@ func FuzzRules(f *testing.F) {
 	}
 	f.Add("x\tcpu\tstrong,kind=block|trace,notleaf\t(?i)^a+b{2,3}$\tnote with  spaces\n", "AAbbb")
 	f.Fuzz(func(t *testing.T, text, frame string) {
-		rules, err := ParseRules("fuzz.rules", strings.NewReader(text))
+		rules, err := Parse("fuzz.rules", strings.NewReader(text))
 		if err != nil {
 			if msg := err.Error(); !strings.HasPrefix(msg, "fuzz.rules:") || strings.ContainsAny(msg, "\r\n") {
 				t.Fatalf("error %q is not one line naming the file", msg)
@@ -47,7 +47,7 @@ func FuzzRules(f *testing.F) {
 			return
 		}
 		checkRoundTrip(t, rules)
-		rs := &RuleSet{Rules: rules}
+		rs := &Set{Rules: rules}
 		names := []string{frame}
 		r := rand.New(rand.NewSource(int64(len(text))))
 		for _, rule := range rules {
@@ -80,7 +80,7 @@ func checkRoundTrip(t *testing.T, rules []*Rule) {
 	for _, r := range rules {
 		b.WriteString(strings.Join([]string{r.Runtime, r.BucketName(), r.Modifiers(), r.Pattern, r.Note}, "\t") + "\n")
 	}
-	back, err := ParseRules("again.rules", strings.NewReader(b.String()))
+	back, err := Parse("again.rules", strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatalf("rules written out do not read back: %v\n%s", err, b.String())
 	}

@@ -1,14 +1,12 @@
-package diff
+package rules
 
 import (
 	"bufio"
 	"embed"
 	"fmt"
 	"io"
-	"io/fs"
 	"regexp"
 	"regexp/syntax"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,17 +49,17 @@ type Rule struct {
 	Pattern  string                // RE2, matched against symbolize.Normalize(name)
 	Note     string                // why the rule exists
 	Source   string                // file:line the rule came from
-	syn      *syntax.Regexp        // Pattern parsed (ParseRules), for the literal pre-filter
-	re       func() *regexp.Regexp // Pattern compiled when first asked (ParseRules)
+	syn      *syntax.Regexp        // Pattern parsed (Parse), for the literal pre-filter
+	re       func() *regexp.Regexp // Pattern compiled when first asked (Parse)
 }
 
-// regexp returns the rule's compiled pattern. ParseRules compiles it when
+// regexp returns the rule's compiled pattern. Parse compiles it when
 // it is first asked for (sync.OnceValue: walks of several profiles may
 // ask at once): most rules' regexps never run, the literal pre-filter in
 // Match ruling them out for every name of a profile, and compiling the
 // built-in packs' 80 patterns up front would be most of a command's
-// start. ParseRules has parsed the pattern, and regexp.Compile fails only
-// where syntax.Parse does. A rule made by hand, without ParseRules,
+// start. Parse has parsed the pattern, and regexp.Compile fails only
+// where syntax.Parse does. A rule made by hand, without Parse,
 // compiles it at each call.
 func (r *Rule) regexp() *regexp.Regexp {
 	if r.re == nil {
@@ -110,10 +108,10 @@ func (r *Rule) appliesTo(k profile.Kind) bool {
 	return false
 }
 
-// RuleSet is an ordered list of rules; for each frame the first rule that
+// Set is an ordered list of rules; for each frame the first rule that
 // matches (and applies to the profile's kind) is the frame's rule. User rules
 // come first so they override the built-in packs.
-type RuleSet struct {
+type Set struct {
 	Rules []*Rule
 
 	// filter lets Match skip rules whose literals a name lacks; rebuilt
@@ -121,7 +119,7 @@ type RuleSet struct {
 	filter atomic.Pointer[ruleFilter]
 }
 
-//go:embed rules/*.rules
+//go:embed *.rules
 var builtinFS embed.FS
 
 // PackOrder is the order of the built-in packs. Go comes first because its
@@ -129,15 +127,15 @@ var builtinFS embed.FS
 // managed runtime calls into them.
 var PackOrder = []string{"go", "dotnet", "jvm", "rust", "native"}
 
-// DefaultRules returns the built-in rule packs.
-func DefaultRules() *RuleSet {
-	rs := &RuleSet{}
+// Default returns the built-in rule packs.
+func Default() *Set {
+	rs := &Set{}
 	for _, name := range PackOrder {
-		f, err := builtinFS.Open("rules/" + name + ".rules")
+		f, err := builtinFS.Open(name + ".rules")
 		if err != nil {
 			panic(err) // embedded at build time
 		}
-		rules, err := ParseRules("rules/"+name+".rules", f)
+		rules, err := Parse("rules/"+name+".rules", f)
 		f.Close()
 		if err != nil {
 			panic(err) // a broken built-in pack is caught by the tests
@@ -147,22 +145,15 @@ func DefaultRules() *RuleSet {
 	return rs
 }
 
-// builtinFiles lists the embedded packs (for tests).
-func builtinFiles() []string {
-	names, _ := fs.Glob(builtinFS, "rules/*.rules")
-	sort.Strings(names)
-	return names
-}
-
 // WithUserRules returns a rule set with user rules ahead of rs's rules.
-func (rs *RuleSet) WithUserRules(user []*Rule) *RuleSet {
-	return &RuleSet{Rules: append(append([]*Rule{}, user...), rs.Rules...)}
+func (rs *Set) WithUserRules(user []*Rule) *Set {
+	return &Set{Rules: append(append([]*Rule{}, user...), rs.Rules...)}
 }
 
 // oneLine escapes the line breaks of text quoted in an error message.
 var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 
-// ParseRules reads a rule file. Each non-blank line that does not start with
+// Parse reads a rule file. Each non-blank line that does not start with
 // '#' holds tab-separated columns:
 //
 //	runtime  bucket  strength[,notleaf][,external][,kind=K1|K2]  pattern  [note]
@@ -172,7 +163,7 @@ var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 // strength is strong, weak, ctx or skip; pattern is an RE2 regular
 // expression matched against the normalized frame name. Errors name the file
 // and line.
-func ParseRules(name string, r io.Reader) ([]*Rule, error) {
+func Parse(name string, r io.Reader) ([]*Rule, error) {
 	var rules []*Rule
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -265,7 +256,7 @@ func ParseRules(name string, r io.Reader) ([]*Rule, error) {
 // Most frames match no rule; a literal pre-filter (see ruleFilter) skips
 // the regexps that cannot match, which makes classification of large
 // profiles several times faster without changing any result.
-func (rs *RuleSet) Match(normalized string, k profile.Kind) *Rule {
+func (rs *Set) Match(normalized string, k profile.Kind) *Rule {
 	f := rs.filter.Load()
 	if !f.validFor(rs) {
 		f = newRuleFilter(rs)
@@ -305,7 +296,7 @@ const matchMemoCap = 1 << 20
 
 // matchUnfiltered is Match without the pre-filter: the reference the
 // filter's tests compare against.
-func (rs *RuleSet) matchUnfiltered(normalized string, k profile.Kind) *Rule {
+func (rs *Set) matchUnfiltered(normalized string, k profile.Kind) *Rule {
 	for _, r := range rs.Rules {
 		if r.appliesTo(k) && r.regexp().MatchString(normalized) {
 			return r

@@ -1,4 +1,4 @@
-package diff
+package rules
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 )
 
-// ruleFilter is a conservative pre-check inside RuleSet.Match. From each rule's
+// ruleFilter is a conservative pre-check inside Set.Match. From each rule's
 // pattern it takes literals one of which every match must start with or
 // contain; a rule whose literals a name lacks cannot match it, so its
 // regexp is skipped. Most frames of a profile match no rule, and running
@@ -72,13 +72,13 @@ func (x *subIndex) in(s string) bool {
 	return false
 }
 
-func newRuleFilter(rs *RuleSet) *ruleFilter {
+func newRuleFilter(rs *Set) *ruleFilter {
 	f := &ruleFilter{src: rs.Rules, rules: make([]litFilter, len(rs.Rules))}
 	var all []lit
 	for i, r := range rs.Rules {
 		var lits []lit
 		re, err := r.syn, error(nil)
-		if re == nil { // a rule not made by ParseRules
+		if re == nil { // a rule not made by Parse
 			re, err = syntax.Parse(r.Pattern, syntax.Perl)
 		}
 		ok := err == nil
@@ -100,7 +100,7 @@ func newRuleFilter(rs *RuleSet) *ruleFilter {
 }
 
 // validFor reports whether f was built from rs's current rules.
-func (f *ruleFilter) validFor(rs *RuleSet) bool {
+func (f *ruleFilter) validFor(rs *Set) bool {
 	return f != nil && len(f.src) == len(rs.Rules) && (len(f.src) == 0 || &f.src[0] == &rs.Rules[0])
 }
 

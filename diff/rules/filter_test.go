@@ -1,4 +1,4 @@
-package diff
+package rules
 
 import (
 	"math/rand"
@@ -11,10 +11,10 @@ import (
 	"github.com/profdiff/profdiff/profile/synth"
 )
 
-// TestRuleFilter checks that the literal pre-filter inside RuleSet.Match never hides
+// TestRuleFilter checks that the literal pre-filter inside Set.Match never hides
 // a rule that matches: for strings generated from every rule's pattern (and
 // for synthetic Go frame names), matching only the candidate rules gives
-// what RuleSet.Match gives.
+// what Set.Match gives.
 func TestRuleFilter(t *testing.T) {
 	extra := parseRuleLines(t,
 		"user\tlock-contention\tstrong\t(?i)mutex",
@@ -24,7 +24,7 @@ func TestRuleFilter(t *testing.T) {
 		"user\tgc\tstrong\tx{2,}y|.*gcAll$",
 		"user\tsyscall\tstrong,kind=block\tfoo(bar)+baz|qux(quux)*",
 		"user\t-\tskip\t^(a|b)c|^(?:d|e)+f")
-	rs := DefaultRules().WithUserRules(extra)
+	rs := Default().WithUserRules(extra)
 	f := newRuleFilter(rs)
 	r := rand.New(rand.NewSource(1))
 	var corpus []string
@@ -58,7 +58,7 @@ func TestRuleFilter(t *testing.T) {
 		t.Errorf("only %d of %d generated strings match their pattern", matched, len(corpus))
 	}
 	p := synth.Generate(synth.Config{Seed: 3, Stacks: 2000, MinDepth: 5, MaxDepth: 30, Functions: 2000})
-	skipped, builtin := 0, newRuleFilter(DefaultRules())
+	skipped, builtin := 0, newRuleFilter(Default())
 	for _, fn := range p.Function {
 		corpus = append(corpus, fn.Name)
 		if !builtin.any.pass(fn.Name) {
@@ -134,7 +134,7 @@ func genMatch(b *strings.Builder, re *syntax.Regexp, r *rand.Rand) {
 // on the built-in rules' substrings and on names that hold them at
 // either end, in the middle, cut short by a byte, or not at all.
 func TestSubIndex(t *testing.T) {
-	f := newRuleFilter(DefaultRules())
+	f := newRuleFilter(Default())
 	subs := f.any.substrs
 	x := newSubIndex(subs)
 	if x == nil || f.any.subs == nil {
@@ -170,7 +170,7 @@ func TestSubIndex(t *testing.T) {
 //
 //	go test ./diff -run '^$' -bench LitFilter
 func BenchmarkLitFilter(b *testing.B) {
-	f := newRuleFilter(DefaultRules())
+	f := newRuleFilter(Default())
 	p := synth.Generate(synth.Config{Seed: 5, Stacks: 500, MinDepth: 5, MaxDepth: 20, Functions: 1000})
 	var names []string
 	for _, fn := range p.Function {
@@ -190,4 +190,14 @@ func BenchmarkLitFilter(b *testing.B) {
 			}
 		}
 	})
+}
+
+// parseRuleLines parses rule file lines (Parse's columns).
+func parseRuleLines(t *testing.T, lines ...string) []*Rule {
+	t.Helper()
+	rules, err := Parse("test.rules", strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
 }
