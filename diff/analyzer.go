@@ -15,45 +15,6 @@ import (
 	"github.com/profdiff/profdiff/profile/pull"
 )
 
-// By chooses which frame a sample's value is attributed to in the method
-// table.
-type By string
-
-const (
-	ByFrame   By = "frame"   // the sample's leaf (first non-skip frame)
-	ByDecider By = "decider" // the frame that decided the sample's bucket
-	// ByCaller charges a sample to the program's own code behind its
-	// bucket: from the deciding frame towards the root, the first frame no
-	// rule matches that is not in the Go standard library (the function
-	// that called Lock, not the runtime's semaphore); failing that the
-	// first rule-free frame outside package runtime (a goroutine all in
-	// the standard library), then any rule-free frame, then the decider.
-	ByCaller By = "caller"
-)
-
-// ParseBy reads an attribution, in any case: frame, decider or caller.
-// "" is the default for the profile's kind (see Options.By and DefaultBy).
-func ParseBy(s string) (By, error) {
-	switch b := By(strings.ToLower(s)); b {
-	case "", ByFrame, ByDecider, ByCaller:
-		return b, nil
-	}
-	return "", fmt.Errorf("unknown attribution %q (want frame, decider or caller)", s)
-}
-
-// DefaultBy is the attribution Options.By "" picks for a kind: ByCaller
-// for wall, goroutine, trace, block and mutex profiles, whose leaf frame
-// is the scheduler or the lock's own code (runtime.gopark, Unlock), so the
-// program's function behind it says more; ByFrame for cpu, heap and
-// others, where the leaf is where the resource went.
-func DefaultBy(k profile.Kind) By {
-	switch k {
-	case profile.KindWall, profile.KindGoroutine, profile.KindTrace, profile.KindBlock, profile.KindMutex:
-		return ByCaller
-	}
-	return ByFrame
-}
-
 // Options configure an Analyzer. The zero value means: the profile's default
 // sample type, self values attributed as DefaultBy says for the first
 // profile's kind, the built-in rules, 20 rows.
@@ -110,21 +71,6 @@ func (a *Analyzer) qualify(name, module string) string {
 
 // DefaultTop is the number of method rows kept when Options.Top is 0.
 const DefaultTop = 20
-
-// Side names the two sides of a comparison.
-type Side int
-
-const (
-	Base Side = 0
-	New  Side = 1
-)
-
-func (s Side) String() string {
-	if s == Base {
-		return "base"
-	}
-	return "new"
-}
 
 // spelling is one raw frame name and the method it normalizes to.
 type spelling struct {

@@ -1,46 +1,35 @@
 package profile
 
 import (
-	"fmt"
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/internal/labels"
 	"github.com/profdiff/profdiff/profile/internal/perfevent"
+	"github.com/profdiff/profdiff/profile/kind"
 )
 
-// Kind says what a profile's samples measure. The names are part of the JSON
-// output (`"kind"`).
-type Kind string
+// Kind says what a profile's samples measure (package profile/kind: the
+// names are part of the JSON output, `"kind"`).
+type Kind = kind.Kind
 
 const (
-	KindCPU       Kind = "cpu"       // on-CPU samples (SIGPROF, perf cycles)
-	KindWall      Kind = "wall"      // wall-clock samples of every thread/goroutine (fgprof)
-	KindMutex     Kind = "mutex"     // lock hold delay recorded at the unlocker
-	KindBlock     Kind = "block"     // off-CPU time recorded at the blocked caller
-	KindGoroutine Kind = "goroutine" // a snapshot count of goroutines per stack
-	KindTrace     Kind = "trace"     // derived from an execution trace
-	KindHeap      Kind = "heap"      // allocations; buckets are not meaningful
-	KindUnknown   Kind = "unknown"   // folded stacks and others that say nothing
+	KindCPU       = kind.CPU
+	KindWall      = kind.Wall
+	KindMutex     = kind.Mutex
+	KindBlock     = kind.Block
+	KindGoroutine = kind.Goroutine
+	KindTrace     = kind.Trace
+	KindHeap      = kind.Heap
+	KindUnknown   = kind.Unknown
 )
 
 // Kinds lists every kind in a fixed order, for flag help and validation.
-var Kinds = []Kind{KindCPU, KindWall, KindMutex, KindBlock, KindGoroutine, KindTrace, KindHeap, KindUnknown}
+var Kinds = kind.Kinds
 
-// ParseKind reads a kind by its name, in any case.
-func ParseKind(s string) (Kind, error) {
-	for _, k := range Kinds {
-		if strings.EqualFold(string(k), s) {
-			return k, nil
-		}
-	}
-	names := make([]string, len(Kinds))
-	for i, k := range Kinds {
-		names[i] = string(k)
-	}
-	return "", fmt.Errorf("unknown profile kind %q (want one of %s)", s, strings.Join(names, ", "))
-}
+// ParseKind reads a kind by its name, in any case (kind.Parse).
+func ParseKind(s string) (Kind, error) { return kind.Parse(s) }
 
 // DetectKind infers the kind from the sample and period types, the way the
 // writers set them:

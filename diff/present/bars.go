@@ -1,15 +1,15 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // bucketCharts are the bucket bars of a diff (HTML): one chart of the
 // shares (a group per bucket, a bar for base and one for new, in the
 // bucket table's order) and, when both sides' rates are known, one of the
 // rates in r.RateUnit.
-func bucketCharts(r *diff.Result) []report.Block {
+func bucketCharts(r *result.Result) []report.Block {
 	if len(r.Buckets) == 0 {
 		return nil
 	}
@@ -38,7 +38,7 @@ func bucketCharts(r *diff.Result) []report.Block {
 
 // topBucketCharts are the bucket bars of a top listing: its shares and,
 // when the rate is known, its rates, one bar per bucket.
-func topBucketCharts(t *diff.TopResult) []report.Block {
+func topBucketCharts(t *result.TopResult) []report.Block {
 	if len(t.Buckets) == 0 {
 		return nil
 	}

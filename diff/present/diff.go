@@ -1,8 +1,8 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // delta is a delta shown without a noise mark or note.
@@ -13,7 +13,7 @@ func delta(d float64) report.Cell { return report.Delta(d, false, "") }
 // lines, the flame graph when r holds a call tree, the method table, a
 // footnote on noise and a section per peeked frame; CSV has one record per
 // bucket, kept-apart line, method and peek row; JSON is r itself.
-func Diff(r *diff.Result) *report.Report { return buildDiffReport(r, false) }
+func Diff(r *result.Result) *report.Report { return buildDiffReport(r, false) }
 
 // DiffFor is Diff holding only the parts p of it (a format's
 // render.Format.Parts). JSON marshals the result itself, so a report of
@@ -21,7 +21,7 @@ func Diff(r *diff.Result) *report.Report { return buildDiffReport(r, false) }
 // of the records holds no method table. Building the cells of every
 // method's row (a data format holds them all: 12,600 rows on the
 // 200k-stack pair) took longer than writing them.
-func DiffFor(r *diff.Result, p report.Parts) *report.Report {
+func DiffFor(r *result.Result, p report.Parts) *report.Report {
 	switch {
 	case p&(report.PartBlocks|report.PartRecords) == 0:
 		return &report.Report{JSON: resultJSON{r}, Warnings: r.Warnings, Verdict: diffVerdict(r)}
@@ -32,7 +32,7 @@ func DiffFor(r *diff.Result, p report.Parts) *report.Report {
 }
 
 // buildDiffReport is Diff; recordsOnly leaves the method table empty.
-func buildDiffReport(r *diff.Result, recordsOnly bool) *report.Report {
+func buildDiffReport(r *result.Result, recordsOnly bool) *report.Report {
 	d := &diffReport{r: r, recordsOnly: recordsOnly, records: &report.Table{Columns: report.Cols(append(append([]string{"section", "name", "bucket", "base", "new", "delta"},
 		valueColumns...), "note", "noisy", "peek")...)}}
 	blocks := append(append(diffSummary(r), d.buckets()), bucketCharts(r)...)
@@ -59,21 +59,21 @@ func buildDiffReport(r *diff.Result, recordsOnly bool) *report.Report {
 
 // diffReport builds a diff's tables and the CSV records beside them.
 type diffReport struct {
-	r           *diff.Result
+	r           *result.Result
 	records     *report.Table
 	noisy       bool // a row is marked as noise
 	recordsOnly bool // the method table is not shown (CSV): leave it empty
 }
 
 // record adds a CSV record of a row with shares.
-func (d *diffReport) record(section, name, bucket string, base, new, dlt float64, v diff.Values, note string, noisy bool, peek string) {
+func (d *diffReport) record(section, name, bucket string, base, new, dlt float64, v result.Values, note string, noisy bool, peek string) {
 	d.recordCells(section, name, bucket, [3]report.Cell{report.Share(base), report.Share(new), delta(dlt)}, v, note, noisy, peek)
 }
 
 // recordCells adds a CSV record: shares are base, new and delta (empty
 // fields for peek rows, which have none); peek names the peeked frame of a
 // peek-caller or peek-callee row.
-func (d *diffReport) recordCells(section, name, bucket string, shares [3]report.Cell, v diff.Values, note string, noisy bool, peek string) {
+func (d *diffReport) recordCells(section, name, bucket string, shares [3]report.Cell, v result.Values, note string, noisy bool, peek string) {
 	row := append([]report.Cell{report.Text(section), report.Text(name), report.Text(bucket)}, shares[:]...)
 	row = append(append(row, valueRecords(v)...), report.Text(note), report.Bool(noisy), report.Text(peek))
 	d.records.Rows = append(d.records.Rows, row)
@@ -114,7 +114,7 @@ func (d *diffReport) methods() *report.Table {
 // promoted, so it encodes as the result does), whose method rows the json
 // format writes one at a time and whose verdict summary it fills from the
 // report's verdict paragraph.
-type resultJSON struct{ *diff.Result }
+type resultJSON struct{ *result.Result }
 
 // WithSummary is the result with its verdict's summary set to the
 // verdict's sentences (a copy: the result is left as it is).
@@ -131,16 +131,16 @@ func (j resultJSON) WithSummary(sentences string) any {
 // JSONRows is the result without its method rows, and the rows.
 func (j resultJSON) JSONRows() (any, string, int, func(int) any) {
 	s := *j.Result
-	s.Methods = []diff.MethodRow{}
+	s.Methods = []result.MethodRow{}
 	return &s, "methods", len(j.Methods), func(i int) any { return &j.Methods[i] }
 }
 
 // topJSON is a top listing's JSON value (see resultJSON).
-type topJSON struct{ *diff.TopResult }
+type topJSON struct{ *result.TopResult }
 
 // JSONRows is the listing without its method rows, and the rows.
 func (j topJSON) JSONRows() (any, string, int, func(int) any) {
 	s := *j.TopResult
-	s.Methods = []diff.TopMethod{}
+	s.Methods = []result.TopMethod{}
 	return &s, "methods", len(j.Methods), func(i int) any { return &j.Methods[i] }
 }

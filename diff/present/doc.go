@@ -1,5 +1,5 @@
 // Package present turns the engine's results into reports: a diff
-// (diff.Result), a top listing (diff.TopResult) and the rule table become
+// (result.Result), a top listing (result.TopResult) and the rule table become
 // report.Report values, which package render lays out in every format.
 // Here a result's numbers become cells (shares, rates, values, deltas in
 // the result's measure, notes), the verdict is worded, and the call tree

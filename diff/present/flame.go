@@ -1,14 +1,15 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // DiffPictures are the html-only blocks of a diff beside its tables: the
 // bucket bars and, when the result holds a call tree, the differential
 // flame graph. The gate's page shows its merged sides with them.
-func DiffPictures(r *diff.Result) []report.Block {
+func DiffPictures(r *result.Result) []report.Block {
 	blocks := bucketCharts(r)
 	if f := diffFlame(r); f != nil {
 		blocks = append(blocks, f)
@@ -18,7 +19,7 @@ func DiffPictures(r *diff.Result) []report.Block {
 
 // diffFlame is the flame-graph block of a diff whose result holds a call
 // tree (nil when it holds none).
-func diffFlame(r *diff.Result) report.Block {
+func diffFlame(r *result.Result) report.Block {
 	if r.Tree == nil {
 		return nil
 	}
@@ -27,7 +28,7 @@ func diffFlame(r *diff.Result) report.Block {
 }
 
 // topFlame is the flame graph of a top listing (one side).
-func topFlame(t *diff.TopResult) report.Block {
+func topFlame(t *result.TopResult) report.Block {
 	if t.Tree == nil {
 		return nil
 	}
@@ -53,10 +54,10 @@ func factor(rate *float64, total float64) float64 {
 // three arrays sized by a first count: three allocations rather than one
 // or more a node, which the collector would otherwise chase through a
 // heap that already holds the engine's tree.
-func flameTree(root *diff.CallNode) *report.Node {
+func flameTree(root *result.CallNode) *report.Node {
 	nodes, splits := 0, 0
-	var count func(n *diff.CallNode)
-	count = func(n *diff.CallNode) {
+	var count func(n *result.CallNode)
+	count = func(n *result.CallNode) {
 		nodes++
 		splits += len(n.Buckets)
 		for _, c := range n.Children {
@@ -67,14 +68,14 @@ func flameTree(root *diff.CallNode) *report.Node {
 	slab := make([]report.Node, nodes)
 	kids := make([]*report.Node, nodes-1) // every node but the root is a child
 	split := make([]report.BucketValue, 0, splits)
-	var convert func(n *diff.CallNode) *report.Node
-	convert = func(n *diff.CallNode) *report.Node {
+	var convert func(n *result.CallNode) *report.Node
+	convert = func(n *result.CallNode) *report.Node {
 		out := &slab[0]
 		slab = slab[1:]
 		*out = report.Node{Name: n.Name, Total: n.Total, Self: n.Self, Bucket: int(n.Bucket), Other: n.Other}
 		if len(n.Buckets) > 0 {
 			from := len(split)
-			for _, b := range diff.Buckets {
+			for _, b := range rules.Buckets {
 				if v, ok := n.Buckets[b]; ok {
 					split = append(split, report.BucketValue{Bucket: int(b), Value: v})
 				}
@@ -93,10 +94,10 @@ func flameTree(root *diff.CallNode) *report.Node {
 	return convert(root)
 }
 
-// bucketNames are the buckets' names, indexed by diff.Bucket.
+// bucketNames are the buckets' names, indexed by rules.Bucket.
 func bucketNames() []string {
-	names := make([]string, len(diff.Buckets))
-	for i, b := range diff.Buckets {
+	names := make([]string, len(rules.Buckets))
+	for i, b := range rules.Buckets {
 		names[i] = b.String()
 	}
 	return names

@@ -1,8 +1,9 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/symbolize"
 )
@@ -11,7 +12,7 @@ import (
 // its rate where the side's duration is known, else its raw value where
 // the values are known (their unit is set) and are not a bare count,
 // else the share alone.
-func side(share, value float64, rate *float64, v diff.Values) report.Cell {
+func side(share, value float64, rate *float64, v result.Values) report.Cell {
 	switch {
 	case rate != nil:
 		return report.Group(report.Share(share), report.Amount(*rate, v.RateUnit))
@@ -23,7 +24,7 @@ func side(share, value float64, rate *float64, v diff.Values) report.Cell {
 }
 
 // sides are a row's base and new cells (see side).
-func sides(base, new float64, v diff.Values) (report.Cell, report.Cell) {
+func sides(base, new float64, v result.Values) (report.Cell, report.Cell) {
 	return side(base, v.BaseValue, v.BaseRate, v), side(new, v.NewValue, v.NewRate, v)
 }
 
@@ -31,12 +32,12 @@ func sides(base, new float64, v diff.Values) (report.Cell, report.Cell) {
 // in their unit, of raw values in theirs, or of shares in points (also
 // when the measure's numbers are unknown), with the noise mark and the
 // note, coloured as growth or decrease unless it is noise.
-func change(n diff.Normalize, shareDelta float64, v diff.Values, noisy bool, note string) report.Cell {
+func change(n result.Normalize, shareDelta float64, v result.Values, noisy bool, note string) report.Cell {
 	d := report.Delta(shareDelta, noisy, note)
 	switch {
-	case n == diff.NormalizeRate && v.BaseRate != nil && v.NewRate != nil:
+	case n == result.NormalizeRate && v.BaseRate != nil && v.NewRate != nil:
 		d.Value, d.Unit = *v.NewRate-*v.BaseRate, v.RateUnit
-	case n == diff.NormalizeValue && v.Unit != "":
+	case n == result.NormalizeValue && v.Unit != "":
 		d.Value, d.Unit = v.NewValue-v.BaseValue, v.Unit
 	}
 	return d.WithTone(growth(d.Value, noisy))
@@ -57,7 +58,7 @@ func growth(d float64, noisy bool) report.Tone {
 // valueRecords are the CSV fields of a row's values: base_value,
 // new_value, base_rate, new_rate, unit, rate_unit; an unknown rate is an
 // empty field.
-func valueRecords(v diff.Values) []report.Cell {
+func valueRecords(v result.Values) []report.Cell {
 	return []report.Cell{report.ExactNum(v.BaseValue), report.ExactNum(v.NewValue), rateRecord(v.BaseRate), rateRecord(v.NewRate),
 		report.Text(v.Unit), report.Text(v.RateUnit)}
 }
@@ -67,7 +68,7 @@ var valueColumns = []string{"base_value", "new_value", "base_rate", "new_rate", 
 
 // bucketCell is a method's dominant bucket and, when its samples span
 // more than one, the dominant one's share of them ("lock-contention 71%").
-func bucketCell(b diff.Bucket, share float64) report.Cell {
+func bucketCell(b rules.Bucket, share float64) report.Cell {
 	if share <= 0 || share >= 0.995 { // 0.995 would read "100%"
 		return report.Text(b.String())
 	}

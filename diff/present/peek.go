@@ -3,8 +3,8 @@ package present
 import (
 	"fmt"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // noShares are the share fields of a record that has none.
@@ -40,11 +40,11 @@ func (d *diffReport) peeks() []report.Block {
 // were cut.
 type peekPart struct {
 	role    string
-	edges   []diff.PeekEdge
+	edges   []result.PeekEdge
 	omitted int
 }
 
-func peekParts(p diff.PeekRow) []peekPart {
+func peekParts(p result.PeekRow) []peekPart {
 	return []peekPart{{"caller", p.Callers, p.CallersOmitted}, {"callee", p.Callees, p.CalleesOmitted}}
 }
 
@@ -71,19 +71,19 @@ func peeksOmitted(n int) []report.Block {
 
 // peekChange is a peek row's Δ: of rates where both are known and values
 // were not asked for, else of raw values (peek rows have no shares).
-func peekChange(n diff.Normalize, v diff.Values) report.Cell {
+func peekChange(n result.Normalize, v result.Values) report.Cell {
 	if v.Unit == "" {
 		v.Unit = "count"
 	}
-	m := diff.NormalizeValue
-	if n != diff.NormalizeValue && v.BaseRate != nil && v.NewRate != nil {
-		m = diff.NormalizeRate
+	m := result.NormalizeValue
+	if n != result.NormalizeValue && v.BaseRate != nil && v.NewRate != nil {
+		m = result.NormalizeRate
 	}
 	return change(m, 0, v, false, "")
 }
 
 // peekSides are a peek row's sides: value, and rate where known.
-func peekSides(v diff.Values) (report.Cell, report.Cell) {
+func peekSides(v result.Values) (report.Cell, report.Cell) {
 	one := func(value float64, rate *float64) report.Cell {
 		if rate != nil {
 			return report.Group(report.Amount(value, v.Unit), report.Amount(*rate, v.RateUnit))

@@ -1,15 +1,15 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // Rules is the rule table (runtime, bucket, strength, pattern, note); CSV
 // and JSON add the file each rule came from. In a narrow terminal,
 // patterns and notes wrap rather than being elided: every character of a
 // pattern matters.
-func Rules(rules []*diff.Rule) *report.Report {
+func Rules(rules []*rules.Rule) *report.Report {
 	type row struct {
 		Runtime  string `json:"runtime"`
 		Bucket   string `json:"bucket"`

@@ -3,14 +3,15 @@ package present
 import (
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/diff/units"
 )
 
 // diffSummary is the head of a diff: in Markdown a heading, the headline
 // and a sentence on the data; in the terminal the same facts as lines.
-func diffSummary(r *diff.Result) []report.Block {
+func diffSummary(r *result.Result) []report.Block {
 	baseSrc, newSrc := report.List(r.Base.Sources, report.Text), report.List(r.New.Sources, report.Text)
 	head := diffHeadline(r)
 	return []report.Block{
@@ -29,7 +30,7 @@ func diffSummary(r *diff.Result) []report.Block {
 }
 
 // sideFacts are a side's sample count and, when known, its duration.
-func sideFacts(s diff.SideSummary) report.Line {
+func sideFacts(s result.SideSummary) report.Line {
 	l := report.Cat(report.Int(s.Samples), " samples")
 	if s.DurationNanos > 0 {
 		l = append(l, report.Text(" over "), report.Amount(float64(s.DurationNanos), "nanoseconds"))
@@ -40,7 +41,7 @@ func sideFacts(s diff.SideSummary) report.Line {
 // attribution says what the method rows are: whom a sample is charged
 // to (and when that is the kind's default), self or inclusive, and the
 // measure they are sorted and noted by.
-func attribution(a diff.Analysis) string {
+func attribution(a result.Analysis) string {
 	s := "Methods by " + string(a.By)
 	switch {
 	case a.ByDefault && (a.Kind == "" || a.Kind == "unknown"):
@@ -52,11 +53,11 @@ func attribution(a diff.Analysis) string {
 	if a.Cum {
 		mode = "inclusive"
 	}
-	measure := map[diff.Normalize]string{diff.NormalizeRate: "rates", diff.NormalizeValue: "values"}[a.Normalize]
+	measure := map[result.Normalize]string{result.NormalizeRate: "rates", result.NormalizeValue: "values"}[a.Normalize]
 	if measure == "" {
 		measure = "shares"
 	}
-	if a.Normalize == diff.NormalizeRate && meaning(a) == diff.MeaningMemory {
+	if a.Normalize == result.NormalizeRate && meaning(a) == result.MeaningMemory {
 		// A snapshot has no duration: its "rate" is the mean per profile.
 		measure = "values (mean per profile)"
 	}
@@ -65,32 +66,32 @@ func attribution(a diff.Analysis) string {
 
 // meaning is what a result's buckets measure: as the result says, or for
 // results that do not say, as its kind implies.
-func meaning(a diff.Analysis) diff.Meaning {
+func meaning(a result.Analysis) result.Meaning {
 	if a.Meaning != "" {
 		return a.Meaning
 	}
 	switch a.Kind {
 	case "cpu":
-		return diff.MeaningCPU
+		return result.MeaningCPU
 	case "mutex", "block":
-		return diff.MeaningDelay
+		return result.MeaningDelay
 	case "heap":
-		return diff.MeaningMemory
+		return result.MeaningMemory
 	}
-	return diff.MeaningState
+	return result.MeaningState
 }
 
 // diffHeadline is a diff's first line, in what its buckets mean: the
 // share of time in a waiting state (with the number of threads or
 // goroutines in it), of CPU in runtime machinery (with cores), or for
 // delay and memory profiles, whose shares say little, the total itself.
-func diffHeadline(r *diff.Result) report.Line {
+func diffHeadline(r *result.Result) report.Line {
 	m := meaning(r.Analysis)
-	if m == diff.MeaningDelay || m == diff.MeaningMemory {
+	if m == result.MeaningDelay || m == result.MeaningMemory {
 		l := report.Cat(report.Text(totalTitle(r.Analysis, r.Base.Unit, r.Buckets)+": ").Bold(), report.Amount(r.Base.Total, r.Base.Unit).Bold(),
 			report.Text(" → ").Bold(), report.Amount(r.New.Total, r.Base.Unit).Bold(),
 			" (", signed(r.New.Total-r.Base.Total, r.Base.Unit), ")")
-		if m == diff.MeaningMemory && r.Base.Profiles <= 1 && r.New.Profiles <= 1 {
+		if m == result.MeaningMemory && r.Base.Profiles <= 1 && r.New.Profiles <= 1 {
 			// A snapshot's rate is its mean per profile: with one
 			// profile a side, the total again.
 			return l
@@ -102,7 +103,7 @@ func diffHeadline(r *diff.Result) report.Line {
 		" (", delta(sn-sb).WithTone(growth(sn-sb, false)), ")")
 	var base, new []*float64
 	for _, b := range r.Buckets {
-		if b.Bucket != diff.CPU {
+		if b.Bucket != rules.CPU {
 			base, new = append(base, b.BaseRate), append(new, b.NewRate)
 		}
 	}
@@ -110,8 +111,8 @@ func diffHeadline(r *diff.Result) report.Line {
 }
 
 // syncTitle names the share of everything but cpu.
-func syncTitle(m diff.Meaning) string {
-	if m == diff.MeaningCPU {
+func syncTitle(m result.Meaning) string {
+	if m == result.MeaningCPU {
 		return "CPU in locking, GC, I/O and syscall machinery"
 	}
 	return "Total wait/synchronization"
@@ -121,15 +122,15 @@ func syncTitle(m diff.Meaning) string {
 // are in unit: contention delay when every sample is lock contention,
 // off-CPU delay for other delay in time, else the sample type's name
 // ("Total inuse_space").
-func totalTitle(a diff.Analysis, unit string, buckets []diff.BucketRow) string {
-	if meaning(a) == diff.MeaningDelay && units.Seconds(unit) > 0 {
-		var used []diff.Bucket
+func totalTitle(a result.Analysis, unit string, buckets []result.BucketRow) string {
+	if meaning(a) == result.MeaningDelay && units.Seconds(unit) > 0 {
+		var used []rules.Bucket
 		for _, b := range buckets {
 			if b.Base > 0 || b.New > 0 {
 				used = append(used, b.Bucket)
 			}
 		}
-		if len(used) == 1 && used[0] == diff.LockContention {
+		if len(used) == 1 && used[0] == rules.LockContention {
 			return "Contention delay"
 		}
 		return "Off-CPU delay"
@@ -180,8 +181,8 @@ type apart struct {
 	note          string // the CSV record's note
 	of            string // what its share is of: "goroutine time", "thread time"
 	why           string // said before "not in the buckets above", or ""
-	diff          func(*diff.Result) *diff.SchedRow
-	top           func(*diff.TopResult) *diff.TopSched
+	diff          func(*result.Result) *result.SchedRow
+	top           func(*result.TopResult) *result.TopSched
 }
 
 func (a apart) title() report.Cell { return report.Text(a.label).Bold() }
@@ -189,19 +190,19 @@ func (a apart) title() report.Cell { return report.Text(a.label).Bold() }
 // apartRows lists the apart lines in the order they are shown. Their
 // shares are of all the time recorded: goroutine time for Go's goroutine
 // views, thread time otherwise (perf's scheduler traces, .NET's threads).
-func apartRows(an diff.Analysis) []apart {
+func apartRows(an result.Analysis) []apart {
 	of := "thread time"
 	if an.Kind == "trace" || an.Kind == "goroutine" || an.RateUnit == "goroutines" {
 		of = "goroutine time"
 	}
 	return []apart{
 		{label: "Scheduler latency (runnable)", section: "sched", name: "scheduler-latency", note: "runnable", of: of,
-			diff: func(r *diff.Result) *diff.SchedRow { return r.Sched },
-			top:  func(t *diff.TopResult) *diff.TopSched { return t.Sched }},
+			diff: func(r *result.Result) *result.SchedRow { return r.Sched },
+			top:  func(t *result.TopResult) *result.TopSched { return t.Sched }},
 		{label: "Native or blocked (unknown)", section: "unknown", name: "native-or-blocked", note: "external samples no frame places", of: of,
 			why:  "external samples (in native code or blocked in the OS) that no frame above places; ",
-			diff: func(r *diff.Result) *diff.SchedRow { return r.Unknown },
-			top:  func(t *diff.TopResult) *diff.TopSched { return t.Unknown }},
+			diff: func(r *result.Result) *result.SchedRow { return r.Unknown },
+			top:  func(t *result.TopResult) *result.TopSched { return t.Unknown }},
 	}
 }
 
@@ -227,7 +228,7 @@ func kindPhrase[K ~string](k K) string {
 }
 
 // topSummary is the head of a top listing (see diffSummary).
-func topSummary(t *diff.TopResult) []report.Block {
+func topSummary(t *result.TopResult) []report.Block {
 	sources := report.List(t.Sources, report.Text)
 	total := report.Amount(t.Total, t.Unit)
 	if !units.Scaled(t.Unit) {
@@ -261,19 +262,19 @@ func topSummary(t *diff.TopResult) []report.Block {
 }
 
 // topHeadline is diffHeadline for one side.
-func topHeadline(t *diff.TopResult) report.Line {
+func topHeadline(t *result.TopResult) report.Line {
 	m := meaning(t.Analysis)
-	if m == diff.MeaningDelay || m == diff.MeaningMemory {
-		rows := make([]diff.BucketRow, len(t.Buckets))
+	if m == result.MeaningDelay || m == result.MeaningMemory {
+		rows := make([]result.BucketRow, len(t.Buckets))
 		for i, b := range t.Buckets {
-			rows[i] = diff.BucketRow{Bucket: b.Bucket, Base: b.Share}
+			rows[i] = result.BucketRow{Bucket: b.Bucket, Base: b.Share}
 		}
 		l := report.Cat(report.Text(totalTitle(t.Analysis, t.Unit, rows)+": ").Bold(), report.Amount(t.Total, t.Unit).Bold())
 		return append(l, rate(t.TotalRate, t.RateUnit)...)
 	}
 	var rates []*float64
 	for _, b := range t.Buckets {
-		if b.Bucket != diff.CPU {
+		if b.Bucket != rules.CPU {
 			rates = append(rates, b.Rate)
 		}
 	}

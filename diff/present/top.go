@@ -1,8 +1,8 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // Top is the report of one side's top listing: a summary, the bucket
@@ -10,10 +10,10 @@ import (
 // res holds a call tree, the method table and a section per peeked frame.
 // Shares sit beside rates where the duration is known; the value column is
 // in the profile's unit. JSON is res itself.
-func Top(res *diff.TopResult) *report.Report { return buildTopReport(res, false) }
+func Top(res *result.TopResult) *report.Report { return buildTopReport(res, false) }
 
 // TopFor is Top holding only the parts p of it, as DiffFor is Diff.
-func TopFor(res *diff.TopResult, p report.Parts) *report.Report {
+func TopFor(res *result.TopResult, p report.Parts) *report.Report {
 	switch {
 	case p&(report.PartBlocks|report.PartRecords) == 0:
 		return &report.Report{JSON: topJSON{res}}
@@ -24,7 +24,7 @@ func TopFor(res *diff.TopResult, p report.Parts) *report.Report {
 }
 
 // buildTopReport is Top; recordsOnly leaves the method table empty.
-func buildTopReport(res *diff.TopResult, recordsOnly bool) *report.Report {
+func buildTopReport(res *result.TopResult, recordsOnly bool) *report.Report {
 	t := topView{res}
 	share := "share"
 	if res.TotalRate != nil && res.RateUnit != "" {
@@ -96,7 +96,7 @@ func (t topView) share(share float64, rate *float64) report.Cell {
 }
 
 // topView formats the cells of a top listing.
-type topView struct{ *diff.TopResult }
+type topView struct{ *result.TopResult }
 
 // amount is a value in the profile's unit.
 func (t topView) amount(v float64) report.Cell { return report.Amount(v, t.Unit) }

@@ -1,13 +1,14 @@
 package present
 
 import (
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/diff/units"
 )
 
 // verdictNames is how many deciders and callers the paragraph names (the
-// JSON verdict keeps diff.VerdictLeaders of each).
+// JSON verdict keeps result.VerdictLeaders of each).
 const verdictNames = 2
 
 // diffVerdict is the verdict paragraph of a diff (r.Verdict in report
@@ -15,7 +16,7 @@ const verdictNames = 2
 // rate, one for the frames that lead it, one for the other large changes
 // and one for the caveats. "No change beyond noise." when nothing changed.
 // Its tone is growth when a bucket other than cpu grew.
-func diffVerdict(r *diff.Result) *report.Verdict {
+func diffVerdict(r *result.Result) *report.Verdict {
 	v := r.Verdict
 	if v == nil {
 		return nil
@@ -31,7 +32,7 @@ func diffVerdict(r *diff.Result) *report.Verdict {
 		if l := alsoLine(v); l != nil {
 			out.Lines = append(out.Lines, l)
 		}
-		if v.Grew && v.Principal.Bucket != diff.CPU {
+		if v.Grew && v.Principal.Bucket != rules.CPU {
 			out.Tone = report.ToneGrowth
 		}
 	}
@@ -49,7 +50,7 @@ func diffVerdict(r *diff.Result) *report.Verdict {
 }
 
 // verb is how the verdict says its direction.
-func verb(v *diff.Verdict) string {
+func verb(v *result.Verdict) string {
 	if v.Grew {
 		return " grew"
 	}
@@ -60,18 +61,18 @@ func verb(v *diff.Verdict) string {
 // 310 ms/s, 4x rate)." For delay profiles, whose shares stay near 100%
 // whatever happens, the change is said in rate (else value) alone:
 // "lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate)."
-func principalLine(v *diff.Verdict, m diff.Meaning) report.Line {
+func principalLine(v *result.Verdict, m result.Meaning) report.Line {
 	p := v.Principal
 	from, to := report.Share(p.Base), report.Share(p.New)
 	var paren report.Line
 	switch {
-	case m == diff.MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
+	case m == result.MeaningDelay && p.BaseRate != nil && p.NewRate != nil:
 		from, to = report.Amount(*p.BaseRate, p.RateUnit), report.Amount(*p.NewRate, p.RateUnit)
-	case m == diff.MeaningDelay && p.Unit != "":
+	case m == result.MeaningDelay && p.Unit != "":
 		from, to = report.Amount(p.BaseValue, p.Unit), report.Amount(p.NewValue, p.Unit)
 	case p.BaseRate != nil && p.NewRate != nil:
 		paren = report.Cat(report.Amount(*p.BaseRate, p.RateUnit), " → ", report.Amount(*p.NewRate, p.RateUnit))
-	case v.Measure == diff.NormalizeValue && p.Unit != "":
+	case v.Measure == result.NormalizeValue && p.Unit != "":
 		paren = report.Cat(report.Amount(p.BaseValue, p.Unit), " → ", report.Amount(p.NewValue, p.Unit))
 	}
 	l := report.Cat(report.Code(p.Bucket.String()), verb(v), " from ", from, " to ", to)
@@ -89,7 +90,7 @@ func principalLine(v *diff.Verdict, m diff.Meaning) report.Line {
 
 // leadersLine is "Led by `Decider` (+4.59pp), called from `Caller`
 // (+4.59pp).", nil without leaders.
-func leadersLine(v *diff.Verdict) report.Line {
+func leadersLine(v *result.Verdict) report.Line {
 	var dec, call []report.Line
 	for _, f := range v.Leaders {
 		l := &dec
@@ -135,7 +136,7 @@ func joinLines(parts []report.Line) report.Line {
 
 // alsoLine is "Also grew: `gc` 5.52% → 10.91% (doubled share).", nil
 // when no other change is large.
-func alsoLine(v *diff.Verdict) report.Line {
+func alsoLine(v *result.Verdict) report.Line {
 	if len(v.Also) == 0 {
 		return nil
 	}
@@ -158,7 +159,7 @@ func alsoLine(v *diff.Verdict) report.Line {
 // alsoLeaders is ", led by `Decider`, called from `Caller`": the frame
 // that decided a further change's bucket and the program's code behind
 // it, each where the verdict has one.
-func alsoLeaders(fs []diff.VerdictFrame) report.Line {
+func alsoLeaders(fs []result.VerdictFrame) report.Line {
 	var l report.Line
 	for _, role := range []string{"decider", "caller"} {
 		for _, f := range fs {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/kind"
 )
 
 // Strength says how a rule's frame takes part in deciding a sample's bucket
@@ -45,7 +45,7 @@ type Rule struct {
 	// transparent, but when no other rule decides the sample, its bucket
 	// does instead of cpu (a libc futex wait with no caller that says why).
 	Fallback bool
-	Kinds    []profile.Kind        // only in profiles of these kinds (nil: every kind)
+	Kinds    []kind.Kind        // only in profiles of these kinds (nil: every kind)
 	Pattern  string                // RE2, matched against symbolize.Normalize(name)
 	Note     string                // why the rule exists
 	Source   string                // file:line the rule came from
@@ -96,7 +96,7 @@ func (r *Rule) BucketName() string {
 	return r.Bucket.String()
 }
 
-func (r *Rule) appliesTo(k profile.Kind) bool {
+func (r *Rule) appliesTo(k kind.Kind) bool {
 	if len(r.Kinds) == 0 {
 		return true
 	}
@@ -209,11 +209,11 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 				rule.External = true
 			case strings.HasPrefix(m, "kind="):
 				for _, k := range strings.Split(strings.TrimPrefix(m, "kind="), "|") {
-					kind, err := profile.ParseKind(k)
+					pk, err := kind.Parse(k)
 					if err != nil {
 						return nil, bad("%v", err)
 					}
-					rule.Kinds = append(rule.Kinds, kind)
+					rule.Kinds = append(rule.Kinds, pk)
 				}
 			default:
 				return nil, bad("unknown modifier %q (want notleaf, external or kind=K)", m)
@@ -256,7 +256,7 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 // Most frames match no rule; a literal pre-filter (see ruleFilter) skips
 // the regexps that cannot match, which makes classification of large
 // profiles several times faster without changing any result.
-func (rs *Set) Match(normalized string, k profile.Kind) *Rule {
+func (rs *Set) Match(normalized string, k kind.Kind) *Rule {
 	f := rs.filter.Load()
 	if !f.validFor(rs) {
 		f = newRuleFilter(rs)
@@ -289,14 +289,14 @@ func (rs *Set) Match(normalized string, k profile.Kind) *Rule {
 // mostly the same names.
 type matchKey struct {
 	name string
-	k    profile.Kind
+	k    kind.Kind
 }
 
 const matchMemoCap = 1 << 20
 
 // matchUnfiltered is Match without the pre-filter: the reference the
 // filter's tests compare against.
-func (rs *Set) matchUnfiltered(normalized string, k profile.Kind) *Rule {
+func (rs *Set) matchUnfiltered(normalized string, k kind.Kind) *Rule {
 	for _, r := range rs.Rules {
 		if r.appliesTo(k) && r.regexp().MatchString(normalized) {
 			return r

@@ -1,24 +1,25 @@
-package diff
+package result
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/diff/rules"
+	"github.com/profdiff/profdiff/profile/kind"
 )
 
 // SideSummary describes one side of a comparison (or the one side of `top`).
 // Total is in Unit; Samples counts samples (the sum of the profile's count
 // column where it has one, else sample records).
 type SideSummary struct {
-	Sources       []string     `json:"sources"`
-	Total         float64      `json:"total"`
-	Unit          string       `json:"unit"`
-	Samples       int64        `json:"samples"`
-	Kind          profile.Kind `json:"kind"`
-	Period        int64        `json:"period,omitempty"`
-	PeriodType    string       `json:"period_type,omitempty"`
-	DurationNanos int64        `json:"duration_nanos,omitempty"`
+	Sources       []string  `json:"sources"`
+	Total         float64   `json:"total"`
+	Unit          string    `json:"unit"`
+	Samples       int64     `json:"samples"`
+	Kind          kind.Kind `json:"kind"`
+	Period        int64     `json:"period,omitempty"`
+	PeriodType    string    `json:"period_type,omitempty"`
+	DurationNanos int64     `json:"duration_nanos,omitempty"`
 	// Records counts the sampled events noise is judged by: the count
 	// column where the profile has one, else sample records.
 	Records  int64 `json:"records"`
@@ -147,10 +148,10 @@ type PeekEdge struct {
 // Analysis says what an analysis measured and how: the header every result
 // starts with.
 type Analysis struct {
-	SampleType string       `json:"sample_type"` // "type/unit"
-	Kind       profile.Kind `json:"kind"`
-	Meaning    Meaning      `json:"meaning"`
-	By         By           `json:"by"`
+	SampleType string    `json:"sample_type"` // "type/unit"
+	Kind       kind.Kind `json:"kind"`
+	Meaning    Meaning   `json:"meaning"`
+	By         By        `json:"by"`
 	// ByDefault is set when By was chosen for the kind (Options.By empty).
 	ByDefault bool `json:"by_default"`
 	Cum       bool `json:"cum"` // inclusive method values instead of self
@@ -207,7 +208,7 @@ type SchedRow struct {
 // everything but cpu.
 func (r *Result) SyncShare() (base, new float64) {
 	for _, b := range r.Buckets {
-		if b.Bucket != CPU {
+		if b.Bucket != rules.CPU {
 			base += b.Base
 			new += b.New
 		}
@@ -279,7 +280,7 @@ type TopSched struct {
 func (t *TopResult) SyncShare() float64 {
 	s := 0.0
 	for _, b := range t.Buckets {
-		if b.Bucket != CPU {
+		if b.Bucket != rules.CPU {
 			s += b.Share
 		}
 	}
