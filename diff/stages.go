@@ -3,20 +3,51 @@ package diff
 import (
 	"io"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
+	"github.com/profdiff/profdiff/profile"
 )
 
-// The rules stage is package diff/rules: the bucket names, the rule
-// tables per runtime and their matching. These names keep the engine's
-// API: the classifier (classify.go) reads a rule set through them.
+// The engine's stages below and after it are packages of their own:
+// diff/rules (the bucket names, the rule tables per runtime and their
+// matching), which the classifier reads, and diff/result (pure numbers:
+// sides, buckets, methods, trees, peek rows, the verdict), which the
+// Analyzer returns and a report is built from without the engine. These
+// names keep the engine's API.
 type (
 	Bucket   = rules.Bucket
 	Strength = rules.Strength
 	Rule     = rules.Rule
 	RuleSet  = rules.Set
+
+	Analysis      = result.Analysis
+	BucketRow     = result.BucketRow
+	BucketSplit   = result.BucketSplit
+	By            = result.By
+	CallNode      = result.CallNode
+	Caveat        = result.Caveat
+	Meaning       = result.Meaning
+	MethodRow     = result.MethodRow
+	Normalize     = result.Normalize
+	PeekEdge      = result.PeekEdge
+	PeekRow       = result.PeekRow
+	Result        = result.Result
+	SchedRow      = result.SchedRow
+	Side          = result.Side
+	SideSummary   = result.SideSummary
+	TopBucket     = result.TopBucket
+	TopMethod     = result.TopMethod
+	TopResult     = result.TopResult
+	TopSched      = result.TopSched
+	Values        = result.Values
+	Verdict       = result.Verdict
+	VerdictChange = result.VerdictChange
+	VerdictFrame  = result.VerdictFrame
+	VerdictSize   = result.VerdictSize
 )
 
-// The buckets (rules.Bucket) and rule strengths (rules.Strength).
+// The buckets and rule strengths (diff/rules), and the results' constants
+// (diff/result).
 const (
 	CPU            = rules.CPU
 	Wait           = rules.Wait
@@ -30,6 +61,33 @@ const (
 	Weak   = rules.Weak
 	Ctx    = rules.Ctx
 	Skip   = rules.Skip
+
+	OtherName           = result.OtherName
+	VerdictLeaders      = result.VerdictLeaders
+	ByFrame             = result.ByFrame
+	ByDecider           = result.ByDecider
+	ByCaller            = result.ByCaller
+	Base                = result.Base
+	New                 = result.New
+	NormalizeAuto       = result.NormalizeAuto
+	NormalizeShare      = result.NormalizeShare
+	NormalizeRate       = result.NormalizeRate
+	NormalizeValue      = result.NormalizeValue
+	MeaningState        = result.MeaningState
+	MeaningCPU          = result.MeaningCPU
+	MeaningDelay        = result.MeaningDelay
+	MeaningMemory       = result.MeaningMemory
+	CaveatSharesOnly    = result.CaveatSharesOnly
+	CaveatKindUnknown   = result.CaveatKindUnknown
+	CaveatKindsDiffer   = result.CaveatKindsDiffer
+	CaveatMixedKinds    = result.CaveatMixedKinds
+	CaveatTypesDiffer   = result.CaveatTypesDiffer
+	CaveatEmptySide     = result.CaveatEmptySide
+	CaveatFewSamples    = result.CaveatFewSamples
+	CaveatSamplesDiffer = result.CaveatSamplesDiffer
+	CaveatProducers     = result.CaveatProducers
+	CaveatHeap          = result.CaveatHeap
+	CaveatUnknown       = result.CaveatUnknown
 )
 
 // Buckets lists every bucket in report order (rules.Buckets).
@@ -46,3 +104,13 @@ func ParseRules(name string, r io.Reader) ([]*Rule, error) { return rules.Parse(
 
 // ParseBucket reads a bucket name (rules.ParseBucket).
 func ParseBucket(s string) (Bucket, error) { return rules.ParseBucket(s) }
+
+// ParseBy reads an attribution (result.ParseBy).
+func ParseBy(s string) (By, error) { return result.ParseBy(s) }
+
+// DefaultBy is the attribution Options.By "" picks for a kind
+// (result.DefaultBy).
+func DefaultBy(k profile.Kind) By { return result.DefaultBy(k) }
+
+// ParseNormalize reads a measure (result.ParseNormalize).
+func ParseNormalize(s string) (Normalize, error) { return result.ParseNormalize(s) }
