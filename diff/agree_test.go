@@ -101,15 +101,16 @@ func agree(t *testing.T, sides [2][]*profile.Raw, base Options, peek string) {
 // consumer reads the samples in order), or cut into parts of 16 records.
 func walkAll(t *testing.T, sides [2][]*profile.Raw, opts Options, sharded bool) *Analyzer {
 	t.Helper()
-	a := NewAnalyzer(opts)
 	if sharded {
-		lowShards(t)
-	} else {
+		opts = cutFine(opts)
+	}
+	a := NewAnalyzer(opts)
+	if !sharded {
 		a.OnSample(func(*Sample) {})
 	}
 	for side, rs := range sides {
 		for _, r := range rs {
-			in, err := PrepareWith(r, PrepareOptions{IDsInWalk: a.WalksInParallel()})
+			in, err := PrepareWith(r, prepFor(opts, a.WalksInParallel()))
 			if err != nil {
 				t.Fatalf("Prepare %s: %v", r.Source, err)
 			}

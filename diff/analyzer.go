@@ -50,6 +50,8 @@ type Options struct {
 	// Spellings fills Sample.Spellings for OnSample consumers that match
 	// frame names as the profiles wrote them (the gate's method checks).
 	Spellings bool
+	// shards is how finely streamed profiles are cut (tests cut finer).
+	shards shardPlan
 }
 
 // ModuleNames is Options.Modules.

@@ -141,7 +141,6 @@ func TestClosureNeighboursOnlyForPairing(t *testing.T) {
 // without, for one build on both sides (neighbours no longer noted) and
 // for two builds (noted on both, closures paired by them).
 func TestClosureNeighboursParallelWalks(t *testing.T) {
-	lowShards(t)
 	dir := t.TempDir()
 	for _, builds := range [][2]string{{"b1", "b1"}, {"b1", "b2"}} {
 		var rs [2]*profile.Raw
@@ -153,10 +152,11 @@ func TestClosureNeighboursParallelWalks(t *testing.T) {
 			rs[i] = rawFile(t, dir, fmt.Sprintf("%s-%d.pb.gz", builds[i], i), p, profile.Options{})
 		}
 		diffWith := func(expect int) *Result {
-			a := NewAnalyzer(Options{Top: -1, Cum: true})
+			opts := cutFine(Options{Top: -1, Cum: true})
+			a := NewAnalyzer(opts)
 			a.Expect(expect)
 			for side, r := range rs {
-				in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+				in, err := PrepareWith(r, prepFor(opts, true))
 				if err != nil || !in.Streamed() {
 					t.Fatalf("Prepare: %v", err)
 				}

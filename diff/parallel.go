@@ -36,16 +36,17 @@ import (
 // name the frame has in its profile (a spelling). A shard therefore
 // decides every sample as a serial walk does.
 
-// shardSamples is the fewest sample records a profile's part has: a
-// profile of fewer is one shard. markEvery is the record spacing of the
-// places a profile can be cut (pull.Options.MarkEvery). Tests lower both.
-// shardCap, when not 0, is the most shards of one profile in place of
-// GOMAXPROCS.
-var (
-	shardSamples = 32 << 10
-	markEvery    = 4096
-	shardCap     = 0
-)
+// shardPlan is how finely streamed profiles are cut (Options.shards,
+// PrepareOptions.markEvery); the zero value is the default, and tests cut
+// finer. records is the fewest sample records a profile's part has (0:
+// defaultShardRecords): a profile of fewer is one shard. markEvery is the
+// record spacing of the places a profile can be cut (0: the pull reader's
+// default). most, when not 0, is the most shards of one profile in place
+// of GOMAXPROCS.
+type shardPlan struct{ records, markEvery, most int }
+
+// defaultShardRecords is shardPlan.records' default.
+const defaultShardRecords = 32 << 10
 
 // walkJob is one profile's walk in flight: its shards, done when wg is.
 // A shard whose walk failed (a packed location id check left to it, see
@@ -75,10 +76,14 @@ func (a *Analyzer) walkShards(side Side, prof int, d *pull.File, idx int, kind p
 	// Parts cost each their own resolution of the profile's locations:
 	// cut only while the profiles expected leave cores idle.
 	most := max(1, workers/max(1, a.expect))
-	if shardCap > 0 {
-		most = shardCap
+	if a.opts.shards.most > 0 {
+		most = a.opts.shards.most
 	}
-	bounds := d.Cuts(min(most, max(1, d.Samples()/shardSamples)))
+	records := a.opts.shards.records
+	if records <= 0 {
+		records = defaultShardRecords
+	}
+	bounds := d.Cuts(min(most, max(1, d.Samples()/records)))
 	job := &walkJob{side: side, prof: prof, idx: idx, kind: kind}
 	for i := range len(bounds) - 1 {
 		s := a.shard(side, len(d.Funcs()))

@@ -65,11 +65,13 @@ type PrepareOptions struct {
 	// Names is the memo of function names shared by the profiles of one
 	// comparison (see Names); nil gives the profile one of its own.
 	Names *Names
+	// markEvery is shardPlan.markEvery, for tests that cut finer.
+	markEvery int
 }
 
 // PrepareWith is Prepare with options.
 func PrepareWith(r *profile.Raw, opts PrepareOptions) (*Input, error) {
-	d, err := pull.Open(r, pull.Options{IDsInWalk: opts.IDsInWalk, Names: opts.Names, Describe: describeName, MarkEvery: markEvery})
+	d, err := pull.Open(r, pull.Options{IDsInWalk: opts.IDsInWalk, Names: opts.Names, Describe: describeName, MarkEvery: opts.markEvery})
 	if err != nil {
 		l, err := r.Load()
 		if err != nil {

@@ -59,7 +59,7 @@ func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stre
 			if err := model.Add(Side(side), l); err != nil {
 				t.Fatalf("model Add: %v", err)
 			}
-			in, err := PrepareWith(r, PrepareOptions{IDsInWalk: stream.WalksInParallel()})
+			in, err := PrepareWith(r, prepFor(opts, stream.WalksInParallel()))
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
@@ -124,19 +124,25 @@ func TestStreamSameResult(t *testing.T) {
 		}
 	}
 	for _, sharded := range []bool{false, true} {
-		if sharded {
-			lowShards(t)
-		}
 		testStreamSameResult(t, sides, sharded)
 	}
 }
 
-// lowShards cuts streamed profiles into many small shards (parallel.go)
-// until the test ends, so that the merging of parts is what is tested.
-func lowShards(t *testing.T) {
-	s, m, c := shardSamples, markEvery, shardCap
-	shardSamples, markEvery, shardCap = 100, 16, 7
-	t.Cleanup(func() { shardSamples, markEvery, shardCap = s, m, c })
+// fine cuts streamed profiles into many small shards (parallel.go):
+// parts of 100 records, at places every 16, at most 7 parts a profile, so
+// that the merging of parts is what is tested.
+var fine = shardPlan{records: 100, markEvery: 16, most: 7}
+
+// cutFine is opts with profiles cut as fine says.
+func cutFine(opts Options) Options {
+	opts.shards = fine
+	return opts
+}
+
+// prepFor is how profiles for an Analyzer made with opts are prepared:
+// the ids left to the walk when ids, cut places as opts' plan has them.
+func prepFor(opts Options, ids bool) PrepareOptions {
+	return PrepareOptions{IDsInWalk: ids, markEvery: opts.shards.markEvery}
 }
 
 func testStreamSameResult(t *testing.T, sides [2][]*profile.Raw, sharded bool) {
@@ -158,7 +164,11 @@ func testStreamSameResult(t *testing.T, sides [2][]*profile.Raw, sharded bool) {
 			name += "/sharded"
 		}
 		t.Run(name, func(t *testing.T) {
-			model, stream := bothPaths(t, c.opts, sides)
+			opts := c.opts
+			if sharded {
+				opts = cutFine(opts)
+			}
+			model, stream := bothPaths(t, opts, sides)
 			sameJSON(t, "diff", model.Diff(), stream.Diff())
 			sameJSON(t, "top", model.Top(), stream.Top())
 			sameJSON(t, "profiles", model.Profiles(), stream.Profiles())
@@ -175,7 +185,7 @@ func testStreamSameResult(t *testing.T, sides [2][]*profile.Raw, sharded bool) {
 // load. The streamed walks are cut into parts of 16 records.
 func TestStreamCorpus(t *testing.T) {
 	dir := corpusDir(t)
-	lowShards(t) // and each profile's walk is cut into parts
+	fineOpts := cutFine(Options{Top: -1}) // each profile's walk is cut into parts
 	n, streamed := 0, 0
 	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".tsv") {
@@ -194,7 +204,7 @@ func TestStreamCorpus(t *testing.T) {
 			} else if werr == nil {
 				sameJSON(t, path+" Load", loadFacts(want), loadFacts(l))
 			}
-			in, perr := Prepare(r)
+			in, perr := PrepareWith(r, prepFor(fineOpts, false))
 			if (lerr == nil) != (perr == nil) || lerr != nil && lerr.Error() != perr.Error() {
 				t.Errorf("%s: model %v, stream %v", path, lerr, perr)
 				continue
@@ -207,7 +217,7 @@ func TestStreamCorpus(t *testing.T) {
 				sameLocations(t, path, l.Profile, in)
 			}
 			sameJSON(t, path+" loaded", loadFacts(l), loadFacts(in.Loaded()))
-			model, stream := NewAnalyzer(Options{Top: -1}), NewAnalyzer(Options{Top: -1})
+			model, stream := NewAnalyzer(Options{Top: -1}), NewAnalyzer(fineOpts)
 			e1, e2 := model.Add(Base, l), stream.AddInput(Base, in)
 			if fmt.Sprint(e1) != fmt.Sprint(e2) {
 				t.Errorf("%s: Add: model %v, stream %v", path, e1, e2)
@@ -219,13 +229,13 @@ func TestStreamCorpus(t *testing.T) {
 			// Prepared as diff and top prepare it, for a walk in
 			// parallel: ids left to the walk, and the records not read
 			// again when scan checked them.
-			inW, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+			inW, err := PrepareWith(r, prepFor(fineOpts, true))
 			if err != nil {
 				t.Errorf("%s: PrepareWith IDsInWalk: %v, Prepare took it", path, err)
 				continue
 			}
 			sameJSON(t, path+" loaded, ids in walk", loadFacts(l), loadFacts(inW.Loaded()))
-			par := NewAnalyzer(Options{Top: -1})
+			par := NewAnalyzer(fineOpts)
 			e3 := par.AddInput(Base, inW)
 			if e3 == nil {
 				e3 = par.Wait()
@@ -371,16 +381,16 @@ func sameLocations(t *testing.T, what string, model *pprofile.Profile, in *Input
 
 // streamed adds r to a new Analyzer through the streaming path, its
 // location ids left to the walk (PrepareOptions.IDsInWalk), walked in
-// parts (lowShards) or serially (an OnSample consumer), and returns the
+// parts (cutFine) or serially (an OnSample consumer), and returns the
 // error that path gives it wherever it is found (Prepare's checks,
 // AddInput, Wait), or the Analyzer. walked says whether Prepare streamed
 // it, leaving the error, if any, to the walk.
 func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error) {
-	in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+	in, err := PrepareWith(r, prepFor(cutFine(Options{}), true))
 	if err != nil {
 		return nil, false, err
 	}
-	a = NewAnalyzer(Options{})
+	a = NewAnalyzer(cutFine(Options{}))
 	if serial {
 		a.OnSample(func(*Sample) {})
 	}
@@ -399,7 +409,6 @@ func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error)
 // the walk, by the walk, in a part of a profile walked in parallel or in
 // the ids check a serial walk runs first.
 func TestStreamBadLocationID(t *testing.T) {
-	lowShards(t)
 	dir := t.TempDir()
 	gcfg := synth.DefaultConfig()
 	gcfg.Stacks, gcfg.Functions, gcfg.PCsPerFunction = 300, 100, 1
@@ -443,11 +452,11 @@ func TestStreamBadLocationID(t *testing.T) {
 		// kept. A parallel one finds it in the walk; once Wait said so,
 		// it adds no more.
 		for _, serial := range []bool{true, false} {
-			a := NewAnalyzer(Options{})
+			a := NewAnalyzer(cutFine(Options{}))
 			if serial {
 				a.OnSample(func(*Sample) {})
 			}
-			in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+			in, err := PrepareWith(r, prepFor(cutFine(Options{}), true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -470,11 +479,11 @@ func TestStreamBadLocationID(t *testing.T) {
 			}
 		}
 		// Results asked for without Wait leave the profile out, and say so.
-		in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
+		in, err := PrepareWith(r, prepFor(cutFine(Options{}), true))
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := NewAnalyzer(Options{})
+		a := NewAnalyzer(cutFine(Options{}))
 		if err := a.AddInput(Base, in); err != nil {
 			t.Fatal(err)
 		}
@@ -490,7 +499,6 @@ func TestStreamBadLocationID(t *testing.T) {
 // or whose last location id is made to run on past its field, gets what
 // the model makes of it: the same error, or the same profile.
 func TestStreamPackedVarintPastField(t *testing.T) {
-	lowShards(t)
 	cfg := synth.DefaultConfig()
 	cfg.Stacks, cfg.Functions, cfg.PCsPerFunction = 400, 300, 1
 	var buf bytes.Buffer
@@ -561,7 +569,7 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 				continue
 			}
 			if lerr == nil {
-				m := NewAnalyzer(Options{})
+				m := NewAnalyzer(cutFine(Options{}))
 				if err := m.Add(Base, l); err != nil {
 					t.Fatal(err)
 				}
@@ -821,11 +829,11 @@ func TestStreamIDsInSeveralFields(t *testing.T) {
 				sides[s] = []*profile.Raw{r}
 			}
 			for _, sharded := range []bool{false, true} {
-				if sharded {
-					lowShards(t)
-				}
 				// Cum: the root frames, in the second field, count too.
 				for _, opts := range []Options{{}, {Cum: true, Top: -1}} {
+					if sharded {
+						opts = cutFine(opts)
+					}
 					model, stream := bothPaths(t, opts, sides)
 					sameJSON(t, "diff", model.Diff(), stream.Diff())
 					sameJSON(t, "top", model.Top(), stream.Top())
