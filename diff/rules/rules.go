@@ -45,7 +45,7 @@ type Rule struct {
 	// transparent, but when no other rule decides the sample, its bucket
 	// does instead of cpu (a libc futex wait with no caller that says why).
 	Fallback bool
-	Kinds    []kind.Kind        // only in profiles of these kinds (nil: every kind)
+	Kinds    []kind.Kind           // only in profiles of these kinds (nil: every kind)
 	Pattern  string                // RE2, matched against symbolize.Normalize(name)
 	Note     string                // why the rule exists
 	Source   string                // file:line the rule came from
