@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -14,6 +15,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/synth"
 )
 
 // TestSerialShardedAgree holds the classification to being a function of
@@ -201,4 +203,28 @@ func recordNativeWaits(t *testing.T) *pprofile.Profile {
 		t.Fatal("perf script's profile has no mappings: the module case needs them")
 	}
 	return l.Profile
+}
+
+// A call tree large enough that its build sends subtrees to other
+// goroutines (parallelRecords) is the tree a build on one goroutine
+// makes.
+func TestTreeBuildParallelSame(t *testing.T) {
+	dir := t.TempDir()
+	var sides [2][]*profile.Raw
+	for s, side := range []synth.Side{synth.Base, synth.New} {
+		cfg := synth.DefaultConfig()
+		cfg.Stacks, cfg.Functions, cfg.Side = 30000, 400, side
+		sides[s] = []*profile.Raw{rawFile(t, dir, fmt.Sprintf("%d.pb.gz", s), synth.Generate(cfg), profile.Options{})}
+	}
+	a := walkAll(t, sides, Options{CallTree: true, TreeMin: 0.0001}, true)
+	a.flush() // the shards' trees merged
+	if len(a.tree.recs) < 4*parallelRecords {
+		t.Fatalf("%d records: the test wants several subtrees past parallelRecords", len(a.tree.recs))
+	}
+	build := func(procs int) *CallNode {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return a.Diff().Tree
+	}
+	one, four := build(1), build(4)
+	sameJSON(t, "tree", one, four)
 }

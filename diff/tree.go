@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // CallTree collects the bucketed samples' stacks as they stream by (method
@@ -194,6 +196,7 @@ func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
 		root.add(&t.recs[i])
 	}
 	b.root = root.total
+	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
 	n := root.node("root")
 	n.Self = [2]float64{}
 	n.Children = b.children(idx, 0, &n.Self)
@@ -206,7 +209,15 @@ type treeBuilder struct {
 	root    [2]float64
 	name    func(int32) string
 	scratch []uint64 // sort keys, reused level after level
+	// slots are the goroutines besides the caller's that may build
+	// subtrees at once (shared by every builder of one tree).
+	slots chan struct{}
 }
+
+// parallelRecords is the fewest records a subtree has for its build to
+// go to another goroutine: below it, starting one costs more than the
+// build.
+const parallelRecords = 4096
 
 // key is the id at depth d of record i's stack, -1 when it ends above d.
 func (b *treeBuilder) key(i int32, d int) int32 {
@@ -215,6 +226,17 @@ func (b *treeBuilder) key(i int32, d int) int32 {
 		return -1
 	}
 	return b.t.ids[r.chunk][int(r.start)+d]
+}
+
+// trySlot takes a slot for a subtree's build on another goroutine, when
+// one is free.
+func (b *treeBuilder) trySlot() bool {
+	select {
+	case b.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 // narrow reports whether sums are under min of the root on both sides.
@@ -249,6 +271,7 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 	ids := map[*CallNode]int32{}
 	var other sums
 	merged := 0
+	var wg sync.WaitGroup
 	for i := 0; i < len(idx); {
 		k := b.key(idx[i], d)
 		j := i
@@ -273,11 +296,23 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 			merged++
 		default:
 			n := s.node(b.name(k))
-			n.Children = b.children(run, d+1, &n.Self)
 			kids = append(kids, n)
 			ids[n] = k
+			if len(run) < parallelRecords || !b.trySlot() {
+				n.Children = b.children(run, d+1, &n.Self)
+				continue
+			}
+			// A large subtree is built on a goroutine of its own: its
+			// records (run) are its alone, and it writes n alone.
+			nb := *b
+			nb.scratch = nil
+			wg.Go(func() {
+				defer func() { <-b.slots }()
+				n.Children = nb.children(run, d+1, &n.Self)
+			})
 		}
 	}
+	wg.Wait()
 	sort.Slice(kids, func(i, j int) bool {
 		if kids[i].Name != kids[j].Name {
 			return kids[i].Name < kids[j].Name
