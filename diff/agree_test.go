@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -227,4 +228,32 @@ func TestTreeBuildParallelSame(t *testing.T) {
 	}
 	one, four := build(1), build(4)
 	sameJSON(t, "tree", one, four)
+}
+
+// A tree keeps ids in 16 bits while they fit, and a shard's chunk whose
+// ids the merge turns into larger ones is widened, not cut short.
+func TestTreeChunkWidens(t *testing.T) {
+	shard := newCallTree(false)
+	shard.addStack([]int32{1, 2, 3}, CPU, [2]float64{1, 0}, true)
+	if shard.ids[0].u16 == nil {
+		t.Fatal("a stack of small ids went to a 32-bit chunk")
+	}
+	remap := []int32{0, 70000, 5, 1 << 20}
+	tree := newCallTree(true)
+	tree.addStack([]int32{7}, Wait, [2]float64{0, 2}, false) // a tree past 1<<16 methods
+	tree.merge(shard, remap)
+	if len(tree.recs) != 2 {
+		t.Fatalf("%d records, want 2", len(tree.recs))
+	}
+	r := &tree.recs[1]
+	var got []int32
+	for i := r.start; i < r.end; i++ {
+		got = append(got, tree.ids[r.chunk].at(int(i)))
+	}
+	if !slices.Equal(got, []int32{70000, 5, 1 << 20}) || tree.ids[r.chunk].u32 == nil {
+		t.Errorf("merged stack %v (32-bit: %v), want [70000 5 1048576] in a 32-bit chunk", got, tree.ids[r.chunk].u32 != nil)
+	}
+	if !tree.equal(&tree.recs[0], []int32{7}) {
+		t.Error("the tree's own record changed")
+	}
 }

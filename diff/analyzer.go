@@ -535,7 +535,7 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 		return
 	}
 	if a.tree != nil {
-		a.tree.add(s)
+		a.tree.add(s, len(a.methods) <= 1<<16)
 	}
 	if a.peek != nil {
 		a.peek.add(a, s)

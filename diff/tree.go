@@ -21,7 +21,7 @@ import (
 // shard's records after the tree's. Memory is bounded by the records'
 // frames: the distinct stacks, or the protobuf's own sample table.
 type CallTree struct {
-	ids  [][]int32 // chunks of treeChunk ids (or one stack, if longer), never grown by copying
+	ids  []idChunk // chunks of treeChunk ids (or one stack, if longer), never grown by copying
 	recs []treeRec
 	seen map[uint64]int32 // hash of (stack, bucket) → first record; collisions chain through treeRec.next; nil: no dedup
 	buf  []int32
@@ -30,17 +30,95 @@ type CallTree struct {
 // treeChunk is the size of a chunk of CallTree.ids.
 const treeChunk = 1 << 20
 
-// treeRec is one distinct stack in one bucket: ids[chunk][start:end],
-// root first, and its value on each side.
+// treeRec is one stack in one bucket: ids[chunk][start:end], root first,
+// and its value on each side.
 type treeRec struct {
-	chunk, start, end int32
 	value             [2]float64
-	bucket            Bucket
+	chunk, start, end int32
 	next              int32 // the next record of the same hash, -1 for none
+	bucket            Bucket
 }
 
-// stack is a record's stack.
-func (t *CallTree) stack(r *treeRec) []int32 { return t.ids[r.chunk][r.start:r.end] }
+// idChunk is a chunk of CallTree's ids: 16 bits an id while the tree's
+// method ids fit (fewer than 65,536 methods, nearly every comparison),
+// which halves the tree's largest part; else 32 (u32 not nil).
+type idChunk struct {
+	u16 []uint16
+	u32 []int32
+}
+
+func (c *idChunk) len() int {
+	if c.u32 != nil {
+		return len(c.u32)
+	}
+	return len(c.u16)
+}
+
+func (c *idChunk) room() int {
+	if c.u32 != nil {
+		return cap(c.u32) - len(c.u32)
+	}
+	return cap(c.u16) - len(c.u16)
+}
+
+// at is the id at i.
+func (c *idChunk) at(i int) int32 {
+	if c.u32 != nil {
+		return c.u32[i]
+	}
+	return int32(c.u16[i])
+}
+
+// add appends stack's ids (all under 1<<16 unless the chunk is wide).
+func (c *idChunk) add(stack []int32) {
+	if c.u32 != nil {
+		c.u32 = append(c.u32, stack...)
+		return
+	}
+	for _, id := range stack {
+		c.u16 = append(c.u16, uint16(id))
+	}
+}
+
+// remap rewrites the chunk's ids through remap, widening it when one
+// no longer fits 16 bits.
+func (c *idChunk) remap(remap []int32) {
+	if c.u16 != nil {
+		for _, id := range c.u16 {
+			if remap[id] >= 1<<16 {
+				c.u32 = make([]int32, len(c.u16))
+				for i, id := range c.u16 {
+					c.u32[i] = int32(id)
+				}
+				c.u16 = nil
+				break
+			}
+		}
+	}
+	if c.u32 != nil {
+		for i, id := range c.u32 {
+			c.u32[i] = remap[id]
+		}
+		return
+	}
+	for i, id := range c.u16 {
+		c.u16[i] = uint16(remap[id])
+	}
+}
+
+// equal reports whether record r's stack is stack.
+func (t *CallTree) equal(r *treeRec, stack []int32) bool {
+	if int(r.end-r.start) != len(stack) {
+		return false
+	}
+	c := &t.ids[r.chunk]
+	for i, id := range stack {
+		if c.at(int(r.start)+i) != id {
+			return false
+		}
+	}
+	return true
+}
 
 // newCallTree returns an empty tree that sums a stack seen again into its
 // record when dedup is set.
@@ -52,20 +130,21 @@ func newCallTree(dedup bool) *CallTree {
 	return t
 }
 
-// add records one bucketed sample.
-func (t *CallTree) add(s *Sample) {
+// add records one bucketed sample; narrow says that every method id of
+// the tree fits 16 bits.
+func (t *CallTree) add(s *Sample, narrow bool) {
 	t.buf = t.buf[:0]
 	for i := len(s.Stack) - 1; i >= 0; i-- {
 		t.buf = append(t.buf, s.Stack[i])
 	}
 	var v [2]float64
 	v[s.Side] = s.Value
-	t.addStack(t.buf, s.Bucket, v)
+	t.addStack(t.buf, s.Bucket, v, narrow)
 }
 
 // addStack adds value to the record of a stack (method ids, root first)
 // in bucket b, making it on first sight.
-func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
+func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64, narrow bool) {
 	var h uint64
 	var first int32
 	var ok bool
@@ -79,7 +158,7 @@ func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
 	if ok {
 		for i := first; i >= 0; i = t.recs[i].next {
 			r := &t.recs[i]
-			if r.bucket == b && slices.Equal(t.stack(r), stack) {
+			if r.bucket == b && t.equal(r, stack) {
 				r.value[0] += value[0]
 				r.value[1] += value[1]
 				return
@@ -87,13 +166,19 @@ func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
 		}
 	}
 	last := len(t.ids) - 1
-	if last < 0 || len(t.ids[last])+len(stack) > cap(t.ids[last]) {
-		t.ids = append(t.ids, make([]int32, 0, max(treeChunk, len(stack))))
+	if last < 0 || t.ids[last].room() < len(stack) || !narrow && t.ids[last].u32 == nil {
+		n := max(treeChunk, len(stack))
+		if narrow {
+			t.ids = append(t.ids, idChunk{u16: make([]uint16, 0, n)})
+		} else {
+			t.ids = append(t.ids, idChunk{u32: make([]int32, 0, n)})
+		}
 		last++
 	}
-	r := treeRec{chunk: int32(last), start: int32(len(t.ids[last])), bucket: b, next: -1, value: value}
-	t.ids[last] = append(t.ids[last], stack...)
-	r.end = int32(len(t.ids[last]))
+	c := &t.ids[last]
+	r := treeRec{chunk: int32(last), start: int32(c.len()), bucket: b, next: -1, value: value}
+	c.add(stack)
+	r.end = int32(c.len())
 	if ok {
 		r.next = first
 	}
@@ -108,10 +193,8 @@ func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64) {
 // over (o is not used again). They stay out of t.seen: the build sums
 // records of one stack.
 func (t *CallTree) merge(o *CallTree, remap []int32) {
-	for _, c := range o.ids {
-		for i, id := range c {
-			c[i] = remap[id]
-		}
+	for i := range o.ids {
+		o.ids[i].remap(remap)
 	}
 	off := int32(len(t.ids))
 	t.ids = append(t.ids, o.ids...)
@@ -225,7 +308,7 @@ func (b *treeBuilder) key(i int32, d int) int32 {
 	if int(r.end-r.start) <= d {
 		return -1
 	}
-	return b.t.ids[r.chunk][int(r.start)+d]
+	return b.t.ids[r.chunk].at(int(r.start) + d)
 }
 
 // trySlot takes a slot for a subtree's build on another goroutine, when
