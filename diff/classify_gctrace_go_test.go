@@ -70,7 +70,14 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 		lb, sched, ok := LabelledBucket(smp)
 		v := float64(smp.Value[idx])
 		switch {
-		case !ok || sched:
+		case !ok:
+			// A reason the trace does not know (a goroutine blocked
+			// before it began): the frames decide, and a collector
+			// goroutine parked at its root is idle.
+			if unlabelledGC(rs, smp) {
+				wantGC += v
+			}
+		case sched:
 		case lb == GC:
 			wantGC += v
 		case !idleSystem(rec) && inCollector(rs, smp):
@@ -93,6 +100,28 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 		t.Errorf("gc %v ns, want %v (of which %v labelled otherwise by the trace reader)", got, wantGC, relabelled)
 	}
 	t.Logf("gc %.3g ns of %.3g, %.3g of it relabelled from the goroutine's state (%.3g running collector goroutines)", top.Buckets[GC].Value, top.Total, relabelled, runningWorker)
+}
+
+// unlabelledGC is what a sample without a bucket label counts as by its
+// frames: GC when a gc rule decides it, unless it is a collector
+// goroutine waiting at its root (the frame that decides is the root's).
+func unlabelledGC(rs *RuleSet, smp *pprofile.Sample) bool {
+	var names []string
+	for _, loc := range smp.Location {
+		for _, ln := range loc.Line {
+			names = append(names, symbolize.Normalize(ln.Function.Name))
+		}
+	}
+	b, at := ClassifyStack(rs, names, profile.KindTrace)
+	if b != GC {
+		return false
+	}
+	root := len(names) - 1
+	for root > 0 && strings.HasPrefix(names[root], "runtime.goexit") {
+		root--
+	}
+	st := smp.Label[profile.LabelState]
+	return !(len(st) == 1 && st[0] == "waiting" && at == root)
 }
 
 // inCollector reports whether a sample has a frame a strong gc rule

@@ -199,6 +199,9 @@ func (a *Analyzer) decide(s *Sample, rec *pull.Record, kind profile.Kind) {
 		var h how
 		s.Apart = InBucket
 		s.Bucket, s.Decider, h = classify(s.frames, kind)
+		if s.Bucket == GC && parkedCollector(rec, s.frames, s.Decider, kind) {
+			s.Bucket = Wait
+		}
 		if h != ruled {
 			switch fb, unknown, ok := fallback(rec); {
 			case ok && unknown:
@@ -251,6 +254,20 @@ func collectorAt(frames []frameRule, rootOnly bool) int {
 // in native code or blocked: kept apart as Unknown).
 func fallback(rec *pull.Record) (b Bucket, unknown, ok bool) {
 	return recordBucket(rec, profile.LabelFallback, profile.FallbackUnknown)
+}
+
+// parkedCollector reports a trace's collector goroutine (gcBgMarkWorker,
+// bgsweep, bgscavenge: a strong gc frame at its root) waiting with nothing
+// that says more between its parking and its root: idle until the next
+// cycle, as a reason of "system goroutine wait" says when the trace knows
+// it (idleSystem). A goroutine blocked before the trace began has no known
+// reason, so its frames decide, and their rule would call it GC work.
+func parkedCollector(rec *pull.Record, frames []frameRule, decider int, kind profile.Kind) bool {
+	if kind != profile.KindTrace || decider < 0 {
+		return false
+	}
+	st, ok := rec.Label(profile.LabelState)
+	return ok && st == "waiting" && decider == collectorAt(frames, true)
 }
 
 // running reports whether a trace sample is a running interval.
