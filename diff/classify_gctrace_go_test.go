@@ -11,6 +11,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/classify"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
@@ -80,10 +81,10 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 		case sched:
 		case lb == GC:
 			wantGC += v
-		case !idleSystem(rec) && inCollector(rs, smp):
+		case !classify.IdleSystem(rec) && inCollector(rs, smp):
 			wantGC += v
 			relabelled += v
-			if running(rec) {
+			if classify.Running(rec) {
 				runningWorker += v
 			}
 		}

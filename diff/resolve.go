@@ -5,6 +5,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/classify"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
@@ -182,10 +183,10 @@ func (r *locResolver) appendSpellings(dst []int32, e *locEntry) []int32 {
 // each marked when its module is a system library's (frSysModule).
 func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
 	if e.n == 1 {
-		return append(dst, r.a.frameRuleOf(e.id, kind).inSystem(e.sys))
+		return append(dst, r.a.frameRuleOf(e.id, kind).InSystem(e.sys))
 	}
 	for i, id := range r.idv[e.off : e.off+e.n] {
-		dst = append(dst, r.a.frameRuleOf(id, kind).inSystem(r.sysv[e.off+uint32(i)]))
+		dst = append(dst, r.a.frameRuleOf(id, kind).InSystem(r.sysv[e.off+uint32(i)]))
 	}
 	return dst
 }
@@ -467,8 +468,8 @@ func (a *Analyzer) useKind(k profile.Kind) {
 // frameRuleOf is a method's frame rule in a profile of kind (a.mfr is
 // the memo of that kind: useKind).
 func (a *Analyzer) frameRuleOf(id int32, kind profile.Kind) frameRule {
-	if !a.mfr[id].known() {
-		a.mfr[id] = ruleOf(a.rules, a.methods[id].key, kind)
+	if !a.mfr[id].Known() {
+		a.mfr[id] = classify.RuleOf(a.rules, a.methods[id].key, kind)
 	}
 	return a.mfr[id]
 }

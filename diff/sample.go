@@ -7,6 +7,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/classify"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
@@ -44,7 +45,7 @@ type Sample struct {
 
 // Leaf is the index in Stack of the frame the sample's own time is spent
 // in: the first frame that is not a skip frame (0 for an empty stack).
-func (s *Sample) Leaf() int { return leafIndex(s.frames) }
+func (s *Sample) Leaf() int { return classify.LeafIndex(s.frames) }
 
 // Caller is the index in Stack of the program's own code behind the
 // sample's bucket (see ByCaller); 0 for an empty stack.
@@ -159,133 +160,6 @@ func (w *walker) classified(s *Sample, rec *pull.Record, v float64) {
 	}
 }
 
-// Apart says why a sample's time is kept apart from the buckets.
-type Apart uint8
-
-const (
-	InBucket Apart = iota // in its bucket
-	// Sched is scheduler latency: runnable time (a Go trace's runnable
-	// goroutines, a thread preempted in a perf sched_switch trace, a
-	// goroutine not yet started), waiting for a CPU.
-	Sched
-	// Unknown is native-or-blocked time nothing can place: an external
-	// sample (.NET's UNMANAGED_CODE_TIME: the thread is in native code or
-	// blocked in the OS) under managed frames that name no wait. Counting
-	// it as cpu would call an idle thread busy; as wait, a busy one idle.
-	Unknown
-)
-
-// decide sets the sample's bucket, apart flag and deciding
-// frame: what the format recorded (a trace's block reason, profile's
-// label contract) decides before frame names do.
-func (a *Analyzer) decide(s *Sample, rec *pull.Record, kind profile.Kind) {
-	lb, lsched, lok := recordBucket(rec, profile.LabelBucket, profile.SchedLatency)
-	if !lok && a.notStarted(s, kind) {
-		lb, lsched, lok = 0, true, true
-	}
-	switch {
-	case lok && !lsched && lb != GC && !idleSystem(rec) && collectorAt(s.frames, running(rec)) >= 0:
-		// A goroutine blocked (on any reason: a GC assist parks with
-		// "sync") inside the collector, or a collector goroutine running,
-		// is GC work, as the frame rules say of the same stack in a
-		// wall-clock profile.
-		s.Bucket, s.Apart, s.Decider = GC, InBucket, collectorAt(s.frames, running(rec))
-	case lok:
-		s.Bucket, s.Apart, s.Decider = lb, InBucket, labelDecider(s.frames)
-		if lsched {
-			s.Apart = Sched
-		}
-	default:
-		var h how
-		s.Apart = InBucket
-		s.Bucket, s.Decider, h = classify(s.frames, kind)
-		if s.Bucket == GC && parkedCollector(rec, s.frames, s.Decider, kind) {
-			s.Bucket = Wait
-		}
-		if h != ruled {
-			switch fb, unknown, ok := fallback(rec); {
-			case ok && unknown:
-				s.Apart = Unknown
-			case ok:
-				s.Bucket = fb
-			case h == unclaimedExternal:
-				s.Apart = Unknown
-			}
-		}
-	}
-	if len(s.Stack) == 0 {
-		s.Decider = -1
-	}
-}
-
-// collectorAt is the index of the leaf-most frame a strong gc rule claims
-// (runtime.gcMarkDone, gcAssistAlloc, gcBgMarkWorker), or -1. With
-// rootOnly, only a collector goroutine's own root counts (gcBgMarkWorker,
-// bgsweep): a trace's running interval has the stack it resumed at, and a
-// goroutine that resumed inside an assist goes on to run its own code.
-func collectorAt(frames []frameRule, rootOnly bool) int {
-	gcAt := func(i int) bool {
-		f := frames[i]
-		return f.ruled() && f.strength == Strong && f.bucket == GC
-	}
-	if rootOnly {
-		for i := len(frames) - 1; i >= 0; i-- {
-			if frames[i].skip() {
-				continue
-			}
-			if gcAt(i) {
-				return i
-			}
-			return -1
-		}
-		return -1
-	}
-	for i := range frames {
-		if gcAt(i) {
-			return i
-		}
-	}
-	return -1
-}
-
-// fallback returns the bucket a sample's profile.LabelFallback label names:
-// what the format knows of time no frame rule claims (wait, for a thread
-// blocked off the CPU), or unknown for profile.FallbackUnknown (a thread
-// in native code or blocked: kept apart as Unknown).
-func fallback(rec *pull.Record) (b Bucket, unknown, ok bool) {
-	return recordBucket(rec, profile.LabelFallback, profile.FallbackUnknown)
-}
-
-// parkedCollector reports a trace's collector goroutine (gcBgMarkWorker,
-// bgsweep, bgscavenge: a strong gc frame at its root) waiting with nothing
-// that says more between its parking and its root: idle until the next
-// cycle, as a reason of "system goroutine wait" says when the trace knows
-// it (idleSystem). A goroutine blocked before the trace began has no known
-// reason, so its frames decide, and their rule would call it GC work.
-func parkedCollector(rec *pull.Record, frames []frameRule, decider int, kind profile.Kind) bool {
-	if kind != profile.KindTrace || decider < 0 {
-		return false
-	}
-	st, ok := rec.Label(profile.LabelState)
-	return ok && st == "waiting" && decider == collectorAt(frames, true)
-}
-
-// running reports whether a trace sample is a running interval.
-func running(rec *pull.Record) bool {
-	st, ok := rec.Label(profile.LabelState)
-	return ok && st == "running"
-}
-
-// idleSystem reports whether a trace sample is an idle collector
-// goroutine: a mark worker or scavenger parked until the next cycle
-// ("system goroutine wait") or the sweeper with nothing to sweep. They
-// wait between cycles; wall-clock profiles never see them (goroutine
-// profiles omit system goroutines), so they stay wait.
-func idleSystem(rec *pull.Record) bool {
-	r, ok := rec.Label(profile.LabelReason)
-	return ok && (r == "system goroutine wait" || r == "GC background sweeper wait")
-}
-
 // commRoot takes the frame rule off a stack's root frame when that frame
 // names the sample's "comm" label: the process name perf script's reader
 // adds as the root frame (as stackcollapse-perf.pl does). A thread's name
@@ -309,7 +183,7 @@ func (a *Analyzer) commRoot(s *Sample, rec *pull.Record) {
 		a.commKeys[c] = key
 	}
 	if a.methods[s.Stack[n-1]].key == key {
-		s.frames[n-1] = syntheticFrame
+		s.frames[n-1] = classify.Pseudo()
 	}
 }
 
@@ -349,7 +223,7 @@ func (r *locResolver) frames(stack, spell []int32, frames []frameRule, rec *pull
 		if id < uint64(len(one)) {
 			switch v := one[id]; {
 			case v > 0:
-				if fr := mfr[v-1]; fr.known() {
+				if fr := mfr[v-1]; fr.Known() {
 					stack = append(stack, v-1)
 					frames = append(frames, fr)
 					continue
@@ -410,7 +284,7 @@ func (r *locResolver) framesPacked(stack []int32, frames []frameRule, data []byt
 		if id < uint64(len(one)) {
 			switch v := one[id]; {
 			case v > 0:
-				if fr := mfr[v-1]; fr.known() {
+				if fr := mfr[v-1]; fr.Known() {
 					stack = append(stack, v-1)
 					frames = append(frames, fr)
 					continue
@@ -473,7 +347,7 @@ func (a *Analyzer) notStarted(s *Sample, kind profile.Kind) bool {
 // (mfr: Analyzer.mfr).
 func knownRules(mfr []frameRule, ms []int32) bool {
 	for _, m := range ms {
-		if !mfr[m].known() {
+		if !mfr[m].Known() {
 			return false
 		}
 	}
@@ -494,7 +368,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	}
 	free, freeLib := -1, -1
 	for i := at; i < len(stack); i++ {
-		if frames[i].ruled() || frames[i].synthetic() && i > at {
+		if frames[i].Ruled() || frames[i].Synthetic() && i > at {
 			continue
 		}
 		if free < 0 {
@@ -505,7 +379,7 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 			std = stdClass(a.methods[stack[i]].key)
 			a.std[stack[i]] = std
 		}
-		if std == stdOther && frames[i].sysModule() {
+		if std == stdOther && frames[i].SysModule() {
 			std = libClass(a.methods[stack[i]].key) // this frame's module is a system library's
 		}
 		switch {
@@ -594,17 +468,6 @@ const (
 	stdLib     = 2 // Go's standard library outside package runtime, or the JVM's
 	stdRuntime = 3 // package runtime (and runtime/...)
 )
-
-// leafIndex is the first frame that is not a skip frame (the frame a sample's
-// own time is spent in), or 0.
-func leafIndex(frames []frameRule) int {
-	for i, f := range frames {
-		if !f.skip() {
-			return i
-		}
-	}
-	return 0
-}
 
 // CountColumn returns the index of the sample type of p that counts the
 // sampled events behind each record of the sample type at idx, -1 when

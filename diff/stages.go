@@ -8,9 +8,10 @@ import (
 	"github.com/profdiff/profdiff/profile"
 )
 
-// The engine's stages below and after it are packages of their own:
-// diff/rules (the bucket names, the rule tables per runtime and their
-// matching), which the classifier reads, and diff/result (pure numbers:
+// The engine's stages are packages of their own: diff/rules (the bucket
+// names, the rule tables per runtime and their matching), diff/classify
+// (the classification, a pure function of a sample; classify.go), this
+// package's Analyzer (resolution and aggregation), and diff/result (pure numbers:
 // sides, buckets, methods, trees, peek rows, the verdict), which the
 // Analyzer returns and a report is built from without the engine. These
 // names keep the engine's API.
