@@ -82,7 +82,7 @@ func (f Frame) Synthetic() bool { return f.flags&frSynthetic != 0 }
 func (f Frame) Plain() bool { return f.flags&^frKnown == 0 }
 
 // skip reports whether a skip rule matched the frame.
-func (f Frame) Skip() bool { return f.Ruled() && f.strength == Skip }
+func (f Frame) Skip() bool { return f.Ruled() && f.strength == rules.Skip }
 
 // recordBucket is labelBucket for a record's labels.
 func recordBucket(rec *pull.Record, key, apart string) (b Bucket, isApart, ok bool) {
@@ -178,21 +178,21 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 		}
 		if ruled {
 			switch f.strength {
-			case Strong:
+			case rules.Strong:
 				if strongAt < 0 && (!f.NotLeaf() || sawCallee) {
 					strongAt = i
-				} else if strongAt >= 0 && f.bucket == GC && gcAbove < 0 {
+				} else if strongAt >= 0 && f.bucket == rules.GC && gcAbove < 0 {
 					gcAbove = i
 				}
-			case Weak:
+			case rules.Weak:
 				if weakAt < 0 && ctxAt < 0 {
 					weakAt = i
 				}
-			case Ctx:
+			case rules.Ctx:
 				if ctxAt < 0 {
 					ctxAt = i
 				}
-				if f.bucket == GC && gcCtxAt < 0 {
+				if f.bucket == rules.GC && gcCtxAt < 0 {
 					gcCtxAt = i
 				}
 			}
@@ -204,10 +204,10 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 	if leaf < 0 && len(frames) > 0 {
 		leaf = 0
 	}
-	b, at, h := CPU, leaf, Ruled
+	b, at, h := rules.CPU, leaf, Ruled
 	switch {
 	case kind == profile.KindMutex:
-		return LockContention, leaf, Ruled
+		return rules.LockContention, leaf, Ruled
 	case strongAt >= 0:
 		b, at = frames[strongAt].bucket, strongAt
 	case weakAt >= 0:
@@ -222,17 +222,17 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 		h = Unclaimed
 	}
 	switch {
-	case b == LockContention && gcCtxAt >= 0:
-		b, at = GC, gcCtxAt
-	case (b == LockContention || b == IO) && gcAbove > at:
+	case b == rules.LockContention && gcCtxAt >= 0:
+		b, at = rules.GC, gcCtxAt
+	case (b == rules.LockContention || b == rules.IO) && gcAbove > at:
 		// A runtime lock taken by the collector itself (runtime.lock2
 		// under gcMarkTermination, say), or the netpoll that starting
 		// the world runs (EpollWait under gcMarkTermination): GC
 		// overhead, not the program's contention or I/O.
-		b, at = GC, gcAbove
+		b, at = rules.GC, gcAbove
 	}
-	if b == CPU && (kind == profile.KindBlock || kind == profile.KindTrace) {
-		b, h = Wait, Ruled
+	if b == rules.CPU && (kind == profile.KindBlock || kind == profile.KindTrace) {
+		b, h = rules.Wait, Ruled
 	}
 	return b, at, h
 }
@@ -281,7 +281,7 @@ const (
 func collectorAt(frames []Frame, rootOnly bool) int {
 	gcAt := func(i int) bool {
 		f := frames[i]
-		return f.Ruled() && f.strength == Strong && f.bucket == GC
+		return f.Ruled() && f.strength == rules.Strong && f.bucket == rules.GC
 	}
 	if rootOnly {
 		for i := len(frames) - 1; i >= 0; i-- {
@@ -338,7 +338,7 @@ func Running(rec *pull.Record) bool {
 // profiles omit system goroutines), so they stay wait.
 func IdleSystem(rec *pull.Record) bool {
 	r, ok := rec.Label(profile.LabelReason)
-	return ok && (r == "system goroutine wait" || r == "GC background sweeper wait")
+	return ok && (r == "system goroutine wait" || r == "rules.GC background sweeper wait")
 }
 
 // LeafIndex is the first frame that is not a skip frame (the frame a sample's
@@ -368,12 +368,12 @@ func Decide(frames []Frame, rec *pull.Record, kind profile.Kind, notStarted bool
 		lb, lsched, lok = 0, true, true
 	}
 	switch {
-	case lok && !lsched && lb != GC && !IdleSystem(rec) && collectorAt(frames, Running(rec)) >= 0:
+	case lok && !lsched && lb != rules.GC && !IdleSystem(rec) && collectorAt(frames, Running(rec)) >= 0:
 		// A goroutine blocked (on any reason: a GC assist parks with
 		// "sync") inside the collector, or a collector goroutine running,
 		// is GC work, as the frame rules say of the same stack in a
 		// wall-clock profile.
-		b, apart, decider = GC, InBucket, collectorAt(frames, Running(rec))
+		b, apart, decider = rules.GC, InBucket, collectorAt(frames, Running(rec))
 	case lok:
 		b, apart, decider = lb, InBucket, labelDecider(frames)
 		if lsched {
@@ -383,8 +383,8 @@ func Decide(frames []Frame, rec *pull.Record, kind profile.Kind, notStarted bool
 		var h How
 		apart = InBucket
 		b, decider, h = Stack(frames, kind)
-		if b == GC && parkedCollector(rec, frames, decider, kind) {
-			b = Wait
+		if b == rules.GC && parkedCollector(rec, frames, decider, kind) {
+			b = rules.Wait
 		}
 		if h != Ruled {
 			switch fb, unknown, ok := fallbackOf(rec); {
@@ -403,17 +403,5 @@ func Decide(frames []Frame, rec *pull.Record, kind profile.Kind, notStarted bool
 	return b, apart, decider
 }
 
-// The bucket and strength names the classifier reads (package diff/rules).
+// Bucket is where a sample's time went (rules.Bucket).
 type Bucket = rules.Bucket
-
-const (
-	CPU            = rules.CPU
-	Wait           = rules.Wait
-	LockContention = rules.LockContention
-	GC             = rules.GC
-	IO             = rules.IO
-	Strong         = rules.Strong
-	Weak           = rules.Weak
-	Ctx            = rules.Ctx
-	Skip           = rules.Skip
-)
