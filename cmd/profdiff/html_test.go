@@ -7,11 +7,9 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/render/browser"
@@ -125,43 +123,8 @@ func TestHTMLSeedDiff(t *testing.T) {
 // (captureGoroutines), taken while parked extra goroutines wait.
 func writeGoroutineProfile(t *testing.T, path string, parked int) {
 	t.Helper()
-	stop := make(chan struct{})
-	defer close(stop)
-	for range parked {
-		go func() { <-stop }()
-	}
-	waitParked(t, ".writeGoroutineProfile.func", "chan receive", parked)
+	defer browser.Park(t, parked)()
 	captureGoroutines(t, path, false)
-}
-
-// waitParked returns once n goroutines whose stacks hold frame are parked
-// in state (as runtime.Stack's header names it: "chan receive"). The
-// runtime offers no event for a goroutine having parked, so it checks the
-// stacks between yields, a bounded number of times, for 10 s at most.
-func waitParked(t *testing.T, frame, state string, n int) {
-	t.Helper()
-	buf := make([]byte, 1<<16)
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; ; i++ {
-		k := runtime.Stack(buf, true)
-		if k == len(buf) {
-			buf = make([]byte, 2*len(buf))
-			continue
-		}
-		got := 0
-		for _, g := range strings.Split(string(buf[:k]), "\n\n") {
-			if strings.Contains(g, frame) && strings.Contains(g, " ["+state) {
-				got++
-			}
-		}
-		if got >= n {
-			return
-		}
-		if i == 1_000_000 || time.Now().After(deadline) {
-			t.Fatalf("%d of %d goroutines in %s parked in %q after %d checks", got, n, frame, state, i+1)
-		}
-		runtime.Gosched()
-	}
 }
 
 // A real Go profile: top and diff pages open clean and draw frames whose

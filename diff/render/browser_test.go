@@ -15,12 +15,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -434,12 +432,7 @@ func TestBrowserVerdict(t *testing.T) {
 // while extra goroutines wait in parked (0 or more).
 func goroutineProfile(t *testing.T, name string, parked int) *profile.Loaded {
 	t.Helper()
-	stop := make(chan struct{})
-	defer close(stop)
-	for range parked {
-		go func() { <-stop }()
-	}
-	waitParked(t, ".goroutineProfile.func", "chan receive", parked)
+	defer browser.Park(t, parked)()
 	var b bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&b, 0); err != nil {
 		t.Fatal(err)
@@ -449,36 +442,6 @@ func goroutineProfile(t *testing.T, name string, parked int) *profile.Loaded {
 		t.Fatal(err)
 	}
 	return l
-}
-
-// waitParked returns once n goroutines whose stacks hold frame are parked
-// in state (as runtime.Stack's header names it: "chan receive"). The
-// runtime offers no event for a goroutine having parked, so it checks the
-// stacks between yields, a bounded number of times, for 10 s at most.
-func waitParked(t *testing.T, frame, state string, n int) {
-	t.Helper()
-	buf := make([]byte, 1<<16)
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; ; i++ {
-		k := runtime.Stack(buf, true)
-		if k == len(buf) {
-			buf = make([]byte, 2*len(buf))
-			continue
-		}
-		got := 0
-		for _, g := range strings.Split(string(buf[:k]), "\n\n") {
-			if strings.Contains(g, frame) && strings.Contains(g, " ["+state) {
-				got++
-			}
-		}
-		if got >= n {
-			return
-		}
-		if i == 1_000_000 || time.Now().After(deadline) {
-			t.Fatalf("%d of %d goroutines in %s parked in %q after %d checks", got, n, frame, state, i+1)
-		}
-		runtime.Gosched()
-	}
 }
 
 // A real Go profile, as top and as a diff: the page works and its

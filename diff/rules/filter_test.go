@@ -16,14 +16,18 @@ import (
 // for synthetic Go frame names), matching only the candidate rules gives
 // what Set.Match gives.
 func TestRuleFilter(t *testing.T) {
-	extra := parseRuleLines(t,
+	extra, err := Parse("test.rules", strings.NewReader(strings.Join([]string{
 		"user\tlock-contention\tstrong\t(?i)mutex",
 		"user\twait\tstrong\t\\bWait\\b",
 		"user\tio\tweak\t[Rr]ead(er)?$|^$",
 		"user\tcpu\tctx\t(?m)^hot\\.",
 		"user\tgc\tstrong\tx{2,}y|.*gcAll$",
 		"user\tsyscall\tstrong,kind=block\tfoo(bar)+baz|qux(quux)*",
-		"user\t-\tskip\t^(a|b)c|^(?:d|e)+f")
+		"user\t-\tskip\t^(a|b)c|^(?:d|e)+f",
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rs := Default().WithUserRules(extra)
 	f := newRuleFilter(rs)
 	r := rand.New(rand.NewSource(1))
@@ -190,14 +194,4 @@ func BenchmarkLitFilter(b *testing.B) {
 			}
 		}
 	})
-}
-
-// parseRuleLines parses rule file lines (Parse's columns).
-func parseRuleLines(t *testing.T, lines ...string) []*Rule {
-	t.Helper()
-	rules, err := Parse("test.rules", strings.NewReader(strings.Join(lines, "\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rules
 }

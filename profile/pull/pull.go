@@ -129,8 +129,8 @@ func (d *File) Range() (from, to int) { return d.firstSample, len(d.data) }
 // two places a record starts (Range, or two neighbours of Cuts). With
 // fuse, a sample's location ids in one packed field long enough to hold
 // two are left packed (Record.Packed) for the caller to read as it
-// resolves them; not for a profile with the profiler's frames
-// (ProfilerLocs), whose records must be read to be recognised.
+// resolves them; not for a profile with the profiler's frames, whose
+// records must be read to be recognised.
 func (d *File) NewReader(from, to int, fuse bool) *Reader {
 	r := &Reader{f: d, pos: from, end: to, mode: readIDs}
 	if fuse && d.profLoc == nil {
@@ -156,7 +156,7 @@ func (r *Reader) Next() (*Record, error) {
 		if f.num != 2 {
 			continue
 		}
-		if _, err := r.rs.read(f.s, f.e, r.mode); err != nil {
+		if err := r.rs.read(f.s, f.e, r.mode); err != nil {
 			r.err = err
 			return nil, err
 		}
@@ -179,9 +179,6 @@ func (d *File) Cuts(k int) []int {
 	}
 	return append(b, len(d.data))
 }
-
-// Source names where the profile came from.
-func (d *File) Source() string { return d.src }
 
 // Header is the profile without samples, locations or functions: sample
 // types, period, duration, comments, mappings.
@@ -220,11 +217,6 @@ func (d *File) LocFuncs(id uint64) (fns []int32, mapping int32, ok bool) {
 
 // MappingBase is the base name of mapping i's file (path.Base).
 func (d *File) MappingBase(i int32) string { return d.mapBase[i] }
-
-// ProfilerLocs reports whether a location holds one of the profiler's
-// frames: a Reader then reads every record's ids to recognise its
-// samples (Record.Profiler).
-func (d *File) ProfilerLocs() bool { return d.profLoc != nil }
 
 // DropsProfiler reports whether the profiler's samples are to be left
 // out (the profile.Options the bytes were loaded with say so).

@@ -44,10 +44,10 @@ const (
 // two ids or more (or is malformed).
 const fuseMin = 11
 
-// read decodes the sample at data[s:e]; profiler says whether it is one
-// of the profiler's own (DropProfilerSamples' test, when the ids are
-// kept or none is the profiler's).
-func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
+// read decodes the sample at data[s:e] into the record; its Profiler says
+// whether it is one of the profiler's own (DropProfilerSamples' test,
+// when the ids are kept or none is the profiler's).
+func (r *sampleReader) read(s, e int, locs int) error {
 	d, rec := r.d, &r.rec
 	rec.Values, rec.IDs, r.labels = rec.Values[:0], rec.IDs[:0], r.labels[:0]
 	rec.Packed, rec.PackedAt = nil, 0
@@ -56,7 +56,7 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 	for pos := s; pos < e; {
 		at := pos
 		if err := next(data, &pos, e, &f); err != nil {
-			return false, err
+			return err
 		}
 		switch f.num {
 		case 1:
@@ -69,18 +69,18 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 					continue
 				}
 				if err := r.unpack(data); err != nil {
-					return false, err
+					return err
 				}
 				if err := r.readIDs(data[:f.e], f.s, locs >= keepIDs); err != nil {
-					return false, err
+					return err
 				}
 			} else if err := f.want(0, at); err != nil {
-				return false, decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
+				return decodeErr(at, "field %d: wire type %d, want 0 or 2", f.num, f.typ)
 			} else if !d.HasLocation(f.u) {
-				return false, ErrModel
+				return ErrModel
 			} else if locs >= keepIDs {
 				if err := r.unpack(data); err != nil {
-					return false, err
+					return err
 				}
 				rec.IDs = append(rec.IDs, f.u)
 			}
@@ -90,31 +90,31 @@ func (r *sampleReader) read(s, e int, locs int) (profiler bool, err error) {
 				for p := f.s; p < f.e; {
 					u, q, ok := uvarint(vals, p)
 					if !ok {
-						return false, decodeErr(p, "bad varint in a sample's values")
+						return decodeErr(p, "bad varint in a sample's values")
 					}
 					rec.Values = append(rec.Values, int64(u))
 					p = q
 				}
 			} else if err := f.varints(data, at, func(u uint64) { rec.Values = append(rec.Values, int64(u)) }); err != nil {
-				return false, err
+				return err
 			}
 		case 3:
 			if err := f.want(2, at); err != nil {
-				return false, err
+				return err
 			}
 			lb, err := d.label(f.s, f.e)
 			if err != nil {
-				return false, err
+				return err
 			}
 			r.labels = append(r.labels, lb)
 		}
 	}
 	if len(rec.Values) != len(d.sampleTypes) {
-		return false, ErrModel // CheckValid: value count mismatch
+		return ErrModel // CheckValid: value count mismatch
 	}
 	r.fillLabels()
 	rec.Profiler = r.profiler() // profLoc is set only when ids are kept
-	return rec.Profiler, nil
+	return nil
 }
 
 // readIDs reads the packed location ids at data[s:], checking that each
@@ -245,7 +245,7 @@ func (d *File) eachSampleIn(r *sampleReader, locs, from, to int, fn func(rec *Re
 		if f.num != 2 {
 			continue
 		}
-		if _, err := r.read(f.s, f.e, locs); err != nil {
+		if err := r.read(f.s, f.e, locs); err != nil {
 			return err
 		}
 		if err := fn(&r.rec); err != nil {
