@@ -338,7 +338,18 @@ func TestGoProbesCPUProfile(t *testing.T) {
 	}
 	checkOnly("probeSpin", samplesWith(all, "probeSpin"), CPU)
 	checkOnly("probeMutexHammer", samplesWith(all, "probeMutexHammer"), CPU, LockContention)
-	checkOnly("probeGCAlloc", samplesWith(all, "probeGCAlloc"), CPU, GC)
+	// The allocator can also wait for the heap's own lock (runtime.lock2
+	// spinning or yielding under mallocgc, while another goroutine or the
+	// sweeper holds it): contention on a runtime-internal lock, as its
+	// rule says, not a wrong rule.
+	var allocs []probeSample
+	for _, s := range samplesWith(all, "probeGCAlloc") {
+		if s.bucket == LockContention && s.decider >= 0 && s.names[s.decider] == "runtime.lock2" {
+			continue
+		}
+		allocs = append(allocs, s)
+	}
+	checkOnly("probeGCAlloc", allocs, CPU, GC)
 	if spin[CPU] < 0.95 {
 		t.Errorf("probeSpin: %s, want cpu >= 95%%", fmtShares(spin))
 	}
