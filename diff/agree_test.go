@@ -219,8 +219,8 @@ func TestTreeBuildParallelSame(t *testing.T) {
 	}
 	a := walkAll(t, sides, Options{CallTree: true, TreeMin: 0.0001}, true)
 	a.flush() // the shards' trees merged
-	if len(a.tree.recs) < 4*parallelRecords {
-		t.Fatalf("%d records: the test wants several subtrees past parallelRecords", len(a.tree.recs))
+	if a.tree.n < 4*parallelRecords {
+		t.Fatalf("%d records: the test wants several subtrees past parallelRecords", a.tree.n)
 	}
 	build := func(procs int) *CallNode {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -234,18 +234,18 @@ func TestTreeBuildParallelSame(t *testing.T) {
 // ids the merge turns into larger ones is widened, not cut short.
 func TestTreeChunkWidens(t *testing.T) {
 	shard := newCallTree(false)
-	shard.addStack([]int32{1, 2, 3}, CPU, [2]float64{1, 0}, true)
+	shard.addStack([]int32{1, 2, 3}, CPU, Base, 1, true)
 	if shard.ids[0].u16 == nil {
 		t.Fatal("a stack of small ids went to a 32-bit chunk")
 	}
 	remap := []int32{0, 70000, 5, 1 << 20}
 	tree := newCallTree(true)
-	tree.addStack([]int32{7}, Wait, [2]float64{0, 2}, false) // a tree past 1<<16 methods
+	tree.addStack([]int32{7}, Wait, New, 2, false) // a tree past 1<<16 methods
 	tree.merge(shard, remap)
-	if len(tree.recs) != 2 {
-		t.Fatalf("%d records, want 2", len(tree.recs))
+	if tree.n != 2 {
+		t.Fatalf("%d records, want 2", tree.n)
 	}
-	r := &tree.recs[1]
+	r := tree.rec(1 << recShift) // the shard's block follows the tree's
 	var got []int32
 	for i := r.start; i < r.end; i++ {
 		got = append(got, tree.ids[r.chunk].at(int(i)))
@@ -253,7 +253,7 @@ func TestTreeChunkWidens(t *testing.T) {
 	if !slices.Equal(got, []int32{70000, 5, 1 << 20}) || tree.ids[r.chunk].u32 == nil {
 		t.Errorf("merged stack %v (32-bit: %v), want [70000 5 1048576] in a 32-bit chunk", got, tree.ids[r.chunk].u32 != nil)
 	}
-	if !tree.equal(&tree.recs[0], []int32{7}) {
+	if !tree.equal(tree.rec(0), []int32{7}) {
 		t.Error("the tree's own record changed")
 	}
 }

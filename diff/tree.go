@@ -8,7 +8,8 @@ import (
 )
 
 // CallTree collects the bucketed samples' stacks as they stream by (method
-// ids, root first, in one flat array, one record per stack and bucket)
+// ids, root first, in one flat array, one record per stack, bucket and
+// side)
 // and builds the merged tree once, top down, when the result asks: a
 // subtree too narrow to keep is summed and never descended into, so the
 // cost of a picture of a huge profile is that of its visible part plus
@@ -17,26 +18,41 @@ import (
 // walk adds a stack seen again to its record (seen), which keeps memory
 // at the distinct stacks of a profile of many samples (perf script's);
 // a shard's tree, which walks a pprof protobuf (one record per sample,
-// the stacks mostly distinct already), appends, and merge appends a
+// the stacks mostly distinct already), appends, and merge adopts a
 // shard's records after the tree's. Memory is bounded by the records'
 // frames: the distinct stacks, or the protobuf's own sample table.
 type CallTree struct {
-	ids  []idChunk // chunks of treeChunk ids (or one stack, if longer), never grown by copying
-	recs []treeRec
-	seen map[uint64]int32 // hash of (stack, bucket) → first record; collisions chain through treeRec.next; nil: no dedup
-	buf  []int32
+	ids  []idChunk        // chunks of treeChunk ids (or one stack, if longer), never grown by copying
+	recs [][]treeRec      // blocks of at most recBlock records, never grown past it: record i is recs[i>>recShift][i&recMask]
+	n    int              // records in all
+	seen map[uint64]int32 // hash of (stack, bucket, side) → its first record; nil: no dedup
+	// clash holds the further records of a hash in seen: distinct
+	// stacks whose 64-bit hashes collide, which practically never happens.
+	clash map[uint64][]int32
+	buf   []int32
 }
 
 // treeChunk is the size of a chunk of CallTree.ids.
 const treeChunk = 1 << 20
 
-// treeRec is one stack in one bucket: ids[chunk][start:end], root first,
-// and its value on each side.
+// recShift sizes a block of CallTree.recs: records live in blocks of
+// recBlock, allocated whole once the first is full, so a tree of a
+// million records never copies them while it grows (append's 1.25x
+// growth would allocate five times their size), and a merge adopts a
+// shard's blocks without copying them either.
+const (
+	recShift = 16
+	recBlock = 1 << recShift
+	recMask  = recBlock - 1
+)
+
+// treeRec is one stack in one bucket on one side: ids[chunk][start:end],
+// root first, and its value.
 type treeRec struct {
-	value             [2]float64
+	value             float64
 	chunk, start, end int32
-	next              int32 // the next record of the same hash, -1 for none
 	bucket            Bucket
+	side              uint8
 }
 
 // idChunk is a chunk of CallTree's ids: 16 bits an id while the tree's
@@ -77,6 +93,22 @@ func (c *idChunk) add(stack []int32) {
 	}
 	for _, id := range stack {
 		c.u16 = append(c.u16, uint16(id))
+	}
+}
+
+// addReversed appends stack's ids last to first.
+func (c *idChunk) addReversed(stack []int32) {
+	if c.u32 != nil {
+		for i := len(stack) - 1; i >= 0; i-- {
+			c.u32 = append(c.u32, stack[i])
+		}
+		return
+	}
+	n := len(c.u16)
+	c.u16 = c.u16[:n+len(stack)]
+	dst := c.u16[n:]
+	for i, id := range stack {
+		dst[len(dst)-1-i] = uint16(id)
 	}
 }
 
@@ -130,44 +162,47 @@ func newCallTree(dedup bool) *CallTree {
 	return t
 }
 
+// rec is record i.
+func (t *CallTree) rec(i int32) *treeRec {
+	return &t.recs[i>>recShift][i&recMask]
+}
+
+// each calls f with every record's index, in order.
+func (t *CallTree) each(f func(i int32)) {
+	for bi, blk := range t.recs {
+		base := int32(bi) << recShift
+		for j := range blk {
+			f(base | int32(j))
+		}
+	}
+}
+
 // add records one bucketed sample; narrow says that every method id of
-// the tree fits 16 bits.
+// the tree fits 16 bits. A tree without dedup writes the stack (leaf
+// first in s) straight into its chunk, root first.
 func (t *CallTree) add(s *Sample, narrow bool) {
+	if t.seen == nil {
+		c := t.chunkFor(len(s.Stack), narrow)
+		r := treeRec{chunk: int32(len(t.ids) - 1), start: int32(c.len()), bucket: s.Bucket, side: uint8(s.Side), value: s.Value}
+		c.addReversed(s.Stack)
+		r.end = int32(c.len())
+		t.push(r)
+		return
+	}
 	t.buf = t.buf[:0]
 	for i := len(s.Stack) - 1; i >= 0; i-- {
 		t.buf = append(t.buf, s.Stack[i])
 	}
-	var v [2]float64
-	v[s.Side] = s.Value
-	t.addStack(t.buf, s.Bucket, v, narrow)
+	t.addStack(t.buf, s.Bucket, s.Side, s.Value, narrow)
 }
 
-// addStack adds value to the record of a stack (method ids, root first)
-// in bucket b, making it on first sight.
-func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64, narrow bool) {
-	var h uint64
-	var first int32
-	var ok bool
-	if t.seen != nil {
-		h = uint64(14695981039346656037) ^ uint64(b)
-		for _, id := range stack {
-			h = (h ^ uint64(uint32(id))) * 1099511628211
-		}
-		first, ok = t.seen[h]
-	}
-	if ok {
-		for i := first; i >= 0; i = t.recs[i].next {
-			r := &t.recs[i]
-			if r.bucket == b && t.equal(r, stack) {
-				r.value[0] += value[0]
-				r.value[1] += value[1]
-				return
-			}
-		}
-	}
+// chunkFor returns the last chunk of ids, first starting a new one when
+// n ids do not fit it or it is 16-bit and the ids may not be (narrow
+// false).
+func (t *CallTree) chunkFor(n int, narrow bool) *idChunk {
 	last := len(t.ids) - 1
-	if last < 0 || t.ids[last].room() < len(stack) || !narrow && t.ids[last].u32 == nil {
-		n := max(treeChunk, len(stack))
+	if last < 0 || t.ids[last].room() < n || !narrow && t.ids[last].u32 == nil {
+		n := max(treeChunk, n)
 		if narrow {
 			t.ids = append(t.ids, idChunk{u16: make([]uint16, 0, n)})
 		} else {
@@ -175,34 +210,94 @@ func (t *CallTree) addStack(stack []int32, b Bucket, value [2]float64, narrow bo
 		}
 		last++
 	}
-	c := &t.ids[last]
-	r := treeRec{chunk: int32(last), start: int32(c.len()), bucket: b, next: -1, value: value}
-	c.add(stack)
-	r.end = int32(c.len())
-	if ok {
-		r.next = first
-	}
-	if t.seen != nil {
-		t.seen[h] = int32(len(t.recs))
-	}
-	t.recs = append(t.recs, r)
+	return &t.ids[last]
 }
 
-// merge appends the records of o, a shard's tree, whose method ids remap
-// turns into t's: o's ids are rewritten in place and its chunks taken
-// over (o is not used again). They stay out of t.seen: the build sums
-// records of one stack.
+// addStack adds value to the record of a stack (method ids, root first)
+// in bucket b on side, making it on first sight.
+func (t *CallTree) addStack(stack []int32, b Bucket, side Side, value float64, narrow bool) {
+	var h uint64
+	var first int32
+	var ok bool
+	if t.seen != nil {
+		h = (uint64(14695981039346656037) ^ uint64(b) ^ uint64(side)<<8) * 1099511628211
+		for _, id := range stack {
+			h = (h ^ uint64(uint32(id))) * 1099511628211
+		}
+		if first, ok = t.seen[h]; ok {
+			if r := t.rec(first); r.is(t, stack, b, side) {
+				r.value += value
+				return
+			}
+			for _, i := range t.clash[h] {
+				if r := t.rec(i); r.is(t, stack, b, side) {
+					r.value += value
+					return
+				}
+			}
+		}
+	}
+	c := t.chunkFor(len(stack), narrow)
+	r := treeRec{chunk: int32(len(t.ids) - 1), start: int32(c.len()), bucket: b, side: uint8(side), value: value}
+	c.add(stack)
+	r.end = int32(c.len())
+	i := t.push(r)
+	switch {
+	case t.seen == nil:
+	case !ok:
+		t.seen[h] = i
+	default:
+		if t.clash == nil {
+			t.clash = map[uint64][]int32{}
+		}
+		t.clash[h] = append(t.clash[h], i)
+	}
+}
+
+// push appends r and returns its index. The first block grows by
+// doubling up to recBlock (a small profile's tree stays small); later
+// blocks are allocated whole.
+func (t *CallTree) push(r treeRec) int32 {
+	last := len(t.recs) - 1
+	if last < 0 || len(t.recs[last]) == recBlock {
+		n := recBlock
+		if last < 0 {
+			n = 64
+		}
+		t.recs = append(t.recs, make([]treeRec, 0, n))
+		last++
+	}
+	blk := t.recs[last]
+	if len(blk) == cap(blk) {
+		blk = append(make([]treeRec, 0, min(2*cap(blk), recBlock)), blk...)
+	}
+	t.recs[last] = append(blk, r)
+	t.n++
+	return int32(last)<<recShift | int32(len(blk))
+}
+
+// is reports whether r is the record of stack in bucket b on side.
+func (r *treeRec) is(t *CallTree, stack []int32, b Bucket, side Side) bool {
+	return r.bucket == b && Side(r.side) == side && t.equal(r, stack)
+}
+
+// merge adopts the records of o, a shard's tree, whose method ids remap
+// turns into t's: o's ids are rewritten in place and its chunks and
+// record blocks taken over (o is not used again). They stay out of
+// t.seen: the build sums records of one stack.
 func (t *CallTree) merge(o *CallTree, remap []int32) {
 	for i := range o.ids {
 		o.ids[i].remap(remap)
 	}
 	off := int32(len(t.ids))
 	t.ids = append(t.ids, o.ids...)
-	for _, r := range o.recs {
-		r.chunk += off
-		r.next = -1
-		t.recs = append(t.recs, r)
+	for _, blk := range o.recs {
+		for j := range blk {
+			blk[j].chunk += off
+		}
 	}
+	t.recs = append(t.recs, o.recs...)
+	t.n += o.n
 }
 
 // sums are a node's values while it is built.
@@ -219,10 +314,8 @@ type bucketValue struct {
 
 // add credits a record's values on both sides.
 func (s *sums) add(r *treeRec) {
-	for side, v := range r.value {
-		if v != 0 {
-			s.credit(Side(side), r.bucket, v)
-		}
+	if r.value != 0 {
+		s.credit(Side(r.side), r.bucket, r.value)
 	}
 }
 
@@ -272,12 +365,12 @@ func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
 		}
 		return a.qualify(m.name, mod)
 	}}
-	idx := make([]int32, len(t.recs))
+	idx := make([]int32, 0, t.n)
 	var root sums
-	for i := range t.recs {
-		idx[i] = int32(i)
-		root.add(&t.recs[i])
-	}
+	t.each(func(i int32) {
+		idx = append(idx, i)
+		root.add(t.rec(i))
+	})
 	b.root = root.total
 	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
 	n := root.node("root")
@@ -291,7 +384,7 @@ type treeBuilder struct {
 	min     float64
 	root    [2]float64
 	name    func(int32) string
-	scratch []uint64 // sort keys, reused level after level
+	scratch groupScratch // sort buffers, reused level after level
 	// slots are the goroutines besides the caller's that may build
 	// subtrees at once (shared by every builder of one tree).
 	slots chan struct{}
@@ -304,7 +397,7 @@ const parallelRecords = 4096
 
 // key is the id at depth d of record i's stack, -1 when it ends above d.
 func (b *treeBuilder) key(i int32, d int) int32 {
-	r := &b.t.recs[i]
+	r := b.t.rec(i)
 	if int(r.end-r.start) <= d {
 		return -1
 	}
@@ -339,31 +432,19 @@ func (b *treeBuilder) narrow(s *sums) bool {
 // idx (sorted here in place), adding the records that end at the node to
 // self.
 func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode {
-	// Sort by (id at depth d, record) packed in one integer: records that
-	// end above d (key -1, stored as 0) first.
-	keys := b.scratch[:0]
-	for _, i := range idx {
-		keys = append(keys, uint64(uint32(b.key(i, d)+1))<<32|uint64(uint32(i)))
-	}
-	slices.Sort(keys)
-	for n, k := range keys {
-		idx[n] = int32(uint32(k))
-	}
-	b.scratch = keys
+	groups := b.group(idx, d)
 	var kids []*CallNode
 	ids := map[*CallNode]int32{}
 	var other sums
 	merged := 0
 	var wg sync.WaitGroup
-	for i := 0; i < len(idx); {
-		k := b.key(idx[i], d)
-		j := i
+	for _, g := range groups {
+		k := g.key
 		var s sums
-		for ; j < len(idx) && b.key(idx[j], d) == k; j++ {
-			s.add(&b.t.recs[idx[j]])
+		run := idx[g.from:g.to]
+		for _, i := range run {
+			s.add(b.t.rec(i))
 		}
-		run := idx[i:j]
-		i = j
 		switch {
 		case k < 0:
 			self[0] += s.total[0]
@@ -388,7 +469,7 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 			// A large subtree is built on a goroutine of its own: its
 			// records (run) are its alone, and it writes n alone.
 			nb := *b
-			nb.scratch = nil
+			nb.scratch = groupScratch{}
 			wg.Go(func() {
 				defer func() { <-b.slots }()
 				n.Children = nb.children(run, d+1, &n.Self)
@@ -408,4 +489,99 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 		kids = append(kids, o)
 	}
 	return kids
+}
+
+// group is the records idx[from:to] of one child: key is its method id
+// at the level, -1 for the records that end above it.
+type group struct {
+	key      int32
+	from, to int
+}
+
+// groupScratch holds the buffers of a builder's grouping, reused from
+// node to node (a node's groups are taken before its children are built).
+type groupScratch struct {
+	packed     []uint64
+	keys, tmpK []uint32
+	tmpI       []int32
+}
+
+// radixFrom is the fewest records grouped by a radix sort rather than a
+// comparison sort: below it the counting passes cost more.
+const radixFrom = 256
+
+// group sorts idx (ascending, as every level leaves it) stably by each
+// record's id at depth d, records that end above d first, and returns
+// the runs of one id in that order. The order within a run stays
+// ascending, so the build is the same whichever sort ran.
+func (b *treeBuilder) group(idx []int32, d int) []group {
+	sc := &b.scratch
+	var keys []uint32
+	if len(idx) < radixFrom {
+		// (id+1, record) packed in one integer: one comparison sort.
+		p := sc.packed[:0]
+		for _, i := range idx {
+			p = append(p, uint64(uint32(b.key(i, d)+1))<<32|uint64(uint32(i)))
+		}
+		slices.Sort(p)
+		keys = sc.keys[:0]
+		for n, k := range p {
+			idx[n] = int32(uint32(k))
+			keys = append(keys, uint32(k>>32))
+		}
+		sc.packed, sc.keys = p, keys
+	} else {
+		keys = sc.keys[:0]
+		var most uint32
+		for _, i := range idx {
+			k := uint32(b.key(i, d) + 1)
+			most |= k
+			keys = append(keys, k)
+		}
+		sc.keys = keys
+		keys = b.radix(idx, keys, most)
+	}
+	var gs []group
+	for i := 0; i < len(idx); {
+		j := i + 1
+		for j < len(idx) && keys[j] == keys[i] {
+			j++
+		}
+		gs = append(gs, group{key: int32(keys[i]) - 1, from: i, to: j})
+		i = j
+	}
+	return gs
+}
+
+// radix sorts idx stably by keys (one per record, in idx's order) with
+// one counting pass per byte that most (every key or'ed) uses, and
+// returns the keys in their sorted order; idx is sorted in place.
+func (b *treeBuilder) radix(idx []int32, keys []uint32, most uint32) []uint32 {
+	sc := &b.scratch
+	n := len(idx)
+	sc.tmpK = slices.Grow(sc.tmpK[:0], n)[:n]
+	sc.tmpI = slices.Grow(sc.tmpI[:0], n)[:n]
+	srcK, srcI, dstK, dstI := keys, idx, sc.tmpK, sc.tmpI
+	for shift := uint(0); shift < 32 && most>>shift != 0; shift += 8 {
+		var count [256]int
+		for _, k := range srcK {
+			count[k>>shift&0xff]++
+		}
+		pos := 0
+		for c, m := range count {
+			count[c] = pos
+			pos += m
+		}
+		for n, k := range srcK {
+			c := k >> shift & 0xff
+			dstK[count[c]] = k
+			dstI[count[c]] = srcI[n]
+			count[c]++
+		}
+		srcK, srcI, dstK, dstI = dstK, dstI, srcK, srcI
+	}
+	if &srcI[0] != &idx[0] {
+		copy(idx, srcI)
+	}
+	return srcK
 }
