@@ -1,0 +1,303 @@
+package symbolize
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// buildGo builds the Go package pkg with goBin into dir once per variant
+// (name → go build flags), all at once, and returns the binaries by name.
+func buildGo(t *testing.T, goBin, dir, pkg string, variants map[string][]string) map[string]string {
+	t.Helper()
+	bins := map[string]string{}
+	var mu sync.Mutex
+	var errs []string
+	var wg sync.WaitGroup
+	for name, flags := range variants {
+		bin := filepath.Join(dir, name)
+		bins[name] = bin
+		wg.Go(func() {
+			args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
+			cmd := exec.Command(goBin, args...)
+			cmd.Dir = "."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Sprintf("%s %s: %v\n%s", goBin, strings.Join(args, " "), err, out))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatal(strings.Join(errs, "\n"))
+	}
+	return bins
+}
+
+// withoutInline opens bin and turns off its pclntab's inline tree: how a
+// stripped Go binary was symbolized before the tree was read.
+func withoutInline(t *testing.T, bin string) Object {
+	t.Helper()
+	o := openT(t, bin).(*elfObject)
+	if o.gopcln == nil {
+		t.Fatalf("%s: no pclntab", bin)
+	}
+	o.gopcln.build()
+	if o.gopcln.inl == nil {
+		t.Fatalf("%s: inline tree not read: %v", bin, o.gopcln.err)
+	}
+	o.gopcln.inl = nil
+	return o
+}
+
+// stackOverlap symbolizes the stack of each sample of p, every location
+// of bin's mapping from its address alone, with ref and with o, and
+// returns the share of the sampled value (first sample type) whose stacks
+// come out identical, and the share of it that ref gives inlined frames.
+func stackOverlap(p *pprofile.Profile, bin string, ref, o Object) (same, inlined float64) {
+	var total, eq, inl int64
+	for _, s := range p.Sample {
+		var a, b strings.Builder
+		deep := false
+		for _, loc := range s.Location {
+			if loc.Mapping == nil || loc.Mapping.File != bin {
+				continue
+			}
+			fr := ref.Frames(loc.Mapping, loc.Address)
+			deep = deep || len(fr) > 1
+			fmt.Fprintln(&a, fr)
+			fmt.Fprintln(&b, o.Frames(loc.Mapping, loc.Address))
+		}
+		total += s.Value[0]
+		if a.String() == b.String() {
+			eq += s.Value[0]
+		}
+		if deep {
+			inl += s.Value[0]
+		}
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	return float64(eq) / float64(total), float64(inl) / float64(total)
+}
+
+// TestGoInlineStripped builds goprog with DWARF, with -ldflags=-s and with
+// -ldflags='-s -w', records the DWARF build's CPU profile, and symbolizes
+// every sample's stack from its addresses alone with each build: the
+// stripped builds, which have only the pclntab, must give the frames
+// DWARF gives, inlined calls included, for at least 99% of the sampled
+// value; without the inline tree (as before it was read) they must not.
+// A stripped PIE must name its addresses as the PIE with DWARF does
+// (its inline tree is found through the module data's relocations).
+func TestGoInlineStripped(t *testing.T) {
+	t.Parallel()
+	goBin := tool(t, "go")
+	bins := buildGo(t, goBin, t.TempDir(), "./testdata/elf/goprog", map[string][]string{
+		"dwarf":   nil,
+		"s":       {"-ldflags=-s"},
+		"s-w":     {"-ldflags=-s -w"},
+		"pie":     {"-buildmode=pie"},
+		"pie-s-w": {"-buildmode=pie", "-ldflags=-s -w"},
+	})
+	p := goprogProfile(t, bins["dwarf"])
+	ref := openT(t, bins["dwarf"])
+	for _, v := range []string{"s", "s-w"} {
+		o := openT(t, bins[v])
+		if o.(*elfObject).hasDW {
+			t.Fatalf("%s has DWARF", v)
+		}
+		after, inlined := stackOverlap(p, bins["dwarf"], ref, o)
+		before, _ := stackOverlap(p, bins["dwarf"], ref, withoutInline(t, bins[v]))
+		t.Logf("-ldflags=%q: overlap with DWARF %.4f (without the inline tree %.4f); %.4f of the value has inlined frames", v, after, before, inlined)
+		if err := o.(*elfObject).Err(); err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
+		if after < 0.99 {
+			t.Errorf("%s: overlap %.4f with the DWARF build's symbolization, want at least 0.99", v, after)
+		}
+		if inlined == 0 || before >= after {
+			t.Errorf("%s: nothing tested: %.4f of the value inlined, overlap %.4f without the inline tree", v, inlined, before)
+		}
+	}
+	same, total := sweepSame(t, openT(t, bins["pie"]), openT(t, bins["pie-s-w"]), 7)
+	t.Logf("PIE: %d of %d addresses named as with DWARF", same, total)
+	if float64(same) < 0.99*float64(total) {
+		t.Errorf("stripped PIE: %d of %d addresses named as with DWARF", same, total)
+	}
+}
+
+// sweepSame names every step-th address of the Go functions ref's symbol
+// table lists, and every address of package main's, with ref and with o,
+// and counts those named the same. Functions without a file (C, assembly
+// stubs without line tables) are left out.
+func sweepSame(t *testing.T, ref, o Object, step uint64) (same, total int) {
+	t.Helper()
+	bad := 0
+	for _, s := range ref.(*elfObject).syms.syms {
+		st := step
+		if strings.HasPrefix(s.name, "main.") {
+			st = 1
+		}
+		for a := s.addr; a < s.end; a += st {
+			want := ref.Frames(nil, a)
+			if len(want) == 0 || want[0].File == "" {
+				continue
+			}
+			total++
+			got := o.Frames(nil, a)
+			if fmt.Sprint(got) == fmt.Sprint(want) {
+				same++
+			} else if bad++; bad <= 5 {
+				t.Logf("%#x: got %v, with DWARF %v", a, got, want)
+			}
+		}
+	}
+	return same, total
+}
+
+// TestGoInlineTruncated builds goprog with -ldflags=-s and shortens its
+// .gopclntab (the section header's size, so that the file stays whole)
+// to cuts through its header, its function and pc-value tables and its
+// inline trees, which Go 1.26 puts at its end: no lookup panics; a cut
+// the line tables survive names every function as the whole table does,
+// without the inline frames it lost, and Err says the tree is malformed.
+func TestGoInlineTruncated(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := buildGo(t, tool(t, "go"), dir, "./testdata/elf/goprog", map[string][]string{"s": {"-ldflags=-s"}})["s"]
+	whole := openT(t, bin).(*elfObject)
+	whole.gopcln.build()
+	if whole.gopcln.inl == nil || whole.ef.Class != elf.ELFCLASS64 {
+		t.Skipf("no inline tree to cut (%v), or not ELF64", whole.gopcln.err)
+	}
+	sect := whole.gopcln.sect
+	trees := whole.gopcln.inl.gofunc - sect.Addr
+	if trees >= sect.Size {
+		t.Fatalf("go:func.* at %#x is not in .gopclntab [%#x, %#x)", whole.gopcln.inl.gofunc, sect.Addr, sect.Addr+sect.Size)
+	}
+	// addresses: the start of every function and each address of those
+	// with inlined calls
+	var addrs []uint64
+	g := whole.gopcln.inl
+	for i := range g.nfunc {
+		pc, _ := g.entry(i)
+		end, _ := g.entry(i + 1)
+		addrs = append(addrs, pc)
+		if fr := whole.Frames(nil, pc+1); len(fr) > 1 || strings.HasPrefix(fmt.Sprint(fr), "[{main.") {
+			for a := pc + 1; a < end; a++ {
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := slices.Index(whole.ef.Sections, sect)
+	shoff := binary.LittleEndian.Uint64(b[0x28:])
+	shentsize := uint64(binary.LittleEndian.Uint16(b[0x3a:]))
+	sizeAt := shoff + uint64(idx)*shentsize + 32 // Elf64_Shdr.sh_size
+	for _, cut := range []uint64{4, 16, 64, sect.Size / 16, sect.Size / 2, trees, trees + 16, sect.Size - 1} {
+		c := slices.Clone(b)
+		binary.LittleEndian.PutUint64(c[sizeAt:], cut)
+		path := filepath.Join(dir, fmt.Sprintf("cut%d", cut))
+		if err := os.WriteFile(path, c, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		o, err := OpenObject(path)
+		if err != nil {
+			t.Logf("cut to %d bytes: %v", cut, err)
+			continue
+		}
+		named, inlined := 0, 0
+		for _, a := range addrs {
+			fr, want := o.Frames(nil, a), whole.Frames(nil, a)
+			if len(fr) > 0 {
+				named++
+				if len(fr) > 1 {
+					inlined++
+				}
+				if cut >= trees && fr[len(fr)-1].Name != want[len(want)-1].Name {
+					t.Errorf("cut to %d bytes: %#x named %v, the whole table says %v", cut, a, fr, want)
+				}
+			}
+		}
+		oerr := o.(*elfObject).Err()
+		t.Logf("cut to %d of %d bytes: %d of %d addresses named, %d with inline frames; %v", cut, sect.Size, named, len(addrs), inlined, oerr)
+		if cut == trees && (named != len(addrs) || inlined > 0 || !errors.Is(oerr, errInlineTree)) {
+			t.Errorf("cut before the inline trees: %d of %d named, %d inlined, error %v; want all, none inlined, and a malformed tree", named, len(addrs), inlined, oerr)
+		}
+		if cut < trees && named == len(addrs) && inlined > 0 {
+			t.Errorf("cut to %d bytes: every address named as the whole table does", cut)
+		}
+		o.Close()
+	}
+}
+
+// flatMem is a memory image of one block of bytes at addr.
+type flatMem struct {
+	addr uint64
+	b    []byte
+}
+
+func (m flatMem) read(addr uint64, n int) []byte {
+	if addr < m.addr || addr-m.addr > uint64(len(m.b)) || uint64(len(m.b))-(addr-m.addr) < uint64(n) {
+		return nil
+	}
+	return m.b[addr-m.addr:][:n]
+}
+
+// FuzzGoInline reads the inline tree of a pclntab: the input is the
+// offset of go:func.* in the table (4 bytes, little-endian) followed by
+// the table, which is mapped at 0x500000 with runtime.text at 0x401000.
+// Seeds: a header alone and, where the go command is here, the pclntab of
+// goprog built with -ldflags=-s. Nothing may panic.
+func FuzzGoInline(f *testing.F) {
+	f.Add([]byte("\x00\x00\x00\x00\xf1\xff\xff\xff\x00\x00\x01\x08"))
+	if goBin, err := exec.LookPath("go"); err == nil {
+		bin := filepath.Join(f.TempDir(), "s")
+		if out, err := exec.Command(goBin, "build", "-ldflags=-s", "-o", bin, "./testdata/elf/goprog").CombinedOutput(); err != nil {
+			f.Fatalf("go build: %v\n%s", err, out)
+		}
+		o, err := OpenObject(bin)
+		if err != nil {
+			f.Fatal(err)
+		}
+		t := o.(*elfObject).gopcln
+		t.build()
+		if t.inl != nil {
+			data, _ := t.sect.Data()
+			f.Add(append(binary.LittleEndian.AppendUint32(nil, uint32(t.inl.gofunc-t.sect.Addr)), data...))
+		}
+		o.Close()
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 4 {
+			return
+		}
+		const base, text = 0x500000, 0x401000
+		data := in[4:]
+		g, err := newGoInline(data, binary.LittleEndian, text, base+uint64(binary.LittleEndian.Uint32(in)), flatMem{base, data})
+		if err != nil {
+			return
+		}
+		for i := range min(g.nfunc, 200) {
+			pc, _ := g.entry(i)
+			for d := range uint64(8) {
+				g.inlined(pc + d*5)
+			}
+		}
+	})
+}
