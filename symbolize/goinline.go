@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // The inline tree of a Go pclntab. The compiler records, for each function
@@ -30,7 +31,11 @@ import (
 //	0xfffffff0  1.18–1.19   pc−text, offset u32 40                 u32 from gofunc 20 bytes, parent index
 //	0xfffffff1  1.20–       pc−text, offset u32 44 (startLine)     u32 from gofunc 16 bytes, parentPc only
 //
-// Before Go 1.12 the inline tree had no parentPc; such tables are not
+// The pcdata and funcdata indexes of the tree are 2 and 3 since Go 1.16,
+// 2 and 4 in Go 1.13 to 1.15, and 1 and 2 in Go 1.12; as 1.12 to 1.15 share
+// a magic number, the version the linker wrote into .go.buildinfo (Go 1.13
+// and later) decides. Go 1.12's tables, which have no .go.buildinfo, and
+// those of Go 1.2 to 1.11, whose tree had another layout, are not
 // expanded (the physical function is still named).
 
 // pclntab magic numbers (internal/abi.PCLnTabMagic).
@@ -39,12 +44,6 @@ const (
 	pclnGo116 = 0xfffffffa
 	pclnGo118 = 0xfffffff0
 	pclnGo120 = 0xfffffff1
-)
-
-// The pcdata and funcdata indexes of the inline tree (internal/abi).
-const (
-	pcdataInlTreeIndex = 2
-	funcdataInlTree    = 3
 )
 
 // maxInlineDepth bounds a chain of inlined calls: a malformed tree may
@@ -69,6 +68,9 @@ type goInline struct {
 	funcsAt int       // funcs' offset in the pclntab, for 1.12–1.17's funcdata alignment
 	ftabAt  int       // where the function table starts in funcs
 	mem     memReader // where the trees are
+	// the indexes of the tree's pcdata (PCDATA_InlTreeIndex) and funcdata
+	// (FUNCDATA_InlTree)
+	pcdataInl, funcdataInl uint32
 }
 
 // goInlined is one inlined call at a pc: the function inlined, and the
@@ -78,14 +80,16 @@ type goInlined struct {
 	parent uint64
 }
 
-// newGoInline reads the header of the pclntab data. text is runtime.text;
+// newGoInline reads the header of the pclntab data; nil, nil for a Go 1.2
+// to 1.12 table, whose tree is not read. text is runtime.text;
 // gofunc the module's go:func.* (Go 1.18 and later; 0 if unknown, when no
 // tree can be read); mem reads the file's memory image, where the trees are.
 func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem memReader) (*goInline, error) {
 	if len(data) < 8 || data[4] != 0 || data[5] != 0 {
 		return nil, fmt.Errorf("%w: no pclntab header", errInlineTree)
 	}
-	g := &goInline{order: order, quantum: uint64(data[6]), ptr: int(data[7]), text: text, gofunc: gofunc, mem: mem}
+	g := &goInline{order: order, quantum: uint64(data[6]), ptr: int(data[7]), text: text, gofunc: gofunc, mem: mem,
+		pcdataInl: 2, funcdataInl: 3}
 	if g.ptr != 4 && g.ptr != 8 || g.quantum == 0 {
 		return nil, fmt.Errorf("%w: pointer size %d, instruction size %d", errInlineTree, g.ptr, g.quantum)
 	}
@@ -100,6 +104,12 @@ func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem m
 	switch magic := order.Uint32(data); magic {
 	case pclnGo12:
 		g.ver, names, pctab, funcs, g.ftabAt = 112, 0, 0, 0, 8+g.ptr
+		switch minor := goMinor(goVersion(mem, order)); {
+		case minor >= 13 && minor <= 15:
+			g.funcdataInl = 4
+		default:
+			return nil, nil // Go 1.2 to 1.12: not read
+		}
 	case pclnGo116:
 		g.ver, names, pctab, funcs = 116, word(2), word(5), word(6)
 	case pclnGo118, pclnGo120:
@@ -282,11 +292,11 @@ func (g *goInline) inlined(pc uint64) ([]goInlined, error) {
 	if !ok {
 		return nil, nil
 	}
-	tree, err := g.funcdata(f, funcdataInlTree)
+	tree, err := g.funcdata(f, g.funcdataInl)
 	if err != nil || tree == 0 {
 		return nil, err
 	}
-	idx, err := g.pcdata(f, pcdataInlTreeIndex, pc)
+	idx, err := g.pcdata(f, g.pcdataInl, pc)
 	var calls []goInlined
 	for err == nil && idx >= 0 {
 		if len(calls) == maxInlineDepth {
@@ -312,12 +322,52 @@ func (g *goInline) inlined(pc uint64) ([]goInlined, error) {
 		call := goInlined{name: cstring(g.names[name:]), parent: f.entry + uint64(parentPC)}
 		calls = append(calls, call)
 		if g.ver >= 120 {
-			idx, err = g.pcdata(f, pcdataInlTreeIndex, call.parent)
+			idx, err = g.pcdata(f, g.pcdataInl, call.parent)
 		} else {
 			idx = int32(int16(g.order.Uint16(rec)))
 		}
 	}
 	return calls, err
+}
+
+// goVersion returns the Go version that .go.buildinfo names in Go 1.13
+// to 1.17 binaries: after a 16-byte header ("\xff Go buildinf:", the
+// pointer size, the byte order), a pointer to runtime.buildVersion, a Go
+// string. "" when there is none.
+func goVersion(mem memReader, order binary.ByteOrder) string {
+	m, ok := mem.(*memory)
+	if !ok {
+		return ""
+	}
+	s := m.ef.Section(".go.buildinfo")
+	if s == nil {
+		return ""
+	}
+	hdr := m.read(s.Addr, 32)
+	if hdr == nil || string(hdr[:14]) != "\xff Go buildinf:" || hdr[14] != 8 {
+		return ""
+	}
+	str := m.read(order.Uint64(hdr[16:]), 16)
+	if str == nil {
+		return ""
+	}
+	v := m.read(order.Uint64(str), int(min(order.Uint64(str[8:]), 64)))
+	return string(v)
+}
+
+// goMinor returns the minor version of a "go1.N..." version; 0 if none.
+func goMinor(v string) int {
+	n := 0
+	for _, c := range strings.TrimPrefix(v, "go1.") {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	if !strings.HasPrefix(v, "go1.") {
+		return 0
+	}
+	return n
 }
 
 // memReader reads n bytes at a virtual address; nil where the image has

@@ -131,21 +131,26 @@ func TestGoInlineStripped(t *testing.T) {
 			t.Errorf("%s: nothing tested: %.4f of the value inlined, overlap %.4f without the inline tree", v, inlined, before)
 		}
 	}
-	same, total := sweepSame(t, openT(t, bins["pie"]), openT(t, bins["pie-s-w"]), 7)
-	t.Logf("PIE: %d of %d addresses named as with DWARF", same, total)
-	if float64(same) < 0.99*float64(total) {
+	same, inlined, total := sweepSame(t, openT(t, bins["pie"]), openT(t, bins["pie-s-w"]), "", 7)
+	t.Logf("PIE: %d of %d addresses named as with DWARF, %d with inlined frames", same, total, inlined)
+	if inlined == 0 || float64(same) < 0.99*float64(total) {
 		t.Errorf("stripped PIE: %d of %d addresses named as with DWARF", same, total)
 	}
 }
 
 // sweepSame names every step-th address of the Go functions ref's symbol
-// table lists, and every address of package main's, with ref and with o,
-// and counts those named the same. Functions without a file (C, assembly
-// stubs without line tables) are left out.
-func sweepSame(t *testing.T, ref, o Object, step uint64) (same, total int) {
+// table lists whose names start with prefix, and every address of package
+// main's, with ref and with o,
+// and counts those named the same, and those ref gives inlined frames.
+// Functions without a file (C, assembly stubs without line tables) are
+// left out.
+func sweepSame(t *testing.T, ref, o Object, prefix string, step uint64) (same, inlined, total int) {
 	t.Helper()
 	bad := 0
 	for _, s := range ref.(*elfObject).syms.syms {
+		if !strings.HasPrefix(s.name, prefix) {
+			continue
+		}
 		st := step
 		if strings.HasPrefix(s.name, "main.") {
 			st = 1
@@ -156,6 +161,9 @@ func sweepSame(t *testing.T, ref, o Object, step uint64) (same, total int) {
 				continue
 			}
 			total++
+			if len(want) > 1 {
+				inlined++
+			}
 			got := o.Frames(nil, a)
 			if fmt.Sprint(got) == fmt.Sprint(want) {
 				same++
@@ -164,7 +172,95 @@ func sweepSame(t *testing.T, ref, o Object, step uint64) (same, total int) {
 			}
 		}
 	}
-	return same, total
+	return same, inlined, total
+}
+
+// TestGoInlineToolchains builds testdata/elf/goinl with each go command
+// that PROFDIFF_GO_TOOLCHAINS lists (space-separated paths; the script
+// testdata/go-toolchains.sh fetches Go 1.15, 1.16, 1.18 and 1.20 from
+// the module proxy and runs this test), with DWARF and with -ldflags=-s,
+// and checks that the stripped build names every address of package
+// main's functions as the DWARF build does, inlined calls included, for
+// at least 99% of them. The other functions are compared and logged, not
+// checked: Go 1.15's DWARF lacks some of the runtime's inlined calls,
+// which the pclntab has. Skipped when the variable is unset: each
+// toolchain is a 100 MB download.
+func TestGoInlineToolchains(t *testing.T) {
+	gos := strings.Fields(os.Getenv("PROFDIFF_GO_TOOLCHAINS"))
+	if len(gos) == 0 {
+		t.Skip("PROFDIFF_GO_TOOLCHAINS lists no go commands (testdata/go-toolchains.sh sets it)")
+	}
+	src, err := filepath.Abs(filepath.Join("testdata", "elf", "goinl", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, goBin := range gos {
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(goBin))), func(t *testing.T) {
+			dir := t.TempDir()
+			// outside any module, with none of this machine's go env
+			// settings, which an old go command may not know
+			env := append(os.Environ(), "GO111MODULE=off", "GOENV=off", "GOFLAGS=", "GOTOOLCHAIN=local")
+			version := exec.Command(goBin, "version")
+			version.Env = env
+			out, err := version.Output()
+			if err != nil {
+				t.Fatalf("%s version: %v", goBin, err)
+			}
+			bins := map[string]string{}
+			for name, flags := range map[string]string{"dwarf": "-ldflags=-compressdwarf=false", "s": "-ldflags=-s"} {
+				bins[name] = filepath.Join(dir, name)
+				cmd := exec.Command(goBin, "build", flags, "-o", bins[name], src)
+				cmd.Dir, cmd.Env = dir, env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s build %s: %v\n%s", goBin, flags, err, out)
+				}
+			}
+			o, ref := openT(t, bins["s"]), openT(t, bins["dwarf"])
+			same, inlined, total := sweepSame(t, ref, o, "", 5)
+			t.Logf("all functions: %d of %d addresses named as with DWARF, %d with inlined frames; %v", same, total, inlined, o.(*elfObject).Err())
+			same, inlined, total = sweepSame(t, ref, o, "main.", 1)
+			t.Logf("package main: %d of %d addresses named as with DWARF, %d with inlined frames", same, total, inlined)
+			if v := strings.Fields(string(out)); len(v) > 2 && goMinor(v[2]) < 16 {
+				// the DWARF of Go 1.13 to 1.15 lacks inlined calls the
+				// pclntab has (add in mix in spin): compare the physical
+				// functions, and ask for inlined frames
+				checkPhysical(t, ref, o)
+				return
+			}
+			if inlined == 0 || float64(same) < 0.99*float64(total) {
+				t.Errorf("%d of %d addresses named as with DWARF, %d of them with inlined frames", same, total, inlined)
+			}
+		})
+	}
+}
+
+// checkPhysical checks that o names the physical function of every
+// address in package main as ref does, and names some inlined calls.
+func checkPhysical(t *testing.T, ref, o Object) {
+	t.Helper()
+	same, inlined, total := 0, 0, 0
+	for _, s := range ref.(*elfObject).syms.syms {
+		if !strings.HasPrefix(s.name, "main.") {
+			continue
+		}
+		for a := s.addr; a < s.end; a++ {
+			want, got := ref.Frames(nil, a), o.Frames(nil, a)
+			if len(want) == 0 || len(got) == 0 {
+				continue
+			}
+			total++
+			if len(got) > 1 {
+				inlined++
+			}
+			if got[len(got)-1].Name == want[len(want)-1].Name {
+				same++
+			}
+		}
+	}
+	t.Logf("package main: %d of %d physical functions as with DWARF, %d addresses with inlined frames", same, total, inlined)
+	if inlined == 0 || same != total {
+		t.Errorf("package main: %d of %d physical functions as with DWARF, %d addresses with inlined frames", same, total, inlined)
+	}
 }
 
 // TestGoInlineTruncated builds goprog with -ldflags=-s and shortens its

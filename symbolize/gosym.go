@@ -166,12 +166,6 @@ func (t *goTable) build() {
 	switch t.ef.ByteOrder.Uint32(data) {
 	case pclnGo118:
 		gofunc = t.module.word(moduleGofunc118Offset)
-	case pclnGo12:
-		// Go 1.2 to 1.11 wrote the same table with another inline tree;
-		// .go.buildinfo (Go 1.13 and later) tells them apart.
-		if t.ef.Section(".go.buildinfo") == nil {
-			return
-		}
 	}
 	mem := &memory{ef: t.ef, data: map[*elf.Section][]byte{t.sect: data}}
 	if t.inl, err = newGoInline(data, t.ef.ByteOrder, t.text, gofunc, mem); err != nil {
