@@ -80,8 +80,9 @@ type goInlined struct {
 	parent uint64
 }
 
-// newGoInline reads the header of the pclntab data; nil, nil for a Go 1.2
-// to 1.12 table, whose tree is not read. text is runtime.text;
+// newGoInline reads the header of the pclntab data; nil, nil where the
+// tree is not read: a Go 1.2 to 1.12 table, or one whose go:func.* is not
+// known. text is runtime.text;
 // gofunc the module's go:func.* (Go 1.18 and later; 0 if unknown, when no
 // tree can be read); mem reads the file's memory image, where the trees are.
 func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem memReader) (*goInline, error) {
@@ -118,7 +119,7 @@ func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem m
 			g.ver = 120
 		}
 		if gofunc == 0 {
-			return nil, fmt.Errorf("%w: the module data that locates it was not found", errInlineTree)
+			return nil, nil // no module data to locate the trees (a 32-bit binary)
 		}
 	default:
 		return nil, fmt.Errorf("%w: unknown pclntab version %#x", errInlineTree, magic)

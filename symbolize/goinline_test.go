@@ -349,7 +349,7 @@ func TestGoInlineTruncated(t *testing.T) {
 			t.Errorf("cut before the inline trees: %d of %d named, %d inlined, error %v; want all, none inlined, and a malformed tree", named, len(addrs), inlined, oerr)
 		}
 		if cut < trees && named == len(addrs) && inlined > 0 {
-			t.Errorf("cut to %d bytes: every address named as the whole table does", cut)
+			t.Errorf("cut to %d bytes, before the inline trees: %d addresses have inline frames", cut, inlined)
 		}
 		o.Close()
 	}
