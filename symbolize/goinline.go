@@ -62,10 +62,10 @@ type goInline struct {
 	text    uint64 // what 1.18+ function offsets count from
 	gofunc  uint64 // what 1.18+ funcdata offsets count from
 	nfunc   int
-	names   []byte    // the function names (1.12: the whole table)
-	pctab   []byte    // the pc-value tables (1.12: the whole table)
+	names   []byte    // the function names (Go 1.13–1.15: the whole table)
+	pctab   []byte    // the pc-value tables (Go 1.13–1.15: the whole table)
 	funcs   []byte    // the function table and the _func records
-	funcsAt int       // funcs' offset in the pclntab, for 1.12–1.17's funcdata alignment
+	funcsAt int       // funcs' offset in the pclntab, for 1.13–1.17's funcdata alignment
 	ftabAt  int       // where the function table starts in funcs
 	mem     memReader // where the trees are
 	// the indexes of the tree's pcdata (PCDATA_InlTreeIndex) and funcdata
@@ -80,11 +80,11 @@ type goInlined struct {
 	parent uint64
 }
 
-// newGoInline reads the header of the pclntab data; nil, nil where the
-// tree is not read: a Go 1.2 to 1.12 table, or one whose go:func.* is not
-// known. text is runtime.text;
-// gofunc the module's go:func.* (Go 1.18 and later; 0 if unknown, when no
-// tree can be read); mem reads the file's memory image, where the trees are.
+// newGoInline reads the header of the pclntab data. text is runtime.text;
+// gofunc the module's go:func.* (Go 1.18 and later; 0 if unknown); mem
+// reads the file's memory image, where the trees are. It returns nil, nil
+// where the tree is not read: a Go 1.2 to 1.12 table, or a Go 1.18+ one
+// whose go:func.* is not known.
 func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem memReader) (*goInline, error) {
 	if len(data) < 8 || data[4] != 0 || data[5] != 0 {
 		return nil, fmt.Errorf("%w: no pclntab header", errInlineTree)
@@ -105,12 +105,10 @@ func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem m
 	switch magic := order.Uint32(data); magic {
 	case pclnGo12:
 		g.ver, names, pctab, funcs, g.ftabAt = 112, 0, 0, 0, 8+g.ptr
-		switch minor := goMinor(goVersion(mem, order)); {
-		case minor >= 13 && minor <= 15:
-			g.funcdataInl = 4
-		default:
+		if minor := goMinor(goVersion(mem, order)); minor < 13 || minor > 15 {
 			return nil, nil // Go 1.2 to 1.12: not read
 		}
+		g.funcdataInl = 4
 	case pclnGo116:
 		g.ver, names, pctab, funcs = 116, word(2), word(5), word(6)
 	case pclnGo118, pclnGo120:
@@ -135,6 +133,7 @@ func newGoInline(data []byte, order binary.ByteOrder, text, gofunc uint64, mem m
 	return g, nil
 }
 
+// ftabEntry is the size of an entry of the function table.
 func (g *goInline) ftabEntry() int {
 	if g.ver >= 118 {
 		return 8
