@@ -14,8 +14,10 @@
 //     line table and inline tree are read when an address first falls
 //     into it and kept in a compact form (16 bytes a line row).
 //  2. The Go pclntab (.gopclntab, which survives -ldflags=-s and strip):
-//     the physical function and the innermost file:line, without inline
-//     expansion (debug/gosym does not expose the inline tree).
+//     the physical function and the file:line of a pc from debug/gosym,
+//     and the chain of inlined calls from the pclntab's inline tree,
+//     which debug/gosym does not expose (goinline.go): the same frames
+//     as DWARF gives, for the pclntabs of Go 1.13 and later.
 //  3. The symbol tables (.symtab and .dynsym): function symbols (STT_FUNC,
 //     STT_GNU_IFUNC, and untyped labels in code sections, as assembly
 //     writes them), each covering its size, or when its size is 0 up to

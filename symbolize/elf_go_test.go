@@ -171,10 +171,10 @@ func TestObjectGo(t *testing.T) {
 				if profiles[v.twin] == nil {
 					t.Fatalf("no profile of %s, the same layout", v.twin)
 				}
-				goprogProfileCheck(t, o, profiles[v.twin], bins[v.twin], v.dwarf, false)
+				goprogProfileCheck(t, o, profiles[v.twin], bins[v.twin], false)
 			} else {
 				p = goprogProfile(t, bin)
-				goprogProfileCheck(t, o, p, bin, v.dwarf, true)
+				goprogProfileCheck(t, o, p, bin, true)
 			}
 			profiles[v.name] = p
 			built[v.name] = o
@@ -186,7 +186,7 @@ func TestObjectGo(t *testing.T) {
 			if v.name == "pie" {
 				debug := bin + ".debug"
 				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
-				goprogProfileCheck(t, openT(t, debug), p, bin, true, true)
+				goprogProfileCheck(t, openT(t, debug), p, bin, true)
 			}
 		})
 	}
@@ -217,14 +217,14 @@ func sameFrames(t *testing.T, o, ref Object) {
 }
 
 // goprogProfileCheck symbolizes with o the locations of bin's CPU profile
-// p from their addresses and mappings and compares them with what
-// the runtime wrote: with DWARF, the whole inline chain (names and lines)
-// for at least 99% of the sampled value; from the pclntab alone
-// (-ldflags=-s), the physical function and the innermost file:line.
+// p from their addresses and mappings and compares them with what the
+// runtime wrote: the whole inline chain (names and lines) for at least
+// 99% of the sampled value, from DWARF or, without it (-ldflags=-s), from
+// the pclntab's inline tree.
 // sameBuild says that o is bin or its debug file, whose build ID the
 // profile's mapping must carry; otherwise o is a twin of bin, another
 // link with the same layout.
-func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string, dwarf, sameBuild bool) {
+func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string, sameBuild bool) {
 	value := locationValues(p)
 	var total, same, inlined int64
 	for _, loc := range p.Location {
@@ -238,7 +238,7 @@ func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string,
 		if len(loc.Line) > 1 {
 			inlined += value[loc.ID]
 		}
-		got, want := o.Frames(loc.Mapping, loc.Address), runtimeFrames(loc, dwarf)
+		got, want := o.Frames(loc.Mapping, loc.Address), runtimeFrames(loc)
 		if fmt.Sprint(got) == fmt.Sprint(want) {
 			same += value[loc.ID]
 		} else {
@@ -249,24 +249,18 @@ func goprogProfileCheck(t *testing.T, o Object, p *pprofile.Profile, bin string,
 	if total == 0 || float64(same) < 0.99*float64(total) {
 		t.Errorf("%d of %d sampled value symbolized as the runtime did", same, total)
 	}
-	if dwarf && inlined == 0 {
+	if inlined == 0 {
 		t.Errorf("no sampled location has an inlined frame")
 	}
 }
 
 // runtimeFrames is what Frames should give for a runtime-symbolized
-// location: its lines, or from the pclntab alone the physical function
-// (the last line) at the innermost file:line.
-func runtimeFrames(loc *pprofile.Location, inline bool) []SymFrame {
+// location: its lines, innermost first.
+func runtimeFrames(loc *pprofile.Location) []SymFrame {
 	var fr []SymFrame
 	for _, l := range loc.Line {
 		fr = append(fr, SymFrame{Name: l.Function.Name, SystemName: l.Function.SystemName,
 			File: l.Function.Filename, Line: l.Line})
-	}
-	if !inline {
-		outer := fr[len(fr)-1]
-		outer.File, outer.Line = fr[0].File, fr[0].Line
-		fr = []SymFrame{outer}
 	}
 	return fr
 }
