@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +210,35 @@ func TestTimingThreadTime(t *testing.T) {
 		if dropped := l.Profile.DurationNanos == 0; dropped != c.dropped || dropped != (len(w) == 1 && strings.Contains(w[0], "threads busy, more than 1024")) {
 			t.Errorf("%g threads: duration %d, warnings %q; want dropped %v", c.threads, l.Profile.DurationNanos, w, c.dropped)
 		}
+	}
+}
+
+// A fleet query's duration is the range it states, which may be longer
+// than a day: three days asked of a Pyroscope querier (a server from
+// before the pprof format of SelectMergeStacktraces, so the merged profile
+// comes from SelectMergeProfile, whose answer says three days too) are
+// three days, with no warning.
+func TestTimingFleetRange(t *testing.T) {
+	cpu, err := fleettest.CPUProfile(100*time.Millisecond, false)
+	if err != nil {
+		t.Skip("cannot record a CPU profile: ", err)
+	}
+	py := &fleettest.Pyroscope{Querier: true, Legacy: true}
+	to := time.Now().Truncate(time.Second)
+	from := to.Add(-72 * time.Hour)
+	py.Add(fleettest.Series{Name: "process_cpu", Labels: map[string]string{"service_name": "api"}, Time: to.Add(-time.Hour), Profile: cpu})
+	srv := py.Start()
+	defer srv.Close()
+	src := "pyroscope+" + srv.URL + "?type=process_cpu:cpu:nanoseconds:cpu:nanoseconds&query=" + url.QueryEscape(`{service_name="api"}`) +
+		"&from=" + from.UTC().Format(time.RFC3339) + "&to=" + to.UTC().Format(time.RFC3339)
+	l, err := profile.Load(context.Background(), src, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := py.Calls(); !slices.Contains(calls, "SelectMergeProfile") {
+		t.Fatalf("calls %q: the querier's SelectMergeProfile was not asked", calls)
+	}
+	if w := timingWarnings(l); len(w) > 0 || l.Profile.DurationNanos != int64(72*time.Hour) {
+		t.Errorf("duration %v, warnings %q; want 72h and none", time.Duration(l.Profile.DurationNanos), w)
 	}
 }
