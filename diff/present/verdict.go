@@ -29,6 +29,7 @@ func diffVerdict(r *result.Result) *report.Verdict {
 	} else {
 		m := meaning(r.Analysis)
 		if m == result.MeaningMemory {
+			v = inObjects(v)
 			out.Lines = append(out.Lines, memoryPrincipal(v, r.SampleType))
 		} else {
 			out.Lines = append(out.Lines, principalLine(v, m))

@@ -90,3 +90,15 @@ func memoryAlso(measure result.Normalize, c *result.VerdictChange) report.Line {
 	}
 	return l
 }
+
+// inObjects is v with its leaders' counts in objects, so that "Led by
+// sync.runtime_SemacquireMutex (+5461 objects)" says what it counts.
+func inObjects(v *result.Verdict) *result.Verdict {
+	out := *v
+	out.Leaders = make([]result.VerdictFrame, len(v.Leaders))
+	for i, f := range v.Leaders {
+		f.Unit, f.RateUnit = memoryUnit(f.Unit), memoryUnit(f.RateUnit)
+		out.Leaders[i] = f
+	}
+	return &out
+}

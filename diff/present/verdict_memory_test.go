@@ -95,7 +95,7 @@ func TestDiffVerdictParcaHeap(t *testing.T) {
 		{"", []string{first}, []string{last},
 			"**Verdict:** In-use memory allocated by running code (`cpu`) grew from 46.2 MiB to 136 MiB (3x).\nLed by `github.com/dgraph-io/badger/v3/skl.newArena` (+83.2 MiB).\n"},
 		{"inuse_objects", []string{first}, []string{last},
-			"**Verdict:** In-use objects allocated in lock machinery (`lock-contention`) grew from 0 objects to 5461 objects (new).\n"},
+			"**Verdict:** In-use objects allocated in lock machinery (`lock-contention`) grew from 0 objects to 5461 objects (new).\nLed by `sync.runtime_SemacquireMutex` (+5461 objects)"},
 		{"alloc_space", []string{first, second}, []string{last},
 			"**Verdict:** Memory allocated by running code (`cpu`) grew from 49.1 MiB to 141 MiB per profile (3x).\n"},
 	} {
