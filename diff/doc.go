@@ -24,7 +24,8 @@
 // Every row (bucket, method, scheduler latency, peek) carries both sides'
 // raw value in the profile's unit (Values) and, where known, a rate: the
 // value per second of the side's wall time, the sum of its profiles'
-// DurationNanos, known only when every profile of the side has one. Time
+// DurationNanos, known only when every profile of the side has one (the
+// loader drops a duration that cannot be true: profile.CheckTiming). Time
 // units (nanoseconds, microseconds, milliseconds, seconds) are turned into
 // seconds first, so the rate unit (Analysis.RateUnit) reads as:
 //

@@ -19,7 +19,9 @@
 //
 // Real writers bend the rules; where the meaning is still unambiguous
 // (function or location messages without ids, a missing period, a `.gz`
-// name on an uncompressed file) the profile loads with a warning. Anything
+// name on an uncompressed file) the profile loads with a warning, and so
+// does one whose duration or period cannot be true, without them
+// (CheckTiming). Anything
 // else fails with an *Error that names the source, says what is wrong and
 // wraps one of the sentinels ErrUnrecognized, ErrUnsupported, ErrCorrupt,
 // ErrEmpty or ErrTooLarge, so that callers decide with errors.Is and never

@@ -101,7 +101,7 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 		l.Kind, l.Profile = DetectKind(p), p
 		return l, &Error{l.Source, mark(ErrEmpty, errors.New(msg))}
 	}
-	warns, err := checkValues(p)
+	sums, warns, err := checkValues(p)
 	if err != nil {
 		return nil, &Error{l.Source, err}
 	}
@@ -113,6 +113,7 @@ func (l *Loaded) finish(p *pprofile.Profile) (*Loaded, error) {
 	}
 	l.Kind = DetectKind(p)
 	l.Profile = p
+	CheckTiming(l, sums)
 	return l, nil
 }
 

@@ -169,7 +169,7 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 	if err := build.Check(p); err != nil { // CheckValid, faster for the readers' Builder-numbered profiles
 		return nil, &Error{l.Source, mark(ErrCorrupt, fmt.Errorf("%s: %v", r.what, err))}
 	}
-	warns, err = checkValues(p)
+	sums, warns, err := checkValues(p)
 	if err != nil {
 		return nil, &Error{l.Source, fmt.Errorf("%s: %w", r.what, err)}
 	}
@@ -180,6 +180,7 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 		l.Kind = DetectKind(p)
 	}
 	l.Profile = p
+	CheckTiming(l, sums)
 	return l, nil
 }
 

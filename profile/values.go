@@ -26,10 +26,13 @@ var errDiffProfile = errors.New("this is a diff written by pprof or profdiff (it
 //   - a sample type whose values sum past the int64 maximum is an error
 //     (ErrCorrupt), so every sum of any subset of a profile's values fits
 //     in an int64.
-func checkValues(p *pprofile.Profile) (warnings []string, err error) {
+//
+// sums are the totals of the sample types kept, by index (checkTiming
+// reads them).
+func checkValues(p *pprofile.Profile) (sums []int64, warnings []string, err error) {
 	for _, s := range p.Sample {
 		if len(s.Label[BaseLabel]) > 0 {
-			return nil, mark(ErrUnsupported, errDiffProfile)
+			return nil, nil, mark(ErrUnsupported, errDiffProfile)
 		}
 	}
 	type column struct {
@@ -48,7 +51,7 @@ func checkValues(p *pprofile.Profile) (warnings []string, err error) {
 				}
 				c.negative++
 			case c.sum > math.MaxInt64-v:
-				return nil, mark(ErrCorrupt, fmt.Errorf("sample %d of %d: the %s values sum past the int64 maximum (%d)", i+1, len(p.Sample), typeName(p.SampleType[t]), int64(math.MaxInt64)))
+				return nil, nil, mark(ErrCorrupt, fmt.Errorf("sample %d of %d: the %s values sum past the int64 maximum (%d)", i+1, len(p.Sample), typeName(p.SampleType[t]), int64(math.MaxInt64)))
 			default:
 				c.sum += v
 			}
@@ -63,21 +66,29 @@ func checkValues(p *pprofile.Profile) (warnings []string, err error) {
 		case strings.HasPrefix(p.SampleType[t].Type, "inuse_"):
 			drop = append(drop, t)
 		default:
-			return nil, negativeError(p, t, c.first)
+			return nil, nil, negativeError(p, t, c.first)
 		}
 	}
+	for _, c := range cols {
+		sums = append(sums, c.sum)
+	}
 	if len(drop) == 0 {
-		return nil, nil
+		return sums, nil, nil
 	}
 	if clean == 0 {
-		return nil, negativeError(p, drop[0], cols[drop[0]].first)
+		return nil, nil, negativeError(p, drop[0], cols[drop[0]].first)
 	}
 	var names []string
 	for _, t := range drop {
 		names = append(names, p.SampleType[t].Type)
 	}
 	removeSampleTypes(p, drop)
-	return []string{fmt.Sprintf("a delta heap profile (/debug/pprof/heap?seconds=N): %s hold differences, some negative, and are left out", strings.Join(names, " and "))}, nil
+	gone := map[int]bool{}
+	for _, t := range drop {
+		gone[t] = true
+	}
+	sums = filterIndexed(sums, func(t int) bool { return !gone[t] })
+	return sums, []string{fmt.Sprintf("a delta heap profile (/debug/pprof/heap?seconds=N): %s hold differences, some negative, and are left out", strings.Join(names, " and "))}, nil
 }
 
 func negativeError(p *pprofile.Profile, t, sample int) error {

@@ -15,7 +15,9 @@ const verdictNames = 2
 // cells): a sentence for the principal change in share and, where known,
 // rate, one for the frames that lead it, one for the other large changes
 // and one for the caveats. "No change beyond noise." when nothing changed.
-// Its tone is growth when a bucket other than cpu grew.
+// Its tone is growth when a bucket other than cpu grew. A heap diff's
+// verdict speaks of memory and the machinery that allocated it
+// (memoryPrincipal), not of shares.
 func diffVerdict(r *result.Result) *report.Verdict {
 	v := r.Verdict
 	if v == nil {
@@ -25,11 +27,17 @@ func diffVerdict(r *result.Result) *report.Verdict {
 	if v.Principal == nil {
 		out.Lines = append(out.Lines, report.Cat("No change beyond noise."))
 	} else {
-		out.Lines = append(out.Lines, principalLine(v, r.Meaning))
+		m := meaning(r.Analysis)
+		if m == result.MeaningMemory {
+			v = inObjects(v)
+			out.Lines = append(out.Lines, memoryPrincipal(v, r.SampleType))
+		} else {
+			out.Lines = append(out.Lines, principalLine(v, m))
+		}
 		if l := leadersLine(v); l != nil {
 			out.Lines = append(out.Lines, l)
 		}
-		if l := alsoLine(v); l != nil {
+		if l := alsoLine(v, m); l != nil {
 			out.Lines = append(out.Lines, l)
 		}
 		if v.Grew && v.Principal.Bucket != rules.CPU {
@@ -135,8 +143,9 @@ func joinLines(parts []report.Line) report.Line {
 }
 
 // alsoLine is "Also grew: `gc` 5.52% → 10.91% (doubled share).", nil
-// when no other change is large.
-func alsoLine(v *result.Verdict) report.Line {
+// when no other change is large; a heap diff's changes are in memory
+// (memoryAlso).
+func alsoLine(v *result.Verdict, m result.Meaning) report.Line {
 	if len(v.Also) == 0 {
 		return nil
 	}
@@ -144,6 +153,10 @@ func alsoLine(v *result.Verdict) report.Line {
 	for i, c := range v.Also {
 		if i > 0 {
 			l = append(l, report.Text("; "))
+		}
+		if m == result.MeaningMemory {
+			l = append(append(l, memoryAlso(v.Measure, &c)...), alsoLeaders(c.Leaders)...)
+			continue
 		}
 		l = append(l, report.Code(c.Bucket.String()), report.Text(" "), report.Share(c.Base), report.Text(" → "), report.Share(c.New))
 		if c.BaseRate != nil && c.NewRate != nil {

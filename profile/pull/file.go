@@ -55,6 +55,7 @@ func open(r *profile.Raw, opts Options) (*File, error) {
 		l.Warnings = append(l.Warnings, r.Source+": profile has no sampling period")
 	}
 	l.Kind = d.kind()
+	profile.CheckTiming(l, d.sums) // d.header is l.Profile: its duration and period are checked in place
 	d.loaded = l
 	return d, nil
 }

@@ -51,6 +51,12 @@ type Pyroscope struct {
 	// Tenant, when set, is required in X-Scope-OrgID (401 "no org id"
 	// without it, as Pyroscope answers with multitenancy on).
 	Tenant string
+	// Querier makes SelectMergeProfile answer as Pyroscope's querier
+	// does when asked directly (pkg/querier, Querier.SelectMergeProfile):
+	// the merged profile's duration is the range asked for, end − start,
+	// and its time the end, both in nanoseconds, whatever the range; a
+	// request that leaves start at 0 gets a duration equal to its time.
+	Querier bool
 
 	mu     sync.Mutex
 	series []Series
@@ -123,6 +129,10 @@ func (p *Pyroscope) SelectMergeProfile(_ context.Context, r *connect.Request[que
 	prof, err := p.merge(r.Msg.ProfileTypeID, r.Msg.LabelSelector, r.Msg.Start, r.Msg.End)
 	if err != nil {
 		return nil, err
+	}
+	if p.Querier {
+		prof.DurationNanos = (r.Msg.End - r.Msg.Start) * 1e6 // milliseconds
+		prof.TimeNanos = r.Msg.End * 1e6
 	}
 	return connect.NewResponse(prof), nil
 }
