@@ -531,9 +531,6 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	ps.Total += s.Value
 	ps.Samples += s.Count
 	ps.Buckets[s.Bucket] += s.Value
-	if len(s.Stack) == 0 {
-		return
-	}
 	if a.tree != nil {
 		a.tree.add(s, len(a.methods) <= 1<<16)
 	}

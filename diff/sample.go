@@ -36,7 +36,10 @@ type Sample struct {
 	// Stack and two spellings here. Filled only with Options.Spellings.
 	Spellings []int32
 	// Decider is the index in Stack of the frame that decided Bucket
-	// (the leaf-most non-skip frame when no rule did), -1 for an empty stack.
+	// (the leaf-most non-skip frame when no rule did), -1 for a sample
+	// the profile gave no stack: its Stack is the one pseudo-frame
+	// NoStack, so that every sum that counts it (the method table, call
+	// trees, folded stacks) names it.
 	Decider int
 
 	frames []frameRule
@@ -153,12 +156,29 @@ func (w *walker) classified(s *Sample, rec *pull.Record, v float64) {
 	if w.countIdx >= 0 {
 		s.Count = rec.Values[w.countIdx]
 	}
+	if len(s.Stack) == 1 && a.methods[s.Stack[0]].key == NoStack {
+		// Folded stacks profdiff wrote: the stackless sample it named.
+		s.Stack, s.frames, s.Spellings = s.Stack[:0], s.frames[:0], s.Spellings[:0]
+	}
 	a.decide(s, rec, kind)
+	if len(s.Stack) == 0 {
+		f := a.intern(NoStack, "", s.Side)
+		s.Stack, s.frames = append(s.Stack, f.id), append(s.frames, classify.Pseudo())
+		if w.spellings {
+			s.Spellings = append(s.Spellings, f.sp)
+		}
+	}
 	a.take(s, w.ps)
 	for _, c := range a.consumers {
 		c(s)
 	}
 }
+
+// NoStack is the pseudo-frame that stands for the stack of a sample its
+// profile recorded without one (a Go heap profile's allocations whose
+// stack was not kept): the sample is decided as stackless, then counted
+// under this frame wherever its value is.
+const NoStack = "[no stack]"
 
 // commRoot takes the frame rule off a stack's root frame when that frame
 // names the sample's "comm" label: the process name perf script's reader
