@@ -81,8 +81,9 @@ type walker struct {
 	kind          profile.Kind
 	filtering     bool
 	// spellings: the sample's spellings are read (Sample.Spellings), for
-	// Options.Spellings, and for Focus, Ignore and Peek, which match the
-	// name each frame has in the profile.
+	// Options.Spellings, for Focus, Ignore and Peek, which match the
+	// name each frame has in the profile, and for a tree of frames
+	// (Options.TreeFrames).
 	spellings bool
 }
 
@@ -91,7 +92,7 @@ func (a *Analyzer) newWalker(side Side, prof int, lr *locResolver, idx, countIdx
 	a.useKind(kind)
 	filtering := a.opts.Focus != nil || a.opts.Ignore != nil
 	return &walker{a: a, lr: lr, ps: &a.profiles[prof], meta: &a.sides[side], idx: idx, countIdx: countIdx,
-		kind: kind, filtering: filtering, spellings: filtering || a.opts.Spellings || a.peek != nil}
+		kind: kind, filtering: filtering, spellings: filtering || a.opts.Spellings || a.peek != nil || a.tree != nil && a.tree.frames}
 }
 
 // sample classifies one record (skipped when its value is zero) and hands
