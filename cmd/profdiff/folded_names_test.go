@@ -228,11 +228,11 @@ func topVariants(t *testing.T, args ...string) map[string]int {
 
 // gcc -O2 clones a function into build variants (work and work.part.0,
 // check.cold, sum.constprop.0.isra.0) that profdiff merges into one
-// method. Folded output keeps each frame's own name (the out-of-line
-// work calling work.part.0 is `work;work.part.0`, never
-// `work.part.0;work.part.0`), loads back with the same totals, rows and
-// stacks, and the merged row is named `work`, what its variants share,
-// with their count.
+// method. Folded and difffolded output keep each frame's own name (the
+// out-of-line work calling work.part.0 is `work;work.part.0`, never
+// `work.part.0;work.part.0`), folded output loads back with the same
+// totals, rows and stacks, and the merged row is named `work`, what its
+// variants share, with their count.
 func TestFoldedBuildVariants(t *testing.T) {
 	bin, script := recordVariants(t, "clones.c", false, "gcc", "-O2", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls")
 	syms := symbols(t, bin, false)
@@ -249,8 +249,17 @@ func TestFoldedBuildVariants(t *testing.T) {
 	if frames["work.part.0"] == 0 {
 		t.Fatalf("no sample in work.part.0:\n%s", folded)
 	}
-	if strings.Contains(folded, "work.part.0;work.part.0") || strings.Contains(folded, ";work;work ") || strings.Contains(folded, ";work;work;") {
-		t.Errorf("folded stacks name work's two variants alike:\n%s", folded)
+	diffFolded, stderr, code := profdiff(t, "", "diff", "--format", "difffolded", script, script)
+	if code != 0 {
+		t.Fatalf("diff --format difffolded: exit %d: %s", code, stderr)
+	}
+	for name, out := range map[string]string{"folded": folded, "difffolded": diffFolded} {
+		if strings.Contains(out, "work.part.0;work.part.0") || strings.Contains(out, ";work;work ") || strings.Contains(out, ";work;work;") {
+			t.Errorf("%s stacks name work's two variants alike:\n%s", name, out)
+		}
+		if frames["work"] > 0 && !strings.Contains(out, ";work;work.part.0") {
+			t.Errorf("%s stacks lack the out-of-line work calling work.part.0:\n%s", name, out)
+		}
 	}
 	rows := topVariants(t, script)
 	if _, ok := rows["work.part.0"]; ok {
