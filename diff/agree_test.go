@@ -68,6 +68,18 @@ func TestSerialShardedAgree(t *testing.T) {
 		}
 		agree(t, sides, Options{}, `start_thread|read`)
 	})
+	t.Run("variants", func(t *testing.T) {
+		// Build variants of one function (work, work.part.0): a method
+		// of two spellings, so spelling ids and method ids part, as a
+		// shard's tree of frames must remap them.
+		p := recordClones(t).Profile
+		dir := t.TempDir()
+		sides := [2][]*profile.Raw{
+			{rawFile(t, dir, "clones.pb", p, profile.Options{})},
+			{rawFile(t, dir, "clones2.pb", p, profile.Options{}), rawFile(t, dir, "clones3.pb", p, profile.Options{})},
+		}
+		agree(t, sides, Options{}, `work`)
+	})
 }
 
 // agree compares a serial and a sharded walk of sides under every option
@@ -83,6 +95,7 @@ func agree(t *testing.T, sides [2][]*profile.Raw, base Options, peek string) {
 		{"by decider", func(o *Options) { o.By = ByDecider }},
 		{"cum", func(o *Options) { o.Cum = true }},
 		{"tree", func(o *Options) { o.CallTree = true }},
+		{"tree of frames", func(o *Options) { o.CallTree, o.TreeFrames = true, true }},
 		{"peek", func(o *Options) { o.Peek = regexp.MustCompile(peek) }},
 		{"focus", func(o *Options) { o.Focus = regexp.MustCompile(peek) }},
 		{"ignore", func(o *Options) { o.Ignore = regexp.MustCompile(peek); o.CallTree = true }},

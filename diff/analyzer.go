@@ -42,6 +42,13 @@ type Options struct {
 	// CallTree builds the merged call tree of both sides (Result.Tree), for
 	// flame graphs; off by default, since it holds every distinct path.
 	CallTree bool
+	// TreeFrames, with CallTree, builds the tree of the frames as the
+	// profiles named them (spellings) rather than of methods: two build
+	// variants of a function (`f` and `f.part.0`, Rust's `::h<hash>`
+	// instances) stay two frames, so that the stacks written from it are
+	// the input's. Folded stacks need it; pictures, which compare the
+	// sides method by method, do not.
+	TreeFrames bool
 	// TreeMin, with CallTree, merges the subtrees narrower than this
 	// fraction of each side's total into one "other" node per parent
 	// (CallNode.Other), so that a picture of a huge tree stays small; 0
@@ -85,7 +92,7 @@ type spelling struct {
 // method is one interned method (normalized frame name) with its per-side
 // values and the bucket mix of those values.
 type method struct {
-	name    string // display name: the first raw name seen, module prefix removed
+	name    string // the first raw name seen, module prefix removed (see label)
 	key     string // symbolize.Normalize(name)
 	family  string // a Go closure's family (symbolize.ClosureFamily), else ""
 	val     [2]float64
@@ -236,6 +243,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 	}
 	if opts.CallTree {
 		a.tree = newCallTree(true)
+		a.tree.frames = opts.TreeFrames
 	}
 	if opts.Peek != nil {
 		a.peek = newPeekTable(opts.Peek)
@@ -256,6 +264,28 @@ func (a *Analyzer) OnSample(fn func(*Sample)) { a.consumers = append(a.consumers
 func (a *Analyzer) Profiles() []ProfileStats {
 	a.flush()
 	return append([]ProfileStats(nil), a.profiles...)
+}
+
+// variants counts, by method id, the names (spellings) the profiles gave
+// each method's frames.
+func (a *Analyzer) variants() []int32 {
+	n := make([]int32, len(a.methods))
+	for i := range a.spellings {
+		n[a.spellings[i].method]++
+	}
+	return n
+}
+
+// label is a method's name in results, module not yet added: its one
+// name when the profiles gave it one, else what all its names share, its
+// normalized name (`work` for `work` and `work.part.0`, `crunch` for
+// Rust's `crunch::h6206…` and `crunch::hb505…`), so that a row merged
+// from several is never named after one of them.
+func (m *method) label(variants int32) string {
+	if variants > 1 {
+		return m.key
+	}
+	return m.name
 }
 
 // MethodName returns the display name of a method id of Sample.Stack.
@@ -531,11 +561,8 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	ps.Total += s.Value
 	ps.Samples += s.Count
 	ps.Buckets[s.Bucket] += s.Value
-	if len(s.Stack) == 0 {
-		return
-	}
 	if a.tree != nil {
-		a.tree.add(s, len(a.methods) <= 1<<16)
+		a.tree.add(s, a.treeNarrow())
 	}
 	if a.peek != nil {
 		a.peek.add(a, s)
@@ -567,6 +594,15 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 		target = max(s.Decider, 0)
 	}
 	a.methods[s.Stack[target]].credit(s.Side, s.Bucket, s.Value)
+}
+
+// treeNarrow says whether every id the call tree holds fits 16 bits:
+// method ids, or spelling ids for a tree of frames (Options.TreeFrames).
+func (a *Analyzer) treeNarrow() bool {
+	if a.tree.frames {
+		return len(a.spellings) <= 1<<16
+	}
+	return len(a.methods) <= 1<<16
 }
 
 func (m *method) credit(side Side, b Bucket, v float64) {

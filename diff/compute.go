@@ -173,12 +173,16 @@ func (a *Analyzer) sameProfileCount() bool {
 // n and cut to Options.Top.
 func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []MethodRow {
 	rows := make([]MethodRow, 0, len(a.methods))
+	vars := a.variants()
 	for _, p := range a.rowPairs() {
 		m, renamedFrom := a.pairedMethod(p)
 		pb, pn := share(m.val[0], bt.Total), share(m.val[1], nt.Total)
 		row := MethodRow{Name: m.name, Base: pb, New: pn, Delta: pn - pb,
 			Values: rt.values(a.unit, m.val[0], m.val[1]),
 			Noisy:  noisy(pb, pn, bt.Samples, nt.Samples),
+		}
+		if p.base == p.new && vars[p.base] > 1 {
+			row.Name, row.Variants = m.label(vars[p.base]), int(vars[p.base])
 		}
 		row.Bucket, row.BucketShare, row.Buckets = m.split()
 		row.Module = m.module[New]
@@ -294,12 +298,16 @@ func (a *Analyzer) Top() *TopResult {
 // topMethods is Top's method table, by value descending, then by name.
 func (a *Analyzer) topMethods(tt *ProfileStats, rt *rates) []TopMethod {
 	var out []TopMethod
-	for _, m := range a.methods {
+	vars := a.variants()
+	for id, m := range a.methods {
 		if m.val[0] == 0 {
 			continue
 		}
-		tm := TopMethod{Name: a.qualify(m.name, m.module[Base]), Share: share(m.val[0], tt.Total), Value: m.val[0],
+		tm := TopMethod{Name: a.qualify(m.label(vars[id]), m.module[Base]), Share: share(m.val[0], tt.Total), Value: m.val[0],
 			Rate: rt.rate(Base, m.val[0]), Module: m.module[Base]}
+		if vars[id] > 1 {
+			tm.Variants = int(vars[id])
+		}
 		var split map[Bucket]BucketSplit
 		tm.Bucket, tm.BucketShare, split = m.split()
 		if split != nil {

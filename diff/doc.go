@@ -63,6 +63,18 @@
 // holding most of its value over both sides, BucketShare that bucket's
 // fraction of it, and Buckets the whole split when it spans several.
 //
+// # Names
+//
+// A method is a frame name normalized (symbolize.Normalize), so build
+// variants of one function (f and f.part.0, Rust's ::h<hash> instances)
+// are one method. A row names it as the profiles did when they named it
+// one way, else by the normalized name all its names share, with
+// Variants counting them. A sample its profile recorded without a stack
+// has the one pseudo-frame NoStack, so every split of the totals counts
+// it. The call tree is of methods, for pictures that compare the sides,
+// or with Options.TreeFrames of the frames as each profile named them,
+// for folded stacks, which must give back the input's frames.
+//
 // # Peek
 //
 // Options.Peek lists, for every method whose display name matches, its

@@ -151,6 +151,7 @@ func (a *Analyzer) shard(side Side, fns int) *Analyzer {
 	s.profiles = []ProfileStats{{Side: side}}
 	if a.tree != nil {
 		s.tree = newCallTree(false)
+		s.tree.frames = a.tree.frames
 	}
 	if a.peek != nil {
 		s.peek = newPeekTable(a.opts.Peek)
@@ -226,10 +227,11 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 		return
 	}
 	// Methods and spellings, in the order the shard met them.
-	remap := make([]int32, len(s.methods))
-	for _, sp := range s.spellings {
+	remap, spRemap := make([]int32, len(s.methods)), make([]int32, len(s.spellings))
+	for i, sp := range s.spellings {
 		sm := s.methods[sp.method]
-		remap[sp.method] = a.internNamed(sp.name, "", side, &fnName{key: sm.key, family: sm.family}).id
+		f := a.internNamed(sp.name, "", side, &fnName{key: sm.key, family: sm.family})
+		remap[sp.method], spRemap[i] = f.id, f.sp
 	}
 	for id, sm := range s.methods {
 		m := a.methods[remap[id]]
@@ -241,7 +243,9 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 			m.buckets[side][b] += v
 		}
 	}
-	if s.tree != nil {
+	if s.tree != nil && s.tree.frames {
+		a.tree.merge(s.tree, spRemap)
+	} else if s.tree != nil {
 		a.tree.merge(s.tree, remap)
 	}
 	if s.peek != nil {

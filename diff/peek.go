@@ -122,8 +122,9 @@ func (t *peekTable) credit(m map[int32]*peekEdgeAcc, other int32, s *Sample) {
 // name, cut to top rows (≤ 0: all), each with its PeekEdges largest
 // callers and callees.
 func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top int) ([]PeekRow, int) {
+	vars := a.variants()
 	mk := func(id int32, v *[2]float64) PeekEdge {
-		return PeekEdge{Name: a.methodDisplayName(id), Values: r.values(a.unit, v[0], v[1])}
+		return PeekEdge{Name: a.methodDisplayName(id, vars), Values: r.values(a.unit, v[0], v[1])}
 	}
 	key := func(v *Values) float64 {
 		b, nw := measure(n, share(v.BaseValue, bt), share(v.NewValue, nt), v)
@@ -142,7 +143,7 @@ func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top
 	}
 	rows := make([]PeekRow, 0, len(t.nodes))
 	for id, nd := range t.nodes {
-		row := PeekRow{Name: a.methodDisplayName(id), Values: r.values(a.unit, nd.val[0], nd.val[1])}
+		row := PeekRow{Name: a.methodDisplayName(id, vars), Values: r.values(a.unit, nd.val[0], nd.val[1])}
 		row.Callers, row.CallersOmitted = edges(nd.callers)
 		row.Callees, row.CalleesOmitted = edges(nd.callees)
 		rows = append(rows, row)
@@ -172,13 +173,14 @@ func byMeasure(key func(*Values) float64, a, b *Values, an, bn string) bool {
 	return an < bn
 }
 
-// methodDisplayName names a method as rows do: qualified by the module of
-// the new side, else the base side.
-func (a *Analyzer) methodDisplayName(id int32) string {
+// methodDisplayName names a method as rows do: by its label (vars:
+// Analyzer.variants), qualified by the module of the new side, else the
+// base side.
+func (a *Analyzer) methodDisplayName(id int32, vars []int32) string {
 	m := a.methods[id]
 	mod := m.module[New]
 	if mod == "" {
 		mod = m.module[Base]
 	}
-	return a.qualify(m.name, mod)
+	return a.qualify(m.label(vars[id]), mod)
 }

@@ -36,7 +36,10 @@ type Sample struct {
 	// Stack and two spellings here. Filled only with Options.Spellings.
 	Spellings []int32
 	// Decider is the index in Stack of the frame that decided Bucket
-	// (the leaf-most non-skip frame when no rule did), -1 for an empty stack.
+	// (the leaf-most non-skip frame when no rule did), -1 for a sample
+	// the profile gave no stack: its Stack is the one pseudo-frame
+	// NoStack, so that every sum that counts it (the method table, call
+	// trees, folded stacks) names it.
 	Decider int
 
 	frames []frameRule
@@ -78,8 +81,9 @@ type walker struct {
 	kind          profile.Kind
 	filtering     bool
 	// spellings: the sample's spellings are read (Sample.Spellings), for
-	// Options.Spellings, and for Focus, Ignore and Peek, which match the
-	// name each frame has in the profile.
+	// Options.Spellings, for Focus, Ignore and Peek, which match the
+	// name each frame has in the profile, and for a tree of frames
+	// (Options.TreeFrames).
 	spellings bool
 }
 
@@ -88,7 +92,7 @@ func (a *Analyzer) newWalker(side Side, prof int, lr *locResolver, idx, countIdx
 	a.useKind(kind)
 	filtering := a.opts.Focus != nil || a.opts.Ignore != nil
 	return &walker{a: a, lr: lr, ps: &a.profiles[prof], meta: &a.sides[side], idx: idx, countIdx: countIdx,
-		kind: kind, filtering: filtering, spellings: filtering || a.opts.Spellings || a.peek != nil}
+		kind: kind, filtering: filtering, spellings: filtering || a.opts.Spellings || a.peek != nil || a.tree != nil && a.tree.frames}
 }
 
 // sample classifies one record (skipped when its value is zero) and hands
@@ -153,12 +157,29 @@ func (w *walker) classified(s *Sample, rec *pull.Record, v float64) {
 	if w.countIdx >= 0 {
 		s.Count = rec.Values[w.countIdx]
 	}
+	if len(s.Stack) == 1 && a.methods[s.Stack[0]].key == NoStack {
+		// Folded stacks profdiff wrote: the stackless sample it named.
+		s.Stack, s.frames, s.Spellings = s.Stack[:0], s.frames[:0], s.Spellings[:0]
+	}
 	a.decide(s, rec, kind)
+	if len(s.Stack) == 0 {
+		f := a.intern(NoStack, "", s.Side)
+		s.Stack, s.frames = append(s.Stack, f.id), append(s.frames, classify.Pseudo())
+		if w.spellings {
+			s.Spellings = append(s.Spellings, f.sp)
+		}
+	}
 	a.take(s, w.ps)
 	for _, c := range a.consumers {
 		c(s)
 	}
 }
+
+// NoStack is the pseudo-frame that stands for the stack of a sample its
+// profile recorded without one (a Go heap profile's allocations whose
+// stack was not kept): the sample is decided as stackless, then counted
+// under this frame wherever its value is.
+const NoStack = "[no stack]"
 
 // commRoot takes the frame rule off a stack's root frame when that frame
 // names the sample's "comm" label: the process name perf script's reader
@@ -361,7 +382,10 @@ func knownRules(mfr []frameRule, ms []int32) bool {
 // class library (java.*, javax.*, jdk.*, sun.*, and the kotlin and scala
 // standard libraries) is skipped the same way: a pool worker's
 // ThreadPoolExecutor$Worker.run or Thread.run is never the caller when the
-// program's own frames are on the stack.
+// program's own frames are on the stack. So is .NET's (System.*,
+// Microsoft.*, and any frame of a System.* or Microsoft.* assembly, such
+// as Interop+Sys in System.Net.Sockets): a Console.ReadLine or a
+// Monitor.Enter is charged to the program's method that called it.
 func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	if at < 0 {
 		return at
@@ -400,8 +424,10 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 
 // systemModule matches the kernel and the C and C++ runtime libraries
 // (glibc's, the dynamic loader, libstdc++, libgcc), by the module name a
-// frame carries (perf script's dso, a pprof mapping's file).
-var systemModule = regexp.MustCompile(`^\[kernel|vmlinux|^\[vdso\]$|^(libc|libpthread|libm|libdl|librt|libresolv|libutil|libnss_\w+|ld-linux[\w.-]*|ld|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind)([.-]|$)`)
+// frame carries (perf script's dso, a pprof mapping's file), and .NET's
+// class library assemblies (System.Private.CoreLib, System.Console,
+// Microsoft.AspNetCore.Server.Kestrel.Core: a nettrace frame's module).
+var systemModule = regexp.MustCompile(`^\[kernel|vmlinux|^\[vdso\]$|^(libc|libpthread|libm|libdl|librt|libresolv|libutil|libnss_\w+|ld-linux[\w.-]*|ld|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind)([.-]|$)|^(System|Microsoft)\.|^(System|mscorlib|netstandard)(\.dll)?$`)
 
 // isSystemModule reports whether a frame's module is the kernel or a
 // system library: the machinery under a native program's own code, which
@@ -431,10 +457,21 @@ func (a *Analyzer) systemModule(module string) bool {
 // standard libraries, as Normalize writes them (dots, not slashes).
 var jvmLibRoots = []string{"java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "kotlinx.", "scala."}
 
+// dotnetLibRoots are the namespaces of .NET's class library, ASP.NET
+// Core and the other Microsoft.* packages.
+var dotnetLibRoots = []string{"System.", "Microsoft."}
+
 // isJVMLib reports whether a normalized frame name is a JVM standard
 // library method ("java.util.concurrent.ThreadPoolExecutor$Worker.run").
-func isJVMLib(key string) bool {
-	for _, r := range jvmLibRoots {
+func isJVMLib(key string) bool { return hasRoot(key, jvmLibRoots) }
+
+// isDotnetLib reports whether a normalized frame name is a .NET class
+// library method ("System.Threading.Monitor.Enter").
+func isDotnetLib(key string) bool { return hasRoot(key, dotnetLibRoots) }
+
+// hasRoot reports whether key starts with one of roots.
+func hasRoot(key string, roots []string) bool {
+	for _, r := range roots {
 		if strings.HasPrefix(key, r) {
 			return true
 		}
@@ -444,10 +481,10 @@ func isJVMLib(key string) bool {
 
 // stdClass is what a method's normalized name says of it: stdRuntime for
 // Go's package runtime, stdLib for the rest of Go's standard library and
-// the JVM's class library, else stdOther. A frame's module adds to it
+// the JVM's and .NET's class libraries, else stdOther. A frame's module adds to it
 // (frSysModule), frame by frame.
 func stdClass(key string) int8 {
-	if symbolize.IsGoStd(key) || isJVMLib(key) {
+	if symbolize.IsGoStd(key) || isJVMLib(key) || isDotnetLib(key) {
 		return libClass(key)
 	}
 	return stdOther
@@ -465,7 +502,7 @@ func libClass(key string) int8 {
 // Values of Analyzer.std: whether a method is the program's own code.
 const (
 	stdOther   = 1 // not a standard library
-	stdLib     = 2 // Go's standard library outside package runtime, or the JVM's
+	stdLib     = 2 // Go's standard library outside package runtime, or the JVM's or .NET's
 	stdRuntime = 3 // package runtime (and runtime/...)
 )
 

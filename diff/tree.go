@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // CallTree collects the bucketed samples' stacks as they stream by (method
@@ -30,6 +32,9 @@ type CallTree struct {
 	// stacks whose 64-bit hashes collide, which practically never happens.
 	clash map[uint64][]int32
 	buf   []int32
+	// frames says the ids are spelling ids, not method ids: a tree of
+	// the frames as the profiles named them (Options.TreeFrames).
+	frames bool
 }
 
 // treeChunk is the size of a chunk of CallTree.ids.
@@ -181,17 +186,21 @@ func (t *CallTree) each(f func(i int32)) {
 // the tree fits 16 bits. A tree without dedup writes the stack (leaf
 // first in s) straight into its chunk, root first.
 func (t *CallTree) add(s *Sample, narrow bool) {
+	stack := s.Stack
+	if t.frames {
+		stack = s.Spellings
+	}
 	if t.seen == nil {
-		c := t.chunkFor(len(s.Stack), narrow)
+		c := t.chunkFor(len(stack), narrow)
 		r := treeRec{chunk: int32(len(t.ids) - 1), start: int32(c.len()), bucket: s.Bucket, side: uint8(s.Side), value: s.Value}
-		c.addReversed(s.Stack)
+		c.addReversed(stack)
 		r.end = int32(c.len())
 		t.push(r)
 		return
 	}
 	t.buf = t.buf[:0]
-	for i := len(s.Stack) - 1; i >= 0; i-- {
-		t.buf = append(t.buf, s.Stack[i])
+	for i := len(stack) - 1; i >= 0; i-- {
+		t.buf = append(t.buf, stack[i])
 	}
 	t.addStack(t.buf, s.Bucket, s.Side, s.Value, narrow)
 }
@@ -281,8 +290,8 @@ func (r *treeRec) is(t *CallTree, stack []int32, b Bucket, side Side) bool {
 	return r.bucket == b && Side(r.side) == side && t.equal(r, stack)
 }
 
-// merge adopts the records of o, a shard's tree, whose method ids remap
-// turns into t's: o's ids are rewritten in place and its chunks and
+// merge adopts the records of o, a shard's tree, whose method (or
+// spelling) ids remap turns into t's: o's ids are rewritten in place and its chunks and
 // record blocks taken over (o is not used again). They stay out of
 // t.seen: the build sums records of one stack.
 func (t *CallTree) merge(o *CallTree, remap []int32) {
@@ -357,13 +366,25 @@ func (s *sums) node(name string) *CallNode {
 // each side's total) is merged with its narrow siblings into one "other"
 // node, and its subtree is not built.
 func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
+	vars := a.variants()
 	b := treeBuilder{t: t, min: min, name: func(id int32) string {
+		var name string
+		if t.frames {
+			sp := a.spellings[id]
+			name, id = sp.name, sp.method
+		}
 		m := a.methods[id]
+		if !t.frames {
+			name = m.label(vars[id])
+			if vars[id] > 1 {
+				name += result.VariantsSuffix(int(vars[id]))
+			}
+		}
 		mod := m.module[prefer]
 		if mod == "" {
 			mod = m.module[1-prefer]
 		}
-		return a.qualify(m.name, mod)
+		return a.qualify(name, mod)
 	}}
 	idx := make([]int32, 0, t.n)
 	var root sums

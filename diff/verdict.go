@@ -180,6 +180,7 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 	}
 	var out []VerdictFrame
 	seen := map[string]bool{}
+	vars := a.variants()
 	for _, role := range []struct {
 		name string
 		sums [][2]float64
@@ -189,7 +190,7 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 			if val == ([2]float64{}) {
 				continue // no sample credited it (a map held only credited keys)
 			}
-			f := VerdictFrame{Name: a.methodDisplayName(int32(id)), Role: role.name}
+			f := VerdictFrame{Name: a.methodDisplayName(int32(id), vars), Role: role.name}
 			f.Values = rt.values(a.unit, val[0], val[1])
 			f.Base, f.New = share(val[0], bt), share(val[1], nt)
 			f.Delta = f.New - f.Base

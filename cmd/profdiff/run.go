@@ -154,13 +154,15 @@ const htmlTop = 200
 
 // treeFor asks the analysis for the call tree that format f draws or
 // writes: the html and svg formats merge subtrees too narrow to see
-// (render.TreeMin); the folded formats keep every stack.
+// (render.TreeMin); the folded formats keep every stack, each frame
+// named as its profile named it (diff.Options.TreeFrames: folded stacks
+// are data, and a build variant such as f.part.0 stays itself).
 func treeFor(o *diff.Options, f render.Format) {
 	switch f {
 	case render.HTML, render.SVG:
 		o.CallTree, o.TreeMin = true, render.TreeMin
 	case render.Folded, render.DiffFolded:
-		o.CallTree, o.TreeMin = true, 0
+		o.CallTree, o.TreeMin, o.TreeFrames = true, 0, true
 	}
 }
 

@@ -98,7 +98,7 @@ func (d *diffReport) methods() *report.Table {
 		if d.recordsOnly {
 			continue
 		}
-		name := Name(m.Name)
+		name := methodName(m.Name, m.Variants)
 		if m.Base == 0 && m.New > 0 {
 			name = name.WithTone(report.ToneNew)
 		}

@@ -118,3 +118,13 @@ func bareCell(c *report.Cell, unit string) bool {
 func Name(s string) report.Cell {
 	return report.Code(s).WithParams(max(symbolize.FinalGroup(s), 0))
 }
+
+// methodName is a method row's name cell: Name, or for a row merged from
+// several names (result.MethodRow.Variants) what they share and how many
+// they are, "work (2 variants)", whose count is no parameter list.
+func methodName(name string, variants int) report.Cell {
+	if variants > 1 {
+		return report.Code(name + result.VariantsSuffix(variants))
+	}
+	return Name(name)
+}

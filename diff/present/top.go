@@ -54,7 +54,7 @@ func buildTopReport(res *result.TopResult, recordsOnly bool) *report.Report {
 	for _, m := range t.Methods {
 		add("method", m.Name, m.Bucket.String(), report.Share(m.Share), report.ExactNum(m.Value), m.Rate, "")
 		if !recordsOnly {
-			methods.Rows = append(methods.Rows, []report.Cell{Name(m.Name), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
+			methods.Rows = append(methods.Rows, []report.Cell{methodName(m.Name, m.Variants), t.share(m.Share, m.Rate), t.amount(m.Value), bucketCell(m.Bucket, m.BucketShare)})
 		}
 	}
 	if f := topFlame(res); f != nil {

@@ -33,7 +33,8 @@ import (
 // '_' ("retry_3"); an empty name is "[unknown]"; a root frame starting
 // with '#', which readers skip as a comment, has it replaced by '_'.
 // Samples with no frame at all (the root's own value) are the stack
-// "[no frames]".
+// "[no stack]", the pseudo-frame under which the engine counts a sample
+// its profile recorded without a stack (diff.NoStack).
 //
 // The folded formats need every stack: a tree whose narrow subtrees were
 // merged into "other" frames (diff.Options.TreeMin > 0) is refused.
@@ -115,7 +116,7 @@ func foldedStacks(root *report.Node) ([]foldedStack, error) {
 		if n.Self[0] != 0 || n.Self[1] != 0 {
 			key := stack
 			if key == "" {
-				key = "[no frames]"
+				key = "[no stack]"
 			}
 			s := byStack[key]
 			if s == nil {

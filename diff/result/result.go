@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/rules"
@@ -79,7 +80,16 @@ type MethodRow struct {
 	// RenumberedFrom is the base side's name of a Go closure that the new
 	// build numbers differently (see closures.go); Name is the new one.
 	RenumberedFrom string `json:"renumbered_from,omitempty"`
+	// Variants, when above 1, is how many names the profiles gave the
+	// frames merged into this row (build variants such as `f` and
+	// `f.part.0`, Rust's `::h<hash>` instances, `Foo(int)` and `Foo`);
+	// Name is then what they share, the normalized name (`f`).
+	Variants int `json:"variants,omitempty"`
 }
+
+// VariantsSuffix is what a label adds to the name a merged row's or
+// frame's variants share (MethodRow.Variants): " (5 variants)".
+func VariantsSuffix(n int) string { return " (" + strconv.Itoa(n) + " variants)" }
 
 // BucketSplit is the part of a method's value in one bucket, on each side.
 type BucketSplit struct {
@@ -237,6 +247,7 @@ type TopMethod struct {
 	Rate        *float64           `json:"rate,omitempty"`
 	Module      string             `json:"module,omitempty"`
 	Buckets     map[Bucket]float64 `json:"buckets,omitempty"`
+	Variants    int                `json:"variants,omitempty"` // as MethodRow.Variants
 }
 
 // TopResult is the analysis of one side (`profdiff top`).
