@@ -14,9 +14,12 @@
 //	                                wall interval), or wall-samples/ falling back to wait
 //	                                count when the recording names
 //	                                no interval
-//	jdk.ExecutionSample             cpu-time/nanoseconds (async-     cpu
-//	                                profiler's CPU engine only)
-//	jdk.ExecutionSample             execution-samples/count          cpu when running, else as wall
+//	jdk.ExecutionSample             cpu-time/nanoseconds (samples ×  cpu
+//	                                the CPU interval: async-
+//	                                profiler's CPU engines), wall
+//	                                (its wall mode, as above), else
+//	                                execution-samples/count (the     cpu when running, else as wall
+//	                                JDK's sampler)
 //	jdk.NativeMethodSample          native-samples/count             the frames, falling back to native or
 //	                                                                 blocked (unknown)
 //	jdk.JavaMonitorEnter            monitor-enter/nanoseconds        lock-contention
@@ -39,7 +42,7 @@
 //	profiler.Malloc                 malloc/bytes (size)
 //
 // Before them comes thread-time/nanoseconds, when the recording names the
-// JDK sampler's period: every wait, I/O event and GC pause's duration plus
+// JDK sampler's period (async-profiler's recordings have none): every wait, I/O event and GC pause's duration plus
 // each execution or native sample's period, except a sample taken inside a
 // wait or I/O event of its own thread (a thread blocked in a socket read is
 // in native code, and the native sampler samples it while jdk.SocketRead
@@ -69,27 +72,38 @@
 // "(Lk;)L;" method whose class is the library, or a Kernel frame type) are
 // named by the bare symbol, with the library as the location's mapping.
 //
-// async-profiler's settings (its jdk.ActiveSetting events) give the
-// intervals: the jdk.ExecutionSample "wall" setting (--wall N; 0 is its
-// 50 ms default) or, with -e wall, its "interval" setting make wall
-// nanoseconds; the "interval" setting of a CPU engine (jdk.ActiveRecording
-// "engine" perf_events with event cpu or cpu-clock, itimer, ctimer; 0 is
-// 10 ms) makes cpu-time of its STATE_DEFAULT samples. Without them wall is
-// a count and cpu-time is absent, which a warning says.
+// async-profiler's settings (its jdk.ActiveSetting events; a "version"
+// setting of jdk.ActiveRecording says async-profiler wrote the file) say
+// what its jdk.ExecutionSample events are and give the intervals. With -e
+// wall (jdk.ActiveRecording "event" wall: 2.x writes every wall sample as
+// an execution sample, 4.x with --nobatch) they are wall samples, and so
+// are those in a state other than STATE_DEFAULT when --wall runs beside
+// a CPU engine (4.x); the jdk.ExecutionSample "wall" setting (--wall N)
+// or, with -e wall, its "interval" setting (0: 50 ms) makes wall
+// nanoseconds. Otherwise, with a CPU engine (4.x: "engine" perf_events
+// with "event" cpu or cpu-clock, itimer, ctimer; 2.x, which names no
+// engine: "event" cpu, cpu-clock, itimer, ctimer), they are cpu-time: each
+// sample the "interval" setting's nanoseconds of CPU (0: 10 ms). A
+// recording of -e cpu with --wall opens on cpu-time. Samples of other
+// events (cycles, a traced method) are execution-samples, a count.
+// Without the intervals wall is a count and cpu-time is absent, which a
+// warning says. async-profiler's lock events sum their durations; a
+// warning says which waits its "lock" setting kept (2.x: those at least
+// that long; 4.x: one each time the waits add up to it).
 //
 // The JDK samples at most a few threads per period and records duration
 // events only above a threshold; Parse reads both from the recording's own
 // jdk.ActiveSetting events and says so in its warnings.
 //
 // The tests compare every sample type's per-stack totals with the JDK's
-// own `jfr print --json` on recordings made at test time. async-profiler
-// cannot be installed where they run, so its event types are tested on
-// recordings the JDK writes of testdata/Shapes.java, which declares them
-// with jdk.jfr (names and fields as async-profiler's src/jfrMetadata.cpp
-// has them); those recordings carry no async-profiler settings, and the
-// JDK adds its own fields. No real async-profiler output is tested: its
-// CPU engine's samples, native frames and settings are checked on values
-// built as the reader decodes them.
+// own `jfr print --json` on recordings made at test time, and on real
+// async-profiler 2.9 and 4.2.1 recordings of every mode (cpu, itimer,
+// wall with and without an interval, alloc, lock, and combined),
+// committed in testdata with a README saying how they were made: the
+// profiler cannot be installed where the tests run. Its other event types
+// (profiler.LiveObject, Malloc, NativeLock) are tested on recordings the
+// JDK writes of testdata/Shapes.java, which declares them with jdk.jfr
+// (names and fields as async-profiler's src/jfrMetadata.cpp has them).
 package jfr
 
 import (

@@ -53,21 +53,25 @@ func (b *builder) addChunk(c *chunk, raw []byte) error {
 		b.start = start
 	}
 	b.end = max(b.end, end)
-	for _, e := range c.events {
-		idx, ok := b.index[e.typ.name]
-		if !ok && e.typ.name != "jdk.ActiveSetting" {
-			continue
+	// The settings first: what an async-profiler execution sample is
+	// (CPU or wall time) depends on its recording's mode.
+	for _, settings := range []bool{true, false} {
+		for _, e := range c.events {
+			idx, ok := b.index[e.typ.name]
+			if settings != (e.typ.name == "jdk.ActiveSetting") || !settings && !ok {
+				continue
+			}
+			c.d.pos = e.pos
+			v := c.readValue(e.typ, 0)
+			if c.d.err != nil {
+				return fmt.Errorf("%s event: %w", e.typ.name, c.d.err)
+			}
+			if settings {
+				b.setting(c, v)
+			} else {
+				b.add(c, idx, v)
+			}
 		}
-		c.d.pos = e.pos
-		v := c.readValue(e.typ, 0)
-		if c.d.err != nil {
-			return fmt.Errorf("%s event: %w", e.typ.name, c.d.err)
-		}
-		if !ok {
-			b.setting(c, v)
-			continue
-		}
-		b.add(c, idx, v)
 	}
 	return nil
 }
@@ -87,17 +91,20 @@ func (b *builder) setting(c *chunk, v value) {
 	m[c.str(c.get(v, "name"))] = c.str(c.get(v, "value"))
 }
 
-// add turns one event into a sample of each sample type in idx.
+// add turns one event into a sample of each sample type in idx, or, for
+// an execution sample, of the one sample type it is (executionType).
 func (b *builder) add(c *chunk, idx []int, v value) {
 	s := specs[idx[len(idx)-1]]
 	frames, lb := b.where(c, s, v)
-	state := c.str(c.get(v, "state"))
+	if s.event == "jdk.ExecutionSample" {
+		idx = []int{b.executionType(c.str(c.get(v, "state")))}
+	}
 	for _, i := range idx {
-		if specs[i].sample == cpuTimeType && state != "STATE_DEFAULT" {
-			continue // only async-profiler's CPU engine samples are CPU time
-		}
 		b.present[i] = true
-		val := b.value(c, v, specs[i])
+		val := int64(1) // an execution sample, whatever type it joins
+		if specs[i].event == s.event {
+			val = b.value(c, v, specs[i])
+		}
 		r := b.sample(i, val, frames, lb)
 		b.overlap.note(c, v, specs[i], val, r)
 	}

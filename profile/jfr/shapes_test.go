@@ -234,6 +234,10 @@ func TestIntervals(t *testing.T) {
 			"jdk.ActiveRecording": {"engine": "wall", "event": "wall"}}, 50e6, 0},
 		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "0"},
 			"jdk.ActiveRecording": {"engine": "itimer", "event": "cpu"}}, 0, 10e6},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "0"},
+			"jdk.ActiveRecording": {"event": "cpu"}}, 0, 10e6}, // 2.x names no engine
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "2000000"},
+			"jdk.ActiveRecording": {"event": "itimer"}}, 0, 2e6},
 		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "1000000"},
 			"jdk.ActiveRecording": {"engine": "perf_events", "event": "cycles"}}, 0, 0},
 		{map[string]map[string]string{"jdk.ExecutionSample": {"wall": "x"}}, 0, 0},
@@ -291,8 +295,9 @@ func TestWallInterval(t *testing.T) {
 // are named by the bare symbol with the library as the location's
 // mapping; Java frames are Class.method with no mapping; a nameless
 // "()L;" frame (the allocated class async-profiler puts on top) is the
-// class. async-profiler is not installed where the tests run, so the
-// values are built as the reader decodes them from its pools.
+// class. The values are built as the reader decodes them from its pools,
+// for the shapes the recordings in testdata lack (kernel frames, a
+// nameless class frame); TestAsyncProfilerModes reads real ones.
 func TestNativeFrames(t *testing.T) {
 	str := func(s string) value { return value{kind: vString, s: s} }
 	cls := &class{name: "java.lang.Class", fields: []field{{name: "name"}}}
@@ -338,57 +343,5 @@ func TestNativeFrames(t *testing.T) {
 	}
 	if strings.Join(files, " ") != "__GI___libc_malloc@libc.so.6 do_syscall_64@[kernel.kallsyms] entry_SYSCALL_64@[kernel.kallsyms]" || len(p.Mapping) != 2 {
 		t.Errorf("native locations %v, %d mappings; want the library of each native frame", files, len(p.Mapping))
-	}
-}
-
-// TestCPUTime: async-profiler's CPU engine writes jdk.ExecutionSample with
-// STATE_DEFAULT; with its engine and interval settings those samples make
-// cpu-time (count × interval), while a STATE_SLEEPING sample (its
-// --nobatch wall mode) stays out of cpu-time and falls back to wait. The
-// events are built as the reader decodes async-profiler's (which the tests
-// cannot run).
-func TestCPUTime(t *testing.T) {
-	ev := &class{name: "jdk.ExecutionSample", fields: []field{{name: "startTime"}, {name: "sampledThread"}, {name: "stackTrace"}, {name: "state"}}}
-	sample := func(state string) value {
-		return value{kind: vStruct, typ: ev, fields: []value{{kind: vInt}, {}, {}, {kind: vString, s: state}}}
-	}
-	build := func(event string) *builder {
-		c, b := &chunk{}, newBuilder()
-		for _, st := range []string{"STATE_DEFAULT", "STATE_DEFAULT", "STATE_DEFAULT", "STATE_SLEEPING"} {
-			b.add(c, b.index[ev.name], sample(st))
-		}
-		b.settings = map[string]map[string]string{
-			"jdk.ActiveRecording": {"engine": "perf_events", "event": event},
-			"jdk.ExecutionSample": {"interval": "2000000"},
-		}
-		return b
-	}
-	b := build("cpu")
-	p, warns := b.profile()
-	if err := p.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
-	if got := sum(p, cpuTimeType); got != 3*2e6 || sum(p, "execution-samples") != 4 || p.DefaultSampleType != cpuTimeType {
-		t.Errorf("cpu-time %d, execution-samples %d, default %s; want 6 ms of CPU from 3 samples at 2 ms, 4 samples, cpu-time",
-			got, sum(p, "execution-samples"), p.DefaultSampleType)
-	}
-	var waits int64
-	for _, s := range p.Sample {
-		cpu := s.Value[sampleIndex(p, cpuTimeType)]
-		switch bucket := strings.Join(s.Label[labels.Bucket], ""); {
-		case bucket == "" && strings.Join(s.Label[labels.Fallback], "") == "wait" && cpu == 0:
-			waits += s.Value[sampleIndex(p, "execution-samples")]
-		case bucket != "cpu":
-			t.Errorf("sample %v with %d ns of cpu-time", s.Label, cpu)
-		}
-	}
-	if waits != 1 {
-		t.Errorf("%d samples fall back to wait, want the sleeping one", waits)
-	}
-	if slicesContain(warns, "at most 5 threads") || !slicesContain(warns, "2ms interval of async-profiler's perf_events engine") {
-		t.Errorf("warnings %q: want the engine's interval, not the JDK sampler's limit", warns)
-	}
-	if p, _ := build("cycles").profile(); sampleIndex(p, cpuTimeType) >= 0 {
-		t.Errorf("cpu-time from a cycles engine: %v", p.SampleType)
 	}
 }
