@@ -65,7 +65,16 @@
 // execution sample of a thread that was not running (async-profiler's
 // STATE_SLEEPING, any state but STATE_DEFAULT, STATE_RUNNABLE and
 // STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule
-// still decides first, and where none does it is a wait, not cpu. Frames
+// still decides first, and where none does it is a wait, not cpu. Unless
+// its stack shows it blocked entering a contended synchronized block: its
+// first Java frame, a method not declared native (modifiers without
+// ACC_NATIVE), calls a futex wait directly. Such a method reaches native
+// code only through the VM, and async-profiler 2.x (4.x without
+// cstack=vm) leaves the VM's frames, ObjectMonitor::enter among them,
+// out; the JDK's own waits (Object.wait, Unsafe.park, Thread.sleep, socket
+// reads) are native methods and stay to the frames. Those samples are
+// lock-contention (labels.Bucket). A thread the VM stops at a safepoint
+// looks the same, and is counted so too. Frames
 // are named package.Class.method, as Java users read them, with the line
 // number; a hidden class keeps the '/' before its suffix, as the JDK names
 // a lambda's class (Busy$$Lambda$14+0x0000000800c01000/1790421142.run). async-profiler's native frames (C, C++ and kernel: a "()L;" or
@@ -258,6 +267,9 @@ type frame struct {
 	fn   string
 	line int64
 	lib  string // a native frame's library (async-profiler), "" for Java
+	// native marks a Java method declared native (Object.wait,
+	// Unsafe.park): one that calls into native code itself.
+	native bool
 }
 
 // stack resolves a StackTrace reference into frames, leaf first.
@@ -320,14 +332,18 @@ func (c *chunk) frame(f value) frame {
 		}
 		return frame{fn: m.name, lib: lib}
 	}
-	return frame{fn: m.java, line: c.get(f, "lineNumber").i}
+	return frame{fn: m.java, line: c.get(f, "lineNumber").i, native: m.modifiers&accNative != 0}
 }
+
+// accNative is the JVM's ACC_NATIVE method modifier.
+const accNative = 0x100
 
 // methodInfo is what frame reads of a Method: its name, descriptor, its
 // type's name as written (a native frame's library) and the Java name,
 // Class.method (or what there is of it, or [unknown]).
 type methodInfo struct {
 	name, desc, lib, java string
+	modifiers             int64
 }
 
 // method returns the methodInfo of a Method value, resolved once per
@@ -341,7 +357,7 @@ func (c *chunk) method(ref value) methodInfo {
 		}
 	}
 	m := c.resolve(ref)
-	info := methodInfo{name: c.str(c.get(m, "name")), desc: c.str(c.get(m, "descriptor"))}
+	info := methodInfo{name: c.str(c.get(m, "name")), desc: c.str(c.get(m, "descriptor")), modifiers: c.get(m, "modifiers").i}
 	typ := c.get(m, "type")
 	info.lib = c.str(c.get(typ, "name"))
 	info.java = info.name

@@ -7,8 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
@@ -240,4 +243,71 @@ func eventsOf(l *profile.Loaded, typ string) int64 {
 		}
 	}
 	return out
+}
+
+// TestAsyncProfilerMonitorTurns: in async-profiler's wall-clock
+// recordings of four threads taking turns on one synchronized block,
+// classified by profdiff, the share of those threads' wall time that is
+// lock-contention is within 5 points of the share the recording's own
+// stacks show blocked entering the monitor (jfr print: sleeping with the
+// method holding the block the innermost Java frame). 2.9's stacks have
+// no JVM frames (the reader knows the wait from the frame shape), 4.2.1's
+// show ObjectMonitor::EnterI (the rules know it).
+func TestAsyncProfilerMonitorTurns(t *testing.T) {
+	for _, name := range []string{"ap2.9-wall", "ap2.9-wall-10ms", "ap4.2.1-wall", "ap4.2.1-wall-10ms", "ap4.2.1-all"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("testdata", name+".jfr")
+			l := load(t, path)
+			jdkWaitsStayWait(t, l)
+			// The monitor threads' samples only: some have no stack that
+			// says whose they are (a JVM frame async-profiler could not
+			// name, .unknown_Java).
+			l.Profile.Sample = slices.DeleteFunc(l.Profile.Sample, func(s *pprofile.Sample) bool {
+				return len(s.Label[profile.LabelThread]) != 1 || !strings.HasPrefix(s.Label[profile.LabelThread][0], "monitor-")
+			})
+			a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
+			var lock, all float64
+			a.OnSample(func(s *diff.Sample) {
+				all += s.Value
+				if s.Bucket == diff.LockContention {
+					lock += s.Value
+				}
+			})
+			if err := a.Add(diff.Base, l); err != nil {
+				t.Fatal(err)
+			}
+			blocked, samples := jfr.MonitorTurnsBlocked(t, path)
+			want := float64(blocked) / float64(samples)
+			got := lock / all
+			t.Logf("lock-contention %.1f%% of the monitor threads' wall time; blocked entering the monitor %.1f%% (%d of %d samples)", 100*got, 100*want, blocked, samples)
+			if want < 0.3 || math.Abs(got-want) > 0.05 {
+				t.Errorf("lock-contention %.1f%% of the monitor threads' time, blocked entering the monitor %.1f%%: want within 5 points (and blocked at least 30%%)", 100*got, 100*want)
+			}
+		})
+	}
+}
+
+// jdkWaitsStayWait checks that the wall samples of the JDK's own waiting
+// methods, declared native (the Finalizer's and DestroyJavaVM's
+// Object.wait, the Reference Handler's waitForReferencePendingList), are
+// wait: a futex wait right below them is theirs, not a monitor's.
+func jdkWaitsStayWait(t *testing.T, l *profile.Loaded) {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
+	got := map[diff.Bucket]float64{}
+	a.OnSample(func(s *diff.Sample) {
+		for _, id := range s.Stack {
+			if n := a.MethodName(id); n == "java.lang.Object.wait" || n == "java.lang.ref.Reference.waitForReferencePendingList" {
+				got[s.Bucket] += s.Value
+				return
+			}
+		}
+	})
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	if got[diff.Wait] == 0 || len(got) != 1 {
+		t.Errorf("the JDK's waiting methods' wall time by bucket: %v; want all wait", got)
+	}
 }

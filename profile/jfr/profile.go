@@ -153,6 +153,10 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 	if trunc {
 		b.truncated++
 	}
+	if lb[labels.Fallback] != nil && enteringMonitor(frames) {
+		delete(lb, labels.Fallback)
+		lb[labels.Bucket] = []string{"lock-contention"}
+	}
 	if len(frames) == 0 {
 		frames = []frame{{fn: "[no stack: " + s.event + "]"}}
 	}
@@ -171,6 +175,25 @@ func stateBucket(lb map[string][]string, state string) string {
 	}
 	lb[labels.Fallback] = []string{"wait"}
 	return ""
+}
+
+// enteringMonitor reports whether a stack of a thread that was not running
+// (async-profiler's wall clock, STATE_SLEEPING) shows it blocked entering a
+// contended synchronized block: its first Java frame is a method not
+// declared native, which calls into native code only through the VM, and
+// it calls a futex wait directly. async-profiler 2.x (and 4.x without
+// cstack=vm) leaves out the VM's own frames, ObjectMonitor::enter among
+// them; a JDK method that waits (Object.wait, Unsafe.park, Thread.sleep, a
+// socket read) is declared native, and its wait stays to the frames and
+// the fallback. The VM also blocks a thread this way at a safepoint, which
+// the stack cannot tell apart.
+func enteringMonitor(frames []frame) bool {
+	for i, f := range frames {
+		if f.lib == "" {
+			return i > 0 && !f.native && strings.Contains(frames[i-1].fn, "futex")
+		}
+	}
+	return false
 }
 
 // value returns what one event adds to the sample type: 1 for a counted
