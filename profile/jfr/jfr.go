@@ -267,9 +267,10 @@ type frame struct {
 	fn   string
 	line int64
 	lib  string // a native frame's library (async-profiler), "" for Java
-	// native marks a Java method declared native (Object.wait,
-	// Unsafe.park): one that calls into native code itself.
-	native bool
+	// java marks a Java method's frame (not C, C++ or the kernel's), and
+	// native one of a method declared native (Object.wait, Unsafe.park):
+	// one that calls into native code itself.
+	java, native bool
 }
 
 // stack resolves a StackTrace reference into frames, leaf first.
@@ -332,7 +333,7 @@ func (c *chunk) frame(f value) frame {
 		}
 		return frame{fn: m.name, lib: lib}
 	}
-	return frame{fn: m.java, line: c.get(f, "lineNumber").i, native: m.modifiers&accNative != 0}
+	return frame{fn: m.java, line: c.get(f, "lineNumber").i, java: true, native: m.modifiers&accNative != 0}
 }
 
 // accNative is the JVM's ACC_NATIVE method modifier.

@@ -189,7 +189,7 @@ func stateBucket(lb map[string][]string, state string) string {
 // the stack cannot tell apart.
 func enteringMonitor(frames []frame) bool {
 	for i, f := range frames {
-		if f.lib == "" {
+		if f.java {
 			return i > 0 && !f.native && strings.Contains(frames[i-1].fn, "futex")
 		}
 	}

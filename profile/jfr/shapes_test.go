@@ -293,7 +293,8 @@ func TestWallInterval(t *testing.T) {
 // TestNativeFrames: async-profiler's native frames (a "()L;" method whose
 // class is the library, "(Lk;)L;" or a Kernel frame type in the kernel)
 // are named by the bare symbol with the library as the location's
-// mapping; Java frames are Class.method with no mapping; a nameless
+// mapping; Java frames are Class.method with no mapping, marked native
+// when the method is declared so (ACC_NATIVE); a nameless
 // "()L;" frame (the allocated class async-profiler puts on top) is the
 // class. The values are built as the reader decodes them from its pools,
 // for the shapes the recordings in testdata lack (kernel frames, a
@@ -301,10 +302,14 @@ func TestWallInterval(t *testing.T) {
 func TestNativeFrames(t *testing.T) {
 	str := func(s string) value { return value{kind: vString, s: s} }
 	cls := &class{name: "java.lang.Class", fields: []field{{name: "name"}}}
-	meth := &class{name: "jdk.types.Method", fields: []field{{name: "type"}, {name: "name"}, {name: "descriptor"}}}
+	meth := &class{name: "jdk.types.Method", fields: []field{{name: "type"}, {name: "name"}, {name: "descriptor"}, {name: "modifiers"}}}
 	sf := &class{name: "jdk.types.StackFrame", fields: []field{{name: "method"}, {name: "lineNumber"}, {name: "type"}}}
 	fr := func(lib, name, desc, typ string, line int64) value {
-		m := value{kind: vStruct, typ: meth, fields: []value{{kind: vStruct, typ: cls, fields: []value{str(lib)}}, str(name), str(desc)}}
+		var mods int64
+		if desc == "(J)V" {
+			mods = 0x111 // public final native, as Object.wait(long)
+		}
+		m := value{kind: vStruct, typ: meth, fields: []value{{kind: vStruct, typ: cls, fields: []value{str(lib)}}, str(name), str(desc), {kind: vInt, i: mods}}}
 		return value{kind: vStruct, typ: sf, fields: []value{m, {kind: vInt, i: line}, str(typ)}}
 	}
 	c := &chunk{}
@@ -312,7 +317,7 @@ func TestNativeFrames(t *testing.T) {
 		c.frame(fr("libc.so.6", "__GI___libc_malloc", "()L;", "Native", 0)),
 		c.frame(fr("", "do_syscall_64", "(Lk;)L;", "Kernel", 0)),
 		c.frame(fr("", "entry_SYSCALL_64", "()L;", "Kernel", 0)),
-		c.frame(fr("java/lang/Thread", "sleep", "(J)V", "Native", 0)),
+		c.frame(fr("java/lang/Object", "wait", "(J)V", "JIT compiled", 0)),
 		c.frame(fr("com/example/App", "run", "()V", "JIT compiled", 42)),
 		c.frame(fr("java/lang/String", "", "()L;", "Inlined", 0)),
 	}
@@ -320,9 +325,9 @@ func TestNativeFrames(t *testing.T) {
 		{fn: "__GI___libc_malloc", lib: "libc.so.6"},
 		{fn: "do_syscall_64", lib: "[kernel.kallsyms]"},
 		{fn: "entry_SYSCALL_64", lib: "[kernel.kallsyms]"},
-		{fn: "java.lang.Thread.sleep"},
-		{fn: "com.example.App.run", line: 42},
-		{fn: "java.lang.String"},
+		{fn: "java.lang.Object.wait", java: true, native: true},
+		{fn: "com.example.App.run", line: 42, java: true},
+		{fn: "java.lang.String", java: true},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("frames %+v\nwant %+v", got, want)
