@@ -2,7 +2,11 @@ package jfr
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -63,18 +67,7 @@ func TestAsyncProfilerModes(t *testing.T) {
 				want := asprofTotals(t, reference(t, path))
 				got := totals(p)
 				for typ, stacks := range want {
-					var total int64
-					for _, n := range stacks {
-						total += n
-					}
-					for stack, n := range stacks {
-						if d := got[typ][stack] - n; d*200 > total || -d*200 > total {
-							t.Errorf("%s, stack %q: %d, jfr print %d (total %d)", typ, stack, got[typ][stack], n, total)
-						}
-					}
-					if len(got[typ]) != len(stacks) {
-						t.Errorf("%s: %d stacks, jfr print %d", typ, len(got[typ]), len(stacks))
-					}
+					sameStacks(t, typ+" of jfr print", got[typ], stacks)
 				}
 				for typ := range got {
 					if _, ok := want[typ]; !ok {
@@ -171,4 +164,129 @@ func asprofStack(e refEvent) string {
 		}
 	}
 	return strings.Join(fs, ";")
+}
+
+// Where the tests find async-profiler's own converter of the build that
+// made the recordings (testdata/README.md): a second oracle, run only
+// where it is given.
+const (
+	converter29Env  = "PROFDIFF_ASPROF29_CONVERTER" // v2.9's build/converter.jar
+	converter421Env = "PROFDIFF_ASPROF421_JFRCONV"  // v4.2.1's build/bin/jfrconv
+)
+
+// TestAsyncProfilerConverter: per stack, the samples (cpu, itimer, wall:
+// each sample type's value over its interval), allocated bytes and lock
+// waits' nanoseconds of each recording are what async-profiler's own
+// converter of the same build makes of it as collapsed stacks (with
+// --total; its frames' _[j]-style suffixes dropped, and the allocated or
+// lock class it puts on top of alloc and lock stacks).
+func TestAsyncProfilerConverter(t *testing.T) {
+	for _, v := range asprofVersions {
+		env := map[string]string{"2.9": converter29Env, "4.2.1": converter421Env}[v]
+		for _, mode := range []string{"cpu", "itimer", "wall", "wall-10ms", "alloc", "lock"} {
+			t.Run(v+"-"+mode, func(t *testing.T) {
+				t.Parallel()
+				conv := os.Getenv(env)
+				if conv == "" {
+					t.Skipf("%s is not set: no async-profiler %s converter to compare with", env, v)
+				}
+				path := asprofPath(v, mode)
+				want := converted(t, v, conv, path, mode)
+				p, _ := parseFile(t, path)
+				got := map[string]int64{}
+				for _, s := range p.Sample {
+					if strings.HasPrefix(s.Location[0].Line[0].Function.Name, "[no stack") {
+						continue // an event without a stack, which the converter leaves out
+					}
+					var fs []string
+					for i := len(s.Location) - 1; i >= 0; i-- {
+						fs = append(fs, s.Location[i].Line[0].Function.Name)
+					}
+					for i, st := range p.SampleType {
+						switch n := s.Value[i]; {
+						case n == 0, st.Type == SamplesType:
+						case st.Type == cpuTimeType || st.Type == wallType:
+							ns, ok := map[string]int64{"cpu": 10e6, "itimer": 10e6, "wall": 50e6, "wall-10ms": 10e6}[mode]
+							if !ok || n%ns != 0 {
+								t.Fatalf("%s value %d: not a count of %d ns samples", st.Type, n, ns)
+							}
+							got[strings.Join(fs, ";")] += n / ns
+						default:
+							got[strings.Join(fs, ";")] += n
+						}
+					}
+				}
+				sameStacks(t, "the converter's", got, want)
+			})
+		}
+	}
+}
+
+// sameStacks checks that got has the stacks of want, each within 0.5% of
+// want's total, and no other.
+func sameStacks(t *testing.T, what string, got, want map[string]int64) {
+	t.Helper()
+	var total int64
+	for _, n := range want {
+		total += n
+	}
+	for stack, n := range want {
+		if d := got[stack] - n; d*200 > total || -d*200 > total {
+			t.Errorf("stack %q: %d, %s %d (total %d)", stack, got[stack], what, n, total)
+		}
+	}
+	if len(got) != len(want) || total == 0 {
+		t.Errorf("%d stacks, %s %d (total %d)", len(got), what, len(want), total)
+	}
+}
+
+// converted runs async-profiler's converter over a recording of the mode
+// and returns its collapsed stacks, root first, with the frame suffixes
+// and, for alloc and lock, the class frame on top left out.
+func converted(t *testing.T, version, conv, path, mode string) map[string]int64 {
+	out := filepath.Join(t.TempDir(), "out.collapsed")
+	kind := map[string]string{"cpu": "--cpu", "itimer": "--cpu", "wall": "--wall", "wall-10ms": "--wall", "alloc": "--alloc", "lock": "--lock"}[mode]
+	var cmd *exec.Cmd
+	if version == "2.9" {
+		// 2.9 has no --wall (nor --cpu: it keeps STATE_RUNNABLE, which
+		// its wall samples have too): every execution sample is the mode's.
+		args := []string{"-cp", conv, "jfr2flame", "--collapsed", "--total"}
+		if kind == "--alloc" || kind == "--lock" {
+			args = append(args, kind)
+		}
+		cmd = exec.Command("java", append(args, path, out)...)
+	} else {
+		cmd = exec.Command(conv, "-o", "collapsed", kind, "--total", "--dot", path, out)
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", cmd.Args, err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suffix := regexp.MustCompile(`_\[[0-9a-z]\]$`)
+	stacks := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		n, err := strconv.ParseInt(line[i+1:], 10, 64)
+		if i < 0 || err != nil {
+			t.Fatalf("collapsed line %q", line)
+		}
+		fs := strings.Split(line[:i], ";")
+		if mode == "alloc" || mode == "lock" {
+			fs = fs[:len(fs)-1]
+		}
+		for j, f := range fs {
+			// A Java frame's suffix (interpreted, JIT-compiled, inlined,
+			// C1): its class is dotted as the reader does (2.9 writes
+			// java/lang/Thread).
+			if m := suffix.FindString(f); m != "" && m != "_[k]" {
+				f = dotted(f)
+			}
+			fs[j] = suffix.ReplaceAllString(f, "")
+		}
+		stacks[strings.Join(fs, ";")] += n
+	}
+	return stacks
 }
