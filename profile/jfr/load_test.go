@@ -311,3 +311,26 @@ func jdkWaitsStayWait(t *testing.T, l *profile.Loaded) {
 		t.Errorf("the JDK's waiting methods' wall time by bucket: %v; want all wait", got)
 	}
 }
+
+// TestAsyncProfilerKinds: loaded as profdiff's commands load them,
+// async-profiler's recordings are of their mode's kind (a -e wall -i 10ms
+// recording is wall-clock time, not CPU), with none of the JDK sampler's
+// warnings.
+func TestAsyncProfilerKinds(t *testing.T) {
+	for _, v := range []string{"2.9", "4.2.1"} {
+		for mode, want := range map[string]profile.Kind{"cpu": profile.KindCPU, "itimer": profile.KindCPU,
+			"wall": profile.KindWall, "wall-10ms": profile.KindWall, "alloc": profile.KindHeap,
+			"lock": profile.KindBlock, "all": profile.KindCPU} {
+			l := load(t, filepath.Join("testdata", "ap"+v+"-"+mode+".jfr"))
+			idx := slices.IndexFunc(l.Profile.SampleType, func(st *pprofile.ValueType) bool { return st.Type == l.Profile.DefaultSampleType })
+			if got := profile.TypeKind(l, idx); got != want {
+				t.Errorf("%s %s: kind %s of %s; want %s", v, mode, got, l.Profile.DefaultSampleType, want)
+			}
+			for _, w := range l.Warnings {
+				if strings.Contains(w, "at most 5 threads") || strings.Contains(w, jfr.ThreadTime) {
+					t.Errorf("%s %s: the JDK sampler's warning %q", v, mode, w)
+				}
+			}
+		}
+	}
+}
