@@ -2,8 +2,8 @@
 # asprof-record.sh VERSION AGENT: records Turns.java with async-profiler's
 # agent library AGENT (built from the async-profiler tag VERSION, 2.9 or
 # 4.2.1), writing apVERSION-MODE.jfr into the current folder (see
-# README.md). Run from this folder's parent's parent (the repository root)
-# or anywhere, with JAVA_HOME's java and javac on PATH.
+# README.md). It runs from any folder, with the JDK's java and javac on
+# PATH.
 set -eu
 version=$1
 agent=$2
