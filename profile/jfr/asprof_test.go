@@ -21,8 +21,8 @@ var asprofFiles = []struct {
 	{"itimer", cpuTimeType, "nanoseconds"},
 	{"wall", wallType, "nanoseconds"},
 	{"wall-10ms", wallType, "nanoseconds"},
-	{"alloc", "alloc-in-new-tlab", "bytes"},
-	{"lock", "monitor-enter", "nanoseconds"},
+	{"alloc", "alloc", "bytes"},
+	{"lock", "lock", "nanoseconds"},
 	{"all", cpuTimeType, "nanoseconds"},
 }
 
@@ -43,7 +43,8 @@ var falseWarnings = []string{"at most 5 threads", ThreadTime, "names no wall-clo
 // print --json` shows of the same file: cpu and itimer samples times the
 // CPU interval the recording states (0: 10 ms), wall samples (each
 // event's samples count) times its wall interval (0: 50 ms), allocations'
-// bytes, lock waits' durations.
+// bytes, lock waits' durations, and alloc and lock the sums of both
+// allocation and both lock event types.
 func TestAsyncProfilerModes(t *testing.T) {
 	for _, v := range asprofVersions {
 		for _, f := range asprofFiles {
@@ -110,7 +111,6 @@ func asprofTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 	add := func(typ string, e refEvent, v int64) {
 		if out[typ] == nil {
 			out[typ] = map[string]int64{}
-			out[SamplesType] = map[string]int64{}
 		}
 		out[typ][asprofStack(e)] += v
 	}
@@ -129,12 +129,16 @@ func asprofTotals(t *testing.T, evs []refEvent) map[string]map[string]int64 {
 			add(wallType, e, e.Values.number(t, "samples")*wallNs())
 		case e.Type == "jdk.JavaMonitorEnter":
 			add("monitor-enter", e, e.Values.number(t, "duration"))
+			add("lock", e, e.Values.number(t, "duration"))
 		case e.Type == "jdk.ThreadPark":
 			add("park", e, e.Values.number(t, "duration"))
+			add("lock", e, e.Values.number(t, "duration"))
 		case e.Type == "jdk.ObjectAllocationInNewTLAB":
 			add("alloc-in-new-tlab", e, e.Values.number(t, "tlabSize"))
+			add("alloc", e, e.Values.number(t, "tlabSize"))
 		case e.Type == "jdk.ObjectAllocationOutsideTLAB":
 			add("alloc-outside-tlab", e, e.Values.number(t, "allocationSize"))
+			add("alloc", e, e.Values.number(t, "allocationSize"))
 		case e.Type == "jdk.ActiveSetting":
 			continue
 		default:
@@ -174,12 +178,13 @@ const (
 	converter421Env = "PROFDIFF_ASPROF421_JFRCONV"  // v4.2.1's build/bin/jfrconv
 )
 
-// TestAsyncProfilerConverter: per stack, the samples (cpu, itimer, wall:
-// each sample type's value over its interval), allocated bytes and lock
-// waits' nanoseconds of each recording are what async-profiler's own
-// converter of the same build makes of it as collapsed stacks (with
-// --total; its frames' _[j]-style suffixes dropped, and the allocated or
-// lock class it puts on top of alloc and lock stacks).
+// TestAsyncProfilerConverter: per stack, the default sample type of each
+// recording (samples for cpu, itimer and wall: the value over the
+// interval; allocated bytes for alloc; lock waits' nanoseconds for lock)
+// is what async-profiler's own converter of the same build makes of it as
+// collapsed stacks (with --total; its frames' _[j]-style suffixes
+// dropped, and the allocated or lock class it puts on top of alloc and
+// lock stacks).
 func TestAsyncProfilerConverter(t *testing.T) {
 	for _, v := range asprofVersions {
 		env := map[string]string{"2.9": converter29Env, "4.2.1": converter421Env}[v]
@@ -202,18 +207,18 @@ func TestAsyncProfilerConverter(t *testing.T) {
 					for i := len(s.Location) - 1; i >= 0; i-- {
 						fs = append(fs, s.Location[i].Line[0].Function.Name)
 					}
-					for i, st := range p.SampleType {
-						switch n := s.Value[i]; {
-						case n == 0, st.Type == SamplesType:
-						case st.Type == cpuTimeType || st.Type == wallType:
-							ns, ok := map[string]int64{"cpu": 10e6, "itimer": 10e6, "wall": 50e6, "wall-10ms": 10e6}[mode]
-							if !ok || n%ns != 0 {
-								t.Fatalf("%s value %d: not a count of %d ns samples", st.Type, n, ns)
-							}
-							got[strings.Join(fs, ";")] += n / ns
-						default:
-							got[strings.Join(fs, ";")] += n
+					// The default sample type: CPU or wall nanoseconds
+					// (counted in samples, as the converter counts), lock
+					// waits' nanoseconds, allocated bytes.
+					n := s.Value[sampleIndex(p, p.DefaultSampleType)]
+					if ns := map[string]int64{"cpu": 10e6, "itimer": 10e6, "wall": 50e6, "wall-10ms": 10e6}[mode]; ns > 0 {
+						if n%ns != 0 {
+							t.Fatalf("%s value %d: not a count of %d ns samples", p.DefaultSampleType, n, ns)
 						}
+						n /= ns
+					}
+					if n != 0 {
+						got[strings.Join(fs, ";")] += n
 					}
 				}
 				sameStacks(t, "the converter's", got, want)

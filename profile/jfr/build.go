@@ -18,6 +18,30 @@ type column struct {
 	typ    string
 	unit   string
 	factor int64
+	// sum lists the sample types a combined column adds up (see
+	// combined; spec is the first of them), nil for any other.
+	sum []int
+}
+
+// has reports whether the column holds the values of sample type i.
+func (c column) has(i int) bool {
+	if c.sum != nil {
+		return slices.Contains(c.sum, i)
+	}
+	return c.spec == i
+}
+
+// combined are async-profiler's modes that write two event types, and
+// the sample type that adds them up, as its own views do: -e lock's
+// monitor enters and parks, -e alloc's allocations in new TLABs and
+// outside them. An async-profiler recording with either has it, ahead of
+// them (its default, unless CPU or wall time comes first).
+var combined = []struct {
+	typ string
+	of  []string
+}{
+	{"lock", []string{"monitor-enter", "park"}},
+	{"alloc", []string{"alloc-in-new-tlab", "alloc-outside-tlab"}},
 }
 
 // columns returns the sample types some event filled, as the profile
@@ -47,7 +71,32 @@ func (b *builder) columns() []column {
 		}
 		out = append(out, col)
 	}
+	if b.asyncProfiler() {
+		out = addCombined(out)
+	}
 	return out
+}
+
+// addCombined adds the combined columns of the sample types cols has,
+// each before the first of them.
+func addCombined(cols []column) []column {
+	for _, c := range combined {
+		at := -1
+		var sum []int
+		for i, col := range cols {
+			if slices.Contains(c.of, col.typ) {
+				if at < 0 {
+					at = i
+				}
+				sum = append(sum, col.spec)
+			}
+		}
+		if at >= 0 {
+			first := cols[at]
+			cols = slices.Insert(cols, at, column{spec: first.spec, typ: c.typ, unit: first.unit, factor: 1, sum: sum})
+		}
+	}
+	return cols
 }
 
 // SamplesType is the count of events behind each sample, whatever its
@@ -106,7 +155,7 @@ func (b *builder) emit(p *pprofile.Profile, r *tally, val, events int64, periods
 	}
 	for _, col := range cols {
 		var x int64
-		if col.spec == r.spec {
+		if col.has(r.spec) {
 			x = val * col.factor
 		}
 		any = any || x != 0
@@ -286,6 +335,9 @@ func (b *builder) warnings(threadTime bool, cols []column) []string {
 		w = append(w, ThreadTime+" adds the sampling period to each execution or native sample (but those inside a wait or I/O event of their thread, which it has) and the recorded duration of each wait, I/O and GC pause: the JDK samples only a few threads per period, so it is an estimate")
 	}
 	for _, col := range cols {
+		if col.sum != nil {
+			continue // its sample types' own columns say it
+		}
 		s := specs[col.spec]
 		set := b.settings[s.event]
 		if m := b.sampleWarning(col); m != "" {
@@ -322,9 +374,9 @@ func (b *builder) lockWarning(cols []column) string {
 	}
 	d := time.Duration(lock)
 	if strings.HasPrefix(b.settings["jdk.ActiveRecording"]["version"], "2.") {
-		return fmt.Sprintf("async-profiler's lock events: the recording keeps only lock waits of at least %s (its lock threshold); shorter ones are missing from monitor-enter and park", d)
+		return fmt.Sprintf("async-profiler's lock events: the recording keeps only lock waits of at least %s (its lock threshold); shorter ones are missing from lock, monitor-enter and park", d)
 	}
-	return fmt.Sprintf("async-profiler's lock events: the recording has a lock wait each time the waits add up to %s (its lock interval), every longer wait and a sample of the shorter ones; monitor-enter and park sum the waits it has", d)
+	return fmt.Sprintf("async-profiler's lock events: the recording has a lock wait each time the waits add up to %s (its lock interval), every longer wait and a sample of the shorter ones; lock, monitor-enter and park sum the waits it has", d)
 }
 
 // sampleWarning says what a sampled column stands for, or "".

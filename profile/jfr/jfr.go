@@ -41,6 +41,11 @@
 //	profiler.LiveObject             live/bytes (allocationSize)
 //	profiler.Malloc                 malloc/bytes (size)
 //
+// An async-profiler recording with lock or allocation events has, ahead of
+// their own sample types, their sum, as its own views show them: lock
+// (nanoseconds: monitor enters and parks, each with its bucket) and alloc
+// (bytes: in new TLABs and outside).
+//
 // Before them comes thread-time/nanoseconds, when the recording names the
 // JDK sampler's period (async-profiler's recordings have none): every wait, I/O event and GC pause's duration plus
 // each execution or native sample's period, except a sample taken inside a
