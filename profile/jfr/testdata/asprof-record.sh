@@ -28,5 +28,8 @@ rec alloc event=alloc alloc
 rec lock event=lock monitor park
 case $version in
 2.*) rec all event=cpu,alloc=256k,lock=1ms compute monitor park alloc ;;
-*) rec all event=cpu,alloc=256k,lock=1ms,wall=20ms compute monitor park alloc ;;
+*)
+	rec all event=cpu,alloc=256k,lock=1ms,wall=20ms compute monitor park alloc
+	rec nobatch event=cpu,wall=20ms,nobatch compute monitor
+	;;
 esac
