@@ -337,3 +337,30 @@ func TestAsyncProfilerKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncProfilerIdleCollector: in async-profiler 4.2.1's wall-clock
+// recordings, which show the JVM's own threads with their C++ frames, G1's
+// concurrent threads waiting for their next cycle (under a
+// G1...Thread::run_service with no collector work below it) are wait, not
+// gc: about three threads' time in each recording.
+func TestAsyncProfilerIdleCollector(t *testing.T) {
+	for _, name := range []string{"ap4.2.1-wall", "ap4.2.1-all"} {
+		l := load(t, filepath.Join("testdata", name+".jfr"))
+		a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
+		got := map[diff.Bucket]float64{}
+		a.OnSample(func(s *diff.Sample) {
+			for _, id := range s.Stack {
+				if n := a.MethodName(id); strings.HasPrefix(n, "G1") && strings.HasSuffix(n, "Thread::run_service") {
+					got[s.Bucket] += s.Value
+					return
+				}
+			}
+		})
+		if err := a.Add(diff.Base, l); err != nil {
+			t.Fatal(err)
+		}
+		if got[diff.Wait] < 3e9 || len(got) != 1 {
+			t.Errorf("%s: G1's concurrent threads' wall time by bucket %v; want only wait (over 3 s)", name, got)
+		}
+	}
+}
