@@ -241,20 +241,27 @@ func (b *builder) asyncProfiler() bool {
 // execution-samples (a count) for other events (cycles, a method).
 func (b *builder) executionType(state string) int {
 	if !b.asyncProfiler() {
-		return b.specOf("execution-samples")
+		return executionSpec
 	}
 	_, wall := b.settings["jdk.ExecutionSample"]["wall"]
 	if b.settings["jdk.ActiveRecording"]["event"] == "wall" || wall && state != "STATE_DEFAULT" {
-		return b.specOf(wallType)
+		return wallSpec
 	}
 	if _, ok := b.cpuInterval(); ok {
-		return b.specOf(cpuTimeType)
+		return cpuTimeSpec
 	}
-	return b.specOf("execution-samples")
+	return executionSpec
 }
 
+// The indexes in specs of the sample types an execution sample may join.
+var (
+	executionSpec = specOf("execution-samples")
+	wallSpec      = specOf(wallType)
+	cpuTimeSpec   = specOf(cpuTimeType)
+)
+
 // specOf returns the index in specs of a sample type.
-func (b *builder) specOf(sample string) int {
+func specOf(sample string) int {
 	return slices.IndexFunc(specs, func(s spec) bool { return s.sample == sample })
 }
 
