@@ -32,3 +32,20 @@ func TestJVMRulesNameTheCollectorOnly(t *testing.T) {
 		{[]string{"java.net.SocketOutputStream.socketWrite0", "App.send"}, IO},
 	})
 }
+
+// G1's concurrent threads (mark, refine, service) loop in run_service: an
+// idle one waits on a monitor or a semaphore right below it, as
+// async-profiler 4.x's wall clock shows every JVM thread (stacks as its
+// recordings in profile/jfr/testdata have them), and is wait; a busy one
+// has the collector's work below it, which is gc.
+func TestJVMIdleG1ThreadsWait(t *testing.T) {
+	root := []string{"ConcurrentGCThread::run", "Thread::call_run", "thread_native_entry", "start_thread", "clone3"}
+	stack := func(frames ...string) []string { return append(frames, root...) }
+	checkStacks(t, profile.KindWall, []bucketCase{
+		{stack("__futex_abstimed_wait_common", "___pthread_cond_wait", "os::PlatformMonitor::wait", "Monitor::wait_without_safepoint_check", "G1ConcurrentMarkThread::run_service"), Wait},
+		{stack("__futex_abstimed_wait_common", "__new_sem_wait_slow64.constprop.0", "PosixSemaphore::wait", "G1ConcurrentRefineThread::run_service"), Wait},
+		{stack("__futex_abstimed_wait_common", "___pthread_cond_timedwait", "os::PlatformMonitor::wait", "Monitor::wait_without_safepoint_check", "G1ServiceThread::sleep_before_next_cycle", "G1ServiceThread::run_service"), Wait},
+		{stack("G1CMTask::do_marking_step", "G1CMConcurrentMarkingTask::work", "GangWorker::run_task", "G1ConcurrentMark::mark_from_roots", "G1ConcurrentMarkThread::phase_mark_loop", "G1ConcurrentMarkThread::concurrent_cycle_do", "G1ConcurrentMarkThread::run_service"), GC},
+		{stack("G1RefineCardConcurrentlyClosure::do_card_ptr", "G1DirtyCardQueueSet::refine_completed_buffer_concurrently", "G1ConcurrentRefineThread::run_service"), GC},
+	})
+}

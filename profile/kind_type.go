@@ -12,8 +12,9 @@ import "github.com/profdiff/profdiff/profile/internal/perfevent"
 //     combined thread time, native samples and async-profiler's wall
 //     samples are wall (every thread, whatever it does); a duration event
 //     (monitor enter and wait, park, sleep, socket and file I/O, native
-//     locks, GC pauses and phases, safepoints) is block (off-CPU time,
-//     recorded above a threshold); the allocation types are heap.
+//     locks, GC pauses and phases, safepoints, and async-profiler's lock,
+//     their sum) is block (off-CPU time, recorded above a threshold); the
+//     allocation types (and async-profiler's alloc, their sum) are heap.
 //
 // Any other type, or another format, is the profile's Kind.
 func TypeKind(l *Loaded, idx int) Kind {
@@ -52,4 +53,7 @@ var jfrTypeKinds = map[string]Kind{
 	"socket-read": KindBlock, "socket-write": KindBlock, "file-read": KindBlock, "file-write": KindBlock,
 	"native-lock": KindBlock, "gc-pause": KindBlock, "gc-phase-pause": KindBlock, "safepoint": KindBlock,
 	"alloc-sample": KindHeap, "alloc-in-new-tlab": KindHeap, "alloc-outside-tlab": KindHeap, "live": KindHeap, "malloc": KindHeap,
+	// async-profiler's combined lock waits (monitor enters and parks) and
+	// allocations (in new TLABs and outside).
+	"lock": KindBlock, "alloc": KindHeap,
 }

@@ -18,6 +18,30 @@ type column struct {
 	typ    string
 	unit   string
 	factor int64
+	// sum lists the sample types a combined column adds up (see
+	// combined; spec is the first of them), nil for any other.
+	sum []int
+}
+
+// has reports whether the column holds the values of sample type i.
+func (c column) has(i int) bool {
+	if c.sum != nil {
+		return slices.Contains(c.sum, i)
+	}
+	return c.spec == i
+}
+
+// combined are async-profiler's modes that write two event types, and
+// the sample type that adds them up, as its own views do: -e lock's
+// monitor enters and parks, -e alloc's allocations in new TLABs and
+// outside them. An async-profiler recording with either has it, ahead of
+// them (its default, unless CPU or wall time comes first).
+var combined = []struct {
+	typ string
+	of  []string
+}{
+	{"lock", []string{"monitor-enter", "park"}},
+	{"alloc", []string{"alloc-in-new-tlab", "alloc-outside-tlab"}},
 }
 
 // columns returns the sample types some event filled, as the profile
@@ -47,7 +71,32 @@ func (b *builder) columns() []column {
 		}
 		out = append(out, col)
 	}
+	if b.asyncProfiler() {
+		out = addCombined(out)
+	}
 	return out
+}
+
+// addCombined adds the combined columns of the sample types cols has,
+// each before the first of them.
+func addCombined(cols []column) []column {
+	for _, c := range combined {
+		at := -1
+		var sum []int
+		for i, col := range cols {
+			if slices.Contains(c.of, col.typ) {
+				if at < 0 {
+					at = i
+				}
+				sum = append(sum, col.spec)
+			}
+		}
+		if at >= 0 {
+			first := cols[at]
+			cols = slices.Insert(cols, at, column{spec: first.spec, typ: c.typ, unit: first.unit, factor: 1, sum: sum})
+		}
+	}
+	return cols
 }
 
 // SamplesType is the count of events behind each sample, whatever its
@@ -86,6 +135,10 @@ func (b *builder) profile() (*pprofile.Profile, []string) {
 	if len(p.SampleType) > 0 {
 		p.DefaultSampleType = p.SampleType[0].Type
 	}
+	if b.asyncProfiler() && b.settings["jdk.ActiveRecording"]["event"] != "wall" && slices.ContainsFunc(cols, func(c column) bool { return c.typ == cpuTimeType }) {
+		// -e cpu with --wall beside it: its main event is CPU time.
+		p.DefaultSampleType = cpuTimeType
+	}
 	return p, b.warnings(threadTime, cols)
 }
 
@@ -102,7 +155,7 @@ func (b *builder) emit(p *pprofile.Profile, r *tally, val, events int64, periods
 	}
 	for _, col := range cols {
 		var x int64
-		if col.spec == r.spec {
+		if col.has(r.spec) {
 			x = val * col.factor
 		}
 		any = any || x != 0
@@ -140,7 +193,13 @@ const ThreadTime = "thread-time"
 // thread time (1 for durations, the period for samples, 0 for sample types
 // not part of it), and whether there is thread time: samples whose period
 // the recording does not name make none.
+//
+// async-profiler's recordings have none: their samples are CPU or wall
+// time of their own, and its lock events sum in their own sample types.
 func (b *builder) periods() ([]int64, bool) {
+	if b.asyncProfiler() {
+		return nil, false
+	}
 	out := make([]int64, len(specs))
 	any := false
 	for i, s := range specs {
@@ -166,6 +225,46 @@ const (
 	defaultWallInterval = 50_000_000
 )
 
+// asyncProfiler reports whether async-profiler wrote the recording: it
+// states its version as a setting of jdk.ActiveRecording (2.x and 4.x
+// alike), which the JDK's recordings have no setting of.
+func (b *builder) asyncProfiler() bool {
+	return b.settings["jdk.ActiveRecording"]["version"] != ""
+}
+
+// executionType returns the sample type (an index in specs) of an
+// execution sample in this thread state. The JDK's are
+// execution-samples. async-profiler's are its main event's: wall in wall
+// mode (-e wall; 2.x writes its wall samples so, 4.x too with --nobatch),
+// and those not taken by the CPU engine (any state but STATE_DEFAULT)
+// when --wall runs beside it; cpu-time when a CPU engine took them;
+// execution-samples (a count) for other events (cycles, a method).
+func (b *builder) executionType(state string) int {
+	if !b.asyncProfiler() {
+		return executionSpec
+	}
+	_, wall := b.settings["jdk.ExecutionSample"]["wall"]
+	if b.settings["jdk.ActiveRecording"]["event"] == "wall" || wall && state != "STATE_DEFAULT" {
+		return wallSpec
+	}
+	if _, ok := b.cpuInterval(); ok {
+		return cpuTimeSpec
+	}
+	return executionSpec
+}
+
+// The indexes in specs of the sample types an execution sample may join.
+var (
+	executionSpec = specOf("execution-samples")
+	wallSpec      = specOf(wallType)
+	cpuTimeSpec   = specOf(cpuTimeType)
+)
+
+// specOf returns the index in specs of a sample type.
+func specOf(sample string) int {
+	return slices.IndexFunc(specs, func(s spec) bool { return s.sample == sample })
+}
+
 // wallInterval returns the nanoseconds one async-profiler wall-clock
 // sample stands for: the jdk.ExecutionSample "wall" setting (--wall N),
 // or with -e wall its "interval" setting; 0 means the default.
@@ -180,18 +279,29 @@ func (b *builder) wallInterval() (int64, bool) {
 	return 0, false
 }
 
-// cpuInterval returns the CPU nanoseconds one async-profiler CPU sample
-// stands for, when its engine samples CPU time (perf_events' cpu or
-// cpu-clock, itimer, ctimer): the jdk.ExecutionSample "interval" setting.
-func (b *builder) cpuInterval() (int64, bool) {
+// cpuEngine returns the async-profiler engine that sampled CPU time, or
+// "": 4.x names it (engine perf_events with event cpu or cpu-clock,
+// itimer, ctimer); 2.x names only the event (cpu, which is perf_events or
+// its itimer fallback, cpu-clock, itimer, ctimer).
+func (b *builder) cpuEngine() string {
 	rec := b.settings["jdk.ActiveRecording"]
-	switch rec["engine"] {
-	case "itimer", "ctimer":
-	case "perf_events":
-		if rec["event"] != "cpu" && rec["event"] != "cpu-clock" {
-			return 0, false
-		}
+	switch engine, event := rec["engine"], rec["event"]; {
+	case engine == "itimer" || engine == "ctimer":
+		return engine
+	case event != "cpu" && event != "cpu-clock" && event != "itimer" && event != "ctimer":
+		return ""
+	case engine != "":
+		return engine
 	default:
+		return event
+	}
+}
+
+// cpuInterval returns the CPU nanoseconds one async-profiler CPU sample
+// stands for, when its engine samples CPU time (cpuEngine): the
+// jdk.ExecutionSample "interval" setting.
+func (b *builder) cpuInterval() (int64, bool) {
+	if b.cpuEngine() == "" {
 		return 0, false
 	}
 	return intervalOr(b.settings["jdk.ExecutionSample"]["interval"], defaultCPUInterval)
@@ -232,6 +342,9 @@ func (b *builder) warnings(threadTime bool, cols []column) []string {
 		w = append(w, ThreadTime+" adds the sampling period to each execution or native sample (but those inside a wait or I/O event of their thread, which it has) and the recorded duration of each wait, I/O and GC pause: the JDK samples only a few threads per period, so it is an estimate")
 	}
 	for _, col := range cols {
+		if col.sum != nil {
+			continue // its sample types' own columns say it
+		}
 		s := specs[col.spec]
 		set := b.settings[s.event]
 		if m := b.sampleWarning(col); m != "" {
@@ -241,10 +354,36 @@ func (b *builder) warnings(threadTime bool, cols []column) []string {
 			w = append(w, fmt.Sprintf("%s: the recording keeps only %s of at least %s (its threshold); shorter ones are missing from %s", s.event, s.what, th, s.sample))
 		}
 	}
+	if m := b.lockWarning(cols); m != "" {
+		w = append(w, m)
+	}
 	if b.truncated > 0 {
-		w = append(w, fmt.Sprintf("%d stacks were truncated at the recording's stack depth (raise it with -XX:FlightRecorderOptions:stackdepth=N)", b.truncated))
+		how := "-XX:FlightRecorderOptions:stackdepth=N"
+		if b.asyncProfiler() {
+			how = "async-profiler's jstackdepth=N"
+		}
+		w = append(w, fmt.Sprintf("%d stacks were truncated at the recording's stack depth (raise it with %s)", b.truncated, how))
 	}
 	return w
+}
+
+// lockWarning says which lock waits async-profiler's lock setting (on
+// jdk.JavaMonitorEnter, in nanoseconds) kept, when the profile has its
+// monitor-enter or park: 2.x keeps the waits of at least that long; 4.x
+// records a wait each time the waits add up to it (src/lockTracer.cpp),
+// every longer one and a sample of the shorter.
+func (b *builder) lockWarning(cols []column) string {
+	lock, ok := intervalOr(b.settings["jdk.JavaMonitorEnter"]["lock"], 0)
+	if !b.asyncProfiler() || !ok || lock == 0 || !slices.ContainsFunc(cols, func(c column) bool {
+		return c.typ == "monitor-enter" || c.typ == "park"
+	}) {
+		return ""
+	}
+	d := time.Duration(lock)
+	if strings.HasPrefix(b.settings["jdk.ActiveRecording"]["version"], "2.") {
+		return fmt.Sprintf("async-profiler's lock events: the recording keeps only lock waits of at least %s (its lock threshold); shorter ones are missing from lock, monitor-enter and park", d)
+	}
+	return fmt.Sprintf("async-profiler's lock events: the recording has a lock wait each time the waits add up to %s (its lock interval), every longer wait and a sample of the shorter ones; lock, monitor-enter and park sum the waits it has", d)
 }
 
 // sampleWarning says what a sampled column stands for, or "".
@@ -256,10 +395,12 @@ func (b *builder) sampleWarning(col column) string {
 	case col.typ == wallSamplesType:
 		return "profiler.WallClockSample: the recording names no wall-clock interval (async-profiler's wall setting), so " + wallSamplesType + " counts samples, not time"
 	case col.typ == wallType:
-		return fmt.Sprintf("profiler.WallClockSample: wall is each sample's count times the %s wall-clock interval; every thread is sampled, running or not", time.Duration(col.factor))
+		return fmt.Sprintf("async-profiler's wall-clock samples: wall is each sample's count times the %s wall-clock interval; every thread is sampled, running or not", time.Duration(col.factor))
 	case col.typ == cpuTimeType:
-		return fmt.Sprintf("jdk.ExecutionSample: cpu-time is each CPU sample (STATE_DEFAULT) times the %s interval of async-profiler's %s engine", time.Duration(col.factor), rec["engine"])
-	case s.sample == "execution-samples" && rec["engine"] == "":
+		return fmt.Sprintf("jdk.ExecutionSample: cpu-time is each CPU sample times the %s interval of async-profiler's %s engine", time.Duration(col.factor), b.cpuEngine())
+	case s.sample == "execution-samples" && b.asyncProfiler():
+		return fmt.Sprintf("jdk.ExecutionSample: async-profiler's %s samples (interval %s), counted: execution-samples is no time", rec["event"], b.settings["jdk.ExecutionSample"]["interval"])
+	case s.sample == "execution-samples":
 		return fmt.Sprintf("jdk.ExecutionSample: the JDK samples at most 5 threads running Java code per period%s, so execution-samples counts sampled threads, not CPU time", period)
 	case s.sample == "native-samples":
 		return fmt.Sprintf("jdk.NativeMethodSample: the JDK samples 1 thread in native code per period%s (running or blocked)", period)

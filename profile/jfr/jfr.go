@@ -14,9 +14,12 @@
 //	                                wall interval), or wall-samples/ falling back to wait
 //	                                count when the recording names
 //	                                no interval
-//	jdk.ExecutionSample             cpu-time/nanoseconds (async-     cpu
-//	                                profiler's CPU engine only)
-//	jdk.ExecutionSample             execution-samples/count          cpu when running, else as wall
+//	jdk.ExecutionSample             cpu-time/nanoseconds (samples ×  cpu
+//	                                the CPU interval: async-
+//	                                profiler's CPU engines), wall
+//	                                (its wall mode, as above), else
+//	                                execution-samples/count (the     cpu when running, else as wall
+//	                                JDK's sampler)
 //	jdk.NativeMethodSample          native-samples/count             the frames, falling back to native or
 //	                                                                 blocked (unknown)
 //	jdk.JavaMonitorEnter            monitor-enter/nanoseconds        lock-contention
@@ -38,8 +41,13 @@
 //	profiler.LiveObject             live/bytes (allocationSize)
 //	profiler.Malloc                 malloc/bytes (size)
 //
+// An async-profiler recording with lock or allocation events has, ahead of
+// their own sample types, their sum, as its own views show them: lock
+// (nanoseconds: monitor enters and parks, each with its bucket) and alloc
+// (bytes: in new TLABs and outside).
+//
 // Before them comes thread-time/nanoseconds, when the recording names the
-// JDK sampler's period: every wait, I/O event and GC pause's duration plus
+// JDK sampler's period (async-profiler's recordings have none): every wait, I/O event and GC pause's duration plus
 // each execution or native sample's period, except a sample taken inside a
 // wait or I/O event of its own thread (a thread blocked in a socket read is
 // in native code, and the native sampler samples it while jdk.SocketRead
@@ -62,34 +70,54 @@
 // execution sample of a thread that was not running (async-profiler's
 // STATE_SLEEPING, any state but STATE_DEFAULT, STATE_RUNNABLE and
 // STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule
-// still decides first, and where none does it is a wait, not cpu. Frames
+// still decides first, and where none does it is a wait, not cpu. Unless
+// its stack shows it blocked entering a contended synchronized block: its
+// first Java frame, a method not declared native (modifiers without
+// ACC_NATIVE), calls a futex wait directly. Such a method reaches native
+// code only through the VM, and async-profiler 2.x (4.x without
+// cstack=vm) leaves the VM's frames, ObjectMonitor::enter among them,
+// out; the JDK's own waits (Object.wait, Unsafe.park, Thread.sleep, socket
+// reads) are native methods and stay to the frames. Those samples are
+// lock-contention (labels.Bucket). A thread the VM stops at a safepoint
+// looks the same, and is counted so too. Frames
 // are named package.Class.method, as Java users read them, with the line
 // number; a hidden class keeps the '/' before its suffix, as the JDK names
 // a lambda's class (Busy$$Lambda$14+0x0000000800c01000/1790421142.run). async-profiler's native frames (C, C++ and kernel: a "()L;" or
 // "(Lk;)L;" method whose class is the library, or a Kernel frame type) are
 // named by the bare symbol, with the library as the location's mapping.
 //
-// async-profiler's settings (its jdk.ActiveSetting events) give the
-// intervals: the jdk.ExecutionSample "wall" setting (--wall N; 0 is its
-// 50 ms default) or, with -e wall, its "interval" setting make wall
-// nanoseconds; the "interval" setting of a CPU engine (jdk.ActiveRecording
-// "engine" perf_events with event cpu or cpu-clock, itimer, ctimer; 0 is
-// 10 ms) makes cpu-time of its STATE_DEFAULT samples. Without them wall is
-// a count and cpu-time is absent, which a warning says.
+// async-profiler's settings (its jdk.ActiveSetting events; a "version"
+// setting of jdk.ActiveRecording says async-profiler wrote the file) say
+// what its jdk.ExecutionSample events are and give the intervals. With -e
+// wall (jdk.ActiveRecording "event" wall: 2.x writes every wall sample as
+// an execution sample, 4.x with --nobatch) they are wall samples, and so
+// are those in a state other than STATE_DEFAULT when --wall runs beside
+// a CPU engine (4.x); the jdk.ExecutionSample "wall" setting (--wall N)
+// or, with -e wall, its "interval" setting (0: 50 ms) makes wall
+// nanoseconds. Otherwise, with a CPU engine (4.x: "engine" perf_events
+// with "event" cpu or cpu-clock, itimer, ctimer; 2.x, which names no
+// engine: "event" cpu, cpu-clock, itimer, ctimer), they are cpu-time: each
+// sample the "interval" setting's nanoseconds of CPU (0: 10 ms). A
+// recording of -e cpu with --wall opens on cpu-time. Samples of other
+// events (cycles, a traced method) are execution-samples, a count.
+// Without the intervals wall is a count and cpu-time is absent, which a
+// warning says. async-profiler's lock events sum their durations; a
+// warning says which waits its "lock" setting kept (2.x: those at least
+// that long; 4.x: one each time the waits add up to it).
 //
 // The JDK samples at most a few threads per period and records duration
 // events only above a threshold; Parse reads both from the recording's own
 // jdk.ActiveSetting events and says so in its warnings.
 //
 // The tests compare every sample type's per-stack totals with the JDK's
-// own `jfr print --json` on recordings made at test time. async-profiler
-// cannot be installed where they run, so its event types are tested on
-// recordings the JDK writes of testdata/Shapes.java, which declares them
-// with jdk.jfr (names and fields as async-profiler's src/jfrMetadata.cpp
-// has them); those recordings carry no async-profiler settings, and the
-// JDK adds its own fields. No real async-profiler output is tested: its
-// CPU engine's samples, native frames and settings are checked on values
-// built as the reader decodes them.
+// own `jfr print --json` on recordings made at test time, and on real
+// async-profiler 2.9 and 4.2.1 recordings of every mode (cpu, itimer,
+// wall with and without an interval, alloc, lock, and combined),
+// committed in testdata with a README saying how they were made: the
+// profiler cannot be installed where the tests run. Its other event types
+// (profiler.LiveObject, Malloc, NativeLock) are tested on recordings the
+// JDK writes of testdata/Shapes.java, which declares them with jdk.jfr
+// (names and fields as async-profiler's src/jfrMetadata.cpp has them).
 package jfr
 
 import (
@@ -244,6 +272,10 @@ type frame struct {
 	fn   string
 	line int64
 	lib  string // a native frame's library (async-profiler), "" for Java
+	// java marks a Java method's frame (not C, C++ or the kernel's), and
+	// native one of a method declared native (Object.wait, Unsafe.park):
+	// one that calls into native code itself.
+	java, native bool
 }
 
 // stack resolves a StackTrace reference into frames, leaf first.
@@ -306,14 +338,18 @@ func (c *chunk) frame(f value) frame {
 		}
 		return frame{fn: m.name, lib: lib}
 	}
-	return frame{fn: m.java, line: c.get(f, "lineNumber").i}
+	return frame{fn: m.java, line: c.get(f, "lineNumber").i, java: true, native: m.modifiers&accNative != 0}
 }
+
+// accNative is the JVM's ACC_NATIVE method modifier.
+const accNative = 0x100
 
 // methodInfo is what frame reads of a Method: its name, descriptor, its
 // type's name as written (a native frame's library) and the Java name,
 // Class.method (or what there is of it, or [unknown]).
 type methodInfo struct {
 	name, desc, lib, java string
+	modifiers             int64
 }
 
 // method returns the methodInfo of a Method value, resolved once per
@@ -327,7 +363,7 @@ func (c *chunk) method(ref value) methodInfo {
 		}
 	}
 	m := c.resolve(ref)
-	info := methodInfo{name: c.str(c.get(m, "name")), desc: c.str(c.get(m, "descriptor"))}
+	info := methodInfo{name: c.str(c.get(m, "name")), desc: c.str(c.get(m, "descriptor")), modifiers: c.get(m, "modifiers").i}
 	typ := c.get(m, "type")
 	info.lib = c.str(c.get(typ, "name"))
 	info.java = info.name

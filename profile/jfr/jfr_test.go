@@ -212,8 +212,9 @@ type refValues struct {
 	StackTrace  *struct {
 		Frames []struct {
 			Method struct {
-				Type refClass `json:"type"`
-				Name string   `json:"name"`
+				Type       refClass `json:"type"`
+				Name       string   `json:"name"`
+				Descriptor string   `json:"descriptor"`
 			} `json:"method"`
 			LineNumber int64 `json:"lineNumber"`
 		} `json:"frames"`
@@ -271,7 +272,7 @@ func jfrPrint(path string) ([]refEvent, error) {
 	for _, f := range jvmFlags {
 		args = append(args, "-J"+f)
 	}
-	args = append(args, "print", "--json", "--stack-depth", "64", "--events", strings.Join(names, ","), path)
+	args = append(args, "print", "--json", "--stack-depth", "2048", "--events", strings.Join(names, ","), path)
 	out, err := exec.Command("jfr", args...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("jfr print: %v", err)

@@ -7,8 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
@@ -240,4 +243,124 @@ func eventsOf(l *profile.Loaded, typ string) int64 {
 		}
 	}
 	return out
+}
+
+// TestAsyncProfilerMonitorTurns: in async-profiler's wall-clock
+// recordings of four threads taking turns on one synchronized block,
+// classified by profdiff, the share of those threads' wall time that is
+// lock-contention is within 5 points of the share the recording's own
+// stacks show blocked entering the monitor (jfr print: sleeping with the
+// method holding the block the innermost Java frame). 2.9's stacks have
+// no JVM frames (the reader knows the wait from the frame shape), 4.2.1's
+// show ObjectMonitor::EnterI (the rules know it).
+func TestAsyncProfilerMonitorTurns(t *testing.T) {
+	for _, name := range []string{"ap2.9-wall", "ap2.9-wall-10ms", "ap4.2.1-wall", "ap4.2.1-wall-10ms", "ap4.2.1-all", "ap4.2.1-nobatch"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("testdata", name+".jfr")
+			l := load(t, path)
+			jdkWaitsStayWait(t, l)
+			// The monitor threads' samples only: some have no stack that
+			// says whose they are (a JVM frame async-profiler could not
+			// name, .unknown_Java).
+			l.Profile.Sample = slices.DeleteFunc(l.Profile.Sample, func(s *pprofile.Sample) bool {
+				return len(s.Label[profile.LabelThread]) != 1 || !strings.HasPrefix(s.Label[profile.LabelThread][0], "monitor-")
+			})
+			a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
+			var lock, all float64
+			a.OnSample(func(s *diff.Sample) {
+				all += s.Value
+				if s.Bucket == diff.LockContention {
+					lock += s.Value
+				}
+			})
+			if err := a.Add(diff.Base, l); err != nil {
+				t.Fatal(err)
+			}
+			blocked, samples := jfr.MonitorTurnsBlocked(t, path)
+			want := float64(blocked) / float64(samples)
+			got := lock / all
+			t.Logf("lock-contention %.1f%% of the monitor threads' wall time; blocked entering the monitor %.1f%% (%d of %d samples)", 100*got, 100*want, blocked, samples)
+			if want < 0.3 || math.Abs(got-want) > 0.05 {
+				t.Errorf("lock-contention %.1f%% of the monitor threads' time, blocked entering the monitor %.1f%%: want within 5 points (and blocked at least 30%%)", 100*got, 100*want)
+			}
+		})
+	}
+}
+
+// jdkWaitsStayWait checks that the wall samples of the JDK's own waiting
+// methods, declared native (the Finalizer's and DestroyJavaVM's
+// Object.wait, the Reference Handler's waitForReferencePendingList), are
+// wait: a futex wait right below them is theirs, not a monitor's.
+func jdkWaitsStayWait(t *testing.T, l *profile.Loaded) {
+	t.Helper()
+	a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
+	got := map[diff.Bucket]float64{}
+	a.OnSample(func(s *diff.Sample) {
+		for _, id := range s.Stack {
+			if n := a.MethodName(id); n == "java.lang.Object.wait" || n == "java.lang.ref.Reference.waitForReferencePendingList" {
+				got[s.Bucket] += s.Value
+				return
+			}
+		}
+	})
+	if err := a.Add(diff.Base, l); err != nil {
+		t.Fatal(err)
+	}
+	if got[diff.Wait] == 0 || len(got) != 1 {
+		t.Errorf("the JDK's waiting methods' wall time by bucket: %v; want all wait", got)
+	}
+}
+
+// TestAsyncProfilerKinds: loaded as profdiff's commands load them,
+// async-profiler's recordings are of their mode's kind (a -e wall -i 10ms
+// recording is wall-clock time, not CPU), with none of the JDK sampler's
+// warnings.
+func TestAsyncProfilerKinds(t *testing.T) {
+	for _, v := range []string{"2.9", "4.2.1"} {
+		for mode, want := range map[string]profile.Kind{"cpu": profile.KindCPU, "itimer": profile.KindCPU,
+			"wall": profile.KindWall, "wall-10ms": profile.KindWall, "alloc": profile.KindHeap,
+			"lock": profile.KindBlock, "all": profile.KindCPU, "nobatch": profile.KindCPU} {
+			if mode == "nobatch" && v != "4.2.1" {
+				continue // 2.9 has no wall clock beside the CPU engine
+			}
+			l := load(t, filepath.Join("testdata", "ap"+v+"-"+mode+".jfr"))
+			idx := slices.IndexFunc(l.Profile.SampleType, func(st *pprofile.ValueType) bool { return st.Type == l.Profile.DefaultSampleType })
+			if got := profile.TypeKind(l, idx); got != want {
+				t.Errorf("%s %s: kind %s of %s; want %s", v, mode, got, l.Profile.DefaultSampleType, want)
+			}
+			for _, w := range l.Warnings {
+				if strings.Contains(w, "at most 5 threads") || strings.Contains(w, jfr.ThreadTime) {
+					t.Errorf("%s %s: the JDK sampler's warning %q", v, mode, w)
+				}
+			}
+		}
+	}
+}
+
+// TestAsyncProfilerIdleCollector: in async-profiler 4.2.1's wall-clock
+// recordings, which show the JVM's own threads with their C++ frames, G1's
+// concurrent threads waiting for their next cycle (under a
+// G1...Thread::run_service with no collector work below it) are wait, not
+// gc: about three threads' time in each recording.
+func TestAsyncProfilerIdleCollector(t *testing.T) {
+	for _, name := range []string{"ap4.2.1-wall", "ap4.2.1-all"} {
+		l := load(t, filepath.Join("testdata", name+".jfr"))
+		a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
+		got := map[diff.Bucket]float64{}
+		a.OnSample(func(s *diff.Sample) {
+			for _, id := range s.Stack {
+				if n := a.MethodName(id); strings.HasPrefix(n, "G1") && strings.HasSuffix(n, "Thread::run_service") {
+					got[s.Bucket] += s.Value
+					return
+				}
+			}
+		})
+		if err := a.Add(diff.Base, l); err != nil {
+			t.Fatal(err)
+		}
+		if got[diff.Wait] < 3e9 || len(got) != 1 {
+			t.Errorf("%s: G1's concurrent threads' wall time by bucket %v; want only wait (over 3 s)", name, got)
+		}
+	}
 }

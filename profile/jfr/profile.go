@@ -53,21 +53,25 @@ func (b *builder) addChunk(c *chunk, raw []byte) error {
 		b.start = start
 	}
 	b.end = max(b.end, end)
-	for _, e := range c.events {
-		idx, ok := b.index[e.typ.name]
-		if !ok && e.typ.name != "jdk.ActiveSetting" {
-			continue
+	// The settings first: what an async-profiler execution sample is
+	// (CPU or wall time) depends on its recording's mode.
+	for _, settings := range []bool{true, false} {
+		for _, e := range c.events {
+			idx, ok := b.index[e.typ.name]
+			if settings != (e.typ.name == "jdk.ActiveSetting") || !settings && !ok {
+				continue
+			}
+			c.d.pos = e.pos
+			v := c.readValue(e.typ, 0)
+			if c.d.err != nil {
+				return fmt.Errorf("%s event: %w", e.typ.name, c.d.err)
+			}
+			if settings {
+				b.setting(c, v)
+			} else {
+				b.add(c, idx, v)
+			}
 		}
-		c.d.pos = e.pos
-		v := c.readValue(e.typ, 0)
-		if c.d.err != nil {
-			return fmt.Errorf("%s event: %w", e.typ.name, c.d.err)
-		}
-		if !ok {
-			b.setting(c, v)
-			continue
-		}
-		b.add(c, idx, v)
 	}
 	return nil
 }
@@ -87,17 +91,20 @@ func (b *builder) setting(c *chunk, v value) {
 	m[c.str(c.get(v, "name"))] = c.str(c.get(v, "value"))
 }
 
-// add turns one event into a sample of each sample type in idx.
+// add turns one event into a sample of each sample type in idx, or, for
+// an execution sample, of the one sample type it is (executionType).
 func (b *builder) add(c *chunk, idx []int, v value) {
 	s := specs[idx[len(idx)-1]]
 	frames, lb := b.where(c, s, v)
-	state := c.str(c.get(v, "state"))
+	if s.event == "jdk.ExecutionSample" {
+		idx = []int{b.executionType(c.str(c.get(v, "state")))}
+	}
 	for _, i := range idx {
-		if specs[i].sample == cpuTimeType && state != "STATE_DEFAULT" {
-			continue // only async-profiler's CPU engine samples are CPU time
-		}
 		b.present[i] = true
-		val := b.value(c, v, specs[i])
+		val := int64(1) // an execution sample, whatever type it joins
+		if specs[i].event == s.event {
+			val = b.value(c, v, specs[i])
+		}
 		r := b.sample(i, val, frames, lb)
 		b.overlap.note(c, v, specs[i], val, r)
 	}
@@ -146,6 +153,10 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 	if trunc {
 		b.truncated++
 	}
+	if lb[labels.Fallback] != nil && enteringMonitor(frames) {
+		delete(lb, labels.Fallback)
+		lb[labels.Bucket] = []string{"lock-contention"}
+	}
 	if len(frames) == 0 {
 		frames = []frame{{fn: "[no stack: " + s.event + "]"}}
 	}
@@ -164,6 +175,25 @@ func stateBucket(lb map[string][]string, state string) string {
 	}
 	lb[labels.Fallback] = []string{"wait"}
 	return ""
+}
+
+// enteringMonitor reports whether a stack of a thread that was not running
+// (async-profiler's wall clock, STATE_SLEEPING) shows it blocked entering a
+// contended synchronized block: its first Java frame is a method not
+// declared native, which calls into native code only through the VM, and
+// it calls a futex wait directly. async-profiler 2.x (and 4.x without
+// cstack=vm) leaves out the VM's own frames, ObjectMonitor::enter among
+// them; a JDK method that waits (Object.wait, Unsafe.park, Thread.sleep, a
+// socket read) is declared native, and its wait stays to the frames and
+// the fallback. The VM also blocks a thread this way at a safepoint, which
+// the stack cannot tell apart.
+func enteringMonitor(frames []frame) bool {
+	for i, f := range frames {
+		if f.java {
+			return i > 0 && !f.native && strings.Contains(frames[i-1].fn, "futex")
+		}
+	}
+	return false
 }
 
 // value returns what one event adds to the sample type: 1 for a counted

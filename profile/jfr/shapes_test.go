@@ -234,6 +234,10 @@ func TestIntervals(t *testing.T) {
 			"jdk.ActiveRecording": {"engine": "wall", "event": "wall"}}, 50e6, 0},
 		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "0"},
 			"jdk.ActiveRecording": {"engine": "itimer", "event": "cpu"}}, 0, 10e6},
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "0"},
+			"jdk.ActiveRecording": {"event": "cpu"}}, 0, 10e6}, // 2.x names no engine
+		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "2000000"},
+			"jdk.ActiveRecording": {"event": "itimer"}}, 0, 2e6},
 		{map[string]map[string]string{"jdk.ExecutionSample": {"interval": "1000000"},
 			"jdk.ActiveRecording": {"engine": "perf_events", "event": "cycles"}}, 0, 0},
 		{map[string]map[string]string{"jdk.ExecutionSample": {"wall": "x"}}, 0, 0},
@@ -289,17 +293,23 @@ func TestWallInterval(t *testing.T) {
 // TestNativeFrames: async-profiler's native frames (a "()L;" method whose
 // class is the library, "(Lk;)L;" or a Kernel frame type in the kernel)
 // are named by the bare symbol with the library as the location's
-// mapping; Java frames are Class.method with no mapping; a nameless
+// mapping; Java frames are Class.method with no mapping, marked native
+// when the method is declared so (ACC_NATIVE); a nameless
 // "()L;" frame (the allocated class async-profiler puts on top) is the
-// class. async-profiler is not installed where the tests run, so the
-// values are built as the reader decodes them from its pools.
+// class. The values are built as the reader decodes them from its pools,
+// for the shapes the recordings in testdata lack (kernel frames, a
+// nameless class frame); TestAsyncProfilerModes reads real ones.
 func TestNativeFrames(t *testing.T) {
 	str := func(s string) value { return value{kind: vString, s: s} }
 	cls := &class{name: "java.lang.Class", fields: []field{{name: "name"}}}
-	meth := &class{name: "jdk.types.Method", fields: []field{{name: "type"}, {name: "name"}, {name: "descriptor"}}}
+	meth := &class{name: "jdk.types.Method", fields: []field{{name: "type"}, {name: "name"}, {name: "descriptor"}, {name: "modifiers"}}}
 	sf := &class{name: "jdk.types.StackFrame", fields: []field{{name: "method"}, {name: "lineNumber"}, {name: "type"}}}
 	fr := func(lib, name, desc, typ string, line int64) value {
-		m := value{kind: vStruct, typ: meth, fields: []value{{kind: vStruct, typ: cls, fields: []value{str(lib)}}, str(name), str(desc)}}
+		var mods int64
+		if desc == "(J)V" {
+			mods = 0x111 // public final native, as Object.wait(long)
+		}
+		m := value{kind: vStruct, typ: meth, fields: []value{{kind: vStruct, typ: cls, fields: []value{str(lib)}}, str(name), str(desc), {kind: vInt, i: mods}}}
 		return value{kind: vStruct, typ: sf, fields: []value{m, {kind: vInt, i: line}, str(typ)}}
 	}
 	c := &chunk{}
@@ -307,7 +317,7 @@ func TestNativeFrames(t *testing.T) {
 		c.frame(fr("libc.so.6", "__GI___libc_malloc", "()L;", "Native", 0)),
 		c.frame(fr("", "do_syscall_64", "(Lk;)L;", "Kernel", 0)),
 		c.frame(fr("", "entry_SYSCALL_64", "()L;", "Kernel", 0)),
-		c.frame(fr("java/lang/Thread", "sleep", "(J)V", "Native", 0)),
+		c.frame(fr("java/lang/Object", "wait", "(J)V", "JIT compiled", 0)),
 		c.frame(fr("com/example/App", "run", "()V", "JIT compiled", 42)),
 		c.frame(fr("java/lang/String", "", "()L;", "Inlined", 0)),
 	}
@@ -315,9 +325,9 @@ func TestNativeFrames(t *testing.T) {
 		{fn: "__GI___libc_malloc", lib: "libc.so.6"},
 		{fn: "do_syscall_64", lib: "[kernel.kallsyms]"},
 		{fn: "entry_SYSCALL_64", lib: "[kernel.kallsyms]"},
-		{fn: "java.lang.Thread.sleep"},
-		{fn: "com.example.App.run", line: 42},
-		{fn: "java.lang.String"},
+		{fn: "java.lang.Object.wait", java: true, native: true},
+		{fn: "com.example.App.run", line: 42, java: true},
+		{fn: "java.lang.String", java: true},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("frames %+v\nwant %+v", got, want)
@@ -338,57 +348,5 @@ func TestNativeFrames(t *testing.T) {
 	}
 	if strings.Join(files, " ") != "__GI___libc_malloc@libc.so.6 do_syscall_64@[kernel.kallsyms] entry_SYSCALL_64@[kernel.kallsyms]" || len(p.Mapping) != 2 {
 		t.Errorf("native locations %v, %d mappings; want the library of each native frame", files, len(p.Mapping))
-	}
-}
-
-// TestCPUTime: async-profiler's CPU engine writes jdk.ExecutionSample with
-// STATE_DEFAULT; with its engine and interval settings those samples make
-// cpu-time (count × interval), while a STATE_SLEEPING sample (its
-// --nobatch wall mode) stays out of cpu-time and falls back to wait. The
-// events are built as the reader decodes async-profiler's (which the tests
-// cannot run).
-func TestCPUTime(t *testing.T) {
-	ev := &class{name: "jdk.ExecutionSample", fields: []field{{name: "startTime"}, {name: "sampledThread"}, {name: "stackTrace"}, {name: "state"}}}
-	sample := func(state string) value {
-		return value{kind: vStruct, typ: ev, fields: []value{{kind: vInt}, {}, {}, {kind: vString, s: state}}}
-	}
-	build := func(event string) *builder {
-		c, b := &chunk{}, newBuilder()
-		for _, st := range []string{"STATE_DEFAULT", "STATE_DEFAULT", "STATE_DEFAULT", "STATE_SLEEPING"} {
-			b.add(c, b.index[ev.name], sample(st))
-		}
-		b.settings = map[string]map[string]string{
-			"jdk.ActiveRecording": {"engine": "perf_events", "event": event},
-			"jdk.ExecutionSample": {"interval": "2000000"},
-		}
-		return b
-	}
-	b := build("cpu")
-	p, warns := b.profile()
-	if err := p.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
-	if got := sum(p, cpuTimeType); got != 3*2e6 || sum(p, "execution-samples") != 4 || p.DefaultSampleType != cpuTimeType {
-		t.Errorf("cpu-time %d, execution-samples %d, default %s; want 6 ms of CPU from 3 samples at 2 ms, 4 samples, cpu-time",
-			got, sum(p, "execution-samples"), p.DefaultSampleType)
-	}
-	var waits int64
-	for _, s := range p.Sample {
-		cpu := s.Value[sampleIndex(p, cpuTimeType)]
-		switch bucket := strings.Join(s.Label[labels.Bucket], ""); {
-		case bucket == "" && strings.Join(s.Label[labels.Fallback], "") == "wait" && cpu == 0:
-			waits += s.Value[sampleIndex(p, "execution-samples")]
-		case bucket != "cpu":
-			t.Errorf("sample %v with %d ns of cpu-time", s.Label, cpu)
-		}
-	}
-	if waits != 1 {
-		t.Errorf("%d samples fall back to wait, want the sleeping one", waits)
-	}
-	if slicesContain(warns, "at most 5 threads") || !slicesContain(warns, "2ms interval of async-profiler's perf_events engine") {
-		t.Errorf("warnings %q: want the engine's interval, not the JDK sampler's limit", warns)
-	}
-	if p, _ := build("cycles").profile(); sampleIndex(p, cpuTimeType) >= 0 {
-		t.Errorf("cpu-time from a cycles engine: %v", p.SampleType)
 	}
 }
