@@ -31,7 +31,8 @@ const maxLineWarnings = 5
 //
 // Input may be UTF-8 (with or without BOM) or UTF-16 with a BOM, with LF or
 // CRLF line ends. Blank lines are ignored; comment lines (`#`) and malformed
-// lines are skipped and reported as warnings naming the line number. It is an
+// lines are skipped and reported as warnings naming the line number. A blank
+// frame (`a;;b 3`, or a trailing `;`) is kept under the name [blank]. It is an
 // error if no line parses, if most lines are malformed, or if the text is
 // recognizably another format (JSON, perf script output, ...).
 //
@@ -96,10 +97,7 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 			return nil, warns, mark(ErrCorrupt, fmt.Errorf("line %d: the sample counts sum past the int64 maximum (%d)", lineNo, int64(math.MaxInt64)))
 		}
 		total += count
-		if !b.addFolded(stack, count) {
-			warn(lineNo, "stack has an empty frame")
-			continue
-		}
+		b.addFolded(stack, count)
 		valid++
 	}
 	if comments > maxLineWarnings {
@@ -249,12 +247,16 @@ func newBuilder() *builder {
 	}
 }
 
-// addFolded adds one root-first `a;b;c` stack with its count. It reports
-// false when a frame is empty.
-func (b *builder) addFolded(stack string, count int64) bool {
+// blankFrame is the name of a frame that folded stacks leave blank
+// (`a;;b 3`, or `…;write0_[j];  3` from stackcollapse-perf.pl for a frame
+// perf printed without a symbol): the stack is kept, so totals count it.
+const blankFrame = "[blank]"
+
+// addFolded adds one root-first `a;b;c` stack with its count.
+func (b *builder) addFolded(stack string, count int64) {
 	if s, ok := b.samples[stack]; ok {
 		s.Value[0] += count // the caller keeps the total in range
-		return true
+		return
 	}
 	n := strings.Count(stack, ";") + 1
 	locs := make([]*pprofile.Location, n)
@@ -263,14 +265,13 @@ func (b *builder) addFolded(stack string, count int64) bool {
 		f, tail, _ := strings.Cut(rest, ";")
 		rest = tail
 		if f = strings.TrimSpace(f); f == "" {
-			return false
+			f = blankFrame
 		}
 		locs[i] = b.location(f)
 	}
 	s := &pprofile.Sample{Location: locs, Value: []int64{count}}
 	b.samples[stack] = s
 	b.AddSample(s)
-	return true
 }
 
 // location interns a frame. Its name is copied out of the text, so that
