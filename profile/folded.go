@@ -57,6 +57,7 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 	b := newBuilder()
 	var warns []string
 	bad, comments, valid := 0, 0, 0
+	var shape foldedShape
 	var total int64 // of all counts, which bounds every stack's sum
 	firstBad := ""  // where the first malformed line is, for the errors
 	warn := func(line int, msg string) {
@@ -85,6 +86,7 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 			continue
 		}
 		stack, count, problem := splitFoldedLine(line)
+		shape.add(lineNo, line, stack, problem)
 		if problem != "" {
 			warn(lineNo, problem)
 			continue
@@ -115,12 +117,69 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 		}
 		return nil, warns, fmt.Errorf("no samples")
 	}
+	if why := shape.notStacks(); why != "" {
+		return nil, warns, fmt.Errorf("not folded stacks: %s", why)
+	}
 	// A file in another text format may contain a few lines that happen to
 	// end in a number; folded stacks are mostly well-formed.
 	if bad > valid {
 		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed (%s)", bad, bad+valid, strings.TrimPrefix(firstBad, "; "))
 	}
 	return b.P, warns, nil
+}
+
+// foldedShape collects what tells folded stacks from text that only looks
+// like them: a report whose rows end in a number (GHC's .prof, a table of
+// figures) parses as one-frame stacks, one per row. Folded stacks start
+// with a stack, have some stack of more than one frame, and a frame does not
+// end in a column of figures.
+type foldedShape struct {
+	lines      int    // lines that are neither blank nor comments
+	first      string // the first such line's problem, if it is malformed
+	firstLine  int
+	multi      bool // some valid line has a stack of two or more frames
+	valid      int
+	tabular    int // valid one-frame lines whose frame ends in a number column
+	tabularAt  int
+	tabularRow string
+}
+
+func (s *foldedShape) add(lineNo int, line, stack, problem string) {
+	s.lines++
+	if problem != "" {
+		if s.lines == 1 && !strings.Contains(line, ";") { // not a stack with a bad count
+			s.first, s.firstLine = problem, lineNo
+		}
+		return
+	}
+	s.valid++
+	if strings.Contains(stack, ";") {
+		s.multi = true
+		return
+	}
+	sp := strings.LastIndexAny(stack, " \t")
+	if sp > 0 && isDecimal(strings.TrimSuffix(stack[sp+1:], "%")) {
+		if s.tabular == 0 {
+			s.tabularAt, s.tabularRow = lineNo, truncate(strings.Join(strings.Fields(line), " "), 60)
+		}
+		s.tabular++
+	}
+}
+
+// notStacks says why the lines are not folded stacks, or returns "". Only
+// text without a single stack of two frames is judged: such a file is
+// refused when its first line is not a stack (a report's title or header)
+// or when most of its rows end in two or more columns of figures.
+func (s *foldedShape) notStacks() string {
+	switch {
+	case s.multi || s.valid == 0:
+		return ""
+	case s.first != "":
+		return fmt.Sprintf("line %d, the first, is not a stack (%s) and no line holds a stack of two or more frames: a report or table, not `frame;frame;… count` lines", s.firstLine, s.first)
+	case 2*s.tabular > s.valid:
+		return fmt.Sprintf("%d of %d lines are rows of a table, ending in columns of figures (line %d: %q), and no line holds a stack of two or more frames", s.tabular, s.valid, s.tabularAt, s.tabularRow)
+	}
+	return ""
 }
 
 // splitFoldedLine splits a non-blank, non-comment line into its stack and
