@@ -190,6 +190,12 @@ type Analyzer struct {
 	consumers   []func(*Sample)
 	warnings    []string // found while adding; Diff and Top add their own to a copy
 	err         error    // a streamed profile's walk found it refused (Wait); no more are added
+	// The profiles without the selected sample type, in the order added,
+	// and the first error among those that cannot count as zero: Wait
+	// decides once every profile is in (see checkSelected).
+	lacking     []SourceTypes
+	lackingErr  error
+	lackingKind profile.Kind // Options.Kind, when it is what they lack
 	stamp       uint64
 	tree        *CallTree  // nil unless Options.CallTree
 	peek        *peekTable // nil unless Options.Peek
@@ -328,14 +334,107 @@ func SampleTypeIndex(p *pprofile.Profile, sel string) (int, error) {
 	return 0, &NoSampleTypeError{Sel: sel, Has: SampleTypes(p)}
 }
 
+// ErrNoSampleType is the sentinel of the errors for a sample type selector
+// (Options.SampleIndex) that a profile, or every profile, lacks, or for a
+// selected type that cannot hold Options.Kind's values.
+var ErrNoSampleType = errors.New("no such sample type")
+
 // NoSampleTypeError is SampleTypeIndex's error for a selector that names
-// no sample type of the profile.
+// no sample type of the profile. With Kind set, it is checkSampleType's
+// error for a selected type, Type, whose values cannot be read as
+// Options.Kind (see kindFits).
 type NoSampleTypeError struct {
 	Sel, Has string
+	Kind     profile.Kind
+	Type     string
 }
 
 func (e *NoSampleTypeError) Error() string {
+	if e.Kind != "" {
+		return fmt.Sprintf("sample type %s cannot be read as kind %s (it has %s)", e.Type, e.Kind, e.Has)
+	}
 	return fmt.Sprintf("no sample type %q (it has %s)", e.Sel, e.Has)
+}
+
+func (e *NoSampleTypeError) Unwrap() error { return ErrNoSampleType }
+
+// SourceTypes is a profile's source and its sample types ("type/unit,
+// type/unit").
+type SourceTypes struct{ Source, Has string }
+
+// AbsentSampleTypeError is Wait's error when no profile added has the
+// selected sample type: a misspelt or misplaced selector, not a recording
+// that happened to have no such events. Inputs lists every profile's types.
+// With Kind set, no profile's selected type can be read as that kind.
+type AbsentSampleTypeError struct {
+	Sel    string
+	Kind   profile.Kind
+	Inputs []SourceTypes // in the order added
+}
+
+// Error groups the inputs by their sample types, in the order first seen,
+// naming at most three sources per group.
+func (e *AbsentSampleTypeError) Error() string {
+	var order []string
+	srcs := map[string][]string{}
+	for _, in := range e.Inputs {
+		if _, ok := srcs[in.Has]; !ok {
+			order = append(order, in.Has)
+		}
+		srcs[in.Has] = append(srcs[in.Has], in.Source)
+	}
+	parts := make([]string, len(order))
+	for i, has := range order {
+		names := srcs[has]
+		list := strings.Join(names[:min(len(names), 3)], ", ")
+		if len(names) > 3 {
+			list += fmt.Sprintf(" and %d more", len(names)-3)
+		}
+		verb := "has"
+		if len(names) > 1 {
+			verb = "have"
+		}
+		parts[i] = fmt.Sprintf("%s %s %s", list, verb, has)
+	}
+	if e.Kind != "" {
+		return fmt.Sprintf("no input's selected sample type can be read as kind %s: %s", e.Kind, strings.Join(parts, "; "))
+	}
+	return fmt.Sprintf("no input has sample type %q: %s", e.Sel, strings.Join(parts, "; "))
+}
+
+func (e *AbsentSampleTypeError) Unwrap() error { return ErrNoSampleType }
+
+// kindFits reports whether values in unit can be read as kind k: a heap
+// profile's are bytes or object counts, a goroutine profile's counts, the
+// time kinds' time or sample counts; unknown (and no kind) takes any.
+func kindFits(k profile.Kind, unit string) bool {
+	switch k {
+	case "", profile.KindUnknown:
+		return true
+	case profile.KindHeap:
+		return unit == "bytes" || unit == "count"
+	case profile.KindGoroutine:
+		return unit == "count"
+	}
+	switch unit {
+	case "count", "nanoseconds", "microseconds", "milliseconds", "seconds":
+		return true
+	}
+	return false
+}
+
+// checkSelected is Wait's check of the selected sample type once every
+// profile is added: an error when no profile has it, or the error of the
+// first profile without it that cannot count as zero (a format whose
+// sample types are not events) when others have it.
+func (a *Analyzer) checkSelected() error {
+	switch {
+	case len(a.lacking) == 0:
+		return nil
+	case a.sampleType == "":
+		return &AbsentSampleTypeError{Sel: a.opts.SampleIndex, Kind: a.lackingKind, Inputs: a.lacking}
+	}
+	return a.lackingErr
 }
 
 // SampleTypes lists a profile's sample types as "type/unit, type/unit".
@@ -350,9 +449,13 @@ func SampleTypes(p *pprofile.Profile) string {
 // Add streams one loaded profile into a side. It fails when the profile's
 // selected sample type differs from the profiles added before, unless one of
 // them is folded stacks, which say nothing about what they count (a warning
-// then says so); a profile that fails is not added. AddInput may also fail
-// with the error of a profile added before it, whose walk in parallel found
-// it refused (see Wait); no more are added then.
+// then says so); a profile that fails is not added. A profile without the
+// selected type (Options.SampleIndex, or one whose values cannot be read
+// as Options.Kind) fails when one added before has it (but a JFR or perf
+// script profile, whose types are events, counts as zero); while none has,
+// it is set aside and Wait says whether any profile had it. AddInput may
+// also fail with the error of a profile added before it, whose walk in
+// parallel found it refused (see Wait); no more are added then.
 func (a *Analyzer) Add(side Side, l *profile.Loaded) error { return a.add(side, l, nil) }
 
 // AddInput is Add for an Input: a profile the streaming decoder prepared
@@ -392,8 +495,21 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pull.File) error {
 	}
 	idx, err := a.checkSampleType(l)
 	var none *NoSampleTypeError
-	if errors.As(err, &none) && eventTypes(l.Format) {
-		return a.addWithout(side, l, none.Sel)
+	if errors.As(err, &none) {
+		a.lacking = append(a.lacking, SourceTypes{Source: l.Source, Has: none.Has})
+		if none.Kind != "" {
+			a.lackingKind = none.Kind
+		}
+		switch {
+		case eventTypes(l.Format) && none.Kind == "":
+			return a.addWithout(side, l, none.Sel)
+		case a.sampleType == "":
+			// Whether any profile has the type is known at Wait.
+			if a.lackingErr == nil {
+				a.lackingErr = err
+			}
+			return nil
+		}
 	}
 	if err != nil {
 		return err
@@ -456,6 +572,9 @@ func (a *Analyzer) checkSampleType(l *profile.Loaded) (int, error) {
 		return 0, fmt.Errorf("%s: %w", l.Source, err)
 	}
 	st := p.SampleType[idx].Type + "/" + p.SampleType[idx].Unit
+	if !kindFits(a.opts.Kind, p.SampleType[idx].Unit) {
+		return 0, fmt.Errorf("%s: %w", l.Source, &NoSampleTypeError{Sel: a.opts.SampleIndex, Has: SampleTypes(p), Kind: a.opts.Kind, Type: st})
+	}
 	folded := l.Format == profile.FormatFolded
 	switch {
 	case a.sampleType == "":

@@ -143,9 +143,13 @@ func TestSampleTypeMismatch(t *testing.T) {
 	if r := f.Diff(); len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "folded stacks do not say what they count") {
 		t.Errorf("no warning for folded vs delay/nanoseconds: %q", r.Warnings)
 	}
-	// Asking for an absent sample type names what the profile has.
+	// Asking for an absent sample type names what the profile has, once
+	// every profile is added (Wait): none has it.
 	b := NewAnalyzer(Options{SampleIndex: "cpu"})
 	err = b.Add(Base, &profile.Loaded{Source: "b.pb.gz", Profile: p})
+	if err == nil {
+		err = b.Wait()
+	}
 	if err == nil || !strings.Contains(err.Error(), "contentions/count, delay/nanoseconds") {
 		t.Errorf("missing sample type error = %v", err)
 	}

@@ -184,14 +184,21 @@ func (a *Analyzer) Expect(n int) { a.expect = n }
 // built (the profiles' bytes and tables are garbage once walked) calls
 // Wait, then collects. It returns the error of a profile whose walk
 // found it to be one the pprof model refuses (see settle), as AddInput
-// returns the errors it finds; results are not to be read after one.
+// returns the errors it finds; results are not to be read after one. With
+// Options.SampleIndex set, it then checks the selected type against every
+// profile added: an *AbsentSampleTypeError when none has it, or the
+// *NoSampleTypeError of one without it (both ErrNoSampleType) unless its
+// format records event types, which count as zero (see Add).
 func (a *Analyzer) Wait() error {
 	for _, job := range a.pending {
 		if err := a.settle(job); err != nil {
 			return err
 		}
 	}
-	return a.err
+	if a.err != nil {
+		return a.err
+	}
+	return a.checkSelected()
 }
 
 // flush waits for every walk in flight and merges it. A profile found

@@ -26,7 +26,11 @@ func (a *Analyzer) sideWarnings(side Side, label string, t *ProfileStats, source
 	if t.Filtered > 0 && t.Total == 0 {
 		w = append(w, fmt.Sprintf("%s: every sample was removed by the focus/ignore filters", label))
 	} else if t.Total == 0 {
-		w = append(w, fmt.Sprintf("%s: side is empty (no sample has a non-zero %s)", label, a.sampleType))
+		typ := a.sampleType
+		if typ == "" {
+			typ = a.opts.SampleIndex // no profile has the selected type (Wait says so)
+		}
+		w = append(w, fmt.Sprintf("%s: side is empty (no sample has a non-zero %s)", label, typ))
 	} else if noise && t.Samples < LowSamples {
 		w = append(w, fmt.Sprintf("%s: only %d samples; deltas within two standard errors of sampling noise are marked ~", label, t.Samples))
 	}

@@ -11,6 +11,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -299,4 +300,29 @@ func aliasedSymbols(t *testing.T, bin string) map[string]bool {
 		}
 	}
 	return aliased
+}
+
+// TestDemangleRustV0Corpus loads speedscope's perf script sample of a Rust
+// program built with v0 mangling: rand's thread-local key closure is named
+// as rustc-demangle names it, and no name keeps an empty path segment.
+func TestDemangleRustV0Corpus(t *testing.T) {
+	path := filepath.Join(corpus.Need(t), "speedscope", "sample__profiles__linux-perf__rust-mangled.linux-perf.txt")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("corpus file absent: %v", err)
+	}
+	l, err := Parse(path, data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range l.Profile.Function {
+		found = found || f.Name == "rand::rngs::thread::THREAD_RNG_KEY::{closure#0}"
+		if strings.Contains(f.Name, "::::") || strings.Contains(f.Name, "::>") {
+			t.Errorf("%s: empty path segment in %q", f.SystemName, f.Name)
+		}
+	}
+	if !found {
+		t.Error("no function rand::rngs::thread::THREAD_RNG_KEY::{closure#0}")
+	}
 }

@@ -31,7 +31,8 @@ const maxLineWarnings = 5
 //
 // Input may be UTF-8 (with or without BOM) or UTF-16 with a BOM, with LF or
 // CRLF line ends. Blank lines are ignored; comment lines (`#`) and malformed
-// lines are skipped and reported as warnings naming the line number. It is an
+// lines are skipped and reported as warnings naming the line number. A blank
+// frame (`a;;b 3`, or a trailing `;`) is kept under the name [blank]. It is an
 // error if no line parses, if most lines are malformed, or if the text is
 // recognizably another format (JSON, perf script output, ...).
 //
@@ -56,6 +57,7 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 	b := newBuilder()
 	var warns []string
 	bad, comments, valid := 0, 0, 0
+	var shape foldedShape
 	var total int64 // of all counts, which bounds every stack's sum
 	firstBad := ""  // where the first malformed line is, for the errors
 	warn := func(line int, msg string) {
@@ -84,6 +86,7 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 			continue
 		}
 		stack, count, problem := splitFoldedLine(line)
+		shape.add(lineNo, line, stack, problem)
 		if problem != "" {
 			warn(lineNo, problem)
 			continue
@@ -96,10 +99,7 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 			return nil, warns, mark(ErrCorrupt, fmt.Errorf("line %d: the sample counts sum past the int64 maximum (%d)", lineNo, int64(math.MaxInt64)))
 		}
 		total += count
-		if !b.addFolded(stack, count) {
-			warn(lineNo, "stack has an empty frame")
-			continue
-		}
+		b.addFolded(stack, count)
 		valid++
 	}
 	if comments > maxLineWarnings {
@@ -117,12 +117,69 @@ func parseFoldedText(text string) (*pprofile.Profile, []string, error) {
 		}
 		return nil, warns, fmt.Errorf("no samples")
 	}
+	if why := shape.notStacks(); why != "" {
+		return nil, warns, fmt.Errorf("not folded stacks: %s", why)
+	}
 	// A file in another text format may contain a few lines that happen to
 	// end in a number; folded stacks are mostly well-formed.
 	if bad > valid {
 		return nil, warns, fmt.Errorf("not folded stacks: %d of %d lines malformed (%s)", bad, bad+valid, strings.TrimPrefix(firstBad, "; "))
 	}
 	return b.P, warns, nil
+}
+
+// foldedShape collects what tells folded stacks from text that only looks
+// like them: a report whose rows end in a number (GHC's .prof, a table of
+// figures) parses as one-frame stacks, one per row. Folded stacks start
+// with a stack, have some stack of more than one frame, and a frame does not
+// end in a column of figures.
+type foldedShape struct {
+	lines      int    // lines that are neither blank nor comments
+	first      string // the first such line's problem, if it is malformed
+	firstLine  int
+	multi      bool // some valid line has a stack of two or more frames
+	valid      int
+	tabular    int // valid one-frame lines whose frame ends in a number column
+	tabularAt  int
+	tabularRow string
+}
+
+func (s *foldedShape) add(lineNo int, line, stack, problem string) {
+	s.lines++
+	if problem != "" {
+		if s.lines == 1 && !strings.Contains(line, ";") { // not a stack with a bad count
+			s.first, s.firstLine = problem, lineNo
+		}
+		return
+	}
+	s.valid++
+	if strings.Contains(stack, ";") {
+		s.multi = true
+		return
+	}
+	sp := strings.LastIndexAny(stack, " \t")
+	if sp > 0 && isDecimal(strings.TrimSuffix(stack[sp+1:], "%")) {
+		if s.tabular == 0 {
+			s.tabularAt, s.tabularRow = lineNo, truncate(strings.Join(strings.Fields(line), " "), 60)
+		}
+		s.tabular++
+	}
+}
+
+// notStacks says why the lines are not folded stacks, or returns "". Only
+// text without a single stack of two frames is judged: such a file is
+// refused when its first line is not a stack (a report's title or header)
+// or when most of its rows end in two or more columns of figures.
+func (s *foldedShape) notStacks() string {
+	switch {
+	case s.multi || s.valid == 0:
+		return ""
+	case s.first != "":
+		return fmt.Sprintf("line %d, the first, is not a stack (%s) and no line holds a stack of two or more frames: a report or table, not `frame;frame;… count` lines", s.firstLine, s.first)
+	case 2*s.tabular > s.valid:
+		return fmt.Sprintf("%d of %d lines are rows of a table, ending in columns of figures (line %d: %q), and no line holds a stack of two or more frames", s.tabular, s.valid, s.tabularAt, s.tabularRow)
+	}
+	return ""
 }
 
 // splitFoldedLine splits a non-blank, non-comment line into its stack and
@@ -249,12 +306,16 @@ func newBuilder() *builder {
 	}
 }
 
-// addFolded adds one root-first `a;b;c` stack with its count. It reports
-// false when a frame is empty.
-func (b *builder) addFolded(stack string, count int64) bool {
+// blankFrame is the name of a frame that folded stacks leave blank
+// (`a;;b 3`, or `…;write0_[j];  3` from stackcollapse-perf.pl for a frame
+// perf printed without a symbol): the stack is kept, so totals count it.
+const blankFrame = "[blank]"
+
+// addFolded adds one root-first `a;b;c` stack with its count.
+func (b *builder) addFolded(stack string, count int64) {
 	if s, ok := b.samples[stack]; ok {
 		s.Value[0] += count // the caller keeps the total in range
-		return true
+		return
 	}
 	n := strings.Count(stack, ";") + 1
 	locs := make([]*pprofile.Location, n)
@@ -263,14 +324,13 @@ func (b *builder) addFolded(stack string, count int64) bool {
 		f, tail, _ := strings.Cut(rest, ";")
 		rest = tail
 		if f = strings.TrimSpace(f); f == "" {
-			return false
+			f = blankFrame
 		}
 		locs[i] = b.location(f)
 	}
 	s := &pprofile.Sample{Location: locs, Value: []int64{count}}
 	b.samples[stack] = s
 	b.AddSample(s)
-	return true
 }
 
 // location interns a frame. Its name is copied out of the text, so that

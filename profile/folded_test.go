@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
 )
 
 // foldedSummary renders a parsed folded profile back as sorted "a;b;c n"
@@ -176,17 +181,17 @@ func TestParseFoldedWarnings(t *testing.T) {
 		"line 1: skipped comment line",
 		`line 3: sample count "end" is not a number`,
 		`line 4: sample count "x12" is not a number`,
-		"line 5: stack has an empty frame",
 		"line 7: no sample count after the stack",
 		"line 8: negative sample count -4",
 		"line 9: skipped comment line",
-		"4 more malformed line(s) skipped",
+		`line 10: sample count "NaN" is not a number`,
+		"3 more malformed line(s) skipped",
 	}
 	if strings.Join(warns, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(want, "\n"))
 	}
-	if len(p.Sample) != 10 {
-		t.Errorf("%d samples, want 10", len(p.Sample))
+	if len(p.Sample) != 11 { // main;a twice, and main;;c with a blank frame
+		t.Errorf("%d samples, want 11", len(p.Sample))
 	}
 	for _, s := range p.Sample {
 		if s.Value[0] <= 0 {
@@ -324,5 +329,65 @@ func TestParseFoldedTallStack(t *testing.T) {
 	}
 	if n := len(l.Profile.Location); n != 51 {
 		t.Errorf("%d locations, want 51 (frames are shared)", n)
+	}
+}
+
+// TestParseFoldedBlankFrame: a blank frame, between two others or at the
+// leaf (stackcollapse-perf.pl writes `…;write0_[j];  3` for a frame perf
+// printed without a symbol), is kept under the name [blank], so the stack
+// counts in the total; stacks differing only in the blank's spacing are one.
+func TestParseFoldedBlankFrame(t *testing.T) {
+	p, warns := parseFolded(t, []byte("main;;c 3\nmain;write0_[j];  4\nmain;write0_[j]; 1\nmain;c 2\n"))
+	if len(warns) != 0 {
+		t.Errorf("warnings %q, want none", warns)
+	}
+	got := map[string]int64{}
+	for _, s := range p.Sample {
+		got[strings.Join(funcNames(s), "<")] += s.Value[0]
+	}
+	want := map[string]int64{"c<[blank]<main": 3, "[blank]<write0_[j]<main": 5, "c<main": 2}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stacks %v, want %v", got, want)
+	}
+	if n := len(p.Function); n != 4 {
+		t.Errorf("%d functions, want 4 (main, c, write0_[j], [blank])", n)
+	}
+}
+
+// TestParseFoldedBlankFrameCorpus reads the corpus's vert.x stacks folded by
+// stackcollapse-perf.pl, one of whose lines ends in a blank frame: the
+// total is the sum of every line's count.
+func TestParseFoldedBlankFrameCorpus(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpus.Need(t), "flamegraph", "test__results__perf-vertx-stacks-01-collapsed-all.txt"))
+	if err != nil {
+		t.Skipf("corpus file absent: %v", err)
+	}
+	var want int64
+	blank := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		sp := strings.LastIndexByte(line, ' ')
+		n, err := strconv.ParseInt(line[sp+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("corpus line %q: %v", line, err)
+		}
+		want += n
+		if strings.HasSuffix(strings.TrimSpace(line[:sp]), ";") {
+			blank++
+		}
+	}
+	if blank == 0 {
+		t.Fatal("the corpus file has no blank leaf frame any more")
+	}
+	p, warns := parseFolded(t, data)
+	var total int64
+	blanks := 0
+	for _, s := range p.Sample {
+		total += s.Value[0]
+		if funcNames(s)[0] == blankFrame {
+			blanks++
+		}
+	}
+	if total != want || blanks != blank || len(warns) != 0 {
+		t.Errorf("total %d, %d [blank] leaves, warnings %q; want %d, %d, none", total, blanks, warns, want, blank)
 	}
 }

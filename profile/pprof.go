@@ -223,7 +223,8 @@ func looksBinary(data []byte) bool {
 	}
 	ctrl := 0
 	for _, c := range data[:n] {
-		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+		// Form feeds separate pages of text reports (gprof's).
+		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f') {
 			ctrl++
 		}
 	}

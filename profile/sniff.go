@@ -72,6 +72,14 @@ func sniffUnsupportedText(text string) string {
 			return "callgrind output"
 		case strings.HasPrefix(l, "v8-version,"):
 			return "V8 --prof log (process it with `node --prof-process`)"
+		case strings.Contains(l, "Time and Allocation Profiling Report") || strings.HasPrefix(l, "COST CENTRE "):
+			return "GHC cost-centre report (`+RTS -p` .prof text), a table, not stacks (fold it with stackcollapse-ghc or ghc-prof-flamegraph first)"
+		case l == "Flat profile:" || strings.HasPrefix(l, "Each sample counts as ") || l == "Call graph (explanation follows)":
+			return "gprof report, a table, not stacks (record with `perf record -g` and fold `perf script` output instead)"
+		case cProfileRE.MatchString(l):
+			return "Python cProfile/pstats report, a table, not stacks (`py-spy record -f raw` writes folded stacks)"
+		case perfReportRE.MatchString(l):
+			return "`perf report` output, a table, not stacks (give profdiff `perf script` output, or fold it with stackcollapse-perf.pl)"
 		}
 	}
 	if looksPerfScript(head) {
@@ -116,6 +124,11 @@ var (
 	goroutineDumpRE = regexp.MustCompile(`^goroutine \d+ (gp=\S+ m=\S+ mp=\S+ )?\[[^\]]+\]:$`)
 	// What GET /debug/pprof/symbol answers: `num_symbols: 1`.
 	numSymbolsRE = regexp.MustCompile(`^num_symbols: \d+$`)
+	// cProfile's summary line or its table's header.
+	cProfileRE = regexp.MustCompile(`^\d+ function calls( \(\d+ primitive calls\))? in [0-9.]+ seconds$|^ncalls\s+tottime\s+percall\s+cumtime\s+percall\s+filename:lineno\(function\)$`)
+	// perf report --stdio's column header: `# Overhead  Command ...` or
+	// `# Children      Self  Command ...`.
+	perfReportRE = regexp.MustCompile(`^# (Overhead|Children\s+Self)\s+(Command|Samples|Shared Object|Symbol)\b`)
 	// The end of a folded line: whitespace and a count.
 	foldedCountRE = regexp.MustCompile(`\s[0-9.eE+-]+$`)
 	// A perf script event header: comm, pid[/tid], optional [cpu], time:

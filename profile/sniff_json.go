@@ -64,8 +64,8 @@ func readJSONShape(t string) jsonShape {
 // describeJSON names what a JSON document that is not speedscope looks
 // like, for the error that says profdiff does not read it: Chrome's
 // trace-event format or .cpuprofile, V8 heap profiles, Firefox Profiler,
-// stackprof, expvar's /debug/vars, a file that has speedscope's keys but
-// not its $schema or frames, else its keys. head is the start of t, where
+// stackprof, GHC's -pj profile, expvar's /debug/vars, a file that has
+// speedscope's keys but not its $schema or frames, else its keys. head is the start of t, where
 // the substring tests look when the keys could not be read.
 func describeJSON(t, head string) string {
 	const viaSpeedscope = " (speedscope.app converts it to speedscope JSON)"
@@ -77,7 +77,7 @@ func describeJSON(t, head string) string {
 	case has["nodes"] && (has["samples"] || has["timeDeltas"] || has["startTime"]),
 		len(sh.keys) <= 1 && strings.Contains(head, `"nodes"`) && strings.Contains(head, `"callFrame"`):
 		return "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js" + viaSpeedscope
-	case has["head"] && has["samples"]:
+	case has["head"] && (has["samples"] || strings.Contains(head, `"callFrame"`)):
 		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or Node.js)"
 	case has["snapshot"] && has["nodes"]:
 		return "V8 heap snapshot JSON (.heapsnapshot), not a sampled profile"
@@ -85,6 +85,8 @@ func describeJSON(t, head string) string {
 		return "Firefox Profiler (Gecko) JSON" + viaSpeedscope
 	case has["mode"] && has["frames"]:
 		return "stackprof JSON of Ruby" + viaSpeedscope
+	case has["cost_centres"] && has["profile"]:
+		return "GHC cost-centre profile JSON (`+RTS -pj`)" + viaSpeedscope
 	case has["cmdline"] && has["memstats"]:
 		return "expvar JSON (/debug/vars: runtime statistics, not a profile; the profiles are under /debug/pprof/)"
 	case !sh.array && (has["$schema"] || has["profiles"] || has["shared"]):

@@ -54,7 +54,40 @@ func Demangle(name string) (string, bool) {
 	if err != nil || d == "" || d == sym {
 		return name, false
 	}
+	if strings.HasPrefix(sym, "_R") {
+		d = dropEmptySegments(d)
+	}
 	return name[:start] + d + suffix, true
+}
+
+// dropEmptySegments removes the empty path segments the demangler prints
+// for a v0 path in a lowercase (implementation-specific) namespace without
+// a name: a tuple struct's constructor (`c`), an anonymous const of older
+// rustc (`k`), an opaque type (`i`). It writes `::` and nothing, giving
+// `THREAD_RNG_KEY::::{closure#0}` or `Thing<u64>::>`; rustc-demangle, which
+// Rust's own backtraces use, and c++filt print no segment at all. A `::`
+// that ends the name or stands before another `::`, a closing `>`, `)`,
+// `]`, a `,`, `;` or a space is such a segment: no Rust path has an empty
+// one. (demangle v0.0.0-20260724033716; the fix belongs in the library.)
+func dropEmptySegments(d string) string {
+	if !strings.Contains(d, "::") {
+		return d
+	}
+	var b strings.Builder
+	for i := 0; i < len(d); i++ {
+		if strings.HasPrefix(d[i:], "::") {
+			rest := d[i+2:]
+			if rest == "" || strings.HasPrefix(rest, "::") || strings.IndexByte(">)],; ", rest[0]) >= 0 {
+				i++ // an empty segment: drop its "::"
+				continue
+			}
+			b.WriteString("::")
+			i++
+			continue
+		}
+		b.WriteByte(d[i])
+	}
+	return b.String()
 }
 
 // toString is demangle.ToString that turns a panic of the demangler (it

@@ -236,6 +236,66 @@ func TestDemangleRustV0(t *testing.T) {
 	t.Logf("%d Rust v0 names, %d of the test program, %d with known differences", len(names), own, known)
 }
 
+// TestDemangleRustV0Backtrace compares Demangle with Rust's own backtrace
+// (std demangles with rustc-demangle) on a frame whose v0 name holds a path
+// segment without a name: `apply` instantiated with a tuple struct's
+// constructor, whose segment the library printed as `Thing<u64>::`.
+func TestDemangleRustV0Backtrace(t *testing.T) {
+	bin := buildBinary(t, "rustc", "demangle.rs", "-C", "symbol-mangling-version=v0")
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "DEMANGLE_BACKTRACE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	want := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, name, ok := strings.Cut(strings.TrimSpace(line), ": "); ok && strings.HasPrefix(name, "demangle::apply::") {
+			want = name
+			break
+		}
+	}
+	if want == "" {
+		t.Fatalf("no demangle::apply frame in the program's backtrace:\n%s", out)
+	}
+	var sym string
+	for _, s := range funcSymbols(t, bin, "_R") {
+		if strings.Contains(s, "5apply") {
+			sym = s
+		}
+	}
+	if d, ok := Demangle(sym); !ok || d != want {
+		t.Errorf("Demangle(%s) = %q, %v; the backtrace prints %q", sym, d, ok, want)
+	}
+}
+
+// TestDemangleRustV0EmptySegment: rand's thread-local key closure, built by
+// an older rustc whose anonymous consts were the unnamed namespace `k`,
+// demangles as c++filt prints it without crate disambiguators, the form
+// Rust's backtraces print.
+func TestDemangleRustV0EmptySegment(t *testing.T) {
+	const sym = "_RNCNkNvNtNtCsiznFMVuT3yX_4rand4rngs6thread14THREAD_RNG_KEY00B9_"
+	want := rustDisamb.ReplaceAllString(cxxfilt(t, []string{sym})[0], "")
+	if want != "rand::rngs::thread::THREAD_RNG_KEY::{closure#0}" {
+		t.Fatalf("c++filt prints %q", want)
+	}
+	if d, ok := Demangle(sym); !ok || d != want {
+		t.Errorf("Demangle(%s) = %q, %v; want %q", sym, d, ok, want)
+	}
+	for _, c := range [][2]string{
+		{"a::b::::{closure#0}", "a::b::{closure#0}"},
+		{"a::Thing::<u64>::", "a::Thing::<u64>"},
+		{"<a::Thing<u64>:: as a::F<(u64,)>>::call", "<a::Thing<u64> as a::F<(u64,)>>::call"},
+		{"a::apply::<a::Thing<u64>::>", "a::apply::<a::Thing<u64>>"},
+		{"a::b::::::c", "a::b::c"},
+		{"<a::T as a::Tr>::m::<b::C>", "<a::T as a::Tr>::m::<b::C>"},
+	} {
+		if got := dropEmptySegments(c[0]); got != c[1] {
+			t.Errorf("dropEmptySegments(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+}
+
 // TestDemangleWrapped checks that the prefixes and suffixes profile writers
 // put around a symbol survive, on a symbol of the g++-built program, and
 // that names that are not mangled, or are mangled wrongly, stay as they are.

@@ -91,6 +91,8 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"diff", "--rules", rules, net10, net11}, 2, `bad.rules:1: unknown bucket "nope"`},
 		{[]string{"diff", "-", "-"}, 2, "standard input (-) can be read only once"},
 		{[]string{"top"}, 2, "at least one profile"},
+		// A text report whose rows end in numbers, made by GHC: not stacks.
+		{[]string{"top", filepath.Join("..", "..", "profile", "testdata", "lookalike", "ghc-fib.prof")}, 2, "GHC cost-centre report (`+RTS -p` .prof text), a table, not stacks (fold it with stackcollapse-ghc"},
 		{[]string{"rules", "--runtime", "cobol"}, 2, `no runtime "cobol"`},
 	}
 	for _, c := range cases {

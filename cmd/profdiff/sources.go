@@ -75,6 +75,8 @@ func loadHint(err error) error {
 		return &hinted{msg: err.Error() + "; or take them all at once with profdiff capture " + pe.Source, err: err}
 	case errors.As(err, &st):
 		return &hinted{msg: st.Message("pick a shared one with --sample-index"), err: err}
+	case errors.Is(err, diff.ErrNoSampleType):
+		return &hinted{msg: err.Error() + " (--sample-index takes one of these types' names, or its index)", err: err}
 	case errors.Is(err, profile.ErrProfilerOnly):
 		return fmt.Errorf("%w (--keep-profiler keeps them)", err)
 	}

@@ -336,6 +336,9 @@ func (o *observed) share(i int, c Check) float64 {
 // Report evaluates the checks. It fails when a side has no profile, or no
 // profile with samples left after the focus/ignore filters.
 func (g *Gate) Report() (*Report, error) {
+	if err := g.merged.Wait(); err != nil {
+		return nil, err // a sample type no profile has, or a refused profile
+	}
 	r := &Report{Alpha: g.opts.Alpha}
 	obsSides, err := g.observations(r)
 	if err != nil {

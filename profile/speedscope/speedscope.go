@@ -40,7 +40,10 @@
 // A frame name written as Module!Function (TraceEvent) becomes the function
 // Function with the mapping Module, as the folded-stacks reader does; a
 // frame's file becomes the function's file name and its line and column the
-// location's line. Pseudo-frames such as "Thread (1234)", "Process64 app
+// location's line. A negative line or column (V8 writes -1 for none) is no
+// position, and a 64-bit {"low", "high", "unsigned"} object (a protobufjs
+// Long kept by speedscope's pprof importer) is read as its number: speedscope
+// exports such files and reads them back. Pseudo-frames such as "Thread (1234)", "Process64 app
 // (42)", CPU_TIME and UNMANAGED_CODE_TIME are kept as ordinary frames.
 //
 // # Robustness
@@ -265,8 +268,34 @@ type sharedJSON struct {
 type frameFields struct {
 	Name jstr `json:"name"`
 	File jstr `json:"file"`
-	Line jnum `json:"line"`
-	Col  jnum `json:"col"`
+	Line jpos `json:"line"`
+	Col  jpos `json:"col"`
+}
+
+// jpos is a frame's line or column: a number, or the object
+// {"low": …, "high": …, "unsigned": …} that a 64-bit integer decoded by
+// protobufjs (the Long class) turns into when speedscope's pprof importer
+// keeps it and its exporter writes it out.
+type jpos struct{ jnum }
+
+func (p *jpos) UnmarshalJSON(b []byte) error {
+	if jsonKind(b) != kindObject {
+		return p.jnum.UnmarshalJSON(b)
+	}
+	var l struct {
+		Low, High *int32
+		Unsigned  bool
+	}
+	p.kind, p.raw = kindObject, string(b)
+	if json.Unmarshal(b, &l) != nil || l.Low == nil || l.High == nil {
+		return nil // reported as an object where a number belongs
+	}
+	v := int64(*l.High)<<32 | int64(uint32(*l.Low))
+	p.kind, p.v = kindNumber, float64(v)
+	if l.Unsigned {
+		p.v = float64(uint64(v))
+	}
+	return nil
 }
 
 type frameJSON struct {
@@ -555,8 +584,10 @@ func (b *builder) location(name, file string, line, col int64) *pprofile.Locatio
 	})
 }
 
-// optionalInt reads an optional non-negative integer field (line, col).
-func optionalInt(n jnum, where string) (int64, error) {
+// optionalInt reads an optional line or column. A negative one means none:
+// V8's heap profiles, and so speedscope's exports of them, write -1 for a
+// frame without a position (speedscope only displays the field).
+func optionalInt(n jpos, where string) (int64, error) {
 	switch n.kind {
 	case kindAbsent, kindNull:
 		return 0, nil
@@ -564,10 +595,10 @@ func optionalInt(n jnum, where string) (int64, error) {
 	default:
 		return 0, fmt.Errorf("%s: expected a number, got %s", where, n.kind)
 	}
-	if n.err || n.v < 0 || n.v != math.Trunc(n.v) || n.v > math.MaxInt32 {
+	if n.err || n.v != math.Trunc(n.v) || n.v > math.MaxInt32 {
 		return 0, fmt.Errorf("%s: %s is not a valid line or column number", where, truncate(n.raw, 40))
 	}
-	return int64(n.v), nil
+	return max(int64(n.v), 0), nil
 }
 
 func truncate(s string, n int) string {

@@ -330,7 +330,7 @@ var errorCases = []struct {
 	{"frame not object", `{` + schema + `, "shared": {"frames": [{"name": "a"}, "b"]}, "profiles": []}`, "shared.frames[1]: expected an object, got a string"},
 	{"frame no name", `{` + schema + `, "shared": {"frames": [{"file": "x"}]}, "profiles": []}`, "shared.frames[0]: missing name"},
 	{"frame name number", `{` + schema + `, "shared": {"frames": [{"name": 3}]}, "profiles": []}`, "shared.frames[0].name: expected a string, got a number"},
-	{"frame bad line", `{` + schema + `, "shared": {"frames": [{"name": "a", "line": -2}]}, "profiles": []}`, "shared.frames[0].line: -2 is not a valid line"},
+	{"frame bad line", `{` + schema + `, "shared": {"frames": [{"name": "a", "line": 2.5}]}, "profiles": []}`, "shared.frames[0].line: 2.5 is not a valid line"},
 	{"frame line string", `{` + schema + `, "shared": {"frames": [{"name": "a", "line": "7"}]}, "profiles": []}`, "shared.frames[0].line: expected a number, got a string"},
 	{"profile not object", `{` + schema + `, "shared": {"frames": [{"name": "a"}]}, "profiles": [[]]}`, "profiles[0]: expected an object, got an array"},
 	{"no type", sampled(`"unit": "none", "samples": [[0]], "weights": [1]`), "profiles[0].type: missing"},
