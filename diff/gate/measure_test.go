@@ -1,0 +1,134 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/gate/gatetest"
+	"github.com/profdiff/profdiff/profile"
+)
+
+// lockRuns records the lock test program 5 times without (base) and with
+// (new) the mutex held across its work, and loads the profiles of kind
+// ("mutex" or "block") of each side.
+func lockRuns(t *testing.T) map[string][2][]*profile.Loaded {
+	dir := t.TempDir()
+	gatetest.Record(t, dir, 5, gatetest.Variant{Name: "base"}, gatetest.Variant{Name: "new", Lock: "hold"})
+	out := map[string][2][]*profile.Loaded{}
+	for _, kind := range []string{"mutex", "block"} {
+		var sides [2][]*profile.Loaded
+		for side, name := range []string{"base", "new"} {
+			for i := 1; i <= 5; i++ {
+				// A run without contention writes a profile without
+				// samples: a run of zero delay, as the command loads it.
+				l, err := profile.Load(t.Context(), filepath.Join(dir, kind, name, fmt.Sprintf("run-%d.pb.gz", i)), profile.Options{AllowEmpty: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sides[side] = append(sides[side], l)
+			}
+		}
+		out[kind] = sides
+	}
+	return out
+}
+
+func gateOn(t *testing.T, sides [2][]*profile.Loaded, checks ...string) (*Report, error) {
+	t.Helper()
+	var opts Options
+	for _, s := range checks {
+		c, err := ParseMax(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Checks = append(opts.Checks, c)
+	}
+	g := New(opts)
+	for side, list := range sides {
+		for _, l := range list {
+			if err := g.Add(diff.Side(side), l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return g.Report()
+}
+
+// TestSharesCannotMove gates real mutex and block profiles of the lock
+// test program, where every sample is the one mutex, so lock-contention
+// and sync are 100% of every profile: the default checks compare the
+// delay per run (Go's runtime/pprof records no duration) or, where each
+// profile has a duration, per second; explicit checks that cannot be
+// evaluated are ErrCannotEvaluate.
+func TestSharesCannotMove(t *testing.T) {
+	runs := lockRuns(t)
+	for _, kind := range []string{"mutex", "block"} {
+		sides := runs[kind]
+		r, err := gateOn(t, sides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != Fail || len(r.Checks) != 1 || len(r.Notes) != 1 {
+			t.Fatalf("%s: verdict %s, checks %+v, notes %q; want lock-contention alone, failed", kind, r.Verdict, r.Checks, r.Notes)
+		}
+		c := r.Checks[0]
+		if c.Name != "lock-contention" || c.Measure != MeasurePerRun || c.Unit != "nanoseconds" || c.Threshold != DefaultAbsolute() || c.Behind == nil {
+			t.Errorf("%s: %+v", kind, c)
+		}
+		// The merged values are the mean delay per run.
+		var sum float64
+		for _, v := range c.NewProfiles {
+			sum += v
+		}
+		if mean := sum / 5; c.New < mean*(1-1e-9) || c.New > mean*(1+1e-9) {
+			t.Errorf("%s: merged new %v, mean of the runs %v", kind, c.New, mean)
+		}
+		// The frames behind it are in the same measure: the mutex's
+		// unlock (mutex profiles) or lock (block profiles) and main.item.
+		if len(c.Behind.Callers) == 0 || c.Behind.Callers[0].Name != "main.item" || c.Behind.Callers[0].New > c.New {
+			t.Errorf("%s: callers %+v", kind, c.Behind.Callers)
+		}
+
+		// Percentage points of a share that cannot move.
+		_, err = gateOn(t, sides, "lock-contention=+1pp")
+		if !errors.Is(err, ErrCannotEvaluate) || !strings.Contains(err.Error(), "lock-contention=+1pp: ") || !strings.Contains(err.Error(), "or capture ") {
+			t.Errorf("%s, lock-contention=+1pp: %v", kind, err)
+		}
+		// Relative thresholds compare the delay.
+		if r, err := gateOn(t, sides, "lock-contention=+50%"); err != nil || r.Checks[0].Measure != MeasurePerRun || r.Verdict != Fail {
+			t.Errorf("%s, lock-contention=+50%%: %v", kind, err)
+		}
+	}
+	if _, err := gateOn(t, runs["mutex"], "wait=+1pp"); !errors.Is(err, ErrCannotEvaluate) || !strings.Contains(err.Error(), "mutex profiles record only lock contention") {
+		t.Errorf("mutex, wait=+1pp: %v", err)
+	}
+
+	// With durations (as /debug/pprof/mutex?seconds=N writes them), the
+	// delay per second is compared. New runs that lasted 1000 times
+	// longer than base runs waited less per second: the gate passes.
+	sides := runs["mutex"]
+	for side, list := range sides {
+		for _, l := range list {
+			l.Profile.DurationNanos = 1e9
+			if side == 1 {
+				l.Profile.DurationNanos = 1000e9
+			}
+		}
+	}
+	r, err := gateOn(t, sides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Checks[0]
+	if c.Measure != MeasureRate || c.Unit != "s/s" || r.Verdict != Pass || !strings.Contains(r.Notes[0], "compared as delay per second (s/s)") {
+		t.Errorf("durations known: %s, %+v, notes %q", r.Verdict, c, r.Notes)
+	}
+	// Each run's delay (at most a few seconds) over 1 s.
+	if len(c.BaseProfiles) != 5 || c.Base <= 0 || c.Base > 10 {
+		t.Errorf("durations known: base rates %v s/s, merged %v", c.BaseProfiles, c.Base)
+	}
+}
