@@ -113,7 +113,7 @@ func (g *Gate) plan(k profile.Kind, d *diff.Result, sides [2][]observed) ([]plan
 		}
 		p.why = fmt.Sprintf("every profile is 100%% %s, so its share cannot move", c.Name())
 		if k == profile.KindMutex {
-			p.why = fmt.Sprintf("mutex profiles are all lock contention, so the share of %s cannot move", c.Name())
+			p.why = "mutex profiles are all lock contention, so its share cannot move"
 		}
 		switch {
 		case g.defaults && c.Target == TargetSync && lockStuck:
@@ -129,14 +129,14 @@ func (g *Gate) plan(k profile.Kind, d *diff.Result, sides [2][]observed) ([]plan
 		}
 		if timed {
 			p.measure, p.unit, p.div = MeasureRate, d.RateUnit, [2]float64{dur[0] / scale, dur[1] / scale}
-			notes = append(notes, fmt.Sprintf("%s: %s: compared as %s per second (%s)", c.Label(), p.why, what, d.RateUnit))
+			notes = append(notes, fmt.Sprintf("the %s per second (%s) is compared for %s: %s", what, d.RateUnit, c.Label(), p.why))
 		} else {
 			p.measure, p.unit, p.div = MeasurePerRun, d.Base.Unit, [2]float64{float64(n[0]), float64(n[1])}
-			per := "profiles record no duration"
+			per := "the profiles record no duration"
 			if snapshot {
 				per = "each profile is a snapshot"
 			}
-			notes = append(notes, fmt.Sprintf("%s: %s: compared as %s per run (%s)", c.Label(), p.why, what, per))
+			notes = append(notes, fmt.Sprintf("the %s per run is compared for %s: %s (%s)", what, c.Label(), p.why, per))
 		}
 		out = append(out, p)
 	}

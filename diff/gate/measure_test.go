@@ -124,7 +124,7 @@ func TestSharesCannotMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := r.Checks[0]
-	if c.Measure != MeasureRate || c.Unit != "s/s" || r.Verdict != Pass || !strings.Contains(r.Notes[0], "compared as delay per second (s/s)") {
+	if c.Measure != MeasureRate || c.Unit != "s/s" || r.Verdict != Pass || !strings.Contains(r.Notes[0], "the delay per second (s/s) is compared for lock-contention: ") {
 		t.Errorf("durations known: %s, %+v, notes %q", r.Verdict, c, r.Notes)
 	}
 	// Each run's delay (at most a few seconds) over 1 s.

@@ -80,7 +80,7 @@ func (c CheckResult) delta(v float64) report.Cell {
 // CSV has a record per check and per frame behind one, JSON is r itself.
 func (r *Report) Model() *report.Report {
 	checks := &report.Table{Columns: []report.Column{report.Col("Check"), report.RCol("base"), report.RCol("new"), report.RCol("Δ"), report.RCol("threshold"), report.RCol("p"), report.Col("verdict")}}
-	records := &report.Table{Columns: report.Cols("section", "check", "name", "threshold", "base", "new", "delta", "p", "p_raw", "verdict")}
+	records := &report.Table{Columns: report.Cols("section", "check", "name", "threshold", "base", "new", "delta", "p", "p_raw", "verdict", "measure", "unit")}
 	for _, c := range r.Checks {
 		md := report.Line{report.Code(c.Name)}
 		if c.Target == TargetMethod {
@@ -89,7 +89,8 @@ func (r *Report) Model() *report.Report {
 		checks.Rows = append(checks.Rows, []report.Cell{report.Text(c.Check).OrInMarkdown(md...), c.value(c.Base), c.value(c.New),
 			deltaCell(c), report.Text(c.Threshold.String()), report.P(c.P), verdictCell(c.Verdict)})
 		records.Rows = append(records.Rows, []report.Cell{report.Text("check"), report.Text(c.Check), report.Text(c.Name), report.Text(c.Threshold.String()),
-			c.value(c.Base), c.value(c.New), c.delta(c.Delta), report.P(c.P), report.P(c.PRaw), report.Text(string(c.Verdict))})
+			c.value(c.Base), c.value(c.New), c.delta(c.Delta), report.P(c.P), report.P(c.PRaw), report.Text(string(c.Verdict)),
+			report.Text(string(c.Measure)), report.Text(c.Unit)})
 	}
 	method := r.method()
 	term, md := []report.Line{report.Cat(method)}, []report.Line{report.Cat(strings.ToUpper(method[:1]) + method[1:] + ".")}
@@ -119,7 +120,7 @@ func (r *Report) Model() *report.Report {
 				cells := []report.Cell{c.value(f.Base), c.value(f.New), c.delta(f.Delta)}
 				t.Rows = append(t.Rows, append([]report.Cell{present.Name(f.Name)}, cells...))
 				records.Rows = append(records.Rows, []report.Cell{report.Text(part.section), report.Text(c.Check), report.Text(f.Name), report.None(""),
-					cells[0], cells[1], cells[2], report.None(""), report.None(""), report.None("")})
+					cells[0], cells[1], cells[2], report.None(""), report.None(""), report.None(""), report.Text(string(c.Measure)), report.Text(c.Unit)})
 			}
 			blocks = append(blocks, t)
 		}

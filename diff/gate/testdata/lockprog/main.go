@@ -1,12 +1,13 @@
-// Command lockprog is the gate's test program: workers that each do some
-// arithmetic and fold the result into a shared total under a sync.Mutex.
-// The base variant (-lock fold) holds the mutex only for the folding; the
-// new one (-lock hold) holds it across the arithmetic too, the regression
-// the gate must catch; -lock none folds into a per-worker total, so the
-// mutex is never taken. It writes the run's mutex profile (-mutex) and block profile
-// (-block) with runtime/pprof. Workers are joined by polling an atomic
-// counter rather than a WaitGroup, so every blocked sample of the block
-// profile is the one mutex.
+// Command lockprog is the gate's test program: workers that each wait for
+// an item's input, do some arithmetic and fold the result into a shared
+// total under a sync.Mutex. The base variant (-lock fold) holds the mutex
+// only for the folding; the new one (-lock hold) holds it across the wait
+// and the arithmetic too, the regression the gate must catch; -lock none
+// folds into a per-worker total, so the mutex is never taken. It writes
+// the run's mutex profile (-mutex) and block profile (-block) with
+// runtime/pprof. Workers are joined by polling an atomic counter rather
+// than a WaitGroup, and the wait is a sleep, which block profiles do not
+// record, so every blocked sample of the block profile is the one mutex.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 var (
@@ -36,21 +38,31 @@ func work(x uint64, n int) uint64 {
 	return x
 }
 
-// item does one item's work and folds a tenth more of it into the shared
-// total under the mutex; with lock "hold" the mutex is held across all of
-// it, with "none" it folds into own instead.
+// fetch is an item's wait for its input, as a read from a disk or a
+// service would be: while it sleeps the other workers run, so a mutex held
+// across it is contended even where the program gets a single CPU.
 //
 //go:noinline
-func item(x uint64, n int, lock string, own *uint64) uint64 {
+func fetch(d time.Duration) { time.Sleep(d) }
+
+// item fetches one item's input, does its work and folds a tenth more of
+// it into the shared total under the mutex; with lock "hold" the mutex is
+// held across all of it, with "none" it folds into own instead.
+//
+//go:noinline
+func item(x uint64, n int, wait time.Duration, lock string, own *uint64) uint64 {
 	switch lock {
 	case "none":
+		fetch(wait)
 		x = work(x, n)
 		*own = work(*own+x, n/10)
 		return x
 	case "hold":
 		mu.Lock()
+		fetch(wait)
 		x = work(x, n)
 	default:
+		fetch(wait)
 		x = work(x, n)
 		mu.Lock()
 	}
@@ -62,7 +74,8 @@ func item(x uint64, n int, lock string, own *uint64) uint64 {
 func main() {
 	lock := flag.String("lock", "fold", "fold: the mutex only around the folding; hold: across the work too (the regression); none: no mutex")
 	workers := flag.Int("workers", 4, "goroutines")
-	items := flag.Int("items", 200, "items per worker")
+	items := flag.Int("items", 50, "items per worker")
+	wait := flag.Duration("fetch", 100*time.Microsecond, "each item's wait for its input")
 	size := flag.Int("size", 20000, "arithmetic rounds per item")
 	mutexOut := flag.String("mutex", "", "write the mutex profile here")
 	blockOut := flag.String("block", "", "write the block profile here")
@@ -75,7 +88,7 @@ func main() {
 		go func() {
 			x, own := uint64(w+1), uint64(0)
 			for range *items {
-				x = item(x, *size, *lock, &own)
+				x = item(x, *size, *wait, *lock, &own)
 				runtime.Gosched() // between items, as a server between requests
 			}
 			done.Add(1)
