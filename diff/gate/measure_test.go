@@ -13,11 +13,12 @@ import (
 )
 
 // lockRuns records the lock test program 5 times without (base) and with
-// (new) the mutex held across its work, and loads the profiles of kind
-// ("mutex" or "block") of each side.
-func lockRuns(t *testing.T) map[string][2][]*profile.Loaded {
+// (new) the mutex held across its work, its main joining the workers as
+// join says, and loads the profiles of kind ("mutex" or "block") of each
+// side.
+func lockRuns(t *testing.T, join string) map[string][2][]*profile.Loaded {
 	dir := t.TempDir()
-	gatetest.Record(t, dir, 5, gatetest.Variant{Name: "base"}, gatetest.Variant{Name: "new", Lock: "hold"})
+	gatetest.Record(t, dir, 5, gatetest.Variant{Name: "base", Join: join}, gatetest.Variant{Name: "new", Lock: "hold", Join: join})
 	out := map[string][2][]*profile.Loaded{}
 	for _, kind := range []string{"mutex", "block"} {
 		var sides [2][]*profile.Loaded
@@ -65,7 +66,7 @@ func gateOn(t *testing.T, sides [2][]*profile.Loaded, checks ...string) (*Report
 // profile has a duration, per second; explicit checks that cannot be
 // evaluated are ErrCannotEvaluate.
 func TestSharesCannotMove(t *testing.T) {
-	runs := lockRuns(t)
+	runs := lockRuns(t, "poll")
 	for _, kind := range []string{"mutex", "block"} {
 		sides := runs[kind]
 		r, err := gateOn(t, sides)
@@ -130,5 +131,27 @@ func TestSharesCannotMove(t *testing.T) {
 	// Each run's delay (at most a few seconds) over 1 s.
 	if len(c.BaseProfiles) != 5 || c.Base <= 0 || c.Base > 10 {
 		t.Errorf("durations known: base rates %v s/s, merged %v", c.BaseProfiles, c.Base)
+	}
+}
+
+// TestBlockSharesMove gates block profiles of the lock test program whose
+// main waits on a sync.WaitGroup: blocked time is lock contention and
+// wait, so the share of lock-contention moves and is compared as a share
+// (with +1pp), while sync, always 100% of a block profile, compares the
+// blocked delay per run (with 2x): both fail on the regression.
+func TestBlockSharesMove(t *testing.T) {
+	r, err := gateOn(t, lockRuns(t, "wg")["block"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Checks) != 2 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "is compared for sync: every profile is 100% sync") {
+		t.Fatalf("checks %+v, notes %q", r.Checks, r.Notes)
+	}
+	lc, sy := r.Checks[0], r.Checks[1]
+	if lc.Name != "lock-contention" || lc.Measure != MeasureShare || lc.Threshold.String() != "+1pp" || lc.Verdict != Fail || lc.New <= lc.Base || lc.New >= 1 {
+		t.Errorf("lock-contention: %+v", lc)
+	}
+	if sy.Name != "sync" || sy.Measure != MeasurePerRun || sy.Threshold != DefaultAbsolute() || sy.Verdict != Fail {
+		t.Errorf("sync: %+v", sy)
 	}
 }

@@ -21,6 +21,10 @@ type Variant struct {
 	// fold each item's result into the shared total; "hold" across each
 	// item's work too, the regression; "none" never.
 	Lock string
+	// Join is how the program waits for its workers: "poll" (or "") an
+	// atomic counter, so that its block profile holds the mutex alone;
+	// "wg" a sync.WaitGroup, which block profiles record as wait.
+	Join string
 }
 
 // build compiles the test program into dir (the Go build cache makes a
@@ -65,11 +69,14 @@ func Record(t testing.TB, dir string, runs int, variants ...Variant) {
 	for i := 1; i <= runs; i++ {
 		for _, v := range variants {
 			name := fmt.Sprintf("run-%d.pb.gz", i)
-			lock := v.Lock
+			lock, join := v.Lock, v.Join
 			if lock == "" {
 				lock = "fold"
 			}
-			cmd := exec.Command(bin, "-lock", lock,
+			if join == "" {
+				join = "poll"
+			}
+			cmd := exec.Command(bin, "-lock", lock, "-join", join,
 				"-mutex", filepath.Join(dir, "mutex", v.Name, name), "-block", filepath.Join(dir, "block", v.Name, name))
 			cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 			if out, err := cmd.CombinedOutput(); err != nil {

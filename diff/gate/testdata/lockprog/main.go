@@ -6,8 +6,10 @@
 // folds into a per-worker total, so the mutex is never taken. It writes
 // the run's mutex profile (-mutex) and block profile (-block) with
 // runtime/pprof. Workers are joined by polling an atomic counter rather
-// than a WaitGroup, and the wait is a sleep, which block profiles do not
-// record, so every blocked sample of the block profile is the one mutex.
+// than a WaitGroup (-join poll), and the wait is a sleep, which block
+// profiles do not record, so every blocked sample of the block profile is
+// the one mutex; -join wg waits on a sync.WaitGroup instead, which block
+// profiles record as wait.
 package main
 
 import (
@@ -79,13 +81,17 @@ func main() {
 	size := flag.Int("size", 20000, "arithmetic rounds per item")
 	mutexOut := flag.String("mutex", "", "write the mutex profile here")
 	blockOut := flag.String("block", "", "write the block profile here")
+	join := flag.String("join", "poll", "how main waits for the workers: poll an atomic counter, or wg (a sync.WaitGroup)")
 	flag.Parse()
 	runtime.SetMutexProfileFraction(1)
 	runtime.SetBlockProfileRate(1)
 
 	var done atomic.Int32
+	var wg sync.WaitGroup
+	wg.Add(*workers)
 	for w := range *workers {
 		go func() {
+			defer wg.Done()
 			x, own := uint64(w+1), uint64(0)
 			for range *items {
 				x = item(x, *size, *wait, *lock, &own)
@@ -93,6 +99,9 @@ func main() {
 			}
 			done.Add(1)
 		}()
+	}
+	if *join == "wg" {
+		wg.Wait()
 	}
 	for done.Load() < int32(*workers) {
 		runtime.Gosched()
