@@ -89,10 +89,10 @@ func TestGateSharesCannotMove(t *testing.T) {
 
 			// An explicit factor threshold, in the table.
 			out, stderr, code := profdiff(t, "", "gate", "--max", "lock-contention=2x", "--base", glob(kind, "base"), "--new", glob(kind, "new"))
-			if code != 1 || !regexp.MustCompile(`(?m)^│ lock-contention +│ +[0-9.]+ [µm]?s │ +[0-9.]+ [µm]?s │ +\+[0-9.]+ [µm]?s \([0-9.]+x\) │ +2x │ +[0-9.]+ │ FAIL +│$`).MatchString(out) {
+			if code != 1 || !regexp.MustCompile(`(?m)^│ lock-contention +│ +[0-9.]+ [nµm]?s │ +[0-9.]+ [nµm]?s │ +\+[0-9.]+ [nµm]?s \([0-9.]+x\) │ +2x │ +[0-9.]+ │ FAIL +│$`).MatchString(out) {
 				t.Errorf("--max lock-contention=2x: exit %d\n%s\n%s", code, out, stderr)
 			}
-			if !strings.Contains(out, "the delay per run is compared for lock-contention") || !strings.Contains(stderr, "gate failed: lock-contention grew +") {
+			if !strings.Contains(out, "the delay per run is compared for lock-contention") || !strings.Contains(out, "threshold 2x, p ") || !strings.Contains(stderr, "gate failed: lock-contention grew +") {
 				t.Errorf("--max lock-contention=2x: the report does not say how it compared:\n%s\n%s", out, stderr)
 			}
 
@@ -101,6 +101,12 @@ func TestGateSharesCannotMove(t *testing.T) {
 			r = gateJSON(t, 1, "--base", glob(kind, "none"), "--new", glob(kind, "new"))
 			if c := r.Checks[0]; len(r.Checks) != 1 || c.Measure != "per-run" || kind == "block" && c.Base != 0 || c.Base > c.New/10 {
 				t.Errorf("from none: %+v", r)
+			}
+
+			// The html page plots each run's delay against the 2x line.
+			out, _, code = profdiff(t, "", "gate", "--format", "html", "--base", glob(kind, "base"), "--new", glob(kind, "new"))
+			if code != 1 || !strings.Contains(out, "value per run") || !regexp.MustCompile(`base [0-9.]+ [nµm]?s 2x = [0-9.]+ [nµm]?s`).MatchString(out) {
+				t.Errorf("--format html: exit %d, no dot plot of the delay per run with its 2x line", code)
 			}
 
 			// Percentage points of a share that cannot move: exit 2.

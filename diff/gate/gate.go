@@ -12,6 +12,7 @@
 //	lock-contention=+2pp   a bucket (cpu, wait, lock-contention, gc, io, syscall)
 //	sync=+5pp              everything but cpu ("total wait/synchronization")
 //	gc=+25%                relative to the base share instead of percentage points
+//	lock-contention=2x     at most twice the base share (or value, below)
 //
 // and, for methods, REGEXP=THRESHOLD: the share of samples with a frame
 // matching the regexp anywhere on the stack (inclusive, each sample counted
