@@ -109,28 +109,38 @@ func TestSharesCannotMove(t *testing.T) {
 	}
 
 	// With durations (as /debug/pprof/mutex?seconds=N writes them), the
-	// delay per second is compared. New runs that lasted 1000 times
-	// longer than base runs waited less per second: the gate passes.
+	// delay per second is compared: with 1 s runs, each run's delay over
+	// 1 s, and the regression fails as before.
 	sides := runs["mutex"]
-	for side, list := range sides {
-		for _, l := range list {
-			l.Profile.DurationNanos = 1e9
-			if side == 1 {
-				l.Profile.DurationNanos = 1000e9
+	during := func(base, new int64) *Report {
+		t.Helper()
+		for side, list := range sides {
+			for _, l := range list {
+				l.Profile.DurationNanos = [2]int64{base, new}[side]
 			}
 		}
+		r, err := gateOn(t, sides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := r.Checks[0]
+		if len(r.Checks) != 1 || c.Measure != MeasureRate || c.Unit != "s/s" || !strings.Contains(r.Notes[0], "the delay per second (s/s) is compared for lock-contention: ") {
+			t.Fatalf("durations known: %+v, notes %q", c, r.Notes)
+		}
+		return r
 	}
-	r, err := gateOn(t, sides)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := during(1e9, 1e9)
 	c := r.Checks[0]
-	if c.Measure != MeasureRate || c.Unit != "s/s" || r.Verdict != Pass || !strings.Contains(r.Notes[0], "the delay per second (s/s) is compared for lock-contention: ") {
-		t.Errorf("durations known: %s, %+v, notes %q", r.Verdict, c, r.Notes)
+	if r.Verdict != Fail || len(c.BaseProfiles) != 5 || c.New <= 0 || c.New > 10 {
+		t.Errorf("1 s runs: %s, new %v s/s, base profiles %v", r.Verdict, c.New, c.BaseProfiles)
 	}
-	// Each run's delay (at most a few seconds) over 1 s.
-	if len(c.BaseProfiles) != 5 || c.Base <= 0 || c.Base > 10 {
-		t.Errorf("durations known: base rates %v s/s, merged %v", c.BaseProfiles, c.Base)
+	// New runs that lasted ten times longer than the growth of their
+	// delay waited less per second than base runs: the gate passes.
+	if c.Base > 0 {
+		r := during(1e9, int64(1e9*10*c.New/c.Base))
+		if c := r.Checks[0]; r.Verdict != Pass || c.New >= c.Base {
+			t.Errorf("longer new runs: %s, %v → %v s/s", r.Verdict, c.Base, c.New)
+		}
 	}
 }
 
