@@ -69,6 +69,10 @@ func item(x uint64, n int, wait time.Duration, lock string, own *uint64) uint64 
 		mu.Lock()
 	}
 	total = work(total+x, n/10)
+	// Yield while holding the mutex, so that another worker finds it held
+	// on any number of CPUs: the base variant contends a little in every
+	// run, and its profiles are never empty.
+	runtime.Gosched()
 	mu.Unlock()
 	return x
 }
