@@ -54,19 +54,19 @@ type planned struct {
 // profile all off-CPU time, and a block profile whose every sample is one
 // lock is all lock contention.
 func stuck(i int, c Check, sides [2][]observed) bool {
-	any := false
+	some := false
 	for _, side := range sides {
 		for _, o := range side {
 			if o.Total == 0 {
 				continue
 			}
-			any = true
+			some = true
 			if o.value(i, c) < o.Total*(1-1e-9) {
 				return false
 			}
 		}
 	}
-	return any
+	return some
 }
 
 // plan decides how each check is measured on these profiles. Where a
