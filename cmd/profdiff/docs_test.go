@@ -88,6 +88,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/profdiff/profdiff/diff/gate/gatetest"
 	"github.com/profdiff/profdiff/profile/fleet/fleettest"
 	"github.com/profdiff/profdiff/workloads/jsonserver"
 )
@@ -529,7 +530,7 @@ func compareDocOutput(file string, c docCommand, subst map[string]string, vary b
 // Setups that only write files run once per test run; later blocks get a
 // copy of what the first wrote, to keep the test fast.
 var (
-	docCacheable  = map[string]bool{"gate-profiles": true, "traces": true}
+	docCacheable  = map[string]bool{"gate-profiles": true, "lock-profiles": true, "traces": true}
 	docSetupMu    sync.Mutex
 	docSetupCache = map[string]*docSetupDone{} // setup name → the folder it wrote
 	docTempRoot   string                       // kept until TestDocs ends
@@ -855,6 +856,14 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 			captureGateRun(t, filepath.Join(dir, "base", fmt.Sprintf("run-%d.pb.gz", i)), false)
 			captureGateRun(t, filepath.Join(dir, "new", fmt.Sprintf("run-%d.pb.gz", i)), true)
 		}
+		return nil
+	},
+	// mutex/{base,new}/run-{1..5}.pb.gz and block/{base,new}/run-{1..5}.pb.gz:
+	// the mutex and block profiles of the gate's lock test program
+	// (diff/gate/testdata/lockprog), holding its mutex only to fold each
+	// result (base) or across all its work (new), interleaved.
+	"lock-profiles": func(t *testing.T, root, dir string) map[string]string {
+		gatetest.Record(t, dir, 5, gatetest.Variant{Name: "base"}, gatetest.Variant{Name: "new", Lock: "hold"})
 		return nil
 	},
 	// old.trace and new.trace: execution traces of four goroutines that

@@ -23,9 +23,11 @@ Fails (exit 1) when a share grew past its threshold and, with enough
 profiles per side (3 or more; 4 for two checks at --alpha 0.05; 5 is a good
 habit), the growth is significant (one-sided Mann-Whitney U test over
 per-profile shares, Holm-adjusted over the checks). Thresholds: +Npp
-(percentage points of share) or +N% (relative to base). Buckets: cpu, wait,
-lock-contention, gc, io, syscall, and sync (everything but cpu). Without
-thresholds: --max lock-contention=+1pp --max sync=+5pp.
+(percentage points of share), +N% (relative to base) or Nx (times base).
+Buckets: cpu, wait, lock-contention, gc, io, syscall, and sync (everything
+but cpu). Without thresholds: --max lock-contention=+1pp --max sync=+5pp.
+Where a share is 100% of every profile (mutex profiles), the check compares
+the value per second or per run instead (defaults with 2x).
 `
 
 // gateFlags are gate's own flags (the shared ones live in common).
@@ -85,7 +87,7 @@ func (g *gateFlags) sources(c common, s settings) source.Options {
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
 	g.sides.register(fs)
-	fs.StringArrayVar(&g.maxes, "max", nil, "BUCKET=THRESHOLD: most growth allowed, e.g. lock-contention=+2pp or gc=+25% (repeatable)")
+	fs.StringArrayVar(&g.maxes, "max", nil, "BUCKET=THRESHOLD: most growth allowed, e.g. lock-contention=+2pp, gc=+25% or lock-contention=2x (repeatable)")
 	fs.StringArrayVar(&g.maxMethods, "max-method", nil, "REGEXP=THRESHOLD: most growth of the share of samples with a frame matching REGEXP (repeatable)")
 	fs.Float64Var(&g.alpha, "alpha", gate.DefaultAlpha, "significance level of the test (shared by all checks)")
 	fs.StringVar(&g.config, "config", "", "JSON file with thresholds (alpha, max, max_method); flags override its entries")

@@ -26,15 +26,19 @@ func (r *Report) charts() []report.Block {
 		for _, v := range c.NewProfiles {
 			nw.Points = append(nw.Points, report.Point{Label: "new", Y: v})
 		}
-		limit := c.Base + c.Threshold.Amount/100
-		if c.Threshold.Relative {
-			limit = c.Base * (1 + c.Threshold.Amount/100)
+		limit := c.Threshold.Ceiling(c.Base)
+		y, unit := "share of the profile's total", report.ShareUnit
+		switch c.Measure {
+		case MeasureRate:
+			y, unit = "value per second", c.Unit
+		case MeasurePerRun:
+			y, unit = "value per run", c.Unit
 		}
 		blocks = append(blocks, &report.Chart{
 			Title: c.Check + ": " + render.String(verdictCell(c.Verdict)), Kind: report.ChartDots,
-			X: "side", Y: "share of the profile's total", YUnit: report.ShareUnit,
+			X: "side", Y: y, YUnit: unit,
 			Series:    []report.Series{base, nw},
-			Threshold: &limit, ThresholdLabel: "base " + render.Pct(c.Base) + " " + c.Threshold.String() + " = " + render.Pct(limit),
+			Threshold: &limit, ThresholdLabel: "base " + render.String(c.value(c.Base)) + " " + c.Threshold.String() + " = " + render.String(c.value(limit)),
 			Note: r.chartNote(c),
 		})
 	}
@@ -44,7 +48,11 @@ func (r *Report) charts() []report.Block {
 // chartNote says what a check's dots and line are.
 func (r *Report) chartNote(c CheckResult) string {
 	var b strings.Builder
-	b.WriteString("A dot per profile. Dashed: the most the merged new share (" + render.Pct(c.New) + ") may reach")
+	what := "share"
+	if c.Measure != MeasureShare {
+		what = "value"
+	}
+	b.WriteString("A dot per profile. Dashed: the most the merged new " + what + " (" + render.String(c.value(c.New)) + ") may reach")
 	if r.Mode == ModeUTest {
 		b.WriteString("; to fail, the U test of the dots must also be significant")
 	}

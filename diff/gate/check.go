@@ -24,16 +24,20 @@ const (
 const SyncName = "sync"
 
 // Limit is the largest growth a check allows: Amount percentage points of
-// share ("+2pp") or, when Relative, Amount percent of the base share
-// ("+25%"). Amount is kept in the unit it was written in, so it prints back
-// exactly.
+// share ("+2pp"), or, when Relative, Amount percent of the base value
+// ("+25%"), or, when Factor, Amount times the base value ("2x"). Amount is
+// kept in the unit it was written in, so it prints back exactly. Relative
+// and factor limits also apply to absolute values (a delay per second or
+// per run), which the gate compares where shares cannot move.
 type Limit struct {
 	Amount   float64 `json:"amount"`
 	Relative bool    `json:"relative"`
+	Factor   bool    `json:"factor"`
 }
 
-// ParseLimit reads "+2pp", "2pp", "+0.5pp", "+25%" or "25%". The sign is
-// optional; a limit is a growth, so negative limits are rejected.
+// ParseLimit reads "+2pp", "2pp", "+0.5pp", "+25%", "25%" or "2x". The
+// sign is optional; a limit is a growth, so negative limits (and factors
+// below 1) are rejected.
 func ParseLimit(s string) (Limit, error) {
 	t := strings.TrimSpace(s)
 	var l Limit
@@ -43,31 +47,44 @@ func ParseLimit(s string) (Limit, error) {
 	case strings.HasSuffix(t, "%"):
 		t = strings.TrimSuffix(t, "%")
 		l.Relative = true
+	case strings.HasSuffix(t, "x"):
+		t = strings.TrimSuffix(t, "x")
+		l.Factor = true
 	default:
-		return l, fmt.Errorf("threshold %q has no unit: write +Npp (percentage points of share, e.g. +2pp) or +N%% (relative to base, e.g. +25%%)", s)
+		return l, fmt.Errorf("threshold %q has no unit: write +Npp (percentage points of share, e.g. +2pp), +N%% (relative to base, e.g. +25%%) or Nx (times base, e.g. 2x)", s)
 	}
 	t = strings.TrimPrefix(t, "+")
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.HasPrefix(t, "+") {
-		return l, fmt.Errorf("threshold %q is not a number with a unit: write e.g. +2pp or +25%%", s)
+		return l, fmt.Errorf("threshold %q is not a number with a unit: write e.g. +2pp, +25%% or 2x", s)
 	}
-	if v < 0 || v == 0 && math.Signbit(v) {
+	switch {
+	case l.Factor && v < 1:
+		return l, fmt.Errorf("threshold %q is a factor below 1: a threshold is the growth allowed, e.g. 1x to fail on any significant growth", s)
+	case v < 0 || v == 0 && math.Signbit(v):
 		return l, fmt.Errorf("threshold %q is negative: a threshold is the growth allowed, e.g. +0pp to fail on any significant growth", s)
-	}
-	if !l.Relative && v > 100 {
+	case !l.Relative && !l.Factor && v > 100:
 		return l, fmt.Errorf("threshold %q is more than 100 percentage points: a share cannot grow that much", s)
 	}
 	l.Amount = v
 	return l, nil
 }
 
-// String prints the limit as it is written on the command line: "+2pp", "+25%".
+// Points reports whether the limit is in percentage points of share, the
+// one form that applies to shares alone.
+func (l Limit) Points() bool { return !l.Relative && !l.Factor }
+
+// String prints the limit as it is written on the command line: "+2pp",
+// "+25%", "2x".
 func (l Limit) String() string {
-	n := "+" + strconv.FormatFloat(l.Amount, 'f', -1, 64)
-	if l.Relative {
-		return n + "%"
+	n := strconv.FormatFloat(l.Amount, 'f', -1, 64)
+	switch {
+	case l.Factor:
+		return n + "x"
+	case l.Relative:
+		return "+" + n + "%"
 	}
-	return n + "pp"
+	return "+" + n + "pp"
 }
 
 // MarshalText writes the limit as String does.
@@ -80,21 +97,36 @@ func (l *Limit) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Exceeded reports whether the change from base to new (shares, fractions
-// 0..1) is more growth than the limit allows. Growth from a zero base is
-// infinite in relative terms, so a relative limit is exceeded by any new
-// share there.
+// Exceeded reports whether the change from base to new is more growth
+// than the limit allows: shares (fractions 0..1) for a points limit, any
+// non-negative values for relative and factor limits. Growth from a zero
+// base is infinite in relative terms, so a relative or factor limit is
+// exceeded by any new value there.
 func (l Limit) Exceeded(base, new float64) bool {
-	// eps absorbs float rounding of shares that are equal in the data
+	// eps absorbs float rounding of values that are equal in the data
 	// (e.g. 3/7 computed from different totals).
 	const eps = 1e-9
-	if l.Relative {
-		if base <= 0 {
-			return new > eps
-		}
+	switch {
+	case (l.Relative || l.Factor) && base <= 0:
+		return new > eps
+	case l.Factor:
+		return new/base > l.Amount+eps
+	case l.Relative:
 		return (new-base)/base*100 > l.Amount+eps
 	}
 	return (new-base)*100 > l.Amount+eps
+}
+
+// Ceiling is the value the merged new side may reach from base before
+// the limit is exceeded.
+func (l Limit) Ceiling(base float64) float64 {
+	switch {
+	case l.Factor:
+		return base * l.Amount
+	case l.Relative:
+		return base * (1 + l.Amount/100)
+	}
+	return base + l.Amount/100
 }
 
 // Check is one gate condition: a share and the most it may grow.

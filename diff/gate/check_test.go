@@ -9,8 +9,10 @@ import (
 
 func TestParseLimit(t *testing.T) {
 	for in, want := range map[string]Limit{
-		"+2pp": {2, false}, "2pp": {2, false}, "+0.5pp": {0.5, false}, "+0pp": {0, false},
-		"+25%": {25, true}, "25%": {25, true}, " +1pp ": {1, false}, "+200%": {200, true},
+		"+2pp": {Amount: 2}, "2pp": {Amount: 2}, "+0.5pp": {Amount: 0.5}, "+0pp": {},
+		"+25%": {Amount: 25, Relative: true}, "25%": {Amount: 25, Relative: true}, " +1pp ": {Amount: 1},
+		"+200%": {Amount: 200, Relative: true}, "2x": {Amount: 2, Factor: true}, "1.5x": {Amount: 1.5, Factor: true},
+		"1x": {Amount: 1, Factor: true}, "+3x": {Amount: 3, Factor: true}, "200x": {Amount: 200, Factor: true},
 	} {
 		got, err := ParseLimit(in)
 		if err != nil || got != want {
@@ -26,12 +28,15 @@ func TestParseLimit(t *testing.T) {
 		"+101pp": "more than 100 percentage points",
 		"NaN%":   "not a number",
 		"":       "has no unit",
+		"0.5x":   "factor below 1",
+		"-2x":    "factor below 1",
+		"x":      "not a number",
 	} {
 		if _, err := ParseLimit(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseLimit(%q) = %v, want an error with %q", in, err, msg)
 		}
 	}
-	for _, s := range []string{"+2pp", "+0.5pp", "+25%"} {
+	for _, s := range []string{"+2pp", "+0.5pp", "+25%", "2x", "1.5x"} {
 		l, _ := ParseLimit(s)
 		if l.String() != s {
 			t.Errorf("%q prints as %q", s, l)
@@ -42,6 +47,7 @@ func TestParseLimit(t *testing.T) {
 func TestLimitExceeded(t *testing.T) {
 	pp, _ := ParseLimit("+2pp")
 	rel, _ := ParseLimit("+25%")
+	x2, _ := ParseLimit("2x")
 	for _, c := range []struct {
 		l         Limit
 		base, new float64
@@ -54,6 +60,14 @@ func TestLimitExceeded(t *testing.T) {
 		{rel, 0.04, 0.0501, true},
 		{rel, 0, 0.001, true}, // growth from nothing
 		{rel, 0, 0, false},
+		// Factors compare values of any size: 1.42 s of delay to 2.84 s
+		// is exactly 2x, to 18.8 s 13x.
+		{x2, 1.42e9, 2.84e9, false},
+		{x2, 1.42e9, 2.85e9, true},
+		{x2, 1.42e9, 18.8e9, true},
+		{x2, 1.42e9, 0.5e9, false},
+		{x2, 0, 1, true},
+		{x2, 0, 0, false},
 	} {
 		if got := c.l.Exceeded(c.base, c.new); got != c.want {
 			t.Errorf("%s: %v → %v exceeded = %v, want %v", c.l, c.base, c.new, got, c.want)
@@ -135,19 +149,4 @@ func mustCheckList(specs ...string) []Check {
 		cs = append(cs, c)
 	}
 	return cs
-}
-
-func TestKindWarnings(t *testing.T) {
-	if w := kindWarnings("mutex", DefaultChecks()); len(w) != 1 || !strings.Contains(w[0], "mutex profiles are all lock-contention") {
-		t.Errorf("mutex: %q", w)
-	}
-	if w := kindWarnings("mutex", mustChecks("Lock=+1pp")); len(w) != 0 {
-		t.Errorf("mutex with a method check: %q", w)
-	}
-	if w := kindWarnings("block", DefaultChecks()); len(w) != 1 || !strings.Contains(w[0], "sync is always 100%") {
-		t.Errorf("block: %q", w)
-	}
-	if w := kindWarnings("cpu", DefaultChecks()); len(w) != 0 {
-		t.Errorf("cpu: %q", w)
-	}
 }

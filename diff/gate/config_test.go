@@ -8,7 +8,7 @@ import (
 func TestParseConfig(t *testing.T) {
 	data := `{
   "alpha": 0.01,
-  "max": {"lock-contention": "+2pp", "wait": "+5pp", "gc": "+25%", "sync": "+10pp"},
+  "max": {"lock-contention": "2x", "wait": "+5pp", "gc": "+25%", "sync": "+10pp"},
   "max_method": {"sync\\.\\(\\*Mutex\\)\\.Lock": "+1pp", "^main\\.": "+50%"}
 }`
 	cfg, checks, err := ParseConfig("gate.json", []byte(data))
@@ -22,7 +22,7 @@ func TestParseConfig(t *testing.T) {
 	for _, c := range checks {
 		s = append(s, c.String())
 	}
-	want := `wait=+5pp lock-contention=+2pp gc=+25% sync=+10pp ^main\.=+50% sync\.\(\*Mutex\)\.Lock=+1pp`
+	want := `wait=+5pp lock-contention=2x gc=+25% sync=+10pp ^main\.=+50% sync\.\(\*Mutex\)\.Lock=+1pp`
 	if strings.Join(s, " ") != want {
 		t.Errorf("checks = %s\nwant     %s", strings.Join(s, " "), want)
 	}
@@ -38,6 +38,7 @@ func TestParseConfigErrors(t *testing.T) {
 	for data, msg := range map[string]string{
 		`{"max": {"lock": "+2pp"}}`:               `gate.json: "max": unknown bucket "lock"`,
 		`{"max": {"gc": "25"}}`:                   `gate.json: "max": gc: threshold "25" has no unit`,
+		`{"max": {"gc": "0.5x"}}`:                 `gate.json: "max": gc: threshold "0.5x" is a factor below 1`,
 		`{"maxx": {}}`:                            `unknown field "maxx" (known fields: "alpha", "max", "max_method")`,
 		`{"max_method": {"(": "+1pp"}}`:           `"max_method": method regexp "("`,
 		`{"max_method": {"sync\.Mutex": "+1pp"}}`: "in JSON a regexp's backslash is written twice",

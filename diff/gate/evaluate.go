@@ -26,21 +26,27 @@ const (
 	Fail  Verdict = "fail"
 )
 
-// Observation is what one check measured: a share (fraction 0..1) per
-// profile on each side, and the share of each merged side.
+// Observation is what one check measured: a value per profile on each
+// side, and the value of each merged side. Values are shares (fractions
+// 0..1) unless Measure says otherwise (then in Unit).
 type Observation struct {
 	Base, New             []float64
 	MergedBase, MergedNew float64
+	Measure               Measure // "" means MeasureShare
+	Unit                  string  // of absolute values
 }
 
-// CheckResult is the decision of one check. Shares are fractions 0..1;
-// Delta = New − Base is the merged growth, the number the threshold is
-// compared with.
+// CheckResult is the decision of one check. Base and New are the merged
+// sides' shares (fractions 0..1), or with an absolute Measure their values
+// in Unit (per second, or per run); Delta = New − Base is the merged
+// growth, the number the threshold is compared with.
 type CheckResult struct {
 	Check        string    `json:"check"` // Check.Label()
 	Target       Target    `json:"target"`
 	Name         string    `json:"name"` // Check.Name(): bucket, "sync" or the regexp
 	Threshold    Limit     `json:"threshold"`
+	Measure      Measure   `json:"measure"`
+	Unit         string    `json:"unit,omitempty"` // of Base, New, Delta and the profiles' values when Measure is not share
 	Base         float64   `json:"base"`
 	New          float64   `json:"new"`
 	Delta        float64   `json:"delta"`
@@ -81,7 +87,12 @@ func Evaluate(checks []Check, obs []Observation, alpha float64) Decision {
 	if len(checks) == 0 {
 		return d
 	}
+	// Checks of shares leave out profiles without samples, checks of
+	// values count them as zero: the fewest observations decide the mode.
 	n1, n2 := len(obs[0].Base), len(obs[0].New)
+	for _, o := range obs[1:] {
+		n1, n2 = min(n1, len(o.Base)), min(n2, len(o.New))
+	}
 	k := len(checks)
 	// Holm compares the smallest p with alpha/k; if even a complete
 	// separation cannot get there, no check could ever fail on the test.
@@ -104,8 +115,12 @@ func Evaluate(checks []Check, obs []Observation, alpha float64) Decision {
 	for i, c := range checks {
 		o := obs[i]
 		r := &d.Results[i]
+		m := o.Measure
+		if m == "" {
+			m = MeasureShare
+		}
 		*r = CheckResult{
-			Check: c.Label(), Target: c.Target, Name: c.Name(), Threshold: c.Max,
+			Check: c.Label(), Target: c.Target, Name: c.Name(), Threshold: c.Max, Measure: m, Unit: o.Unit,
 			Base: o.MergedBase, New: o.MergedNew, Delta: o.MergedNew - o.MergedBase,
 			BaseProfiles: append([]float64{}, o.Base...), NewProfiles: append([]float64{}, o.New...),
 		}

@@ -12,11 +12,30 @@
 //	lock-contention=+2pp   a bucket (cpu, wait, lock-contention, gc, io, syscall)
 //	sync=+5pp              everything but cpu ("total wait/synchronization")
 //	gc=+25%                relative to the base share instead of percentage points
+//	lock-contention=2x     at most twice the base share (or value, below)
 //
 // and, for methods, REGEXP=THRESHOLD: the share of samples with a frame
 // matching the regexp anywhere on the stack (inclusive, each sample counted
 // once, like pprof's -focus). Without any check, DefaultChecks apply:
 // lock-contention=+1pp and sync=+5pp.
+//
+// # Where shares cannot move
+//
+// In a mutex profile every sample is lock contention, so its share is
+// 100% however long goroutines wait; so is sync in a block profile, and
+// lock-contention in a block profile whose every blocked sample is one
+// lock. Where a check's share is 100% of every profile with samples, the
+// check compares absolute values instead (Measure): the value per second
+// where every profile records its duration (/debug/pprof/mutex?seconds=N
+// writes one), else the value per run (runtime/pprof's WriteTo, `go test
+// -mutexprofile`), with the same statistics, a run without samples
+// counting as zero. Relative (+50%) and factor (2x) thresholds apply to
+// those values; a +Npp threshold cannot, and a check given so is an
+// ErrCannotEvaluate, as is a bucket the kind never records (wait on mutex
+// profiles). The default checks adapt instead: such a check takes the
+// threshold DefaultAbsolute() (2x), and sync is left out where it selects
+// the same samples as lock-contention. Report.Notes say which checks
+// compare values, and why.
 //
 // # Statistics
 //
@@ -126,9 +145,10 @@ const DefaultTop = 5
 // the Analyzer's ProfileStats and the merged ones from its Diff, so the
 // gate and diff agree by construction, and each profile is walked once.
 type Gate struct {
-	opts    Options
-	merged  *diff.Analyzer
-	matched [][]float64 // per profile, per check: value of samples a method check selects
+	opts     Options
+	defaults bool // opts.Checks are DefaultChecks, which adapt to the profiles (see plan)
+	merged   *diff.Analyzer
+	matched  [][]float64 // per profile, per check: value of samples a method check selects
 	// Per check, per frame name: value on each side of the samples the
 	// check selects, attributed to the deciding frame and to the caller.
 	dec, call []map[string]*[2]float64
@@ -137,7 +157,8 @@ type Gate struct {
 
 // New returns a Gate.
 func New(opts Options) *Gate {
-	if opts.Checks == nil {
+	defaults := opts.Checks == nil
+	if defaults {
 		opts.Checks = DefaultChecks()
 	}
 	if opts.Alpha == 0 {
@@ -151,7 +172,7 @@ func New(opts Options) *Gate {
 	for _, c := range opts.Checks {
 		a.Spellings = a.Spellings || c.Target == TargetMethod
 	}
-	g := &Gate{opts: opts, merged: diff.NewAnalyzer(a),
+	g := &Gate{opts: opts, defaults: defaults, merged: diff.NewAnalyzer(a),
 		dec: make([]map[string]*[2]float64, len(opts.Checks)), call: make([]map[string]*[2]float64, len(opts.Checks)),
 		methodHit: make([][]int8, len(opts.Checks))}
 	for i := range opts.Checks {
@@ -282,15 +303,19 @@ type Report struct {
 	Base       SideInfo      `json:"base"`
 	New        SideInfo      `json:"new"`
 	Checks     []CheckResult `json:"checks"`
-	Warnings   []string      `json:"-"`
+	// Notes say which checks compare absolute values because their share
+	// cannot move, and why (part of the report, unlike Warnings).
+	Notes    []string `json:"notes,omitempty"`
+	Warnings []string `json:"-"`
 	// merged is the diff of the merged sides, whose bucket bars and call
 	// tree (when Options.Analysis.CallTree) the html format draws.
 	merged *diff.Result
 }
 
 // Frame is one frame behind a failed check: the value of the samples the
-// check selects that were decided by (or called from) this frame, as a
-// share (fraction 0..1) of each merged side's total.
+// check selects that were decided by (or called from) this frame, in the
+// check's measure: a share (fraction 0..1) of each merged side's total,
+// or a value per second or per run.
 type Frame struct {
 	Name  string  `json:"name"`
 	Base  float64 `json:"base"`
@@ -317,10 +342,7 @@ type observed struct {
 // share is the observation of check c (index i): its share of the
 // profile's total.
 func (o *observed) share(i int, c Check) float64 {
-	switch c.Target {
-	case TargetBucket:
-		return share(o.Buckets[c.Bucket], o.Total)
-	case TargetSync:
+	if c.Target == TargetSync {
 		// The sum of the shares, as diff's SyncShare sums them.
 		sync := 0.0
 		for _, b := range diff.Buckets {
@@ -330,39 +352,96 @@ func (o *observed) share(i int, c Check) float64 {
 		}
 		return sync
 	}
-	return share(o.matched[i], o.Total)
+	return share(o.value(i, c), o.Total)
+}
+
+// value is the value of the samples check c (index i) selects, in the
+// profile's unit.
+func (o *observed) value(i int, c Check) float64 {
+	switch c.Target {
+	case TargetBucket:
+		return o.Buckets[c.Bucket]
+	case TargetSync:
+		v := 0.0
+		for _, b := range diff.Buckets {
+			if b != diff.CPU {
+				v += o.Buckets[b]
+			}
+		}
+		return v
+	}
+	return o.matched[i]
 }
 
 // Report evaluates the checks. It fails when a side has no profile, or no
-// profile with samples left after the focus/ignore filters.
+// profile with samples left after the focus/ignore filters, and with an
+// ErrCannotEvaluate when a check given explicitly cannot be evaluated on
+// the profiles (see plan).
 func (g *Gate) Report() (*Report, error) {
 	if err := g.merged.Wait(); err != nil {
 		return nil, err // a sample type no profile has, or a refused profile
 	}
 	r := &Report{Alpha: g.opts.Alpha}
-	obsSides, err := g.observations(r)
+	obsSides, empty, emptySide, err := g.observations()
 	if err != nil {
 		return nil, err
 	}
 	d := g.merged.Diff()
 	r.merged = d
-	r.SampleType, r.Kind = d.SampleType, d.Kind
+	r.SampleType, r.Kind = d.SampleType, kindOf(obsSides, d.Kind)
 	r.Warnings = append(r.Warnings, d.Warnings...)
-	r.Warnings = append(r.Warnings, kindWarnings(r.Kind, g.opts.Checks)...)
+	plans, notes, err := g.plan(r.Kind, d, obsSides)
+	if err != nil {
+		return nil, err
+	}
+	r.Notes = notes
+	absolute := len(notes) > 0
+	if emptySide != nil && len(notes) < len(plans) {
+		// A side without samples has no shares to compare; where every
+		// check compares values, its runs are runs of zero.
+		return nil, emptySide
+	}
+	for _, e := range empty {
+		how := "left out of the test"
+		if absolute {
+			how = "counted as zero where values are compared, left out where shares are"
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s; %s", e, how))
+	}
 	r.Base = sideInfo(d.Base, len(obsSides[0]), d.RateUnit)
 	r.New = sideInfo(d.New, len(obsSides[1]), d.RateUnit)
+	if !absolute {
+		// Only profiles with samples are observations of shares.
+		r.Base.Profiles, r.New.Profiles = nonEmpty(obsSides[0]), nonEmpty(obsSides[1])
+	}
 	totals := [2]float64{d.Base.Total, d.New.Total}
-	checks := g.opts.Checks
-	obs := make([]Observation, len(checks))
-	for i, c := range checks {
+	checks := make([]Check, len(plans))
+	obs := make([]Observation, len(plans))
+	for i, p := range plans {
+		checks[i] = p.Check
 		o := &obs[i]
-		for _, p := range obsSides[0] {
-			o.Base = append(o.Base, p.share(i, c))
+		o.Measure, o.Unit = p.measure, p.unit
+		var sum [2]float64
+		for side, list := range obsSides {
+			for j := range list {
+				pr := &list[j]
+				if p.measure == MeasureShare && pr.Total == 0 {
+					continue
+				}
+				v := p.observe(pr)
+				sum[side] += pr.value(p.index, p.Check)
+				if side == 0 {
+					o.Base = append(o.Base, v)
+				} else {
+					o.New = append(o.New, v)
+				}
+			}
 		}
-		for _, p := range obsSides[1] {
-			o.New = append(o.New, p.share(i, c))
+		if p.measure == MeasureShare {
+			o.MergedBase, o.MergedNew = g.mergedShares(d, p.index, p.Check, totals)
+		} else {
+			o.MergedBase, o.MergedNew = share(sum[0], p.div[0]), share(sum[1], p.div[1])
 		}
-		o.MergedBase, o.MergedNew = g.mergedShares(d, i, c, totals)
 	}
 	dec := Evaluate(checks, obs, g.opts.Alpha)
 	r.Mode, r.Checks, r.Failed = dec.Mode, dec.Results, dec.Failed
@@ -373,44 +452,81 @@ func (g *Gate) Report() (*Report, error) {
 	}
 	for i := range r.Checks {
 		if r.Checks[i].Verdict == Fail {
-			r.Checks[i].Behind = &Behind{Deciders: g.top(g.dec[i], totals), Callers: g.top(g.call[i], totals)}
+			p := plans[i]
+			r.Checks[i].Behind = &Behind{Deciders: g.top(g.dec[p.index], p.div), Callers: g.top(g.call[p.index], p.div)}
 		}
 	}
 	return r, nil
 }
 
-// observations returns the profiles of each side that have samples (one
-// observation each), warning about those that do not.
-func (g *Gate) observations(r *Report) ([2][]observed, error) {
-	var sides [2][]observed
+// kindOf is the kind of the profiles with samples where they agree, else
+// k (the diff's): an empty contention profile does not show whether it is
+// a mutex or a block profile, so it cannot decide the gate's kind.
+func kindOf(sides [2][]observed, k profile.Kind) profile.Kind {
+	var seen profile.Kind
+	for _, list := range sides {
+		for _, o := range list {
+			switch {
+			case o.Total == 0:
+			case seen == "":
+				seen = o.Kind
+			case o.Kind != seen:
+				return k
+			}
+		}
+	}
+	if seen == "" {
+		return k
+	}
+	return seen
+}
+
+// nonEmpty counts the profiles with samples.
+func nonEmpty(list []observed) int {
+	n := 0
+	for _, o := range list {
+		if o.Total != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// observations returns the profiles of each side, one observation each,
+// and a line on each profile without samples. It fails when a side has no
+// profile, or none with samples left after the focus/ignore filters;
+// emptySide is the error for a side whose every profile is empty.
+func (g *Gate) observations() (sides [2][]observed, empty []string, emptySide, err error) {
 	var n, filtered [2]int
 	for i, p := range g.merged.Profiles() {
-		label := p.Side.String()
-		n[p.Side]++
-		if p.Total == 0 {
-			why := "has no samples left after the focus/ignore filters"
-			if p.Filtered > 0 {
-				filtered[p.Side]++
-			} else {
-				why = "is empty (no sample has a value)"
-			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s %s; left out of the test", label, p.Source, why))
+		sides[p.Side] = append(sides[p.Side], observed{ProfileStats: p, matched: g.matched[i]})
+		if p.Total != 0 {
+			n[p.Side]++
 			continue
 		}
-		sides[p.Side] = append(sides[p.Side], observed{ProfileStats: p, matched: g.matched[i]})
+		why := "has no samples left after the focus/ignore filters"
+		if p.Filtered > 0 {
+			filtered[p.Side]++
+		} else {
+			why = "is empty (no sample has a value)"
+		}
+		empty = append(empty, fmt.Sprintf("%s: %s %s", p.Side, p.Source, why))
 	}
 	for side, label := range [2]string{"base", "new"} {
 		switch {
-		case n[side] == 0:
-			return sides, fmt.Errorf("%s: no profiles given", label)
-		case len(sides[side]) > 0:
+		case len(sides[side]) == 0:
+			return sides, nil, nil, fmt.Errorf("%s: no profiles given", label)
+		case n[side] > 0:
 		case filtered[side] > 0:
-			return sides, fmt.Errorf("%s: no profile has samples left after the focus/ignore filters; loosen them", label)
-		default:
-			return sides, fmt.Errorf("%s: every profile is empty (no sample has a value); nothing to test", label)
+			return sides, nil, nil, fmt.Errorf("%s: no profile has samples left after the focus/ignore filters; loosen them", label)
+		case emptySide == nil:
+			emptySide = fmt.Errorf("%s: every profile is empty (no sample has a value); nothing to test", label)
 		}
 	}
-	return sides, nil
+	if n[0] == 0 && n[1] == 0 {
+		return sides, nil, nil, emptySide
+	}
+	return sides, empty, emptySide, nil
 }
 
 // mergedShares is check c's share of each merged side: from the diff for
@@ -434,25 +550,13 @@ func (g *Gate) mergedShares(d *diff.Result, i int, c Check, totals [2]float64) (
 	return share(sum[0], totals[0]), share(sum[1], totals[1])
 }
 
-// kindWarnings points out checks that cannot fail on a profile kind.
-func kindWarnings(k profile.Kind, checks []Check) []string {
-	for _, c := range checks {
-		switch {
-		case k == profile.KindMutex && c.Target != TargetMethod:
-			return []string{"mutex profiles are all lock-contention, so bucket and sync shares cannot grow: gate on CPU, wall-clock (fgprof) or block profiles, or gate the share of a method on mutex profiles"}
-		case (k == profile.KindBlock || k == profile.KindTrace) && c.Target == TargetSync:
-			return []string{fmt.Sprintf("%s profiles record only off-CPU time, so sync is always 100%% and its check cannot fail: gate lock-contention or wait on them", k)}
-		}
-	}
-	return nil
-}
-
 // top returns the frames with the largest growth (positive deltas only),
-// ties broken by name.
-func (g *Gate) top(m map[string]*[2]float64, totals [2]float64) []Frame {
+// ties broken by name; each side's value is divided by div (the side's
+// total for shares; its profiles or seconds for absolute values).
+func (g *Gate) top(m map[string]*[2]float64, div [2]float64) []Frame {
 	var fs []Frame
 	for name, v := range m {
-		b, n := share(v[0], totals[0]), share(v[1], totals[1])
+		b, n := share(v[0], div[0]), share(v[1], div[1])
 		if n-b <= 0 {
 			continue
 		}

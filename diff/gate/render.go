@@ -32,17 +32,45 @@ func PValue(p *float64) string { return render.String(report.P(p)) }
 func DeltaCell(c CheckResult) string { return render.String(deltaCell(c)) }
 
 func deltaCell(c CheckResult) report.Cell {
-	d := report.Delta(c.Delta, false, "")
+	d := c.delta(c.Delta)
 	if c.Verdict == Fail {
 		d = d.WithTone(report.ToneGrowth)
 	}
-	if c.Threshold.Relative {
-		switch {
-		case c.Relative != nil:
-			d = d.WithRelative(*c.Relative)
-		case c.New > 0:
-			d = d.WithNote("new")
-		}
+	switch {
+	case !c.Threshold.Relative && !c.Threshold.Factor:
+	case c.Base <= 0 && c.New > 0:
+		d = d.WithNote("new")
+	case c.Threshold.Factor && c.Base > 0:
+		d = d.WithNote(factor(c.New / c.Base))
+	case c.Relative != nil:
+		d = d.WithRelative(*c.Relative)
+	}
+	return d
+}
+
+// factor prints a ratio with three significant digits and no exponent:
+// "2.04x", "13.2x", "633x".
+func factor(f float64) string {
+	if f >= 100 {
+		return strconv.FormatFloat(f, 'f', 0, 64) + "x"
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64) + "x"
+}
+
+// value is a value of check c: a share, or an amount in c's unit.
+func (c CheckResult) value(v float64) report.Cell {
+	if c.Measure == MeasureRate || c.Measure == MeasurePerRun {
+		return report.Amount(v, c.Unit)
+	}
+	return report.Share(v)
+}
+
+// delta is a growth of check c: in percentage points of share, or an
+// amount in c's unit.
+func (c CheckResult) delta(v float64) report.Cell {
+	d := report.Delta(v, false, "")
+	if c.Measure == MeasureRate || c.Measure == MeasurePerRun {
+		d = d.WithUnit(c.Unit)
 	}
 	return d
 }
@@ -52,26 +80,31 @@ func deltaCell(c CheckResult) report.Cell {
 // CSV has a record per check and per frame behind one, JSON is r itself.
 func (r *Report) Model() *report.Report {
 	checks := &report.Table{Columns: []report.Column{report.Col("Check"), report.RCol("base"), report.RCol("new"), report.RCol("Δ"), report.RCol("threshold"), report.RCol("p"), report.Col("verdict")}}
-	records := &report.Table{Columns: report.Cols("section", "check", "name", "threshold", "base", "new", "delta", "p", "p_raw", "verdict")}
+	records := &report.Table{Columns: report.Cols("section", "check", "name", "threshold", "base", "new", "delta", "p", "p_raw", "verdict", "measure", "unit")}
 	for _, c := range r.Checks {
 		md := report.Line{report.Code(c.Name)}
 		if c.Target == TargetMethod {
 			md = report.Cat("method ", md)
 		}
-		checks.Rows = append(checks.Rows, []report.Cell{report.Text(c.Check).OrInMarkdown(md...), report.Share(c.Base), report.Share(c.New),
+		checks.Rows = append(checks.Rows, []report.Cell{report.Text(c.Check).OrInMarkdown(md...), c.value(c.Base), c.value(c.New),
 			deltaCell(c), report.Text(c.Threshold.String()), report.P(c.P), verdictCell(c.Verdict)})
 		records.Rows = append(records.Rows, []report.Cell{report.Text("check"), report.Text(c.Check), report.Text(c.Name), report.Text(c.Threshold.String()),
-			report.Share(c.Base), report.Share(c.New), report.Delta(c.Delta, false, ""), report.P(c.P), report.P(c.PRaw), report.Text(string(c.Verdict))})
+			c.value(c.Base), c.value(c.New), c.delta(c.Delta), report.P(c.P), report.P(c.PRaw), report.Text(string(c.Verdict)),
+			report.Text(string(c.Measure)), report.Text(c.Unit)})
 	}
 	method := r.method()
+	term, md := []report.Line{report.Cat(method)}, []report.Line{report.Cat(strings.ToUpper(method[:1]) + method[1:] + ".")}
+	for _, n := range r.Notes {
+		term, md = append(term, report.Cat(n)), append(md, report.Cat(strings.ToUpper(n[:1])+n[1:]+"."))
+	}
 	blocks := append(r.summary(), checks,
-		report.Para{Only: report.Terminal, Tight: true, Lines: []report.Line{report.Cat(method)}},
-		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat(strings.ToUpper(method[:1]) + method[1:] + ".")}})
+		report.Para{Only: report.Terminal, Tight: true, Lines: term},
+		report.Para{Only: report.Markdown, Lines: md})
 	for _, c := range r.Checks {
 		if c.Behind == nil {
 			continue
 		}
-		d := report.Delta(c.Delta, false, "")
+		d := c.delta(c.Delta)
 		blocks = append(blocks,
 			report.Heading{Level: 4, Only: report.Markdown, Line: report.Cat("Behind ", report.Code(c.Check), " (", d, ", threshold ", c.Threshold.String(), ")")},
 			report.Heading{Only: report.Terminal, Line: report.Cat("behind ", c.Check, " (", d, ", threshold ", c.Threshold.String(), "):")})
@@ -84,10 +117,10 @@ func (r *Report) Model() *report.Report {
 		} {
 			t := &report.Table{Columns: []report.Column{report.Col(part.head), report.RCol("base"), report.RCol("new"), report.RCol("Δ")}}
 			for _, f := range part.frames {
-				cells := []report.Cell{report.Share(f.Base), report.Share(f.New), report.Delta(f.Delta, false, "")}
+				cells := []report.Cell{c.value(f.Base), c.value(f.New), c.delta(f.Delta)}
 				t.Rows = append(t.Rows, append([]report.Cell{present.Name(f.Name)}, cells...))
 				records.Rows = append(records.Rows, []report.Cell{report.Text(part.section), report.Text(c.Check), report.Text(f.Name), report.None(""),
-					cells[0], cells[1], cells[2], report.None(""), report.None(""), report.None("")})
+					cells[0], cells[1], cells[2], report.None(""), report.None(""), report.None(""), report.Text(string(c.Measure)), report.Text(c.Unit)})
 			}
 			blocks = append(blocks, t)
 		}

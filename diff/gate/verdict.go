@@ -52,14 +52,14 @@ func (r *Report) verdict() *report.Verdict {
 // threshold +1pp, p 0.004), led by `Decider` (+3.10pp) called from
 // `Caller` (+3.00pp)."
 func failedLine(c CheckResult) report.Line {
-	l := report.Cat(report.Code(c.Check), " failed: ", report.Share(c.Base), " → ", report.Share(c.New),
+	l := report.Cat(report.Code(c.Check), " failed: ", c.value(c.Base), " → ", c.value(c.New),
 		" (", deltaCell(c).WithTone(report.ToneNone), ", threshold ", c.Threshold.String())
 	if c.P != nil {
 		l = append(l, report.Text(", p "), report.P(c.P))
 	}
 	l = append(l, report.Text(")"))
 	if c.Behind != nil {
-		if f := frameList(c.Behind.Deciders, c.Delta/10, nil); f != nil {
+		if f := frameList(c, c.Behind.Deciders, c.Delta/10, nil); f != nil {
 			l = append(append(l, report.Text(", led by ")), f...)
 		}
 		// A deciding frame that is its own caller is not named as the
@@ -68,17 +68,17 @@ func failedLine(c CheckResult) report.Line {
 		for _, f := range c.Behind.Deciders {
 			deciders[f.Name] = true
 		}
-		if f := frameList(c.Behind.Callers, c.Delta/10, deciders); f != nil {
+		if f := frameList(c, c.Behind.Callers, c.Delta/10, deciders); f != nil {
 			l = append(append(l, report.Text(" called from ")), f...)
 		}
 	}
 	return append(l, report.Text("."))
 }
 
-// frameList names up to verdictFrames frames that grew by at least
-// least, with their growth, leaving out those in skip: "`a` (+3.10pp)
-// and `b` (+0.90pp)"; nil for none.
-func frameList(fs []Frame, least float64, skip map[string]bool) report.Line {
+// frameList names up to verdictFrames frames behind check c that grew by
+// at least least, with their growth, leaving out those in skip: "`a`
+// (+3.10pp) and `b` (+0.90pp)"; nil for none.
+func frameList(c CheckResult, fs []Frame, least float64, skip map[string]bool) report.Line {
 	var l report.Line
 	n := 0
 	for _, f := range fs {
@@ -92,7 +92,7 @@ func frameList(fs []Frame, least float64, skip map[string]bool) report.Line {
 			l = append(l, report.Text(" and "))
 		}
 		n++
-		l = append(l, report.Code(f.Name), report.Text(" ("), report.Delta(f.Delta, false, ""), report.Text(")"))
+		l = append(l, report.Code(f.Name), report.Text(" ("), c.delta(f.Delta), report.Text(")"))
 	}
 	return l
 }
