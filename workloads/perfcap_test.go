@@ -26,26 +26,28 @@ func TestRunRecordsPerf(t *testing.T) {
 		t.Skipf("perf cannot record here: %v", st.Err)
 	}
 	// The server's share of the CPU is what a busy machine takes away: a
-	// recording whose samples miss the network stack (seen once with the
-	// whole suite running beside it) is made again, three times at most.
+	// recording whose samples miss the network stack, or too few of them
+	// to read as a CPU profile (2 samples, loaded as wall, seen with the
+	// whole suite and five builds running beside it), is made again, three
+	// times at most.
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
-		samples, kernel := recordPerfRun(t)
-		if kernel {
+		samples, k, kernel := recordPerfRun(t)
+		if kernel && k == profile.KindCPU {
 			return
 		}
 		if attempt == attempts {
-			t.Errorf("no kernel TCP frame in the server's perf recording, %d recordings (the last of %d samples)", attempts, samples)
+			t.Errorf("%d recordings, the last loaded as kind %s with %d samples, kernel TCP frame: %v; want a cpu profile with one", attempts, k, samples, kernel)
 			return
 		}
-		t.Logf("recording %d: %d samples, none in a kernel TCP frame; recording again", attempt, samples)
+		t.Logf("recording %d: kind %s, %d samples, kernel TCP frame: %v; recording again", attempt, k, samples, kernel)
 	}
 }
 
 // recordPerfRun runs the JSON server with perf, checks the capture's perf
-// entry and that profdiff loads it as a CPU profile, and returns the
-// profile's samples and whether one is in a kernel TCP function.
-func recordPerfRun(t *testing.T) (samples int, kernel bool) {
+// entry, loads it, and returns the profile's samples, its kind and
+// whether a sample is in a kernel TCP function.
+func recordPerfRun(t *testing.T) (samples int, k profile.Kind, kernel bool) {
 	t.Helper()
 	res := runJSON(t, "baseline", 1, true)
 	f, ok := res.Manifest.File(capture.PerfKind)
@@ -62,9 +64,6 @@ func recordPerfRun(t *testing.T) (samples int, kernel bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Kind != profile.KindCPU {
-		t.Errorf("perf text loaded as kind %s", l.Kind)
-	}
 	for _, s := range l.Profile.Sample {
 		for _, loc := range s.Location {
 			for _, ln := range loc.Line {
@@ -74,5 +73,5 @@ func recordPerfRun(t *testing.T) (samples int, kernel bool) {
 			}
 		}
 	}
-	return len(l.Profile.Sample), kernel
+	return len(l.Profile.Sample), l.Kind, kernel
 }
