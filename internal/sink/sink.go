@@ -158,7 +158,7 @@ func MarkdownCode(s string) string {
 // MarkdownText is s as literal Markdown text: controls escaped as
 // Terminal escapes them, and a backslash before each ASCII punctuation
 // character that Markdown or GitHub acts on (emphasis, code, links,
-// images, HTML, tables, strikethrough, entities), so that a file name
+// images, HTML, tables, strikethrough, entities such as &#x202e;), so that a file name
 // like "<img src=x>" or "[a](b)" shows as written.
 func MarkdownText(s string) string {
 	s = Terminal(s)
@@ -175,15 +175,18 @@ func MarkdownText(s string) string {
 	return b.String()
 }
 
-const markdownPunct = "\\`*_[]<>|~!&"
+// markdownPunct are the characters MarkdownText escapes: '!' needs no
+// escape, an image being "![" and '[' escaped.
+const markdownPunct = "\\`*_[]<>|~&"
 
 // CSV is a text cell as CSV writes it: a cell that a spreadsheet would
 // read as a formula (starting with =, +, -, @, a tab or a CR) is
 // prefixed with a single quote, as OWASP recommends, so that it stays
-// text; any other cell is as it is (encoding/csv quotes separators,
+// text; a lone "-" or "+", a placeholder no spreadsheet evaluates, and
+// any other cell is as it is (encoding/csv quotes separators,
 // quotes and newlines).
 func CSV(s string) string {
-	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+	if len(s) > 1 && strings.IndexByte("=+-@\t\r", s[0]) >= 0 || s == "=" || s == "@" {
 		return "'" + s
 	}
 	return s

@@ -119,6 +119,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		"\r=1":                                  "'\r=1",
 		"main.work":                             "main.work",
 		"":                                      "",
+		"-":                                     "-",
 		"a=b":                                   "a=b",
 	} {
 		if got := CSV(in); got != want {
