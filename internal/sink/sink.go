@@ -17,6 +17,7 @@
 package sink
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,8 +26,14 @@ import (
 // Terminal is s with its control characters escaped (see the package
 // doc): printed, it never moves the cursor, clears the screen, sets a
 // colour, a title, a link or the clipboard, or ends the line.
-func Terminal(s string) string {
-	if clean(s) {
+func Terminal(s string) string { return escape(s, false) }
+
+// Lines is s as Terminal writes it but for newlines, which stay: text of
+// several lines, such as what is written to stderr.
+func Lines(s string) string { return escape(s, true) }
+
+func escape(s string, keepNewline bool) string {
+	if clean(s, keepNewline) {
 		return s
 	}
 	var b strings.Builder
@@ -37,6 +44,8 @@ func Terminal(s string) string {
 		case r == utf8.RuneError && n == 1:
 			b.WriteString(`\x`)
 			b.WriteString(hex2(s[i]))
+		case r == '\n' && keepNewline:
+			b.WriteByte('\n')
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
@@ -56,17 +65,17 @@ func Terminal(s string) string {
 	return b.String()
 }
 
-// clean reports whether s has nothing Terminal escapes, without
-// allocating: most names are plain ASCII.
-func clean(s string) bool {
+// clean reports whether s has nothing to escape, without allocating:
+// most names are plain ASCII.
+func clean(s string, keepNewline bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 && c != '\t' || c == 0x7f {
+		if c < 0x20 && c != '\t' && !(c == '\n' && keepNewline) || c == 0x7f {
 			return false
 		}
 		if c >= 0x80 {
 			for _, r := range s[i:] {
-				if r == utf8.RuneError || r < 0x20 && r != '\t' || r == 0x7f || unsafe(r) {
+				if r == utf8.RuneError || r < 0x20 && r != '\t' && !(r == '\n' && keepNewline) || r == 0x7f || unsafe(r) {
 					return false // RuneError: a byte that is not UTF-8, or U+FFFD itself (escaped alike is harmless)
 				}
 			}
@@ -157,9 +166,11 @@ func MarkdownCode(s string) string {
 
 // MarkdownText is s as literal Markdown text: controls escaped as
 // Terminal escapes them, and a backslash before each ASCII punctuation
-// character that Markdown or GitHub acts on (emphasis, code, links,
-// images, HTML, tables, strikethrough, entities such as &#x202e;), so that a file name
-// like "<img src=x>" or "[a](b)" shows as written.
+// character with which Markdown or GitHub builds something (code, links,
+// images, HTML, table cells, entities such as &#x202e;), so that a file
+// name like "<img src=x>" or "[a](b)" shows as written. The emphasis
+// characters (* _ ~) are left: they change only a style, and the tool's
+// own sentences use them literally ("~ marks...", "inuse_space").
 func MarkdownText(s string) string {
 	s = Terminal(s)
 	if !strings.ContainsAny(s, markdownPunct) {
@@ -177,28 +188,73 @@ func MarkdownText(s string) string {
 
 // markdownPunct are the characters MarkdownText escapes: '!' needs no
 // escape, an image being "![" and '[' escaped.
-const markdownPunct = "\\`*_[]<>|~&"
+const markdownPunct = "\\`[]<>|&"
 
 // CSV is a text cell as CSV writes it: a cell that a spreadsheet would
 // read as a formula (starting with =, +, -, @, a tab or a CR) is
 // prefixed with a single quote, as OWASP recommends, so that it stays
-// text; a lone "-" or "+", a placeholder no spreadsheet evaluates, and
-// any other cell is as it is (encoding/csv quotes separators,
-// quotes and newlines).
+// text. Left as they are: a lone "-" (a placeholder), a signed number
+// with a unit such as "+1pp", "-2.5x" or "+3%" (a threshold, a note),
+// which names no function a spreadsheet could run, and any other cell
+// (encoding/csv quotes separators, quotes and newlines).
 func CSV(s string) string {
-	if len(s) > 1 && strings.IndexByte("=+-@\t\r", s[0]) >= 0 || s == "=" || s == "@" {
-		return "'" + s
+	if s == "" || strings.IndexByte("=+-@\t\r", s[0]) < 0 || s == "-" || signedAmount(s) {
+		return s
 	}
-	return s
+	return "'" + s
+}
+
+// signedAmount reports whether s is a sign, digits with at most one
+// point, and letters or '%' after them: "+1pp", "-12.5x".
+func signedAmount(s string) bool {
+	if s[0] != '+' && s[0] != '-' {
+		return false
+	}
+	i, digits, point := 1, 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			digits++
+		} else if c == '.' && !point && digits > 0 {
+			point = true
+		} else {
+			break
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if c := s[i] | 0x20; (c < 'a' || c > 'z') && s[i] != '%' {
+			return false
+		}
+	}
+	return true
 }
 
 // Body is a server's error answer as a message quotes it: one line (runs
-// of white space, newlines included, as one space), at most n bytes
-// (see Cut), controls escaped as Terminal escapes them.
-func Body(b []byte, n int) string {
-	s := strings.Join(strings.Fields(string(b[:min(len(b), 4*n)])), " ")
+// of white space, newlines included, as one space) of at most n bytes
+// and "…" where it was cut, controls escaped as Terminal escapes them.
+// Only the first 4n bytes of s are read.
+func Body(s string, n int) string {
+	s = strings.Join(strings.Fields(s[:min(len(s), 4*n)]), " ")
 	if len(s) > n {
 		s = prefix(s, n) + "…"
 	}
 	return Terminal(s)
+}
+
+// Writer writes everything through Lines: a stream of messages (stderr)
+// in which nothing but tab and newline acts on the terminal. Each Write
+// is escaped on its own, so a character split between two writes is
+// shown as its bytes (\xe2...); fmt's writers write whole lines.
+type Writer struct{ W io.Writer }
+
+// Write writes p escaped and reports len(p) written when all of it was.
+func (w Writer) Write(p []byte) (int, error) {
+	s := Lines(string(p))
+	if _, err := io.WriteString(w.W, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

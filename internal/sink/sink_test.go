@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -99,7 +100,7 @@ func TestMarkdownText(t *testing.T) {
 		"a.pb.gz":                   "a.pb.gz",
 		"<img src=x>":               `\<img src=x\>`,
 		"[a](https://evil.example)": `\[a\](https://evil.example)`,
-		"a|b\n**c**":                `a\|b\\n\*\*c\*\*`,
+		"a|b\n**c**":                `a\|b\\n**c**`,
 	} {
 		if got := MarkdownText(in); got != want {
 			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
@@ -120,6 +121,13 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		"main.work":                             "main.work",
 		"":                                      "",
 		"-":                                     "-",
+		"+1pp":                                  "+1pp",
+		"-12.5x":                                "-12.5x",
+		"+3%":                                   "+3%",
+		"-1+1":                                  "'-1+1",
+		"+1pp()":                                "'+1pp()",
+		"-.5":                                   "'-.5",
+		"+A1":                                   "'+A1",
 		"a=b":                                   "a=b",
 	} {
 		if got := CSV(in); got != want {
@@ -142,12 +150,29 @@ func TestCut(t *testing.T) {
 // TestBody wants a server's answer on one line, cut and escaped, reading
 // no more than a bounded prefix of it.
 func TestBody(t *testing.T) {
-	b := []byte("<h1>\x1b]52;c;ZXZpbA==\x07 oops</h1>\r\n\r\nsecond line\x1b[2J" + strings.Repeat("x", 1<<20))
+	b := ("<h1>\x1b]52;c;ZXZpbA==\x07 oops</h1>\r\n\r\nsecond line\x1b[2J" + strings.Repeat("x", 1<<20))
 	got := Body(b, 300)
 	if strings.ContainsAny(got, "\n\r") || controls(got) != "" || len(got) > 300+len("…")+3*8 {
 		t.Errorf("Body = %d bytes %q", len(got), got)
 	}
 	if !strings.HasPrefix(got, `<h1>\x1b]52;c;ZXZpbA==\x07 oops</h1> second line\x1b[2J`) {
 		t.Errorf("Body = %q", got[:80])
+	}
+}
+
+// TestWriterKeepsLines wants messages written through Writer to keep
+// their lines and tabs and lose every other control.
+func TestWriterKeepsLines(t *testing.T) {
+	var b strings.Builder
+	w := Writer{W: &b}
+	for _, s := range hostile {
+		fmt.Fprintf(w, "profdiff: warning:\t%s\n", s)
+	}
+	out := b.String()
+	if n := strings.Count(out, "\n"); n != len(hostile)+1 { // "newline" keeps its own
+		t.Errorf("%d lines, want %d:\n%s", n, len(hostile)+1, out)
+	}
+	if err := controls(strings.NewReplacer("\n", "", "\t", "").Replace(out)); err != "" {
+		t.Errorf("Writer let through a control: %s\n%q", err, out)
 	}
 }
