@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,10 @@ func hostileProfile(t *testing.T, path string, grow int64) {
 		t.Fatal(err)
 	}
 }
+
+// sgr matches the colour codes profdiff writes itself (diff/render's
+// tones and reset).
+var sgr = regexp.MustCompile(`\x1b\[(0|31|32|33|1;31)m`)
 
 // terminalSafe says what in text output would act on a terminal: any
 // byte below 0x20 but tab and newline, DEL, a C1 control (as a byte that
@@ -165,6 +170,17 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 					if !strings.Contains(out, strings.TrimSuffix(strings.TrimPrefix(string(b), `"`), `"`)) {
 						t.Errorf("%s: name %.40q not whole", what, n)
 					}
+				}
+			}
+			if f == "table" {
+				// Coloured and narrowed, the only escapes are the tool's
+				// own colours.
+				out, _, _ := profdiff(t, "", append([]string{args[0], "--color", "always", "--width", "60"}, args[1:]...)...)
+				if cmd == "diff" && !strings.Contains(out, "\x1b[") {
+					t.Errorf("%s --color always: no colour", what)
+				}
+				if err := terminalSafe(sgr.ReplaceAllString(out, "")); err != "" {
+					t.Errorf("%s --color always --width 60: stdout has %s beside the colours", what, err)
 				}
 			}
 			if f != "markdown" {
