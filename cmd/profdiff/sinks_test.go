@@ -161,6 +161,11 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 				if !whole || quoted == 0 {
 					t.Errorf("%s: 1 MiB name whole: %v; neutralised formulas: %d", what, whole, quoted)
 				}
+				// --csv-raw writes them as they are, for programs.
+				rawOut, _, _ := profdiff(t, "", append([]string{args[0], "--format", "csv", "--csv-raw"}, args[1:]...)...)
+				if rawRecs, err := csv.NewReader(strings.NewReader(rawOut)).ReadAll(); err != nil || len(rawRecs) != len(recs) || !strings.Contains(rawOut, "\n=HYPERLINK") && !strings.Contains(rawOut, ",\"=HYPERLINK") {
+					t.Errorf("%s --csv-raw: %v; %d records, want %d, with the formula as written", what, err, len(rawRecs), len(recs))
+				}
 			case "json":
 				if !json.Valid([]byte(out)) {
 					t.Fatalf("%s: not JSON", what)

@@ -200,16 +200,15 @@ func pValue(p float64, digits int) string {
 	return strconv.FormatFloat(p, 'f', digits, 64)
 }
 
-// raw is a cell as CSV writes it: text as is but for a leading quote
-// where a spreadsheet would read it as a formula (sink.CSV; a phrase as
-// its parts read, unescaped as in the html page), numbers in their shortest
+// raw is a cell's value as CSV writes it: text as is (a phrase as its
+// parts read, unescaped as in the html page; see csvCell for formulas), numbers in their shortest
 // exact form (whole numbers without an exponent), flags as true or false, a missing value as an empty field.
 func raw(c report.Cell) string {
 	switch c.Kind {
 	case report.KindText, report.KindCode:
-		return sink.CSV(c.Text)
+		return c.Text
 	case report.KindPhrase:
-		return sink.CSV(human(c, report.HTML))
+		return human(c, report.HTML)
 	case report.KindNone:
 		return ""
 	case report.KindBool:
@@ -224,6 +223,19 @@ func raw(c report.Cell) string {
 		return strconv.FormatFloat(c.Value, 'f', 0, 64) // 600000000, not 6e+08
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
+}
+
+// csvCell is a cell as CSV writes it: raw, and for text a spreadsheet
+// would evaluate as a formula a leading quote (sink.CSV) unless keep.
+func csvCell(c report.Cell, keep bool) string {
+	s := raw(c)
+	for c.Kind == report.KindGroup && len(c.Parts) > 0 {
+		c = c.Parts[0]
+	}
+	if keep || c.Kind != report.KindText && c.Kind != report.KindCode && c.Kind != report.KindPhrase {
+		return s
+	}
+	return sink.CSV(s)
 }
 
 // shownUnit is the unit an amount or a delta is shown in: none ("", a
