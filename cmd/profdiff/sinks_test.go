@@ -127,6 +127,11 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 			if err := terminalSafe(stderr); err != "" {
 				t.Errorf("%s: stderr has %s: %q", what, err, stderr)
 			}
+			if f == "folded" {
+				if err := terminalSafe(out); err != "" {
+					t.Errorf("%s: stdout has %s", what, err)
+				}
+			}
 			switch f {
 			case "table", "markdown":
 				if err := terminalSafe(out); err != "" {
