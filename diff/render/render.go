@@ -21,7 +21,9 @@
 // from the fitted cells, measuring them without their escape codes.
 //
 // It depends on the report model alone (packages diff/report and
-// diff/units), never on the engine or a profile reader: package
+// diff/units, and internal/sink, which escapes text from outside for each
+// format and imports only the standard library), never on the engine or a
+// profile reader: package
 // diff/present builds the reports of a diff, a top listing and the rule
 // table from the engine's results; the gate, the workload sweeps and the
 // load generator build their own; Write lays out any of them.
