@@ -54,9 +54,7 @@ func escape(s string, keepNewline bool) string {
 			b.WriteString(`\x`)
 			b.WriteString(hex2(byte(r)))
 		case unsafe(r):
-			b.WriteString(`\u`)
-			h := strconv.FormatInt(int64(r), 16)
-			b.WriteString(strings.Repeat("0", 4-len(h)) + h)
+			b.WriteString(u4(r))
 		default:
 			b.WriteString(s[i : i+n])
 		}
@@ -97,6 +95,12 @@ func unsafe(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// u4 is r, a character of the Basic Multilingual Plane, as \uXXXX.
+func u4(r rune) string {
+	h := strconv.FormatInt(int64(r), 16)
+	return `\u` + "0000"[len(h):] + h
 }
 
 func hex2(c byte) string {
@@ -242,6 +246,41 @@ func Body(s string, n int) string {
 		s = prefix(s, n) + "…"
 	}
 	return Terminal(s)
+}
+
+// JSON is an encoded JSON document with the characters that encoding/json
+// leaves raw in its strings but that act on a terminal (DEL, the C1
+// controls, the bidi controls) written as \u escapes: the same document
+// to a JSON reader, and safe to print. It must be whole JSON values, as a
+// json.Encoder writes them, so that no escape starts inside a string's
+// own escape or a character is split.
+func JSON(b []byte) []byte {
+	i := 0 // the first character to escape, or len(b): most documents have none
+	for i < len(b) {
+		if b[i] < 0x7f {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || unsafe(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+16), b[:i]...)
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || unsafe(r) {
+			out = append(out, u4(r)...)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // Writer writes everything through Lines: a stream of messages (stderr)

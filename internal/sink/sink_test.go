@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -174,5 +175,30 @@ func TestWriterKeepsLines(t *testing.T) {
 	}
 	if err := controls(strings.NewReplacer("\n", "", "\t", "").Replace(out)); err != "" {
 		t.Errorf("Writer let through a control: %s\n%q", err, out)
+	}
+}
+
+// TestJSONSameDocument wants JSON to write DEL, C1 and bidi controls as
+// escapes, and the document to decode to the same value.
+func TestJSONSameDocument(t *testing.T) {
+	v := map[string]string{"name": "a\x1b[2J\u009b2J\u202eevil\u2066\x7fé世界", "plain": "main.work"}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := JSON(b)
+	if err := controls(string(out)); err != "" {
+		t.Errorf("JSON(%s) = %s: %s", b, out, err)
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil || back["name"] != v["name"] || back["plain"] != v["plain"] {
+		t.Errorf("JSON(%s) = %s decodes to %q (%v)", b, out, back, err)
+	}
+	if !strings.Contains(string(out), `\u009b2J\u202eevil\u2066\u007fé世界`) {
+		t.Errorf("JSON = %s", out)
+	}
+	plain := []byte(`{"a": "b → é 世界"}`)
+	if n := testing.AllocsPerRun(100, func() { _ = JSON(plain) }); n != 0 {
+		t.Errorf("JSON of a document with nothing to escape allocates %v times", n)
 	}
 }
