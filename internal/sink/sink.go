@@ -74,7 +74,7 @@ func clean(s string, keepNewline bool) bool {
 		if c >= 0x80 {
 			for _, r := range s[i:] {
 				if r == utf8.RuneError || r < 0x20 && r != '\t' && !(r == '\n' && keepNewline) || r == 0x7f || unsafe(r) {
-					return false // RuneError: a byte that is not UTF-8, or U+FFFD itself (escaped alike is harmless)
+					return false // RuneError: a byte that is not UTF-8 (or U+FFFD itself, which escape then writes as it is)
 				}
 			}
 			return true
