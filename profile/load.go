@@ -61,6 +61,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/inflate"
 	"github.com/profdiff/profdiff/symbolize"
@@ -576,16 +577,16 @@ func fetchError(err error, timeout time.Duration) error {
 }
 
 // statusBody is what an error response's body says, on one line: its first
-// line (at most 200 bytes), or an HTML page's title (proxies answer with
-// pages whose first line is markup).
+// line, or an HTML page's title (proxies answer with pages whose first
+// line is markup); at most 200 bytes, its controls escaped (sink.Body).
 func statusBody(body string) string {
 	if htmlStart.MatchString(body) {
 		if _, t, ok := strings.Cut(body, "<title>"); ok {
 			t, _, _ = strings.Cut(t, "</title>")
-			return strings.Join(strings.Fields(t), " ")
+			return sink.Body(t, 200)
 		}
 		return ""
 	}
-	first := strings.TrimSpace(strings.SplitN(body, "\n", 2)[0])
-	return truncate(first, 200)
+	first, _, _ := strings.Cut(body, "\n")
+	return sink.Body(first, 200)
 }

@@ -19,6 +19,7 @@ type outputFlags struct {
 	format  string
 	width   int
 	color   string
+	csvRaw  bool
 	formats []render.Format
 	fs      *flag.FlagSet
 }
@@ -29,6 +30,9 @@ func (o *outputFlags) register(fs *flag.FlagSet, formats ...render.Format) {
 	fs.StringVar(&o.format, "format", string(formats[0]), "output format: "+formatWords(formats))
 	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, eliding long names (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
 	fs.StringVar(&o.color, "color", "auto", "colour failures, new rows and growth in tables: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
+	if slices.Contains(formats, render.CSV) {
+		fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, even those a spreadsheet would run as a formula (=, +, -, @), which otherwise start with '")
+	}
 }
 
 // output is how a command writes its report: the validated output flags.
@@ -61,7 +65,7 @@ func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
 	if err != nil {
 		return output{}, usagef("%s: --color: %v", cmd, err)
 	}
-	return output{format: f, opts: render.Options{Width: width, Color: color}}, nil
+	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw}}, nil
 }
 
 // colorOn decides --color: always, never, or auto, which colours only a

@@ -116,7 +116,7 @@ func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src sou
 		return err
 	}
 	if r.Verdict == gate.Fail {
-		fmt.Fprintf(e.stderr, "profdiff: gate failed: %s\n", failures(r))
+		say(e.stderr, "gate failed: %s", failures(r))
 		return errGateFailed
 	}
 	return nil

@@ -102,13 +102,13 @@ func runLoad(ctx context.Context, e env, cfg loadgen.Config, o output) error {
 		return fmt.Errorf("load: %v", err)
 	}
 	if err != nil && ctx.Err() == nil {
-		fmt.Fprintf(e.stderr, "profdiff: load stopped early (%v); the report covers %.2fs\n", err, rep.DurationS)
+		say(e.stderr, "load stopped early (%v); the report covers %.2fs", err, rep.DurationS)
 	}
 	if o.format == render.JSON {
 		// Data stays on stdout; the warnings go to stderr as well so that
 		// they are not missed.
 		for _, w := range rep.Warnings() {
-			fmt.Fprintf(e.stderr, "profdiff: WARNING: %s\n", w)
+			say(e.stderr, "WARNING: %s", w)
 		}
 	}
 	if werr := o.write(e.stdout, rep.Model()); werr != nil || ctx.Err() == nil {

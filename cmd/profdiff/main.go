@@ -191,7 +191,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errHelp):
 		return exitOK
 	case errors.Is(err, errInterrupted):
-		fmt.Fprintf(stderr, "profdiff: %v\n", err)
+		say(stderr, "%v", err)
 		var ie *interruptError
 		if errors.As(err, &ie) {
 			return ie.status()
@@ -200,7 +200,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errGateFailed):
 		return exitGateFail
 	}
-	fmt.Fprintf(stderr, "profdiff: %v\n", err)
+	say(stderr, "%v", err)
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue) && ue.cmd != "":

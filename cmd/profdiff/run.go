@@ -15,6 +15,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 )
@@ -25,6 +26,9 @@ import (
 // signal), whatever the command returned: an interrupted run never
 // reports success.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Every message, however written (a library's log, a child's
+	// output), reaches the terminal with its controls escaped.
+	stderr = sink.Writer{W: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText())
 		return usagef("no command given")

@@ -10,6 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/symbolize"
@@ -50,7 +51,7 @@ func noteSymbols(stderr io.Writer, l *profile.Loaded) {
 		return
 	}
 	for _, s := range l.Symbols.Served() {
-		fmt.Fprintf(stderr, "profdiff: %s: %s\n", l.Source, s)
+		say(stderr, "%s: %s", l.Source, s)
 	}
 }
 
@@ -116,7 +117,7 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 func printSymbolReport(w io.Writer, l *profile.Loaded) {
 	r := l.Symbols
 	if r == nil {
-		fmt.Fprintf(w, "%s: no address-only frames; nothing to name\n", l.Source)
+		fmt.Fprintf(w, "%s: no address-only frames; nothing to name\n", sink.Terminal(l.Source))
 		return
 	}
 	for _, m := range r.Mappings {
@@ -126,9 +127,9 @@ func printSymbolReport(w io.Writer, l *profile.Loaded) {
 		}
 		switch {
 		case m.ServedBy != "":
-			fmt.Fprintf(w, "%s: %d of %d addresses named from %s (by %s)\n", name, m.Named, m.Locations, m.ServedBy, m.By)
+			fmt.Fprintf(w, "%s: %d of %d addresses named from %s (by %s)\n", sink.Terminal(name), m.Named, m.Locations, sink.Terminal(m.ServedBy), m.By)
 		default:
-			fmt.Fprintf(w, "%s: %d addresses left: %s\n", name, m.Locations, m.Why)
+			fmt.Fprintf(w, "%s: %d addresses left: %s\n", sink.Terminal(name), m.Locations, sink.Terminal(m.Why))
 		}
 	}
 	fmt.Fprintf(w, "unnamed: %.1f%% of samples\n", 100*r.Share)

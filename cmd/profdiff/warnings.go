@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile/source"
 )
 
@@ -19,8 +20,15 @@ func warn(w io.Writer, msgs ...string) {
 			continue
 		}
 		seen[m] = true
-		fmt.Fprintf(w, "profdiff: warning: %s\n", m)
+		say(w, "warning: %s", m)
 	}
+}
+
+// say writes one message on w: "profdiff: " and the message on one line,
+// escaped (sink.Terminal) so that nothing in it, a file name, a frame or
+// a server's answer, acts on the terminal or starts another line.
+func say(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, "profdiff: %s\n", sink.Terminal(fmt.Sprintf(format, a...)))
 }
 
 // warningLines are the lines of a load's warnings: each distinct one

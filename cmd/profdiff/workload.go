@@ -242,9 +242,9 @@ func (sp sweepPages) write(ctx context.Context, e env, rep *report.Report, o out
 	link(fromDir)
 	page := filepath.Join(sp.dir, "sweep.html")
 	if err := writeFile(page, func(w io.Writer) error { return o.write(w, rep) }); err != nil {
-		fmt.Fprintf(e.stderr, "profdiff: %s: %s not written: %v\n", sp.cmd, page, err)
+		say(e.stderr, "%s: %s not written: %v", sp.cmd, page, err)
 	} else {
-		fmt.Fprintf(e.stderr, "profdiff: %s: wrote %s\n", sp.cmd, page)
+		say(e.stderr, "%s: wrote %s", sp.cmd, page)
 	}
 	link(fromCWD)
 	return o.write(e.stdout, rep)
@@ -277,7 +277,7 @@ func (sp sweepPages) writeRunDiffs(ctx context.Context, e env) (fromDir, fromCWD
 	for _, d := range sp.diffs {
 		page := filepath.Join(d.new.Config.Out, "diff-vs-"+filepath.Base(d.base.Config.Out)+".html")
 		if err := writeRunDiff(ctx, e, sp.cmd, d.base, d.new, page); err != nil {
-			fmt.Fprintf(e.stderr, "profdiff: %s: %s: no diff page: %v\n", sp.cmd, d.what, err)
+			say(e.stderr, "%s: %s: no diff page: %v", sp.cmd, d.what, err)
 			lines = append(lines, pageLine{what: d.what, page: "no diff page (" + err.Error() + ")"})
 			continue
 		}
@@ -315,7 +315,7 @@ func writeRunDiff(ctx context.Context, e env, cmd string, base, nw *workloads.Re
 	}
 	result := a.Diff()
 	for _, w := range result.Warnings {
-		fmt.Fprintf(e.stderr, "profdiff: warning: %s: %s\n", page, w)
+		say(e.stderr, "warning: %s: %s", page, w)
 	}
 	return writeFile(page, func(w io.Writer) error {
 		return render.Write(w, present.Diff(result), render.HTML, render.Options{})
@@ -379,7 +379,7 @@ func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, 
 		var ce *workloads.ChildError
 		switch {
 		case err != nil && errors.As(err, &ce) && len(cores) > 1 && ctx.Err() == nil:
-			fmt.Fprintf(e.stderr, "profdiff: %d cores: %v\n", n, err)
+			say(e.stderr, "%d cores: %v", n, err)
 			results = append(results, workloads.Failed(cfg, err))
 			if failed == nil {
 				failed = err
@@ -399,7 +399,7 @@ func runJSONSweep(ctx context.Context, e env, wf workloadFlags, variant string, 
 // the run.
 func warnLoad(stderr io.Writer, what string, res *workloads.Result) {
 	for _, w := range res.Load.Warnings() {
-		fmt.Fprintf(stderr, "profdiff: warning: %s: %s\n", what, w)
+		say(stderr, "warning: %s: %s", what, w)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/diff/units"
+	"github.com/profdiff/profdiff/internal/sink"
 )
 
 // Pct formats a share (fraction 0..1) as a percentage: 0.0486 → "4.86%".
@@ -47,14 +48,8 @@ func plus(s string) string {
 }
 
 // MarkdownCode writes a name as a Markdown code span that is safe in a
-// table cell.
-func MarkdownCode(s string) string {
-	s = strings.ReplaceAll(s, "`", "'")
-	// GitHub ends a table cell at '|' even inside a code span; '\|' is the
-	// escape it honours there.
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return "`" + s + "`"
-}
+// table cell (see sink.MarkdownCode).
+func MarkdownCode(s string) string { return sink.MarkdownCode(s) }
 
 // proseCode is a Markdown line of prose: code spans as MarkdownCode
 // writes them but for '|', which needs no escape outside a table (where
@@ -63,7 +58,8 @@ func proseCode(l report.Line) report.Line {
 	out := make(report.Line, len(l))
 	for i, c := range l {
 		if c.Kind == report.KindCode {
-			c.Kind, c.Text = report.KindText, "`"+strings.ReplaceAll(c.Text, "`", "'")+"`"
+			span := "`" + strings.ReplaceAll(sink.Terminal(sink.Cut(c.Text, sink.MaxName)), "`", "'") + "`"
+			c.Kind, c.Text, c.Parts = report.KindPhrase, "", report.Line{{Kind: kindVerbatim, Text: span}}
 		}
 		if c.Markdown != nil {
 			c.Markdown = proseCode(c.Markdown)
@@ -74,6 +70,23 @@ func proseCode(l report.Line) report.Line {
 		out[i] = c
 	}
 	return out
+}
+
+// kindVerbatim marks text the layout made safe already (a Markdown code
+// span), which human writes as it is.
+const kindVerbatim report.Kind = 255
+
+// outside is text that may have come from outside profdiff (a name, a
+// file name, a sample type) as medium m writes it (see package sink):
+// in the terminal and in Markdown cut to sink.MaxName and escaped.
+func outside(s string, m report.Medium) string {
+	switch m {
+	case report.Terminal:
+		return sink.Terminal(sink.Cut(s, sink.MaxName))
+	case report.Markdown:
+		return sink.MarkdownText(sink.Cut(s, sink.MaxName))
+	}
+	return s
 }
 
 // line writes cells one after the other as medium m shows them; in
@@ -111,10 +124,12 @@ func human(c report.Cell, m report.Medium) string {
 	var s string
 	switch c.Kind {
 	case report.KindCode:
-		s = c.Text
+		s = outside(c.Text, m)
 		if m == report.Markdown {
-			s = MarkdownCode(s)
+			s = MarkdownCode(sink.Cut(c.Text, sink.MaxName))
 		}
+	case kindVerbatim:
+		s = c.Text
 	case report.KindNumber:
 		s = number(c.Value, c.Digits)
 		if c.Unit != "" {
@@ -149,13 +164,13 @@ func human(c report.Cell, m report.Medium) string {
 	case report.KindBool:
 		s = strconv.FormatBool(c.Value != 0)
 	default:
-		s = c.Text
+		s = outside(c.Text, m)
 	}
 	switch {
 	case c.Relative != nil:
 		s += " (" + relative(*c.Relative) + ")"
 	case c.Note != "":
-		s += " (" + c.Note + ")"
+		s += " (" + outside(c.Note, m) + ")"
 	}
 	return s
 }
@@ -185,15 +200,15 @@ func pValue(p float64, digits int) string {
 	return strconv.FormatFloat(p, 'f', digits, 64)
 }
 
-// raw is a cell as CSV writes it: text as is (a phrase as the terminal
-// shows it), numbers in their shortest
+// raw is a cell's value as CSV writes it: text as is (a phrase as its
+// parts read, unescaped as in the html page; see csvCell for formulas), numbers in their shortest
 // exact form (whole numbers without an exponent), flags as true or false, a missing value as an empty field.
 func raw(c report.Cell) string {
 	switch c.Kind {
 	case report.KindText, report.KindCode:
 		return c.Text
 	case report.KindPhrase:
-		return human(c, report.Terminal)
+		return human(c, report.HTML)
 	case report.KindNone:
 		return ""
 	case report.KindBool:
@@ -208,6 +223,19 @@ func raw(c report.Cell) string {
 		return strconv.FormatFloat(c.Value, 'f', 0, 64) // 600000000, not 6e+08
 	}
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
+}
+
+// csvCell is a cell as CSV writes it: raw, and for text a spreadsheet
+// would evaluate as a formula a leading quote (sink.CSV) unless keep.
+func csvCell(c report.Cell, keep bool) string {
+	s := raw(c)
+	for c.Kind == report.KindGroup && len(c.Parts) > 0 {
+		c = c.Parts[0]
+	}
+	if keep || c.Kind != report.KindText && c.Kind != report.KindCode && c.Kind != report.KindPhrase {
+		return s
+	}
+	return sink.CSV(s)
 }
 
 // shownUnit is the unit an amount or a delta is shown in: none ("", a

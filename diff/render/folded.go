@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/internal/sink"
 )
 
 // The folded formats write the stacks of a report's call tree (its
@@ -27,7 +28,10 @@ import (
 // output never depends on map order.
 //
 // Frame names are made safe for folded readers (foldedFrame): a ';' would
-// split a frame, so it becomes ':'; line breaks and tabs become spaces; a
+// split a frame, so it becomes ':'; line breaks and tabs become spaces;
+// other control characters are escaped as in the table (sink.Terminal:
+// "\x1b[2J"), since folded stacks are read on a terminal and a folded
+// file with an ESC in it is refused as binary; a
 // frame ending in a space and a number ("retry 3"), which FlameGraph's
 // flamegraph.pl would read as a second count, has that space replaced by
 // '_' ("retry_3"); an empty name is "[unknown]"; a root frame starting
@@ -156,7 +160,7 @@ func foldedFrame(name string, first bool) string {
 		}
 		return r
 	}, name)
-	name = strings.TrimSpace(name)
+	name = strings.TrimSpace(sink.Terminal(name))
 	if name == "" {
 		return "[unknown]"
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/internal/sink"
 )
 
 // writeJSON writes v as a json.Encoder indenting by two spaces writes it.
@@ -62,9 +63,21 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // encodeJSON writes v on w as json.Encoder does with prefix and a
-// two-space indent.
+// two-space indent, with DEL, C1 and bidi controls in its strings as \u
+// escapes (sink.JSON): the same document, names whole, safe to print.
 func encodeJSON(w io.Writer, v any, prefix string) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(jsonWriter{w})
 	enc.SetIndent(prefix, "  ")
 	return enc.Encode(v)
+}
+
+// jsonWriter passes each of a json.Encoder's writes, one whole value,
+// through sink.JSON.
+type jsonWriter struct{ w io.Writer }
+
+func (j jsonWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(sink.JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -21,7 +21,9 @@
 // from the fitted cells, measuring them without their escape codes.
 //
 // It depends on the report model alone (packages diff/report and
-// diff/units), never on the engine or a profile reader: package
+// diff/units, and internal/sink, which escapes text from outside for each
+// format and imports only the standard library), never on the engine or a
+// profile reader: package
 // diff/present builds the reports of a diff, a top listing and the rule
 // table from the engine's results; the gate, the workload sweeps and the
 // load generator build their own; Write lays out any of them.
@@ -107,6 +109,11 @@ type Options struct {
 	Width int
 	// Color marks failures, new rows and growth in the table format.
 	Color bool
+	// CSVRaw writes CSV text cells as they are, where a spreadsheet would
+	// evaluate one starting with =, +, -, @, a tab or a CR as a formula;
+	// without it such a cell starts with a quote (see package
+	// internal/sink). For programs that read the CSV, not spreadsheets.
+	CSVRaw bool
 	// FoldedBase makes the folded format write the base side's stacks
 	// rather than the new side's.
 	FoldedBase bool
@@ -139,7 +146,7 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 		if r.Records == nil {
 			return fmt.Errorf("this report has no %s form", f)
 		}
-		return writeCSV(w, r.Records)
+		return writeCSV(w, r.Records, o.CSVRaw)
 	case JSON:
 		if r.JSON == nil {
 			return fmt.Errorf("this report has no %s form", f)
@@ -243,8 +250,9 @@ func (l layout) prose(ew *errWriter, text report.Line) {
 }
 
 // writeCSV writes the records: the column names as the header, then each
-// row's raw values.
-func writeCSV(w io.Writer, t *report.Table) error {
+// row's raw values, text that a spreadsheet would evaluate quoted unless
+// keep (see csvCell).
+func writeCSV(w io.Writer, t *report.Table, keep bool) error {
 	cw := csv.NewWriter(w)
 	rec := make([]string, 0, len(t.Columns))
 	for _, c := range t.Columns {
@@ -254,7 +262,7 @@ func writeCSV(w io.Writer, t *report.Table) error {
 	for _, cells := range t.Rows {
 		rec = rec[:0]
 		for _, c := range cells {
-			rec = append(rec, raw(c))
+			rec = append(rec, csvCell(c, keep))
 		}
 		_ = cw.Write(rec)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
@@ -248,10 +249,7 @@ func statusError(status int, body []byte) *StatusError {
 	} else {
 		e.Message = strings.TrimSpace(string(body))
 	}
-	e.Message = strings.Join(strings.Fields(e.Message), " ")
-	if len(e.Message) > 300 {
-		e.Message = e.Message[:300] + "…"
-	}
+	e.Message = sink.Body(e.Message, 300)
 	return e
 }
 
