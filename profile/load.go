@@ -61,9 +61,9 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
-	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/inflate"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -578,15 +578,15 @@ func fetchError(err error, timeout time.Duration) error {
 
 // statusBody is what an error response's body says, on one line: its first
 // line, or an HTML page's title (proxies answer with pages whose first
-// line is markup); at most 200 bytes, its controls escaped (sink.Body).
+// line is markup); at most 200 bytes, escaped where the command prints it (loaderr.Body).
 func statusBody(body string) string {
 	if htmlStart.MatchString(body) {
 		if _, t, ok := strings.Cut(body, "<title>"); ok {
 			t, _, _ = strings.Cut(t, "</title>")
-			return sink.Body(t, 200)
+			return loaderr.Body(t, 200)
 		}
 		return ""
 	}
 	first, _, _ := strings.Cut(body, "\n")
-	return sink.Body(first, 200)
+	return loaderr.Body(first, 200)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
-	"github.com/profdiff/profdiff/internal/sink"
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 )

@@ -10,7 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff"
-	"github.com/profdiff/profdiff/internal/sink"
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/symbolize"

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/profdiff/profdiff/internal/sink"
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/profile/source"
 )
 

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/diff/units"
-	"github.com/profdiff/profdiff/internal/sink"
 )
 
 // Pct formats a share (fraction 0..1) as a percentage: 0.0486 → "4.86%".

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
-	"github.com/profdiff/profdiff/internal/sink"
 )
 
 // The folded formats write the stacks of a report's call tree (its

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
-	"github.com/profdiff/profdiff/internal/sink"
 )
 
 // writeJSON writes v as a json.Encoder indenting by two spaces writes it.

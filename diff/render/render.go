@@ -21,7 +21,7 @@
 // from the fitted cells, measuring them without their escape codes.
 //
 // It depends on the report model alone (packages diff/report and
-// diff/units, and internal/sink, which escapes text from outside for each
+// diff/units, and diff/render/sink, which escapes text from outside for each
 // format and imports only the standard library), never on the engine or a
 // profile reader: package
 // diff/present builds the reports of a diff, a top listing and the rule
@@ -112,7 +112,7 @@ type Options struct {
 	// CSVRaw writes CSV text cells as they are, where a spreadsheet would
 	// evaluate one starting with =, +, -, @, a tab or a CR as a formula;
 	// without it such a cell starts with a quote (see package
-	// internal/sink). For programs that read the CSV, not spreadsheets.
+	// diff/render/sink). For programs that read the CSV, not spreadsheets.
 	CSVRaw bool
 	// FoldedBase makes the folded format write the base side's stacks
 	// rather than the new side's.

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/profdiff/profdiff/internal/sink"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
@@ -249,7 +248,7 @@ func statusError(status int, body []byte) *StatusError {
 	} else {
 		e.Message = strings.TrimSpace(string(body))
 	}
-	e.Message = sink.Body(e.Message, 300)
+	e.Message = loaderr.Body(e.Message, 300)
 	return e
 }
 

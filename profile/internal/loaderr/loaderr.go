@@ -5,7 +5,11 @@
 // without an import cycle.
 package loaderr
 
-import "errors"
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
 
 // The kinds of load failure; see the profile package's ErrUnrecognized and
 // the rest for what each means.
@@ -40,3 +44,19 @@ type marked struct{ err, kind error }
 
 func (m *marked) Error() string   { return m.err.Error() }
 func (m *marked) Unwrap() []error { return []error{m.err, m.kind} }
+
+// Body is a server's error answer as an error quotes it: one line (runs
+// of white space, newlines included, as one space) of at most n bytes,
+// cut at a character boundary and followed by "…" where it was cut. Only
+// the first 4n bytes of s are read. Controls are left for the command to
+// escape where it prints the message (diff/render/sink).
+func Body(s string, n int) string {
+	s = strings.Join(strings.Fields(s[:min(len(s), 4*n)]), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -236,18 +236,6 @@ func signedAmount(s string) bool {
 	return true
 }
 
-// Body is a server's error answer as a message quotes it: one line (runs
-// of white space, newlines included, as one space) of at most n bytes
-// and "…" where it was cut, controls escaped as Terminal escapes them.
-// Only the first 4n bytes of s are read.
-func Body(s string, n int) string {
-	s = strings.Join(strings.Fields(s[:min(len(s), 4*n)]), " ")
-	if len(s) > n {
-		s = prefix(s, n) + "…"
-	}
-	return Terminal(s)
-}
-
 // JSON is an encoded JSON document with the characters that encoding/json
 // leaves raw in its strings but that act on a terminal (DEL, the C1
 // controls, the bidi controls) written as \u escapes: the same document

@@ -148,19 +148,6 @@ func TestCut(t *testing.T) {
 	}
 }
 
-// TestBody wants a server's answer on one line, cut and escaped, reading
-// no more than a bounded prefix of it.
-func TestBody(t *testing.T) {
-	b := ("<h1>\x1b]52;c;ZXZpbA==\x07 oops</h1>\r\n\r\nsecond line\x1b[2J" + strings.Repeat("x", 1<<20))
-	got := Body(b, 300)
-	if strings.ContainsAny(got, "\n\r") || controls(got) != "" || len(got) > 300+len("…")+3*8 {
-		t.Errorf("Body = %d bytes %q", len(got), got)
-	}
-	if !strings.HasPrefix(got, `<h1>\x1b]52;c;ZXZpbA==\x07 oops</h1> second line\x1b[2J`) {
-		t.Errorf("Body = %q", got[:80])
-	}
-}
-
 // TestWriterKeepsLines wants messages written through Writer to keep
 // their lines and tabs and lose every other control.
 func TestWriterKeepsLines(t *testing.T) {
