@@ -13,12 +13,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"testing"
 
 	"github.com/profdiff/profdiff/profile/inflate"
+	"github.com/profdiff/profdiff/profile/internal/memtest"
 )
 
 // The tests of this file hold the loader to one rule: no size that input
@@ -33,16 +33,8 @@ import (
 // the default run takes a representative subset.
 func longTests() bool { return os.Getenv("PROFDIFF_TEST_LONG") != "" }
 
-// allocated returns the bytes of heap that f allocated, as the runtime
-// counts them (cumulative, so a collection during f does not hide any).
-func allocated(f func()) uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	f()
-	metrics.Read(s)
-	return s[0].Value.Uint64() - before
-}
+// allocated is memtest.Allocated: the bytes of heap that f allocated.
+var allocated = memtest.Allocated
 
 // allocBound is the most a failed load of n input bytes may allocate: the
 // decompressors' own state (the streaming reader's window and tables,
