@@ -1,0 +1,79 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The size limit holds memory: a source that would expand past
+// --max-size 64MiB fails with exit 2 as it passes the limit, peaking at
+// no more than 1.5 times the limit plus 50 MB (the program's own). Each
+// bomb is 1 GiB once expanded, so a reader that held what it decoded, or
+// believed what a header said, would peak past 1 GB and fail the bound
+// by far; 1 GiB rather than more keeps each test about a second.
+const (
+	limitFlag = "64MiB"
+	limitPeak = 64<<20*3/2 + 50e6
+)
+
+// checkBounded runs profdiff top on source under the limit and checks the
+// exit status, the error and the peak.
+func checkBounded(t *testing.T, source, want string) {
+	t.Helper()
+	stderr, code, _, rss := runMeasured(t, t.TempDir(), "top", "--max-size", limitFlag, source)
+	t.Logf("exit %d, peak RSS %.1f MB", code, float64(rss)/1e6)
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, want)
+	}
+	if rss > limitPeak && !raceEnabled {
+		t.Errorf("peak RSS %.1f MB past the %.1f MB bound", float64(rss)/1e6, float64(limitPeak)/1e6)
+	}
+}
+
+// A gzip file of 1 GiB of zeros, as 64 MiB members: every trailer says
+// 64 MiB, the limit itself, so the fast inflater decodes the first member
+// before it finds more, and the streaming reader that reads it again
+// fails past the limit.
+func TestLimitGzipBombFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "bomb.pb.gz")
+	if err := os.WriteFile(path, gzipBomb(1024), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkBounded(t, path, "gzip stream expands past the 64MiB limit")
+}
+
+// An HTTP body without end: zeros until the client hangs up.
+func TestLimitHTTPEndlessBody(t *testing.T) {
+	t.Parallel()
+	chunk := make([]byte, 1<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	checkBounded(t, srv.URL+"/debug/pprof/heap", "larger than the 64MiB limit")
+}
+
+// An HTTP gzip bomb, as the body itself (a .pb.gz served as it is) and as
+// a Content-Encoding that Go's client decodes as it reads.
+func TestLimitHTTPGzipBomb(t *testing.T) {
+	t.Parallel()
+	bomb := gzipBomb(1024)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("encoded") {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		w.Write(bomb)
+	}))
+	defer srv.Close()
+	checkBounded(t, srv.URL+"/debug/pprof/heap", "gzip stream expands past the 64MiB limit")
+	checkBounded(t, srv.URL+"/debug/pprof/heap?encoded=1", "larger than the 64MiB limit")
+}
