@@ -29,9 +29,10 @@
 // own hints (how to raise the size limit, say).
 //
 // Memory is bounded by the input: what a source holds and what each
-// container expands to are limited by Options.MaxSize as the bytes arrive,
-// read into one buffer of the size announced (see ReadLimited, Decompress),
-// and text is parsed in place, so loading a profile peaks at about its
+// container expands to are limited by Options.MaxSize as the bytes arrive
+// (see ReadLimited, Decompress): a stream past the limit fails having held
+// at most the limit, a size a header announces is believed only as far as
+// the data bears it out, and text is parsed in place, so loading a profile peaks at about its
 // decompressed size plus the model built from it. Every loaded profile's
 // values are non-negative and each sample type's sum fits in an int64 (a
 // diff profile, labelled pprof::base, is refused as such).
@@ -67,7 +68,9 @@ import (
 )
 
 // DefaultMaxSize is the largest profile, after decompression, that Load
-// accepts unless Options.MaxSize says otherwise: 1 GiB.
+// accepts unless Options.MaxSize says otherwise: 1 GiB. A source past it
+// fails with the process at 1.33 GB at most (a gzip bomb), within the 1.5
+// times the limit that keeps it the default.
 const DefaultMaxSize = 1 << 30
 
 // Options control loading. The zero value is usable.
