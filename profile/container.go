@@ -222,6 +222,9 @@ func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, f.Name, mark(ErrTooLarge, fmt.Errorf("zip member %s expands past the %s limit", f.Name, FormatSize(maxSize)))
+	case errors.Is(err, zip.ErrFormat) && uint64(len(out)) >= f.UncompressedSize64:
+		// archive/zip stops a member at the size its directory gives.
+		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s expands past the %d bytes the archive's directory gives", f.Name, f.UncompressedSize64))
 	case err != nil:
 		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: corrupt after %d bytes: %v", f.Name, len(out), err))
 	}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -76,4 +80,48 @@ func TestLimitHTTPGzipBomb(t *testing.T) {
 	defer srv.Close()
 	checkBounded(t, srv.URL+"/debug/pprof/heap", "gzip stream expands past the 64MiB limit")
 	checkBounded(t, srv.URL+"/debug/pprof/heap?encoded=1", "larger than the 64MiB limit")
+}
+
+// A zip archive of one member that inflates to 256 MiB of zeros (past
+// the bound even once, so a reader that held it all would fail): with
+// its sizes as archive/zip writes them it is refused before inflating;
+// with a central directory that says 64 MiB, the limit, the member is
+// inflated and fails where the stream passes it.
+func TestLimitZipBomb(t *testing.T) {
+	t.Parallel()
+	const size = 256 << 20
+	var comp bytes.Buffer
+	fw, _ := flate.NewWriter(&comp, flate.BestSpeed)
+	crc := crc32.NewIEEE()
+	zeros := make([]byte, 1<<20)
+	for range size / len(zeros) {
+		fw.Write(zeros)
+		crc.Write(zeros)
+	}
+	fw.Close()
+	for _, c := range []struct {
+		name     string
+		declared uint64
+		want     string
+	}{
+		{"honest.zip", size, "zip member zeros.pb expands to 268435456 bytes, past the 64MiB limit"},
+		{"lying.zip", 64 << 20, "zip member zeros.pb expands past the 67108864 bytes the archive's directory gives"},
+	} {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: "zeros.pb", Method: zip.Deflate, CRC32: crc.Sum32(),
+			CompressedSize64: uint64(comp.Len()), UncompressedSize64: c.declared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(comp.Bytes())
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), c.name)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkBounded(t, path, c.want)
+	}
 }
