@@ -69,7 +69,7 @@ import (
 
 // DefaultMaxSize is the largest profile, after decompression, that Load
 // accepts unless Options.MaxSize says otherwise: 1 GiB. A source past it
-// fails with the process at 1.33 GB at most (a gzip bomb), within the 1.5
+// fails with the process at 1.24 GB at most (a gzip bomb), within the 1.5
 // times the limit that keeps it the default.
 const DefaultMaxSize = 1 << 30
 

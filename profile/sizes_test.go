@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/profile/inflate"
+	"github.com/profdiff/profdiff/profile/internal/bounded"
 	"github.com/profdiff/profdiff/profile/internal/memtest"
 )
 
@@ -33,8 +34,13 @@ import (
 // the default run takes a representative subset.
 func longTests() bool { return os.Getenv("PROFDIFF_TEST_LONG") != "" }
 
-// allocated is memtest.Allocated: the bytes of heap that f allocated.
-var allocated = memtest.Allocated
+// allocated returns the bytes of heap that f allocated, and the most the
+// bounded reader had mapped at once outside the heap meanwhile.
+func allocated(f func()) uint64 {
+	var heap uint64
+	peak := bounded.MappedPeak(func() { heap = memtest.Allocated(f) })
+	return heap + uint64(peak)
+}
 
 // allocBound is the most a failed load of n input bytes may allocate: the
 // decompressors' own state (the streaming reader's window and tables,

@@ -125,3 +125,29 @@ func TestLimitZipBomb(t *testing.T) {
 		checkBounded(t, path, c.want)
 	}
 }
+
+// Within the limit, a body of unknown length (chunked, as net/http/pprof
+// sends a large profile) is held once: its pieces are joined into one
+// buffer as each is given back, so 256 MiB peaks under 256 MiB and an
+// eighth plus the program's 50 MB, where pieces or a growing buffer
+// copied whole held it twice (541 and 581 MB).
+func TestLimitChunkedBodyHeldOnce(t *testing.T) {
+	t.Parallel()
+	const size = 256 << 20
+	chunk := make([]byte, 1<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for range size / len(chunk) {
+			w.Write(chunk)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	stderr, code, _, rss := runMeasured(t, t.TempDir(), "top", srv.URL+"/debug/pprof/heap")
+	t.Logf("exit %d, peak RSS %.1f MB", code, float64(rss)/1e6)
+	if code != 2 || !strings.Contains(stderr, "unknown binary format") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2, no profile", code, stderr)
+	}
+	if bound := int64(size + size/8 + 50e6); rss > bound && !raceEnabled {
+		t.Errorf("peak RSS %.1f MB past %.1f MB", float64(rss)/1e6, float64(bound)/1e6)
+	}
+}

@@ -11,6 +11,7 @@ package bounded
 import (
 	"errors"
 	"io"
+	"sync/atomic"
 )
 
 // ErrPastLimit is ReadAll's error for a reader with more than the limit.
@@ -27,8 +28,14 @@ var ErrPastLimit = errors.New("past the size limit")
 // never what the lie says.
 const growRatio = 4
 
-// minChunk is the smallest piece ReadAll reads into.
-const minChunk = 32 << 10
+// minChunk is the smallest piece ReadAll reads into, and maxPiece the
+// largest after the first: a stream that ends is joined into one buffer
+// of its size, each piece unmapped once copied, so the join holds the
+// data once and a piece.
+const (
+	minChunk = 32 << 10
+	maxPiece = 8 << 20
+)
 
 // ReadAll reads r to its end and returns its bytes in one buffer. Once
 // more than maxSize bytes have arrived it fails with ErrPastLimit, having
@@ -36,14 +43,17 @@ const minChunk = 32 << 10
 // never copied while the stream goes on, each no larger than what the
 // limit leaves, so a stream that runs past the limit (a compression
 // bomb, an endless body) is refused holding the limit and nothing more.
-// A stream that ends is joined into one buffer, its bytes then held twice
-// for the length of the copy, unless it fitted one piece.
+// A stream that ends is joined into one buffer; the pieces after the
+// first are mapped outside the Go heap and each is unmapped as soon as it
+// is copied, so the join peaks at the data and one piece (8 MiB), not
+// twice the data, and leaves nothing for the collector.
 //
 // hint is the size r is said to have (0: unknown), and first the most
 // its word alone may allocate (0: no bound, for a hint that is a regular
-// file's own stat). A right hint within first fills one piece of exactly
+// file's own stat). A right hint within first fills one buffer of exactly
 // that size, never copied; a larger one is believed in steps (see
-// growRatio). On an error of r it returns, with the error, what it read.
+// growRatio), and a hint past maxSize not at all. On an error of r it
+// returns, with the error, what it read.
 func ReadAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 	if hint > maxSize {
 		// Wrong, or the stream fails anyway: either way no reason to
@@ -57,24 +67,38 @@ func ReadAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 	if first > 0 {
 		c = min(c, first)
 	}
-	var (
-		pieces [][]byte // full pieces before buf, in order
-		held   int64    // the bytes in pieces
-		buf    = make([]byte, 0, min(c, maxSize))
-	)
-	join := func() []byte {
-		if len(pieces) == 0 {
-			return buf
+	// head is the first buffer (on the heap: returned as it is when the
+	// stream fits it); pieces are the mapped ones after it, the last the
+	// one being filled. held counts the bytes of the full ones.
+	head := make([]byte, 0, min(c, maxSize))
+	var pieces [][]byte
+	defer func() {
+		for _, p := range pieces {
+			unmapPiece(p)
 		}
-		out := make([]byte, 0, held+int64(len(buf)))
+	}()
+	held := int64(0)
+	// joinInto appends every byte so far to out, unmapping each piece
+	// once copied.
+	joinInto := func(out []byte) []byte {
+		out = append(out, head...)
 		for i, p := range pieces {
 			out = append(out, p...)
-			pieces[i] = nil // garbage as soon as copied
+			unmapPiece(p)
+			pieces[i] = nil
 		}
-		return append(out, buf...)
+		pieces = nil
+		return out
 	}
+	join := func() []byte {
+		if len(pieces) == 0 {
+			return head
+		}
+		return joinInto(make([]byte, 0, held+int64(len(pieces[len(pieces)-1]))))
+	}
+	buf := &head
 	for {
-		if len(buf) == cap(buf) {
+		if len(*buf) == cap(*buf) {
 			// Full: one more byte says whether there is more, so that a
 			// right hint, or data of exactly maxSize, takes no further
 			// piece.
@@ -86,32 +110,31 @@ func ReadAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 				}
 				return join(), err
 			}
-			total := held + int64(len(buf))
+			total := held + int64(len(*buf))
 			if total >= maxSize {
 				return nil, ErrPastLimit
 			}
+			if hint > total && total*growRatio*growRatio >= hint {
+				// The hint is within reach: one buffer of its size
+				// holds what came and what is still to come.
+				head = append(joinInto(make([]byte, 0, min(hint, maxSize))), one[0])
+				held, buf = 0, &head
+				continue
+			}
+			held = total
 			next := max(total/2, minChunk) // no hint, or past it
 			if hint > total {
-				if total*growRatio*growRatio >= hint {
-					// The hint is within reach: one buffer of its size
-					// holds what came and what is still to come.
-					whole := make([]byte, 0, min(hint, maxSize))
-					for _, p := range pieces {
-						whole = append(whole, p...)
-					}
-					buf = append(append(whole, buf...), one[0])
-					pieces, held = nil, 0
-					continue
-				}
 				next = max(next, total*(growRatio-1))
 			}
-			pieces = append(pieces, buf)
-			held = total
-			buf = make([]byte, 0, min(next, maxSize-total))
-			buf = append(buf, one[0])
+			p, err := mapPiece(int(min(next, maxPiece, maxSize-total)))
+			if err != nil {
+				return nil, err
+			}
+			pieces = append(pieces, append(p, one[0]))
+			buf = &pieces[len(pieces)-1]
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
+		n, err := r.Read((*buf)[len(*buf):cap(*buf)])
+		*buf = (*buf)[:len(*buf)+n]
 		if err == io.EOF {
 			return join(), nil
 		}
@@ -119,4 +142,37 @@ func ReadAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 			return join(), err
 		}
 	}
+}
+
+// mapped counts the bytes of pieces mapped now, and mappedPeak the most
+// at once, for MappedPeak: mapped memory is not the heap's, so the
+// runtime's counts miss it.
+var mapped, mappedPeak atomic.Int64
+
+// MappedPeak runs f and returns the most bytes of pieces that were
+// mapped at once meanwhile, beyond those mapped before: what tests that
+// count the heap's allocations add to them. Reads running beside f, in
+// other goroutines, count too.
+func MappedPeak(f func()) int64 {
+	base := mapped.Load()
+	mappedPeak.Store(base)
+	f()
+	return mappedPeak.Load() - base
+}
+
+// mapPiece is newPiece, counted.
+func mapPiece(n int) ([]byte, error) {
+	p, err := newPiece(n)
+	if err == nil {
+		now := mapped.Add(int64(cap(p)))
+		for peak := mappedPeak.Load(); now > peak && !mappedPeak.CompareAndSwap(peak, now); peak = mappedPeak.Load() {
+		}
+	}
+	return p, err
+}
+
+// unmapPiece is freePiece, counted.
+func unmapPiece(p []byte) {
+	mapped.Add(-int64(cap(p)))
+	freePiece(p)
 }
