@@ -106,10 +106,36 @@ func (l *Loaded) ungzipLayers(data []byte, maxSize int64, stripped int) (out []b
 		if layers < stripped {
 			continue
 		}
-		if data, err = gunzip(data, maxSize); err != nil {
+		in := data
+		if data, err = gunzip(in, maxSize); err != nil {
 			return nil, gzipped, err
 		}
+		if layers+1 < maxGzipLayers && isGzip(data) {
+			// A gzip inside a gzip: both are read again as one stream,
+			// so that the inner stream (up to the limit) and what it
+			// expands to are never held together.
+			n := len(data)
+			data = nil
+			bounded.DropLarge(int64(n))
+			if data, err = gunzipTwice(bytes.NewReader(in), maxSize, int64(len(in))); err != nil {
+				return nil, gzipped, err
+			}
+			l.Containers = append(l.Containers, "gzip")
+			layers++
+		}
 	}
+}
+
+// gunzipTwice decompresses the two gzip layers of r, a stream of
+// compressed bytes, as one stream, failing (ErrTooLarge) once the inner
+// layer's output passes maxSize: the outer layer's output is never held,
+// so a gzip of a gzip bomb is refused holding the limit once.
+func gunzipTwice(r io.Reader, maxSize, compressed int64) ([]byte, error) {
+	outer, err := kgzip.NewReader(r)
+	if err != nil {
+		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip header: %v", err))
+	}
+	return gunzipStream(outer, maxSize, compressed, 0)
 }
 
 // parseZip parses the one member of a zip archive, the container named in

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"hash/crc32"
 	"net/http"
 	"net/http/httptest"
@@ -149,5 +150,35 @@ func TestLimitChunkedBodyHeldOnce(t *testing.T) {
 	}
 	if bound := int64(size + size/8 + 50e6); rss > bound && !raceEnabled {
 		t.Errorf("peak RSS %.1f MB past %.1f MB", float64(rss)/1e6, float64(bound)/1e6)
+	}
+}
+
+// A gzip of a gzip bomb whose inner stream is 1000 members of 64 MiB of
+// zeros, 65 MB, just under the limit: the inner stream is never held
+// beside what it expands to (both layers are read as one stream), so it
+// fails holding the limit once, under the limit plus 50 MB, a file and an
+// HTTP body alike (160 MB when the inner stream was held; that is close
+// to the 1.5x bound, so this test asks for less).
+func TestLimitDoubleGzipBomb(t *testing.T) {
+	t.Parallel()
+	var outer bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&outer, gzip.BestSpeed)
+	zw.Write(gzipBomb(1000 * 64))
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "double.pb.gz.gz")
+	if err := os.WriteFile(path, outer.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(outer.Bytes()) }))
+	defer srv.Close()
+	for _, source := range []string{path, srv.URL + "/debug/pprof/heap"} {
+		stderr, code, _, rss := runMeasured(t, t.TempDir(), "top", "--max-size", limitFlag, source)
+		t.Logf("%s: exit %d, peak RSS %.1f MB", source, code, float64(rss)/1e6)
+		if code != 2 || !strings.Contains(stderr, "gzip stream expands past the 64MiB limit") {
+			t.Errorf("exit %d, stderr:\n%s", code, stderr)
+		}
+		if bound := int64(64<<20 + 50e6); rss > bound && !raceEnabled {
+			t.Errorf("peak RSS %.1f MB past %.1f MB", float64(rss)/1e6, float64(bound)/1e6)
+		}
 	}
 }

@@ -34,9 +34,10 @@ import (
 	"io"
 	"math/bits"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"sync"
+
+	"github.com/profdiff/profdiff/profile/internal/bounded"
 )
 
 // ErrNotHandled says that Gunzip did not decompress its input (corrupt,
@@ -124,33 +125,19 @@ func Gunzip(src []byte, maxSize int64) (out []byte, err error) {
 			continue
 		}
 		if err != nil || int64(n) != size || used != len(body) {
-			dropLarge(c)
+			bounded.DropLarge(c) // the caller reads src again, maybe into as much
 			return nil, ErrNotHandled
 		}
 		out = buf[:n:n]
 		break
 	}
 	if crc32.ChecksumIEEE(out) != wantCRC {
-		dropLarge(int64(len(out)))
+		n := len(out)
+		out = nil
+		bounded.DropLarge(int64(n))
 		return nil, ErrNotHandled
 	}
 	return out, nil
-}
-
-// largeGarbage is the size of a failed attempt's buffer that dropLarge
-// collects at once.
-const largeGarbage = 16 << 20
-
-// dropLarge collects the buffer of c bytes that a failed attempt leaves
-// behind when it is large. The caller reads the input again, into as much
-// memory (a bomb that lies in its trailer: up to the limit), and the
-// runtime set its next collection's goal while this buffer was live, so
-// without a collection now the two would be resident together, twice the
-// limit; collected, the second read reuses the first's pages.
-func dropLarge(c int64) {
-	if c >= largeGarbage {
-		runtime.GC()
-	}
 }
 
 // GunzipFile is Gunzip of the regular file f of size bytes. Where the

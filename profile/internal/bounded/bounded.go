@@ -11,6 +11,7 @@ package bounded
 import (
 	"errors"
 	"io"
+	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -175,4 +176,21 @@ func mapPiece(n int) ([]byte, error) {
 func unmapPiece(p []byte) {
 	mapped.Add(-int64(cap(p)))
 	freePiece(p)
+}
+
+// largeGarbage is the size of an abandoned buffer that DropLarge collects
+// at once.
+const largeGarbage = 16 << 20
+
+// DropLarge collects at once a buffer of n bytes that its caller has
+// just abandoned (no reference to it may remain), when it is large, and
+// gives its pages back to the system. A caller that reads its input
+// again (another decoder, one more layer) may fill as much memory anew,
+// partly in pieces mapped outside the heap, and the runtime set its next
+// collection's goal while the buffer was live: without this the two
+// would be resident together.
+func DropLarge(n int64) {
+	if n >= largeGarbage {
+		debug.FreeOSMemory()
+	}
 }
