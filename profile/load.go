@@ -32,8 +32,8 @@
 // container expands to are limited by Options.MaxSize as the bytes arrive
 // (see ReadLimited, Decompress): a stream past the limit fails having held
 // at most the limit, a size a header announces is believed only as far as
-// the data bears it out, and text is parsed in place, so loading a profile peaks at about its
-// decompressed size plus the model built from it. Every loaded profile's
+// the data bears it out, and text is parsed in place, so loading a profile
+// peaks at about its decompressed size plus the model built from it. Every loaded profile's
 // values are non-negative and each sample type's sum fits in an int64 (a
 // diff profile, labelled pprof::base, is refused as such).
 //
