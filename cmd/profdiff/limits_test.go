@@ -182,3 +182,26 @@ func TestLimitDoubleGzipBomb(t *testing.T) {
 		}
 	}
 }
+
+// The default limit holds too (the long run only: the child takes about
+// 1.1 GB): a 4 MB gzip of 4 GiB of zeros, as 64 MiB members, fails past
+// 1 GiB peaking within 1.5 times it (plus the program's 50 MB), which is
+// what keeps 1 GiB the default (1.12 GB; 3.35 GB before the bounded
+// reader).
+func TestLimitDefaultGzipBomb(t *testing.T) {
+	if !longTests() {
+		t.Skip("peaks at about 1.1 GB; PROFDIFF_TEST_LONG=1 runs it")
+	}
+	path := filepath.Join(t.TempDir(), "bomb.pb.gz")
+	if err := os.WriteFile(path, gzipBomb(4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr, code, _, rss := runMeasured(t, t.TempDir(), "top", path)
+	t.Logf("exit %d, peak RSS %.2f GB", code, float64(rss)/1e9)
+	if code != 2 || !strings.Contains(stderr, "gzip stream expands past the 1GiB limit") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if bound := int64(1<<30*3/2 + 50e6); rss > bound && !raceEnabled {
+		t.Errorf("peak RSS %.2f GB past %.2f GB", float64(rss)/1e9, float64(bound)/1e9)
+	}
+}
