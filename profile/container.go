@@ -13,6 +13,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/profdiff/profdiff/profile/inflate"
+	"github.com/profdiff/profdiff/profile/internal/bounded"
 )
 
 // Containers are layers in front of any format: gzip (up to two layers, as
@@ -105,10 +106,36 @@ func (l *Loaded) ungzipLayers(data []byte, maxSize int64, stripped int) (out []b
 		if layers < stripped {
 			continue
 		}
-		if data, err = gunzip(data, maxSize); err != nil {
+		in := data
+		if data, err = gunzip(in, maxSize); err != nil {
 			return nil, gzipped, err
 		}
+		if layers+1 < maxGzipLayers && isGzip(data) {
+			// A gzip inside a gzip: both are read again as one stream,
+			// so that the inner stream (up to the limit) and what it
+			// expands to are never held together.
+			n := len(data)
+			data = nil
+			bounded.DropLarge(int64(n))
+			if data, err = gunzipTwice(bytes.NewReader(in), maxSize, int64(len(in))); err != nil {
+				return nil, gzipped, err
+			}
+			l.Containers = append(l.Containers, "gzip")
+			layers++
+		}
 	}
+}
+
+// gunzipTwice decompresses the two gzip layers of r, a stream of
+// compressed bytes, as one stream, failing (ErrTooLarge) once the inner
+// layer's output passes maxSize: the outer layer's output is never held,
+// so a gzip of a gzip bomb is refused holding the limit once.
+func gunzipTwice(r io.Reader, maxSize, compressed int64) ([]byte, error) {
+	outer, err := kgzip.NewReader(r)
+	if err != nil {
+		return nil, mark(ErrCorrupt, fmt.Errorf("corrupt gzip header: %v", err))
+	}
+	return gunzipStream(outer, maxSize, compressed, 0)
 }
 
 // parseZip parses the one member of a zip archive, the container named in
@@ -221,6 +248,9 @@ func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
 	switch {
 	case errors.Is(err, errPastLimit):
 		return nil, f.Name, mark(ErrTooLarge, fmt.Errorf("zip member %s expands past the %s limit", f.Name, FormatSize(maxSize)))
+	case errors.Is(err, zip.ErrFormat) && uint64(len(out)) >= f.UncompressedSize64:
+		// archive/zip stops a member at the size its directory gives.
+		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s expands past the %d bytes the archive's directory gives", f.Name, f.UncompressedSize64))
 	case err != nil:
 		return nil, f.Name, mark(ErrCorrupt, fmt.Errorf("zip member %s: corrupt after %d bytes: %v", f.Name, len(out), err))
 	}
@@ -244,78 +274,13 @@ func zipHolds(files []*zip.File) string {
 	return strings.Join(names, ", ")
 }
 
-// The first buffer readAll makes on an untrusted hint holds at most
-// inflate.FirstSize of the compressed input (gzipped pprof expands 1.5-3.5
-// times, so its hint is taken whole); each growth after that moves
-// towards the hint by growRatio times the bytes that really arrived, and
-// to the hint itself once it is within growRatio² of them. A right hint
-// thus costs one buffer, or two for text that compresses 30 times, and a
-// lying one (a truncated file's last four bytes, a crafted trailer, a
-// false Content-Length) costs at most growRatio² times the data that
-// arrived, never what the lie says. (package inflate, which decodes again
-// rather than copying, takes larger steps.)
-const growRatio = 4
+// readAll is bounded.ReadAll: r read to its end into one buffer, failing
+// with errPastLimit once more than maxSize bytes arrive, having held at
+// most maxSize bytes; hint is the size r is said to have, believed only as
+// far as first and the bytes that really arrived allow.
+func readAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
+	return bounded.ReadAll(r, maxSize, hint, first)
+}
 
 // errPastLimit is readAll's error for a reader with more than the limit.
-var errPastLimit = errors.New("past the size limit")
-
-// readAll reads r to its end into one buffer and fails with errPastLimit
-// once more than maxSize bytes arrive, holding at most maxSize bytes. hint
-// is the size r is said to have (0: unknown) and first the most its word
-// alone may allocate (0: no bound, for a hint that is a regular file's
-// own stat; at half of maxSize or more, maxSize bounds it). A right hint
-// fills a buffer of exactly that size, reached in
-// steps of growRatio from first, and the buffer is copied only at those
-// steps; past the hint, or without one, the buffer grows by half, so the
-// peak is about 2.5 times the data at the last growth. On another error
-// it returns what it read.
-func readAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
-	c := hint
-	if c <= 0 {
-		c = 32 << 10
-	}
-	if first > 0 && first < maxSize/2 {
-		// Where first is half the limit or more, the limit bounds the
-		// buffer as well as first would (within twice it), and one
-		// buffer of the limit spares a bomb's copy into a second.
-		c = min(c, first)
-	}
-	buf := make([]byte, 0, min(c, maxSize))
-	for {
-		if len(buf) == cap(buf) {
-			// Full: one more byte says whether to grow, so that a
-			// right hint, or data of exactly maxSize, is never copied.
-			var one [1]byte
-			n, err := io.ReadFull(r, one[:])
-			if n == 0 {
-				if err == io.EOF {
-					return buf, nil
-				}
-				return buf, err
-			}
-			if int64(len(buf)) >= maxSize {
-				return nil, errPastLimit
-			}
-			have := int64(cap(buf))
-			next := have + max(have/2, 32<<10)
-			switch {
-			case hint <= have:
-			case have*growRatio*growRatio >= hint:
-				next = hint // the last step: the buffers before add up to a fifth of it at most
-			default:
-				next = max(next, have*growRatio)
-			}
-			grown := make([]byte, len(buf), min(next, maxSize))
-			copy(grown, buf)
-			buf = append(grown, one[0])
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
+var errPastLimit = bounded.ErrPastLimit

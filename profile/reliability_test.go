@@ -414,3 +414,36 @@ func TestGunzipFile(t *testing.T) {
 		t.Error("a directory: true")
 	}
 }
+
+// A pprof file gzipped again (as in transit) loads through both layers,
+// read as one stream (gunzipTwice), from a file and from memory alike: the
+// containers say gzip twice, and the samples are the profile's own.
+func TestLoadTwoGzipLayers(t *testing.T) {
+	gz := goHeapProfile(t)
+	twice := gzipT(t, gz)
+	parse := func(name string, data []byte) *Loaded {
+		l, err := Parse(name, data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	// Load drops the profiler's own samples, Parse does not: each is
+	// compared with its own kind of read of the profile gzipped once.
+	for _, c := range []struct {
+		name      string
+		got, want *Loaded
+	}{
+		{"file", mustLoad(t, writeTemp(t, "heap.pb.gz.gz", twice), Options{AllowEmpty: true}), mustLoad(t, writeTemp(t, "heap.pb.gz", gz), Options{AllowEmpty: true})},
+		{"memory", parse("heap.pb.gz.gz", twice), parse("heap.pb.gz", gz)},
+	} {
+		l, want := c.got, c.want
+		if strings.Join(l.Containers, ",") != "gzip,gzip" || len(l.Profile.Sample) != len(want.Profile.Sample) || l.Format != want.Format {
+			t.Errorf("%s: format %s, containers %v, %d samples; want %s in gzip,gzip, %d samples", c.name, l.Format, l.Containers, len(l.Profile.Sample), want.Format, len(want.Profile.Sample))
+		}
+	}
+	// Cut short, the outer layer's error is the inner stream's.
+	if _, err := Parse("cut.gz.gz", twice[:len(twice)-10], 0); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("cut short: %v, want ErrCorrupt", err)
+	}
+}

@@ -13,12 +13,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"testing"
 
 	"github.com/profdiff/profdiff/profile/inflate"
+	"github.com/profdiff/profdiff/profile/internal/bounded"
+	"github.com/profdiff/profdiff/profile/internal/memtest"
 )
 
 // The tests of this file hold the loader to one rule: no size that input
@@ -33,15 +34,12 @@ import (
 // the default run takes a representative subset.
 func longTests() bool { return os.Getenv("PROFDIFF_TEST_LONG") != "" }
 
-// allocated returns the bytes of heap that f allocated, as the runtime
-// counts them (cumulative, so a collection during f does not hide any).
+// allocated returns the bytes of heap that f allocated, and the most the
+// bounded reader had mapped at once outside the heap meanwhile.
 func allocated(f func()) uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64()
-	f()
-	metrics.Read(s)
-	return s[0].Value.Uint64() - before
+	var heap uint64
+	peak := bounded.MappedPeak(func() { heap = memtest.Allocated(f) })
+	return heap + uint64(peak)
 }
 
 // allocBound is the most a failed load of n input bytes may allocate: the

@@ -82,7 +82,7 @@ func (c *common) register(fs *flag.FlagSet, formats ...render.Format) {
 	fs.StringVar(&c.focus, "focus", "", "keep only samples with a frame matching this regexp")
 	fs.StringVar(&c.ignore, "ignore", "", "drop samples with a frame matching this regexp")
 	fs.StringArrayVar(&c.rules, "rules", nil, "extra rule file, checked before the built-in rules (repeatable)")
-	fs.StringVar(&c.maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
+	fs.StringVar(&c.maxSize, "max-size", "1GiB", "largest profile accepted, after decompression; a source past it fails holding at most 1.5 times it")
 	fs.BoolVar(&c.keepProfiler, "keep-profiler", false, "keep samples of the profiler's own goroutines (fgprof, runtime/pprof writer)")
 	fs.StringVar(&c.modules, "modules", "auto", "name methods module!method: on, off, or auto (on for .nettrace profiles)")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow profile URLs of a host that is not loopback")

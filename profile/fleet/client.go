@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profdiff/profdiff/profile/internal/bounded"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
@@ -222,17 +223,23 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 8192))
 		return nil, fmt.Errorf("%s %s: %w", method, path, statusError(resp.StatusCode, b))
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading the answer: %v", method, path, err)
-	}
-	if int64(len(b)) > c.maxSize {
+	// Read as profile reads an HTTP body: refused once past the limit,
+	// having held at most the limit, the Content-Length only a hint.
+	b, err := bounded.ReadAll(resp.Body, c.maxSize, max(resp.ContentLength, 0), firstSize)
+	switch {
+	case errors.Is(err, bounded.ErrPastLimit):
 		// Marked as profile.ErrTooLarge is: the caller says how to raise
 		// the limit.
 		return nil, loaderr.Mark(loaderr.TooLarge, fmt.Errorf("%s %s: the answer is larger than the %d-byte limit", method, path, c.maxSize))
+	case err != nil:
+		return nil, fmt.Errorf("%s %s: reading the answer: %v", method, path, err)
 	}
 	return b, nil
 }
+
+// firstSize is the most an answer's Content-Length alone makes the
+// client allocate; past it the length is believed as bytes arrive.
+const firstSize = 64 << 10
 
 // statusError reads an error answer: Connect's {"code","message"},
 // grpc-gateway's {"code":N,"message"}, or plain text.

@@ -20,6 +20,8 @@ import (
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/fleet/fleettest"
+	"github.com/profdiff/profdiff/profile/internal/bounded"
+	"github.com/profdiff/profdiff/profile/internal/memtest"
 )
 
 const cpuType = "process_cpu:cpu:nanoseconds:cpu:nanoseconds"
@@ -269,3 +271,36 @@ func TestFetchParcaGateway(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// A server whose answer has no end: Fetch fails past the limit, having
+// allocated the limit and little more (the client's buffers), where
+// reading with io.ReadAll allocated its growing copies, 2.5 times the
+// limit.
+func TestFetchEndlessAnswer(t *testing.T) {
+	chunk := make([]byte, 64<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	const limit = 4 << 20
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var err error
+	var heap uint64
+	mapped := bounded.MappedPeak(func() {
+		heap = memtest.Allocated(func() {
+			_, err = fleet.Fetch(context.Background(), source(t, srv.URL, `{}`, t0, t0.Add(time.Hour)), fleet.Options{MaxSize: limit})
+		})
+	})
+	got := heap + uint64(mapped) // the pieces past the first are mapped outside the heap
+	if !errors.Is(err, profile.ErrTooLarge) || !strings.Contains(err.Error(), "larger than the 4194304-byte limit") {
+		t.Errorf("endless answer: %v, want ErrTooLarge", err)
+	}
+	if want := uint64(limit + limit/32 + 1<<20); got > want {
+		t.Errorf("endless answer: allocated %d bytes, want at most %d", got, want)
+	}
+	t.Logf("allocated %d bytes for a %d-byte limit", got, limit)
+}

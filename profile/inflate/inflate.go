@@ -36,6 +36,8 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+
+	"github.com/profdiff/profdiff/profile/internal/bounded"
 )
 
 // ErrNotHandled says that Gunzip did not decompress its input (corrupt,
@@ -123,12 +125,16 @@ func Gunzip(src []byte, maxSize int64) (out []byte, err error) {
 			continue
 		}
 		if err != nil || int64(n) != size || used != len(body) {
+			bounded.DropLarge(c) // the caller reads src again, maybe into as much
 			return nil, ErrNotHandled
 		}
 		out = buf[:n:n]
 		break
 	}
 	if crc32.ChecksumIEEE(out) != wantCRC {
+		n := len(out)
+		out = nil
+		bounded.DropLarge(int64(n))
 		return nil, ErrNotHandled
 	}
 	return out, nil
