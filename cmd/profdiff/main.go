@@ -26,7 +26,8 @@
 // Every command that reads profiles (diff, top, gate, demo) takes the same
 // sources: a file, "-" for standard input (once), an http(s) URL, a
 // Pyroscope or Parca query (pyroscope+http://..., parca+http://...), a quoted
-// glob ('runs/*.pb.gz', expanded in sorted order), or a capture folder
+// glob ('runs/*.pb.gz', expanded in sorted order; a file of that very
+// name is read as itself), or a capture folder
 // written by capture, demo or workload, which stands for its profile of
 // --kind's kind (default wall when every folder has one, else cpu). A glob
 // that matches several capture folders is an error, except in gate, where
