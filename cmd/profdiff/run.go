@@ -15,6 +15,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 )
@@ -343,14 +344,35 @@ func runDiff(ctx context.Context, e env, s settings, src source.Options, sides [
 		return err
 	}
 	r := a.Diff()
+	if ctx.Err() != nil {
+		return nil // the analysis stopped part way: run says the run did not finish
+	}
 	warn(e.stderr, r.Warnings...)
-	if err := s.out.write(e.stdout, present.DiffFor(r, s.out.format.Parts())); err != nil {
-		return fmt.Errorf("writing report: %v", err)
+	if err := writeReport(ctx, e.stdout, s.out, present.DiffFor(r, s.out.format.Parts())); err != nil {
+		return err
 	}
 	if dp == nil {
 		return nil
 	}
 	return dp.write(outPprof)
+}
+
+// errReportCut is a report's error when the context ended while it was
+// written (run adds the signal): what standard output holds is cut short.
+var errReportCut = errors.New("the report on standard output is cut short")
+
+// writeReport writes rep on stdout as out says, stopping soon after ctx
+// ends (render.Options.Context).
+func writeReport(ctx context.Context, stdout io.Writer, out output, rep *report.Report) error {
+	out.opts.Context = ctx
+	err := out.write(stdout, rep)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return errReportCut
+	case err != nil:
+		return fmt.Errorf("writing report: %v", err)
+	}
+	return nil
 }
 
 // diffPprof is --output-pprof's diff, merged as the profiles load (so
@@ -436,9 +458,12 @@ func topCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		t := a.Top()
+		if ctx.Err() != nil {
+			return nil // the analysis stopped part way: run says the run did not finish
+		}
 		warn(e.stderr, t.Warnings...)
-		if err := s.out.write(e.stdout, present.TopFor(t, s.out.format.Parts())); err != nil {
-			return fmt.Errorf("writing report: %v", err)
+		if err := writeReport(ctx, e.stdout, s.out, present.TopFor(t, s.out.format.Parts())); err != nil {
+			return err
 		}
 		return mp.write(e.stdout)
 	}
