@@ -127,10 +127,15 @@ var errInterrupted = errors.New("interrupted")
 // context's cause (a *signalError in main): err, said to be an interrupted
 // run's, with the signal. An error that already comes from the
 // cancellation (it wraps context.Canceled, as workloads' and capture's do,
-// naming the incomplete capture folder) keeps its own words.
+// naming the incomplete capture folder) keeps its own words; one that is
+// only the cancellation (context.Canceled, or the cause itself, as a
+// stopped load or analysis returns) says nothing more than the signal.
 func interrupted(cause, err error) error {
 	if errors.Is(err, errInterrupted) {
 		return err
+	}
+	if err == context.Canceled || cause != nil && errors.Is(err, cause) {
+		err = nil
 	}
 	ie := &interruptError{err: err}
 	errors.As(cause, &ie.sig)

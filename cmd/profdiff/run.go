@@ -322,6 +322,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 // runDiff loads both sides (read as src says) into one Analyzer, renders
 // the diff, and writes it as pprof to outPprof unless that is "".
 func runDiff(ctx context.Context, e env, s settings, src source.Options, sides []source.Side, outPprof string) error {
+	s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
 	a := diff.NewAnalyzer(s.analysis)
 	var dp *diffPprof
 	if outPprof != "" {
@@ -439,6 +440,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if outPprof == "-" {
 			return usagef("top: --output-pprof wants a file: standard output holds the report")
 		}
+		s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
 		a := diff.NewAnalyzer(s.analysis)
 		var mp *mergedPprof
 		if outPprof != "" {

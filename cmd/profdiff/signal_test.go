@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -289,5 +290,19 @@ func TestSignalDuringRender(t *testing.T) {
 			}
 			t.Logf("exit %d, %v and %d bytes after the signal", code, took, rest)
 		})
+	}
+}
+
+// A stopped load or analysis returns the bare cancellation or the signal
+// itself: the one line names the signal once and says the run did not
+// finish, not "context canceled" or the signal twice.
+func TestInterruptedBareCancel(t *testing.T) {
+	cause := &signalError{syscall.SIGTERM}
+	for _, err := range []error{context.Canceled, cause, fmt.Errorf("walking: %w", cause)} {
+		var msg bytes.Buffer
+		code := exitCode(interrupted(cause, err), &msg)
+		if want := "profdiff: interrupted by SIGTERM; the run did not finish\n"; code != 143 || msg.String() != want {
+			t.Errorf("%v: exit %d, %q; want 143, %q", err, code, msg.String(), want)
+		}
 	}
 }
