@@ -34,13 +34,13 @@
 // each folder is one run.
 //
 // SIGINT or SIGTERM stops the command that is running (load generation,
-// workloads, captures, URL fetches, and diff's and top's loading,
-// analysis and rendering, within a second), which marks a capture folder
-// it was writing incomplete; profdiff then prints one line, "profdiff:
-// interrupted by SIGINT: ..." naming that folder, or saying that the
-// report on standard output is cut short, and exits with status 130
-// (SIGINT) or 143 (SIGTERM), as a shell reports a command a signal
-// ended. A second signal exits at once.
+// workloads, captures, URL fetches, and diff's, top's and gate's
+// loading, analysis and rendering, within a second), which marks a
+// capture folder it was writing incomplete; profdiff then prints one
+// line, "profdiff: interrupted by SIGINT: ..." naming that folder, or
+// saying that the report on standard output is cut short, and exits
+// with status 130 (SIGINT) or 143 (SIGTERM), as a shell reports a
+// command a signal ended. A second signal exits at once.
 //
 // Exit status: 0 success, 1 a gate failed, 2 bad usage or bad input, 130
 // interrupted by SIGINT, 143 by SIGTERM.
