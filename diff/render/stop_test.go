@@ -58,10 +58,11 @@ func TestWriteStoppedBeforehand(t *testing.T) {
 }
 
 // A context that ends while the call tree is walked stops the walk at
-// its next look, one every stop.Every nodes: the svg layout and the
-// folded stacks of a tree of 50,000 nodes look at it 4 times (and
-// context.Cause once more), not 49, when it ends after the third look,
-// and nothing is written.
+// its next look, one every stop.Every nodes: the svg layout, the folded
+// stacks and the html page's flame data of a tree of 50,000 nodes look
+// at it 4 times (and context.Cause once more), not 49, when it ends
+// after the third look, and nothing is written. (The page writes its
+// head first, whose writes look too: its flame data is tested alone.)
 func TestWriteStopsMidWalk(t *testing.T) {
 	const nodes = 50_000
 	r := wideFlame(nodes - 2)
@@ -75,5 +76,9 @@ func TestWriteStopsMidWalk(t *testing.T) {
 		if ctx.calls > ctx.looks+2 {
 			t.Errorf("%s: the context was looked at %d times; want at most %d (every %d of %d nodes until it ended)", f, ctx.calls, ctx.looks+2, stop.Every, nodes)
 		}
+	}
+	ctx := &endsAfter{looks: 3}
+	if _, err := newFlameData(reportFlame(r), stop.New(ctx)); !errors.Is(err, context.Canceled) || ctx.calls > ctx.looks+2 {
+		t.Errorf("html flame data: error %v after %d looks; want context.Canceled after at most %d", err, ctx.calls, ctx.looks+2)
 	}
 }
