@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -228,12 +229,33 @@ func TestSignalDuringLoad(t *testing.T) {
 	}
 }
 
+// stoppedFD, set in a re-executed test binary's environment, is the file
+// descriptor on which it writes one line when its signal context ends:
+// what a test waits for to know that profdiff has taken the signal.
+const stoppedFD = "PROFDIFF_TEST_STOPPED_FD"
+
+// announcedSignalContext is signalContext for a re-executed test binary,
+// which says on the descriptor stoppedFD names (when set) that it ended.
+func announcedSignalContext() context.Context {
+	ctx := signalContext()
+	if fd, err := strconv.Atoi(os.Getenv(stoppedFD)); err == nil {
+		go func() {
+			<-ctx.Done()
+			f := os.NewFile(uintptr(fd), "stopped")
+			f.Write([]byte("stopped\n"))
+			f.Close()
+		}()
+	}
+	return ctx
+}
+
 // One SIGTERM or SIGINT while diff writes its folded stacks stops the
 // write: profdiff exits 143 or 130 at once with the one line saying the
-// report is cut short, having written at most a pipe's buffer more. The
-// report is several megabytes, and profdiff writes it to a pipe that the
-// test does not read from its first byte until after the signal, so the
-// render cannot have finished before it; without the stop, draining the
+// report is cut short, having written at most a pipe's buffer and a
+// write in flight once it took the signal. The report is several
+// megabytes, and profdiff writes it to a pipe that the test does not
+// read from its first byte until profdiff has taken the signal, so the
+// render cannot have finished before; without the stop, draining the
 // pipe would take the whole report.
 func TestSignalDuringRender(t *testing.T) {
 	dir := t.TempDir()
@@ -253,15 +275,21 @@ func TestSignalDuringRender(t *testing.T) {
 			}
 			cmd := exec.Command(exe, "diff", "--format", "folded", "base.pb.gz", "new.pb.gz")
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), docsExecEnv+"=1")
+			cmd.Env = append(os.Environ(), docsExecEnv+"=1", stoppedFD+"=3")
 			cmd.Stderr = &stderr
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
+			stopped, announce, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.ExtraFiles = []*os.File{announce}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			announce.Close()
 			t.Cleanup(func() { cmd.Process.Kill() })
 			first := make([]byte, 1)
 			if _, err := io.ReadFull(stdout, first); err != nil {
@@ -269,6 +297,10 @@ func TestSignalDuringRender(t *testing.T) {
 			}
 			cmd.Process.Signal(c.sig)
 			sent := time.Now()
+			line, err := io.ReadAll(stopped)
+			if string(line) != "stopped\n" {
+				t.Fatalf("profdiff did not say it took the signal: %q, %v", line, err)
+			}
 			rest, err := io.Copy(io.Discard, stdout)
 			if err != nil {
 				t.Fatal(err)
@@ -283,7 +315,7 @@ func TestSignalDuringRender(t *testing.T) {
 			}
 			const most = 1 << 20 // a pipe's buffer (64 KiB on Linux) and a write in flight, with room
 			if rest > most {
-				t.Errorf("%d bytes came after the signal; want at most %d", rest, most)
+				t.Errorf("%d bytes came after profdiff took the signal; want at most %d", rest, most)
 			}
 			if took > 5*time.Second {
 				t.Errorf("profdiff took %v to exit after the signal; want at most 5s", took)
