@@ -98,12 +98,12 @@ func reportFlame(r *report.Report) *report.Flame {
 // foldedStacks lists the stacks of the tree with self value on either
 // side, sorted by stack; two paths that make the same stack once their
 // names are made safe are added together. It fails on an "other" node,
-// and with the context's cause when stop's context ends.
-func foldedStacks(root *report.Node, stop stop.Check) ([]foldedStack, error) {
+// and with the context's cause when chk's context ends.
+func foldedStacks(root *report.Node, chk stop.Check) ([]foldedStack, error) {
 	byStack := map[string]*foldedStack{}
 	var walk func(n *report.Node, prefix string) error
 	walk = func(n *report.Node, prefix string) error {
-		if err := stop.Err(); err != nil {
+		if err := chk.Err(); err != nil {
 			return err
 		}
 		if n.Other > 0 {

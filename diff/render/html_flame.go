@@ -50,8 +50,8 @@ type unitScale struct {
 }
 
 // newFlameData builds a flame graph's data; it stops with the context's
-// cause when stop's context ends.
-func newFlameData(f *report.Flame, stop stop.Check) (*flameData, error) {
+// cause when chk's context ends.
+func newFlameData(f *report.Flame, chk stop.Check) (*flameData, error) {
 	d := &flameData{Sides: f.Sides, Unit: f.Unit, RateUnit: f.RateUnit, RateFactor: f.RateFactor,
 		Measure: string(f.Measure), Labels: f.Labels, Clamp: FlameClamp, Palettes: Palettes, Units: map[string]*unitScale{},
 		Buckets: []string{}, BucketColors: []string{}}
@@ -76,7 +76,7 @@ func newFlameData(f *report.Flame, stop stop.Check) (*flameData, error) {
 	var walk func(n *report.Node, parent int)
 	walk = func(n *report.Node, parent int) {
 		if err == nil {
-			err = stop.Err()
+			err = chk.Err()
 		}
 		if err != nil {
 			return
@@ -152,11 +152,11 @@ func otherShares(n *report.Node, root [2]float64) (s [2]float64) {
 
 // writeFlame writes a flame graph: its controls, the canvas the script
 // draws on, its caption and legend, and its data (id names the data).
-func writeFlame(ew *errWriter, f *report.Flame, id string, stop stop.Check) error {
+func writeFlame(ew *errWriter, f *report.Flame, id string, chk stop.Check) error {
 	if f.Tree == nil {
 		return nil
 	}
-	fd, err := newFlameData(f, stop)
+	fd, err := newFlameData(f, chk)
 	if err != nil {
 		return err
 	}

@@ -41,12 +41,12 @@ type svgFrame struct {
 }
 
 // writeSVG writes the svg format.
-func writeSVG(w io.Writer, r *report.Report, stop stop.Check) error {
+func writeSVG(w io.Writer, r *report.Report, chk stop.Check) error {
 	f := reportFlame(r)
 	if f == nil || f.Tree == nil {
 		return errors.New("this report has no svg form (no call tree)")
 	}
-	frames, depth, err := layoutFlame(f, stop)
+	frames, depth, err := layoutFlame(f, chk)
 	if err != nil {
 		return err
 	}
@@ -81,8 +81,8 @@ func writeSVG(w io.Writer, r *report.Report, stop stop.Check) error {
 // children and children in the tree's order, each child starting where
 // its elder sibling ends (from the parent's left edge), and returns them
 // with the deepest drawn depth. The root's width (flameWidth) fills the
-// drawing. It stops with the context's cause when stop's context ends.
-func layoutFlame(f *report.Flame, stop stop.Check) ([]svgFrame, int, error) {
+// drawing. It stops with the context's cause when chk's context ends.
+func layoutFlame(f *report.Flame, chk stop.Check) ([]svgFrame, int, error) {
 	rootW := flameWidth(f, f.Tree)
 	if rootW <= 0 {
 		return nil, 0, nil
@@ -94,7 +94,7 @@ func layoutFlame(f *report.Flame, stop stop.Check) ([]svgFrame, int, error) {
 	var place func(n *report.Node, x, w float64, d int)
 	place = func(n *report.Node, x, w float64, d int) {
 		if err == nil {
-			err = stop.Err()
+			err = chk.Err()
 		}
 		if w < svgMinPx || err != nil {
 			return
