@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 )
@@ -57,6 +59,13 @@ type Options struct {
 	// Spellings fills Sample.Spellings for OnSample consumers that match
 	// frame names as the profiles wrote them (the gate's method checks).
 	Spellings bool
+	// Context, when not nil, stops the work soon after it ends (profdiff
+	// ends it on SIGINT and SIGTERM): the walks of profiles look at it
+	// once every stop.Every records and stop, and so does the call
+	// tree's build at each node. Wait then returns the context's cause,
+	// and what Diff and Top return is incomplete: a caller that ended the
+	// context reads none of it.
+	Context context.Context
 	// shards is how finely streamed profiles are cut (tests cut finer).
 	shards shardPlan
 }
@@ -232,6 +241,9 @@ type Analyzer struct {
 	overExpected bool
 	sysMods      map[string]bool // isSystemModule by module (systemModule)
 }
+
+// stopped is the cause of Options.Context once it has ended, else nil.
+func (a *Analyzer) stopped() error { return stop.Now(a.opts.Context) }
 
 // NewAnalyzer returns an Analyzer with the given options.
 func NewAnalyzer(opts Options) *Analyzer {

@@ -93,7 +93,7 @@ func (a *Analyzer) walkShards(side Side, prof int, d *pull.File, idx int, kind p
 			defer job.wg.Done()
 			a.slots <- struct{}{}
 			defer func() { <-a.slots }()
-			if err := s.walkStreamIn(side, 0, d, idx, kind, bounds[i], bounds[i+1]); err != nil {
+			if err := s.walkStreamIn(side, 0, d, idx, kind, bounds[i], bounds[i+1]); err != nil && a.stopped() == nil {
 				job.failed.Store(d)
 			}
 		}()
@@ -194,6 +194,9 @@ func (a *Analyzer) Wait() error {
 		if err := a.settle(job); err != nil {
 			return err
 		}
+	}
+	if err := a.stopped(); err != nil {
+		return err
 	}
 	if a.err != nil {
 		return a.err

@@ -8,6 +8,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff/classify"
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
@@ -61,10 +62,11 @@ func (s *Sample) Caller() int {
 func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
 	pr := pull.FromProfile(p)
 	w := a.newWalker(side, prof, a.newLocResolver(pr, p.Function, side), idx, CountColumn(p, idx), kind)
+	chk := stop.New(a.opts.Context)
 	for {
 		rec, err := pr.Next()
-		if err != nil {
-			return // io.EOF: a model profile's reader fails no other way
+		if err != nil || chk.Err() != nil {
+			return // io.EOF (a model profile's reader fails no other way), or stopped (Options.Context)
 		}
 		w.sample(rec)
 	}

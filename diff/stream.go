@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
@@ -125,14 +126,19 @@ func (a *Analyzer) walkStream(side Side, prof int, d *pull.File, idx int, kind p
 // walkStreamIn classifies the records of data[from:to] (see
 // pull.File.NewReader). It fails, having classified some, where a packed
 // location id check left to it fails (pull.File.IDsLater): an id that
-// is no location's, or a varint that does not end within its field.
+// is no location's, or a varint that does not end within its field; and
+// with the cause of Options.Context when it ends.
 func (a *Analyzer) walkStreamIn(side Side, prof int, d *pull.File, idx int, kind profile.Kind, from, to int) error {
 	lr := a.newLocResolverN(d.MaxLocID(), d.Locations(), d.MaxFuncID(), len(d.Funcs()), side)
 	lr.src = d
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.Header(), idx), kind)
 	rd := d.NewReader(from, to, !w.spellings)
 	drop := d.DropsProfiler()
+	chk := stop.New(a.opts.Context)
 	for {
+		if err := chk.Err(); err != nil {
+			return err
+		}
 		rec, err := rd.Next()
 		switch {
 		case errors.Is(err, io.EOF):

@@ -1,11 +1,13 @@
 package diff
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/result"
 )
 
@@ -367,7 +369,7 @@ func (s *sums) node(name string) *CallNode {
 // node, and its subtree is not built.
 func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
 	vars := a.variants()
-	b := treeBuilder{t: t, min: min, name: func(id int32) string {
+	b := treeBuilder{t: t, min: min, ctx: a.opts.Context, name: func(id int32) string {
 		var name string
 		if t.frames {
 			sp := a.spellings[id]
@@ -405,7 +407,8 @@ type treeBuilder struct {
 	min     float64
 	root    [2]float64
 	name    func(int32) string
-	scratch groupScratch // sort buffers, reused level after level
+	ctx     context.Context // Options.Context: the build stops when it ends
+	scratch groupScratch    // sort buffers, reused level after level
 	// slots are the goroutines besides the caller's that may build
 	// subtrees at once (shared by every builder of one tree).
 	slots chan struct{}
@@ -451,8 +454,11 @@ func (b *treeBuilder) narrow(s *sums) bool {
 
 // children builds the children at depth d of the node whose records are
 // idx (sorted here in place), adding the records that end at the node to
-// self.
+// self. Once the builder's context has ended it builds nothing more.
 func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode {
+	if stop.Now(b.ctx) != nil {
+		return nil
+	}
 	groups := b.group(idx, d)
 	var kids []*CallNode
 	ids := map[*CallNode]int32{}

@@ -418,7 +418,7 @@ func runDocsCommandIfAsked() {
 	if os.Getenv(docsExecEnv) != "1" {
 		return
 	}
-	os.Exit(exitCode(run(signalContext(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(exitCode(run(announcedSignalContext(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 
 // runDocBlock runs a block's commands and compares their output. Blocks

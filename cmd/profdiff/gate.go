@@ -98,6 +98,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 // gate, writes its report (and the Markdown copy), and returns
 // errGateFailed when a check failed.
 func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src source.Options, sides []source.Side, markdown string) error {
+	gopts.Analysis.Context = ctx // SIGINT and SIGTERM stop the walks
 	gt := gate.New(gopts)
 	// The gate's walk is serial (it reads every sample in order): the
 	// location ids are checked while each profile is prepared.
@@ -105,12 +106,15 @@ func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src sou
 		return err
 	}
 	r, err := gt.Report()
+	if ctx.Err() != nil {
+		return nil // the analysis stopped part way: run says the run did not finish
+	}
 	if err != nil {
 		return err
 	}
 	warn(e.stderr, r.Warnings...)
-	if err := s.out.write(e.stdout, r.Model()); err != nil {
-		return fmt.Errorf("writing report: %v", err)
+	if err := writeReport(ctx, e.stdout, s.out, r.Model()); err != nil {
+		return err
 	}
 	if err := writeGateMarkdown(r, markdown, e.stderr); err != nil {
 		return err

@@ -26,18 +26,21 @@
 // Every command that reads profiles (diff, top, gate, demo) takes the same
 // sources: a file, "-" for standard input (once), an http(s) URL, a
 // Pyroscope or Parca query (pyroscope+http://..., parca+http://...), a quoted
-// glob ('runs/*.pb.gz', expanded in sorted order), or a capture folder
+// glob ('runs/*.pb.gz', expanded in sorted order; a file of that very
+// name is read as itself), or a capture folder
 // written by capture, demo or workload, which stands for its profile of
 // --kind's kind (default wall when every folder has one, else cpu). A glob
 // that matches several capture folders is an error, except in gate, where
 // each folder is one run.
 //
 // SIGINT or SIGTERM stops the command that is running (load generation,
-// workloads, captures, URL fetches), which marks a capture folder it was
-// writing incomplete; profdiff then prints one line, "profdiff:
-// interrupted by SIGINT: ..." naming that folder, and exits with status
-// 130 (SIGINT) or 143 (SIGTERM), as a shell reports a command a signal
-// ended. A second signal exits at once.
+// workloads, captures, URL fetches, and diff's, top's and gate's
+// loading, analysis and rendering, within a second), which marks a
+// capture folder it was writing incomplete; profdiff then prints one
+// line, "profdiff: interrupted by SIGINT: ..." naming that folder, or
+// saying that the report on standard output is cut short, and exits
+// with status 130 (SIGINT) or 143 (SIGTERM), as a shell reports a
+// command a signal ended. A second signal exits at once.
 //
 // Exit status: 0 success, 1 a gate failed, 2 bad usage or bad input, 130
 // interrupted by SIGINT, 143 by SIGTERM.
@@ -124,10 +127,15 @@ var errInterrupted = errors.New("interrupted")
 // context's cause (a *signalError in main): err, said to be an interrupted
 // run's, with the signal. An error that already comes from the
 // cancellation (it wraps context.Canceled, as workloads' and capture's do,
-// naming the incomplete capture folder) keeps its own words.
+// naming the incomplete capture folder) keeps its own words; one that is
+// only the cancellation (context.Canceled, or the cause itself, as a
+// stopped load or analysis returns) says nothing more than the signal.
 func interrupted(cause, err error) error {
 	if errors.Is(err, errInterrupted) {
 		return err
+	}
+	if err == context.Canceled || cause != nil && errors.Is(err, cause) {
+		err = nil
 	}
 	ie := &interruptError{err: err}
 	errors.As(cause, &ie.sig)

@@ -16,6 +16,7 @@ import (
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/render/sink"
+	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 )
@@ -325,6 +326,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 // runDiff loads both sides (read as src says) into one Analyzer, renders
 // the diff, and writes it as pprof to outPprof unless that is "".
 func runDiff(ctx context.Context, e env, s settings, src source.Options, sides []source.Side, outPprof string) error {
+	s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
 	a := diff.NewAnalyzer(s.analysis)
 	var dp *diffPprof
 	if outPprof != "" {
@@ -347,14 +349,35 @@ func runDiff(ctx context.Context, e env, s settings, src source.Options, sides [
 		return err
 	}
 	r := a.Diff()
+	if ctx.Err() != nil {
+		return nil // the analysis stopped part way: run says the run did not finish
+	}
 	warn(e.stderr, r.Warnings...)
-	if err := s.out.write(e.stdout, present.DiffFor(r, s.out.format.Parts())); err != nil {
-		return fmt.Errorf("writing report: %v", err)
+	if err := writeReport(ctx, e.stdout, s.out, present.DiffFor(r, s.out.format.Parts())); err != nil {
+		return err
 	}
 	if dp == nil {
 		return nil
 	}
 	return dp.write(outPprof)
+}
+
+// errReportCut is a report's error when the context ended while it was
+// written (run adds the signal): what standard output holds is cut short.
+var errReportCut = errors.New("the report on standard output is cut short")
+
+// writeReport writes rep on stdout as out says, stopping soon after ctx
+// ends (render.Options.Context).
+func writeReport(ctx context.Context, stdout io.Writer, out output, rep *report.Report) error {
+	out.opts.Context = ctx
+	err := out.write(stdout, rep)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return errReportCut
+	case err != nil:
+		return fmt.Errorf("writing report: %v", err)
+	}
+	return nil
 }
 
 // diffPprof is --output-pprof's diff, merged as the profiles load (so
@@ -421,6 +444,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if outPprof == "-" {
 			return usagef("top: --output-pprof wants a file: standard output holds the report")
 		}
+		s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
 		a := diff.NewAnalyzer(s.analysis)
 		var mp *mergedPprof
 		if outPprof != "" {
@@ -440,9 +464,12 @@ func topCommand(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		t := a.Top()
+		if ctx.Err() != nil {
+			return nil // the analysis stopped part way: run says the run did not finish
+		}
 		warn(e.stderr, t.Warnings...)
-		if err := s.out.write(e.stdout, present.TopFor(t, s.out.format.Parts())); err != nil {
-			return fmt.Errorf("writing report: %v", err)
+		if err := writeReport(ctx, e.stdout, s.out, present.TopFor(t, s.out.format.Parts())); err != nil {
+			return err
 		}
 		return mp.write(e.stdout)
 	}

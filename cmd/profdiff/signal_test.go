@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/profile/capture"
+	"github.com/profdiff/profdiff/profile/synth"
 )
 
 // Cancelling the context (what SIGINT does in main) stops a long load
@@ -128,6 +132,14 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 	return -1
 }
 
+// stopSignals are the signals that stop profdiff, with the exit status
+// each gives.
+var stopSignals = []struct {
+	sig    syscall.Signal
+	name   string
+	status int
+}{{syscall.SIGINT, "SIGINT", 130}, {syscall.SIGTERM, "SIGTERM", 143}}
+
 // stallingServer answers the goroutine snapshot and holds every windowed
 // request until the client goes; started gets one value per request.
 func stallingServer(t *testing.T, started chan<- string) *httptest.Server {
@@ -157,11 +169,7 @@ func stallingServer(t *testing.T, started chan<- string) *httptest.Server {
 // may replace).
 func TestSignalDuringCapture(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		sig    syscall.Signal
-		name   string
-		status int
-	}{{syscall.SIGINT, "SIGINT", 130}, {syscall.SIGTERM, "SIGTERM", 143}} {
+	for _, c := range stopSignals {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			started := make(chan string, 16)
@@ -218,5 +226,115 @@ func TestSignalDuringLoad(t *testing.T) {
 	}
 	if got := strings.TrimSpace(stderr.String()); strings.Count(got, "\n") != 0 || !strings.HasPrefix(got, "profdiff: interrupted by SIGTERM") {
 		t.Errorf("stderr %q; want one line saying interrupted by SIGTERM", got)
+	}
+}
+
+// stoppedFD, set in a re-executed test binary's environment, is the file
+// descriptor on which it writes one line when its signal context ends:
+// what a test waits for to know that profdiff has taken the signal.
+const stoppedFD = "PROFDIFF_TEST_STOPPED_FD"
+
+// announcedSignalContext is signalContext for a re-executed test binary,
+// which says on the descriptor stoppedFD names (when set) that it ended.
+func announcedSignalContext() context.Context {
+	ctx := signalContext()
+	if fd, err := strconv.Atoi(os.Getenv(stoppedFD)); err == nil {
+		go func() {
+			<-ctx.Done()
+			f := os.NewFile(uintptr(fd), "stopped")
+			f.Write([]byte("stopped\n"))
+			f.Close()
+		}()
+	}
+	return ctx
+}
+
+// One SIGTERM or SIGINT while diff writes its folded stacks stops the
+// write: profdiff exits 143 or 130 at once with the one line saying the
+// report is cut short, having written at most a pipe's buffer and a
+// write in flight once it took the signal. The report is several
+// megabytes, and profdiff writes it to a pipe that the test does not
+// read from its first byte until profdiff has taken the signal, so the
+// render cannot have finished before; without the stop, draining the
+// pipe would take the whole report.
+func TestSignalDuringRender(t *testing.T) {
+	dir := t.TempDir()
+	for side, name := range []string{"base.pb.gz", "new.pb.gz"} {
+		cfg := synth.Config{Seed: 1, Stacks: 5000, MinDepth: 20, MaxDepth: 45, Functions: 2000, Side: synth.Side(side)}
+		if err := synth.WriteFile(filepath.Join(dir, name), cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range stopSignals {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var stderr bytes.Buffer
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(exe, "diff", "--format", "folded", "base.pb.gz", "new.pb.gz")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), docsExecEnv+"=1", stoppedFD+"=3")
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopped, announce, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.ExtraFiles = []*os.File{announce}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			announce.Close()
+			t.Cleanup(func() { cmd.Process.Kill() })
+			first := make([]byte, 1)
+			if _, err := io.ReadFull(stdout, first); err != nil {
+				t.Fatalf("no report byte: %v\n%s", err, stderr.String())
+			}
+			cmd.Process.Signal(c.sig)
+			sent := time.Now()
+			line, err := io.ReadAll(stopped)
+			if string(line) != "stopped\n" {
+				t.Fatalf("profdiff did not say it took the signal: %q, %v", line, err)
+			}
+			rest, err := io.Copy(io.Discard, stdout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := waitExit(t, cmd)
+			took := time.Since(sent)
+			if code != c.status {
+				t.Errorf("exit %d; want %d", code, c.status)
+			}
+			if want := "profdiff: interrupted by " + c.name + ": the report on standard output is cut short"; strings.TrimSpace(stderr.String()) != want {
+				t.Errorf("stderr:\n%s\nwant the one line\n%s", stderr.String(), want)
+			}
+			const most = 1 << 20 // a pipe's buffer (64 KiB on Linux) and a write in flight, with room
+			if rest > most {
+				t.Errorf("%d bytes came after profdiff took the signal; want at most %d", rest, most)
+			}
+			if took > 5*time.Second {
+				t.Errorf("profdiff took %v to exit after the signal; want at most 5s", took)
+			}
+			t.Logf("exit %d, %v and %d bytes after the signal", code, took, rest)
+		})
+	}
+}
+
+// A stopped load or analysis returns the bare cancellation or the signal
+// itself: the one line names the signal once and says the run did not
+// finish, not "context canceled" or the signal twice.
+func TestInterruptedBareCancel(t *testing.T) {
+	cause := &signalError{syscall.SIGTERM}
+	for _, err := range []error{context.Canceled, cause, fmt.Errorf("walking: %w", cause)} {
+		var msg bytes.Buffer
+		code := exitCode(interrupted(cause, err), &msg)
+		if want := "profdiff: interrupted by SIGTERM; the run did not finish\n"; code != 143 || msg.String() != want {
+			t.Errorf("%v: exit %d, %q; want 143, %q", err, code, msg.String(), want)
+		}
 	}
 }

@@ -230,3 +230,34 @@ func TestWarnDedupes(t *testing.T) {
 		}
 	}
 }
+
+// A profile whose file name has glob characters is read as itself, even
+// where the pattern its name spells matches other files; a pattern that
+// names no file still expands.
+func TestLiteralNamesFirst(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a[1].pb.gz", cannedProfile(t, "cpu", map[string]int64{"main.literal;main.main": 5}))
+	write("a1.pb.gz", cannedProfile(t, "cpu", map[string]int64{"main.globbed;main.main": 5}))
+	write("b*.folded", []byte("main.main;main.literal 5\n"))
+	write("bx.folded", []byte("main.main;main.globbed 5\n"))
+	for _, c := range []struct{ arg, want, not string }{
+		{"a[1].pb.gz", "main.literal", "main.globbed"},
+		{"b*.folded", "main.literal", "main.globbed"},
+		{"a[0-9].pb.gz", "main.globbed", "main.literal"},
+		{"b[x].folded", "main.globbed", "main.literal"},
+	} {
+		var out, stderr bytes.Buffer
+		if err := run(context.Background(), []string{"top", "--format", "csv", filepath.Join(dir, c.arg)}, nil, &out, &stderr); err != nil {
+			t.Errorf("top %s: %v\n%s", c.arg, err, stderr.String())
+			continue
+		}
+		if !strings.Contains(out.String(), c.want) || strings.Contains(out.String(), c.not) {
+			t.Errorf("top %s: want %s and not %s in\n%s", c.arg, c.want, c.not, out.String())
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
 )
@@ -58,7 +59,7 @@ func writeFolded(w io.Writer, r *report.Report, f Format, o Options) error {
 	if f == DiffFolded && fl.Sides < 2 {
 		return errors.New("the difffolded format needs two sides (a diff), this report has one")
 	}
-	stacks, err := foldedStacks(fl.Tree)
+	stacks, err := foldedStacks(fl.Tree, stop.New(o.Context))
 	if err != nil {
 		return err
 	}
@@ -69,11 +70,15 @@ func writeFolded(w io.Writer, r *report.Report, f Format, o Options) error {
 	bw := bufio.NewWriter(w)
 	for _, s := range stacks {
 		b, n := math.Round(s.v[0]), math.Round(s.v[1])
+		var err error
 		switch {
 		case f == DiffFolded && (b != 0 || n != 0):
-			fmt.Fprintf(bw, "%s %s %s\n", s.stack, foldedCount(b), foldedCount(n))
+			_, err = fmt.Fprintf(bw, "%s %s %s\n", s.stack, foldedCount(b), foldedCount(n))
 		case f == Folded && math.Round(s.v[side]) != 0:
-			fmt.Fprintf(bw, "%s %s\n", s.stack, foldedCount(s.v[side]))
+			_, err = fmt.Fprintf(bw, "%s %s\n", s.stack, foldedCount(s.v[side]))
+		}
+		if err != nil {
+			return err // the writer failed or was stopped: no use formatting the rest
 		}
 	}
 	return bw.Flush()
@@ -96,11 +101,15 @@ func reportFlame(r *report.Report) *report.Flame {
 
 // foldedStacks lists the stacks of the tree with self value on either
 // side, sorted by stack; two paths that make the same stack once their
-// names are made safe are added together. It fails on an "other" node.
-func foldedStacks(root *report.Node) ([]foldedStack, error) {
+// names are made safe are added together. It fails on an "other" node,
+// and with the context's cause when chk's context ends.
+func foldedStacks(root *report.Node, chk stop.Check) ([]foldedStack, error) {
 	byStack := map[string]*foldedStack{}
 	var walk func(n *report.Node, prefix string) error
 	walk = func(n *report.Node, prefix string) error {
+		if err := chk.Err(); err != nil {
+			return err
+		}
 		if n.Other > 0 {
 			under := prefix
 			if under == "" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -87,7 +88,7 @@ func writeHTML(w io.Writer, r *report.Report, o Options) error {
 		case *report.Flame:
 			flames++
 			if ew.err == nil {
-				ew.err = writeFlame(ew, b, fmt.Sprintf("flame%d", flames))
+				ew.err = writeFlame(ew, b, fmt.Sprintf("flame%d", flames), stop.New(o.Context))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/diff/units"
 )
@@ -48,8 +49,9 @@ type unitScale struct {
 	Zero  string   `json:"zero"`
 }
 
-// newFlameData builds a flame graph's data.
-func newFlameData(f *report.Flame) *flameData {
+// newFlameData builds a flame graph's data; it stops with the context's
+// cause when chk's context ends.
+func newFlameData(f *report.Flame, chk stop.Check) (*flameData, error) {
 	d := &flameData{Sides: f.Sides, Unit: f.Unit, RateUnit: f.RateUnit, RateFactor: f.RateFactor,
 		Measure: string(f.Measure), Labels: f.Labels, Clamp: FlameClamp, Palettes: Palettes, Units: map[string]*unitScale{},
 		Buckets: []string{}, BucketColors: []string{}}
@@ -70,8 +72,15 @@ func newFlameData(f *report.Flame) *flameData {
 	var b strings.Builder
 	b.WriteByte('[')
 	count := 0
+	var err error
 	var walk func(n *report.Node, parent int)
 	walk = func(n *report.Node, parent int) {
+		if err == nil {
+			err = chk.Err()
+		}
+		if err != nil {
+			return
+		}
 		id, ok := index[n.Name]
 		if !ok {
 			id = len(d.Names)
@@ -106,7 +115,7 @@ func newFlameData(f *report.Flame) *flameData {
 	walk(f.Tree, -1)
 	b.WriteByte(']')
 	d.Nodes = json.RawMessage(b.String())
-	return d
+	return d, err
 }
 
 // compactNum is v for the page: whole numbers as they are, others with
@@ -143,11 +152,15 @@ func otherShares(n *report.Node, root [2]float64) (s [2]float64) {
 
 // writeFlame writes a flame graph: its controls, the canvas the script
 // draws on, its caption and legend, and its data (id names the data).
-func writeFlame(ew *errWriter, f *report.Flame, id string) error {
+func writeFlame(ew *errWriter, f *report.Flame, id string, chk stop.Check) error {
 	if f.Tree == nil {
 		return nil
 	}
-	data, err := json.Marshal(newFlameData(f))
+	fd, err := newFlameData(f, chk)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(fd)
 	if err != nil {
 		return err
 	}

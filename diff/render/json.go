@@ -52,7 +52,9 @@ func writeJSON(w io.Writer, v any) error {
 			return err
 		}
 		bw.WriteString("\n    ")
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		if _, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
+			return err // the writer failed or was stopped: no use encoding the rest
+		}
 		if i < n-1 {
 			bw.WriteByte(',')
 		}

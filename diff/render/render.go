@@ -30,11 +30,13 @@
 package render
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -117,6 +119,11 @@ type Options struct {
 	// FoldedBase makes the folded format write the base side's stacks
 	// rather than the new side's.
 	FoldedBase bool
+	// Context, when not nil, stops Write soon after it ends: no byte is
+	// written after that, the walks over a call tree stop within a
+	// thousand nodes, and Write returns the context's cause. What was
+	// written until then is a report cut short.
+	Context context.Context
 }
 
 // Report writes r in format f with no width limit and no colour (see
@@ -137,6 +144,9 @@ func Report(w io.Writer, r *report.Report, f Format) error { return Write(w, r, 
 // towards the width. Markdown, pasted into issues, is never narrowed or
 // coloured; CSV and JSON are data.
 func Write(w io.Writer, r *report.Report, f Format, o Options) error {
+	if o.Context != nil {
+		w = stopWriter{ctx: o.Context, w: w}
+	}
 	switch f {
 	case Table:
 		return writeText(w, r, layout{m: report.Terminal, width: o.Width, color: o.Color})
@@ -159,7 +169,7 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 	case HTML:
 		return writeHTML(w, r, o)
 	case SVG:
-		return writeSVG(w, r)
+		return writeSVG(w, r, stop.New(o.Context))
 	case Folded, DiffFolded:
 		return writeFolded(w, r, f, o)
 	}
@@ -268,6 +278,19 @@ func writeCSV(w io.Writer, t *report.Table, keep bool) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// stopWriter writes to w until ctx ends, then fails with its cause.
+type stopWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stopWriter) Write(p []byte) (int, error) {
+	if err := stop.Now(s.ctx); err != nil {
+		return 0, err
+	}
+	return s.w.Write(p)
 }
 
 type errWriter struct {

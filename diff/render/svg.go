@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/report"
 )
 
@@ -40,12 +41,15 @@ type svgFrame struct {
 }
 
 // writeSVG writes the svg format.
-func writeSVG(w io.Writer, r *report.Report) error {
+func writeSVG(w io.Writer, r *report.Report, chk stop.Check) error {
 	f := reportFlame(r)
 	if f == nil || f.Tree == nil {
 		return errors.New("this report has no svg form (no call tree)")
 	}
-	frames, depth := layoutFlame(f)
+	frames, depth, err := layoutFlame(f, chk)
+	if err != nil {
+		return err
+	}
 	legendY := svgTop + float64(depth+1)*svgRow + 18
 	height := legendY + 88
 	ew := &errWriter{w: w}
@@ -63,6 +67,9 @@ func writeSVG(w io.Writer, r *report.Report) error {
 	ew.printf("<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n")
 	ew.printf("<text x=\"%s\" y=\"22\" font-size=\"15\" font-family=\"sans-serif\">%s</text>\n", svgNum(svgPad), svgEsc(title))
 	for _, fr := range frames {
+		if ew.err != nil {
+			return ew.err // the writer failed or was stopped: no use formatting the rest
+		}
 		svgFrameTo(ew, f, fr, svgTop+float64(depth-fr.depth)*svgRow)
 	}
 	svgLegend(ew, f, legendY)
@@ -74,18 +81,22 @@ func writeSVG(w io.Writer, r *report.Report) error {
 // children and children in the tree's order, each child starting where
 // its elder sibling ends (from the parent's left edge), and returns them
 // with the deepest drawn depth. The root's width (flameWidth) fills the
-// drawing.
-func layoutFlame(f *report.Flame) ([]svgFrame, int) {
+// drawing. It stops with the context's cause when chk's context ends.
+func layoutFlame(f *report.Flame, chk stop.Check) ([]svgFrame, int, error) {
 	rootW := flameWidth(f, f.Tree)
 	if rootW <= 0 {
-		return nil, 0
+		return nil, 0, nil
 	}
 	scale := (svgWidth - 2*svgPad) / rootW
 	var out []svgFrame
 	depth := 0
+	var err error
 	var place func(n *report.Node, x, w float64, d int)
 	place = func(n *report.Node, x, w float64, d int) {
-		if w < svgMinPx {
+		if err == nil {
+			err = chk.Err()
+		}
+		if w < svgMinPx || err != nil {
 			return
 		}
 		out = append(out, svgFrame{n: n, x: x, w: w, depth: d})
@@ -98,7 +109,7 @@ func layoutFlame(f *report.Flame) ([]svgFrame, int) {
 		}
 	}
 	place(f.Tree, svgPad, rootW*scale, 0)
-	return out, depth
+	return out, depth, err
 }
 
 // removed reports whether a node of a comparison is absent from the new

@@ -68,7 +68,8 @@ type resolver struct {
 //   - an http(s) URL passes through to profile.Load;
 //   - a fleet source is split into its windows (see package fleet);
 //   - a pattern with * ? or [ expands to its sorted matches, and must
-//     match something;
+//     match something, unless a file or folder of that very name exists,
+//     which is then the source;
 //   - a capture folder (a directory holding manifest.json, as profdiff
 //     capture, demo and workload write) becomes the path of its profile of
 //     the options' kind;
@@ -139,7 +140,13 @@ func (r resolver) expand(a string) ([]string, error) {
 	if a == "-" || !strings.ContainsAny(a, "*?[") {
 		return []string{a}, nil
 	}
-	if _, err := os.Stat(a); err != nil && profile.GuessURL(a) != "" {
+	if _, err := os.Stat(a); err == nil {
+		// A file or folder of this very name is what was meant: a file
+		// named a[1].pb.gz is read, not taken for the pattern that
+		// matches a1.pb.gz. Literal names come first, as in the shell,
+		// where a pattern a user typed has been expanded already.
+		return []string{a}, nil
+	} else if profile.GuessURL(a) != "" {
 		// localhost:6060/debug/pprof/profile?seconds=5 is a URL without
 		// its scheme, not a pattern: Load says which URL it meant.
 		return []string{a}, nil

@@ -39,6 +39,14 @@ func TestResolve(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
 	}
 	a, b := filepath.Join(dir, "a.pb.gz"), filepath.Join(dir, "b.pb.gz")
+	// Files named like patterns, and files those patterns match.
+	odd := filepath.Join(dir, "odd")
+	os.MkdirAll(odd, 0o755)
+	for _, n := range []string{"a[1].pb.gz", "a1.pb.gz", "b*.folded", "bx.folded"} {
+		os.WriteFile(filepath.Join(odd, n), nil, 0o644)
+	}
+	bracket, star := filepath.Join(odd, "a[1].pb.gz"), filepath.Join(odd, "b*.folded")
+	a1, bx := filepath.Join(odd, "a1.pb.gz"), filepath.Join(odd, "bx.folded")
 	demo1 := captureDir(t, filepath.Join(dir, "out", "1-demo", "baseline"), "", nil, "cpu", "wall", "mutex")
 	demo2 := captureDir(t, filepath.Join(dir, "out", "2-demo", "baseline"), "", nil, "cpu", "wall", "mutex")
 	cpuOnly := captureDir(t, filepath.Join(dir, "cpuonly"), "", nil, "cpu", "mutex")
@@ -54,6 +62,9 @@ func TestResolve(t *testing.T) {
 		is   error // the sentinel the error wraps, if any
 	}{
 		{"glob, sorted", Options{}, []Side{{"", []string{filepath.Join(dir, "*.pb.gz")}}}, [][]string{{a, b}}, "", nil},
+		{"a file named like a pattern is itself", Options{}, []Side{{"BASE", []string{bracket}}, {"NEW", []string{star}}}, [][]string{{bracket}, {star}}, "", nil},
+		{"a pattern that names no file still globs", Options{}, []Side{{"", []string{filepath.Join(odd, "a[0-9].pb.gz"), filepath.Join(odd, "b[x].folded")}}},
+			[][]string{{a1, bx}}, "", nil},
 		{"plain paths, stdin and URLs pass", Options{}, []Side{{"BASE", []string{"-"}}, {"NEW", []string{url, "missing.pb.gz"}}}, [][]string{{"-"}, {url, "missing.pb.gz"}}, "", nil},
 		{"no match", Options{}, []Side{{"--base", []string{a}}, {"--new", []string{filepath.Join(dir, "*.nothing")}}}, nil, `--new: pattern "` + filepath.Join(dir, "*.nothing") + `" matches no files`, ErrNoMatch},
 		{"bad pattern", Options{}, []Side{{"--base", []string{filepath.Join(dir, "[")}}}, nil, "--base: bad pattern", ErrBadPattern},
