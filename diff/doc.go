@@ -73,7 +73,11 @@
 // has the one pseudo-frame NoStack, so every split of the totals counts
 // it. The call tree is of methods, for pictures that compare the sides,
 // or with Options.TreeFrames of the frames as each profile named them,
-// for folded stacks, which must give back the input's frames.
+// for folded stacks, which must give back the input's frames. With
+// Options.TreeStacks the tree is not built at all: Result.Stacks hands
+// the collected records over as they are (the ids the tree holds anyway,
+// named once per id), so a writer of every stack costs an index a record
+// rather than a node a frame.
 //
 // # Peek
 //

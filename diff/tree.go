@@ -366,8 +366,25 @@ func (s *sums) node(name string) *CallNode {
 // each side's total) is merged with its narrow siblings into one "other"
 // node, and its subtree is not built.
 func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
+	b := treeBuilder{t: t, min: min, name: t.namer(a, prefer)}
+	idx := make([]int32, 0, t.n)
+	var root sums
+	t.each(func(i int32) {
+		idx = append(idx, i)
+		root.add(t.rec(i))
+	})
+	b.root = root.total
+	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
+	n := root.node("root")
+	n.Self = [2]float64{}
+	n.Children = b.children(idx, 0, &n.Self)
+	return n
+}
+
+// namer names the tree's ids as the method rows are named (see result).
+func (t *CallTree) namer(a *Analyzer, prefer Side) func(int32) string {
 	vars := a.variants()
-	b := treeBuilder{t: t, min: min, name: func(id int32) string {
+	return func(id int32) string {
 		var name string
 		if t.frames {
 			sp := a.spellings[id]
@@ -385,19 +402,49 @@ func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
 			mod = m.module[1-prefer]
 		}
 		return a.qualify(name, mod)
-	}}
-	idx := make([]int32, 0, t.n)
-	var root sums
-	t.each(func(i int32) {
-		idx = append(idx, i)
-		root.add(t.rec(i))
-	})
-	b.root = root.total
-	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
-	n := root.node("root")
-	n.Self = [2]float64{}
-	n.Children = b.children(idx, 0, &n.Self)
-	return n
+	}
+}
+
+// stacks hands the tree's records over unmerged (result.Stacks), each id
+// named as result names it: the records and their ids are the tree's
+// own, not copied, so a writer of every stack costs an index a record.
+func (t *CallTree) stacks(a *Analyzer, prefer Side) result.Stacks {
+	name := t.namer(a, prefer)
+	n := len(a.methods)
+	if t.frames {
+		n = len(a.spellings)
+	}
+	s := &treeStacks{t: t, names: make([]string, n), idx: make([]int32, 0, t.n)}
+	for id := range s.names {
+		s.names[id] = name(int32(id))
+	}
+	t.each(func(i int32) { s.idx = append(s.idx, i) })
+	return s
+}
+
+// treeStacks are a CallTree's records as result.Stacks.
+type treeStacks struct {
+	t     *CallTree
+	names []string // by id
+	idx   []int32  // the records' indexes in t, in order
+}
+
+func (s *treeStacks) Len() int        { return len(s.idx) }
+func (s *treeStacks) Names() []string { return s.names }
+
+func (s *treeStacks) Depth(i int) int {
+	r := s.t.rec(s.idx[i])
+	return int(r.end - r.start)
+}
+
+func (s *treeStacks) Frame(i, k int) int32 {
+	r := s.t.rec(s.idx[i])
+	return s.t.ids[r.chunk].at(int(r.start) + k)
+}
+
+func (s *treeStacks) Value(i int) (int, float64) {
+	r := s.t.rec(s.idx[i])
+	return int(r.side), r.value
 }
 
 type treeBuilder struct {
