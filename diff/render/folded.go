@@ -231,9 +231,9 @@ func eachFolded(s report.Stacks, line func(*foldedLine, [2]float64)) {
 		g := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
 		run := idx[g.from:g.to]
-		if token(run[0], g.k) < 0 {
-			// Every record of the group ends here: one line. (Tokens
-			// mark a line's end, so none of the group goes on.)
+		if len(run) == 1 || token(run[0], g.k) < 0 {
+			// One record, or every record of the group ends here (tokens
+			// mark a line's end, so none goes on): one line.
 			var v [2]float64
 			for _, i := range run {
 				side, value := s.Value(int(i))
