@@ -143,7 +143,10 @@ func (a *Analyzer) Diff() *Result {
 	case a.tree != nil && a.opts.TreeStacks:
 		r.Stacks = a.tree.stacks(a, New)
 	case a.tree != nil:
-		r.Tree = a.tree.result(a, New, a.opts.TreeMin)
+		var w string
+		if r.Tree, w = a.tree.result(a, New, a.opts.TreeMin); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 	r.Verdict = a.verdict(r, &rt, &bt, &nt)
 	return r
@@ -296,7 +299,10 @@ func (a *Analyzer) Top() *TopResult {
 	case a.tree != nil && a.opts.TreeStacks:
 		t.Stacks = a.tree.stacks(a, Base)
 	case a.tree != nil:
-		t.Tree = a.tree.result(a, Base, a.opts.TreeMin)
+		var w string
+		if t.Tree, w = a.tree.result(a, Base, a.opts.TreeMin); w != "" {
+			t.Warnings = append(t.Warnings, w)
+		}
 	}
 	return t
 }

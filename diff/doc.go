@@ -78,6 +78,11 @@
 // the collected records over as they are (the ids the tree holds anyway,
 // named once per id), so a writer of every stack costs an index a record
 // rather than a node a frame.
+// A built tree holds at most MaxTreeDepth (100,000) levels: a deeper
+// stack is cut there, the value of its frames below counted as the self
+// of the frame at the cut, and the result warns; the builder descends a
+// level a frame, and a million-frame stack would overflow its goroutine
+// stack (folded stacks, written from the records, are never cut).
 //
 // # Peek
 //

@@ -1,10 +1,12 @@
 package diff
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/profdiff/profdiff/diff/result"
 )
@@ -35,6 +37,8 @@ type CallTree struct {
 	// frames says the ids are spelling ids, not method ids: a tree of
 	// the frames as the profiles named them (Options.TreeFrames).
 	frames bool
+	// maxDepth, when set, replaces MaxTreeDepth (tests cut shallower).
+	maxDepth int
 }
 
 // treeChunk is the size of a chunk of CallTree.ids.
@@ -365,8 +369,17 @@ func (s *sums) node(name string) *CallNode {
 // id). A child narrower than min of the root on both sides (a fraction of
 // each side's total) is merged with its narrow siblings into one "other"
 // node, and its subtree is not built.
-func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
-	b := treeBuilder{t: t, min: min, name: t.namer(a, prefer)}
+//
+// The build descends one level a frame, so a stack deeper than
+// MaxTreeDepth is cut there: the value of the frames below counts as the
+// self of the frame at the cut, and warning says so ("" when nothing was
+// cut). A hostile stack of a million frames would otherwise take the
+// builder past the goroutine stack's limit; no picture draws that deep.
+func (t *CallTree) result(a *Analyzer, prefer Side, min float64) (n *CallNode, warning string) {
+	b := treeBuilder{t: t, min: min, name: t.namer(a, prefer), cut: new(atomic.Bool), maxDepth: MaxTreeDepth}
+	if t.maxDepth > 0 {
+		b.maxDepth = t.maxDepth
+	}
 	idx := make([]int32, 0, t.n)
 	var root sums
 	t.each(func(i int32) {
@@ -375,11 +388,17 @@ func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
 	})
 	b.root = root.total
 	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
-	n := root.node("root")
+	n = root.node("root")
 	n.Self = [2]float64{}
 	n.Children = b.children(idx, 0, &n.Self)
-	return n
+	if b.cut.Load() {
+		warning = fmt.Sprintf("the call tree is cut at %d frames deep: the frames of deeper stacks below that depth are left out, their value counted at the cut", b.maxDepth)
+	}
+	return n, warning
 }
+
+// MaxTreeDepth is the deepest level of a built call tree (see result).
+const MaxTreeDepth = 100_000
 
 // namer names the tree's ids as the method rows are named (see result).
 func (t *CallTree) namer(a *Analyzer, prefer Side) func(int32) string {
@@ -455,7 +474,9 @@ type treeBuilder struct {
 	scratch groupScratch // sort buffers, reused level after level
 	// slots are the goroutines besides the caller's that may build
 	// subtrees at once (shared by every builder of one tree).
-	slots chan struct{}
+	slots    chan struct{}
+	cut      *atomic.Bool // a stack was cut at maxDepth (shared too)
+	maxDepth int          // MaxTreeDepth, or the tree's own
 }
 
 // parallelRecords is the fewest records a subtree has for its build to
@@ -500,6 +521,16 @@ func (b *treeBuilder) narrow(s *sums) bool {
 // idx (sorted here in place), adding the records that end at the node to
 // self.
 func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode {
+	if d >= b.maxDepth {
+		for _, i := range idx {
+			r := b.t.rec(i)
+			self[r.side] += r.value
+			if int(r.end-r.start) > d {
+				b.cut.Store(true)
+			}
+		}
+		return nil
+	}
 	groups := b.group(idx, d)
 	var kids []*CallNode
 	ids := map[*CallNode]int32{}
