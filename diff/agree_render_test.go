@@ -65,6 +65,17 @@ func TestSerialShardedRenderAgree(t *testing.T) {
 						t.Errorf("by %s, top --format %s: serial and sharded walks differ (%d and %d bytes)", by, f, len(a), len(b))
 					}
 				}
+				// The folded formats as the command asks for them: every
+				// stack, unbuilt (Options.TreeStacks).
+				opts.TreeMin, opts.TreeFrames, opts.TreeStacks = 0, true, true
+				serial, sharded = diff.WalkAll(t, in, opts, false), diff.WalkAll(t, in, opts, true)
+				for _, f := range []render.Format{render.Folded, render.DiffFolded} {
+					a := write(t, present.DiffFor(serial.Diff(), f.Parts()), f)
+					b := write(t, present.DiffFor(sharded.Diff(), f.Parts()), f)
+					if !bytes.Equal(a, b) || bytes.HasPrefix(a, []byte("error: ")) {
+						t.Errorf("by %s, diff --format %s of stacks: serial and sharded walks differ (%d and %d bytes) or fail: %.100s", by, f, len(a), len(b), a)
+					}
+				}
 			}
 		})
 	}

@@ -51,6 +51,10 @@ type Options struct {
 	// the input's. Folded stacks need it; pictures, which compare the
 	// sides method by method, do not.
 	TreeFrames bool
+	// TreeStacks, with CallTree, leaves the tree unbuilt and hands its
+	// stacks over as they were collected (Result.Stacks): a writer of
+	// every stack (folded) needs no node a frame. TreeMin does not apply.
+	TreeStacks bool
 	// TreeMin, with CallTree, merges the subtrees narrower than this
 	// fraction of each side's total into one "other" node per parent
 	// (CallNode.Other), so that a picture of a huge tree stays small; 0

@@ -139,8 +139,14 @@ func (a *Analyzer) Diff() *Result {
 		r.Peek, r.PeekOmitted = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
 		r.Warnings = append(r.Warnings, a.peek.warning()...)
 	}
-	if a.tree != nil {
-		r.Tree = a.tree.result(a, New, a.opts.TreeMin)
+	switch {
+	case a.tree != nil && a.opts.TreeStacks:
+		r.Stacks = a.tree.stacks(a, New)
+	case a.tree != nil:
+		var w string
+		if r.Tree, w = a.tree.result(a, New, a.opts.TreeMin); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 	r.Verdict = a.verdict(r, &rt, &bt, &nt)
 	return r
@@ -289,8 +295,14 @@ func (a *Analyzer) Top() *TopResult {
 		t.Peek, t.PeekOmitted = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
 		t.Warnings = append(t.Warnings, a.peek.warning()...)
 	}
-	if a.tree != nil {
-		t.Tree = a.tree.result(a, Base, a.opts.TreeMin)
+	switch {
+	case a.tree != nil && a.opts.TreeStacks:
+		t.Stacks = a.tree.stacks(a, Base)
+	case a.tree != nil:
+		var w string
+		if t.Tree, w = a.tree.result(a, Base, a.opts.TreeMin); w != "" {
+			t.Warnings = append(t.Warnings, w)
+		}
 	}
 	return t
 }

@@ -73,7 +73,16 @@
 // has the one pseudo-frame NoStack, so every split of the totals counts
 // it. The call tree is of methods, for pictures that compare the sides,
 // or with Options.TreeFrames of the frames as each profile named them,
-// for folded stacks, which must give back the input's frames.
+// for folded stacks, which must give back the input's frames. With
+// Options.TreeStacks the tree is not built at all: Result.Stacks hands
+// the collected records over as they are (the ids the tree holds anyway,
+// named once per id), so a writer of every stack costs an index a record
+// rather than a node a frame.
+// A built tree holds at most MaxTreeDepth (100,000) levels: a deeper
+// stack is cut there, the value of its frames below counted as the self
+// of the frame at the cut, and the result warns; the builder descends a
+// level a frame, and a million-frame stack would overflow its goroutine
+// stack (folded stacks, written from the records, are never cut).
 //
 // # Peek
 //

@@ -2,10 +2,12 @@ package diff
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/result"
@@ -37,6 +39,8 @@ type CallTree struct {
 	// frames says the ids are spelling ids, not method ids: a tree of
 	// the frames as the profiles named them (Options.TreeFrames).
 	frames bool
+	// maxDepth, when set, replaces MaxTreeDepth (tests cut shallower).
+	maxDepth int
 }
 
 // treeChunk is the size of a chunk of CallTree.ids.
@@ -367,9 +371,41 @@ func (s *sums) node(name string) *CallNode {
 // id). A child narrower than min of the root on both sides (a fraction of
 // each side's total) is merged with its narrow siblings into one "other"
 // node, and its subtree is not built.
-func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
+//
+// The build descends one level a frame, so a stack deeper than
+// MaxTreeDepth is cut there: the value of the frames below counts as the
+// self of the frame at the cut, and warning says so ("" when nothing was
+// cut). A hostile stack of a million frames would otherwise take the
+// builder past the goroutine stack's limit; no picture draws that deep.
+func (t *CallTree) result(a *Analyzer, prefer Side, min float64) (n *CallNode, warning string) {
+	b := treeBuilder{t: t, min: min, ctx: a.opts.Context, name: t.namer(a, prefer), cut: new(atomic.Bool), maxDepth: MaxTreeDepth}
+	if t.maxDepth > 0 {
+		b.maxDepth = t.maxDepth
+	}
+	idx := make([]int32, 0, t.n)
+	var root sums
+	t.each(func(i int32) {
+		idx = append(idx, i)
+		root.add(t.rec(i))
+	})
+	b.root = root.total
+	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
+	n = root.node("root")
+	n.Self = [2]float64{}
+	n.Children = b.children(idx, 0, &n.Self)
+	if b.cut.Load() {
+		warning = fmt.Sprintf("the call tree is cut at %d frames deep: the frames of deeper stacks below that depth are left out, their value counted at the cut", b.maxDepth)
+	}
+	return n, warning
+}
+
+// MaxTreeDepth is the deepest level of a built call tree (see result).
+const MaxTreeDepth = 100_000
+
+// namer names the tree's ids as the method rows are named (see result).
+func (t *CallTree) namer(a *Analyzer, prefer Side) func(int32) string {
 	vars := a.variants()
-	b := treeBuilder{t: t, min: min, ctx: a.opts.Context, name: func(id int32) string {
+	return func(id int32) string {
 		var name string
 		if t.frames {
 			sp := a.spellings[id]
@@ -387,19 +423,49 @@ func (t *CallTree) result(a *Analyzer, prefer Side, min float64) *CallNode {
 			mod = m.module[1-prefer]
 		}
 		return a.qualify(name, mod)
-	}}
-	idx := make([]int32, 0, t.n)
-	var root sums
-	t.each(func(i int32) {
-		idx = append(idx, i)
-		root.add(t.rec(i))
-	})
-	b.root = root.total
-	b.slots = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
-	n := root.node("root")
-	n.Self = [2]float64{}
-	n.Children = b.children(idx, 0, &n.Self)
-	return n
+	}
+}
+
+// stacks hands the tree's records over unmerged (result.Stacks), each id
+// named as result names it: the records and their ids are the tree's
+// own, not copied, so a writer of every stack costs an index a record.
+func (t *CallTree) stacks(a *Analyzer, prefer Side) result.Stacks {
+	name := t.namer(a, prefer)
+	n := len(a.methods)
+	if t.frames {
+		n = len(a.spellings)
+	}
+	s := &treeStacks{t: t, names: make([]string, n), idx: make([]int32, 0, t.n)}
+	for id := range s.names {
+		s.names[id] = name(int32(id))
+	}
+	t.each(func(i int32) { s.idx = append(s.idx, i) })
+	return s
+}
+
+// treeStacks are a CallTree's records as result.Stacks.
+type treeStacks struct {
+	t     *CallTree
+	names []string // by id
+	idx   []int32  // the records' indexes in t, in order
+}
+
+func (s *treeStacks) Len() int        { return len(s.idx) }
+func (s *treeStacks) Names() []string { return s.names }
+
+func (s *treeStacks) Depth(i int) int {
+	r := s.t.rec(s.idx[i])
+	return int(r.end - r.start)
+}
+
+func (s *treeStacks) Frame(i, k int) int32 {
+	r := s.t.rec(s.idx[i])
+	return s.t.ids[r.chunk].at(int(r.start) + k)
+}
+
+func (s *treeStacks) Value(i int) (int, float64) {
+	r := s.t.rec(s.idx[i])
+	return int(r.side), r.value
 }
 
 type treeBuilder struct {
@@ -411,7 +477,9 @@ type treeBuilder struct {
 	scratch groupScratch    // sort buffers, reused level after level
 	// slots are the goroutines besides the caller's that may build
 	// subtrees at once (shared by every builder of one tree).
-	slots chan struct{}
+	slots    chan struct{}
+	cut      *atomic.Bool // a stack was cut at maxDepth (shared too)
+	maxDepth int          // MaxTreeDepth, or the tree's own
 }
 
 // parallelRecords is the fewest records a subtree has for its build to
@@ -457,6 +525,16 @@ func (b *treeBuilder) narrow(s *sums) bool {
 // self. Once the builder's context has ended it builds nothing more.
 func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode {
 	if stop.Now(b.ctx) != nil {
+		return nil
+	}
+	if d >= b.maxDepth {
+		for _, i := range idx {
+			r := b.t.rec(i)
+			self[r.side] += r.value
+			if int(r.end-r.start) > d {
+				b.cut.Store(true)
+			}
+		}
 		return nil
 	}
 	groups := b.group(idx, d)

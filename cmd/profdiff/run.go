@@ -167,7 +167,7 @@ func treeFor(o *diff.Options, f render.Format) {
 	case render.HTML, render.SVG:
 		o.CallTree, o.TreeMin = true, render.TreeMin
 	case render.Folded, render.DiffFolded:
-		o.CallTree, o.TreeMin, o.TreeFrames = true, 0, true
+		o.CallTree, o.TreeMin, o.TreeFrames, o.TreeStacks = true, 0, true, true
 	}
 }
 

@@ -18,21 +18,21 @@ func DiffPictures(r *result.Result) []report.Block {
 }
 
 // diffFlame is the flame-graph block of a diff whose result holds a call
-// tree (nil when it holds none).
+// tree or its stacks (nil when it holds neither).
 func diffFlame(r *result.Result) report.Block {
-	if r.Tree == nil {
+	if r.Tree == nil && r.Stacks == nil {
 		return nil
 	}
-	return &report.Flame{Tree: flameTree(r.Tree), Sides: 2, Unit: r.Unit, RateUnit: r.RateUnit, Measure: report.Measure(r.Normalize),
+	return &report.Flame{Tree: flameTree(r.Tree), Stacks: r.Stacks, Sides: 2, Unit: r.Unit, RateUnit: r.RateUnit, Measure: report.Measure(r.Normalize),
 		RateFactor: [2]float64{factor(r.Base.TotalRate, r.Base.Total), factor(r.New.TotalRate, r.New.Total)}, Labels: [2]string{"base", "new"}, Buckets: bucketNames()}
 }
 
 // topFlame is the flame graph of a top listing (one side).
 func topFlame(t *result.TopResult) report.Block {
-	if t.Tree == nil {
+	if t.Tree == nil && t.Stacks == nil {
 		return nil
 	}
-	return &report.Flame{Tree: flameTree(t.Tree), Sides: 1, Unit: t.Unit, RateUnit: t.RateUnit, Measure: report.Measure(t.Normalize),
+	return &report.Flame{Tree: flameTree(t.Tree), Stacks: t.Stacks, Sides: 1, Unit: t.Unit, RateUnit: t.RateUnit, Measure: report.Measure(t.Normalize),
 		RateFactor: [2]float64{factor(t.TotalRate, t.Total), 0}, Labels: [2]string{"profile", ""}, Buckets: bucketNames()}
 }
 
@@ -53,8 +53,11 @@ func factor(rate *float64, total float64) float64 {
 // pair, so the nodes, the child lists and the splits are carved out of
 // three arrays sized by a first count: three allocations rather than one
 // or more a node, which the collector would otherwise chase through a
-// heap that already holds the engine's tree.
+// heap that already holds the engine's tree. A nil tree is nil.
 func flameTree(root *result.CallNode) *report.Node {
+	if root == nil {
+		return nil
+	}
 	nodes, splits := 0, 0
 	var count func(n *result.CallNode)
 	count = func(n *result.CallNode) {

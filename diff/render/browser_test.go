@@ -550,3 +550,30 @@ func TestBrowserNumberFormat(t *testing.T) {
 }
 
 var jsonMarshal = json.Marshal
+
+// TestBrowserDeepFlame: the page draws at most FlameMaxDepth rows under
+// the shown root of a stack 3,000 frames deep, in a canvas no taller
+// than those rows, and zooming into a deep frame draws the rows below it.
+func TestBrowserDeepFlame(t *testing.T) {
+	const depth = 3000
+	p := openPage(t, &report.Report{Blocks: []report.Block{deepFlame(depth)}})
+	fs := frames(t, p)
+	deepest := 0
+	for _, f := range fs {
+		deepest = max(deepest, f.Depth)
+	}
+	if len(fs) != FlameMaxDepth+1 || deepest != FlameMaxDepth {
+		t.Errorf("the page drew %d frames, %d deep; want %d, %d deep", len(fs), deepest, FlameMaxDepth+1, FlameMaxDepth)
+	}
+	var height float64
+	p.Eval(`parseFloat(document.querySelector(".flame canvas").style.height)`, &height)
+	if height > float64(FlameMaxDepth+1)*17 {
+		t.Errorf("the canvas is %g px tall, want at most %d rows of 17", height, FlameMaxDepth+1)
+	}
+	var root string
+	p.Eval(`profdiff.zoom("f2500")`, &root)
+	fs = frames(t, p)
+	if root != "f2500" || len(fs) != depth-2500+1 || fs[len(fs)-1].Name != fmt.Sprintf("f%d", depth) {
+		t.Errorf("zoomed into f2500 (root %q): %d frames drawn, last %q; want %d down to f%d", root, len(fs), fs[len(fs)-1].Name, depth-2500+1, depth)
+	}
+}

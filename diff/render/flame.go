@@ -17,7 +17,7 @@ import (
 // Width. A frame's width is, by default, the larger of its two sides:
 // its own self share (of its side's total) on whichever side has more,
 // plus the widths of its children, so that a frame present on one side
-// only keeps room and children always fit inside their parent (flameWidth).
+// only keeps room and children always fit inside their parent (flameOrder).
 // The page can instead size frames by the new side alone (removed frames
 // then have no width) or hide removed frames.
 //
@@ -116,17 +116,77 @@ func hexRGB(s string) [3]int {
 	return c
 }
 
-// flameWidth is a node's width by the larger side, as a fraction of the
-// root's sides (see the rules above): the larger self share plus the
-// children's widths. The root's is 1 when nothing was removed or added,
-// and more otherwise; a drawing scales the root to its full width.
-func flameWidth(f *report.Flame, n *report.Node) float64 {
+// flameSelfWidth is a node's own part of its width (see the rules
+// above): the larger of its self shares.
+func flameSelfWidth(f *report.Flame, n *report.Node) float64 {
 	root := f.Tree.Total
-	w := math.Max(frac(n.Self[0], root[0]), frac(n.Self[1], root[1]))
-	for _, c := range n.Children {
-		w += flameWidth(f, c)
+	return math.Max(frac(n.Self[0], root[0]), frac(n.Self[1], root[1]))
+}
+
+// FlameMaxDepth is the deepest row the svg and html flame graphs draw,
+// counted from the drawing's root (0): a recursion thousands of frames
+// deep would make a picture too tall for any viewer (a browser's canvas
+// stops near 32,000 pixels). Deeper frames still count in their callers'
+// widths, and a note under the picture says they are left out.
+const FlameMaxDepth = 800
+
+// flameOrder is a flame's tree in preorder (children in the tree's
+// order), each node's parent's index (-1 for the root), its depth and
+// its width by the larger side as a fraction of the root's sides: its
+// larger self share plus its children's widths. The root's width is 1
+// when nothing was removed or added, and more otherwise; a drawing scales
+// the root to its full width. Widths are summed once, bottom-up, so the
+// cost is linear in the nodes however deep the tree is; steps counts the
+// node visits of both passes.
+type flameOrder struct {
+	flame  *report.Flame
+	nodes  []*report.Node
+	parent []int32
+	depth  []int32
+	width  []float64
+	steps  int
+}
+
+// newFlameOrder orders the flame's tree (see flameOrder) without
+// recursion, so a stack of any depth costs no goroutine stack either.
+func newFlameOrder(f *report.Flame) *flameOrder {
+	o := &flameOrder{flame: f}
+	type item struct {
+		n      *report.Node
+		parent int32
+		depth  int32
 	}
-	return w
+	todo := []item{{f.Tree, -1, 0}}
+	for len(todo) > 0 {
+		it := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		me := int32(len(o.nodes))
+		o.nodes = append(o.nodes, it.n)
+		o.parent = append(o.parent, it.parent)
+		o.depth = append(o.depth, it.depth)
+		o.steps++
+		for i := len(it.n.Children) - 1; i >= 0; i-- { // pushed last to first: popped in order
+			todo = append(todo, item{it.n.Children[i], me, it.depth + 1})
+		}
+	}
+	o.width = make([]float64, len(o.nodes))
+	for i := len(o.nodes) - 1; i >= 0; i-- { // children come after their parent
+		o.width[i] += flameSelfWidth(f, o.nodes[i]) // width[i] held its children's sum
+		if p := o.parent[i]; p >= 0 {
+			o.width[p] += o.width[i]
+		}
+		o.steps++
+	}
+	return o
+}
+
+// maxDepth is the depth of the deepest node.
+func (o *flameOrder) maxDepth() int {
+	d := int32(0)
+	for _, x := range o.depth {
+		d = max(d, x)
+	}
+	return int(d)
 }
 
 // flameTip is a frame's tooltip: "base 12 ms/s (0.27%) → new 310 ms/s

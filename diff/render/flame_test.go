@@ -56,6 +56,17 @@ func find(n *report.Node, name string) *report.Node {
 	return nil
 }
 
+// flameWidth is a node's width by its definition (see flame.go): its
+// larger self share plus its children's widths, summed here by recursion
+// for each node asked, to check flameOrder's single bottom-up pass.
+func flameWidth(f *report.Flame, n *report.Node) float64 {
+	w := flameSelfWidth(f, n)
+	for _, c := range n.Children {
+		w += flameWidth(f, c)
+	}
+	return w
+}
+
 func TestFlameWidthNests(t *testing.T) {
 	for name, f := range map[string]*report.Flame{
 		"mixed": {Tree: mixedTree(), Sides: 2},
@@ -79,6 +90,13 @@ func TestFlameWidthNests(t *testing.T) {
 			}
 		}
 		check(f.Tree)
+		// The single pass gives every node its width by the definition.
+		o := newFlameOrder(f)
+		for i, n := range o.nodes {
+			if w := flameWidth(f, n); math.Abs(o.width[i]-w) > 1e-12 {
+				t.Errorf("%s: %s is %g wide in the order, %g by definition", name, n.Name, o.width[i], w)
+			}
+		}
 		if w := flameWidth(f, f.Tree); w < 1-1e-12 {
 			t.Errorf("%s: the root is %g wide, want at least 1", name, w)
 		}

@@ -14,9 +14,18 @@ import (
 // bigPair is the synthetic pair of cmd/benchcmp and diff's benchmarks
 // (200,000 stacks a side), diffed as the html format asks (call tree,
 // TreeMin); built once.
-var bigPair = sync.OnceValue(func() *diff.Result {
+var bigPair = sync.OnceValue(func() *diff.Result { return synthPair(treeOpts(diff.Options{})) })
+
+// foldedPair is bigPair diffed as the folded formats ask (every stack,
+// as the profiles named its frames, unbuilt); built once.
+var foldedPair = sync.OnceValue(func() *diff.Result {
+	return synthPair(diff.Options{CallTree: true, TreeFrames: true, TreeStacks: true})
+})
+
+// synthPair diffs the synthetic pair with opts.
+func synthPair(opts diff.Options) *diff.Result {
 	const stacks = 200_000
-	a := diff.NewAnalyzer(treeOpts(diff.Options{}))
+	a := diff.NewAnalyzer(opts)
 	for i, side := range []synth.Side{synth.Base, synth.New} {
 		cfg := synth.DefaultConfig()
 		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
@@ -27,7 +36,12 @@ var bigPair = sync.OnceValue(func() *diff.Result {
 		}
 	}
 	return a.Diff()
-})
+}
+
+// BenchmarkFolded writes the big pair's stacks as the difffolded format
+// (go test ./diff/render -run '^$' -bench Folded): the writer alone, from
+// the engine's unbuilt stacks.
+func BenchmarkFolded(b *testing.B) { benchFormat(b, DiffFolded, foldedPair()) }
 
 // BenchmarkHTML and BenchmarkJSON lay out the same big result as the page
 // and as JSON, with its call tree (as the html format builds it) and

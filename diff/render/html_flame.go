@@ -38,6 +38,7 @@ type flameData struct {
 	Buckets      []string              `json:"buckets"`
 	BucketColors []string              `json:"bucketColors"`
 	Units        map[string]*unitScale `json:"units"`
+	MaxDepth     int                   `json:"maxDepth"` // FlameMaxDepth: deeper rows below the view's root are not drawn
 	Names        []string              `json:"names"`
 	Nodes        json.RawMessage       `json:"nodes"`
 }
@@ -53,7 +54,7 @@ type unitScale struct {
 // cause when chk's context ends.
 func newFlameData(f *report.Flame, chk stop.Check) (*flameData, error) {
 	d := &flameData{Sides: f.Sides, Unit: f.Unit, RateUnit: f.RateUnit, RateFactor: f.RateFactor,
-		Measure: string(f.Measure), Labels: f.Labels, Clamp: FlameClamp, Palettes: Palettes, Units: map[string]*unitScale{},
+		Measure: string(f.Measure), Labels: f.Labels, Clamp: FlameClamp, MaxDepth: FlameMaxDepth, Palettes: Palettes, Units: map[string]*unitScale{},
 		Buckets: []string{}, BucketColors: []string{}}
 	for _, name := range f.Buckets {
 		d.Buckets = append(d.Buckets, name)
@@ -173,6 +174,9 @@ func writeFlame(ew *errWriter, f *report.Flame, id string, chk stop.Check) error
 		ew.printf("<p class=\"caption\">widths: share of %s; colour: bucket</p>\n", html.EscapeString(f.Labels[0]))
 	}
 	ew.printf("<div class=\"legend\"></div>\n<div class=\"status\"></div>\n")
+	if depth := newFlameOrder(f).maxDepth(); depth > FlameMaxDepth {
+		ew.printf("<p class=\"deep\">the call tree is %d frames deep: frames more than %d below the shown root are not drawn; click a deep frame to zoom in</p>\n", depth, FlameMaxDepth)
+	}
 	ew.printf("<div class=\"graph\"><canvas></canvas><div class=\"tip\" hidden></div></div>\n")
 	if o := otherShares(f.Tree, f.Tree.Total); o[0] > 0 || o[1] > 0 {
 		ew.printf("<p class=\"other\">frames narrower than 1/%.0f merged into 'other': %s of %s", 1/TreeMin, Pct1(o[0]), html.EscapeString(f.Labels[0]))

@@ -46,12 +46,15 @@ func writeSVG(w io.Writer, r *report.Report, chk stop.Check) error {
 	if f == nil || f.Tree == nil {
 		return errors.New("this report has no svg form (no call tree)")
 	}
-	frames, depth, err := layoutFlame(f, chk)
+	frames, depth, order, err := layoutFlame(f, chk)
 	if err != nil {
 		return err
 	}
 	legendY := svgTop + float64(depth+1)*svgRow + 18
 	height := legendY + 88
+	if flameDeepNote(order.maxDepth()) != "" {
+		height += 15 // the caption's extra line
+	}
 	ew := &errWriter{w: w}
 	ew.printf("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n")
 	ew.printf("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" font-family=\"monospace\" font-size=\"%s\">\n",
@@ -67,49 +70,60 @@ func writeSVG(w io.Writer, r *report.Report, chk stop.Check) error {
 	ew.printf("<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n")
 	ew.printf("<text x=\"%s\" y=\"22\" font-size=\"15\" font-family=\"sans-serif\">%s</text>\n", svgNum(svgPad), svgEsc(title))
 	for _, fr := range frames {
+		svgFrameTo(ew, f, fr, svgTop+float64(depth-fr.depth)*svgRow)
 		if ew.err != nil {
 			return ew.err // the writer failed or was stopped: no use formatting the rest
 		}
-		svgFrameTo(ew, f, fr, svgTop+float64(depth-fr.depth)*svgRow)
 	}
-	svgLegend(ew, f, legendY)
+	svgLegend(ew, f, order, legendY)
 	ew.printf("</svg>\n")
 	return ew.err
 }
 
-// layoutFlame places the frames wide enough to draw, parents before their
-// children and children in the tree's order, each child starting where
-// its elder sibling ends (from the parent's left edge), and returns them
-// with the deepest drawn depth. The root's width (flameWidth) fills the
-// drawing. It stops with the context's cause when chk's context ends.
-func layoutFlame(f *report.Flame, chk stop.Check) ([]svgFrame, int, error) {
-	rootW := flameWidth(f, f.Tree)
+// layoutFlame places the frames wide enough to draw and no deeper than
+// FlameMaxDepth, parents before their children and children in the
+// tree's order, each child starting where its elder sibling ends (from
+// the parent's left edge), and returns them with the deepest drawn depth
+// and the tree's order. The root's width (flameOrder) fills the drawing.
+// It stops with the context's cause when chk's context ends.
+func layoutFlame(f *report.Flame, chk stop.Check) ([]svgFrame, int, *flameOrder, error) {
+	o := newFlameOrder(f)
+	rootW := o.width[0]
 	if rootW <= 0 {
-		return nil, 0, nil
+		return nil, 0, o, nil
 	}
 	scale := (svgWidth - 2*svgPad) / rootW
 	var out []svgFrame
 	depth := 0
-	var err error
-	var place func(n *report.Node, x, w float64, d int)
-	place = func(n *report.Node, x, w float64, d int) {
-		if err == nil {
-			err = chk.Err()
+	// x and next are each node's left edge and where its next child
+	// starts; a node is drawn when its parent is and it is wide enough.
+	x := make([]float64, len(o.nodes))
+	next := make([]float64, len(o.nodes))
+	drawn := make([]bool, len(o.nodes))
+	for i, n := range o.nodes {
+		if err := chk.Err(); err != nil {
+			return nil, 0, o, err
 		}
-		if w < svgMinPx || err != nil {
-			return
+		w := o.width[i] * scale
+		if p := o.parent[i]; p < 0 {
+			x[i] = svgPad
+		} else {
+			x[i] = next[p]
+			next[p] += w
+			if !drawn[p] {
+				continue
+			}
 		}
-		out = append(out, svgFrame{n: n, x: x, w: w, depth: d})
+		next[i] = x[i]
+		d := int(o.depth[i])
+		if w < svgMinPx || d > FlameMaxDepth {
+			continue
+		}
+		drawn[i] = true
+		out = append(out, svgFrame{n: n, x: x[i], w: w, depth: d})
 		depth = max(depth, d)
-		cx := x
-		for _, c := range n.Children {
-			cw := flameWidth(f, c) * scale
-			place(c, cx, cw, d+1)
-			cx += cw
-		}
 	}
-	place(f.Tree, svgPad, rootW*scale, 0)
-	return out, depth, err
+	return out, depth, o, nil
 }
 
 // removed reports whether a node of a comparison is absent from the new
@@ -198,7 +212,7 @@ func svgLabel(name string, w float64) string {
 
 // svgLegend draws the colour scale's fixed anchors and the bucket colours
 // at y, and the caption under them.
-func svgLegend(ew *errWriter, f *report.Flame, y float64) {
+func svgLegend(ew *errWriter, f *report.Flame, o *flameOrder, y float64) {
 	x := svgPad
 	swatch := func(fill, stroke, label string) {
 		ew.printf("<rect x=\"%s\" y=\"%s\" width=\"14\" height=\"11\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1\"/>",
@@ -228,7 +242,7 @@ func svgLegend(ew *errWriter, f *report.Flame, y float64) {
 	for b, name := range f.Buckets {
 		swatch(bucketColor(f, b), bucketColor(f, b), name)
 	}
-	for i, line := range flameCaption(f) {
+	for i, line := range flameCaption(f, o) {
 		ew.printf("<text x=\"%s\" y=\"%s\">%s</text>\n", svgNum(svgPad), svgNum(y+22+float64(i)*15), svgEsc(line))
 	}
 	ew.printf("</g>\n")
@@ -236,25 +250,40 @@ func svgLegend(ew *errWriter, f *report.Flame, y float64) {
 
 // flameCaption says what the drawing shows: its sides, the width rule,
 // the colour measure and what the "other" frames hold.
-func flameCaption(f *report.Flame) []string {
+func flameCaption(f *report.Flame, o *flameOrder) []string {
 	unit := f.Unit
 	if f.RateUnit != "" && (f.RateFactor[0] > 0 || f.RateFactor[1] > 0) {
 		unit += ", rates in " + f.RateUnit
 	}
+	var lines []string
 	if f.Sides < 2 {
-		return []string{
+		lines = []string{
 			"One profile (values in " + unit + "); root at the bottom; hover a frame for its numbers.",
 			"Width: each frame's share of the total (its self plus its callees'); colour: the frame's bucket.",
-			flameOther(f),
+			flameOther(o),
+		}
+	} else {
+		lines = []string{
+			"Sides: " + f.Labels[0] + " → " + f.Labels[1] + " (values in " + unit + "); root at the bottom; hover a frame for its numbers.",
+			"Width: the larger side, each frame's larger self share (of its side's total) plus its callees', so removed frames keep their room.",
+			"Colour: change of the frame's total in " + flameMeasure(f) + ", " + f.Labels[1] + " ÷ " + f.Labels[0] +
+				", full at ×4 and ×¼ (fixed, not scaled to the largest change); band along the base: the frame's bucket.",
+			flameOther(o),
 		}
 	}
-	return []string{
-		"Sides: " + f.Labels[0] + " → " + f.Labels[1] + " (values in " + unit + "); root at the bottom; hover a frame for its numbers.",
-		"Width: the larger side, each frame's larger self share (of its side's total) plus its callees', so removed frames keep their room.",
-		"Colour: change of the frame's total in " + flameMeasure(f) + ", " + f.Labels[1] + " ÷ " + f.Labels[0] +
-			", full at ×4 and ×¼ (fixed, not scaled to the largest change); band along the base: the frame's bucket.",
-		flameOther(f),
+	if note := flameDeepNote(o.maxDepth()); note != "" {
+		lines = append(lines, note)
 	}
+	return lines
+}
+
+// flameDeepNote says that frames deeper than FlameMaxDepth are not drawn,
+// for a tree as deep as depth ("" for one that fits).
+func flameDeepNote(depth int) string {
+	if depth <= FlameMaxDepth {
+		return ""
+	}
+	return fmt.Sprintf("The call tree is %d frames deep: frames deeper than %d are not drawn (their time still counts in their callers' widths).", depth, FlameMaxDepth)
 }
 
 // flameMeasure names the measure colour compares (see flameSides).
@@ -269,21 +298,17 @@ func flameMeasure(f *report.Flame) string {
 }
 
 // flameOther says what the "other" frames hold, per side.
-func flameOther(f *report.Flame) string {
+func flameOther(o *flameOrder) string {
 	var held [2]float64
 	merged := 0
-	var walk func(n *report.Node)
-	walk = func(n *report.Node) {
+	for _, n := range o.nodes {
 		if n.Other > 0 {
 			merged += n.Other
 			held[0] += n.Total[0]
 			held[1] += n.Total[1]
 		}
-		for _, c := range n.Children {
-			walk(c)
-		}
 	}
-	walk(f.Tree)
+	f := o.flame
 	if merged == 0 {
 		return `No frame was too narrow to keep: there is no "other" frame.`
 	}

@@ -221,7 +221,7 @@ func TestSVGOtherCaption(t *testing.T) {
 		node("a", [2]float64{90, 80}),
 		&report.Node{Name: "other", Total: [2]float64{10, 20}, Self: [2]float64{10, 20}, Other: 4})
 	f := &report.Flame{Tree: tree, Sides: 2, Unit: "count", Labels: [2]string{"base", "new"}}
-	if got, want := flameOther(f), `"other" frames merge 4 subtrees too narrow to draw, holding 10.00% of base and 20.00% of new.`; got != want {
+	if got, want := flameOther(newFlameOrder(f)), `"other" frames merge 4 subtrees too narrow to draw, holding 10.00% of base and 20.00% of new.`; got != want {
 		t.Errorf("caption %q, want %q", got, want)
 	}
 	d := parseSVG(t, renderSVG(t, &report.Report{Blocks: []report.Block{f}}))

@@ -203,9 +203,13 @@ type Verdict struct {
 
 // Flame is a differential flame graph of a merged call tree (both sides'
 // values on every node, in Unit): shown in HTML and, alone, as the svg
-// format; the folded formats write its stacks.
+// format; the folded formats write its stacks (Stacks, when set, else
+// Tree's).
 type Flame struct {
 	Tree *Node
+	// Stacks, when set, are the tree's stacks unmerged, for the folded
+	// formats; a flame with Stacks may have no Tree.
+	Stacks Stacks
 	// Sides is 2 for a comparison, 1 for one profile (top: the values are
 	// the base side's).
 	Sides int
@@ -316,3 +320,17 @@ const (
 
 // In reports that a chart is shown in HTML alone.
 func (c *Chart) In(m Medium) bool { return m == HTML }
+
+// Stacks are the stacks of a call tree, unmerged: Len records, each a
+// stack (Frame: indexes into Names, root first; none for samples without
+// a stack) and a value on one side (0 base, 1 new) in the flame's Unit.
+// One stack may have several records; a writer sums them.
+type Stacks interface {
+	Len() int
+	Names() []string
+	// Depth is the number of frames of record i's stack, Frame its
+	// k-th (0 the root).
+	Depth(i int) int
+	Frame(i, k int) int32
+	Value(i int) (side int, value float64)
+}

@@ -196,6 +196,9 @@ type Result struct {
 	PeekOmitted int       `json:"peek_omitted,omitempty"`
 	// Tree is the merged call tree, built only when Options.CallTree asks.
 	Tree *CallNode `json:"tree,omitempty"`
+	// Stacks are the call tree's stacks unmerged, in place of Tree when
+	// Options.TreeStacks asks (the folded formats).
+	Stacks Stacks `json:"-"`
 	// Verdict is the comparison's conclusion (see Verdict).
 	Verdict  *Verdict `json:"verdict,omitempty"`
 	Warnings []string `json:"-"`
@@ -274,8 +277,11 @@ type TopResult struct {
 	Peek        []PeekRow `json:"peek,omitempty"`
 	PeekOmitted int       `json:"peek_omitted,omitempty"`
 	// Tree is the call tree (base side), built only when Options.CallTree asks.
-	Tree     *CallNode `json:"tree,omitempty"`
-	Warnings []string  `json:"-"`
+	Tree *CallNode `json:"tree,omitempty"`
+	// Stacks are the call tree's stacks unmerged, in place of Tree when
+	// Options.TreeStacks asks (the folded formats).
+	Stacks   Stacks   `json:"-"`
+	Warnings []string `json:"-"`
 }
 
 // TopSched is time kept apart from the buckets on a single side

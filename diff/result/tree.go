@@ -1,5 +1,7 @@
 package result
 
+import "github.com/profdiff/profdiff/diff/report"
+
 // CallNode is a node of the merged call tree of both sides (Options.
 // CallTree): a method reached by one path of callers from the root, with
 // the value of the samples whose stacks pass through it (Total, inclusive)
@@ -23,3 +25,10 @@ type CallNode struct {
 
 // OtherName is the name of a node that merges subtrees too narrow to draw.
 const OtherName = "other"
+
+// Stacks are the stacks a call tree is built from, unmerged (see
+// report.Stacks, whose model they are handed to as they are): a writer
+// that needs every stack and no tree (the folded formats) reads these,
+// which cost memory in the records the engine holds anyway, not a node
+// a frame.
+type Stacks = report.Stacks

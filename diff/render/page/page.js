@@ -215,6 +215,7 @@
         const px = w[i] * scale;
         if (px < 0.5) continue;
         const dep = depth[i] - depth[st.root];
+        if (dep > d.maxDepth) continue; // too deep for a canvas: the page's note says so
         drawn.push({ i, x, px, dep });
         maxDep = Math.max(maxDep, dep);
         let cx = x;
