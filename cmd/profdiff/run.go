@@ -331,6 +331,9 @@ func runDiff(ctx context.Context, e env, s settings, src source.Options, sides [
 		return nil
 	}
 	src.Wait = a.Wait
+	if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
+		return err
+	}
 	err := loadInputs(ctx, "diff", e.stderr, sides, src, dp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 		l := in.Loaded()
 		if err := a.AddInput(side, in); err != nil {
@@ -386,7 +389,7 @@ func (d *diffPprof) write(name string) error {
 	if err != nil {
 		return fmt.Errorf("--output-pprof: %v", err)
 	}
-	f, err := os.Create(name)
+	f, err := createOutput(name)
 	if err != nil {
 		return fmt.Errorf("--output-pprof: %v", err)
 	}
@@ -428,6 +431,9 @@ func topCommand(fs *flag.FlagSet) runFunc {
 			return nil
 		}
 		src.Wait = a.Wait
+		if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
+			return err
+		}
 		err = loadInputs(ctx, "top", e.stderr, []source.Side{{Args: pos}}, src, mp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 			mp.add(in.Loaded())
 			return a.AddInput(side, in)

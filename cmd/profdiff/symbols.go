@@ -95,6 +95,9 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 		}
 		var loaded *profile.Loaded
 		src := source.Options{Load: opts, AllowRemote: allowRemote}
+		if err := guardOutputs(&src, outputFile{"symbolize -o", out}); err != nil {
+			return err
+		}
 		err = loadProfiles(ctx, "symbolize", e.stderr, []source.Side{{Args: pos}}, src, func(_ diff.Side, l *profile.Loaded) error {
 			loaded = l
 			return nil
@@ -140,7 +143,7 @@ func writePprof(flag, name string, stdout io.Writer, p *pprofile.Profile) error 
 	if name == "-" {
 		return p.Write(stdout)
 	}
-	f, err := os.Create(name)
+	f, err := createOutput(name)
 	if err != nil {
 		return fmt.Errorf("%s: %v", flag, err)
 	}
