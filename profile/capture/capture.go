@@ -130,14 +130,19 @@ var endpoints = map[string]endpoint{
 // http://host:port, .../debug/pprof or .../debug/pprof/.
 func BaseURL(debugURL string) (*url.URL, error) {
 	u, err := url.Parse(debugURL)
+	shown := profile.RedactURL(debugURL) // no password in a message
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // its message repeats the URL, password and all
+	}
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %v", debugURL, err)
+		return nil, fmt.Errorf("invalid URL %q: %v", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("invalid URL %q: want http:// or https://", debugURL)
+		return nil, fmt.Errorf("invalid URL %q: want http:// or https://", shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("invalid URL %q: no host", debugURL)
+		return nil, fmt.Errorf("invalid URL %q: no host", shown)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	p = strings.TrimSuffix(p, "/debug/pprof")
@@ -178,10 +183,10 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		rec = StartPerf(opts.PerfPID)
 		defer rec.Close()
 	}
-	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base, strings.Join(pl.kinds, ", "))
+	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base.Redacted(), strings.Join(pl.kinds, ", "))
 	m := &Manifest{
 		Format:           ManifestFormat,
-		URL:              pl.base.String(),
+		URL:              pl.base.Redacted(), // never a password
 		Seconds:          opts.Seconds,
 		Start:            time.Now().UTC(),
 		GoVersion:        "unknown",
@@ -189,7 +194,7 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		CaptureGoVersion: runtime.Version(),
 		Params: map[string]any{
 			"seconds":  opts.Seconds,
-			"url":      pl.base.String(),
+			"url":      pl.base.Redacted(),
 			"profiles": pl.kinds,
 		},
 	}
@@ -224,7 +229,7 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		}
 		return m, &InterruptedError{Dir: opts.Out, Missing: missing, Err: ctx.Err()}
 	case len(m.Files) == 0:
-		return m, fmt.Errorf("capture: no profile captured from %s: %s", pl.base, groupCauses(failed))
+		return m, fmt.Errorf("capture: no profile captured from %s: %s", pl.base.Redacted(), groupCauses(failed))
 	}
 	return m, nil
 }

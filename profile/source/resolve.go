@@ -235,8 +235,13 @@ func pyroscopeSource(sides [][]string) bool {
 // with AllowRemote: sources are read from the machine the caller runs on
 // unless told otherwise, so that a pasted URL does not reach out to
 // another host.
-func (r resolver) checkURL(a string) error {
-	u, err := url.Parse(a)
+func (r resolver) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	a := profile.RedactURL(raw) // as the messages show it
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // its message repeats the URL, password and all
+	}
 	switch {
 	case err != nil:
 		return &badSource{fmt.Errorf("invalid URL %q: %v", a, err)}
