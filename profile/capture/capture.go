@@ -425,8 +425,13 @@ func (pl *plan) storeAll(m *Manifest, results []result) (failed []result) {
 // prepareDir creates dir, or accepts it when it is empty or holds an
 // incomplete capture (its manifest says "complete": false), which it
 // clears: the manifest, the profile files Capture writes and downloads
-// left behind. Any other file keeps the folder from being used.
+// left behind. Any other file keeps the folder from being used, and so
+// does a symbolic link at dir: the files would land, and an incomplete
+// capture be cleared, wherever it points.
 func prepareDir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("output folder %s is a symbolic link; name the folder itself", dir)
+	}
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
