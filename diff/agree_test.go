@@ -252,9 +252,9 @@ func TestTreeChunkWidens(t *testing.T) {
 		t.Fatal("a stack of small ids went to a 32-bit chunk")
 	}
 	remap := []int32{0, 70000, 5, 1 << 20}
-	tree := newCallTree(true)
+	tree := newCallTree(false)                     // a tree that adopts the shard's chunks
 	tree.addStack([]int32{7}, Wait, New, 2, false) // a tree past 1<<16 methods
-	tree.merge(shard, remap)
+	tree.merge(shard, remap, false)
 	if tree.n != 2 {
 		t.Fatalf("%d records, want 2", tree.n)
 	}
@@ -268,5 +268,39 @@ func TestTreeChunkWidens(t *testing.T) {
 	}
 	if !tree.equal(tree.rec(0), []int32{7}) {
 		t.Error("the tree's own record changed")
+	}
+}
+
+// A tree that sums repeated stacks sums a shard's into its own records
+// when it merges it, so that it holds the distinct stacks of every
+// profile merged, not a record per profile (and per shard).
+func TestTreeMergeSums(t *testing.T) {
+	tree := newCallTree(true)
+	remap := []int32{0, 70000, 5}
+	for range 3 {
+		shard := newCallTree(false)
+		shard.addStack([]int32{1, 2}, CPU, Base, 1, true)
+		shard.addStack([]int32{1, 2}, CPU, New, 4, true)
+		shard.addStack([]int32{2}, CPU, Base, 2, true)
+		tree.merge(shard, remap, false)
+	}
+	if tree.n != 3 {
+		t.Fatalf("%d records after merging 3 shards of 3 stacks, want 3", tree.n)
+	}
+	want := [][]int32{{70000, 5}, {70000, 5}, {5}}
+	vals := []float64{3, 12, 6}
+	for i := range int32(3) {
+		r := tree.rec(i)
+		if got := tree.stackOf(nil, r, nil); !slices.Equal(got, want[i]) || r.value != vals[i] {
+			t.Errorf("record %d: %v = %v, want %v = %v", i, got, r.value, want[i], vals[i])
+		}
+	}
+	// A tree adopted whole is indexed: a later merge sums into it.
+	tree.index()
+	shard := newCallTree(false)
+	shard.addStack([]int32{2}, CPU, Base, 1, true)
+	tree.merge(shard, remap, false)
+	if tree.n != 3 || tree.rec(2).value != 7 {
+		t.Errorf("after index and merge: %d records, the last %v; want 3, 7", tree.n, tree.rec(2).value)
 	}
 }

@@ -139,7 +139,7 @@ func (a *Analyzer) Diff() *Result {
 		r.Peek, r.PeekOmitted = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
 		r.Warnings = append(r.Warnings, a.peek.warning()...)
 	}
-	if a.tree != nil {
+	if a.tree != nil && a.opts.CallTree {
 		r.Tree = a.tree.result(a, New, a.opts.TreeMin)
 	}
 	r.Verdict = a.verdict(r, &rt, &bt, &nt)
@@ -289,7 +289,7 @@ func (a *Analyzer) Top() *TopResult {
 		t.Peek, t.PeekOmitted = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
 		t.Warnings = append(t.Warnings, a.peek.warning()...)
 	}
-	if a.tree != nil {
+	if a.tree != nil && a.opts.CallTree {
 		t.Tree = a.tree.result(a, Base, a.opts.TreeMin)
 	}
 	return t

@@ -251,9 +251,9 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 		}
 	}
 	if s.tree != nil && s.tree.frames {
-		a.tree.merge(s.tree, spRemap)
+		a.tree.merge(s.tree, spRemap, a.treeNarrow())
 	} else if s.tree != nil {
-		a.tree.merge(s.tree, remap)
+		a.tree.merge(s.tree, remap, a.treeNarrow())
 	}
 	if s.peek != nil {
 		a.peek.merge(s.peek, remap)
@@ -284,7 +284,7 @@ func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]
 	if s.tree != nil {
 		a.tree = s.tree
-		a.tree.seen = map[uint64]int32{} // the Analyzer's own walks sum repeated stacks
+		a.tree.index() // the Analyzer's own walks and later merges sum repeated stacks
 	}
 	if s.peek != nil {
 		a.peek = s.peek

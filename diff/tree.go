@@ -20,9 +20,10 @@ import (
 // walk adds a stack seen again to its record (seen), which keeps memory
 // at the distinct stacks of a profile of many samples (perf script's);
 // a shard's tree, which walks a pprof protobuf (one record per sample,
-// the stacks mostly distinct already), appends, and merge adopts a
-// shard's records after the tree's. Memory is bounded by the records'
-// frames: the distinct stacks, or the protobuf's own sample table.
+// the stacks mostly distinct already), appends, and merge sums a shard's
+// records into the tree's (the first shard's it adopts whole). Memory is
+// bounded by the records' frames: the distinct stacks of all the
+// profiles, however many, plus one shard's sample table.
 type CallTree struct {
 	ids  []idChunk        // chunks of treeChunk ids (or one stack, if longer), never grown by copying
 	recs [][]treeRec      // blocks of at most recBlock records, never grown past it: record i is recs[i>>recShift][i&recMask]
@@ -229,10 +230,7 @@ func (t *CallTree) addStack(stack []int32, b Bucket, side Side, value float64, n
 	var first int32
 	var ok bool
 	if t.seen != nil {
-		h = (uint64(14695981039346656037) ^ uint64(b) ^ uint64(side)<<8) * 1099511628211
-		for _, id := range stack {
-			h = (h ^ uint64(uint32(id))) * 1099511628211
-		}
+		h = stackHash(stack, b, side)
 		if first, ok = t.seen[h]; ok {
 			if r := t.rec(first); r.is(t, stack, b, side) {
 				r.value += value
@@ -251,16 +249,65 @@ func (t *CallTree) addStack(stack []int32, b Bucket, side Side, value float64, n
 	c.add(stack)
 	r.end = int32(c.len())
 	i := t.push(r)
-	switch {
-	case t.seen == nil:
-	case !ok:
-		t.seen[h] = i
-	default:
-		if t.clash == nil {
-			t.clash = map[uint64][]int32{}
-		}
-		t.clash[h] = append(t.clash[h], i)
+	if t.seen != nil {
+		t.note(h, i, ok)
 	}
+}
+
+// note records that record i is of a stack whose hash is h; had says
+// that seen holds another stack of that hash already.
+func (t *CallTree) note(h uint64, i int32, had bool) {
+	if !had {
+		t.seen[h] = i
+		return
+	}
+	if t.clash == nil {
+		t.clash = map[uint64][]int32{}
+	}
+	t.clash[h] = append(t.clash[h], i)
+}
+
+// stackHash is the FNV-1a hash of a stack (ids root first) in bucket b on
+// side, which keys CallTree.seen.
+func stackHash(stack []int32, b Bucket, side Side) uint64 {
+	h := (uint64(14695981039346656037) ^ uint64(b) ^ uint64(side)<<8) * 1099511628211
+	for _, id := range stack {
+		h = (h ^ uint64(uint32(id))) * 1099511628211
+	}
+	return h
+}
+
+// stackOf copies record r's ids (root first) into buf[:0], each through
+// remap unless that is nil.
+func (t *CallTree) stackOf(buf []int32, r *treeRec, remap []int32) []int32 {
+	c := &t.ids[r.chunk]
+	buf = buf[:0]
+	for j := r.start; j < r.end; j++ {
+		id := c.at(int(j))
+		if remap != nil {
+			id = remap[id]
+		}
+		buf = append(buf, id)
+	}
+	return buf
+}
+
+// index makes seen anew from the records (a shard's tree adopted whole),
+// so that stacks merged later are summed into them: each distinct stack's
+// first record is noted; a stack repeated within the records keeps its
+// repeats, which the build and EachStack's callers sum.
+func (t *CallTree) index() {
+	t.seen, t.clash = map[uint64]int32{}, nil
+	t.each(func(i int32) {
+		r := t.rec(i)
+		t.buf = t.stackOf(t.buf, r, nil)
+		h := stackHash(t.buf, r.bucket, Side(r.side))
+		first, ok := t.seen[h]
+		if ok && t.rec(first).is(t, t.buf, r.bucket, Side(r.side)) {
+			return
+		}
+		t.note(h, i, ok)
+	})
 }
 
 // push appends r and returns its index. The first block grows by
@@ -290,11 +337,22 @@ func (r *treeRec) is(t *CallTree, stack []int32, b Bucket, side Side) bool {
 	return r.bucket == b && Side(r.side) == side && t.equal(r, stack)
 }
 
-// merge adopts the records of o, a shard's tree, whose method (or
-// spelling) ids remap turns into t's: o's ids are rewritten in place and its chunks and
-// record blocks taken over (o is not used again). They stay out of
-// t.seen: the build sums records of one stack.
-func (t *CallTree) merge(o *CallTree, remap []int32) {
+// merge adds the records of o, a shard's tree, whose method (or
+// spelling) ids remap turns into t's (narrow: they fit 16 bits); o is not
+// used again. A tree that sums repeated stacks (seen) sums o's into its
+// records, so that it holds the distinct stacks of every profile merged,
+// however many; one that does not adopts o's chunks and record blocks,
+// its ids rewritten in place, without copying them.
+func (t *CallTree) merge(o *CallTree, remap []int32, narrow bool) {
+	if t.seen != nil {
+		var buf []int32
+		o.each(func(i int32) {
+			r := o.rec(i)
+			buf = o.stackOf(buf, r, remap)
+			t.addStack(buf, r.bucket, Side(r.side), r.value, narrow)
+		})
+		return
+	}
 	for i := range o.ids {
 		o.ids[i].remap(remap)
 	}
@@ -605,4 +663,33 @@ func (b *treeBuilder) radix(idx []int32, keys []uint32, most uint32) []uint32 {
 		copy(idx, srcI)
 	}
 	return srcK
+}
+
+// EachStack calls f with every stack the Analyzer keeps (Options.Stacks
+// or CallTree): its side, bucket, frame ids root first (StackFrame names
+// them) and value, in the profiles' unit. A stack may come more than once
+// (once per shard of a profile read in parallel): its values add up. It
+// calls nothing without a kept tree. Samples reported apart from the
+// buckets (Result.Sched, Result.Unknown) are not among them. f must not
+// keep stack.
+func (a *Analyzer) EachStack(f func(side Side, b Bucket, stack []int32, value float64)) {
+	t := a.tree
+	if t == nil {
+		return
+	}
+	var buf []int32
+	t.each(func(i int32) {
+		r := t.rec(i)
+		buf = t.stackOf(buf, r, nil)
+		f(Side(r.side), r.bucket, buf, r.value)
+	})
+}
+
+// StackFrame names a frame id of EachStack: a frame as the profile named
+// it, or a method (Options.Stacks).
+func (a *Analyzer) StackFrame(id int32) string {
+	if a.tree != nil && a.tree.frames {
+		return a.Spelling(id)
+	}
+	return a.MethodName(id)
 }

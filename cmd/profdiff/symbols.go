@@ -156,32 +156,3 @@ func writePprof(flag, name string, stdout io.Writer, p *pprofile.Profile) error 
 	}
 	return nil
 }
-
-// mergedPprof keeps the profiles top loads for --output-pprof, to be
-// written merged (nil: not asked).
-type mergedPprof struct {
-	name  string
-	profs []*pprofile.Profile
-}
-
-func (m *mergedPprof) add(l *profile.Loaded) {
-	if m != nil {
-		m.profs = append(m.profs, l.Profile)
-	}
-}
-
-// write merges the profiles (pprof's Merge: they must share sample types)
-// and writes them to the file.
-func (m *mergedPprof) write(stdout io.Writer) error {
-	if m == nil {
-		return nil
-	}
-	p := m.profs[0]
-	if len(m.profs) > 1 {
-		var err error
-		if p, err = pprofile.Merge(m.profs); err != nil {
-			return fmt.Errorf("--output-pprof: cannot merge the profiles: %v", err)
-		}
-	}
-	return writePprof("--output-pprof", m.name, stdout, p)
-}
