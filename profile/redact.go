@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 )
@@ -45,4 +46,16 @@ func redactText(s string) string {
 		return s
 	}
 	return s[:i+colon+1] + "xxxxx" + s[i+at:]
+}
+
+// ParseURL is url.Parse for a URL that messages name: shown is
+// RedactURL(raw), and the error is url.Parse's cause alone, since
+// url.Error's message repeats the URL, password and all.
+func ParseURL(raw string) (u *url.URL, shown string, err error) {
+	u, err = url.Parse(raw)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return u, RedactURL(raw), err
 }

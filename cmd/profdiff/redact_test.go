@@ -12,7 +12,7 @@ import (
 
 // A password in a profile URL is used to fetch but never shown or stored:
 // against a loopback server that demands it (basic auth), top, diff,
-// gate, capture and their errors write "user:xxxxx" where they name the
+// gate, capture, load and their errors write "user:xxxxx" where they name the
 // URL, and the password appears in no output, no message and no file.
 func TestURLPasswordNeverShown(t *testing.T) {
 	const pw = "s3cretPW"
@@ -57,6 +57,8 @@ func TestURLPasswordNeverShown(t *testing.T) {
 		{"bad scheme", 2, true, []string{"top", "ftp://user:" + pw + "@127.0.0.1/p"}},
 		{"capture", 0, true, []string{"capture", "--duration", "1s", "--profiles", "goroutine", "--out", capDir, auth + "/debug/pprof/"}},
 		{"capture json", 0, true, []string{"capture", "--format", "json", "--duration", "1s", "--profiles", "goroutine", "--out", filepath.Join(dir, "cap2"), auth}},
+		{"load", 2, true, []string{"load", "-c", "1", auth + "/p.folded"}},
+		{"load bad URL", 2, true, []string{"load", auth + "/%zz"}},
 		{"capture nothing", 2, true, []string{"capture", "--duration", "1s", "--profiles", "cpu", "--out", filepath.Join(dir, "cap3"), auth}},
 	} {
 		out, stderr, code := profdiff(t, "", c.args...)

@@ -129,12 +129,7 @@ var endpoints = map[string]endpoint{
 // BaseURL reduces a debug URL to the server's root: the user may give
 // http://host:port, .../debug/pprof or .../debug/pprof/.
 func BaseURL(debugURL string) (*url.URL, error) {
-	u, err := url.Parse(debugURL)
-	shown := profile.RedactURL(debugURL) // no password in a message
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // its message repeats the URL, password and all
-	}
+	u, shown, err := profile.ParseURL(debugURL) // no password in a message
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL %q: %v", shown, err)
 	}

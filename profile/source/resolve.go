@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -236,12 +235,7 @@ func pyroscopeSource(sides [][]string) bool {
 // unless told otherwise, so that a pasted URL does not reach out to
 // another host.
 func (r resolver) checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	a := profile.RedactURL(raw) // as the messages show it
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // its message repeats the URL, password and all
-	}
+	u, a, err := profile.ParseURL(raw) // a: as the messages show it
 	switch {
 	case err != nil:
 		return &badSource{fmt.Errorf("invalid URL %q: %v", a, err)}
