@@ -252,9 +252,9 @@ func TestTreeChunkWidens(t *testing.T) {
 		t.Fatal("a stack of small ids went to a 32-bit chunk")
 	}
 	remap := []int32{0, 70000, 5, 1 << 20}
-	tree := newCallTree(true)
+	tree := newCallTree(false)                     // a tree that adopts the shard's chunks
 	tree.addStack([]int32{7}, Wait, New, 2, false) // a tree past 1<<16 methods
-	tree.merge(shard, remap)
+	tree.merge(shard, remap, false, Base, 0)
 	if tree.n != 2 {
 		t.Fatalf("%d records, want 2", tree.n)
 	}
@@ -268,5 +268,68 @@ func TestTreeChunkWidens(t *testing.T) {
 	}
 	if !tree.equal(tree.rec(0), []int32{7}) {
 		t.Error("the tree's own record changed")
+	}
+}
+
+// A tree that sums repeated stacks sums a shard's into its own records
+// when it merges it, so that it holds the distinct stacks of every
+// profile merged, not a record per profile (and per shard).
+func TestTreeMergeSums(t *testing.T) {
+	tree := newCallTree(true)
+	remap := []int32{0, 70000, 5}
+	for prof := range 3 {
+		shard := newCallTree(false)
+		shard.addStack([]int32{1, 2}, CPU, Base, 1, true)
+		shard.addStack([]int32{1, 2}, CPU, New, 4, true)
+		shard.addStack([]int32{2}, CPU, Base, 2, true)
+		tree.merge(shard, remap, false, Base, prof)
+	}
+	if tree.n != 3 {
+		t.Fatalf("%d records after merging 3 shards of 3 stacks, want 3", tree.n)
+	}
+	want := [][]int32{{70000, 5}, {70000, 5}, {5}}
+	vals := []float64{3, 12, 6}
+	for i := range int32(3) {
+		r := tree.rec(i)
+		if got := tree.stackOf(nil, r, nil); !slices.Equal(got, want[i]) || r.value != vals[i] {
+			t.Errorf("record %d: %v = %v, want %v = %v", i, got, r.value, want[i], vals[i])
+		}
+	}
+	// A tree adopted whole is indexed: a later merge sums into it.
+	tree.index()
+	shard := newCallTree(false)
+	shard.addStack([]int32{2}, CPU, Base, 1, true)
+	tree.merge(shard, remap, false, Base, 3)
+	if tree.n != 3 || tree.rec(2).value != 7 {
+		t.Errorf("after index and merge: %d records, the last %v; want 3, 7", tree.n, tree.rec(2).value)
+	}
+}
+
+// The shards of a side's first profile are adopted whole, unindexed
+// (their samples rarely repeat a stack, and copying them into the tree
+// costs the pictures their time); a second profile's shard of that side
+// is summed into them, and a first profile of the other side adopted.
+func TestTreeMergeAdoptsFirstProfile(t *testing.T) {
+	tree := newCallTree(true)
+	remap := []int32{0, 1, 2}
+	shardOf := func(side Side, v float64) *CallTree {
+		s := newCallTree(false)
+		s.addStack([]int32{1, 2}, CPU, side, v, true)
+		return s
+	}
+	tree.merge(shardOf(Base, 1), remap, true, Base, 0)
+	tree.merge(shardOf(Base, 2), remap, true, Base, 0)
+	if tree.n != 2 || !tree.stale {
+		t.Fatalf("two shards of one profile: %d records (stale %v), want 2 adopted unindexed", tree.n, tree.stale)
+	}
+	tree.merge(shardOf(Base, 4), remap, true, Base, 1)
+	second := tree.rec(1 << recShift) // each adopted shard's block is a block of the tree
+	if tree.n != 2 || tree.stale || tree.rec(0).value != 1+4 || second.value != 2 {
+		t.Fatalf("a second profile's shard: %d records, values %v %v (stale %v); want 2 records, 5 and 2, indexed",
+			tree.n, tree.rec(0).value, second.value, tree.stale)
+	}
+	tree.merge(shardOf(New, 8), remap, true, New, 0)
+	if tree.n != 3 || tree.owner[New] != 1 || tree.owner[Base] != -1 {
+		t.Errorf("the other side's first profile: %d records, owners %v; want 3, [-1 1]", tree.n, tree.owner)
 	}
 }

@@ -60,6 +60,12 @@ type Options struct {
 	// (CallNode.Other), so that a picture of a huge tree stays small; 0
 	// keeps every node (folded stacks need them all).
 	TreeMin float64
+	// Stacks keeps every stack of each side, bucketed and summed, for
+	// EachStack (a pprof profile written from them) without building
+	// Result.Tree unless CallTree asks for it too. Its frames are those
+	// the profiles named (spellings), or methods where CallTree is set
+	// without TreeFrames. Like CallTree, it holds every distinct path.
+	Stacks bool
 	// Spellings fills Sample.Spellings for OnSample consumers that match
 	// frame names as the profiles wrote them (the gate's method checks).
 	Spellings bool
@@ -263,9 +269,9 @@ func NewAnalyzer(opts Options) *Analyzer {
 		a.sides[i].kinds = map[profile.Kind]bool{}
 		a.sides[i].periods = map[int64]bool{}
 	}
-	if opts.CallTree {
+	if opts.CallTree || opts.Stacks {
 		a.tree = newCallTree(true)
-		a.tree.frames = opts.TreeFrames
+		a.tree.frames = opts.TreeFrames || !opts.CallTree
 	}
 	if opts.Peek != nil {
 		a.peek = newPeekTable(opts.Peek)

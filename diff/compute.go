@@ -142,7 +142,7 @@ func (a *Analyzer) Diff() *Result {
 	switch {
 	case a.tree != nil && a.opts.TreeStacks:
 		r.Stacks = a.tree.stacks(a, New)
-	case a.tree != nil:
+	case a.tree != nil && a.opts.CallTree:
 		var w string
 		if r.Tree, w = a.tree.result(a, New, a.opts.TreeMin); w != "" {
 			r.Warnings = append(r.Warnings, w)
@@ -298,7 +298,7 @@ func (a *Analyzer) Top() *TopResult {
 	switch {
 	case a.tree != nil && a.opts.TreeStacks:
 		t.Stacks = a.tree.stacks(a, Base)
-	case a.tree != nil:
+	case a.tree != nil && a.opts.CallTree:
 		var w string
 		if t.Tree, w = a.tree.result(a, Base, a.opts.TreeMin); w != "" {
 			t.Warnings = append(t.Warnings, w)

@@ -254,9 +254,9 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 		}
 	}
 	if s.tree != nil && s.tree.frames {
-		a.tree.merge(s.tree, spRemap)
+		a.tree.merge(s.tree, spRemap, a.treeNarrow(), side, prof)
 	} else if s.tree != nil {
-		a.tree.merge(s.tree, remap)
+		a.tree.merge(s.tree, remap, a.treeNarrow(), side, prof)
 	}
 	if s.peek != nil {
 		a.peek.merge(s.peek, remap)
@@ -286,8 +286,10 @@ func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 	a.lead = s.lead.sides(side)
 	a.closures.neighbours[side], a.closures.pairs[side] = s.closures.neighbours[side], s.closures.pairs[side]
 	if s.tree != nil {
+		// The Analyzer's own walks and a later profile's shards sum
+		// repeated stacks: the tree indexes its records first (merge).
 		a.tree = s.tree
-		a.tree.seen = map[uint64]int32{} // the Analyzer's own walks sum repeated stacks
+		a.tree.seen, a.tree.stale, a.tree.owner[side] = map[uint64]int32{}, true, prof+1
 	}
 	if s.peek != nil {
 		a.peek = s.peek

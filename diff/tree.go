@@ -24,9 +24,10 @@ import (
 // walk adds a stack seen again to its record (seen), which keeps memory
 // at the distinct stacks of a profile of many samples (perf script's);
 // a shard's tree, which walks a pprof protobuf (one record per sample,
-// the stacks mostly distinct already), appends, and merge adopts a
-// shard's records after the tree's. Memory is bounded by the records'
-// frames: the distinct stacks, or the protobuf's own sample table.
+// the stacks mostly distinct already), appends, and merge sums a shard's
+// records into the tree's (the first shard's it adopts whole). Memory is
+// bounded by the records' frames: the distinct stacks of all the
+// profiles, however many, plus one shard's sample table.
 type CallTree struct {
 	ids  []idChunk        // chunks of treeChunk ids (or one stack, if longer), never grown by copying
 	recs [][]treeRec      // blocks of at most recBlock records, never grown past it: record i is recs[i>>recShift][i&recMask]
@@ -35,6 +36,14 @@ type CallTree struct {
 	// clash holds the further records of a hash in seen: distinct
 	// stacks whose 64-bit hashes collide, which practically never happens.
 	clash map[uint64][]int32
+	// stale says that seen does not note every record yet: shards of one
+	// profile a side were adopted whole (merge), and index runs before a
+	// stack is next summed in.
+	stale bool
+	// owner is, per side, 1 + the profile whose shards were adopted
+	// whole; 0 before any, -1 once stacks of several profiles (or of a
+	// serial walk) are summed.
+	owner [2]int
 	buf   []int32
 	// frames says the ids are spelling ids, not method ids: a tree of
 	// the frames as the profiles named them (Options.TreeFrames).
@@ -204,6 +213,7 @@ func (t *CallTree) add(s *Sample, narrow bool) {
 		t.push(r)
 		return
 	}
+	t.owner[s.Side] = -1 // a merge of this side from now on sums
 	t.buf = t.buf[:0]
 	for i := len(stack) - 1; i >= 0; i-- {
 		t.buf = append(t.buf, stack[i])
@@ -235,10 +245,10 @@ func (t *CallTree) addStack(stack []int32, b Bucket, side Side, value float64, n
 	var first int32
 	var ok bool
 	if t.seen != nil {
-		h = (uint64(14695981039346656037) ^ uint64(b) ^ uint64(side)<<8) * 1099511628211
-		for _, id := range stack {
-			h = (h ^ uint64(uint32(id))) * 1099511628211
+		if t.stale {
+			t.index()
 		}
+		h = stackHash(stack, b, side)
 		if first, ok = t.seen[h]; ok {
 			if r := t.rec(first); r.is(t, stack, b, side) {
 				r.value += value
@@ -257,16 +267,65 @@ func (t *CallTree) addStack(stack []int32, b Bucket, side Side, value float64, n
 	c.add(stack)
 	r.end = int32(c.len())
 	i := t.push(r)
-	switch {
-	case t.seen == nil:
-	case !ok:
-		t.seen[h] = i
-	default:
-		if t.clash == nil {
-			t.clash = map[uint64][]int32{}
-		}
-		t.clash[h] = append(t.clash[h], i)
+	if t.seen != nil {
+		t.note(h, i, ok)
 	}
+}
+
+// note records that record i is of a stack whose hash is h; had says
+// that seen holds another stack of that hash already.
+func (t *CallTree) note(h uint64, i int32, had bool) {
+	if !had {
+		t.seen[h] = i
+		return
+	}
+	if t.clash == nil {
+		t.clash = map[uint64][]int32{}
+	}
+	t.clash[h] = append(t.clash[h], i)
+}
+
+// stackHash is the FNV-1a hash of a stack (ids root first) in bucket b on
+// side, which keys CallTree.seen.
+func stackHash(stack []int32, b Bucket, side Side) uint64 {
+	h := (uint64(14695981039346656037) ^ uint64(b) ^ uint64(side)<<8) * 1099511628211
+	for _, id := range stack {
+		h = (h ^ uint64(uint32(id))) * 1099511628211
+	}
+	return h
+}
+
+// stackOf copies record r's ids (root first) into buf[:0], each through
+// remap unless that is nil.
+func (t *CallTree) stackOf(buf []int32, r *treeRec, remap []int32) []int32 {
+	c := &t.ids[r.chunk]
+	buf = buf[:0]
+	for j := r.start; j < r.end; j++ {
+		id := c.at(int(j))
+		if remap != nil {
+			id = remap[id]
+		}
+		buf = append(buf, id)
+	}
+	return buf
+}
+
+// index makes seen anew from the records (a shard's tree adopted whole),
+// so that stacks merged later are summed into them: each distinct stack's
+// first record is noted; a stack repeated within the records keeps its
+// repeats, which the build and EachStack's callers sum.
+func (t *CallTree) index() {
+	t.seen, t.clash, t.stale = map[uint64]int32{}, nil, false
+	t.each(func(i int32) {
+		r := t.rec(i)
+		t.buf = t.stackOf(t.buf, r, nil)
+		h := stackHash(t.buf, r.bucket, Side(r.side))
+		first, ok := t.seen[h]
+		if ok && t.rec(first).is(t, t.buf, r.bucket, Side(r.side)) {
+			return
+		}
+		t.note(h, i, ok)
+	})
 }
 
 // push appends r and returns its index. The first block grows by
@@ -296,11 +355,29 @@ func (r *treeRec) is(t *CallTree, stack []int32, b Bucket, side Side) bool {
 	return r.bucket == b && Side(r.side) == side && t.equal(r, stack)
 }
 
-// merge adopts the records of o, a shard's tree, whose method (or
-// spelling) ids remap turns into t's: o's ids are rewritten in place and its chunks and
-// record blocks taken over (o is not used again). They stay out of
-// t.seen: the build sums records of one stack.
-func (t *CallTree) merge(o *CallTree, remap []int32) {
+// merge adds the records of o, a shard of profile prof on side, whose
+// method (or spelling) ids remap turns into t's (narrow: they fit 16
+// bits); o is not used again. A tree that sums repeated stacks (seen)
+// adopts the shards of a side's first profile whole, as one that does not
+// always does (o's chunks and record blocks taken over, its ids rewritten
+// in place, nothing copied): a profile's samples rarely repeat a stack.
+// From a side's second profile on it sums o's stacks into its records,
+// indexing those adopted first, so that it holds the distinct stacks of
+// every profile merged, however many.
+func (t *CallTree) merge(o *CallTree, remap []int32, narrow bool, side Side, prof int) {
+	if t.seen != nil && t.owner[side] != 0 && t.owner[side] != prof+1 {
+		t.owner[side] = -1
+		var buf []int32
+		o.each(func(i int32) {
+			r := o.rec(i)
+			buf = o.stackOf(buf, r, remap)
+			t.addStack(buf, r.bucket, Side(r.side), r.value, narrow)
+		})
+		return
+	}
+	if t.seen != nil {
+		t.owner[side], t.stale = prof+1, true
+	}
 	for i := range o.ids {
 		o.ids[i].remap(remap)
 	}
@@ -689,4 +766,33 @@ func (b *treeBuilder) radix(idx []int32, keys []uint32, most uint32) []uint32 {
 		copy(idx, srcI)
 	}
 	return srcK
+}
+
+// EachStack calls f with every stack the Analyzer keeps (Options.Stacks
+// or CallTree): its side, bucket, frame ids root first (StackFrame names
+// them) and value, in the profiles' unit. A stack may come more than once
+// (once per shard of a profile read in parallel): its values add up. It
+// calls nothing without a kept tree. Samples reported apart from the
+// buckets (Result.Sched, Result.Unknown) are not among them. f must not
+// keep stack.
+func (a *Analyzer) EachStack(f func(side Side, b Bucket, stack []int32, value float64)) {
+	t := a.tree
+	if t == nil {
+		return
+	}
+	var buf []int32
+	t.each(func(i int32) {
+		r := t.rec(i)
+		buf = t.stackOf(buf, r, nil)
+		f(Side(r.side), r.bucket, buf, r.value)
+	})
+}
+
+// StackFrame names a frame id of EachStack: a frame as the profile named
+// it, or a method (Options.Stacks).
+func (a *Analyzer) StackFrame(id int32) string {
+	if a.tree != nil && a.tree.frames {
+		return a.Spelling(id)
+	}
+	return a.MethodName(id)
 }

@@ -121,7 +121,7 @@ const MaxSeconds = 24 * 60 * 60
 
 // Loaded is one loaded profile with what was learned while loading it.
 type Loaded struct {
-	Source string // as given by the user: a path, "-" or a URL
+	Source string // as given by the user: a path, "-" or a URL (its password redacted: RedactURL)
 	Format Format // what the content is, whatever it was wrapped in
 	// Containers lists the layers unwrapped to reach the profile, outermost
 	// first ("gzip", "zip"); a container never changes Format.
@@ -167,10 +167,11 @@ func (e *Error) Unwrap() error { return e.Err }
 func Load(ctx context.Context, source string, opts Options) (*Loaded, error) {
 	maxSize := maxSizeOf(opts)
 	data, stripped, err := readStripped(ctx, source, maxSize, opts)
+	name := RedactURL(source) // what the profile is called from here on
 	if err != nil {
-		return nil, &Error{source, err}
+		return nil, &Error{name, err}
 	}
-	l, err := parse(source, data, maxSize, false, true, stripped) // data is Load's own
+	l, err := parse(name, data, maxSize, false, true, stripped) // data is Load's own
 	return loaded(l, err, opts)
 }
 
@@ -244,17 +245,18 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 	}
 	maxSize := maxSizeOf(opts)
 	data, stripped, err := readStripped(ctx, source, maxSize, opts)
+	name := RedactURL(source) // what the profile is called from here on
 	if err != nil {
-		return nil, nil, &Error{source, err}
+		return nil, nil, &Error{name, err}
 	}
 	var r *Raw
-	l, err := guardParse(source, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(source, data, maxSize, false, true, stripped)
+	l, err := guardParse(name, func() (*Loaded, error) {
+		l, in, gzipped, done, err := unwrap(name, data, maxSize, false, true, stripped)
 		switch {
 		case done || err != nil:
 			return l, err
 		case len(in.data) > 0 && in.data[0] >= 1<<3 && protoStart(in.data):
-			r = &Raw{Source: source, Data: in.data, Containers: l.Containers, Warnings: l.Warnings, Options: opts, l: l, in: in}
+			r = &Raw{Source: name, Data: in.data, Containers: l.Containers, Warnings: l.Warnings, Options: opts, l: l, in: in}
 			return nil, nil
 		}
 		return l.parsePprofOrText(in, gzipped)

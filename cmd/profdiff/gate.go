@@ -100,6 +100,9 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src source.Options, sides []source.Side, markdown string) error {
 	gopts.Analysis.Context = ctx // SIGINT and SIGTERM stop the walks
 	gt := gate.New(gopts)
+	if err := guardOutputs(&src, outputFile{"--markdown", markdown}); err != nil {
+		return err
+	}
 	// The gate's walk is serial (it reads every sample in order): the
 	// location ids are checked while each profile is prepared.
 	if err := loadInputs(ctx, "gate", e.stderr, sides, src, false, diff.PrepareOptions{Names: &diff.Names{}}, gt.AddInput); err != nil {
@@ -190,7 +193,14 @@ func writeGateMarkdown(r *gate.Report, file string, stderr io.Writer) error {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if file != "" {
-		if err := os.WriteFile(file, md.Bytes(), 0o644); err != nil {
+		f, err := createOutput(file)
+		if err == nil {
+			_, err = f.Write(md.Bytes())
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("--markdown: %v", err)
 		}
 	}

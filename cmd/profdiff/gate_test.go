@@ -324,7 +324,7 @@ func TestGateBadInput(t *testing.T) {
 		{[]string{"gate", "--format", "xml", wall, wall}, `unknown format "xml"`},
 		{[]string{"gate", "--focus", "^nothing$", wall, wall}, "no profile has samples left after the focus/ignore filters; loosen them"},
 		{[]string{"gate", "-", "-"}, "standard input (-) can be read only once"},
-		{[]string{"gate", "--markdown", filepath.Join(dir, "no", "such", "dir.md"), wall, wall}, "--markdown: open"},
+		{[]string{"gate", "--markdown", filepath.Join(dir, "no", "such", "dir.md"), wall, wall}, "--markdown: " + filepath.Join(dir, "no", "such", "dir.md") + ": folder " + filepath.Join(dir, "no", "such") + " does not exist"},
 	}
 	for _, c := range cases {
 		out, stderr, code := profdiff(t, "", c.args...)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
@@ -120,12 +120,12 @@ func runLoad(ctx context.Context, e env, cfg loadgen.Config, o output) error {
 // checkLoadURL allows http:// URLs only, and only loopback hosts unless
 // allowRemote: this refuses to load someone else's server by a typo.
 func checkLoadURL(raw string, allowRemote bool) error {
-	u, err := url.Parse(raw)
+	u, shown, err := profile.ParseURL(raw) // no password in a message
 	if err != nil {
-		return usagef("load: bad URL %q: %v", raw, err)
+		return usagef("load: bad URL %q: %v", shown, err)
 	}
 	if u.Scheme != "http" || u.Host == "" || u.Hostname() == "" {
-		return usagef("load: bad URL %q: want http://HOST:PORT/PATH (only http:// is supported)", raw)
+		return usagef("load: bad URL %q: want http://HOST:PORT/PATH (only http:// is supported)", shown)
 	}
 	if allowRemote {
 		return nil

@@ -298,7 +298,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	c.register(fs, append(render.Formats, render.Pictures...)...)
 	c.registerView(fs, true)
 	sf.register(fs)
-	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff as a pprof profile (pprof::base convention) to this file; its frames are named as --symbols named them")
+	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff's stacks as a pprof profile (pprof::base convention) to this file; its frames are named as --symbols named them")
 	fs.StringVar(&side, "side", "new", "the side --format folded writes: base or new")
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("diff", e)
@@ -327,23 +327,18 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 // the diff, and writes it as pprof to outPprof unless that is "".
 func runDiff(ctx context.Context, e env, s settings, src source.Options, sides []source.Side, outPprof string) error {
 	s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
+	s.analysis.Stacks = outPprof != ""
 	a := diff.NewAnalyzer(s.analysis)
-	var dp *diffPprof
-	if outPprof != "" {
-		dp = &diffPprof{sampleIndex: s.analysis.SampleIndex}
-	}
 	src.Resolved = func(srcs [][]string) error {
 		a.Expect(len(srcs[0]) + len(srcs[1]))
 		return nil
 	}
 	src.Wait = a.Wait
-	err := loadInputs(ctx, "diff", e.stderr, sides, src, dp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
-		l := in.Loaded()
-		if err := a.AddInput(side, in); err != nil {
-			return err
-		}
-		dp.add(side, l)
-		return nil
+	if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
+		return err
+	}
+	err := loadInputs(ctx, "diff", e.stderr, sides, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
+		return a.AddInput(side, in)
 	})
 	if err != nil {
 		return err
@@ -356,10 +351,10 @@ func runDiff(ctx context.Context, e env, s settings, src source.Options, sides [
 	if err := writeReport(ctx, e.stdout, s.out, present.DiffFor(r, s.out.format.Parts())); err != nil {
 		return err
 	}
-	if dp == nil {
+	if outPprof == "" {
 		return nil
 	}
-	return dp.write(outPprof)
+	return writeStacks(outPprof, a, r.SampleType, true)
 }
 
 // errReportCut is a report's error when the context ended while it was
@@ -380,49 +375,34 @@ func writeReport(ctx context.Context, stdout io.Writer, out output, rep *report.
 	return nil
 }
 
-// diffPprof is --output-pprof's diff, merged as the profiles load (so
-// memory does not grow with their number), with the first error, which
-// stops it.
-type diffPprof struct {
-	sampleIndex string
-	b           profile.DiffBuilder
-	err         error
-}
-
-// add merges l's profile, at the sample type compared, into the diff; on
-// a nil *diffPprof it does nothing.
-func (d *diffPprof) add(side diff.Side, l *profile.Loaded) {
-	if d == nil || d.err != nil {
-		return
-	}
-	idx, err := diff.SampleTypeIndex(l.Profile, d.sampleIndex)
-	if err != nil {
-		return // a recording without the selected events adds nothing (the Analyzer warns)
-	}
-	if err := d.b.Add(l.Profile, idx, side == diff.Base); err != nil {
-		d.err = fmt.Errorf("%s: %v", l.Source, err)
-	}
-}
-
-// write writes the diff (pprof::base convention) to the file name.
-func (d *diffPprof) write(name string) error {
-	if d.err != nil {
-		return fmt.Errorf("--output-pprof: %v", d.err)
-	}
-	dp, err := d.b.Profile()
+// writeStacks is --output-pprof: it writes the stacks a kept
+// (diff.Options.Stacks), of sampleType ("type/unit"), to the file name as
+// gzipped pprof, sample by sample (profile.StackWriter), each labelled
+// with its bucket; for a diff, the base side's values negated and
+// labelled pprof::base=true, as `go tool pprof -diff_base` writes them.
+func writeStacks(name string, a *diff.Analyzer, sampleType string, isDiff bool) error {
+	f, err := createOutput(name)
 	if err != nil {
 		return fmt.Errorf("--output-pprof: %v", err)
 	}
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("--output-pprof: %v", err)
+	typ, unit := sampleType, ""
+	if i := strings.LastIndexByte(sampleType, '/'); i >= 0 {
+		typ, unit = sampleType[:i], sampleType[i+1:]
 	}
-	if err := dp.Write(f); err != nil {
-		f.Close()
+	w := profile.NewStackWriter(f, typ, unit)
+	a.EachStack(func(side diff.Side, b diff.Bucket, stack []int32, v float64) {
+		base := ""
+		if isDiff && side == diff.Base {
+			v, base = -v, "true"
+		}
+		w.Add(stack, v, profile.BaseLabel, base, "bucket", b.String())
+	})
+	err = w.Close(a.StackFrame)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("--output-pprof: writing %s: %v", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--output-pprof: %v", err)
 	}
 	return nil
 }
@@ -432,7 +412,7 @@ func topCommand(fs *flag.FlagSet) runFunc {
 	var outPprof string
 	c.register(fs, append(render.Formats, render.SVG, render.Folded)...)
 	c.registerView(fs, false)
-	fs.StringVar(&outPprof, "output-pprof", "", "also write the loaded profile, symbolized (several: merged), as gzipped pprof to this file")
+	fs.StringVar(&outPprof, "output-pprof", "", "also write the stacks loaded, symbolized (several profiles: summed), as gzipped pprof to this file")
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("top", e)
 		if err != nil {
@@ -445,19 +425,18 @@ func topCommand(fs *flag.FlagSet) runFunc {
 			return usagef("top: --output-pprof wants a file: standard output holds the report")
 		}
 		s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
+		s.analysis.Stacks = outPprof != ""
 		a := diff.NewAnalyzer(s.analysis)
-		var mp *mergedPprof
-		if outPprof != "" {
-			mp = &mergedPprof{name: outPprof}
-		}
 		src := c.sources(s.load)
 		src.Resolved = func(srcs [][]string) error {
 			a.Expect(len(srcs[0]))
 			return nil
 		}
 		src.Wait = a.Wait
-		err = loadInputs(ctx, "top", e.stderr, []source.Side{{Args: pos}}, src, mp != nil, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
-			mp.add(in.Loaded())
+		if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
+			return err
+		}
+		err = loadInputs(ctx, "top", e.stderr, []source.Side{{Args: pos}}, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
 			return a.AddInput(side, in)
 		})
 		if err != nil {
@@ -471,7 +450,10 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if err := writeReport(ctx, e.stdout, s.out, present.TopFor(t, s.out.format.Parts())); err != nil {
 			return err
 		}
-		return mp.write(e.stdout)
+		if outPprof == "" {
+			return nil
+		}
+		return writeStacks(outPprof, a, t.SampleType, false)
 	}
 }
 

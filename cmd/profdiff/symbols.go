@@ -96,6 +96,9 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 		}
 		var loaded *profile.Loaded
 		src := source.Options{Load: opts, AllowRemote: allowRemote}
+		if err := guardOutputs(&src, outputFile{"symbolize -o", out}); err != nil {
+			return err
+		}
 		err = loadProfiles(ctx, "symbolize", e.stderr, []source.Side{{Args: pos}}, src, func(_ diff.Side, l *profile.Loaded) error {
 			loaded = l
 			return nil
@@ -141,7 +144,7 @@ func writePprof(flag, name string, stdout io.Writer, p *pprofile.Profile) error 
 	if name == "-" {
 		return p.Write(stdout)
 	}
-	f, err := os.Create(name)
+	f, err := createOutput(name)
 	if err != nil {
 		return fmt.Errorf("%s: %v", flag, err)
 	}
@@ -153,33 +156,4 @@ func writePprof(flag, name string, stdout io.Writer, p *pprofile.Profile) error 
 		return fmt.Errorf("%s: %v", flag, err)
 	}
 	return nil
-}
-
-// mergedPprof keeps the profiles top loads for --output-pprof, to be
-// written merged (nil: not asked).
-type mergedPprof struct {
-	name  string
-	profs []*pprofile.Profile
-}
-
-func (m *mergedPprof) add(l *profile.Loaded) {
-	if m != nil {
-		m.profs = append(m.profs, l.Profile)
-	}
-}
-
-// write merges the profiles (pprof's Merge: they must share sample types)
-// and writes them to the file.
-func (m *mergedPprof) write(stdout io.Writer) error {
-	if m == nil {
-		return nil
-	}
-	p := m.profs[0]
-	if len(m.profs) > 1 {
-		var err error
-		if p, err = pprofile.Merge(m.profs); err != nil {
-			return fmt.Errorf("--output-pprof: cannot merge the profiles: %v", err)
-		}
-	}
-	return writePprof("--output-pprof", m.name, stdout, p)
 }

@@ -129,15 +129,15 @@ var endpoints = map[string]endpoint{
 // BaseURL reduces a debug URL to the server's root: the user may give
 // http://host:port, .../debug/pprof or .../debug/pprof/.
 func BaseURL(debugURL string) (*url.URL, error) {
-	u, err := url.Parse(debugURL)
+	u, shown, err := profile.ParseURL(debugURL) // no password in a message
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %v", debugURL, err)
+		return nil, fmt.Errorf("invalid URL %q: %v", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("invalid URL %q: want http:// or https://", debugURL)
+		return nil, fmt.Errorf("invalid URL %q: want http:// or https://", shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("invalid URL %q: no host", debugURL)
+		return nil, fmt.Errorf("invalid URL %q: no host", shown)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	p = strings.TrimSuffix(p, "/debug/pprof")
@@ -178,10 +178,10 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		rec = StartPerf(opts.PerfPID)
 		defer rec.Close()
 	}
-	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base, strings.Join(pl.kinds, ", "))
+	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base.Redacted(), strings.Join(pl.kinds, ", "))
 	m := &Manifest{
 		Format:           ManifestFormat,
-		URL:              pl.base.String(),
+		URL:              pl.base.Redacted(), // never a password
 		Seconds:          opts.Seconds,
 		Start:            time.Now().UTC(),
 		GoVersion:        "unknown",
@@ -189,7 +189,7 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		CaptureGoVersion: runtime.Version(),
 		Params: map[string]any{
 			"seconds":  opts.Seconds,
-			"url":      pl.base.String(),
+			"url":      pl.base.Redacted(),
 			"profiles": pl.kinds,
 		},
 	}
@@ -224,7 +224,7 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		}
 		return m, &InterruptedError{Dir: opts.Out, Missing: missing, Err: ctx.Err()}
 	case len(m.Files) == 0:
-		return m, fmt.Errorf("capture: no profile captured from %s: %s", pl.base, groupCauses(failed))
+		return m, fmt.Errorf("capture: no profile captured from %s: %s", pl.base.Redacted(), groupCauses(failed))
 	}
 	return m, nil
 }
@@ -420,8 +420,13 @@ func (pl *plan) storeAll(m *Manifest, results []result) (failed []result) {
 // prepareDir creates dir, or accepts it when it is empty or holds an
 // incomplete capture (its manifest says "complete": false), which it
 // clears: the manifest, the profile files Capture writes and downloads
-// left behind. Any other file keeps the folder from being used.
+// left behind. Any other file keeps the folder from being used, and so
+// does a symbolic link at dir: the files would land, and an incomplete
+// capture be cleared, wherever it points.
 func prepareDir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("output folder %s is a symbolic link; name the folder itself", dir)
+	}
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

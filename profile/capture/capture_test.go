@@ -321,7 +321,7 @@ func TestBaseURL(t *testing.T) {
 
 func TestManifestRoundTripAndPaths(t *testing.T) {
 	dir := t.TempDir()
-	m := &Manifest{Format: ManifestFormat, Seconds: 2, GoVersion: "go1.26.8", GOMAXPROCS: 4,
+	m := &Manifest{Format: ManifestFormat, URL: "http://u:pw@127.0.0.1:6060", Seconds: 2, GoVersion: "go1.26.8", GOMAXPROCS: 4,
 		Files:        []File{{Kind: "cpu", Path: "cpu.pb.gz", Bytes: 10, Samples: 3}, {Kind: "mutex", Path: "mutex.pb.gz"}},
 		Params:       map[string]any{"variant": "global-lock", "cores": 4},
 		Load:         []byte(`{"rps_ok":1234.5}`),
@@ -331,8 +331,8 @@ func TestManifestRoundTripAndPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(filepath.Join(dir, ManifestName))
-	if st.Mode().Perm() != 0o644 {
-		t.Errorf("manifest mode %v", st.Mode().Perm())
+	if st.Mode().Perm() != 0o600 { // it records the server's command line
+		t.Errorf("manifest mode %v, want 0600", st.Mode().Perm())
 	}
 	back, err := ReadManifest(dir)
 	if err != nil {
@@ -340,6 +340,9 @@ func TestManifestRoundTripAndPaths(t *testing.T) {
 	}
 	var load bytes.Buffer
 	json.Compact(&load, back.Load)
+	if back.URL != "http://u:xxxxx@127.0.0.1:6060" {
+		t.Errorf("manifest URL %q: the password is not redacted", back.URL)
+	}
 	if back.RequestsPerS != 1234.5 || back.LatencyMS.P99 != 9 || load.String() != `{"rps_ok":1234.5}` || back.Params["variant"] != "global-lock" {
 		t.Errorf("read back %+v (load %s)", back, load.String())
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/profdiff/profdiff/profile"
 )
 
 // ManifestName is the manifest's file name inside a capture folder.
@@ -141,9 +143,12 @@ func (m *Manifest) DefaultKind() string {
 }
 
 // WriteManifest writes m to dir/manifest.json (indented, through a
-// temporary file and a rename, so a reader never sees half of it).
+// temporary file and a rename, so a reader never sees half of it), its
+// URL's password redacted (profile.RedactURL), readable by its owner only
+// (0600): it records the server's command line and variables.
 func WriteManifest(dir string, m *Manifest) error {
 	c := *m
+	c.URL = profile.RedactURL(c.URL)
 	if c.Interrupted {
 		c.Complete = false
 	}
@@ -165,7 +170,7 @@ func WriteManifest(dir string, m *Manifest) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

@@ -205,3 +205,22 @@ func TestPrepareDirKeepsOthersFiles(t *testing.T) {
 		t.Error("a format-1 capture was cleared")
 	}
 }
+
+// A symbolic link as the output folder is refused, and the incomplete
+// capture it points to is left as it was.
+func TestPrepareDirRefusesSymlink(t *testing.T) {
+	target := t.TempDir()
+	if err := WriteManifest(target, &Manifest{Format: ManifestFormat, Interrupted: true, Files: []File{}}); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "out")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := prepareDir(link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("prepareDir through a symbolic link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(target, ManifestName)); err != nil {
+		t.Errorf("the linked folder was cleared: %v", err)
+	}
+}

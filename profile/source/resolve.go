@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -242,8 +241,8 @@ func pyroscopeSource(sides [][]string) bool {
 // with AllowRemote: sources are read from the machine the caller runs on
 // unless told otherwise, so that a pasted URL does not reach out to
 // another host.
-func (r resolver) checkURL(a string) error {
-	u, err := url.Parse(a)
+func (r resolver) checkURL(raw string) error {
+	u, a, err := profile.ParseURL(raw) // a: as the messages show it
 	switch {
 	case err != nil:
 		return &badSource{fmt.Errorf("invalid URL %q: %v", a, err)}

@@ -49,7 +49,7 @@ func parseTarget(raw string, extra http.Header) (*target, error) {
 		return nil, fmt.Errorf("bad URL %q: no host", raw)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("bad URL %q: user info in the URL is not supported (use a header)", raw)
+		return nil, fmt.Errorf("bad URL %q: user info in the URL is not supported (use a header)", u.Redacted()) // never the password
 	}
 	port := u.Port()
 	if port == "" {
