@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -139,15 +140,7 @@ func (a *Analyzer) Diff() *Result {
 		r.Peek, r.PeekOmitted = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
 		r.Warnings = append(r.Warnings, a.peek.warning()...)
 	}
-	switch {
-	case a.tree != nil && a.opts.TreeStacks:
-		r.Stacks = a.tree.stacks(a, New)
-	case a.tree != nil && a.opts.CallTree:
-		var w string
-		if r.Tree, w = a.tree.result(a, New, a.opts.TreeMin); w != "" {
-			r.Warnings = append(r.Warnings, w)
-		}
-	}
+	r.Tree, r.Stacks, r.Warnings = a.treeResult(New, r.Warnings)
 	r.Verdict = a.verdict(r, &rt, &bt, &nt)
 	return r
 }
@@ -295,15 +288,7 @@ func (a *Analyzer) Top() *TopResult {
 		t.Peek, t.PeekOmitted = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
 		t.Warnings = append(t.Warnings, a.peek.warning()...)
 	}
-	switch {
-	case a.tree != nil && a.opts.TreeStacks:
-		t.Stacks = a.tree.stacks(a, Base)
-	case a.tree != nil && a.opts.CallTree:
-		var w string
-		if t.Tree, w = a.tree.result(a, Base, a.opts.TreeMin); w != "" {
-			t.Warnings = append(t.Warnings, w)
-		}
-	}
+	t.Tree, t.Stacks, t.Warnings = a.treeResult(Base, t.Warnings)
 	return t
 }
 
@@ -371,4 +356,21 @@ func joinNote(note, more string) string {
 		return more
 	}
 	return note + "; " + more
+}
+
+// treeResult is what the call tree gives a result, names qualified for
+// the prefer side: its stacks unbuilt (Options.TreeStacks), else the
+// built tree (Options.CallTree), whose warning is added to warnings.
+func (a *Analyzer) treeResult(prefer Side, warnings []string) (*CallNode, result.Stacks, []string) {
+	switch {
+	case a.tree != nil && a.opts.TreeStacks:
+		return nil, a.tree.stacks(a, prefer), warnings
+	case a.tree != nil && a.opts.CallTree:
+		n, w := a.tree.result(a, prefer, a.opts.TreeMin)
+		if w != "" {
+			warnings = append(warnings, w)
+		}
+		return n, nil, warnings
+	}
+	return nil, nil, warnings
 }
