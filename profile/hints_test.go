@@ -101,7 +101,7 @@ func TestDescribeJSON(t *testing.T) {
 	} else {
 		dir := t.TempDir()
 		cmd := exec.Command(node, "--cpu-prof", "--cpu-prof-dir="+dir, "--heap-prof", "--heap-prof-dir="+dir,
-			"--trace-events-enabled", "--trace-event-categories", "v8",
+			"--trace-events-enabled", "--trace-event-categories", "v8", "--prof",
 			"-e", "let a = []; for (let i = 0; i < 1e5; i++) a.push({i})")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -109,7 +109,8 @@ func TestDescribeJSON(t *testing.T) {
 		}
 		for pattern, want := range map[string]string{
 			"*.cpuprofile":  "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js (speedscope.app converts it to speedscope JSON)",
-			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile",
+			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`",
+			"isolate-*.log": "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)",
 			"node_trace.*":  "Chrome trace-event JSON of chrome://tracing, Perfetto or Node.js trace events",
 		} {
 			m, _ := filepath.Glob(filepath.Join(dir, pattern))

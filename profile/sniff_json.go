@@ -78,7 +78,7 @@ func describeJSON(t, head string) string {
 		len(sh.keys) <= 1 && strings.Contains(head, `"nodes"`) && strings.Contains(head, `"callFrame"`):
 		return "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js" + viaSpeedscope
 	case has["head"] && (has["samples"] || strings.Contains(head, `"callFrame"`)):
-		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or Node.js)"
+		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`, which writes a .cpuprofile)"
 	case has["snapshot"] && has["nodes"]:
 		return "V8 heap snapshot JSON (.heapsnapshot), not a sampled profile"
 	case has["meta"] && has["threads"]:
