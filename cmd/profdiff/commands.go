@@ -51,6 +51,7 @@ func commands() []*command {
 		{"gate", one("gate [flags] --base A --new B", "CI gate: exit 1 when lock contention (or wait, gc...) grew significantly"), gateSynopsis, gateCommand},
 		{"symbolize", one("symbolize [flags] PROFILE -o OUT", "name address-only frames (--symbols FILE|DIR), write pprof"), symbolizeSynopsis, symbolizeCommand},
 		{"rules", one("rules [--format F] [--rules F]", "print the classification rules"), rulesSynopsis, rulesCommand},
+		{"formats", one("formats [--format F]", "the input formats: how to record each, its kinds, what it cannot tell"), formatsSynopsis, formatsCommand},
 		{"demo", one("demo", "run the built-in JSON server with and without a global lock, diff them"), demoSynopsis, demoCommand},
 		{"workload json", one("workload json [flags]", "run the built-in JSON server at several core counts: scaling table + captures"), workloadJSONSynopsis, workloadJSONCommand},
 		{"workload wasm", one("workload wasm [flags]", "run the Wasm plugin host: keep-resident sweep, loop vs concurrent load"), workloadWasmSynopsis, workloadWasmCommand},
