@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
 )
 
 // An argument meant as a /debug/pprof URL without its scheme, that is no
@@ -122,6 +124,19 @@ func TestDescribeJSON(t *testing.T) {
 			if !errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "not supported") {
 				t.Errorf("%s: %v", pattern, err)
 			}
+		}
+	}
+	// No producer here writes the older .cpuprofile shape (Node.js 10 did);
+	// the corpus has one, and heap profiles of the same era.
+	if dir := corpus.Dir(); dir != "" {
+		for file, want := range map[string]string{
+			"speedscope/sample__profiles__node__10.11.0__example.cpuprofile":               "unknown format: Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js, in the older shape (a head tree with timestamps)",
+			"speedscope/sample__profiles__node__10.11.0__Heap-20181003T105432.heapprofile": "unknown format: V8 sampling heap profile JSON",
+			"speedscope/sample__profiles__Chrome__69__Heap-20181005T144546.heapprofile":    "unknown format: V8 sampling heap profile JSON",
+		} {
+			path := filepath.Join(dir, file)
+			_, err := loadT(t, path, Options{})
+			checkError(t, err, path, want)
 		}
 	}
 	srv := httptest.NewServer(expvar.Handler())
