@@ -149,7 +149,7 @@ var formatDocs = map[Format]formatDoc{
 	FormatJFR: {
 		record: []string{"java -XX:StartFlightRecording=filename=app.jfr,settings=profile", "jcmd PID JFR.start", "asprof -d 30 -e cpu --wall 20ms -f app.jfr PID"},
 		kinds:  []Kind{KindWall, KindCPU, KindBlock, KindHeap},
-		blind:  "the JDK samples at most a few running threads per period and native-method samples cannot tell native work from blocking; events under their thresholds (20 ms for monitor, park and I/O in settings=profile) are missing",
+		blind:  "the JDK samples at most 5 threads running Java (1 in native code) per period, and a native-method sample cannot tell native work from blocking; waits under the settings' thresholds (10 ms in settings=profile, 20 ms in default) have no event",
 	},
 	FormatPprof: {
 		record: []string{"curl -o cpu.pb.gz 'http://127.0.0.1:6060/debug/pprof/profile?seconds=10'", "go test -cpuprofile cpu.pb.gz", "profdiff capture URL --out DIR", "jfrconv -o pprof app.jfr cpu.pb.gz"},
