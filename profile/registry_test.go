@@ -204,12 +204,17 @@ func TestFormatsDescribed(t *testing.T) {
 			}
 		}
 	}
+	msg := unsupported("x").Error()
 	for _, f := range Formats() {
 		check(f.Format, f.Record, f.Kinds, f.Blind)
+		// The error for a format profdiff does not read lists this one.
+		if noun := formatDocs[f.Format].noun; noun == "" || !strings.Contains(msg, " "+noun) {
+			t.Errorf("%s: name %q missing from %q", f.Format, noun, msg)
+		}
 	}
 	for _, f := range []Format{"v8-cpuprofile", "chrome-trace"} {
 		d, ok := formatDocs[f]
-		if !ok {
+		if !ok || d.noun == "" {
 			t.Errorf("%s: no description", f)
 		}
 		check(f, d.record, d.kinds, d.blind)

@@ -14,7 +14,7 @@ import (
 
 // unsupported is the error for a recognized format that cannot be loaded.
 func unsupported(what string) error {
-	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy), folded stacks, Go execution traces, speedscope JSON, perf script text, .nettrace and JFR", what)
+	return fmt.Errorf("unknown format: %s; profdiff reads %s", what, readsList())
 }
 
 // sniffUnsupportedBinary names a known binary format that is not a profile
