@@ -90,7 +90,8 @@ server: 'pyroscope+http://HOST:4040?type=T&query={...}&from=now-1h&to=now'
 or 'parca+http://HOST:7070?query=T{...}&from=...&to=...' (see 'profdiff
 sources'). A folder written by 'profdiff capture --out DIR' (or
 by demo and workload) stands for its profile of --kind's kind.
-The format is detected from the content.
+The format is detected from the content; 'profdiff formats' lists
+them, with the commands that record each.
 
 Run 'profdiff COMMAND --help' for a command's flags.
 Exit status: 0 ok, 1 gate failed, 2 usage or input error, 130 SIGINT, 143 SIGTERM.
