@@ -102,7 +102,7 @@ var corpusNames = map[string]string{
 	"go-exec-trace-text":      "Go execution trace",
 	"dotnet-nettrace":         ".NET EventPipe trace",
 	"callgrind":               "callgrind",
-	"v8-log-text":             "V8",
+	"v8-log-text":             "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead",
 }
 
 // corpusKinds maps the index's kind column to the kind DetectKind must find

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
 )
 
 // An argument meant as a /debug/pprof URL without its scheme, that is no
@@ -101,7 +103,7 @@ func TestDescribeJSON(t *testing.T) {
 	} else {
 		dir := t.TempDir()
 		cmd := exec.Command(node, "--cpu-prof", "--cpu-prof-dir="+dir, "--heap-prof", "--heap-prof-dir="+dir,
-			"--trace-events-enabled", "--trace-event-categories", "v8",
+			"--trace-events-enabled", "--trace-event-categories", "v8", "--prof",
 			"-e", "let a = []; for (let i = 0; i < 1e5; i++) a.push({i})")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -109,7 +111,8 @@ func TestDescribeJSON(t *testing.T) {
 		}
 		for pattern, want := range map[string]string{
 			"*.cpuprofile":  "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js (speedscope.app converts it to speedscope JSON)",
-			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile",
+			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`",
+			"isolate-*.log": "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)",
 			"node_trace.*":  "Chrome trace-event JSON of chrome://tracing, Perfetto or Node.js trace events",
 		} {
 			m, _ := filepath.Glob(filepath.Join(dir, pattern))
@@ -121,6 +124,19 @@ func TestDescribeJSON(t *testing.T) {
 			if !errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "not supported") {
 				t.Errorf("%s: %v", pattern, err)
 			}
+		}
+	}
+	// No producer here writes the older .cpuprofile shape (Node.js 10 did);
+	// the corpus has one, and heap profiles of the same era.
+	if dir := corpus.Dir(); dir != "" {
+		for file, want := range map[string]string{
+			"speedscope/sample__profiles__node__10.11.0__example.cpuprofile":               "unknown format: Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js, in the older shape (a head tree with timestamps)",
+			"speedscope/sample__profiles__node__10.11.0__Heap-20181003T105432.heapprofile": "unknown format: V8 sampling heap profile JSON",
+			"speedscope/sample__profiles__Chrome__69__Heap-20181005T144546.heapprofile":    "unknown format: V8 sampling heap profile JSON",
+		} {
+			path := filepath.Join(dir, file)
+			_, err := loadT(t, path, Options{})
+			checkError(t, err, path, want)
 		}
 	}
 	srv := httptest.NewServer(expvar.Handler())

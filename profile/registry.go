@@ -115,25 +115,123 @@ var registry = []reader{{
 type FormatInfo struct {
 	Format      Format
 	Description string
+	// Record is how it is recorded: one command or API per producer.
+	Record []string
+	// Kinds are the kinds its profiles can have (Kind values).
+	Kinds []Kind
+	// Blind says what the format cannot tell, so a comparison built on it
+	// cannot either.
+	Blind string
+}
+
+// formatDoc is what `profdiff formats` and the manual say of a format
+// besides its name: FormatInfo's Record, Kinds and Blind.
+type formatDoc struct {
+	noun   string // how the list of what profdiff reads names it
+	record []string
+	kinds  []Kind
+	blind  string
+}
+
+// formatDocs describes every format, keyed by its name. A name no reader
+// registers yet ("v8-cpuprofile", "chrome-trace") is described ahead of its
+// reader and listed by Formats once the reader is in the registry.
+var formatDocs = map[Format]formatDoc{
+	FormatGoTrace: {
+		noun:   "Go execution traces",
+		record: []string{"curl -o x.trace 'http://127.0.0.1:6060/debug/pprof/trace?seconds=5'", "go test -trace x.trace", "runtime/trace.Start"},
+		kinds:  []Kind{KindTrace},
+		blind:  "stacks exist only at state changes, so running time sits on the stack where the goroutine last resumed; nothing inside cgo or the kernel",
+	},
+	FormatNettrace: {
+		noun:   ".nettrace",
+		record: []string{"dotnet-trace collect --profile cpu-sampling -p PID --duration 00:00:30"},
+		kinds:  []Kind{KindWall},
+		blind:  "native code and a thread blocked in the OS look the same (external samples); the V6 layout of dotnet-trace collect-linux is not read",
+	},
+	FormatJFR: {
+		noun:   "JFR",
+		record: []string{"java -XX:StartFlightRecording=filename=app.jfr,settings=profile", "jcmd PID JFR.start", "asprof -d 30 -e cpu --wall 20ms -f app.jfr PID"},
+		kinds:  []Kind{KindWall, KindCPU, KindBlock, KindHeap},
+		blind:  "the JDK samples at most 5 threads running Java (1 in native code) per period, and a native-method sample cannot tell native work from blocking; waits under the settings' thresholds (10 ms in settings=profile, 20 ms in default) have no event",
+	},
+	FormatPprof: {
+		noun:   "pprof",
+		record: []string{"curl -o cpu.pb.gz 'http://127.0.0.1:6060/debug/pprof/profile?seconds=10'", "go test -cpuprofile cpu.pb.gz", "profdiff capture URL --out DIR", "jfrconv -o pprof app.jfr cpu.pb.gz"},
+		kinds:  []Kind{KindCPU, KindWall, KindMutex, KindBlock, KindGoroutine, KindHeap},
+		blind:  "no timeline and no threads: samples are summed per stack; a CPU profile is on-CPU time only",
+	},
+	FormatPprofLegacy: {
+		noun:   "legacy pprof",
+		record: []string{"CPUPROFILE=cpu.prof ./app (gperftools)"},
+		kinds:  []Kind{KindCPU, KindMutex, KindHeap, KindGoroutine},
+		blind:  "no timeline and no threads; gperftools CPU profiles are on-CPU time only and often address-only (name frames with profdiff symbolize)",
+	},
+	FormatSpeedscope: {
+		noun:   "speedscope JSON",
+		record: []string{"py-spy record --format speedscope -o x.json --pid PID", "rbspy record --format speedscope", "dotnet-trace collect -p PID --profile cpu-sampling --format Speedscope"},
+		kinds:  []Kind{KindWall, KindUnknown, KindHeap},
+		blind:  "no thread states and no block reasons: buckets come from frame names only; the producer decides whether blocked time is in it",
+	},
+	FormatPerfScript: {
+		noun:   "perf script text",
+		record: []string{"perf record -g -p PID -- sleep 30 && perf script > perf.txt", "perf record -e sched:sched_switch -g --switch-events -o offcpu.data -- ./prog && perf script -i offcpu.data --show-switch-events > offcpu.txt"},
+		kinds:  []Kind{KindCPU, KindWall},
+		blind:  "cpu-clock and cycles are on-CPU only (off-CPU time needs sched:sched_switch); stacks stop where frame pointers are missing unless recorded with --call-graph dwarf",
+	},
+	FormatFolded: {
+		noun:   "folded stacks",
+		record: []string{"perf script | stackcollapse-perf.pl", "py-spy record -f raw", "asprof -o collapsed"},
+		kinds:  []Kind{KindUnknown},
+		blind:  "no durations, no threads, no timeline and no unit: counts only, and the kind is unknown",
+	},
+	"v8-cpuprofile": {
+		noun:   "V8 .cpuprofile",
+		record: []string{"node --cpu-prof app.js", "Chrome DevTools Performance panel (Save profile)"},
+		kinds:  []Kind{KindCPU},
+		blind:  "JavaScript on the main thread only: no workers, no thread states, so waiting shows as (idle) or (program) rather than a reason",
+	},
+	"chrome-trace": {
+		noun:   "Chrome trace events",
+		record: []string{"Chrome DevTools Performance panel (Save profile: Trace-*.json)", "node --trace-events-enabled --trace-event-categories v8,node app.js"},
+		kinds:  []Kind{KindCPU, KindWall},
+		blind:  "only the threads and categories that were enabled; CPU samples only where the trace holds the profiler's ProfileChunk events (DevTools records them, node --trace-events-enabled does not), else the duration events' nesting and wall time",
+	},
 }
 
 // Formats lists the formats profdiff reads in the order their content is
-// tried, for help text and documentation. Containers (gzip, zip) may wrap
-// any of them.
+// tried, for help text, `profdiff formats` and documentation. Containers
+// (gzip, zip) may wrap any of them.
 func Formats() []FormatInfo {
 	var out []FormatInfo
+	info := func(f Format, what string) FormatInfo {
+		d := formatDocs[f]
+		return FormatInfo{Format: f, Description: what, Record: d.record, Kinds: d.kinds, Blind: d.blind}
+	}
 	add := func(text bool) {
 		for _, r := range registry {
 			if r.text == text {
-				out = append(out, FormatInfo{r.format, r.what})
+				out = append(out, info(r.format, r.what))
 			}
 		}
 	}
 	add(false)
-	out = append(out, FormatInfo{FormatPprof, "pprof protobuf (profile.proto)"},
-		FormatInfo{FormatPprofLegacy, "legacy pprof formats (gperftools CPU, contention, heap and thread text, Java)"})
+	out = append(out, info(FormatPprof, "pprof protobuf (profile.proto)"),
+		info(FormatPprofLegacy, "legacy pprof formats (gperftools CPU, contention, heap and thread text, Java)"))
 	add(true)
-	return append(out, FormatInfo{FormatFolded, "folded stacks (`a;b;c 42`)"})
+	return append(out, info(FormatFolded, "folded stacks (`a;b;c 42`)"))
+}
+
+// readsList names the formats profdiff reads, for the error of one it
+// does not: "Go execution traces, .nettrace, …, perf script text and
+// folded stacks".
+func readsList() string {
+	var nouns []string
+	for _, f := range Formats() {
+		nouns = append(nouns, formatDocs[f.Format].noun)
+	}
+	last := len(nouns) - 1
+	return strings.Join(nouns[:last], ", ") + " and " + nouns[last]
 }
 
 // sniff returns the first reader of the given stage (text or not) that

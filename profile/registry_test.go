@@ -184,3 +184,39 @@ func TestKindDetectionImportsNoFormatPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatsDescribed checks every format Formats lists says how it is
+// recorded, which kinds it has (valid Kind values) and what it cannot
+// tell, and that the formats whose readers are still to be registered
+// (V8 .cpuprofile, Chrome trace events) are described already.
+func TestFormatsDescribed(t *testing.T) {
+	valid := map[Kind]bool{}
+	for _, k := range Kinds {
+		valid[k] = true
+	}
+	check := func(f Format, record []string, kinds []Kind, blind string) {
+		if len(record) == 0 || len(kinds) == 0 || blind == "" {
+			t.Errorf("%s: record %q, kinds %q, cannot tell %q: want all three", f, record, kinds, blind)
+		}
+		for _, k := range kinds {
+			if !valid[k] {
+				t.Errorf("%s: kind %q is none of %q", f, k, Kinds)
+			}
+		}
+	}
+	msg := unsupported("x").Error()
+	for _, f := range Formats() {
+		check(f.Format, f.Record, f.Kinds, f.Blind)
+		// The error for a format profdiff does not read lists this one.
+		if noun := formatDocs[f.Format].noun; noun == "" || !strings.Contains(msg, " "+noun) {
+			t.Errorf("%s: name %q missing from %q", f.Format, noun, msg)
+		}
+	}
+	for _, f := range []Format{"v8-cpuprofile", "chrome-trace"} {
+		d, ok := formatDocs[f]
+		if !ok || d.noun == "" {
+			t.Errorf("%s: no description", f)
+		}
+		check(f, d.record, d.kinds, d.blind)
+	}
+}

@@ -14,7 +14,7 @@ import (
 
 // unsupported is the error for a recognized format that cannot be loaded.
 func unsupported(what string) error {
-	return fmt.Errorf("unknown format: %s; profdiff reads pprof (protobuf or legacy), folded stacks, Go execution traces, speedscope JSON, perf script text, .nettrace and JFR", what)
+	return fmt.Errorf("unknown format: %s; profdiff reads %s", what, readsList())
 }
 
 // sniffUnsupportedBinary names a known binary format that is not a profile
@@ -71,7 +71,10 @@ func sniffUnsupportedText(text string) string {
 		case l == "# callgrind format" || strings.HasPrefix(l, "events: ") && strings.Contains(head, "\nfn="):
 			return "callgrind output"
 		case strings.HasPrefix(l, "v8-version,"):
-			return "V8 --prof log (process it with `node --prof-process`)"
+			// Its ticks are code addresses that only V8's own log
+			// processor, with the code events logged beside them, maps
+			// to functions.
+			return "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)"
 		case strings.Contains(l, "Time and Allocation Profiling Report") || strings.HasPrefix(l, "COST CENTRE "):
 			return "GHC cost-centre report (`+RTS -p` .prof text), a table, not stacks (fold it with stackcollapse-ghc or ghc-prof-flamegraph first)"
 		case l == "Flat profile:" || strings.HasPrefix(l, "Each sample counts as ") || l == "Call graph (explanation follows)":

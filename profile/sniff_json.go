@@ -77,8 +77,12 @@ func describeJSON(t, head string) string {
 	case has["nodes"] && (has["samples"] || has["timeDeltas"] || has["startTime"]),
 		len(sh.keys) <= 1 && strings.Contains(head, `"nodes"`) && strings.Contains(head, `"callFrame"`):
 		return "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js" + viaSpeedscope
+	case has["head"] && (has["timestamps"] || has["startTime"]):
+		// Node.js 10 and older Chrome: the call tree under "head", with
+		// samples and timestamps; a heap profile has neither time key.
+		return "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js, in the older shape (a head tree with timestamps)" + viaSpeedscope
 	case has["head"] && (has["samples"] || strings.Contains(head, `"callFrame"`)):
-		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or Node.js)"
+		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`, which writes a .cpuprofile)"
 	case has["snapshot"] && has["nodes"]:
 		return "V8 heap snapshot JSON (.heapsnapshot), not a sampled profile"
 	case has["meta"] && has["threads"]:

@@ -95,6 +95,7 @@ func TestWidthAndColorFlags(t *testing.T) {
 		{"top", net11},
 		{"gate", "--max", "lock-contention=+2pp", net10, net11},
 		{"rules"},
+		{"formats"},
 	} {
 		wide, _, _ := profdiff(t, "", args...)
 		if widest(wide) <= 100 {

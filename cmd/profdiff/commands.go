@@ -51,6 +51,7 @@ func commands() []*command {
 		{"gate", one("gate [flags] --base A --new B", "CI gate: exit 1 when lock contention (or wait, gc...) grew significantly"), gateSynopsis, gateCommand},
 		{"symbolize", one("symbolize [flags] PROFILE -o OUT", "name address-only frames (--symbols FILE|DIR), write pprof"), symbolizeSynopsis, symbolizeCommand},
 		{"rules", one("rules [--format F] [--rules F]", "print the classification rules"), rulesSynopsis, rulesCommand},
+		{"formats", one("formats [--format F]", "the input formats: how to record each, its kinds, what it cannot tell"), formatsSynopsis, formatsCommand},
 		{"demo", one("demo", "run the built-in JSON server with and without a global lock, diff them"), demoSynopsis, demoCommand},
 		{"workload json", one("workload json [flags]", "run the built-in JSON server at several core counts: scaling table + captures"), workloadJSONSynopsis, workloadJSONCommand},
 		{"workload wasm", one("workload wasm [flags]", "run the Wasm plugin host: keep-resident sweep, loop vs concurrent load"), workloadWasmSynopsis, workloadWasmCommand},
@@ -89,7 +90,8 @@ server: 'pyroscope+http://HOST:4040?type=T&query={...}&from=now-1h&to=now'
 or 'parca+http://HOST:7070?query=T{...}&from=...&to=...' (see 'profdiff
 sources'). A folder written by 'profdiff capture --out DIR' (or
 by demo and workload) stands for its profile of --kind's kind.
-The format is detected from the content.
+The format is detected from the content; 'profdiff formats' lists
+them, with the commands that record each.
 
 Run 'profdiff COMMAND --help' for a command's flags.
 Exit status: 0 ok, 1 gate failed, 2 usage or input error, 130 SIGINT, 143 SIGTERM.

@@ -14,6 +14,7 @@
 //	profdiff gate [flags] --base A --new B    CI gate: exit 1 when lock contention (or wait, gc...) grew significantly
 //	profdiff symbolize [flags] PROFILE -o OUT name address-only frames (--symbols FILE|DIR), write pprof
 //	profdiff rules [--format F] [--rules F]   print the classification rules
+//	profdiff formats [--format F]             the input formats: how to record each, its kinds, what it cannot tell
 //	profdiff demo                             run the built-in JSON server with and without a global lock, diff them
 //	profdiff workload json [flags]            run the built-in JSON server at several core counts: scaling table + captures
 //	profdiff workload wasm [flags]            run the Wasm plugin host: keep-resident sweep, loop vs concurrent load
