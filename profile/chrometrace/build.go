@@ -284,7 +284,7 @@ func (r *reader) stackSamples() error {
 
 // finishSampled weights each tick by the time to its thread's next one
 // (the last one of a thread by the interval before it) and builds the
-// profile.
+// profile, whose duration runs to the end of the last sample's time.
 func (r *reader) finishSampled(comment string) *pprofile.Profile {
 	p := r.start(comment, true)
 	byThread := map[string][]int{}
@@ -307,6 +307,7 @@ func (r *reader) finishSampled(comment string) *pprofile.Profile {
 			}
 			prev = w
 			t := r.ticks[i]
+			r.stamp(t.ts + w) // the span ends where the last sample's time does
 			leafFirst := make([]frame, len(t.stack))
 			for j, f := range t.stack {
 				leafFirst[len(t.stack)-1-j] = f

@@ -2,6 +2,8 @@ package chrometrace
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	pprofile "github.com/google/pprof/profile"
@@ -72,21 +74,12 @@ func (r *reader) nest() {
 			stacks[track] = st[:k]
 		}
 	}
-	for _, track := range sortedKeys(stacks) {
+	for _, track := range slices.Sorted(maps.Keys(stacks)) {
 		for _, o := range stacks[track] {
 			r.warnf("a begin event (%q) never ends; it ends at the track's last time stamp", o.name)
 			addTrack(track, &interval{name: o.name, start: o.start, end: lastTs[track], seq: o.seq})
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // finishDurations nests each track's intervals (by start, the longer
