@@ -90,8 +90,8 @@ func readAllT(t *testing.T, resp *http.Response) []byte {
 	return b
 }
 
-// JSON that is not speedscope names what it looks like. The Chrome and V8
-// formats are written by Node.js (skipped without node); expvar's page by a
+// JSON that is not speedscope names what it looks like. The V8 formats are
+// written by Node.js (skipped without node); expvar's page by a
 // real expvar handler. No tool here writes stackprof, Firefox or the
 // speedscope look-alikes, so those are minimal documents that check the
 // shapes only.
@@ -110,7 +110,6 @@ func TestDescribeJSON(t *testing.T) {
 		for pattern, want := range map[string]string{
 			"*.cpuprofile":  "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js (speedscope.app converts it to speedscope JSON)",
 			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile",
-			"node_trace.*":  "Chrome trace-event JSON of chrome://tracing, Perfetto or Node.js trace events",
 		} {
 			m, _ := filepath.Glob(filepath.Join(dir, pattern))
 			if len(m) != 1 {

@@ -42,18 +42,18 @@ const (
 	CommentDurations    = "profdiff: time in duration events of a Chrome trace (it holds no CPU samples)"
 )
 
-// Looks reports whether data, JSON text, is a Chrome trace: an object whose
-// first key is "traceEvents", or an array whose first element has a "ph"
-// (the event phase every trace event carries). It reads only the start.
+// Looks reports whether data, JSON text, is a Chrome trace: an object with
+// a top-level "traceEvents" key, or an array whose first element has a
+// "ph" (the phase every trace event carries), even when the data ends
+// inside that element.
 func Looks(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data[:min(len(data), 1<<20)]))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
 		return false
 	}
 	if tok == json.Delim('{') {
-		// An object: traceEvents among its first keys.
-		for i := 0; i < 8 && dec.More(); i++ {
+		for dec.More() {
 			k, err := dec.Token()
 			if err != nil {
 				return false
@@ -71,10 +71,12 @@ func Looks(data []byte) bool {
 	if tok != json.Delim('[') {
 		return false
 	}
+	dec = json.NewDecoder(bytes.NewReader(data[:min(len(data), 1<<20)]))
+	dec.Token()
 	var first map[string]json.RawMessage
 	if err := dec.Decode(&first); err != nil {
 		// A first event cut off by the end of the data still counts.
-		return err == io.ErrUnexpectedEOF && bytes.Contains(data, []byte(`"ph"`))
+		return cutOff(err) && bytes.Contains(data[:min(len(data), 1<<20)], []byte(`"ph"`))
 	}
 	_, ok := first["ph"]
 	return ok
