@@ -136,3 +136,42 @@ func TestThreadTotals(t *testing.T) {
 		}
 	}
 }
+
+// TestPseudoFrames checks that V8's pseudo-frames in a DevTools trace
+// carry the labels that keep them out of cpu: (idle) wait, (garbage
+// collector) gc, (program) the unknown fallback; and that each of the
+// three is met in the file.
+func TestPseudoFrames(t *testing.T) {
+	dir := corpus.Need(t)
+	data, err := os.ReadFile(filepath.Join(dir, "speedscope", "sample__profiles__Chrome__69__simple.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{
+		"(idle)":              {labels.Bucket, "wait"},
+		"(garbage collector)": {labels.Bucket, "gc"},
+		"(program)":           {labels.Fallback, labels.Unknown},
+	}
+	met := map[string]bool{}
+	for _, s := range p.Sample {
+		leaf := s.Location[0].Line[0].Function.Name
+		w, ok := want[leaf]
+		if !ok {
+			if len(s.Label[labels.Bucket])+len(s.Label[labels.Fallback]) > 0 {
+				t.Errorf("%s: labelled %v", leaf, s.Label)
+			}
+			continue
+		}
+		met[leaf] = true
+		if got := s.Label[w[0]]; len(got) != 1 || got[0] != w[1] {
+			t.Errorf("%s: %s is %q, want %q", leaf, w[0], got, w[1])
+		}
+	}
+	if len(met) != len(want) {
+		t.Errorf("met %v of the pseudo-frames %v", met, want)
+	}
+}
