@@ -3,8 +3,8 @@ package chrometrace
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
-	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -18,12 +18,25 @@ type frame struct {
 	line       int64
 }
 
-// tick is one sample before weighting: its thread, time (µs) and stack
-// (leaf first).
+// stackNode is one node of the reader's stack trie: a frame under its
+// caller's node. Node 0 is the empty stack.
+type stackNode struct {
+	parent int32
+	depth  int32
+	f      frame
+}
+
+type childKey struct {
+	parent int32
+	f      frame
+}
+
+// tick is one sample before weighting: its thread, time (µs), stack
+// node and count.
 type tick struct {
 	thread string
 	ts     float64
-	stack  []frame
+	node   int32
 	count  int64
 }
 
@@ -32,6 +45,11 @@ type interval struct {
 	name       string
 	start, end float64
 	seq        int
+}
+
+type sampleKey struct {
+	thread string
+	node   int32
 }
 
 type reader struct {
@@ -43,15 +61,74 @@ type reader struct {
 	durations  int
 	warn       map[string]int
 	warnOrder  []string
+	nodes      []stackNode
+	children   map[childKey]int32
+	refs       int // frame references of the samples so far
+	maxRefs    int
 	b          *build.Builder[frame, frame]
-	samples    map[string]*pprofile.Sample
+	samples    map[sampleKey]*pprofile.Sample
 	first      float64 // earliest and latest time stamps, µs
 	last       float64
 	seen       bool
 }
 
-func newReader(d *doc) *reader {
-	r := &reader{d: d, tracks: map[string][]*interval{}, warn: map[string]int{}, samples: map[string]*pprofile.Sample{}}
+// child returns the node of f called from parent, adding it when new.
+func (r *reader) child(parent int32, f frame) (int32, error) {
+	k := childKey{parent, f}
+	if c, ok := r.children[k]; ok {
+		return c, nil
+	}
+	d := r.nodes[parent].depth + 1
+	if d > MaxDepth {
+		return 0, fmt.Errorf("stack deeper than %d frames", MaxDepth)
+	}
+	r.nodes = append(r.nodes, stackNode{parent: parent, depth: d, f: f})
+	c := int32(len(r.nodes) - 1)
+	r.children[k] = c
+	return c, nil
+}
+
+// chain interns the stack of a node of a parent-linked tree (V8's
+// profile nodes, a trace's stackFrames) and its callers' stacks, memoized
+// in memo. up gives a node's parent; at gives its frame, or ok false for
+// a frame that is left out (V8's "(root)"). It walks iteratively, so a
+// deep tree costs no Go stack, and refuses a cycle or a stack deeper than
+// MaxDepth.
+func chain[K comparable](r *reader, memo map[K]int32, n K, up func(K) (K, bool), at func(K) (frame, bool)) (int32, error) {
+	var path []K
+	for {
+		if _, ok := memo[n]; ok {
+			break
+		}
+		if len(path) > MaxDepth {
+			return 0, fmt.Errorf("stack deeper than %d frames, or its parents form a cycle", MaxDepth)
+		}
+		path = append(path, n)
+		p, ok := up(n)
+		if !ok {
+			break
+		}
+		n = p
+	}
+	node := int32(0) // the empty stack, above a root
+	if v, ok := memo[n]; ok {
+		node = v
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		if f, ok := at(path[i]); ok {
+			var err error
+			if node, err = r.child(node, f); err != nil {
+				return 0, err
+			}
+		}
+		memo[path[i]] = node
+	}
+	return node, nil
+}
+
+func newReader(d *doc, size int) *reader {
+	r := &reader{d: d, tracks: map[string][]*interval{}, warn: map[string]int{}, samples: map[sampleKey]*pprofile.Sample{},
+		nodes: []stackNode{{}}, children: map[childKey]int32{}, maxRefs: min(max(4*size, 1<<16), MaxFrameRefs)}
 	procs := map[id]string{}
 	names := map[[2]id]string{}
 	for _, e := range d.events {
@@ -119,7 +196,7 @@ func (r *reader) stamp(ts float64) {
 // deltas to it; an older CpuProfile event holds a whole profile. Stacks
 // are resolved once every chunk is read (a chunk's samples may name
 // nodes of a later chunk). It reports whether there were any samples.
-func (r *reader) v8() bool {
+func (r *reader) v8() (bool, error) {
 	type hit struct {
 		node int64
 		ts   float64
@@ -202,82 +279,66 @@ func (r *reader) v8() bool {
 		}
 	}
 	for _, p := range order {
-		stacks := map[int64][]frame{}
-		var stackOf func(n int64, depth int) []frame
-		stackOf = func(n int64, depth int) []frame {
-			if s, ok := stacks[n]; ok {
-				return s
+		memo := map[int64]int32{}
+		up := func(n int64) (int64, bool) {
+			par, ok := p.parent[n]
+			return par, ok && p.nodes[par] != nil
+		}
+		at := func(n int64) (frame, bool) {
+			cf := p.nodes[n].CallFrame
+			if cf.FunctionName == "(root)" {
+				return frame{}, false
 			}
-			node := p.nodes[n]
-			if node == nil || depth > 100000 {
-				return nil
+			f := frame{name: cf.FunctionName, file: cf.URL}
+			if f.name == "" {
+				f.name = "(anonymous)"
 			}
-			var s []frame // root first
-			if par, ok := p.parent[n]; ok && par != n {
-				s = stackOf(par, depth+1)
+			if cf.LineNumber != nil && *cf.LineNumber >= 0 && *cf.LineNumber < 1<<31 {
+				f.line = int64(*cf.LineNumber) + 1 // V8 counts lines from 0
 			}
-			if cf := node.CallFrame; cf.FunctionName != "(root)" {
-				f := frame{name: cf.FunctionName, file: cf.URL}
-				if f.name == "" {
-					f.name = "(anonymous)"
-				}
-				if cf.LineNumber != nil && *cf.LineNumber >= 0 {
-					f.line = int64(*cf.LineNumber) + 1 // V8 counts lines from 0
-				}
-				s = append(s[:len(s):len(s)], f)
-			}
-			stacks[n] = s
-			return s
+			return f, true
 		}
 		for _, h := range p.hits {
-			s := stackOf(h.node, 0)
 			if p.nodes[h.node] == nil {
 				r.warnf("a V8 sample names node %d, which no chunk defines; left out", h.node)
 				continue
 			}
-			r.ticks = append(r.ticks, tick{thread: p.thread, ts: h.ts, stack: s, count: 1})
+			node, err := chain(r, memo, h.node, up, at)
+			if err != nil {
+				return false, fmt.Errorf("V8 profile on %s: node %d: %v", p.thread, h.node, err)
+			}
+			r.ticks = append(r.ticks, tick{thread: p.thread, ts: h.ts, node: node, count: 1})
 		}
 	}
-	return len(r.ticks) > 0
+	return len(r.ticks) > 0, nil
 }
 
 // stackSamples collects the samples of a trace's "samples" and
 // "stackFrames" (Hermes, catapult).
 func (r *reader) stackSamples() error {
-	stacks := map[id][]frame{}
-	var stackOf func(sf id, depth int) ([]frame, error)
-	stackOf = func(sf id, depth int) ([]frame, error) {
-		if s, ok := stacks[sf]; ok {
-			return s, nil
+	memo := map[id]int32{}
+	up := func(sf id) (id, bool) {
+		f := r.d.stackFrames[sf]
+		if f.Parent == nil {
+			return "", false
 		}
-		f, ok := r.d.stackFrames[sf]
-		if !ok {
-			return nil, fmt.Errorf("stackFrames has no frame %q", sf)
-		}
-		if depth > 100000 {
-			return nil, fmt.Errorf("stackFrames[%q]: parents form a cycle", sf)
-		}
-		var s []frame
-		if f.Parent != nil {
-			var err error
-			if s, err = stackOf(*f.Parent, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		s = append(s[:len(s):len(s)], frame{name: f.Name})
-		stacks[sf] = s
-		return s, nil
+		_, ok := r.d.stackFrames[*f.Parent]
+		return *f.Parent, ok
 	}
+	at := func(sf id) (frame, bool) { return frame{name: r.d.stackFrames[sf].Name}, true }
 	for i, sm := range r.d.samples {
-		s, err := stackOf(sm.SF, 0)
+		if _, ok := r.d.stackFrames[sm.SF]; !ok {
+			return fmt.Errorf("samples[%d]: stackFrames has no frame %q", i, sm.SF)
+		}
+		node, err := chain(r, memo, sm.SF, up, at)
 		if err != nil {
 			return fmt.Errorf("samples[%d]: %v", i, err)
 		}
 		c := int64(sm.Weight)
-		if c <= 0 {
+		if !(sm.Weight >= 1) || sm.Weight > 1<<40 {
 			c = 1
 		}
-		r.ticks = append(r.ticks, tick{thread: r.thread(sm.Pid, sm.Tid), ts: float64(sm.Ts), stack: s, count: c})
+		r.ticks = append(r.ticks, tick{thread: r.thread(sm.Pid, sm.Tid), ts: float64(sm.Ts), node: node, count: c})
 	}
 	return nil
 }
@@ -285,7 +346,7 @@ func (r *reader) stackSamples() error {
 // finishSampled weights each tick by the time to its thread's next one
 // (the last one of a thread by the interval before it) and builds the
 // profile, whose duration runs to the end of the last sample's time.
-func (r *reader) finishSampled(comment string) *pprofile.Profile {
+func (r *reader) finishSampled(comment string) (*pprofile.Profile, error) {
 	p := r.start(comment, true)
 	byThread := map[string][]int{}
 	var threads []string
@@ -308,14 +369,12 @@ func (r *reader) finishSampled(comment string) *pprofile.Profile {
 			prev = w
 			t := r.ticks[i]
 			r.stamp(t.ts + w) // the span ends where the last sample's time does
-			leafFirst := make([]frame, len(t.stack))
-			for j, f := range t.stack {
-				leafFirst[len(t.stack)-1-j] = f
+			if err := r.add(th, t.node, []int64{t.count, nanos(w)}); err != nil {
+				return nil, err
 			}
-			r.add(th, leafFirst, []int64{t.count, int64(w*1000 + 0.5)})
 		}
 	}
-	return r.end(p)
+	return r.end(p), nil
 }
 
 // start makes the profile and its builder.
@@ -336,21 +395,27 @@ func (r *reader) end(p *pprofile.Profile) *pprofile.Profile {
 	return p
 }
 
-// add adds values to the sample of a stack (leaf first) on a thread.
-func (r *reader) add(thread string, stack []frame, values []int64) {
-	var key strings.Builder
-	key.WriteString(thread)
-	for _, f := range stack {
-		fmt.Fprintf(&key, "\x00%s\x01%s\x01%d", f.name, f.file, f.line)
-	}
-	if s := r.samples[key.String()]; s != nil {
+// nanos converts microseconds to whole nanoseconds.
+func nanos(us float64) int64 { return int64(math.Round(us * 1000)) }
+
+// add adds values to the sample of a stack node on a thread. A new
+// sample's locations count against the bound on frame references.
+func (r *reader) add(thread string, node int32, values []int64) error {
+	k := sampleKey{thread, node}
+	if s := r.samples[k]; s != nil {
 		for i, v := range values {
-			s.Value[i] += v
+			if s.Value[i] += v; s.Value[i] < 0 {
+				return fmt.Errorf("the values of a stack on %s overflow", thread)
+			}
 		}
-		return
+		return nil
+	}
+	if r.refs += int(r.nodes[node].depth); r.refs > r.maxRefs {
+		return fmt.Errorf("profile too large: its stacks need more than %d frame references (the bound is 4 per byte of input, at most %d)", r.maxRefs, MaxFrameRefs)
 	}
 	s := &pprofile.Sample{Value: values, Label: map[string][]string{labels.Thread: {thread}}}
-	for _, f := range stack {
+	for n := node; n != 0; n = r.nodes[n].parent {
+		f := r.nodes[n].f
 		l, ok := r.b.Location(f)
 		if !ok {
 			fn := r.b.Function(f, pprofile.Function{Name: f.name, SystemName: f.name, Filename: f.file})
@@ -358,9 +423,9 @@ func (r *reader) add(thread string, stack []frame, values []int64) {
 		}
 		s.Location = append(s.Location, l)
 	}
-	if len(stack) > 0 {
+	if node != 0 {
 		// V8's pseudo-frames say what the thread did: never cpu by accident.
-		switch stack[0].name {
+		switch r.nodes[node].f.name {
 		case "(idle)":
 			s.Label[labels.Bucket] = []string{"wait"}
 		case "(garbage collector)":
@@ -369,6 +434,7 @@ func (r *reader) add(thread string, stack []frame, values []int64) {
 			s.Label[labels.Fallback] = []string{labels.Unknown}
 		}
 	}
-	r.samples[key.String()] = s
+	r.samples[k] = s
 	r.b.AddSample(s)
+	return nil
 }

@@ -29,10 +29,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+)
+
+const (
+	// MaxDepth is the deepest stack Parse accepts.
+	MaxDepth = 1 << 16
+	// MaxFrameRefs bounds the frame references of the resulting profile
+	// (the sum of its distinct samples' stack depths); smaller inputs get
+	// a smaller bound, 4 references per byte.
+	MaxFrameRefs = 1 << 26
 )
 
 // Comments that say which part of a trace a profile holds.
@@ -92,8 +102,8 @@ func (n *num) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("%s is not a number", b)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("%s is not a finite number", b)
 	}
 	*n = num(f)
 	return nil
@@ -179,25 +189,31 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	if d.truncated {
 		warns = append(warns, fmt.Sprintf("the file ends inside its event array after %d events (tracing stopped early?); read them", len(d.events)))
 	}
-	r := newReader(d)
+	r := newReader(d, len(data))
+	v8, err := r.v8()
+	if err != nil {
+		return nil, nil, err
+	}
 	var p *pprofile.Profile
 	switch {
-	case r.v8():
-		p = r.finishSampled(CommentV8Samples)
+	case v8:
+		p, err = r.finishSampled(CommentV8Samples)
 		if r.durations > 0 {
 			warns = append(warns, fmt.Sprintf("read the V8 CPU samples; the trace's %d duration events are left out", r.durations))
 		}
 	case len(d.samples) > 0:
-		if err := r.stackSamples(); err != nil {
-			return nil, nil, err
+		if err = r.stackSamples(); err == nil {
+			p, err = r.finishSampled(CommentStackSamples)
 		}
-		p = r.finishSampled(CommentStackSamples)
 		if r.durations > 0 {
 			warns = append(warns, fmt.Sprintf("read the stackFrames samples; the trace's %d duration events are left out", r.durations))
 		}
 	default:
 		r.nest()
-		p = r.finishDurations()
+		p, err = r.finishDurations()
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	return p, append(warns, r.warnings()...), nil
 }

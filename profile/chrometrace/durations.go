@@ -86,8 +86,13 @@ func (r *reader) nest() {
 // first) and gives each one's stack the time inside it that none of its
 // children takes. An interval that ends after its parent is cut at the
 // parent's end, with a warning.
-func (r *reader) finishDurations() *pprofile.Profile {
+func (r *reader) finishDurations() (*pprofile.Profile, error) {
 	p := r.start(CommentDurations, false)
+	type open struct {
+		iv   *interval
+		node int32
+		self float64
+	}
 	for _, track := range r.trackOrder {
 		ivs := r.tracks[track]
 		sort.SliceStable(ivs, func(a, b int) bool {
@@ -100,39 +105,42 @@ func (r *reader) finishDurations() *pprofile.Profile {
 			}
 			return x.seq < y.seq
 		})
-		type node struct {
-			iv    *interval
-			stack []frame // leaf first
-			self  float64
-		}
-		var st []*node
-		flush := func(n *node) {
-			if n.self > 0 {
-				r.add(track, n.stack, []int64{int64(n.self*1000 + 0.5)})
+		var st []open
+		pop := func() error {
+			o := st[len(st)-1]
+			st = st[:len(st)-1]
+			if v := nanos(o.self); v > 0 {
+				return r.add(track, o.node, []int64{v})
 			}
+			return nil
 		}
 		for _, iv := range ivs {
 			for len(st) > 0 && st[len(st)-1].iv.end <= iv.start {
-				flush(st[len(st)-1])
-				st = st[:len(st)-1]
+				if err := pop(); err != nil {
+					return nil, err
+				}
 			}
-			var parent []frame
+			parent := int32(0)
 			if len(st) > 0 {
-				top := st[len(st)-1]
+				top := &st[len(st)-1]
 				if iv.end > top.iv.end {
 					r.warnf("an event (%q) ends after the event it starts in (%q); cut at its end", iv.name, top.iv.name)
 					iv.end = top.iv.end
 				}
 				top.self -= iv.end - iv.start
-				parent = top.stack
+				parent = top.node
 			}
-			n := &node{iv: iv, self: iv.end - iv.start}
-			n.stack = append([]frame{{name: iv.name}}, parent...)
-			st = append(st, n)
+			node, err := r.child(parent, frame{name: iv.name})
+			if err != nil {
+				return nil, fmt.Errorf("event %q on %s at %v µs: %v", iv.name, track, iv.start, err)
+			}
+			st = append(st, open{iv, node, iv.end - iv.start})
 		}
-		for k := len(st) - 1; k >= 0; k-- {
-			flush(st[k])
+		for len(st) > 0 {
+			if err := pop(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return r.end(p)
+	return r.end(p), nil
 }
