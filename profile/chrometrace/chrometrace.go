@@ -282,6 +282,11 @@ func (d *doc) readEvents(dec *json.Decoder) error {
 			}
 			return fmt.Errorf("traceEvents[%d] (byte %d): %v", len(d.events), dec.InputOffset(), err)
 		}
+		switch {
+		case e.Ph == "M", e.Name == "Profile", e.Name == "ProfileChunk", e.Name == "CpuProfile":
+		default:
+			e.Args = nil // only metadata and V8's profile events are read from their args
+		}
 		d.events = append(d.events, e)
 	}
 	if _, err := dec.Token(); err != nil {
