@@ -2,6 +2,7 @@ package chrometrace
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,21 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestWarningsOnce checks that warnings of one kind come once, with a
+// count: a trace cut off with many events open says so in one line.
+func TestWarningsOnce(t *testing.T) {
+	_, warns, err := Parse([]byte(`[{"ph":"B","name":"a","ts":1,"pid":1,"tid":1},{"ph":"B","name":"b","ts":2,"pid":1,"tid":1},{"ph":"B","name":"c","ts":3,"pid":1,"tid":1},{"ph":"X","name":"d","ts":3,"dur":4,"pid":1,"tid":1},`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"the file ends inside its event array after 4 events (tracing stopped early?); read them",
+		`a begin event ("a") never ends; it ends at the track's last time stamp (and 2 more like it)`,
+	}
+	if !slices.Equal(warns, want) {
+		t.Errorf("warnings %q, want %q", warns, want)
 	}
 }

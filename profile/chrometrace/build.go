@@ -60,7 +60,8 @@ type reader struct {
 	trackOrder []string
 	durations  int
 	warn       map[string]int
-	warnOrder  []string
+	warnOrder  []string // formats, in the order first met
+	warnText   []string // the first warning of each
 	nodes      []stackNode
 	children   map[childKey]int32
 	refs       int // frame references of the samples so far
@@ -161,20 +162,22 @@ func newReader(d *doc, size int) *reader {
 	return r
 }
 
-// warnf counts a warning, reported once with its count.
+// warnf records a warning. Warnings of one format are reported once: the
+// first one's text, with how many more there were.
 func (r *reader) warnf(format string, a ...any) {
-	w := fmt.Sprintf(format, a...)
-	if r.warn[w] == 0 {
-		r.warnOrder = append(r.warnOrder, w)
+	if r.warn[format] == 0 {
+		r.warnOrder = append(r.warnOrder, format)
+		r.warnText = append(r.warnText, fmt.Sprintf(format, a...))
 	}
-	r.warn[w]++
+	r.warn[format]++
 }
 
 func (r *reader) warnings() []string {
 	var out []string
-	for _, w := range r.warnOrder {
-		if n := r.warn[w]; n > 1 {
-			w += fmt.Sprintf(" (%d times)", n)
+	for i, f := range r.warnOrder {
+		w := r.warnText[i]
+		if n := r.warn[f]; n > 1 {
+			w += fmt.Sprintf(" (and %d more like it)", n-1)
 		}
 		out = append(out, w)
 	}
