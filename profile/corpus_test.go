@@ -60,16 +60,17 @@ func readCorpusIndex(t *testing.T, dir string) []corpusEntry {
 // corpusLoads lists the index formats profdiff reads; every other format
 // must fail with an "unknown format" error.
 var corpusLoads = map[string]bool{
-	"pprof-protobuf":       true,
-	"pprof-legacy-binary":  true,
-	"pprof-legacy-text":    true,
-	"folded-stacks":        true,
-	"go-exec-trace-binary": true,
-	"speedscope-json":      true,
-	"perf-script-text":     true,
-	"text-other":           true, // the one such file is perf script text
-	"dotnet-nettrace":      true,
-	"jfr":                  true,
+	"pprof-protobuf":          true,
+	"pprof-legacy-binary":     true,
+	"pprof-legacy-text":       true,
+	"folded-stacks":           true,
+	"go-exec-trace-binary":    true,
+	"speedscope-json":         true,
+	"perf-script-text":        true,
+	"text-other":              true, // the one such file is perf script text
+	"dotnet-nettrace":         true,
+	"jfr":                     true,
+	"chrome-trace-event-json": true,
 }
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
@@ -78,20 +79,20 @@ var corpusFormats = map[string]struct {
 	format Format
 	name   string
 }{
-	"folded-stacks":        {"folded", ""},
-	"pprof-legacy-binary":  {"pprof-legacy", ""},
-	"pprof-legacy-text":    {"pprof-legacy", ""},
-	"go-exec-trace-binary": {"go-trace", "Go execution trace"},
-	"speedscope-json":      {"speedscope", "speedscope JSON"},
-	"perf-script-text":     {"perf-script", "perf script"},
-	"text-other":           {"perf-script", "perf script"},
-	"dotnet-nettrace":      {"nettrace", ".NET EventPipe trace (.nettrace)"},
-	"jfr":                  {"jfr", "Java Flight Recorder"},
+	"folded-stacks":           {"folded", ""},
+	"pprof-legacy-binary":     {"pprof-legacy", ""},
+	"pprof-legacy-text":       {"pprof-legacy", ""},
+	"go-exec-trace-binary":    {"go-trace", "Go execution trace"},
+	"speedscope-json":         {"speedscope", "speedscope JSON"},
+	"perf-script-text":        {"perf-script", "perf script"},
+	"text-other":              {"perf-script", "perf script"},
+	"dotnet-nettrace":         {"nettrace", ".NET EventPipe trace (.nettrace)"},
+	"jfr":                     {"jfr", "Java Flight Recorder"},
+	"chrome-trace-event-json": {"chrome-trace", "Chrome trace-event JSON"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
 var corpusNames = map[string]string{
-	"chrome-trace-event-json": "JSON",
 	"chrome-cpuprofile-json":  "JSON",
 	"chrome-heapprofile-json": "JSON",
 	"firefox-legacy-json":     "JSON",

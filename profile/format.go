@@ -16,6 +16,7 @@ const (
 	FormatPerfScript  Format = "perf-script"  // `perf script` text
 	FormatNettrace    Format = "nettrace"     // a .NET EventPipe trace
 	FormatJFR         Format = "jfr"          // a JDK Flight Recorder recording
+	FormatChromeTrace Format = "chrome-trace" // Chrome Trace Event JSON (DevTools, chrome://tracing, Perfetto, Node.js)
 )
 
 // The sample-label contract: readers that know more than frame names say

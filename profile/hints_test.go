@@ -92,8 +92,8 @@ func readAllT(t *testing.T, resp *http.Response) []byte {
 	return b
 }
 
-// JSON that is not speedscope names what it looks like. The Chrome and V8
-// formats are written by Node.js (skipped without node); expvar's page by a
+// JSON that is not speedscope names what it looks like. The V8 formats are
+// written by Node.js (skipped without node); expvar's page by a
 // real expvar handler. No tool here writes stackprof, Firefox or the
 // speedscope look-alikes, so those are minimal documents that check the
 // shapes only.
@@ -113,7 +113,6 @@ func TestDescribeJSON(t *testing.T) {
 			"*.cpuprofile":  "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js (speedscope.app converts it to speedscope JSON)",
 			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`",
 			"isolate-*.log": "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)",
-			"node_trace.*":  "Chrome trace-event JSON of chrome://tracing, Perfetto or Node.js trace events",
 		} {
 			m, _ := filepath.Glob(filepath.Join(dir, pattern))
 			if len(m) != 1 {

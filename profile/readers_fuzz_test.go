@@ -38,6 +38,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/perfscript"
@@ -89,6 +90,24 @@ func FuzzPerfScript(f *testing.F) {
 // FuzzSpeedscope: speedscope JSON, sampled and evented.
 func FuzzSpeedscope(f *testing.F) {
 	fuzzReader(f, speedscopeSeeds(f), "speedscope-json", "speedscope.Parse", speedscope.Parse)
+}
+
+// FuzzChromeTrace: Chrome trace-event JSON (a node --trace-events-enabled
+// recording made at seed time where node runs, and the corpus's files,
+// those cut off mid-array too).
+func FuzzChromeTrace(f *testing.F) {
+	var seeds [][]byte
+	if node, err := exec.LookPath("node"); err == nil {
+		dir := f.TempDir()
+		cmd := exec.Command(node, "--trace-events-enabled", "-e", "let a = []; for (let i = 0; i < 1e4; i++) a.push({i})")
+		cmd.Dir = dir
+		if cmd.Run() == nil {
+			if data, err := os.ReadFile(filepath.Join(dir, "node_trace.1.log")); err == nil && len(data) <= maxSeed {
+				seeds = append(seeds, data)
+			}
+		}
+	}
+	fuzzReader(f, seeds, "chrome-trace-event-json", "chrometrace.Parse", chrometrace.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

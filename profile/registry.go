@@ -8,6 +8,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
@@ -102,6 +103,15 @@ var registry = []reader{{
 		return strings.HasPrefix(head, "{") && speedscope.Looks(in.bytes())
 	},
 	parse: func(in *input) (*pprofile.Profile, []string, error) { return speedscope.Parse(in.bytes()) },
+}, {
+	format: FormatChromeTrace,
+	what:   "Chrome trace-event JSON",
+	text:   true,
+	sniff: func(in *input) bool {
+		head := strings.TrimLeft(in.text, " \t\r\n")
+		return (strings.HasPrefix(head, "{") || strings.HasPrefix(head, "[")) && chrometrace.Looks(in.bytes())
+	},
+	parse: func(in *input) (*pprofile.Profile, []string, error) { return chrometrace.Parse(in.bytes()) },
 }, {
 	format: FormatPerfScript,
 	what:   "perf script",

@@ -19,11 +19,12 @@ import (
 func TestRegistrySniffsOwnFixture(t *testing.T) {
 	dir := corpus.Need(t)
 	fixtures := map[Format]string{
-		FormatGoTrace:    "golang-go/src__internal__trace__testdata__tests__go122-annotations-stress.test.bin.trace",
-		FormatNettrace:   "perfview/src__TraceEvent__TraceEvent.Tests__inputs__eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip",
-		FormatJFR:        "speedscope/sample__profiles__java-flight-recorder__heavy.jfr",
-		FormatSpeedscope: "speedscope/sample__profiles__speedscope__0.0.1__simple-no-pretty-print.speedscope.json",
-		FormatPerfScript: "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
+		FormatGoTrace:     "golang-go/src__internal__trace__testdata__tests__go122-annotations-stress.test.bin.trace",
+		FormatNettrace:    "perfview/src__TraceEvent__TraceEvent.Tests__inputs__eventpipe-dotnetcore3.0-win-x64-objver4.nettrace.zip",
+		FormatJFR:         "speedscope/sample__profiles__java-flight-recorder__heavy.jfr",
+		FormatSpeedscope:  "speedscope/sample__profiles__speedscope__0.0.1__simple-no-pretty-print.speedscope.json",
+		FormatPerfScript:  "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
+		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
@@ -63,6 +64,9 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
 		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
 		{"perf script", input{text: perfText}, true, FormatPerfScript},
+		{"Chrome trace array", input{text: `[{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]`}, true, FormatChromeTrace},
+		{"Chrome trace object", input{text: `{"traceEvents": []}`}, true, FormatChromeTrace},
+		{"a JSON array without ph", input{text: `[{"name": "a"}]`}, true, ""},
 		{"folded is the last resort", input{text: "a;b 1\n"}, true, ""},
 	} {
 		r := sniff(&tc.in, tc.text)
@@ -77,7 +81,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
@@ -130,7 +134,8 @@ func TestSentinels(t *testing.T) {
 		{"corrupt go trace", []byte("go 1.22 trace\x00\x00\x00\xff\xff\xff\xff"), 0, ErrCorrupt},
 		{"malformed legacy pprof", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n99999999999999999999: 2 [3: 4] @ 0x1\n"), 0, ErrCorrupt},
 		{"truncated JFR recording", []byte("FLR\x00\x00\x02\x00\x01junk"), 0, ErrCorrupt},
-		{"Chrome trace JSON", []byte(`{"traceEvents": [{"ph": "X", "name": "a"}]}`), 0, ErrUnsupported},
+		{"V8 heap snapshot", []byte(`{"snapshot": {"meta": {}}, "nodes": [], "edges": []}`), 0, ErrUnsupported},
+		{"Chrome trace whose events take no time", []byte(`{"traceEvents": [{"ph": "X", "name": "a"}]}`), 0, ErrEmpty},
 		{"zip of two files", zipT(t, map[string]string{"a": string(pb), "b": string(pb)}), 0, ErrUnsupported},
 		{"nettrace V6", []byte("Nettrace\x00\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00"), 0, ErrUnsupported},
 		{"binary garbage", []byte("\xc8\x01\x02\x03\x04 not a profile"), 0, ErrUnrecognized},

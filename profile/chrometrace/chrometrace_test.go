@@ -1,0 +1,177 @@
+package chrometrace
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/labels"
+)
+
+// wallByThread sums the wall/nanoseconds values of p by "pid P tid T".
+func wallByThread(t *testing.T, p *pprofile.Profile) map[string]int64 {
+	t.Helper()
+	wall := len(p.SampleType) - 1
+	if st := p.SampleType[wall]; st.Type != "wall" || st.Unit != "nanoseconds" {
+		t.Fatalf("last sample type is %s/%s, want wall/nanoseconds", st.Type, st.Unit)
+	}
+	re := regexp.MustCompile(`pid \S+ tid [^)\s]+`)
+	out := map[string]int64{}
+	for _, s := range p.Sample {
+		th := re.FindString(s.Label[labels.Thread][0])
+		out[th] += s.Value[wall]
+	}
+	return out
+}
+
+// TestCorpus loads every Chrome trace-event file of the corpus, those cut
+// off mid-array too: each has samples, and no thread holds more time
+// than the profile's duration.
+func TestCorpus(t *testing.T) {
+	dir := corpus.Need(t)
+	f, err := os.Open(filepath.Join(dir, "index.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, cut := 0, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) < 2 || !strings.HasPrefix(cols[1], "chrome-trace-event-json") {
+			continue
+		}
+		n++
+		data, err := os.ReadFile(filepath.Join(dir, cols[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !Looks(data) {
+			t.Errorf("%s: Looks is false", cols[0])
+			continue
+		}
+		p, warns, err := Parse(data)
+		if err != nil {
+			t.Errorf("%s: %v", cols[0], err)
+			continue
+		}
+		if strings.Contains(cols[1], "truncated") {
+			cut++
+			if len(warns) == 0 || !strings.Contains(warns[0], "ends inside its event array") {
+				t.Errorf("%s: cut off, but warnings %q do not say so", cols[0], warns)
+			}
+		}
+		if len(p.Sample) == 0 {
+			t.Errorf("%s: no samples", cols[0])
+			continue
+		}
+		var total int64
+		for th, v := range wallByThread(t, p) {
+			total += v
+			if v < 0 || v > p.DurationNanos {
+				t.Errorf("%s: thread %s holds %d ns, outside 0..%d (the trace's span)", cols[0], th, v, p.DurationNanos)
+			}
+		}
+		if total <= 0 {
+			t.Errorf("%s: total %d ns", cols[0], total)
+		}
+		if err := p.CheckValid(); err != nil {
+			t.Errorf("%s: %v", cols[0], err)
+		}
+	}
+	if n < 30 || cut != 3 {
+		t.Errorf("read %d trace-event files, %d cut off; the corpus lists about 33, 3 cut off", n, cut)
+	}
+}
+
+// TestThreadTotals holds the per-thread time of a few corpus files to
+// what testdata/threadtotals.py, reading the same JSON with python3,
+// computes: V8 CPU samples (Chrome 65's CpuProfile event, Chrome 69's and
+// 116's ProfileChunks), stackFrames samples and nested duration events.
+func TestThreadTotals(t *testing.T) {
+	dir := corpus.Need(t)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	for _, name := range []string{
+		"Chrome__116__Trace-20230603T221323", "Chrome__69__simple", "Chrome__65__simple-timeline",
+		"trace-event__multi-thread-with-samples", "trace-event__simple", "trace-event__multiprocess",
+	} {
+		file := filepath.Join(dir, "speedscope", "sample__profiles__"+name+".json")
+		out, err := exec.Command(py, "testdata/threadtotals.py", file).Output()
+		if err != nil {
+			t.Fatalf("%s: threadtotals.py: %v", name, err)
+		}
+		want := map[string]int64{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			th, v, _ := strings.Cut(line, "\t")
+			want[th], _ = strconv.ParseInt(v, 10, 64)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := wallByThread(t, p)
+		if len(got) != len(want) {
+			t.Errorf("%s: threads %v, python3 finds %v", name, got, want)
+		}
+		for th, w := range want {
+			// Values are rounded to the nanosecond per stack.
+			if d := got[th] - w; d < -int64(len(p.Sample)) || d > int64(len(p.Sample)) {
+				t.Errorf("%s: %s holds %d ns, python3 finds %d", name, th, got[th], w)
+			}
+		}
+	}
+}
+
+// TestPseudoFrames checks that V8's pseudo-frames in a DevTools trace
+// carry the labels that keep them out of cpu: (idle) wait, (garbage
+// collector) gc, (program) the unknown fallback; and that each of the
+// three is met in the file.
+func TestPseudoFrames(t *testing.T) {
+	dir := corpus.Need(t)
+	data, err := os.ReadFile(filepath.Join(dir, "speedscope", "sample__profiles__Chrome__69__simple.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{
+		"(idle)":              {labels.Bucket, "wait"},
+		"(garbage collector)": {labels.Bucket, "gc"},
+		"(program)":           {labels.Fallback, labels.Unknown},
+	}
+	met := map[string]bool{}
+	for _, s := range p.Sample {
+		leaf := s.Location[0].Line[0].Function.Name
+		w, ok := want[leaf]
+		if !ok {
+			if len(s.Label[labels.Bucket])+len(s.Label[labels.Fallback]) > 0 {
+				t.Errorf("%s: labelled %v", leaf, s.Label)
+			}
+			continue
+		}
+		met[leaf] = true
+		if got := s.Label[w[0]]; len(got) != 1 || got[0] != w[1] {
+			t.Errorf("%s: %s is %q, want %q", leaf, w[0], got, w[1])
+		}
+	}
+	if len(met) != len(want) {
+		t.Errorf("met %v of the pseudo-frames %v", met, want)
+	}
+}

@@ -1,0 +1,146 @@
+package chrometrace
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// nest turns the duration events into intervals per track: X events as
+// they are, B/E and async b/e pairs matched by name (an E without a name
+// closes the innermost open event). Events are taken in time order, ties
+// in file order.
+func (r *reader) nest() {
+	type open struct {
+		name  string
+		start float64
+		seq   int
+	}
+	stacks := map[string][]open{}
+	order := make([]int, 0, len(r.d.events))
+	for i, e := range r.d.events {
+		switch e.Ph {
+		case "X", "B", "E", "b", "e":
+			order = append(order, i)
+		}
+	}
+	ev := r.d.events
+	sort.SliceStable(order, func(a, b int) bool { return ev[order[a]].Ts < ev[order[b]].Ts })
+	addTrack := func(track string, iv *interval) {
+		if r.tracks[track] == nil {
+			r.trackOrder = append(r.trackOrder, track)
+		}
+		r.tracks[track] = append(r.tracks[track], iv)
+	}
+	lastTs := map[string]float64{}
+	for _, i := range order {
+		e := ev[i]
+		track := r.thread(e.Pid, e.Tid)
+		if e.Ph == "b" || e.Ph == "e" {
+			track = fmt.Sprintf("%s async %s %s", track, e.Cat, e.ID)
+		}
+		ts := float64(e.Ts)
+		r.stamp(ts)
+		lastTs[track] = ts
+		switch e.Ph {
+		case "X":
+			end := ts + max(float64(e.Dur), 0)
+			r.stamp(end)
+			lastTs[track] = max(lastTs[track], end)
+			addTrack(track, &interval{name: e.Name, start: ts, end: end, seq: i})
+		case "B", "b":
+			stacks[track] = append(stacks[track], open{e.Name, ts, i})
+		case "E", "e":
+			st := stacks[track]
+			k := len(st) - 1
+			if e.Name != "" {
+				for k >= 0 && st[k].name != e.Name {
+					k--
+				}
+			}
+			if k < 0 {
+				r.warnf("an end event (%q at %v µs) matches no open event; left out", e.Name, ts)
+				continue
+			}
+			if k != len(st)-1 {
+				r.warnf("an end event closes %q, which is not the innermost open event; the events opened inside it end with it", e.Name)
+			}
+			for j := len(st) - 1; j >= k; j-- {
+				addTrack(track, &interval{name: st[j].name, start: st[j].start, end: ts, seq: st[j].seq})
+			}
+			stacks[track] = st[:k]
+		}
+	}
+	for _, track := range slices.Sorted(maps.Keys(stacks)) {
+		for _, o := range stacks[track] {
+			r.warnf("a begin event (%q) never ends; it ends at the track's last time stamp", o.name)
+			addTrack(track, &interval{name: o.name, start: o.start, end: lastTs[track], seq: o.seq})
+		}
+	}
+}
+
+// finishDurations nests each track's intervals (by start, the longer
+// first) and gives each one's stack the time inside it that none of its
+// children takes. An interval that ends after its parent is cut at the
+// parent's end, with a warning.
+func (r *reader) finishDurations() (*pprofile.Profile, error) {
+	p := r.start(CommentDurations, false)
+	type open struct {
+		iv   *interval
+		node int32
+		self float64
+	}
+	for _, track := range r.trackOrder {
+		ivs := r.tracks[track]
+		sort.SliceStable(ivs, func(a, b int) bool {
+			x, y := ivs[a], ivs[b]
+			if x.start != y.start {
+				return x.start < y.start
+			}
+			if x.end != y.end {
+				return x.end > y.end
+			}
+			return x.seq < y.seq
+		})
+		var st []open
+		pop := func() error {
+			o := st[len(st)-1]
+			st = st[:len(st)-1]
+			if v := nanos(o.self); v > 0 {
+				return r.add(track, o.node, []int64{v})
+			}
+			return nil
+		}
+		for _, iv := range ivs {
+			for len(st) > 0 && st[len(st)-1].iv.end <= iv.start {
+				if err := pop(); err != nil {
+					return nil, err
+				}
+			}
+			parent := int32(0)
+			if len(st) > 0 {
+				top := &st[len(st)-1]
+				if iv.end > top.iv.end {
+					r.warnf("an event (%q) ends after the event it starts in (%q); cut at its end", iv.name, top.iv.name)
+					iv.end = top.iv.end
+				}
+				top.self -= iv.end - iv.start
+				parent = top.node
+			}
+			node, err := r.child(parent, frame{name: iv.name})
+			if err != nil {
+				return nil, fmt.Errorf("event %q on %s at %v µs: %v", iv.name, track, iv.start, err)
+			}
+			st = append(st, open{iv, node, iv.end - iv.start})
+		}
+		for len(st) > 0 {
+			if err := pop(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r.end(p), nil
+}
