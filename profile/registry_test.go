@@ -24,6 +24,7 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatJFR:        "speedscope/sample__profiles__java-flight-recorder__heavy.jfr",
 		FormatSpeedscope: "speedscope/sample__profiles__speedscope__0.0.1__simple-no-pretty-print.speedscope.json",
 		FormatPerfScript: "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
+		FormatV8:         "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
 	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
@@ -62,6 +63,8 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"JFR magic", input{data: []byte("FLR\x00\x00\x02\x00\x01")}, false, FormatJFR},
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
 		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
+		{"V8 .cpuprofile", input{text: `{"nodes": [], "samples": [], "timeDeltas": []}`}, true, FormatV8},
+		{"V8 heap profile is not a CPU profile", input{text: `{"head": {"callFrame": {}}, "samples": []}`}, true, ""},
 		{"perf script", input{text: perfText}, true, FormatPerfScript},
 		{"folded is the last resort", input{text: "a;b 1\n"}, true, ""},
 	} {
@@ -77,7 +80,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatV8, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)

@@ -119,7 +119,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		{"trace.json", "[\n{\"pid\": 1, \"tid\": 1, \"ph\": \"B\", \"name\": \"a\", \"ts\": 1},\n{\"pid\": 1, \"tid\": 1, \"ph\": \"E\", \"name\": \"a\", \"ts\": 2}\n]\n", "Chrome trace-event JSON"},
 		{"trace-partial.json", "[{\"pid\": 1, \"tid\": 1, \"ph\": \"B\", \"name\": \"a\", \"ts\": 1},\n{\"pid\": 1,", "Chrome trace-event JSON"},
 		{"trace-object.json", `{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}]}`, "Chrome trace-event JSON"},
-		{"x.cpuprofile", `{"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}}], "startTime": 1, "endTime": 2, "samples": [1], "timeDeltas": [1]}`, ".cpuprofile"},
 		// Pretty-printed JSON whose number lines would pass as one-frame stacks.
 		{"stackprof.json", "{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n", "stackprof JSON"},
 		{"empty.json", "{}", "JSON without keys"},
