@@ -21,7 +21,10 @@
 // record the interval, and a sample is late when the thread is in code
 // that cannot be interrupted. So, as speedscope and DevTools do, a sample
 // weighs the time from it to the next sample; the last one weighs the time
-// to "endTime", or the mean interval when that is not after it. Values are
+// to "endTime", or the median interval when that is not after it. The
+// profile's period is that median interval: the interval V8 achieved,
+// steady from one recording to the next where a mean is not (a late
+// sample stretches it). Values are
 // time (wall/nanoseconds, with samples/count beside it), and the profile
 // is thread time of one thread: V8 samples it whatever it does, waiting
 // included.
@@ -239,17 +242,14 @@ func (f *file) build(times []float64, end float64) (*pprofile.Profile, []string,
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return times[order[a]] < times[order[b]] })
-	mean := 0.0
-	if n := len(order); n > 1 {
-		mean = (times[order[n-1]] - times[order[0]]) / float64(n-1)
-	}
+	interval := medianInterval(times, order)
 
 	b := build.New[string, string](nil)
 	p := b.P
 	p.SampleType = []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}}
 	p.DefaultSampleType = "wall"
 	p.PeriodType = &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"}
-	p.Period = int64(math.Round(mean * 1e3))
+	p.Period = max(int64(math.Round(interval*1e3)), 1)
 	p.Comments = []string{"v8: V8 CPU profile (.cpuprofile), JavaScript thread time"}
 	start := f.StartTime
 	if f.Head != nil {
@@ -266,7 +266,7 @@ func (f *file) build(times []float64, end float64) (*pprofile.Profile, []string,
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: sample %d names node %d, which is no node", ErrShape, i, f.Samples[i])
 		}
-		w := mean
+		w := interval
 		if k+1 < len(order) {
 			w = times[order[k+1]] - times[i]
 		} else if end > times[i] {
@@ -284,9 +284,24 @@ func (f *file) build(times []float64, end float64) (*pprofile.Profile, []string,
 		s.Value[1] += int64(math.Round(w * 1e3))
 	}
 	if p.DurationNanos == 0 && len(order) > 0 {
-		p.DurationNanos = int64(math.Round((times[order[len(order)-1]] - times[order[0]] + mean) * 1e3))
+		p.DurationNanos = int64(math.Round((times[order[len(order)-1]] - times[order[0]] + interval) * 1e3))
 	}
 	return p, nil, nil
+}
+
+// medianInterval is the median time between consecutive samples (in
+// order): the interval V8 sampled at, which a mean would stretch by the
+// few samples that came late.
+func medianInterval(times []float64, order []int) float64 {
+	if len(order) < 2 {
+		return 0
+	}
+	d := make([]float64, len(order)-1)
+	for k := range d {
+		d[k] = times[order[k+1]] - times[order[k]]
+	}
+	sort.Float64s(d)
+	return d[len(d)/2]
 }
 
 // sample returns a new sample (added to the profile) for node ni's stack:

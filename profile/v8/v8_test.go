@@ -55,7 +55,7 @@ func parseFile(t *testing.T, path string) *pprofile.Profile {
 // must give the same stacks with the same sample counts, and the same
 // time on every stack but the one of the last sample, whose weight each
 // shape knows differently (the flat one to its endTime, the nested one
-// the mean interval).
+// the median interval).
 func TestCorpusShapesAgree(t *testing.T) {
 	dir := filepath.Join(corpus.Need(t), "speedscope")
 	nested := stacks(parseFile(t, filepath.Join(dir, "sample__profiles__node__10.11.0__example.cpuprofile")))
