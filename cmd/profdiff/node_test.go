@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,39 +15,70 @@ import (
 // for.
 const nodeProgram = `
 function busy(n) { let x = 0; for (let i = 0; i < n; i++) x += Math.sqrt(i); return x; }
-function garbage(n) { let a = []; for (let i = 0; i < n; i++) { a.push({i, s: 'x' + i}); if (a.length > 1000) a = []; } return a.length; }
+function garbage(n) { let a = []; for (let i = 0; i < n; i++) { a.push({i, s: 'x' + i}); if (a.length > 100000) a = []; } return a.length; }
 busy(Number(process.argv[2])); garbage(Number(process.argv[3]));
 setTimeout(() => {}, 100);
 `
 
-// recordNode profiles nodeProgram with node --cpu-prof into dir/side
-// (the script keeps one path, so its frames are the same on both sides)
-// and returns the profile's path.
-func recordNode(t *testing.T, node, dir, side, busyN, garbageN string) string {
+// recordNodePair profiles nodeProgram twice with node --cpu-prof into
+// dir/base.cpuprofile and dir/new.cpuprofile, the second time with the
+// busy loop doubled and three times the garbage (the script keeps one
+// path, so its frames are the same on both sides), and returns the two
+// paths. It skips the test where node is not installed.
+func recordNodePair(t *testing.T, dir string) (base, next string) {
 	t.Helper()
-	out := filepath.Join(dir, side)
-	cmd := exec.Command(node, "--cpu-prof", "--cpu-prof-dir="+out, "--cpu-prof-name=main.cpuprofile", filepath.Join(dir, "main.js"), busyN, garbageN)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node --cpu-prof: %v\n%s", err, b)
-	}
-	return filepath.Join(out, "main.cpuprofile")
-}
-
-// TestDiffNodeCPUProf profiles a Node program twice with node --cpu-prof,
-// the second time with the busy loop doubled and three times the garbage,
-// and diffs them through the command: (idle) is wait, the collector is
-// gc, the busy loop is cpu and the largest cpu growth, and gc grows.
-func TestDiffNodeCPUProf(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not installed")
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.js"), []byte(nodeProgram), 0o644); err != nil {
+	js := filepath.Join(dir, "main.js")
+	if err := os.WriteFile(js, []byte(nodeProgram), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := recordNode(t, node, dir, "base", "6e7", "3e5")
-	next := recordNode(t, node, dir, "new", "12e7", "9e5")
+	// Both run at once, so that whatever else loads the machine slows
+	// both alike: each side's time is wall time of its thread.
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for _, side := range [][3]string{{"base", "1.5e8", "1e6"}, {"new", "3e8", "3e6"}} {
+		cmd := exec.Command(node, "--cpu-prof", "--cpu-prof-dir="+dir, "--cpu-prof-name="+side[0]+".cpuprofile", js, side[1], side[2])
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, &b)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("node --cpu-prof: %v\n%s", err, outs[i])
+		}
+	}
+	return filepath.Join(dir, "base.cpuprofile"), filepath.Join(dir, "new.cpuprofile")
+}
+
+// TestDiffNodeCPUProf profiles a Node program twice with node --cpu-prof
+// (recordNodePair) and diffs them through the command: (idle) is wait,
+// the collector gc and the busy loop cpu, in every recording; the busy
+// loop is the largest cpu growth, gc grows and the base side waits for
+// most of its 100 ms timer. Those amounts are wall time, which a loaded
+// machine stretches unevenly (measured: on 2 cores running other tests, a
+// third of the pairs missed one), so the pair is recorded again, three
+// times at most, until one shows them all.
+func TestDiffNodeCPUProf(t *testing.T) {
+	var misses []string
+	for try := 0; try < 3; try++ {
+		misses = diffNodePair(t)
+		if len(misses) == 0 {
+			return
+		}
+	}
+	t.Errorf("three recordings missed: %q", misses)
+}
+
+// diffNodePair records and diffs a pair (TestDiffNodeCPUProf), fails the
+// test on a wrong bucket and returns the amounts it missed.
+func diffNodePair(t *testing.T) (misses []string) {
+	base, next := recordNodePair(t, t.TempDir())
 	out, stderr, code := profdiff(t, "", "diff", "--format", "json", "--top", "0", "--by", "frame", base, next)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -74,12 +107,13 @@ func TestDiffNodeCPUProf(t *testing.T) {
 		t.Errorf("methods %v missing", want)
 	}
 	if top != "busy" {
-		t.Errorf("largest cpu growth %s (+%.0f ns), want busy", top, grew)
+		misses = append(misses, fmt.Sprintf("largest cpu growth %s (+%.0f ns), want busy", top, grew))
 	}
 	if gc := rows.Buckets["gc"]; gc[1] <= gc[0] {
-		t.Errorf("gc %.0f → %.0f ns, want growth with three times the garbage", gc[0], gc[1])
+		misses = append(misses, fmt.Sprintf("gc %.0f → %.0f ns, want growth with three times the garbage", gc[0], gc[1]))
 	}
 	if wait := rows.Buckets["wait"]; wait[0] < 50e6 {
-		t.Errorf("wait %.0f ns on the base side, want most of the 100 ms timer", wait[0])
+		misses = append(misses, fmt.Sprintf("wait %.0f ns on the base side, want most of the 100 ms timer", wait[0]))
 	}
+	return misses
 }
