@@ -90,8 +90,8 @@ func readAllT(t *testing.T, resp *http.Response) []byte {
 	return b
 }
 
-// JSON that is not speedscope names what it looks like. The Chrome and V8
-// formats are written by Node.js (skipped without node); expvar's page by a
+// JSON that is not speedscope names what it looks like (a V8 CPU profile
+// is read instead). The Chrome and V8 formats are written by Node.js (skipped without node); expvar's page by a
 // real expvar handler. No tool here writes stackprof, Firefox or the
 // speedscope look-alikes, so those are minimal documents that check the
 // shapes only.
@@ -107,8 +107,13 @@ func TestDescribeJSON(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("node: %v\n%s", err, out)
 		}
+		// The CPU profile is read (profile/v8), not described.
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.cpuprofile")); len(m) != 1 {
+			t.Fatalf("node wrote %q for *.cpuprofile", m)
+		} else if l, err := loadT(t, m[0], Options{}); err != nil || l.Format != FormatV8 {
+			t.Errorf("%s: %v, want it read as %s", m[0], err, FormatV8)
+		}
 		for pattern, want := range map[string]string{
-			"*.cpuprofile":  "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js (speedscope.app converts it to speedscope JSON)",
 			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile",
 			"node_trace.*":  "Chrome trace-event JSON of chrome://tracing, Perfetto or Node.js trace events",
 		} {

@@ -43,6 +43,7 @@ import (
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	"github.com/profdiff/profdiff/profile/synth"
+	v8 "github.com/profdiff/profdiff/profile/v8"
 )
 
 // fuzzSource names fuzz inputs in errors and warnings; fuzzLimit is the
@@ -89,6 +90,13 @@ func FuzzPerfScript(f *testing.F) {
 // FuzzSpeedscope: speedscope JSON, sampled and evented.
 func FuzzSpeedscope(f *testing.F) {
 	fuzzReader(f, speedscopeSeeds(f), "speedscope-json", "speedscope.Parse", speedscope.Parse)
+}
+
+// FuzzV8: V8 CPU profiles of both shapes (the corpus's, and its V8 heap
+// profiles, which look alike and must be refused or read sanely).
+func FuzzV8(f *testing.F) {
+	addCorpus(f, "chrome-heapprofile-json")
+	fuzzReader(f, nil, "chrome-cpuprofile-json", "v8.Parse", v8.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

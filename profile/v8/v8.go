@@ -162,8 +162,20 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("%w: neither \"nodes\" nor \"head\"", ErrShape)
 	}
+	for i, t := range times {
+		if !(math.Abs(t) <= maxTime) {
+			return nil, nil, fmt.Errorf("%w: sample %d's time %g µs is out of range", ErrShape, i, t)
+		}
+	}
+	if !(math.Abs(end) <= maxTime) {
+		end = 0 // unknown: the last sample weighs the interval
+	}
 	return f.build(times, end)
 }
+
+// maxTime bounds sample times, in microseconds (about 31 years), so that
+// weights and their sums in nanoseconds fit an int64.
+const maxTime = 1e15
 
 // flatten appends the nested shape's tree below n to f.Nodes, with parent
 // ids, in depth-first order.

@@ -188,6 +188,7 @@ func TestMalformed(t *testing.T) {
 		{"duplicate id", `{"nodes": [{"id": 1, "callFrame": {}}, {"id": 1, "callFrame": {}}], "samples": [1], "timeDeltas": [1]}`, "appears twice"},
 		{"cycle", `{"nodes": [{"id": 1, "callFrame": {"functionName": "a"}, "children": [2]}, {"id": 2, "callFrame": {"functionName": "b"}, "children": [1]}], "samples": [1], "timeDeltas": [1]}`, "its own ancestor"},
 		{"deep", `{"head": ` + deep + `, "samples": [], "timestamps": []}`, "exceeded max depth"},
+		{"time out of range", `{"nodes": [{"id": 1, "callFrame": {}}], "startTime": 1e300, "samples": [1], "timeDeltas": [1]}`, "out of range"},
 		{"neither shape", `{"samples": [], "timeDeltas": []}`, `neither "nodes" nor "head"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
