@@ -95,19 +95,26 @@ type callFrame struct {
 	LineNumber   int64  `json:"lineNumber"`
 }
 
-// node is one node of either shape: the flat shape's callFrame and child
-// ids, or the nested shape's own fields and child objects.
+// node is one node of the flat shape: its callFrame and its children's
+// ids, or its parent's id. flatten makes them of the nested shape's too.
 type node struct {
-	ID        int64           `json:"id"`
-	CallFrame *callFrame      `json:"callFrame"`
-	Parent    *int64          `json:"parent"`
-	Children  json.RawMessage `json:"children"`
-	callFrame                 // the nested shape's fields
+	ID        int64      `json:"id"`
+	CallFrame *callFrame `json:"callFrame"`
+	Parent    *int64     `json:"parent"`
+	Children  []int64    `json:"children"`
+}
+
+// headNode is one node of the nested shape: its own call frame fields and
+// its children as objects.
+type headNode struct {
+	ID int64 `json:"id"`
+	callFrame
+	Children []headNode `json:"children"`
 }
 
 type file struct {
 	Nodes      []node    `json:"nodes"`
-	Head       *node     `json:"head"`
+	Head       *headNode `json:"head"`
 	StartTime  float64   `json:"startTime"`
 	EndTime    float64   `json:"endTime"`
 	Samples    []int64   `json:"samples"`
@@ -179,21 +186,15 @@ const maxTime = 1e15
 
 // flatten appends the nested shape's tree below n to f.Nodes, with parent
 // ids, in depth-first order.
-func (f *file) flatten(n *node, parent *int64, depth int) error {
+func (f *file) flatten(n *headNode, parent *int64, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("%w: call tree deeper than %d nodes", ErrShape, maxDepth)
-	}
-	var kids []node
-	if len(n.Children) > 0 && string(n.Children) != "null" {
-		if err := json.Unmarshal(n.Children, &kids); err != nil {
-			return fmt.Errorf("%w: children of node %d: %v", ErrShape, n.ID, err)
-		}
 	}
 	cf := n.callFrame
 	f.Nodes = append(f.Nodes, node{ID: n.ID, CallFrame: &cf, Parent: parent})
 	id := n.ID
-	for i := range kids {
-		if err := f.flatten(&kids[i], &id, depth+1); err != nil {
+	for i := range n.Children {
+		if err := f.flatten(&n.Children[i], &id, depth+1); err != nil {
 			return err
 		}
 	}
@@ -208,7 +209,7 @@ func (f *file) build(times []float64, end float64) (*pprofile.Profile, []string,
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		if n.CallFrame == nil {
-			n.CallFrame = &n.callFrame
+			n.CallFrame = &callFrame{}
 		}
 		if _, dup := index[n.ID]; dup {
 			return nil, nil, fmt.Errorf("%w: node id %d appears twice", ErrShape, n.ID)
@@ -231,14 +232,7 @@ func (f *file) build(times []float64, end float64) (*pprofile.Profile, []string,
 	}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
-		if len(n.Children) == 0 || n.Children[0] != '[' || f.Head != nil {
-			continue
-		}
-		var kids []int64
-		if err := json.Unmarshal(n.Children, &kids); err != nil {
-			return nil, nil, fmt.Errorf("%w: children of node %d: %v", ErrShape, n.ID, err)
-		}
-		for _, k := range kids {
+		for _, k := range n.Children {
 			c, ok := index[k]
 			if !ok {
 				return nil, nil, fmt.Errorf("%w: node %d names child %d, which is no node", ErrShape, n.ID, k)
