@@ -117,3 +117,41 @@ func diffNodePair(t *testing.T) (misses []string) {
 	}
 	return misses
 }
+
+// The node rules place V8's pseudo-frames by name where the reader's
+// labels are lost: a V8 profile written out as folded stacks by profdiff
+// and read back has (idle) in wait and (garbage collector) in gc.
+func TestNodeFoldedKeepsPseudoFrames(t *testing.T) {
+	dir := t.TempDir()
+	base, _ := recordNodePair(t, dir)
+	folded, stderr, code := profdiff(t, "", "top", "--format", "folded", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(dir, "base.folded")
+	if err := os.WriteFile(path, []byte(folded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := profdiff(t, "", "top", "--format", "json", "--top", "0", "--by", "frame", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Methods []struct{ Name, Bucket string } `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := map[string]string{"(idle)": "wait", "(garbage collector)": "gc"}
+	for _, m := range r.Methods {
+		if b, ok := want[m.Name]; ok {
+			if m.Bucket != b {
+				t.Errorf("%s in %s from folded stacks, want %s", m.Name, m.Bucket, b)
+			}
+			delete(want, m.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("methods %v missing from the folded stacks", want)
+	}
+}
