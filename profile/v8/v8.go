@@ -8,7 +8,8 @@
 // an id, a callFrame and its children's ids, or its parent's id), with
 // "samples" (the leaf node of each sample) and "timeDeltas" (microseconds
 // since the previous sample; the first since "startTime"). The older one,
-// which Node 10 and Chrome before 59 wrote, nests the call tree under
+// of V8's earlier inspector and the tools built on it (the corpus holds
+// speedscope's Node 10 example of it), nests the call tree under
 // "head" (each node its own functionName, url and lineNumber and its
 // children as objects), with "samples" and absolute "timestamps" in
 // microseconds (some writers put the start time first, one more than the
