@@ -109,6 +109,7 @@ var registry = []reader{{
 	text:   true,
 	sniff:  func(in *input) bool { return v8.Looks(in.bytes()) },
 	parse:  func(in *input) (*pprofile.Profile, []string, error) { return v8.Parse(in.bytes()) },
+	named:  true,     // "malformed V8 CPU profile: ..."
 	kind:   KindWall, // the JavaScript thread's time, idle included
 }, {
 	format: FormatPerfScript,
