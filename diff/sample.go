@@ -387,7 +387,9 @@ func knownRules(mfr []frameRule, ms []int32) bool {
 // program's own frames are on the stack. So is .NET's (System.*,
 // Microsoft.*, and any frame of a System.* or Microsoft.* assembly, such
 // as Interop+Sys in System.Net.Sockets): a Console.ReadLine or a
-// Monitor.Enter is charged to the program's method that called it.
+// Monitor.Enter is charged to the program's method that called it. So is
+// Node's (node:fs.readSync, node:internal/timers.listOnTimeout, as the V8
+// reader names its built-in modules).
 func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 	if at < 0 {
 		return at
@@ -463,6 +465,10 @@ var jvmLibRoots = []string{"java.", "javax.", "jdk.", "sun.", "com.sun.", "kotli
 // Core and the other Microsoft.* packages.
 var dotnetLibRoots = []string{"System.", "Microsoft."}
 
+// isNodeLib reports whether a frame name is a function of one of Node's
+// built-in modules ("node:fs.readSync"; see profile/v8).
+func isNodeLib(key string) bool { return strings.HasPrefix(key, "node:") }
+
 // isJVMLib reports whether a normalized frame name is a JVM standard
 // library method ("java.util.concurrent.ThreadPoolExecutor$Worker.run").
 func isJVMLib(key string) bool { return hasRoot(key, jvmLibRoots) }
@@ -483,10 +489,10 @@ func hasRoot(key string, roots []string) bool {
 
 // stdClass is what a method's normalized name says of it: stdRuntime for
 // Go's package runtime, stdLib for the rest of Go's standard library and
-// the JVM's and .NET's class libraries, else stdOther. A frame's module adds to it
+// the JVM's and .NET's class libraries and Node's built-in modules, else stdOther. A frame's module adds to it
 // (frSysModule), frame by frame.
 func stdClass(key string) int8 {
-	if symbolize.IsGoStd(key) || isJVMLib(key) || isDotnetLib(key) {
+	if symbolize.IsGoStd(key) || isJVMLib(key) || isDotnetLib(key) || isNodeLib(key) {
 		return libClass(key)
 	}
 	return stdOther

@@ -8,15 +8,16 @@ import "github.com/profdiff/profdiff/profile/internal/labels"
 type Format string
 
 const (
-	FormatPprof       Format = "pprof"        // profile.proto, gzipped or not
-	FormatPprofLegacy Format = "pprof-legacy" // the legacy text and binary formats pprof reads
-	FormatFolded      Format = "folded"       // folded stacks: `a;b;c 42`
-	FormatGoTrace     Format = "go-trace"     // a Go execution trace, read as goroutine time
-	FormatSpeedscope  Format = "speedscope"   // speedscope JSON
-	FormatPerfScript  Format = "perf-script"  // `perf script` text
-	FormatNettrace    Format = "nettrace"     // a .NET EventPipe trace
-	FormatJFR         Format = "jfr"          // a JDK Flight Recorder recording
-	FormatChromeTrace Format = "chrome-trace" // Chrome Trace Event JSON (DevTools, chrome://tracing, Perfetto, Node.js)
+	FormatPprof       Format = "pprof"         // profile.proto, gzipped or not
+	FormatPprofLegacy Format = "pprof-legacy"  // the legacy text and binary formats pprof reads
+	FormatFolded      Format = "folded"        // folded stacks: `a;b;c 42`
+	FormatGoTrace     Format = "go-trace"      // a Go execution trace, read as goroutine time
+	FormatSpeedscope  Format = "speedscope"    // speedscope JSON
+	FormatPerfScript  Format = "perf-script"   // `perf script` text
+	FormatNettrace    Format = "nettrace"      // a .NET EventPipe trace
+	FormatJFR         Format = "jfr"           // a JDK Flight Recorder recording
+	FormatChromeTrace Format = "chrome-trace"  // Chrome Trace Event JSON (DevTools, chrome://tracing, Perfetto, Node.js)
+	FormatV8          Format = "v8-cpuprofile" // a V8 CPU profile (.cpuprofile)
 )
 
 // The sample-label contract: readers that know more than frame names say

@@ -92,8 +92,9 @@ func readAllT(t *testing.T, resp *http.Response) []byte {
 	return b
 }
 
-// JSON that is not speedscope names what it looks like. The V8 formats are
-// written by Node.js (skipped without node); expvar's page by a
+// JSON that is not speedscope names what it looks like (V8 CPU profiles
+// and Chrome traces are read instead). The V8 formats are written by
+// Node.js (skipped without node); expvar's page by a
 // real expvar handler. No tool here writes stackprof, Firefox or the
 // speedscope look-alikes, so those are minimal documents that check the
 // shapes only.
@@ -109,8 +110,13 @@ func TestDescribeJSON(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("node: %v\n%s", err, out)
 		}
+		// The CPU profile is read (profile/v8), not described.
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.cpuprofile")); len(m) != 1 {
+			t.Fatalf("node wrote %q for *.cpuprofile", m)
+		} else if l, err := loadT(t, m[0], Options{}); err != nil || l.Format != FormatV8 {
+			t.Errorf("%s: %v, want it read as %s", m[0], err, FormatV8)
+		}
 		for pattern, want := range map[string]string{
-			"*.cpuprofile":  "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js (speedscope.app converts it to speedscope JSON)",
 			"*.heapprofile": "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`",
 			"isolate-*.log": "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)",
 		} {
@@ -125,11 +131,10 @@ func TestDescribeJSON(t *testing.T) {
 			}
 		}
 	}
-	// No producer here writes the older .cpuprofile shape (Node.js 10 did);
-	// the corpus has one, and heap profiles of the same era.
+	// Heap profiles of Node.js 10's era, from the corpus (its older
+	// .cpuprofile beside them is read: package v8's tests).
 	if dir := corpus.Dir(); dir != "" {
 		for file, want := range map[string]string{
-			"speedscope/sample__profiles__node__10.11.0__example.cpuprofile":               "unknown format: Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js, in the older shape (a head tree with timestamps)",
 			"speedscope/sample__profiles__node__10.11.0__Heap-20181003T105432.heapprofile": "unknown format: V8 sampling heap profile JSON",
 			"speedscope/sample__profiles__Chrome__69__Heap-20181005T144546.heapprofile":    "unknown format: V8 sampling heap profile JSON",
 		} {

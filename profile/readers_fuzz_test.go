@@ -44,6 +44,7 @@ import (
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	"github.com/profdiff/profdiff/profile/synth"
+	v8 "github.com/profdiff/profdiff/profile/v8"
 )
 
 // fuzzSource names fuzz inputs in errors and warnings; fuzzLimit is the
@@ -108,6 +109,13 @@ func FuzzChromeTrace(f *testing.F) {
 		}
 	}
 	fuzzReader(f, seeds, "chrome-trace-event-json", "chrometrace.Parse", chrometrace.Parse)
+}
+
+// FuzzV8: V8 CPU profiles of both shapes (the corpus's, and its V8 heap
+// profiles, which look alike and must be refused or read sanely).
+func FuzzV8(f *testing.F) {
+	addCorpus(f, "chrome-heapprofile-json")
+	fuzzReader(f, nil, "chrome-cpuprofile-json", "v8.Parse", v8.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

@@ -16,6 +16,7 @@ import (
 	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
+	v8 "github.com/profdiff/profdiff/profile/v8"
 )
 
 // A reader is one entry of the format registry: a format with a content
@@ -112,6 +113,14 @@ var registry = []reader{{
 		return (strings.HasPrefix(head, "{") || strings.HasPrefix(head, "[")) && chrometrace.Looks(in.bytes())
 	},
 	parse: func(in *input) (*pprofile.Profile, []string, error) { return chrometrace.Parse(in.bytes()) },
+}, {
+	format: FormatV8,
+	what:   "V8 CPU profile (.cpuprofile)",
+	text:   true,
+	sniff:  func(in *input) bool { return v8.Looks(in.bytes()) },
+	parse:  func(in *input) (*pprofile.Profile, []string, error) { return v8.Parse(in.bytes()) },
+	named:  true,     // "malformed V8 CPU profile: ..."
+	kind:   KindWall, // the JavaScript thread's time, idle included
 }, {
 	format: FormatPerfScript,
 	what:   "perf script",

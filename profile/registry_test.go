@@ -25,6 +25,7 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatSpeedscope:  "speedscope/sample__profiles__speedscope__0.0.1__simple-no-pretty-print.speedscope.json",
 		FormatPerfScript:  "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
+		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
 	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
@@ -63,6 +64,8 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"JFR magic", input{data: []byte("FLR\x00\x00\x02\x00\x01")}, false, FormatJFR},
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
 		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
+		{"V8 .cpuprofile", input{text: `{"nodes": [], "samples": [], "timeDeltas": []}`}, true, FormatV8},
+		{"V8 heap profile is not a CPU profile", input{text: `{"head": {"callFrame": {}}, "samples": []}`}, true, ""},
 		{"perf script", input{text: perfText}, true, FormatPerfScript},
 		{"Chrome trace array", input{text: `[{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]`}, true, FormatChromeTrace},
 		{"Chrome trace object", input{text: `{"traceEvents": []}`}, true, FormatChromeTrace},
@@ -81,7 +84,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)

@@ -116,7 +116,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		data string
 		want string
 	}{
-		{"x.cpuprofile", `{"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}}], "startTime": 1, "endTime": 2, "samples": [1], "timeDeltas": [1]}`, ".cpuprofile"},
 		// Pretty-printed JSON whose number lines would pass as one-frame stacks.
 		{"stackprof.json", "{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n", "stackprof JSON"},
 		{"empty.json", "{}", "JSON without keys"},

@@ -874,6 +874,13 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		recordTrace(t, filepath.Join(dir, "new.trace"), true)
 		return nil
 	},
+	// base.cpuprofile and new.cpuprofile: a Node program profiled with
+	// node --cpu-prof, then with its busy loop doubled and more garbage
+	// (recordNodePair in node_test.go; skipped without node).
+	"node": func(t *testing.T, root, dir string) map[string]string {
+		recordNodePair(t, dir)
+		return nil
+	},
 	// PerfView's two NoNativeStacks test traces from ../shared/corpus.
 	"nettrace": func(t *testing.T, root, dir string) map[string]string {
 		for _, f := range []string{"only_managed_samples.nettrace.zip", "mixed_managed_external_samples.nettrace.zip"} {

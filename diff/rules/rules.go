@@ -32,7 +32,7 @@ func (s Strength) String() string { return strengthNames[s] }
 // Rule is one row of a rule pack: frames whose normalized name matches
 // Pattern are evidence for Bucket with the given Strength.
 type Rule struct {
-	Runtime  string   // rule pack: go, dotnet, jvm, native, rust, or a user file's name
+	Runtime  string   // rule pack: go, dotnet, jvm, node, native, rust, or a user file's name
 	Bucket   Bucket   // ignored for Skip rules
 	Strength Strength //
 	NotLeaf  bool     // only counts when the frame has a callee (runtime.lock2)
@@ -125,7 +125,7 @@ var builtinFS embed.FS
 // PackOrder is the order of the built-in packs. Go comes first because its
 // names are the most specific; native frames come last because every
 // managed runtime calls into them.
-var PackOrder = []string{"go", "dotnet", "jvm", "rust", "native"}
+var PackOrder = []string{"go", "dotnet", "jvm", "node", "rust", "native"}
 
 // Default returns the built-in rule packs.
 func Default() *Set {
