@@ -26,6 +26,7 @@ type (
 	BucketSplit   = result.BucketSplit
 	By            = result.By
 	CallNode      = result.CallNode
+	Detail        = result.Detail
 	Caveat        = result.Caveat
 	Meaning       = result.Meaning
 	MethodRow     = result.MethodRow

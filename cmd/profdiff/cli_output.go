@@ -49,6 +49,16 @@ func (o output) write(w io.Writer, r *report.Report) error {
 // resolve validates the flags for writing to stdout: --width defaults to
 // the terminal's width, --color auto to colour on a terminal without
 // NO_COLOR.
+// resolveNoArgs is resolve for a command that takes no arguments (rules,
+// formats): a bad format or a stray argument is a usage error.
+func (o *outputFlags) resolveNoArgs(cmd string, stdout io.Writer, pos []string) (output, error) {
+	out, err := o.resolve(cmd, stdout)
+	if err == nil {
+		err = noArgs(cmd, pos)
+	}
+	return out, err
+}
+
 func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
 	f, err := parseFormatOf(cmd, o.format, o.formats)
 	if err != nil {

@@ -465,10 +465,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, node, rust, native, or a user file's runtime column")
 	fs.StringArrayVar(&files, "rules", nil, "extra rule file, listed first (repeatable)")
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := out.resolve("rules", e.stdout)
-		if err == nil {
-			err = noArgs("rules", pos)
-		}
+		o, err := out.resolveNoArgs("rules", e.stdout, pos)
 		if err != nil {
 			return err
 		}

@@ -65,9 +65,9 @@ func mutexSynth() *diff.Result {
 			{Name: long, Bucket: diff.LockContention, BucketShare: 1, Base: 0, New: 0.97, Delta: 0.97, Note: "new", Values: vals(0, 33.2e9, "nanoseconds", "s/s")},
 			{Name: "main.main.func1", Bucket: diff.LockContention, BucketShare: 1, Base: 1, New: 0.03, Delta: -0.97, Note: "43x rate", Values: vals(23e6, 1e9, "nanoseconds", "s/s")},
 		},
-		Peek: []diff.PeekRow{{Name: "sync.(*Mutex).Unlock", Values: vals(23e6, 34.2e9, "nanoseconds", "s/s"),
+		Detail: diff.Detail{Peek: []diff.PeekRow{{Name: "sync.(*Mutex).Unlock", Values: vals(23e6, 34.2e9, "nanoseconds", "s/s"),
 			Callers: []diff.PeekEdge{{Name: long, Values: vals(0, 33.2e9, "nanoseconds", "s/s")}, {Name: "main.main.func1", Values: vals(23e6, 1e9, "nanoseconds", "s/s")}},
-			Callees: []diff.PeekEdge{{Name: "internal/sync.(*Mutex).unlockSlow", Values: vals(1e6, 2e9, "nanoseconds", "s/s")}}}},
+			Callees: []diff.PeekEdge{{Name: "internal/sync.(*Mutex).unlockSlow", Values: vals(1e6, 2e9, "nanoseconds", "s/s")}}}}},
 	}
 }
 

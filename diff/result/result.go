@@ -190,15 +190,7 @@ type Result struct {
 	// apart like Sched, as a share of all the time recorded.
 	Unknown *SchedRow   `json:"native_unknown,omitempty"`
 	Methods []MethodRow `json:"methods"`
-	// Peek holds the frames matching Options.Peek (see PeekRow), at most
-	// Options.Top of them; PeekOmitted counts the rest.
-	Peek        []PeekRow `json:"peek,omitempty"`
-	PeekOmitted int       `json:"peek_omitted,omitempty"`
-	// Tree is the merged call tree, built only when Options.CallTree asks.
-	Tree *CallNode `json:"tree,omitempty"`
-	// Stacks are the call tree's stacks unmerged, in place of Tree when
-	// Options.TreeStacks asks (the folded formats).
-	Stacks Stacks `json:"-"`
+	Detail
 	// Verdict is the comparison's conclusion (see Verdict).
 	Verdict  *Verdict `json:"verdict,omitempty"`
 	Warnings []string `json:"-"`
@@ -270,18 +262,25 @@ type TopResult struct {
 	Sched *TopSched `json:"sched_latency,omitempty"`
 	// Unknown is native-or-blocked time nothing can place (see
 	// Result.Unknown).
-	Unknown *TopSched   `json:"native_unknown,omitempty"`
-	Methods []TopMethod `json:"methods"`
-	// Peek holds the frames matching Options.Peek (base side: the new
-	// side's values are zero); PeekOmitted counts those cut by Options.Top.
+	Unknown  *TopSched   `json:"native_unknown,omitempty"`
+	Methods  []TopMethod `json:"methods"`
+	Detail               // the new side's values are zero in Peek; Tree is the base side's
+	Warnings []string    `json:"-"`
+}
+
+// Detail is what a result holds beyond its tables when the options ask:
+// a diff's and a top listing's alike (embedded, so its fields are the
+// result's own in Go and in JSON).
+type Detail struct {
+	// Peek holds the frames matching Options.Peek (see PeekRow), at most
+	// Options.Top of them; PeekOmitted counts the rest.
 	Peek        []PeekRow `json:"peek,omitempty"`
 	PeekOmitted int       `json:"peek_omitted,omitempty"`
-	// Tree is the call tree (base side), built only when Options.CallTree asks.
+	// Tree is the merged call tree, built only when Options.CallTree asks.
 	Tree *CallNode `json:"tree,omitempty"`
 	// Stacks are the call tree's stacks unmerged, in place of Tree when
 	// Options.TreeStacks asks (the folded formats).
-	Stacks   Stacks   `json:"-"`
-	Warnings []string `json:"-"`
+	Stacks Stacks `json:"-"`
 }
 
 // TopSched is time kept apart from the buckets on a single side
