@@ -23,7 +23,8 @@ type Options struct {
 	// environment).
 	Env func(string) string
 	// ReturnAddresses says that the addresses of callers (locations that
-	// are never a sample's leaf) are return addresses, the instruction
+	// are never a sample's leaf, nor the first user frame under kernel
+	// frames) are return addresses, the instruction
 	// after the call, as perf script prints them: they are looked up one
 	// byte lower, inside the call. Go's runtime/pprof writes the call's
 	// own PC, and pprof's legacy parsers have already moved them, so a
@@ -129,10 +130,19 @@ func newSession(p *pprofile.Profile, opts Options) *session {
 		s.funcs[SymFrame{Name: f.Name, SystemName: f.SystemName, File: f.Filename}] = f
 	}
 	if opts.ReturnAddresses {
+		// A sample's leaf is the interrupted PC, and so is the first
+		// user-space frame under kernel frames (a sample taken in the
+		// kernel: that frame is where the program was stopped, not a
+		// return address).
 		s.leaf = map[*pprofile.Location]bool{}
 		for _, smp := range p.Sample {
-			if len(smp.Location) > 0 {
-				s.leaf[smp.Location[0]] = true
+			for i, l := range smp.Location {
+				if i == 0 || smp.Location[i-1].Address >= kernelHalf {
+					s.leaf[l] = true
+				}
+				if l.Address < kernelHalf {
+					break
+				}
 			}
 		}
 	}
@@ -219,6 +229,10 @@ func (s *session) symbolizeMapping(g *group) MappingReport {
 	}
 	return r
 }
+
+// kernelHalf is where the kernel's half of a 64-bit address space starts
+// (x86-64 and arm64 map the kernel at the top).
+const kernelHalf = 1 << 63
 
 // lookupPC is the address to look l up at: one byte into the call for
 // return addresses of callers (Options.ReturnAddresses).
