@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	flag "github.com/spf13/pflag"
@@ -43,7 +44,7 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	g := gateFlags{sides: sideFlags{perRun: true}}
 	g.register(fs)
-	c.register(fs, render.Formats...)
+	c.register(fs, slices.Concat(render.Formats, render.CI)...)
 	// The shared flags, adapted: --top counts the frames listed behind each
 	// failed check; --cum and --by do not apply (method checks are
 	// inclusive, and failures list both deciding frames and callers).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -295,7 +296,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	var sf sideFlags
 	var outPprof, side string
-	c.register(fs, append(render.Formats, render.Pictures...)...)
+	c.register(fs, slices.Concat(render.Formats, render.CI, render.Pictures)...)
 	c.registerView(fs, true)
 	sf.register(fs)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff's stacks as a pprof profile (pprof::base convention) to this file; its frames are named as --symbols named them")
@@ -410,7 +411,7 @@ func writeStacks(name string, a *diff.Analyzer, sampleType string, isDiff bool) 
 func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	var outPprof string
-	c.register(fs, append(render.Formats, render.SVG, render.Folded)...)
+	c.register(fs, slices.Concat(render.Formats, render.CI, []render.Format{render.SVG, render.Folded})...)
 	c.registerView(fs, false)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the stacks loaded, symbolized (several profiles: summed), as gzipped pprof to this file")
 	return func(ctx context.Context, e env, pos []string) error {
