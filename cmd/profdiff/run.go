@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	flag "github.com/spf13/pflag"
 
@@ -370,6 +371,8 @@ func writeReport(ctx context.Context, stdout io.Writer, out output, rep *report.
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return errReportCut
+	case errors.Is(err, syscall.EPIPE):
+		return errors.New("writing report: standard output was closed before the report was written (broken pipe)")
 	case err != nil:
 		return fmt.Errorf("writing report: %v", err)
 	}
