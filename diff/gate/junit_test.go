@@ -80,3 +80,29 @@ func TestGitHubGolden(t *testing.T) {
 	}
 	golden(t, "gate.synth-lock+3pp.5v5.github.golden", buf.Bytes())
 }
+
+// Frame names come from profiles: control characters, markup and a CDATA
+// end in one still give XML that the parser reads, the name's text back
+// with its escapes as the terminal shows them (render's sink) and no
+// control character.
+func TestJUnitHostileNames(t *testing.T) {
+	r := scenario(t, 5)
+	r.Checks[0].Behind.Callers[0].Name = "main.evil\x1b[2J<img src=x>]]>&\x00\u202e"
+	var buf bytes.Buffer
+	if err := r.JUnit(&buf, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	suites, err := junit.Ingest(buf.Bytes())
+	if err != nil || len(suites) != 1 || len(suites[0].Tests) != 5 {
+		t.Fatalf("read back: %v, %d suites", err, len(suites))
+	}
+	e, _ := suites[0].Tests[0].Error.(junit.Error)
+	if !strings.Contains(e.Body, `main.evil\x1b[2J<img src=x>]]>&\x00\u202e`) {
+		t.Errorf("the hostile caller is not in the failure text, escaped as the terminal shows it:\n%s", e.Body)
+	}
+	for _, r := range e.Message + e.Body {
+		if r < 0x20 && r != '\n' || r == 0x7f || r == '\u202e' {
+			t.Errorf("a control character %U in the failure", r)
+		}
+	}
+}
