@@ -34,6 +34,7 @@ func TestGitHubFormatDiff200Methods(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	t.Logf("github output of the 200-method diff: %d bytes", len(out))
 	if len(out) >= 65536 {
 		t.Errorf("github output is %d bytes, want under 65,536", len(out))
 	}
@@ -66,10 +67,19 @@ func TestGitHubFormatDiff200Methods(t *testing.T) {
 	if len(out) > 4096 {
 		t.Errorf("--github-limit 4096: %d bytes", len(out))
 	}
-	if !regexp.MustCompile(`(?m)^_Cut to fit GitHub's limit of 4,096 bytes: left out \d+ rows of the Method table.*_$`).MatchString(out) {
-		t.Errorf("--github-limit 4096: no line saying what was left out:\n%s", out)
+	cut = regexp.MustCompile(`(?m)^_Cut to fit GitHub's limit of 4,096 bytes: left out (\d+) rows of the Method table.*_$`).FindStringSubmatch(out)
+	if cut == nil {
+		t.Fatalf("--github-limit 4096: no line saying what was left out:\n%s", out)
 	}
-	checkGitHubMarkdown(t, out)
+	methods = 0
+	for _, tb := range checkGitHubMarkdown(t, out) {
+		if tb.header[0] == "Method" {
+			methods += tb.rows
+		}
+	}
+	if methods == 0 || methods+atoi(t, cut[1]) != 200 {
+		t.Errorf("--github-limit 4096: %d method rows shown and %s left out; want some shown, 200 in all", methods, cut[1])
+	}
 
 	for _, args := range [][]string{
 		{"diff", "--format", "github", "--github-limit", "100", base, nw},

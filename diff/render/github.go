@@ -156,7 +156,7 @@ func (p githubPiece) render(n int) (string, error) {
 		}
 	}
 	if p.details {
-		fmt.Fprintf(&b, "<details><summary>%s more %s of the %s table</summary>\n\n", thousands(n), plural(n, "row", "rows"), githubTableName(p.table))
+		fmt.Fprintf(&b, "<details><summary>%s more %s of the %s table</summary>\n\n", ghThousands(n), ghPlural(n, "row", "rows"), githubTableName(p.table))
 	}
 	if err := writeText(&b, r, layout{m: report.Markdown}); err != nil {
 		return "", err
@@ -238,24 +238,24 @@ func (c *githubCut) line(limit int) string {
 	var parts []string
 	for _, n := range c.names {
 		k := c.tables[n]
-		parts = append(parts, fmt.Sprintf("%s %s of the %s table", thousands(k), plural(k, "row", "rows"), n))
+		parts = append(parts, fmt.Sprintf("%s %s of the %s table", ghThousands(k), ghPlural(k, "row", "rows"), n))
 	}
 	if c.blocks > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", c.blocks, plural(c.blocks, "heading or paragraph", "headings or paragraphs")))
+		parts = append(parts, fmt.Sprintf("%d %s", c.blocks, ghPlural(c.blocks, "heading or paragraph", "headings or paragraphs")))
 	}
 	return fmt.Sprintf("_Cut to fit GitHub's limit of %s bytes: left out %s. The markdown format has the whole report._\n",
-		thousands(limit), joinAnd(parts))
+		ghThousands(limit), ghJoinAnd(parts))
 }
 
-func plural(n int, one, many string) string {
+func ghPlural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
 }
 
-// thousands writes n with comma separators: 65,536.
-func thousands(n int) string {
+// ghThousands writes n with comma separators: 65,536.
+func ghThousands(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -263,8 +263,8 @@ func thousands(n int) string {
 	return s
 }
 
-// joinAnd joins words as "a, b and c".
-func joinAnd(words []string) string {
+// ghJoinAnd joins words as "a, b and c".
+func ghJoinAnd(words []string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}
