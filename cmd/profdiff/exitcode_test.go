@@ -27,6 +27,7 @@ func TestExitStatusContract(t *testing.T) {
 		{"gate failed", []string{"gate", net10, net11}, 1, "gate failed: lock-contention grew"},
 		{"usage: unknown flag", []string{"diff", "--no-such-flag", net10, net11}, 2, "--no-such-flag"},
 		{"usage: unknown command", []string{"no-such-command"}, 2, "no-such-command"},
+		{"usage: --junit to stdout", []string{"gate", "--junit", "-", net10, net11}, 2, "--junit wants a file"},
 		{"bad input: missing file", []string{"diff", net10, missing}, 2, missing},
 		{"bad input: gate", []string{"gate", missing, net11}, 2, missing},
 		{"help", []string{"gate", "--help"}, 0, ""},

@@ -65,6 +65,9 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if g.junit == "-" {
+			return usagef("gate: --junit wants a file: standard output holds the report")
+		}
 		top := c.top
 		if s.analysis.Top < 0 {
 			top = 0 // CSV or JSON without --top: every frame
