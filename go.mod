@@ -12,10 +12,13 @@ require (
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/grafana/pyroscope/api v1.6.0
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+	github.com/joshdk/go-junit v1.0.0
 	github.com/klauspost/compress v1.20.4
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/spf13/pflag v1.1.0
 	github.com/tetratelabs/wazero v1.12.0
+	github.com/yuin/goldmark v1.8.7
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	golang.org/x/sys v0.46.0
 	google.golang.org/protobuf v1.36.11
@@ -38,7 +41,6 @@ require (
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
 	github.com/planetscale/vtprotobuf v0.6.1-0.20250313105119-ba97887b0a25 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/text v0.39.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260427160629-7cedc36a6bc4 // indirect

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	flag "github.com/spf13/pflag"
@@ -20,6 +21,7 @@ type outputFlags struct {
 	width   int
 	color   string
 	csvRaw  bool
+	ghLimit string // --github-limit, for commands with the github format
 	formats []render.Format
 	fs      *flag.FlagSet
 }
@@ -32,6 +34,9 @@ func (o *outputFlags) register(fs *flag.FlagSet, formats ...render.Format) {
 	fs.StringVar(&o.color, "color", "auto", "colour failures, new rows and growth in tables: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
 	if slices.Contains(formats, render.CSV) {
 		fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, even those a spreadsheet would run as a formula (=, +, -, @), which otherwise start with '")
+	}
+	if slices.Contains(formats, render.GitHub) {
+		fs.StringVar(&o.ghLimit, "github-limit", "comment", "most bytes --format github writes: comment (65536, a PR or issue comment), summary (1048576, a job summary) or a number")
 	}
 }
 
@@ -75,7 +80,34 @@ func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
 	if err != nil {
 		return output{}, usagef("%s: --color: %v", cmd, err)
 	}
-	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw}}, nil
+	limit, err := o.githubLimit(cmd, f)
+	if err != nil {
+		return output{}, err
+	}
+	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw, GitHubLimit: limit}}, nil
+}
+
+// githubLimit reads --github-limit: comment, summary or a number of
+// bytes, at least render.GitHubMinLimit; given with another format than
+// github it is a usage error.
+func (o *outputFlags) githubLimit(cmd string, f render.Format) (int, error) {
+	if o.fs.Lookup("github-limit") == nil {
+		return 0, nil
+	}
+	if o.fs.Changed("github-limit") && f != render.GitHub {
+		return 0, usagef("%s: --github-limit sizes --format github, not --format %s", cmd, f)
+	}
+	switch strings.ToLower(o.ghLimit) {
+	case "comment":
+		return render.GitHubCommentLimit, nil
+	case "summary":
+		return render.GitHubSummaryLimit, nil
+	}
+	n, err := strconv.Atoi(o.ghLimit)
+	if err != nil || n < render.GitHubMinLimit {
+		return 0, usagef("%s: --github-limit: %q is not comment, summary or a number of bytes of at least %d", cmd, o.ghLimit, render.GitHubMinLimit)
+	}
+	return n, nil
 }
 
 // colorOn decides --color: always, never, or auto, which colours only a

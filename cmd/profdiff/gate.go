@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	flag "github.com/spf13/pflag"
 
@@ -37,13 +39,14 @@ type gateFlags struct {
 	alpha             float64
 	config            string
 	markdown          string
+	junit             string
 }
 
 func gateCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	g := gateFlags{sides: sideFlags{perRun: true}}
 	g.register(fs)
-	c.register(fs, render.Formats...)
+	c.register(fs, slices.Concat(render.Formats, render.CI)...)
 	// The shared flags, adapted: --top counts the frames listed behind each
 	// failed check; --cum and --by do not apply (method checks are
 	// inclusive, and failures list both deciding frames and callers).
@@ -62,6 +65,9 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if g.junit == "-" {
+			return usagef("gate: --junit wants a file: standard output holds the report")
+		}
 		top := c.top
 		if s.analysis.Top < 0 {
 			top = 0 // CSV or JSON without --top: every frame
@@ -74,7 +80,7 @@ func gateCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return runGate(ctx, e, s, gopts, g.sources(c, s), sides, g.markdown)
+		return runGate(ctx, e, s, gopts, g.sources(c, s), sides, gateFiles{markdown: g.markdown, junit: g.junit})
 	}
 }
 
@@ -92,15 +98,21 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&g.alpha, "alpha", gate.DefaultAlpha, "significance level of the test (shared by all checks)")
 	fs.StringVar(&g.config, "config", "", "JSON file with thresholds (alpha, max, max_method); flags override its entries")
 	fs.StringVar(&g.markdown, "markdown", "", "also write the report as Markdown to this file (also appended to $GITHUB_STEP_SUMMARY when set)")
+	fs.StringVar(&g.junit, "junit", "", "also write the checks as a JUnit XML report to this file, one test case per check (GitLab, Jenkins)")
 }
 
+// gateFiles are the files gate writes beside its report: --markdown and
+// --junit ("" for none).
+type gateFiles struct{ markdown, junit string }
+
 // runGate loads every run of both sides (read as src says) into the
-// gate, writes its report (and the Markdown copy), and returns
-// errGateFailed when a check failed.
-func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src source.Options, sides []source.Side, markdown string) error {
+// gate, writes its report (and the Markdown and JUnit copies), and
+// returns errGateFailed when a check failed.
+func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src source.Options, sides []source.Side, files gateFiles) error {
+	start := time.Now()
 	gopts.Analysis.Context = ctx // SIGINT and SIGTERM stop the walks
 	gt := gate.New(gopts)
-	if err := guardOutputs(&src, outputFile{"--markdown", markdown}); err != nil {
+	if err := guardOutputs(&src, outputFile{"--markdown", files.markdown}, outputFile{"--junit", files.junit}); err != nil {
 		return err
 	}
 	// The gate's walk is serial (it reads every sample in order): the
@@ -119,8 +131,13 @@ func runGate(ctx context.Context, e env, s settings, gopts gate.Options, src sou
 	if err := writeReport(ctx, e.stdout, s.out, r.Model()); err != nil {
 		return err
 	}
-	if err := writeGateMarkdown(r, markdown, e.stderr); err != nil {
+	if err := writeGateMarkdown(r, files.markdown, e.stdout, e.stderr); err != nil {
 		return err
+	}
+	if files.junit != "" {
+		if err := writeOutput(files.junit, func(w io.Writer) error { return r.JUnit(w, time.Since(start)) }); err != nil {
+			return fmt.Errorf("--junit: %v", err)
+		}
 	}
 	if r.Verdict == gate.Fail {
 		say(e.stderr, "gate failed: %s", failures(r))
@@ -180,11 +197,16 @@ func (g *gateFlags) gateOptions(fs *flag.FlagSet, opts diff.Options, top int) (g
 }
 
 // writeGateMarkdown writes the Markdown report to --markdown FILE and
-// appends it to $GITHUB_STEP_SUMMARY when that is set. A step summary that
-// cannot be written is only warned about: it must not turn a passing gate
-// into a failed job.
-func writeGateMarkdown(r *gate.Report, file string, stderr io.Writer) error {
+// appends it to $GITHUB_STEP_SUMMARY when that is set, unless standard
+// output is that very file (a workflow's "--format github >>
+// $GITHUB_STEP_SUMMARY" has put the report there already). A step summary
+// that cannot be written is only warned about: it must not turn a passing
+// gate into a failed job.
+func writeGateMarkdown(r *gate.Report, file string, stdout, stderr io.Writer) error {
 	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if summary != "" && sameFile(stdout, summary) {
+		summary = ""
+	}
 	if file == "" && summary == "" {
 		return nil
 	}
@@ -193,14 +215,7 @@ func writeGateMarkdown(r *gate.Report, file string, stderr io.Writer) error {
 		return fmt.Errorf("writing report: %v", err)
 	}
 	if file != "" {
-		f, err := createOutput(file)
-		if err == nil {
-			_, err = f.Write(md.Bytes())
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := writeOutput(file, func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
 			return fmt.Errorf("--markdown: %v", err)
 		}
 	}
@@ -233,4 +248,32 @@ func failures(r *gate.Report) string {
 		parts = append(parts, s+")")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// writeOutput creates the output file name (createOutput) and writes it
+// with write.
+func writeOutput(name string, write func(io.Writer) error) error {
+	f, err := createOutput(name)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// sameFile reports whether w is an open file that is the file name.
+func sameFile(w io.Writer, name string) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(name)
+	return err == nil && os.SameFile(a, b)
 }

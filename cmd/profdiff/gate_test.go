@@ -58,6 +58,28 @@ func gateWorker(mu *sync.Mutex, stop *atomic.Bool, started, wg *sync.WaitGroup) 
 	}
 }
 
+// startGateWorkers starts gateWorkers goroutines running the test
+// program's hot path, with the contended mutex when contended, and
+// returns once all run; the function it returns stops them and waits.
+func startGateWorkers(contended bool) (stop func()) {
+	var mu *sync.Mutex
+	if contended {
+		mu = new(sync.Mutex)
+	}
+	var stopped atomic.Bool
+	var started, wg sync.WaitGroup
+	started.Add(gateWorkers)
+	for range gateWorkers {
+		wg.Add(1)
+		go gateWorker(mu, &stopped, &started, &wg)
+	}
+	started.Wait()
+	return func() {
+		stopped.Store(true)
+		wg.Wait()
+	}
+}
+
 // captureGateRun runs the test program once, with or without the contended
 // mutex, and writes what it did as a wall-clock-style profile: gateSnapshots
 // goroutine-profile snapshots (every goroutine's stack, as fgprof samples
@@ -68,18 +90,7 @@ func gateWorker(mu *sync.Mutex, stop *atomic.Bool, started, wg *sync.WaitGroup) 
 func captureGateRun(t *testing.T, path string, contended bool) {
 	t.Helper()
 	const gateSnapshots = 20
-	var mu *sync.Mutex
-	if contended {
-		mu = new(sync.Mutex)
-	}
-	var stop atomic.Bool
-	var started, wg sync.WaitGroup
-	started.Add(gateWorkers)
-	for range gateWorkers {
-		wg.Add(1)
-		go gateWorker(mu, &stop, &started, &wg)
-	}
-	started.Wait()
+	stopWorkers := startGateWorkers(contended)
 	var snaps []*pprofile.Profile
 	for range gateSnapshots {
 		var buf bytes.Buffer
@@ -93,8 +104,7 @@ func captureGateRun(t *testing.T, path string, contended bool) {
 		snaps = append(snaps, p)
 		time.Sleep(3 * time.Millisecond) // the scenario: the sampling interval between snapshots, not synchronization
 	}
-	stop.Store(true)
-	wg.Wait()
+	stopWorkers()
 	p, err := pprofile.Merge(snaps)
 	if err != nil {
 		t.Fatal(err)

@@ -43,8 +43,9 @@
 // with status 130 (SIGINT) or 143 (SIGTERM), as a shell reports a
 // command a signal ended. A second signal exits at once.
 //
-// Exit status: 0 success, 1 a gate failed, 2 bad usage or bad input, 130
-// interrupted by SIGINT, 143 by SIGTERM.
+// Exit status: 0 success, 1 a gate failed, 2 bad usage or bad input (and
+// any other trouble: an output that cannot be written, standard output
+// closed early), 130 interrupted by SIGINT, 143 by SIGTERM; nothing else.
 package main
 
 import (
@@ -69,7 +70,15 @@ func main() {
 // action comes back, so a second one ends the process at once, even while
 // a command is still stopping. Nothing is printed then: the command's
 // error, when it has stopped, is the one line that says what happened.
+//
+// SIGPIPE is caught and dropped, so that a write to a closed standard
+// output (profdiff ... | head) fails with EPIPE and the run ends with exit
+// status 2 and a line saying so, instead of the process being killed by
+// the signal (status 141, outside the exit-status contract). Caught, not
+// ignored: an ignored signal would stay ignored in the programs profdiff
+// starts (perf, the workload child).
 func signalContext() context.Context {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)

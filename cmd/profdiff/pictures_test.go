@@ -123,7 +123,7 @@ func TestPicturesDiffFolded(t *testing.T) {
 		t.Errorf("difffolded sums to %v, want the totals %g and %g", sums, base, new)
 	}
 	_, stderr, code := profdiff(t, "", "top", "--format", "difffolded", net11)
-	if code != 2 || !strings.Contains(stderr, "want table, markdown, csv, json, html, svg or folded") {
+	if code != 2 || !strings.Contains(stderr, "want table, markdown, csv, json, html, github, svg or folded") {
 		t.Errorf("top --format difffolded: exit %d, %q; want 2 naming the formats top has", code, stderr)
 	}
 	_, stderr, code = profdiff(t, "", "diff", "--format", "folded", "--side", "sideways", net10, net11)

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	flag "github.com/spf13/pflag"
 
@@ -295,7 +297,7 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	var sf sideFlags
 	var outPprof, side string
-	c.register(fs, append(render.Formats, render.Pictures...)...)
+	c.register(fs, slices.Concat(render.Formats, render.CI, render.Pictures)...)
 	c.registerView(fs, true)
 	sf.register(fs)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the diff's stacks as a pprof profile (pprof::base convention) to this file; its frames are named as --symbols named them")
@@ -369,6 +371,8 @@ func writeReport(ctx context.Context, stdout io.Writer, out output, rep *report.
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return errReportCut
+	case errors.Is(err, syscall.EPIPE):
+		return errors.New("writing report: standard output was closed before the report was written (broken pipe)")
 	case err != nil:
 		return fmt.Errorf("writing report: %v", err)
 	}
@@ -410,7 +414,7 @@ func writeStacks(name string, a *diff.Analyzer, sampleType string, isDiff bool) 
 func topCommand(fs *flag.FlagSet) runFunc {
 	var c common
 	var outPprof string
-	c.register(fs, append(render.Formats, render.SVG, render.Folded)...)
+	c.register(fs, slices.Concat(render.Formats, render.CI, []render.Format{render.SVG, render.Folded})...)
 	c.registerView(fs, false)
 	fs.StringVar(&outPprof, "output-pprof", "", "also write the stacks loaded, symbolized (several profiles: summed), as gzipped pprof to this file")
 	return func(ctx context.Context, e env, pos []string) error {

@@ -118,7 +118,7 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 		"top":  {"top", "--top", "0", base},
 	}
 	for cmd, args := range runs {
-		for _, f := range []string{"table", "markdown", "csv", "json", "html", "svg", "folded"} {
+		for _, f := range []string{"table", "markdown", "github", "csv", "json", "html", "svg", "folded"} {
 			out, stderr, code := profdiff(t, "", append([]string{args[0], "--format", f, "--color", "never"}, args[1:]...)...)
 			what := cmd + " --format " + f
 			if code != 0 {
@@ -133,7 +133,10 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 				}
 			}
 			switch f {
-			case "table", "markdown":
+			case "table", "markdown", "github":
+				if f == "github" {
+					checkGitHubMarkdown(t, out) // every table whole: no name breaks a row
+				}
 				if err := terminalSafe(out); err != "" {
 					t.Errorf("%s: stdout has %s", what, err)
 				}

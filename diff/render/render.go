@@ -60,6 +60,12 @@ const (
 	// DiffFolded is both sides' stacks, "a;b;c base new", as FlameGraph's
 	// difffolded.pl writes them.
 	DiffFolded Format = "difffolded"
+	// GitHub is the Markdown format shaped for where GitHub shows it (a
+	// pull-request comment, a job summary): the verdict and each table's
+	// first rows open, the rest of each table in a <details> block, the
+	// whole cut between blocks or whole rows to Options.GitHubLimit bytes
+	// with a line saying what was left out.
+	GitHub Format = "github"
 )
 
 // Formats lists the formats of a report in help order: text, data and the
@@ -75,15 +81,19 @@ var Tables = []Format{Table, Markdown, CSV, JSON}
 // for a diff only).
 var Pictures = []Format{SVG, Folded, DiffFolded}
 
+// CI are the formats shaped for a CI page: GitHub, for the reports that
+// have Markdown (diff, top, gate).
+var CI = []Format{GitHub}
+
 // ParseFormat reads a format name: table, markdown, csv, json, html, svg,
-// folded or difffolded.
+// folded, difffolded or github.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range append(Formats, Pictures...) {
+	for _, f := range append(append(Formats, Pictures...), CI...) {
 		if strings.EqualFold(string(f), s) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json, html, svg, folded or difffolded)", s)
+	return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json, html, svg, folded, difffolded or github)", s)
 }
 
 // Parts are the parts of a report that format f writes (see Write): a
@@ -119,6 +129,9 @@ type Options struct {
 	// FoldedBase makes the folded format write the base side's stacks
 	// rather than the new side's.
 	FoldedBase bool
+	// GitHubLimit is the most bytes the github format writes (0:
+	// GitHubCommentLimit; at least GitHubMinLimit).
+	GitHubLimit int
 	// Context, when not nil, stops Write soon after it ends: no byte is
 	// written after that, the walks over a call tree stop within a
 	// thousand nodes, and Write returns the context's cause. What was
@@ -152,6 +165,8 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 		return writeText(w, r, layout{m: report.Terminal, width: o.Width, color: o.Color})
 	case Markdown:
 		return writeText(w, r, layout{m: report.Markdown})
+	case GitHub:
+		return writeGitHub(w, r, o.GitHubLimit)
 	case CSV:
 		if r.Records == nil {
 			return fmt.Errorf("this report has no %s form", f)
