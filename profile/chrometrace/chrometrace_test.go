@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,5 +174,42 @@ func TestPseudoFrames(t *testing.T) {
 	}
 	if len(met) != len(want) {
 		t.Errorf("met %v of the pseudo-frames %v", met, want)
+	}
+}
+
+// TestTdurAndUnnamed reads speedscope's fixtures of an X event that gives
+// only "tdur" (epsilon, 4 µs inside beta) and of one without a name: the
+// first lasts its tdur, with a warning, and the second is "(unnamed)",
+// not a blank frame, as speedscope shows them.
+func TestTdurAndUnnamed(t *testing.T) {
+	dir := corpus.Need(t)
+	for _, tc := range []struct {
+		file, stack string
+	}{
+		{"sample__profiles__trace-event__simple.json", "alpha;beta;epsilon"},
+		{"sample__profiles__trace-event__simple-object.json", "alpha;beta;(unnamed)"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, "speedscope", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, warns, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		stacks := map[string]int64{}
+		for _, s := range p.Sample {
+			var names []string
+			for i := len(s.Location) - 1; i >= 0; i-- {
+				names = append(names, s.Location[i].Line[0].Function.Name)
+			}
+			stacks[strings.Join(names, ";")] += s.Value[len(s.Value)-1]
+		}
+		if stacks[tc.stack] != 4000 || stacks["alpha;beta"] != 8000-stacks["alpha;beta;gamma"] {
+			t.Errorf("%s: stacks %v, want %s 4000 ns and alpha;beta 8000 ns less gamma's", tc.file, stacks, tc.stack)
+		}
+		if !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, "has no dur; it lasts its tdur") }) {
+			t.Errorf("%s: warnings %q lack the tdur one", tc.file, warns)
+		}
 	}
 }

@@ -47,7 +47,15 @@ func (r *reader) nest() {
 		lastTs[track] = ts
 		switch e.Ph {
 		case "X":
-			end := ts + max(float64(e.Dur), 0)
+			dur := e.Dur
+			if dur == nil && e.Tdur != nil {
+				dur = e.Tdur
+				r.warnf("an X event (%q at %v µs) has no dur; it lasts its tdur, thread time", e.Name, ts)
+			}
+			end := ts
+			if dur != nil {
+				end += max(float64(*dur), 0)
+			}
 			r.stamp(end)
 			lastTs[track] = max(lastTs[track], end)
 			addTrack(track, &interval{name: e.Name, start: ts, end: end, seq: i})
@@ -130,7 +138,7 @@ func (r *reader) finishDurations() (*pprofile.Profile, error) {
 				top.self -= iv.end - iv.start
 				parent = top.node
 			}
-			node, err := r.child(parent, frame{name: iv.name})
+			node, err := r.child(parent, frame{name: named(iv.name)})
 			if err != nil {
 				return nil, fmt.Errorf("event %q on %s at %v µs: %v", iv.name, track, iv.start, err)
 			}
