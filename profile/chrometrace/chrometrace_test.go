@@ -2,6 +2,7 @@ package chrometrace
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,27 +190,68 @@ func TestTdurAndUnnamed(t *testing.T) {
 		{"sample__profiles__trace-event__simple.json", "alpha;beta;epsilon"},
 		{"sample__profiles__trace-event__simple-object.json", "alpha;beta;(unnamed)"},
 	} {
-		data, err := os.ReadFile(filepath.Join(dir, "speedscope", tc.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, warns, err := Parse(data)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.file, err)
-		}
-		stacks := map[string]int64{}
-		for _, s := range p.Sample {
-			var names []string
-			for i := len(s.Location) - 1; i >= 0; i-- {
-				names = append(names, s.Location[i].Line[0].Function.Name)
-			}
-			stacks[strings.Join(names, ";")] += s.Value[len(s.Value)-1]
-		}
+		p, warns := parseSpeedscopeSample(t, dir, tc.file)
+		stacks := stacksOf(p)
 		if stacks[tc.stack] != 4000 || stacks["alpha;beta"] != 8000-stacks["alpha;beta;gamma"] {
 			t.Errorf("%s: stacks %v, want %s 4000 ns and alpha;beta 8000 ns less gamma's", tc.file, stacks, tc.stack)
 		}
 		if !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, "has no dur; it lasts its tdur") }) {
 			t.Errorf("%s: warnings %q lack the tdur one", tc.file, warns)
+		}
+	}
+}
+
+// parseSpeedscopeSample parses a file of the corpus's speedscope folder.
+func parseSpeedscopeSample(t *testing.T, dir, file string) (*pprofile.Profile, []string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "speedscope", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, warns, err := Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return p, warns
+}
+
+// stacksOf sums p's last value (wall nanoseconds) by stack, root first.
+func stacksOf(p *pprofile.Profile) map[string]int64 {
+	stacks := map[string]int64{}
+	for _, s := range p.Sample {
+		var names []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			names = append(names, s.Location[i].Line[0].Function.Name)
+		}
+		stacks[strings.Join(names, ";")] += s.Value[len(s.Value)-1]
+	}
+	return stacks
+}
+
+// TestEndBeforeBegin reads speedscope's fixtures of an end event written
+// before its begin at the same time stamp (C at 2 µs inside A, 0-10 µs):
+// the two are a zero-length event, so A holds all 10 µs, with no warning;
+// and of an end that no begin matches, which is still left out with a
+// warning.
+func TestEndBeforeBegin(t *testing.T) {
+	dir := corpus.Need(t)
+	for _, tc := range []struct {
+		file  string
+		want  map[string]int64
+		warns []string
+	}{
+		{"sample__profiles__trace-event__zero-duration-events.json", map[string]int64{"A": 10000}, nil},
+		{"sample__profiles__trace-event__mismatched-name.json", map[string]int64{"alpha": 10000}, []string{
+			`an end event ("beta" at 10 µs) matches no open event; left out`,
+			`a begin event ("alpha") never ends; it ends at the track's last time stamp`,
+		}},
+	} {
+		p, warns := parseSpeedscopeSample(t, dir, tc.file)
+		if got := stacksOf(p); !maps.Equal(got, tc.want) {
+			t.Errorf("%s: stacks %v, want %v", tc.file, got, tc.want)
+		}
+		if !slices.Equal(warns, tc.warns) {
+			t.Errorf("%s: warnings %q, want %q", tc.file, warns, tc.warns)
 		}
 	}
 }

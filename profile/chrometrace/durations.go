@@ -36,6 +36,22 @@ func (r *reader) nest() {
 		r.tracks[track] = append(r.tracks[track], iv)
 	}
 	lastTs := map[string]float64{}
+	// An end event that matches no open event may have been written before
+	// its begin at the same time stamp: the two are a zero-length event
+	// (speedscope reads them so). It waits for a begin of its name on its
+	// track at its time stamp; one that none comes for is left out, with a
+	// warning, once the time stamp has passed.
+	type end struct {
+		track, name string
+		ts          float64
+	}
+	var pending []end
+	flush := func() {
+		for _, p := range pending {
+			r.warnf("an end event (%q at %v µs) matches no open event; left out", p.name, p.ts)
+		}
+		pending = pending[:0]
+	}
 	for _, i := range order {
 		e := ev[i]
 		track := r.thread(e.Pid, e.Tid)
@@ -43,6 +59,9 @@ func (r *reader) nest() {
 			track = fmt.Sprintf("%s async %s %s", track, e.Cat, e.ID)
 		}
 		ts := float64(e.Ts)
+		if len(pending) > 0 && ts > pending[0].ts {
+			flush()
+		}
 		r.stamp(ts)
 		lastTs[track] = ts
 		switch e.Ph {
@@ -60,6 +79,10 @@ func (r *reader) nest() {
 			lastTs[track] = max(lastTs[track], end)
 			addTrack(track, &interval{name: e.Name, start: ts, end: end, seq: i})
 		case "B", "b":
+			if k := slices.Index(pending, end{track, e.Name, ts}); k >= 0 {
+				pending = slices.Delete(pending, k, k+1)
+				continue
+			}
 			stacks[track] = append(stacks[track], open{e.Name, ts, i})
 		case "E", "e":
 			st := stacks[track]
@@ -70,7 +93,7 @@ func (r *reader) nest() {
 				}
 			}
 			if k < 0 {
-				r.warnf("an end event (%q at %v µs) matches no open event; left out", e.Name, ts)
+				pending = append(pending, end{track, e.Name, ts})
 				continue
 			}
 			if k != len(st)-1 {
@@ -82,6 +105,7 @@ func (r *reader) nest() {
 			stacks[track] = st[:k]
 		}
 	}
+	flush()
 	for _, track := range slices.Sorted(maps.Keys(stacks)) {
 		for _, o := range stacks[track] {
 			r.warnf("a begin event (%q) never ends; it ends at the track's last time stamp", o.name)
