@@ -139,13 +139,13 @@ export function adjustSpeedscope(ss: Map<string, number>): Map<string, number> {
 // profdiff's folded output names them), whether each is in a script
 // speedscope ignores ("native dummy.js", V8's script for its natives),
 // and profdiff's weight of it.
-interface Tick {
+export interface Tick {
   frames: string[]
   dummy: boolean[]
   nanos: number
 }
 
-const stackOf = (frames: string[]) => (frames.length === 0 ? '[no stack]' : frames.join(';'))
+export const stackOf = (frames: string[]) => (frames.length === 0 ? '[no stack]' : frames.join(';'))
 
 // adjustProfdiff applies speedscope's conventions to profdiff's stacks
 // (in nanoseconds) and returns them with what it did, for the file's line.
@@ -205,7 +205,7 @@ function adjustProfdiff(kind: ChromeKind, json: any, pd: Map<string, number>): {
 
 // A thread's ticks in time order, and how many samples the file put
 // before the one written ahead of them (a time delta below zero).
-interface Thread {
+export interface Thread {
   ticks: Tick[]
   backwards: number
 }
@@ -213,7 +213,7 @@ interface Thread {
 // weigh returns the ticks of one thread in time order (stable, as Go's
 // sort.SliceStable), each weighing the time to the next; the last one
 // weighs last(its time, the times in order).
-function weigh(ts: {frames: string[]; dummy: boolean[]; t: number}[], last: (t: number, sorted: number[]) => number): Thread {
+export function weigh(ts: {frames: string[]; dummy: boolean[]; t: number}[], last: (t: number, sorted: number[]) => number): Thread {
   const order = ts.map((_, i) => i).sort((a, b) => ts[a].t - ts[b].t || a - b)
   const sorted = order.map(i => ts[i].t)
   const ticks = order.map((i, k) => ({

@@ -11,6 +11,7 @@ import {execFileSync} from 'child_process'
 import {importProfilesFromArrayBuffer} from './src/import/index'
 import {CallTreeNode, Frame} from './src/lib/profile'
 import {adjustSpeedscope, chromeConventions, chromeKind, chromeName} from './chrome'
+import {isTraceEventImporter, traceEventName, traceEventSamples} from './traceevents'
 
 const TOLERANCE = 0.005 // of each file's total
 
@@ -67,7 +68,8 @@ async function readSpeedscope(name: string, data: ArrayBuffer) {
   const importer = importers.join('; ')
   const kind = chromeKind(importer)
   let ss = new Map<string, number>()
-  for (const p of group.profiles) folded(p.getGroupedCalltreeRoot(), ss, kind ? chromeName(kind) : undefined)
+  const name_ = kind ? chromeName(kind) : isTraceEventImporter(importer) ? traceEventName : undefined
+  for (const p of group.profiles) folded(p.getGroupedCalltreeRoot(), ss, name_)
   if (kind) ss = adjustSpeedscope(ss)
   return {ss, importer, kind}
 }
@@ -130,6 +132,18 @@ async function main() {
       } catch (e) {
         fail(`Chrome conventions: ${e}`)
         continue
+      }
+    }
+    if (isTraceEventImporter(importer)) {
+      try {
+        const adjusted = traceEventSamples(JSON.parse(buf.toString('utf8')), pd)
+        if (adjusted) ({pd, notes} = adjusted)
+      } catch (e) {
+        // A file cut off mid-array is no JSON; it holds no stackFrames samples.
+        if (!(e instanceof SyntaxError)) {
+          fail(`trace event samples: ${e}`)
+          continue
+        }
       }
     }
     const ts = total(ss), tp = total(pd)
