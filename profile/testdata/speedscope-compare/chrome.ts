@@ -188,7 +188,8 @@ function adjustProfdiff(kind: ChromeKind, json: any, pd: Map<string, number>): {
   if (dummies > 0) notes.push(`${dummies} samples in native dummy.js cut there (${pct(dummyNanos)})`)
   const dropped = new Map<string, number>()
   for (const [k, v] of out) {
-    const root = k.split(';')[0]
+    // A sample of (root) itself is profile/chrometrace's "[no stack]".
+    const root = k === '[no stack]' ? '(root)' : k.split(';')[0]
     if (root === '(idle)' || root === '(root)') {
       dropped.set(root, (dropped.get(root) || 0) + v)
       out.delete(k)
