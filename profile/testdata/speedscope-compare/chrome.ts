@@ -17,7 +17,9 @@
 //     profile/chrometrace), and the totals then must agree;
 //   - names: speedscope names a nameless function "(anonymous FILE:LINE)",
 //     profdiff "(anonymous)"; profdiff's V8 reader names a Node built-in
-//     module's function "node:MODULE.NAME", speedscope by its name.
+//     module's function "node:MODULE.NAME", speedscope by its name; and
+//     profdiff's folded output writes ';' in a name as ':' and line breaks
+//     and tabs as spaces.
 import {Frame} from './src/lib/profile'
 
 export type ChromeKind = 'cpuprofile' | 'old' | 'timeline'
@@ -56,8 +58,12 @@ export function chromeName(kind: ChromeKind): (f: Frame) => string {
     let fn = f.name
     // speedscope: functionName || `(anonymous ${basename}:${line})` (line 1-based).
     if (f.file && fn === `(anonymous ${f.file.split('/').pop()}:${f.line})`) fn = ''
-    if (kind === 'timeline') return fn === '' ? '(anonymous)' : fn
-    return v8Name(fn, f.file || '')
+    // profdiff's folded output makes a name safe to fold (diff/render's
+    // foldedFrame): ';' becomes ':', line breaks and tabs spaces (a
+    // RegExp's frame is named by its source).
+    const safe = (n: string) => n.replace(/;/g, ':').replace(/[\n\r\t\v\f]/g, ' ').trim()
+    if (kind === 'timeline') return safe(fn === '' ? '(anonymous)' : fn)
+    return safe(v8Name(fn, f.file || ''))
   }
 }
 
@@ -86,8 +92,8 @@ export async function chromeConventions(kind: ChromeKind, in_: ChromeInput) {
   const notes = adjusted.notes
   const fixed = speedscopeInput(kind, in_.json)
   if (fixed) {
-    notes.push(`speedscope as is ${in_.largest(ss, pd)}; below, given the file without its first timestamp (its startTime)`)
-    ss = await in_.speedscope(fixed)
+    notes.push(`speedscope as is ${in_.largest(ss, pd)}; below, given the file with ${fixed.why}`)
+    ss = await in_.speedscope(fixed.data)
   }
   // With the last samples off, both totals are the time from each
   // thread's first sample to its last (µs and ns).
@@ -97,18 +103,90 @@ export async function chromeConventions(kind: ChromeKind, in_: ChromeInput) {
 }
 
 // speedscopeInput returns the input to give speedscope instead of the
-// file's, or null. An old-format profile with one timestamp more than
-// samples starts them with its startTime (speedscope's own Node 10 example
-// is its Chrome/65/simple.cpuprofile so written: the same samples, and
-// timestamps[1:] are that file's sample times). profdiff skips it;
-// speedscope (v8cpuFormatter's timestampsToDeltas) gives sample i the time
-// timestamps[i], so each sample takes the interval of the one before it.
-// The comparison gives speedscope the file without that first timestamp
-// too, and prints both.
-function speedscopeInput(kind: ChromeKind, json: any): ArrayBuffer | null {
-  if (kind !== 'old' || json.timestamps.length !== json.samples.length + 1) return null
-  const fixed = {...json, timestamps: json.timestamps.slice(1)}
-  return new TextEncoder().encode(JSON.stringify(fixed)).buffer as ArrayBuffer
+// file's, and what was changed, or null, where speedscope misreads a file
+// (the comparison prints both results):
+//
+//   - An old-format profile with one timestamp more than samples starts
+//     them with its startTime (speedscope's own Node 10 example is its
+//     Chrome/65/simple.cpuprofile so written: the same samples, and
+//     timestamps[1:] are that file's sample times). profdiff skips it;
+//     speedscope (v8cpuFormatter's timestampsToDeltas) gives sample i the
+//     time timestamps[i], so each sample takes the interval of the one
+//     before it. It is given the file without that first timestamp.
+//   - A trace in which V8 profiles of different processes share an id
+//     (each Chromium renderer numbers its profiles from 0x1): speedscope
+//     keys profiles by id alone (importFromChromeTimeline's
+//     cpuProfileByID), so their chunks and node ids mix into one profile;
+//     profdiff keys them by process and id. It is given the file with the
+//     ids made unique per process.
+//   - Samples out of time order (V8 writes a time delta below zero now and
+//     then, Chromium dozens a minute): speedscope clamps such a sample's
+//     time to the previous one (its PR 305), profdiff sorts the samples by
+//     time, as DevTools' CPUProfileDataModel does (sortSamples). It is
+//     given each profile's samples in time order (the same chunks and
+//     sample counts, the deltas recomputed), which profdiff reads as it
+//     reads the file.
+function speedscopeInput(kind: ChromeKind, json: any): {data: ArrayBuffer; why: string} | null {
+  const encode = (v: any) => new TextEncoder().encode(JSON.stringify(v)).buffer as ArrayBuffer
+  if (kind === 'old') {
+    if (json.timestamps.length !== json.samples.length + 1) return null
+    return {data: encode({...json, timestamps: json.timestamps.slice(1)}), why: 'its first timestamp (its startTime) left out'}
+  }
+  const why: string[] = []
+  const copy = JSON.parse(JSON.stringify(json))
+  // profiles: each one's start and its sample lists (samples and deltas), in file order.
+  const profiles: {start: number; parts: {samples: number[]; deltas: number[]}[]}[] = []
+  if (kind === 'cpuprofile') {
+    profiles.push({start: copy.startTime, parts: [{samples: copy.samples, deltas: copy.timeDeltas}]})
+  } else {
+    const events: any[] = Array.isArray(copy) ? copy : copy.traceEvents
+    const pids = new Map<string, Set<string>>()
+    for (const e of events) {
+      if ((e.name === 'Profile' || e.name === 'ProfileChunk') && e.id != null) {
+        if (!pids.has(e.id)) pids.set(e.id, new Set())
+        pids.get(e.id)!.add(String(e.pid))
+      }
+    }
+    const shared = [...pids].filter(([, p]) => p.size > 1).map(([id]) => id)
+    if (shared.length > 0) {
+      why.push(`profile ids made unique per process (${shared.join(', ')} used by ${shared.map(id => pids.get(id)!.size).join(', ')} processes)`)
+    }
+    const byKey = new Map<string, (typeof profiles)[0]>()
+    events.forEach((e, i) => {
+      const data = e.args?.data
+      if (e.name === 'Profile' || e.name === 'ProfileChunk') {
+        const key = `${e.pid}\u0000${e.id}`
+        if (shared.includes(e.id)) e.id = `${e.pid}:${e.id}`
+        if (!byKey.has(key)) byKey.set(key, {start: Number(e.ts), parts: []})
+        const p = byKey.get(key)!
+        if (e.name === 'Profile' && data?.startTime != null) p.start = Number(data.startTime)
+        if (e.name === 'ProfileChunk' && data?.cpuProfile?.samples && data.timeDeltas) p.parts.push({samples: data.cpuProfile.samples, deltas: data.timeDeltas})
+      } else if (e.name === 'CpuProfile' && data?.cpuProfile?.samples) {
+        const cp = data.cpuProfile
+        byKey.set(`CpuProfile ${i}`, {start: cp.startTime ?? Number(e.ts), parts: [{samples: cp.samples, deltas: cp.timeDeltas}]})
+      }
+    })
+    profiles.push(...byKey.values())
+  }
+  let moved = 0
+  for (const p of profiles) {
+    let t = p.start
+    const all: {s: number; t: number; k: number}[] = []
+    for (const part of p.parts) part.samples.forEach((s, i) => i < part.deltas.length && all.push({s, t: (t += part.deltas[i]), k: all.length}))
+    all.sort((a, b) => a.t - b.t || a.k - b.k)
+    if (all.every((x, i) => x.k === i)) continue
+    moved += all.filter((x, i) => x.k !== i).length
+    let prev = p.start, k = 0
+    for (const part of p.parts) {
+      for (let i = 0; i < part.samples.length && i < part.deltas.length; i++, k++) {
+        part.samples[i] = all[k].s
+        part.deltas[i] = all[k].t - prev
+        prev = all[k].t
+      }
+    }
+  }
+  if (moved > 0) why.push(`samples in time order (${moved} moved)`)
+  return why.length === 0 ? null : {data: encode(copy), why: why.join(' and ')}
 }
 
 const pseudoOnTop = ['(garbage collector)', '(program)']
@@ -157,7 +235,8 @@ function adjustProfdiff(kind: ChromeKind, json: any, pd: Map<string, number>): {
   const take = (stack: string, nanos: number) => {
     const v = out.get(stack)
     if (v === undefined || v < nanos) throw new Error(`profdiff has ${v} ns at ${stack}, less than a sample's ${nanos} ns`)
-    out.set(stack, v - nanos)
+    if (v === nanos) out.delete(stack)
+    else out.set(stack, v - nanos)
   }
   const threads = kind === 'timeline' ? timelineTicks(json) : [cpuProfileTicks(json)]
   let lastNanos = 0, dummyNanos = 0, dummies = 0, backwards = 0
@@ -181,10 +260,8 @@ function adjustProfdiff(kind: ChromeKind, json: any, pd: Map<string, number>): {
     })
   }
   notes.push(`last sample${threads.length === 1 ? '' : 's'} of ${threads.length} thread${threads.length === 1 ? '' : 's'} taken off (${pct(lastNanos)})`)
-  // V8 can write a sample's time before the previous one's: speedscope
-  // then clamps it to the previous time (its PR 305), profdiff sorts the
-  // samples by time as DevTools' CPUProfileDataModel does (sortSamples).
-  if (backwards > 0) notes.push(`${backwards} samples out of time order (speedscope clamps their time, profdiff sorts them)`)
+  // See speedscopeInput.
+  if (backwards > 0) notes.push(`${backwards} samples out of time order`)
   if (dummies > 0) notes.push(`${dummies} samples in native dummy.js cut there (${pct(dummyNanos)})`)
   const dropped = new Map<string, number>()
   for (const [k, v] of out) {

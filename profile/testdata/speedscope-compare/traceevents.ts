@@ -56,7 +56,8 @@ export function traceEventSamples(json: any, pd: Map<string, number>): {pd: Map<
     const last = th.ticks[th.ticks.length - 1]
     const v = out.get(stackOf(last.frames))
     if (v === undefined || v < last.nanos) throw new Error(`profdiff has ${v} ns at ${stackOf(last.frames)}, less than its last sample's ${last.nanos} ns`)
-    out.set(stackOf(last.frames), v - last.nanos)
+    if (v === last.nanos) out.delete(stackOf(last.frames))
+    else out.set(stackOf(last.frames), v - last.nanos)
     lastNanos += last.nanos
     backwards += th.backwards
   }
