@@ -232,7 +232,8 @@ func stacksOf(p *pprofile.Profile) map[string]int64 {
 // before its begin at the same time stamp (C at 2 µs inside A, 0-10 µs):
 // the two are a zero-length event, so A holds all 10 µs, with no warning;
 // and of an end that no begin matches, which is still left out with a
-// warning.
+// warning; and a begin at an unmatched end's time stamp that has its own
+// end, which it lasts to.
 func TestEndBeforeBegin(t *testing.T) {
 	dir := corpus.Need(t)
 	for _, tc := range []struct {
@@ -245,8 +246,21 @@ func TestEndBeforeBegin(t *testing.T) {
 			`an end event ("beta" at 10 µs) matches no open event; left out`,
 			`a begin event ("alpha") never ends; it ends at the track's last time stamp`,
 		}},
+		// A trace started inside t (its first end has no begin), and t
+		// began again at that time stamp: the second t lasts to its end.
+		{`[{"ph":"E","name":"t","ts":5,"pid":1,"tid":1},{"ph":"B","name":"t","ts":5,"pid":1,"tid":1},{"ph":"E","name":"t","ts":9,"pid":1,"tid":1}]`,
+			map[string]int64{"t": 4000}, []string{`an end event ("t" at 5 µs) matches no open event; left out`}},
 	} {
-		p, warns := parseSpeedscopeSample(t, dir, tc.file)
+		var p *pprofile.Profile
+		var warns []string
+		if strings.HasPrefix(tc.file, "[") {
+			var err error
+			if p, warns, err = Parse([]byte(tc.file)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			p, warns = parseSpeedscopeSample(t, dir, tc.file)
+		}
 		if got := stacksOf(p); !maps.Equal(got, tc.want) {
 			t.Errorf("%s: stacks %v, want %v", tc.file, got, tc.want)
 		}

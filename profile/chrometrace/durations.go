@@ -18,6 +18,7 @@ func (r *reader) nest() {
 		name  string
 		start float64
 		seq   int
+		zero  bool // begun at the time stamp of an unmatched end of its name
 	}
 	stacks := map[string][]open{}
 	order := make([]int, 0, len(r.d.events))
@@ -40,12 +41,15 @@ func (r *reader) nest() {
 	// its begin at the same time stamp: the two are a zero-length event
 	// (speedscope reads them so). It waits for a begin of its name on its
 	// track at its time stamp; one that none comes for is left out, with a
-	// warning, once the time stamp has passed.
-	type end struct {
+	// warning, once the time stamp has passed. The begin still opens its
+	// event, marked zero: if its own end comes, the event lasts to it; if
+	// it is only closed with an event it is inside, or never, it is that
+	// zero-length event.
+	type lateEnd struct {
 		track, name string
 		ts          float64
 	}
-	var pending []end
+	var pending []lateEnd
 	flush := func() {
 		for _, p := range pending {
 			r.warnf("an end event (%q at %v µs) matches no open event; left out", p.name, p.ts)
@@ -79,11 +83,12 @@ func (r *reader) nest() {
 			lastTs[track] = max(lastTs[track], end)
 			addTrack(track, &interval{name: e.Name, start: ts, end: end, seq: i})
 		case "B", "b":
-			if k := slices.Index(pending, end{track, e.Name, ts}); k >= 0 {
+			zero := false
+			if k := slices.Index(pending, lateEnd{track, e.Name, ts}); k >= 0 {
 				pending = slices.Delete(pending, k, k+1)
-				continue
+				zero = true
 			}
-			stacks[track] = append(stacks[track], open{e.Name, ts, i})
+			stacks[track] = append(stacks[track], open{e.Name, ts, i, zero})
 		case "E", "e":
 			st := stacks[track]
 			k := len(st) - 1
@@ -93,13 +98,20 @@ func (r *reader) nest() {
 				}
 			}
 			if k < 0 {
-				pending = append(pending, end{track, e.Name, ts})
+				pending = append(pending, lateEnd{track, e.Name, ts})
 				continue
 			}
-			if k != len(st)-1 {
+			if st[k].zero {
+				// Its own end came: the end at its begin's time stamp was not its.
+				r.warnf("an end event (%q at %v µs) matches no open event; left out", e.Name, st[k].start)
+			}
+			if slices.ContainsFunc(st[k+1:], func(o open) bool { return !o.zero }) {
 				r.warnf("an end event closes %q, which is not the innermost open event; the events opened inside it end with it", e.Name)
 			}
 			for j := len(st) - 1; j >= k; j-- {
+				if j > k && st[j].zero {
+					continue // a zero-length event
+				}
 				addTrack(track, &interval{name: st[j].name, start: st[j].start, end: ts, seq: st[j].seq})
 			}
 			stacks[track] = st[:k]
@@ -108,6 +120,9 @@ func (r *reader) nest() {
 	flush()
 	for _, track := range slices.Sorted(maps.Keys(stacks)) {
 		for _, o := range stacks[track] {
+			if o.zero {
+				continue // a zero-length event
+			}
 			r.warnf("a begin event (%q) never ends; it ends at the track's last time stamp", o.name)
 			addTrack(track, &interval{name: o.name, start: o.start, end: lastTs[track], seq: o.seq})
 		}
