@@ -49,12 +49,20 @@ func (r *reader) nest() {
 		track, name string
 		ts          float64
 	}
-	var pending []lateEnd
+	// pending counts the unmatched ends of the current time stamp (a map,
+	// so that a begin finds its end at once however many there are);
+	// pendingOrder keeps them in order for the warnings.
+	pending := map[lateEnd]int{}
+	var pendingOrder []lateEnd
 	flush := func() {
-		for _, p := range pending {
-			r.warnf("an end event (%q at %v µs) matches no open event; left out", p.name, p.ts)
+		for _, p := range pendingOrder {
+			if pending[p] > 0 {
+				pending[p]--
+				r.warnf("an end event (%q at %v µs) matches no open event; left out", p.name, p.ts)
+			}
 		}
-		pending = pending[:0]
+		clear(pending)
+		pendingOrder = pendingOrder[:0]
 	}
 	for _, i := range order {
 		e := ev[i]
@@ -63,7 +71,7 @@ func (r *reader) nest() {
 			track = fmt.Sprintf("%s async %s %s", track, e.Cat, e.ID)
 		}
 		ts := float64(e.Ts)
-		if len(pending) > 0 && ts > pending[0].ts {
+		if len(pendingOrder) > 0 && ts > pendingOrder[0].ts {
 			flush()
 		}
 		r.stamp(ts)
@@ -84,8 +92,8 @@ func (r *reader) nest() {
 			addTrack(track, &interval{name: e.Name, start: ts, end: end, seq: i})
 		case "B", "b":
 			zero := false
-			if k := slices.Index(pending, lateEnd{track, e.Name, ts}); k >= 0 {
-				pending = slices.Delete(pending, k, k+1)
+			if k := (lateEnd{track, e.Name, ts}); pending[k] > 0 {
+				pending[k]--
 				zero = true
 			}
 			stacks[track] = append(stacks[track], open{e.Name, ts, i, zero})
@@ -98,7 +106,8 @@ func (r *reader) nest() {
 				}
 			}
 			if k < 0 {
-				pending = append(pending, lateEnd{track, e.Name, ts})
+				pending[lateEnd{track, e.Name, ts}]++
+				pendingOrder = append(pendingOrder, lateEnd{track, e.Name, ts})
 				continue
 			}
 			if st[k].zero {
