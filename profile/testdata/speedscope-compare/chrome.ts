@@ -5,8 +5,9 @@
 // readers' stacks can be compared, and says on the file's line what each
 // convention moved (see README.md):
 //
-//   - speedscope leaves out (root) and (idle) (shouldIgnoreFunction): the
-//     stacks profdiff roots at them are dropped;
+//   - speedscope leaves out (root), (idle) and frames of native dummy.js
+//     (shouldIgnoreFunction): the stacks profdiff roots at the first two
+//     are dropped, and a sample's frames below a native dummy.js one;
 //   - it puts (garbage collector) and (program) on top of the previous
 //     sample's stack (shouldPlaceOnTopOfPreviousStack): each is compared by
 //     its total, one pseudo-stack per reader;
@@ -19,7 +20,9 @@
 //     profdiff "(anonymous)"; profdiff's V8 reader names a Node built-in
 //     module's function "node:MODULE.NAME", speedscope by its name; and
 //     profdiff's folded output writes ';' in a name as ':' and line breaks
-//     and tabs as spaces.
+//     and tabs as spaces;
+//   - where speedscope misreads a file (speedscopeInput), it is also given
+//     the file corrected, and both results are printed.
 import {Frame} from './src/lib/profile'
 
 export type ChromeKind = 'cpuprofile' | 'old' | 'timeline'
