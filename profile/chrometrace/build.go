@@ -18,6 +18,16 @@ type frame struct {
 	line       int64
 }
 
+// named is the frame name of an event or stack frame: its name, or
+// "(unnamed)" when it has none (as speedscope shows it), never a blank
+// frame that pprof's tools would show as an address.
+func named(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return name
+}
+
 // stackNode is one node of the reader's stack trie: a frame under its
 // caller's node. Node 0 is the empty stack.
 type stackNode struct {
@@ -328,7 +338,7 @@ func (r *reader) stackSamples() error {
 		_, ok := r.d.stackFrames[*f.Parent]
 		return *f.Parent, ok
 	}
-	at := func(sf id) (frame, bool) { return frame{name: r.d.stackFrames[sf].Name}, true }
+	at := func(sf id) (frame, bool) { return frame{name: named(r.d.stackFrames[sf].Name)}, true }
 	for i, sm := range r.d.samples {
 		if _, ok := r.d.stackFrames[sm.SF]; !ok {
 			return fmt.Errorf("samples[%d]: stackFrames has no frame %q", i, sm.SF)

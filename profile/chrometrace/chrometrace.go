@@ -14,6 +14,9 @@
 //   - otherwise its duration events (X, B/E, and async b/e on a track of
 //     their own), nested into stacks per thread: each stack gets the time
 //     spent in its innermost event and in none of that event's children.
+//     An X event without "dur" lasts its "tdur" (its thread-clock
+//     duration, the only one it gives; with a warning), as speedscope
+//     reads it. An event without a name is the frame "(unnamed)".
 //
 // Every profile's values are wall/nanoseconds (and samples/count for the
 // sampled ones), labelled with the thread; the profile's comment says which
@@ -122,7 +125,8 @@ type event struct {
 	Name string          `json:"name"`
 	Cat  string          `json:"cat"`
 	Ts   num             `json:"ts"`
-	Dur  num             `json:"dur"`
+	Dur  *num            `json:"dur"`
+	Tdur *num            `json:"tdur"` // thread time, the duration of an X event without "dur"
 	Pid  id              `json:"pid"`
 	Tid  id              `json:"tid"`
 	ID   id              `json:"id"`

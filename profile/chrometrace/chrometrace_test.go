@@ -2,10 +2,12 @@ package chrometrace
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,5 +175,97 @@ func TestPseudoFrames(t *testing.T) {
 	}
 	if len(met) != len(want) {
 		t.Errorf("met %v of the pseudo-frames %v", met, want)
+	}
+}
+
+// TestTdurAndUnnamed reads speedscope's fixtures of an X event that gives
+// only "tdur" (epsilon, 4 µs inside beta) and of one without a name: the
+// first lasts its tdur, with a warning, and the second is "(unnamed)",
+// not a blank frame, as speedscope shows them.
+func TestTdurAndUnnamed(t *testing.T) {
+	dir := corpus.Need(t)
+	for _, tc := range []struct {
+		file, stack string
+	}{
+		{"sample__profiles__trace-event__simple.json", "alpha;beta;epsilon"},
+		{"sample__profiles__trace-event__simple-object.json", "alpha;beta;(unnamed)"},
+	} {
+		p, warns := parseSpeedscopeSample(t, dir, tc.file)
+		stacks := stacksOf(p)
+		if stacks[tc.stack] != 4000 || stacks["alpha;beta"] != 8000-stacks["alpha;beta;gamma"] {
+			t.Errorf("%s: stacks %v, want %s 4000 ns and alpha;beta 8000 ns less gamma's", tc.file, stacks, tc.stack)
+		}
+		if !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, "has no dur; it lasts its tdur") }) {
+			t.Errorf("%s: warnings %q lack the tdur one", tc.file, warns)
+		}
+	}
+}
+
+// parseSpeedscopeSample parses a file of the corpus's speedscope folder.
+func parseSpeedscopeSample(t *testing.T, dir, file string) (*pprofile.Profile, []string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "speedscope", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, warns, err := Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return p, warns
+}
+
+// stacksOf sums p's last value (wall nanoseconds) by stack, root first.
+func stacksOf(p *pprofile.Profile) map[string]int64 {
+	stacks := map[string]int64{}
+	for _, s := range p.Sample {
+		var names []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			names = append(names, s.Location[i].Line[0].Function.Name)
+		}
+		stacks[strings.Join(names, ";")] += s.Value[len(s.Value)-1]
+	}
+	return stacks
+}
+
+// TestEndBeforeBegin reads speedscope's fixtures of an end event written
+// before its begin at the same time stamp (C at 2 µs inside A, 0-10 µs):
+// the two are a zero-length event, so A holds all 10 µs, with no warning;
+// and of an end that no begin matches, which is still left out with a
+// warning; and a begin at an unmatched end's time stamp that has its own
+// end, which it lasts to.
+func TestEndBeforeBegin(t *testing.T) {
+	dir := corpus.Need(t)
+	for _, tc := range []struct {
+		file  string
+		want  map[string]int64
+		warns []string
+	}{
+		{"sample__profiles__trace-event__zero-duration-events.json", map[string]int64{"A": 10000}, nil},
+		{"sample__profiles__trace-event__mismatched-name.json", map[string]int64{"alpha": 10000}, []string{
+			`an end event ("beta" at 10 µs) matches no open event; left out`,
+			`a begin event ("alpha") never ends; it ends at the track's last time stamp`,
+		}},
+		// A trace started inside t (its first end has no begin), and t
+		// began again at that time stamp: the second t lasts to its end.
+		{`[{"ph":"E","name":"t","ts":5,"pid":1,"tid":1},{"ph":"B","name":"t","ts":5,"pid":1,"tid":1},{"ph":"E","name":"t","ts":9,"pid":1,"tid":1}]`,
+			map[string]int64{"t": 4000}, []string{`an end event ("t" at 5 µs) matches no open event; left out`}},
+	} {
+		var p *pprofile.Profile
+		var warns []string
+		if strings.HasPrefix(tc.file, "[") {
+			var err error
+			if p, warns, err = Parse([]byte(tc.file)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			p, warns = parseSpeedscopeSample(t, dir, tc.file)
+		}
+		if got := stacksOf(p); !maps.Equal(got, tc.want) {
+			t.Errorf("%s: stacks %v, want %v", tc.file, got, tc.want)
+		}
+		if !slices.Equal(warns, tc.warns) {
+			t.Errorf("%s: warnings %q, want %q", tc.file, warns, tc.warns)
+		}
 	}
 }

@@ -18,6 +18,7 @@ func (r *reader) nest() {
 		name  string
 		start float64
 		seq   int
+		zero  bool // begun at the time stamp of an unmatched end of its name
 	}
 	stacks := map[string][]open{}
 	order := make([]int, 0, len(r.d.events))
@@ -36,6 +37,33 @@ func (r *reader) nest() {
 		r.tracks[track] = append(r.tracks[track], iv)
 	}
 	lastTs := map[string]float64{}
+	// An end event that matches no open event may have been written before
+	// its begin at the same time stamp: the two are a zero-length event
+	// (speedscope reads them so). It waits for a begin of its name on its
+	// track at its time stamp; one that none comes for is left out, with a
+	// warning, once the time stamp has passed. The begin still opens its
+	// event, marked zero: if its own end comes, the event lasts to it; if
+	// it is only closed with an event it is inside, or never, it is that
+	// zero-length event.
+	type lateEnd struct {
+		track, name string
+		ts          float64
+	}
+	// pending counts the unmatched ends of the current time stamp (a map,
+	// so that a begin finds its end at once however many there are);
+	// pendingOrder keeps them in order for the warnings.
+	pending := map[lateEnd]int{}
+	var pendingOrder []lateEnd
+	flush := func() {
+		for _, p := range pendingOrder {
+			if pending[p] > 0 {
+				pending[p]--
+				r.warnf("an end event (%q at %v µs) matches no open event; left out", p.name, p.ts)
+			}
+		}
+		clear(pending)
+		pendingOrder = pendingOrder[:0]
+	}
 	for _, i := range order {
 		e := ev[i]
 		track := r.thread(e.Pid, e.Tid)
@@ -43,16 +71,32 @@ func (r *reader) nest() {
 			track = fmt.Sprintf("%s async %s %s", track, e.Cat, e.ID)
 		}
 		ts := float64(e.Ts)
+		if len(pendingOrder) > 0 && ts > pendingOrder[0].ts {
+			flush()
+		}
 		r.stamp(ts)
 		lastTs[track] = ts
 		switch e.Ph {
 		case "X":
-			end := ts + max(float64(e.Dur), 0)
+			dur := e.Dur
+			if dur == nil && e.Tdur != nil {
+				dur = e.Tdur
+				r.warnf("an X event (%q at %v µs) has no dur; it lasts its tdur, thread time", e.Name, ts)
+			}
+			end := ts
+			if dur != nil {
+				end += max(float64(*dur), 0)
+			}
 			r.stamp(end)
 			lastTs[track] = max(lastTs[track], end)
 			addTrack(track, &interval{name: e.Name, start: ts, end: end, seq: i})
 		case "B", "b":
-			stacks[track] = append(stacks[track], open{e.Name, ts, i})
+			zero := false
+			if k := (lateEnd{track, e.Name, ts}); pending[k] > 0 {
+				pending[k]--
+				zero = true
+			}
+			stacks[track] = append(stacks[track], open{e.Name, ts, i, zero})
 		case "E", "e":
 			st := stacks[track]
 			k := len(st) - 1
@@ -62,20 +106,32 @@ func (r *reader) nest() {
 				}
 			}
 			if k < 0 {
-				r.warnf("an end event (%q at %v µs) matches no open event; left out", e.Name, ts)
+				pending[lateEnd{track, e.Name, ts}]++
+				pendingOrder = append(pendingOrder, lateEnd{track, e.Name, ts})
 				continue
 			}
-			if k != len(st)-1 {
+			if st[k].zero {
+				// Its own end came: the end at its begin's time stamp was not its.
+				r.warnf("an end event (%q at %v µs) matches no open event; left out", e.Name, st[k].start)
+			}
+			if slices.ContainsFunc(st[k+1:], func(o open) bool { return !o.zero }) {
 				r.warnf("an end event closes %q, which is not the innermost open event; the events opened inside it end with it", e.Name)
 			}
 			for j := len(st) - 1; j >= k; j-- {
+				if j > k && st[j].zero {
+					continue // a zero-length event
+				}
 				addTrack(track, &interval{name: st[j].name, start: st[j].start, end: ts, seq: st[j].seq})
 			}
 			stacks[track] = st[:k]
 		}
 	}
+	flush()
 	for _, track := range slices.Sorted(maps.Keys(stacks)) {
 		for _, o := range stacks[track] {
+			if o.zero {
+				continue // a zero-length event
+			}
 			r.warnf("a begin event (%q) never ends; it ends at the track's last time stamp", o.name)
 			addTrack(track, &interval{name: o.name, start: o.start, end: lastTs[track], seq: o.seq})
 		}
@@ -130,7 +186,7 @@ func (r *reader) finishDurations() (*pprofile.Profile, error) {
 				top.self -= iv.end - iv.start
 				parent = top.node
 			}
-			node, err := r.child(parent, frame{name: iv.name})
+			node, err := r.child(parent, frame{name: named(iv.name)})
 			if err != nil {
 				return nil, fmt.Errorf("event %q on %s at %v µs: %v", iv.name, track, iv.start, err)
 			}

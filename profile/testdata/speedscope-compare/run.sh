@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s "$speedscope/src" "$speedscope/package.json" "$work/"
-cp "$here/compare.ts" "$work/"
+cp "$here"/*.ts "$work/"
 # esbuild strips the types and bundles speedscope's importers; the npm
 # packages they import are the stubs here, put where a bare import of
 # src/ finds them (--preserve-symlinks keeps src/ under $work).
