@@ -75,8 +75,11 @@ func TestNodeTraceEvents(t *testing.T) {
 	if p.Comments[0] != CommentDurations {
 		t.Errorf("comment %q, want %q", p.Comments[0], CommentDurations)
 	}
+	// RunTimers holds the callback, so at least its spin; the timer's own
+	// bookkeeping around it is small next to 100 ms even when the machine
+	// is busy, so a duration read twice (or nested wrongly) would reach 2x.
 	got := float64(inclusive(p, "RunTimers")) / 1e6
-	if got < spun || got > spun+50 {
+	if got < spun || got >= 2*spun {
 		t.Errorf("RunTimers holds %.1f ms; the callback in it spun %.1f ms", got, spun)
 	}
 	for _, s := range p.Sample {
