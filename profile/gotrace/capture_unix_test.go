@@ -503,3 +503,61 @@ func TestAgainstGoToolTrace(t *testing.T) {
 		t.Log(compareWithTool(t, tool, name, data))
 	}
 }
+
+// TestCapturedWakers: the waiting time of each scenario names who ended
+// it (labels.Waker): the mutex and channel waits, captureTrace (which
+// unlocked and sent), with its stack root first; the network read, the
+// network poller; the sleep, a timer. The time still waiting when the
+// trace ended names none.
+func TestCapturedWakers(t *testing.T) {
+	p, _, err := Parse(captured(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"scenarioMutex": "gotrace.captureTrace", "scenarioChan": "gotrace.captureTrace",
+		"scenarioNet": labels.WakerNetwork, "scenarioSleep": labels.WakerTimer,
+	}
+	got := map[string]map[string]int64{}
+	for _, s := range p.Sample {
+		if s.Label[labels.State][0] != "waiting" {
+			if s.Label[labels.Waker] != nil {
+				t.Errorf("a %s sample names a waker: %q", s.Label[labels.State][0], s.Label[labels.Waker])
+			}
+			continue
+		}
+		for _, n := range sampleNames(s) {
+			i := strings.Index(n, ".scenario")
+			if i < 0 {
+				continue
+			}
+			sc := n[i+1:]
+			if got[sc] == nil {
+				got[sc] = map[string]int64{}
+			}
+			w := strings.Join(s.Label[labels.Waker], "")
+			if strings.Contains(w, ";") {
+				frames := strings.Split(w, ";")
+				if !strings.HasSuffix(frames[len(frames)-1], "runtime.ready") && !strings.Contains(w, "Unlock") && !strings.Contains(w, "chansend") {
+					t.Logf("%s: waker stack %s", sc, w)
+				}
+				w = frames[0] // root first: testing.tRunner...
+				for _, f := range frames {
+					if strings.HasSuffix(f, ".captureTrace") {
+						w = "gotrace.captureTrace"
+					}
+				}
+			}
+			got[sc][w] += s.Value[1]
+		}
+	}
+	for sc, waker := range want {
+		total := int64(0)
+		for _, v := range got[sc] {
+			total += v
+		}
+		if total == 0 || got[sc][waker] < blockTime.Nanoseconds()*9/10 {
+			t.Errorf("%s: waiting time by waker %v (ns), want ≥ %v woken by %s", sc, got[sc], blockTime*9/10, waker)
+		}
+	}
+}
