@@ -11,6 +11,7 @@ type Wait struct {
 	Inputs  [2]WaitSide `json:"-"`
 	Locks   []WaitLock  `json:"locks"`
 	Wakeups []WakeEdge  `json:"wakeups"`
+	Paths   []WaitPath  `json:"critical_paths,omitempty"`
 	// Notes say in words what the data cannot tell (only one half of a
 	// pair, a format that names no holder), each once.
 	Notes   []string    `json:"notes,omitempty"`
@@ -100,4 +101,27 @@ type WaitVerdict struct {
 	Share float64 `json:"share"`
 	// Waited is the lock waiting per side, all locks, nanoseconds.
 	Waited [2]float64 `json:"waited_ns"`
+}
+
+// WaitPath is the critical path of the goroutines (or threads) that
+// waited at one stack: their elapsed time charged to the code that ran on
+// the path, by bucket and by function, per side.
+type WaitPath struct {
+	// Site is the program's frame of Stack, the stack (root first) where
+	// these goroutines waited longest.
+	Site    string     `json:"site"`
+	Stack   []string   `json:"stack"`
+	Elapsed [2]float64 `json:"elapsed_ns"`
+	// Buckets and Functions share out Elapsed, the largest first; a
+	// function is the program's frame of each charged stack.
+	Buckets   []WaitPart `json:"buckets"`
+	Functions []WaitPart `json:"functions"`
+	// Stacks are the charged stacks, root first, for a flame graph.
+	Stacks []WaitStack `json:"-"`
+}
+
+// WaitPart is a part of a path's time, per side.
+type WaitPart struct {
+	Name  string     `json:"name"`
+	Value [2]float64 `json:"value_ns"`
 }

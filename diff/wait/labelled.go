@@ -51,7 +51,7 @@ func (a *analysis) labelled(side int, k profile.Kind, s *pprofile.Sample, frames
 		e.value[side] += v
 		e.stacks[w] += v
 	}
-	if bucket != "lock-contention" {
+	if bucket != "lock-contention" || a.blamed {
 		return
 	}
 	if o := first(s, profile.LabelOwner); o != "" && holder == "" {
@@ -122,8 +122,10 @@ func (a *analysis) labelledLocks() []result.WaitLock {
 		sortSites(l.Holders)
 		charge(&l)
 		switch k.evidence {
-		case EvidenceWaker:
+			case EvidenceWaker:
 			l.Match = []string{"waker recorded: each wait names the goroutine or thread that woke it"}
+		case EvidenceTrace:
+			l.Match = []string{"critical path: each lock wait is charged to the goroutine that woke it, at the stack where it woke it (its Unlock), while it ran, and followed back through its own waits"}
 		default:
 			l.Match = []string{"owner recorded: each wait names the thread that held the lock"}
 		}

@@ -93,8 +93,7 @@ func (a *analysis) pair(r *result.Wait) []result.WaitLock {
 			g.waited += w[0] + w[1]
 		}
 	}
-	groups = mergeByDelay(groups, true)
-	groups = mergeByDelay(groups, false)
+	groups = mergeByDelay(groups)
 	out := make([]result.WaitLock, 0, len(groups))
 	for _, g := range groups {
 		out = append(out, a.lock(g, r))
@@ -102,45 +101,35 @@ func (a *analysis) pair(r *result.Wait) []result.WaitLock {
 	return out
 }
 
-// mergeByDelay joins each group of one half only (holders when holders
-// is set, else waiters), largest first, to the group whose unexplained
-// delay it fits best: a group's waiters' delay beyond what its holders
-// released (for a holders-only group), or the reverse. A fit below
-// minFit joins nothing; a second group that fits too makes the pairing
-// ambiguous.
-func mergeByDelay(groups []*group, holders bool) []*group {
-	only := func(g *group) bool {
-		if holders {
-			return g.waited == 0 && g.held > 0
-		}
-		return g.held == 0 && g.waited > 0
-	}
-	var halves []*group
+// mergeByDelay joins each group whose holders released more delay than
+// its own waiters waited (a surplus: holders only, or a function that
+// holds the lock long and waits for it little), largest surplus first,
+// to the group whose waiters waited the most beyond what its own holders
+// released (a deficit) that it fits best. A fit (the smaller over the
+// larger) below minFit joins nothing; a second group that fits too makes
+// the pairing ambiguous.
+func mergeByDelay(groups []*group) []*group {
+	surplus := func(g *group) float64 { return g.held - g.waited }
+	var movers []*group
 	for _, g := range groups {
-		if only(g) {
-			halves = append(halves, g)
+		if surplus(g) > 0 {
+			movers = append(movers, g)
 		}
 	}
-	sort.SliceStable(halves, func(i, j int) bool { return halves[i].waited+halves[i].held > halves[j].waited+halves[j].held })
+	sort.SliceStable(movers, func(i, j int) bool { return surplus(movers[i]) > surplus(movers[j]) })
 	gone := map[*group]bool{}
-	for _, h := range halves {
-		amount := h.held + h.waited
+	for _, m := range movers {
+		amount := surplus(m)
 		type cand struct {
 			g   *group
 			fit float64
 		}
 		var cands []cand
 		for _, g := range groups {
-			if g == h || gone[g] || only(g) {
+			if g == m || gone[g] || surplus(g) >= 0 {
 				continue
 			}
-			gap := g.waited - g.held
-			if !holders {
-				gap = -gap
-			}
-			if gap <= 0 {
-				continue
-			}
+			gap := -surplus(g)
 			if fit := min(gap, amount) / max(gap, amount); fit >= minFit {
 				cands = append(cands, cand{g, fit})
 			}
@@ -150,22 +139,18 @@ func mergeByDelay(groups []*group, holders bool) []*group {
 		}
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].fit > cands[j].fit })
 		best := cands[0].g
-		gap := best.waited - best.held
-		msg := "delay totals: %s released %s, the %s that %s waited beyond what its own holders released"
-		if !holders {
-			gap = -gap
-			msg = "delay totals: %s waited %s, the %s that %s released beyond what its own waiters waited"
-		}
-		best.match = append(best.match, fmt.Sprintf(msg, siteList(h), units.Format(amount, "nanoseconds"), units.Format(gap, "nanoseconds"), siteList(best)))
+		best.match = append(best.match, fmt.Sprintf("delay totals: %s released %s beyond what its own waiters waited, the %s that %s waited beyond what its own holders released",
+			siteList(m), units.Format(amount, "nanoseconds"), units.Format(-surplus(best), "nanoseconds"), siteList(best)))
+		best.match = append(best.match, m.match...)
 		for _, c := range cands[1:] {
 			best.ambiguous = append(best.ambiguous, fmt.Sprintf("%s's delay also fits %s (%.0f%% against %.0f%%)",
-				siteList(h), siteList(c.g), 100*c.fit, 100*cands[0].fit))
+				siteList(m), siteList(c.g), 100*c.fit, 100*cands[0].fit))
 		}
-		best.nodes = append(best.nodes, h.nodes...)
-		best.held += h.held
-		best.waited += h.waited
-		best.ambiguous = append(best.ambiguous, h.ambiguous...)
-		gone[h] = true
+		best.nodes = append(best.nodes, m.nodes...)
+		best.held += m.held
+		best.waited += m.waited
+		best.ambiguous = append(best.ambiguous, m.ambiguous...)
+		gone[m] = true
 	}
 	kept := groups[:0]
 	for _, g := range groups {

@@ -32,6 +32,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/gotrace"
 )
 
 // Input is one loaded profile of a side.
@@ -39,6 +40,11 @@ type Input struct {
 	Source  string
 	Kind    profile.Kind
 	Profile *pprofile.Profile
+	// Blamed, for a Go execution trace, is what gotrace.Blame charged its
+	// waiting to: its lock waits make the "trace" evidence (in place of
+	// the waker evidence of the same waits) and its critical paths the
+	// result's Paths.
+	Blamed *gotrace.Blamed
 }
 
 // Options control Analyze. The zero value is usable.
@@ -59,6 +65,7 @@ const (
 	EvidenceProfiles = "mutex+block"
 	EvidenceWaker    = "waker"
 	EvidenceOwner    = "owner"
+	EvidenceTrace    = "trace"
 )
 
 // Analyze reads the profiles of one side (len(sides) == 1) or two (base,
@@ -77,6 +84,7 @@ func Analyze(sides [][]Input, opts Options) *result.Wait {
 		waiters: map[string]*siteAcc{},
 		holders: map[string]*siteAcc{},
 		labLock: map[labKey]*labGroup{},
+		paths:   map[string]*pathAcc{},
 		edges:   map[edgeKey]*edgeAcc{},
 	}
 	r := &result.Wait{Sides: len(sides)}
@@ -98,6 +106,7 @@ func Analyze(sides [][]Input, opts Options) *result.Wait {
 		return lockOrder(r.Locks[i]) > lockOrder(r.Locks[j])
 	})
 	r.Wakeups = a.wakeups()
+	r.Paths = a.pathResults()
 	r.Notes = notes(r)
 	r.Verdict = verdict(r)
 	return r
@@ -123,6 +132,10 @@ type analysis struct {
 	waiters, holders map[string]*siteAcc
 	labLock          map[labKey]*labGroup
 	edges            map[edgeKey]*edgeAcc
+	paths            map[string]*pathAcc
+	// blamed is set while reading an input whose trace was blamed: its
+	// waker-labelled lock waits are in the trace evidence already.
+	blamed bool
 }
 
 // siteAcc is one site's value per side and its stacks.
@@ -183,6 +196,10 @@ func (a *analysis) read(side int, in Input) readKind {
 		return readNone
 	}
 	got := readNone
+	a.blamed = in.Blamed != nil
+	if a.blamed {
+		a.readBlamed(side, in.Blamed)
+	}
 	var frames []string
 	for _, s := range p.Sample {
 		v := float64(s.Value[idx])
@@ -245,6 +262,10 @@ func (a *analysis) bucket(s *pprofile.Sample, frames []string, k profile.Kind) s
 	b, _ := diff.ClassifyStack(a.opts.Rules, frames, k)
 	return b.String()
 }
+
+// Frames returns a sample's function names, leaf first, inlined frames
+// included: the stacks Site reads.
+func Frames(s *pprofile.Sample) []string { return leafFirst(nil, s) }
 
 // leafFirst appends the sample's function names, leaf first, inlined
 // frames included.

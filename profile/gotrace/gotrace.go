@@ -132,6 +132,10 @@ type interval struct {
 	startEvent bool // from is the time of an event that put g in state (else the trace start)
 	startKnown bool // that event was a transition, not a status report of a goroutine's state
 	open       bool // still in this state when the trace ended
+	// waker and wakerG are who ended a waiting interval (see wakerOf)
+	// and its goroutine (trace.NoGoroutine when none).
+	waker  int32
+	wakerG trace.GoID
 }
 
 type gor struct {
@@ -143,8 +147,9 @@ type gor struct {
 	startEvent bool
 	startKnown bool
 	// waker is who ended the current waiting interval, set just before
-	// it is closed (see wakerOf).
-	waker int32
+	// it is closed (see wakerOf), and wakerG its goroutine.
+	waker  int32
+	wakerG trace.GoID
 }
 
 // The waker values of an interval that are not a stack index: no waker
@@ -186,6 +191,7 @@ type accKey struct {
 	reason string
 	stack  int32
 	waker  int32
+	tag    int32 // index into walker.tags, -1 none
 }
 
 type accVal struct {
@@ -207,9 +213,13 @@ type walker struct {
 	byPCs    map[string]int32
 	acc      map[accKey]*accVal
 	unknown  map[string]bool // unrecognized reasons
-	onInterv func(interval)  // test hook
+	onInterv func(interval)  // sees every interval: tests, and Blame's timelines
 	total    int64           // all goroutine time so far, ns
 	err      error           // the first overflow, which stops the walk
+
+	// tagKey is the label of the tags (Blame's), tags its values.
+	tagKey string
+	tags   []string
 }
 
 func newWalker(opts Options) *walker {
@@ -320,9 +330,12 @@ func (w *walker) transition(id trace.GoID, st trace.StateTransition, t trace.Tim
 		}
 		return
 	}
-	g.waker = wakerNone
+	g.waker, g.wakerG = wakerNone, trace.NoGoroutine
 	if g.state == trace.GoWaiting && (to == trace.GoRunnable || to == trace.GoRunning) {
 		g.waker = wakerOf(g.reason, by, id, w.stackIndex(byStack))
+		if g.waker >= 0 {
+			g.wakerG = by
+		}
 	}
 	w.close(id, g, t, false)
 	switch to {
@@ -371,7 +384,10 @@ func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
 	if to < from {
 		return
 	}
-	iv := interval{g: id, state: g.state, reason: g.reason, stack: g.stack, from: from, to: to, startEvent: g.startEvent, startKnown: g.startKnown, open: open}
+	iv := interval{g: id, state: g.state, reason: g.reason, stack: g.stack, from: from, to: to, startEvent: g.startEvent, startKnown: g.startKnown, open: open, waker: wakerNone, wakerG: trace.NoGoroutine}
+	if g.state == trace.GoWaiting && !open {
+		iv.waker, iv.wakerG = g.waker, g.wakerG
+	}
 	if w.onInterv != nil {
 		w.onInterv(iv)
 	}
@@ -382,11 +398,7 @@ func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
 	if g.state == trace.GoRunning || g.state == trace.GoSyscall {
 		reason = ""
 	}
-	waker := wakerNone
-	if g.state == trace.GoWaiting && !open {
-		waker = g.waker
-	}
-	k := accKey{g: id, state: g.state, reason: reason, stack: g.stack, waker: waker}
+	k := accKey{g: id, state: g.state, reason: reason, stack: g.stack, waker: iv.waker, tag: -1}
 	a := w.acc[k]
 	if a == nil {
 		a = &accVal{}
@@ -541,6 +553,7 @@ type sampleKey struct {
 	reason   string
 	stack    int32
 	waker    int32
+	tag      int32
 	profiler bool
 }
 
@@ -550,7 +563,7 @@ type sampleKey struct {
 func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 	samples := map[sampleKey]*accVal{}
 	for k, v := range w.acc {
-		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, waker: k.waker, profiler: w.profG[k.g]}
+		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, waker: k.waker, tag: k.tag, profiler: w.profG[k.g]}
 		a := samples[sk]
 		if a == nil {
 			a = &accVal{}
@@ -576,6 +589,9 @@ func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 		}
 		if a.waker != b.waker {
 			return a.waker < b.waker
+		}
+		if a.tag != b.tag {
+			return a.tag < b.tag
 		}
 		return !a.profiler && b.profiler
 	})
@@ -607,6 +623,9 @@ func (w *walker) labels(k sampleKey, frames []string) map[string][]string {
 	if wk := w.wakerLabel(k.waker); wk != "" {
 		lb[labels.Waker] = []string{wk}
 	}
+	if k.tag >= 0 {
+		lb[w.tagKey] = []string{w.tags[k.tag]}
+	}
 	return lb
 }
 
@@ -623,7 +642,12 @@ func (w *walker) wakerLabel(waker int32) string {
 	case wakerUnknown:
 		return labels.WakerUnknown
 	}
-	frames := w.stacks[waker].frames
+	return w.folded(waker)
+}
+
+// folded is a stack's function names root first, ";"-joined.
+func (w *walker) folded(stack int32) string {
+	frames := w.stacks[stack].frames
 	names := make([]string, len(frames))
 	for i, f := range frames {
 		names[len(frames)-1-i] = f.Func

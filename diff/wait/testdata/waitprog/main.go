@@ -11,9 +11,11 @@
 // its time); four goroutines loop in waitHere locking mu for a moment,
 // then sleeping -hold/4.
 //
-// chain: goroutine A loops holding mu in holdSlow (known work); B loops
-// taking mu in passOn and sending a value on a channel; C receives it in
-// waitChan. C's wait is A's work, passed on by B.
+// chain: goroutine A loops holding mu in holdSlow (known work), taking it
+// again at once; B loops taking mu in passOn (handed it by A's Unlock,
+// since B has waited long enough for the mutex's starvation mode) and
+// sending a value on a channel; C receives it in waitChan. C's wait is
+// A's work, passed on by B.
 package main
 
 import (
@@ -106,11 +108,13 @@ func waitChan(ch <-chan int) (time.Duration, bool) {
 	return time.Since(t0), ok
 }
 
-func holder(hold time.Duration, holds *[]span, wg *sync.WaitGroup) {
+// holder loops in holdSlow, working outside the lock for outside after
+// each hold.
+func holder(hold, outside time.Duration, holds *[]span, wg *sync.WaitGroup) {
 	defer wg.Done()
 	for time.Now().Before(stop) {
 		*holds = append(*holds, holdSlow(hold))
-		spin(hold / 4)
+		spin(outside)
 	}
 }
 
@@ -153,8 +157,12 @@ func main() {
 	var waits [][]span
 	var chanWait time.Duration
 	var wg sync.WaitGroup
+	outside := *hold / 4
+	if *mode == "chain" {
+		outside = 0
+	}
 	wg.Add(1)
-	go holder(*hold, &holds, &wg)
+	go holder(*hold, outside, &holds, &wg)
 	switch *mode {
 	case "holdslow":
 		waits = make([][]span, 4)
