@@ -122,7 +122,7 @@ func (a *analysis) labelledLocks() []result.WaitLock {
 		sortSites(l.Holders)
 		charge(&l)
 		switch k.evidence {
-			case EvidenceWaker:
+		case EvidenceWaker:
 			l.Match = []string{"waker recorded: each wait names the goroutine or thread that woke it"}
 		case EvidenceTrace:
 			l.Match = []string{"critical path: each lock wait is charged to the goroutine that woke it, at the stack where it woke it (its Unlock), while it ran, and followed back through its own waits"}

@@ -34,7 +34,7 @@ type BlameOptions struct {
 	// Nil: the Top goroutines with the most waiting time.
 	Focus func(name string) bool
 	// Top is how many goroutines have their path without Focus
-	// (0: DefaultTop).
+	// (0: DefaultTop; negative: none).
 	Top int
 	// Depth bounds how many wake-ups a path follows back from one
 	// goroutine (0: DefaultDepth).
@@ -74,7 +74,7 @@ func Blame(data []byte, opts BlameOptions) (b *Blamed, err error) {
 			b, err = nil, fmt.Errorf("corrupt Go execution trace (reader failed: %v)", r)
 		}
 	}()
-	if opts.Top <= 0 {
+	if opts.Top == 0 {
 		opts.Top = DefaultTop
 	}
 	if opts.Depth <= 0 {
@@ -232,6 +232,9 @@ func (b *blamer) add(iv interval, from, to trace.Time, stack, tag int32) {
 // frame Focus matches, or the Top with the most waiting time; never the
 // profiler's, nor the runtime's own (whose every frame is runtime.*).
 func (b *blamer) interesting(ids []trace.GoID, opts BlameOptions) []trace.GoID {
+	if opts.Top < 0 && opts.Focus == nil {
+		return nil
+	}
 	type gw struct {
 		g    trace.GoID
 		wait trace.Time

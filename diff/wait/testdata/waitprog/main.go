@@ -7,9 +7,9 @@
 //	waitprog -mode holdslow -hold 8ms -out DIR
 //
 // holdslow: goroutine A loops holding mu in holdSlow for -hold doing known
-// work (a spin) and then working -hold/4 outside it (so it holds mu 80% of
-// its time); four goroutines loop in waitHere locking mu for a moment,
-// then sleeping -hold/4.
+// work (a spin) and then working -outside (-hold/4 by default: it holds mu
+// 80% of its time) outside it; four goroutines loop in waitHere locking mu
+// for a moment, then sleeping 2ms.
 //
 // chain: goroutine A loops holding mu in holdSlow (known work), taking it
 // again at once; B loops taking mu in passOn (handed it by A's Unlock,
@@ -141,6 +141,7 @@ func overlap(waits, holds []span) time.Duration {
 func main() {
 	mode := flag.String("mode", "holdslow", "holdslow or chain")
 	hold := flag.Duration("hold", 8*time.Millisecond, "how long holdSlow holds mu each time")
+	outsideFlag := flag.Duration("outside", -1, "how long A works outside the lock after each hold (default -hold/4; chain: 0)")
 	dur := flag.Duration("duration", time.Second, "how long to run")
 	out := flag.String("out", ".", "folder to write the profiles and truth.json into")
 	flag.Parse()
@@ -157,9 +158,13 @@ func main() {
 	var waits [][]span
 	var chanWait time.Duration
 	var wg sync.WaitGroup
-	outside := *hold / 4
-	if *mode == "chain" {
+	outside := *outsideFlag
+	switch {
+	case outside >= 0:
+	case *mode == "chain":
 		outside = 0
+	default:
+		outside = *hold / 4
 	}
 	wg.Add(1)
 	go holder(*hold, outside, &holds, &wg)
@@ -172,7 +177,7 @@ func main() {
 				defer wg.Done()
 				for time.Now().Before(stop) {
 					waits[i] = append(waits[i], waitHere())
-					time.Sleep(*hold / 4)
+					time.Sleep(2 * time.Millisecond)
 				}
 			}()
 		}
