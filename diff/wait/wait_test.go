@@ -2,6 +2,7 @@ package wait_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -198,5 +199,31 @@ func TestCriticalPathChain(t *testing.T) {
 	// longer (its thread descheduled while its goroutine runs).
 	if got := fn["main.passOn"] / waited; got > 0.2 {
 		t.Errorf("passOn (B) charged %.3f of C's waiting, want little", got)
+	}
+}
+
+// TestWakerLabels: a profile whose samples carry profile.LabelWaker and
+// nothing else (as perf sched_waking and JFR readers label theirs; here
+// the Go trace's own samples, without gotrace.Blame) gives waker
+// evidence: waitHere's lock waits paired with the goroutines whose Unlock
+// woke them, holdSlow among them, the wake-up edges, and the same result
+// twice (no map order in it).
+func TestWakerLabels(t *testing.T) {
+	run := waittest.Program(t, "-mode", "holdslow", "-hold", "8ms")
+	in := load(t, run, "trace.out")[0]
+	in.Blamed = nil
+	r := wait.Analyze([][]wait.Input{{in}}, wait.Options{})
+	l := lockOf(t, r, wait.EvidenceWaker, "main.waitHere")
+	if holderShare(l, "main.holdSlow") == 0 || holderShare(l, "main.holdSlow")+holderShare(l, "main.waitHere") < 0.99 {
+		t.Errorf("waker evidence holders %+v, want holdSlow and waitHere", l.Holders)
+	}
+	if len(r.Paths) != 0 {
+		t.Errorf("critical paths without a timeline: %+v", r.Paths)
+	}
+	again := wait.Analyze([][]wait.Input{{in}}, wait.Options{})
+	a, _ := json.Marshal(r)
+	b, _ := json.Marshal(again)
+	if string(a) != string(b) {
+		t.Errorf("two analyses of one profile differ")
 	}
 }

@@ -561,3 +561,45 @@ func TestCapturedWakers(t *testing.T) {
 		}
 	}
 }
+
+// TestBlameCaptured: scenarioMutex waited for the mutex captureTrace held
+// while it slept; followed back along the wake-up, its wait is charged to
+// captureTrace, asleep (no goroutine woke it: a timer), all of it. Cut
+// short, the trace gives Blame an error, never a panic.
+func TestBlameCaptured(t *testing.T) {
+	data := captured(t)
+	b, err := Blame(data, BlameOptions{ProfilerFrame: tracerFrame.MatchString})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*pprofile.Profile{b.Locks, b.Paths} {
+		if err := p.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var waited, toHolder int64
+	for _, s := range b.Locks.Sample {
+		if !strings.Contains(strings.Join(s.Label[LabelWaiter], ""), "scenarioMutex") {
+			continue
+		}
+		waited += s.Value[1]
+		if strings.Contains(strings.Join(sampleNames(s), ";"), ".captureTrace") {
+			toHolder += s.Value[1]
+		}
+	}
+	if waited < blockTime.Nanoseconds()*9/10 || toHolder < waited*9/10 {
+		t.Errorf("scenarioMutex waited %v, %v of it charged to captureTrace; want ≥ %v, nearly all", time.Duration(waited), time.Duration(toHolder), blockTime*9/10)
+	}
+	paths := map[string]bool{}
+	for _, s := range b.Paths.Sample {
+		paths[strings.Join(s.Label[LabelPath], "")] = true
+	}
+	if len(paths) == 0 || len(paths) > DefaultTop {
+		t.Errorf("%d critical paths, want 1 to %d", len(paths), DefaultTop)
+	}
+	for _, n := range []int{17, 64, len(data) / 3, len(data) - 7} {
+		if _, err := Blame(data[:n], BlameOptions{}); err == nil {
+			t.Errorf("truncated to %d bytes: no error", n)
+		}
+	}
+}
