@@ -1,8 +1,6 @@
 package wait
 
 import (
-	"maps"
-	"slices"
 	"sort"
 
 	"github.com/profdiff/profdiff/diff/result"
@@ -13,11 +11,17 @@ import (
 // name it.
 const PrincipalShare = 0.5
 
+// evidenceRank orders the evidence the verdict prefers: exact pairings
+// (a trace's wake-ups followed back, a recorded owner, a recorded waker)
+// before the mutex and block profiles' pairing by site and delay.
+var evidenceRank = []string{EvidenceTrace, EvidenceOwner, EvidenceWaker, EvidenceProfiles}
+
 // verdict names the holder that explains most of the lock waiting, or of
 // its growth. Each holder is charged its share of its lock's waiting
-// (WaitSite.Charged). Where both kinds of evidence are present (profiles
-// and a trace of one run), they measure the same waits twice: the
-// verdict reads the evidence with more waiting.
+// (WaitSite.Charged). Where several kinds of evidence are present (the
+// profiles and the trace of one capture), they measure the same waits
+// twice: the verdict reads the first of evidenceRank that has lock
+// waiting.
 func verdict(r *result.Wait) result.WaitVerdict {
 	totals := map[string]*[2]float64{}
 	for _, l := range r.Locks {
@@ -30,9 +34,10 @@ func verdict(r *result.Wait) result.WaitVerdict {
 		t[1] += l.Waited[1]
 	}
 	evidence := ""
-	for _, e := range slices.Sorted(maps.Keys(totals)) {
-		if evidence == "" || max(totals[e][0], totals[e][1]) > max(totals[evidence][0], totals[evidence][1]) {
+	for _, e := range evidenceRank {
+		if t := totals[e]; t != nil && t[0]+t[1] > 0 {
 			evidence = e
+			break
 		}
 	}
 	if evidence == "" {

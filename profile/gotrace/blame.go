@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	pprofile "github.com/google/pprof/profile"
 	"golang.org/x/exp/trace"
@@ -187,6 +188,10 @@ func (b *blamer) charge(g trace.GoID, from, to trace.Time, depth int, stack int3
 			continue
 		}
 		covered += y - x
+		next, retry := b.retry(ivs, i)
+		if retry && b.follow(next, depth) {
+			iv = next // a failed lock attempt: part of the wait that follows it
+		}
 		if b.follow(iv, depth) {
 			c := b.charge(iv.wakerG, x, y, depth+1, iv.waker, tag)
 			if gap := y - x - c; gap > 0 {
@@ -201,6 +206,43 @@ func (b *blamer) charge(g trace.GoID, from, to trace.Time, depth int, stack int3
 		b.add(iv, x, y, st, tag)
 	}
 	return covered
+}
+
+// retryRun is the longest run between two lock waits that counts as a
+// failed attempt at the lock: a woken waiter that finds the lock taken
+// again (a goroutine that barged in while it waited for a CPU) spins for
+// a few microseconds and parks again.
+const retryRun = 100 * time.Microsecond
+
+// retry reports whether ivs[i] is a runnable or running stretch between
+// two lock waits of one goroutine, running at most retryRun: a failed
+// attempt at the lock, whose time the lock's holder then made it wait as
+// much as in the waits around it. It returns the lock wait that follows.
+func (b *blamer) retry(ivs []interval, i int) (interval, bool) {
+	j := i
+	switch ivs[i].state {
+	case trace.GoRunnable:
+		if i+1 < len(ivs) && ivs[i+1].state == trace.GoRunning {
+			j = i + 1
+		}
+	case trace.GoRunning:
+		if i > 0 && ivs[i-1].state == trace.GoRunnable {
+			i--
+		}
+	default:
+		return interval{}, false
+	}
+	if ivs[j].state == trace.GoRunning && ivs[j].to-ivs[j].from > trace.Time(retryRun) {
+		return interval{}, false
+	}
+	if i == 0 || j+1 >= len(ivs) {
+		return interval{}, false
+	}
+	prev, next := ivs[i-1], ivs[j+1]
+	if prev.state != trace.GoWaiting || next.state != trace.GoWaiting || !b.lockWait(prev) || !b.lockWait(next) {
+		return interval{}, false
+	}
+	return next, true
 }
 
 // add charges [from, to) of iv to its state and reason at stack (iv's own
