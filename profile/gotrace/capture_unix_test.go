@@ -603,3 +603,29 @@ func TestBlameCaptured(t *testing.T) {
 		}
 	}
 }
+
+// TestBlameFocus: with Focus, the critical paths are those of the
+// goroutines with a matching frame, whatever their waiting; Top -1
+// without Focus asks for none.
+func TestBlameFocus(t *testing.T) {
+	data := captured(t)
+	b, err := Blame(data, BlameOptions{Focus: func(name string) bool { return strings.HasSuffix(name, ".scenarioChan") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]int64{}
+	for _, s := range b.Paths.Sample {
+		paths[strings.Join(s.Label[LabelPath], "")] += s.Value[1]
+	}
+	if len(paths) != 1 {
+		t.Fatalf("paths %v, want scenarioChan's alone", paths)
+	}
+	for p, v := range paths {
+		if !strings.Contains(p, "scenarioChan") || v < blockTime.Nanoseconds() {
+			t.Errorf("path %q of %v, want scenarioChan's, at least %v", p, time.Duration(v), blockTime)
+		}
+	}
+	if b, err = Blame(data, BlameOptions{Top: -1}); err != nil || len(b.Paths.Sample) != 0 {
+		t.Errorf("Top -1: %d samples, %v", len(b.Paths.Sample), err)
+	}
+}
