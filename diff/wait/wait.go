@@ -112,7 +112,9 @@ func Analyze(sides [][]Input, opts Options) *result.Wait {
 	return r
 }
 
-// lockOrder sorts locks by their largest side's waiting, then holding.
+// lockOrder sorts locks by their largest side's waiting; a holders-only
+// lock (no waiting) by half the delay it released, so that a half never
+// outranks a paired lock of the same size.
 func lockOrder(l result.WaitLock) float64 {
 	return max(l.Waited[0], l.Waited[1], l.Held[0]/2, l.Held[1]/2)
 }
