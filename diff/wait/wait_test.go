@@ -154,7 +154,7 @@ func TestHoldersFromTrace(t *testing.T) {
 // passed the value on. (The time C was runnable, waiting for a CPU, is its
 // own: on a loaded machine it is most of the rest.)
 func TestCriticalPathChain(t *testing.T) {
-	run := waittest.Program(t, "-mode", "chain", "-hold", "20ms")
+	run := waittest.Program(t, "-mode", "chain", "-hold", "40ms")
 	ins := load(t, run, "trace.out")
 	r := wait.Analyze([][]wait.Input{ins}, wait.Options{})
 	var p *result.WaitPath
