@@ -21,7 +21,7 @@ var evidenceRank = []string{EvidenceTrace, EvidenceOwner, EvidenceWaker, Evidenc
 // (WaitSite.Charged). Where several kinds of evidence are present (the
 // profiles and the trace of one capture), they measure the same waits
 // twice: the verdict reads the first of evidenceRank that has lock
-// waiting.
+// waiting (on both sides of a comparison, where one has).
 func verdict(r *result.Wait) result.WaitVerdict {
 	totals := map[string]*[2]float64{}
 	for _, l := range r.Locks {
@@ -33,11 +33,14 @@ func verdict(r *result.Wait) result.WaitVerdict {
 		t[0] += l.Waited[0]
 		t[1] += l.Waited[1]
 	}
+	// A comparison reads evidence both sides have, where one does: a
+	// trace on one side only would make all its waiting look new.
 	evidence := ""
-	for _, e := range evidenceRank {
-		if t := totals[e]; t != nil && t[0]+t[1] > 0 {
-			evidence = e
-			break
+	for _, both := range []bool{r.Sides == 2, false} {
+		for _, e := range evidenceRank {
+			if t := totals[e]; evidence == "" && t != nil && t[0]+t[1] > 0 && (!both || t[0] > 0 && t[1] > 0) {
+				evidence = e
+			}
 		}
 	}
 	if evidence == "" {

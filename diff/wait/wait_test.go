@@ -223,3 +223,15 @@ func TestWakerLabels(t *testing.T) {
 		t.Errorf("two analyses of one profile differ")
 	}
 }
+
+// TestVerdictMixedEvidence: a comparison whose base has mutex and block
+// profiles and whose new side has those and a trace reads the evidence
+// both sides have, so the trace's waiting does not look new.
+func TestVerdictMixedEvidence(t *testing.T) {
+	run := waittest.Program(t, "-mode", "holdslow", "-hold", "8ms")
+	profiles := load(t, run, "mutex.pb.gz", "block.pb.gz")
+	r := wait.Analyze([][]wait.Input{profiles, append(profiles, load(t, run, "trace.out")...)}, wait.Options{})
+	if v := r.Verdict; v.Waited[0] != v.Waited[1] || v.Holder != "" {
+		t.Errorf("verdict %+v: want the profiles' waiting on both sides, equal, and no holder of a growth", v)
+	}
+}
