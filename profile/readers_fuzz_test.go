@@ -145,6 +145,12 @@ func FuzzGoTrace(f *testing.F) {
 		if p != nil || err != nil {
 			checkReader(t, "gotrace.Parse", p, warns, err)
 		}
+		if b, err := gotrace.Blame(data, gotrace.BlameOptions{}); err == nil {
+			checkProfile(t, "gotrace.Blame locks", b.Locks)
+			checkProfile(t, "gotrace.Blame paths", b.Paths)
+		} else if strings.TrimSpace(err.Error()) == "" {
+			t.Errorf("gotrace.Blame: empty error message")
+		}
 		checkParse(t, data)
 	})
 }

@@ -49,6 +49,10 @@ func commands() []*command {
 		}, diffSynopsis, diffCommand},
 		{"top", one("top [flags] PROFILE...", "one profile (or several, merged): buckets and top methods"), topSynopsis, topCommand},
 		{"gate", one("gate [flags] --base A --new B", "CI gate: exit 1 when lock contention (or wait, gc...) grew significantly"), gateSynopsis, gateCommand},
+		{"wait", []usageLine{
+			{"wait [flags] PROFILE...", "who made it wait: lock holders beside waiters, wake-ups, critical paths"},
+			{"wait [flags] --base A --new B", "the same, compared"},
+		}, waitSynopsis, waitCommand},
 		{"symbolize", one("symbolize [flags] PROFILE -o OUT", "name address-only frames (--symbols FILE|DIR), write pprof"), symbolizeSynopsis, symbolizeCommand},
 		{"rules", one("rules [--format F] [--rules F]", "print the classification rules"), rulesSynopsis, rulesCommand},
 		{"formats", one("formats [--format F]", "the input formats: how to record each, its kinds, what it cannot tell"), formatsSynopsis, formatsCommand},

@@ -866,6 +866,15 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		gatetest.Record(t, dir, 5, gatetest.Variant{Name: "base"}, gatetest.Variant{Name: "new", Lock: "hold"})
 		return nil
 	},
+	// base/ and new/: capture folders (mutex and block profiles, execution
+	// trace) of package wait's test program, holdSlow holding its lock 4
+	// ms, then 8 ms, each followed by 8 ms of work outside it, while four
+	// goroutines wait in waitHere (waitCapture in wait_test.go).
+	"wait-captures": func(t *testing.T, root, dir string) map[string]string {
+		waitCapture(t, filepath.Join(dir, "base"), "4ms", "-outside", "8ms")
+		waitCapture(t, filepath.Join(dir, "new"), "8ms", "-outside", "8ms")
+		return nil
+	},
 	// old.trace and new.trace: execution traces of four goroutines that
 	// sleep, without and with a mutex held across the sleep (recordTrace in
 	// trace_test.go).

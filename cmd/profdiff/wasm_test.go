@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff/wait/waittest"
 )
 
 // The test binary doubles as the workload child (see child.MaybeRun), for
@@ -16,7 +18,7 @@ func TestMain(m *testing.M) {
 	runLauncherIfAsked()
 	runChildIfAsked()
 	runDocsCommandIfAsked()
-	os.Exit(m.Run())
+	os.Exit(waittest.Main(m)) // m.Run, then remove the wait test program's runs
 }
 
 func TestWasmWorkloadUsageErrors(t *testing.T) {

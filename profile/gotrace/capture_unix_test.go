@@ -503,3 +503,129 @@ func TestAgainstGoToolTrace(t *testing.T) {
 		t.Log(compareWithTool(t, tool, name, data))
 	}
 }
+
+// TestCapturedWakers: the waiting time of each scenario names who ended
+// it (labels.Waker): the mutex and channel waits, captureTrace (which
+// unlocked and sent), with its stack root first; the network read, the
+// network poller; the sleep, a timer. The time still waiting when the
+// trace ended names none.
+func TestCapturedWakers(t *testing.T) {
+	p, _, err := Parse(captured(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"scenarioMutex": "gotrace.captureTrace", "scenarioChan": "gotrace.captureTrace",
+		"scenarioNet": labels.WakerNetwork, "scenarioSleep": labels.WakerTimer,
+	}
+	got := map[string]map[string]int64{}
+	for _, s := range p.Sample {
+		if s.Label[labels.State][0] != "waiting" {
+			if s.Label[labels.Waker] != nil {
+				t.Errorf("a %s sample names a waker: %q", s.Label[labels.State][0], s.Label[labels.Waker])
+			}
+			continue
+		}
+		for _, n := range sampleNames(s) {
+			i := strings.Index(n, ".scenario")
+			if i < 0 {
+				continue
+			}
+			sc := n[i+1:]
+			if got[sc] == nil {
+				got[sc] = map[string]int64{}
+			}
+			w := strings.Join(s.Label[labels.Waker], "")
+			if strings.Contains(w, ";") {
+				frames := strings.Split(w, ";")
+				if !strings.HasSuffix(frames[len(frames)-1], "runtime.ready") && !strings.Contains(w, "Unlock") && !strings.Contains(w, "chansend") {
+					t.Logf("%s: waker stack %s", sc, w)
+				}
+				w = frames[0] // root first: testing.tRunner...
+				for _, f := range frames {
+					if strings.HasSuffix(f, ".captureTrace") {
+						w = "gotrace.captureTrace"
+					}
+				}
+			}
+			got[sc][w] += s.Value[1]
+		}
+	}
+	for sc, waker := range want {
+		total := int64(0)
+		for _, v := range got[sc] {
+			total += v
+		}
+		if total == 0 || got[sc][waker] < blockTime.Nanoseconds()*9/10 {
+			t.Errorf("%s: waiting time by waker %v (ns), want ≥ %v woken by %s", sc, got[sc], blockTime*9/10, waker)
+		}
+	}
+}
+
+// TestBlameCaptured: scenarioMutex waited for the mutex captureTrace held
+// while it slept; followed back along the wake-up, its wait is charged to
+// captureTrace, asleep (no goroutine woke it: a timer), all of it. Cut
+// short, the trace gives Blame an error, never a panic.
+func TestBlameCaptured(t *testing.T) {
+	data := captured(t)
+	b, err := Blame(data, BlameOptions{ProfilerFrame: tracerFrame.MatchString})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*pprofile.Profile{b.Locks, b.Paths} {
+		if err := p.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var waited, toHolder int64
+	for _, s := range b.Locks.Sample {
+		if !strings.Contains(strings.Join(s.Label[LabelWaiter], ""), "scenarioMutex") {
+			continue
+		}
+		waited += s.Value[1]
+		if strings.Contains(strings.Join(sampleNames(s), ";"), ".captureTrace") {
+			toHolder += s.Value[1]
+		}
+	}
+	if waited < blockTime.Nanoseconds()*9/10 || toHolder < waited*9/10 {
+		t.Errorf("scenarioMutex waited %v, %v of it charged to captureTrace; want ≥ %v, nearly all", time.Duration(waited), time.Duration(toHolder), blockTime*9/10)
+	}
+	paths := map[string]bool{}
+	for _, s := range b.Paths.Sample {
+		paths[strings.Join(s.Label[LabelPath], "")] = true
+	}
+	if len(paths) == 0 || len(paths) > DefaultTop {
+		t.Errorf("%d critical paths, want 1 to %d", len(paths), DefaultTop)
+	}
+	for _, n := range []int{17, 64, len(data) / 3, len(data) - 7} {
+		if _, err := Blame(data[:n], BlameOptions{}); err == nil {
+			t.Errorf("truncated to %d bytes: no error", n)
+		}
+	}
+}
+
+// TestBlameFocus: with Focus, the critical paths are those of the
+// goroutines with a matching frame, whatever their waiting; Top -1
+// without Focus asks for none.
+func TestBlameFocus(t *testing.T) {
+	data := captured(t)
+	b, err := Blame(data, BlameOptions{Focus: func(name string) bool { return strings.HasSuffix(name, ".scenarioChan") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]int64{}
+	for _, s := range b.Paths.Sample {
+		paths[strings.Join(s.Label[LabelPath], "")] += s.Value[1]
+	}
+	if len(paths) != 1 {
+		t.Fatalf("paths %v, want scenarioChan's alone", paths)
+	}
+	for p, v := range paths {
+		if !strings.Contains(p, "scenarioChan") || v < blockTime.Nanoseconds() {
+			t.Errorf("path %q of %v, want scenarioChan's, at least %v", p, time.Duration(v), blockTime)
+		}
+	}
+	if b, err = Blame(data, BlameOptions{Top: -1}); err != nil || len(b.Paths.Sample) != 0 {
+		t.Errorf("Top -1: %d samples, %v", len(b.Paths.Sample), err)
+	}
+}

@@ -19,7 +19,14 @@
 // Each sample carries the label labels.Bucket with the bucket that the state
 // and reason decide (not the frame names), labels.State and labels.Reason with
 // the raw state and reason, and labels.Profiler on the samples of the
-// profiler's own goroutines. A goroutine waiting since before the trace
+// profiler's own goroutines. Waiting time that ended before the trace did
+// carries labels.Waker: the stack (root first, ";"-joined) of the
+// goroutine whose event made it runnable (an Unlock, a channel send, a
+// Cond.Signal, a WaitGroup.Done), or labels.WakerTimer for a sleep,
+// labels.WakerNetwork for a network wait, labels.WakerUnknown for an
+// unblock by no goroutine or without a stack. Waiting time is split by
+// waker stack; labels.WakerThread is not set, since goroutine ids would
+// split every sample by goroutine. A goroutine waiting since before the trace
 // started has no recorded reason; its samples have no labels.Bucket, and the
 // frame rules decide them.
 //
@@ -125,6 +132,10 @@ type interval struct {
 	startEvent bool // from is the time of an event that put g in state (else the trace start)
 	startKnown bool // that event was a transition, not a status report of a goroutine's state
 	open       bool // still in this state when the trace ended
+	// waker and wakerG are who ended a waiting interval (see wakerOf)
+	// and its goroutine (trace.NoGoroutine when none).
+	waker  int32
+	wakerG trace.GoID
 }
 
 type gor struct {
@@ -135,6 +146,38 @@ type gor struct {
 	resume     int32 // where the goroutine resumes: its last own stack
 	startEvent bool
 	startKnown bool
+	// waker is who ended the current waiting interval, set just before
+	// it is closed (see wakerOf), and wakerG its goroutine.
+	waker  int32
+	wakerG trace.GoID
+}
+
+// The waker values of an interval that are not a stack index: no waker
+// (not a waiting interval, or one still open at the end), or a wake-up
+// by no goroutine (labels.WakerTimer and the rest).
+const (
+	wakerNone    int32 = -1
+	wakerTimer   int32 = -2
+	wakerNetwork int32 = -3
+	wakerUnknown int32 = -4
+)
+
+// wakerOf is the waker of a goroutine (id) that waited for reason and was
+// made runnable by an event of goroutine by, whose stack is stk: the
+// unblocker's stack; a timer for a sleep, the network poller for a
+// network wait (their wake-ups run on whatever goroutine or thread polls
+// them, whose stack says nothing of why); unknown for an unblock by no
+// goroutine or without a stack.
+func wakerOf(reason string, by, id trace.GoID, stk int32) int32 {
+	switch {
+	case reason == "sleep":
+		return wakerTimer
+	case reason == "network":
+		return wakerNetwork
+	case by == trace.NoGoroutine || by == id || stk < 0:
+		return wakerUnknown
+	}
+	return stk
 }
 
 type stackInfo struct {
@@ -147,6 +190,8 @@ type accKey struct {
 	state  trace.GoState
 	reason string
 	stack  int32
+	waker  int32
+	tag    int32 // index into walker.tags, -1 none
 }
 
 type accVal struct {
@@ -168,9 +213,13 @@ type walker struct {
 	byPCs    map[string]int32
 	acc      map[accKey]*accVal
 	unknown  map[string]bool // unrecognized reasons
-	onInterv func(interval)  // test hook
+	onInterv func(interval)  // sees every interval: tests, and Blame's timelines
 	total    int64           // all goroutine time so far, ns
 	err      error           // the first overflow, which stops the walk
+
+	// tagKey is the label of the tags (Blame's), tags its values.
+	tagKey string
+	tags   []string
 }
 
 func newWalker(opts Options) *walker {
@@ -235,7 +284,7 @@ func (w *walker) walk(data []byte) error {
 		if st.Resource.Kind != trace.ResourceGoroutine {
 			continue
 		}
-		w.transition(st.Resource.Goroutine(), st, t)
+		w.transition(st.Resource.Goroutine(), st, t, ev.Goroutine(), ev.Stack())
 		if w.err != nil {
 			return fmt.Errorf("corrupt Go execution trace (go %s): event %d: %w", w.version, events, w.err)
 		}
@@ -254,7 +303,11 @@ func (w *walker) walk(data []byte) error {
 	return nil
 }
 
-func (w *walker) transition(id trace.GoID, st trace.StateTransition, t trace.Time) {
+// transition applies the state transition st of goroutine id at time t,
+// an event of goroutine by with stack byStack (the waker and where it
+// was, when st makes a waiting goroutine runnable; trace.NoGoroutine for
+// the system).
+func (w *walker) transition(id trace.GoID, st trace.StateTransition, t trace.Time, by trace.GoID, byStack trace.Stack) {
 	from, to := st.Goroutine()
 	stk := w.stackIndex(st.Stack)
 	if stk >= 0 && w.stacks[stk].profiler {
@@ -276,6 +329,13 @@ func (w *walker) transition(id trace.GoID, st trace.StateTransition, t trace.Tim
 			g.stack, g.resume = stk, stk
 		}
 		return
+	}
+	g.waker, g.wakerG = wakerNone, trace.NoGoroutine
+	if g.state == trace.GoWaiting && (to == trace.GoRunnable || to == trace.GoRunning) {
+		g.waker = wakerOf(g.reason, by, id, w.stackIndex(byStack))
+		if g.waker >= 0 {
+			g.wakerG = by
+		}
 	}
 	w.close(id, g, t, false)
 	switch to {
@@ -324,7 +384,10 @@ func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
 	if to < from {
 		return
 	}
-	iv := interval{g: id, state: g.state, reason: g.reason, stack: g.stack, from: from, to: to, startEvent: g.startEvent, startKnown: g.startKnown, open: open}
+	iv := interval{g: id, state: g.state, reason: g.reason, stack: g.stack, from: from, to: to, startEvent: g.startEvent, startKnown: g.startKnown, open: open, waker: wakerNone, wakerG: trace.NoGoroutine}
+	if g.state == trace.GoWaiting && !open {
+		iv.waker, iv.wakerG = g.waker, g.wakerG
+	}
 	if w.onInterv != nil {
 		w.onInterv(iv)
 	}
@@ -335,7 +398,7 @@ func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
 	if g.state == trace.GoRunning || g.state == trace.GoSyscall {
 		reason = ""
 	}
-	k := accKey{g: id, state: g.state, reason: reason, stack: g.stack}
+	k := accKey{g: id, state: g.state, reason: reason, stack: g.stack, waker: iv.waker, tag: -1}
 	a := w.acc[k]
 	if a == nil {
 		a = &accVal{}
@@ -489,6 +552,8 @@ type sampleKey struct {
 	state    trace.GoState
 	reason   string
 	stack    int32
+	waker    int32
+	tag      int32
 	profiler bool
 }
 
@@ -498,7 +563,7 @@ type sampleKey struct {
 func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 	samples := map[sampleKey]*accVal{}
 	for k, v := range w.acc {
-		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, profiler: w.profG[k.g]}
+		sk := sampleKey{state: k.state, reason: k.reason, stack: k.stack, waker: k.waker, tag: k.tag, profiler: w.profG[k.g]}
 		a := samples[sk]
 		if a == nil {
 			a = &accVal{}
@@ -521,6 +586,12 @@ func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 		}
 		if a.reason != b.reason {
 			return a.reason < b.reason
+		}
+		if a.waker != b.waker {
+			return a.waker < b.waker
+		}
+		if a.tag != b.tag {
+			return a.tag < b.tag
 		}
 		return !a.profiler && b.profiler
 	})
@@ -549,7 +620,39 @@ func (w *walker) labels(k sampleKey, frames []string) map[string][]string {
 	if k.profiler {
 		lb[labels.Profiler] = []string{"true"}
 	}
+	if wk := w.wakerLabel(k.waker); wk != "" {
+		lb[labels.Waker] = []string{wk}
+	}
+	if k.tag >= 0 {
+		lb[w.tagKey] = []string{w.tags[k.tag]}
+	}
 	return lb
+}
+
+// wakerLabel is the labels.Waker value of a waker: its stack root first,
+// ";"-joined, or a "[none: …]" value; "" for none.
+func (w *walker) wakerLabel(waker int32) string {
+	switch waker {
+	case wakerNone:
+		return ""
+	case wakerTimer:
+		return labels.WakerTimer
+	case wakerNetwork:
+		return labels.WakerNetwork
+	case wakerUnknown:
+		return labels.WakerUnknown
+	}
+	return w.folded(waker)
+}
+
+// folded is a stack's function names root first, ";"-joined.
+func (w *walker) folded(stack int32) string {
+	frames := w.stacks[stack].frames
+	names := make([]string, len(frames))
+	for i, f := range frames {
+		names[len(frames)-1-i] = f.Func
+	}
+	return strings.Join(names, ";")
 }
 
 // profile aggregates the intervals into samples, one per stack, state,

@@ -1,0 +1,94 @@
+package present
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+)
+
+// waitResult is a who-made-it-wait result of the shape package wait
+// gives for its test program (holdSlow holding the lock waitHere waits
+// for), on one side or, with the hold time doubled, two; the values are
+// chosen, so the layout is pinned whatever a run measures.
+func waitResult(sides int) *result.Wait {
+	v := func(base, next float64) [2]float64 {
+		if sides == 1 {
+			return [2]float64{base}
+		}
+		return [2]float64{base, next}
+	}
+	stack := func(base, next float64, frames ...string) []result.WaitStack {
+		return []result.WaitStack{{Frames: frames, Value: v(base, next)}}
+	}
+	return &result.Wait{
+		Sides: sides,
+		Locks: []result.WaitLock{{
+			Name: "main.waitHere ← main.holdSlow", Evidence: "mutex+block",
+			Waited: v(2.9e9, 3.5e9), Held: v(2.9e9, 3.5e9),
+			Waiters: []result.WaitSite{{Site: "main.waitHere", Value: v(2.9e9, 3.5e9), Stacks: stack(2.9e9, 3.5e9, "main.main.func1", "main.waitHere", "sync.(*Mutex).Lock")}},
+			Holders: []result.WaitSite{
+				{Site: "main.holdSlow", Value: v(2.75e9, 3.45e9), Charged: [2]float64{2.75 / 2.9, 3.45 / 3.5}},
+				{Site: "main.waitHere", Value: v(0.15e9, 0.05e9), Charged: [2]float64{0.15 / 2.9, 0.05 / 3.5}},
+			},
+			Match: []string{"call site: main.waitHere locks and unlocks",
+				"delay totals: main.holdSlow released 2.75 s beyond what its own waiters waited, the 2.75 s that main.waitHere waited beyond what its own holders released"},
+		}, {
+			Name: "? ← runtime.runSafePointFn", Evidence: "mutex+block", Held: v(1500, 1400),
+			Holders: []result.WaitSite{{Site: "runtime.runSafePointFn", Value: v(1500, 1400), Charged: [2]float64{1, 1}}},
+			Half:    "holders only: no lock wait in the block profiles pairs with them (the runtime's own locks are not in block profiles)",
+		}},
+		Wakeups: []result.WakeEdge{
+			{Waiter: "main.waitHere", Waker: "main.waitHere", Bucket: "lock-contention", Value: v(2.2e9, 2.6e9)},
+			{Waiter: "main.waitHere", Waker: "main.holdSlow", Bucket: "lock-contention", Value: v(0.7e9, 0.9e9)},
+			{Waiter: "main.main.func1", Waker: "[none: timer]", Bucket: "wait", Value: v(0.9e9, 0.4e9)},
+		},
+		Paths: []result.WaitPath{{
+			Site: "main.waitHere", Stack: []string{"main.main.func1", "main.waitHere", "sync.(*Mutex).Lock"}, Elapsed: v(4e9, 4e9),
+			Buckets:   []result.WaitPart{{Name: "cpu", Value: v(2.9e9, 3.5e9)}, {Name: "wait", Value: v(0.9e9, 0.4e9)}, {Name: "sched", Value: v(0.2e9, 0.1e9)}},
+			Functions: []result.WaitPart{{Name: "main.holdSlow", Value: v(2.75e9, 3.45e9)}, {Name: "main.main.func1", Value: v(0.9e9, 0.4e9)}, {Name: "[runnable]", Value: v(0.2e9, 0.1e9)}, {Name: "main.waitHere", Value: v(0.15e9, 0.05e9)}},
+			Stacks:    stack(2.75e9, 3.45e9, "main.holder", "main.holdSlow", "sync.(*Mutex).Unlock", "[running]"),
+		}},
+		Notes:   []string{"mutex and block profiles record no lock identity: their waiters and holders are paired by call site, receiver type and delay totals (see each lock's match)"},
+		Verdict: result.WaitVerdict{Holder: "main.holdSlow", Lock: "main.waitHere ← main.holdSlow", Share: map[int]float64{1: 2.75 / 2.9, 2: 0.7 / 0.6}[sides], Waited: v(2.9e9, 3.5e9)},
+	}
+}
+
+// TestGoldenWait pins the wait report's layout, one side and two, in the
+// text formats (wait.holdslow.FORMAT.golden, wait.diff.FORMAT.golden).
+func TestGoldenWait(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		sides int
+	}{{"holdslow", 1}, {"diff", 2}} {
+		for _, f := range []render.Format{render.Table, render.Markdown} {
+			var buf bytes.Buffer
+			if err := render.Report(&buf, Wait(waitResult(c.sides), WaitOptions{Sites: 5}), f); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "wait."+c.name+"."+string(f)+".golden", buf.Bytes())
+		}
+	}
+}
+
+// TestWaitHTML: each critical path is a flame graph of its charged stacks
+// in the html page, rooted at the path, its value the stacks' total.
+func TestWaitHTML(t *testing.T) {
+	rep := Wait(waitResult(2), WaitOptions{})
+	var flames []*report.Flame
+	for _, b := range rep.Blocks {
+		if f, ok := b.(*report.Flame); ok {
+			flames = append(flames, f)
+		}
+	}
+	if len(flames) != 1 || flames[0].Tree.Name != "critical path of main.waitHere" || flames[0].Tree.Total != [2]float64{2.75e9, 3.45e9} || flames[0].Sides != 2 {
+		t.Fatalf("flames %+v, want one of main.waitHere's path", flames)
+	}
+	page := write(t, rep, render.HTML, render.Options{})
+	if !strings.Contains(page, "critical path of main.waitHere") || !strings.Contains(page, "Wake-ups: who ended each wait") {
+		t.Errorf("the html page lacks the path's flame graph or the wake-ups")
+	}
+}
