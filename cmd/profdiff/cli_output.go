@@ -73,7 +73,7 @@ func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
 	}
 	color, err := colorOn(o.color, tty, os.Getenv)
 	if err != nil {
-		return output{}, usagef("%s: --color: %v", cmd, err)
+		return output{}, usagef("%s: --color: %v%s", cmd, err, didYouMean(o.color, []string{"auto", "always", "never"}))
 	}
 	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw}}, nil
 }
@@ -102,7 +102,7 @@ func parseFormatOf(cmd, s string, have []render.Format) (render.Format, error) {
 	}
 	f, err := render.ParseFormat(s)
 	if err != nil {
-		return f, usagef("%s: --format: unknown format %q (want %s)", cmd, s, formatWords(have))
+		return f, usagef("%s: --format: unknown format %q (want %s)%s", cmd, s, formatWords(have), didYouMean(s, formatNames(have)))
 	}
 	if !slices.Contains(have, f) {
 		return f, usagef("%s: --format: this report has no %s form (want %s)", cmd, f, formatWords(have))
@@ -110,12 +110,18 @@ func parseFormatOf(cmd, s string, have []render.Format) (render.Format, error) {
 	return f, nil
 }
 
-// formatWords lists formats as "table, markdown or json".
-func formatWords(fs []render.Format) string {
+// formatNames is the formats' names, as typed.
+func formatNames(fs []render.Format) []string {
 	words := make([]string, len(fs))
 	for i, f := range fs {
 		words[i] = string(f)
 	}
+	return words
+}
+
+// formatWords lists formats as "table, markdown or json".
+func formatWords(fs []render.Format) string {
+	words := formatNames(fs)
 	if len(words) == 1 {
 		return words[0]
 	}

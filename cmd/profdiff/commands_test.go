@@ -175,3 +175,33 @@ func TestWorkloadNameAndWordsSuggest(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// A misspelt value of a flag with a fixed set of choices gets the nearest
+// choice, as misspelt commands and flags do; a value near none gets the
+// list alone.
+func TestValueTyposSuggest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "--format", "mardown", net10, net11}, "(want table, markdown, csv, json, html, svg, folded or difffolded); did you mean markdown?\n"},
+		{[]string{"diff", "--kind", "mutx", net10, net11}, "; did you mean mutex?\n"},
+		{[]string{"gate", "--max", "lock=+2pp", "--base", net10, "--new", net11}, `unknown bucket "lock" in threshold (want cpu, wait, lock-contention, gc, io, syscall or sync); did you mean lock-contention?`},
+		{[]string{"gate", "--max", "syncc=+2pp", "--base", net10, "--new", net11}, "did you mean sync?"},
+		{[]string{"diff", "--by", "calller", net10, net11}, "(want frame, decider or caller); did you mean caller?\n"},
+		{[]string{"diff", "--normalize", "rat", net10, net11}, "did you mean rate?\n"},
+		{[]string{"top", "--color", "alwys", net10}, "did you mean always?\n"},
+		{[]string{"top", "--format", "JSN", net10}, "did you mean json?\n"},
+		{[]string{"rules", "--runtime", "jmv"}, "did you mean jvm?\n"},
+		{[]string{"workload", "json", "--variant", "global-lok"}, "did you mean global-lock?\n"},
+		{[]string{"capture", "--profiles", "mutx", "--out", t.TempDir(), "http://127.0.0.1:1"}, "did you mean mutex?\n"},
+	} {
+		_, stderr, code := profdiff(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, stderr, _ := profdiff(t, "", "diff", "--kind", "xyzzy", net10, net11); strings.Contains(stderr, "did you mean") {
+		t.Errorf("--kind xyzzy suggests something: %s", stderr)
+	}
+}
