@@ -20,6 +20,7 @@ type outputFlags struct {
 	width   int
 	color   string
 	csvRaw  bool
+	wide    bool
 	formats []render.Format
 	fs      *flag.FlagSet
 }
@@ -28,7 +29,8 @@ type outputFlags struct {
 func (o *outputFlags) register(fs *flag.FlagSet, formats ...render.Format) {
 	o.fs, o.formats = fs, formats
 	fs.StringVar(&o.format, "format", string(formats[0]), "output format: "+formatWords(formats))
-	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, eliding long names (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
+	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, shortening long names to their class and method (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
+	fs.BoolVar(&o.wide, "wide", false, "keep names whole in tables: a name too wide for its column wraps (JSON and CSV always have them whole)")
 	fs.StringVar(&o.color, "color", "auto", "colour failures, new rows and growth in tables: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
 	if slices.Contains(formats, render.CSV) {
 		fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, even those a spreadsheet would run as a formula (=, +, -, @), which otherwise start with '")
@@ -75,7 +77,7 @@ func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
 	if err != nil {
 		return output{}, usagef("%s: --color: %v%s", cmd, err, didYouMean(o.color, []string{"auto", "always", "never"}))
 	}
-	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw}}, nil
+	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw, Wide: o.wide}}, nil
 }
 
 // colorOn decides --color: always, never, or auto, which colours only a

@@ -12,7 +12,8 @@ import (
 // diffSummary is the head of a diff: in Markdown a heading, the headline
 // and a sentence on the data; in the terminal the same facts as lines.
 func diffSummary(r *result.Result) []report.Block {
-	baseSrc, newSrc := report.List(r.Base.Sources, report.Text), report.List(r.New.Sources, report.Text)
+	src := ShortSources(r.Base.Sources, r.New.Sources)
+	baseSrc, newSrc := report.List(src[0], report.Text), report.List(src[1], report.Text)
 	head := diffHeadline(r)
 	return []report.Block{
 		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff: ", baseSrc, " → ", newSrc)},
@@ -229,7 +230,7 @@ func kindPhrase[K ~string](k K) string {
 
 // topSummary is the head of a top listing (see diffSummary).
 func topSummary(t *result.TopResult) []report.Block {
-	sources := report.List(t.Sources, report.Text)
+	sources := report.List(ShortSources(t.Sources)[0], report.Text)
 	total := report.Amount(t.Total, t.Unit)
 	if !units.Scaled(t.Unit) {
 		total = report.Num(t.Total).WithUnit(t.Unit) // "10000 count": the unit says what was counted

@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// Long names keep their package (or module) and method; each case is the
-// shortest step that fits.
+// Long names are shortened by meaning: parameters, type arguments, the
+// module, then the namespace or import path go before the class, the
+// class before the method; each case is the longest form that fits.
 func TestElideName(t *testing.T) {
 	cases := []struct {
 		name string
@@ -15,38 +16,56 @@ func TestElideName(t *testing.T) {
 	}{
 		// Fits: unchanged.
 		{"main.main", 20, "main.main"},
-		// Go: the import path's middle goes, the last element stays.
+		// Go: the import path's directories go first, then the package.
 		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire", 50,
-			"github.com/…/jsonserver.(*waitRegistry).acquire"},
-		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire", 60,
-			"github.com/profdiff/…/jsonserver.(*waitRegistry).acquire"},
+			"workloads/jsonserver.(*waitRegistry).acquire"},
+		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire", 40,
+			"jsonserver.(*waitRegistry).acquire"},
+		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).release", 31, "(*waitRegistry).release"},
+		{"net/http.(*conn).serve", 20, "http.(*conn).serve"},
+		{"net/http.(*conn).serve", 15, "(*conn).serve"},
+		{"net/http.(*conn).serve", 10, "serve"},
+		{"runtime.(*gcControllerState).findRunnableGCWorker", 20, "findRunnableGCWorker"},
+		// A closure stays with its function.
+		{"github.com/profdiff/profdiff/cmd/profdiff.goroutineProfiles.func3.1", 25, "goroutineProfiles.func3.1"},
+		{"main.main.func1", 10, "main.func1"},
 		// Go generics: type arguments collapse first.
 		{"github.com/acme/x/cache.(*LRU[go.shape.string,go.shape.int]).Get", 40, "github.com/acme/x/cache.(*LRU[…]).Get"},
-		// .NET: parameters first, then the namespace's middle; the module stays.
+		{"github.com/acme/x/cache.(*LRU[go.shape.string,go.shape.int]).Get", 20, "cache.(*LRU[…]).Get"},
+		// .NET: parameters, the module, the namespace, the outer class.
 		{"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 53,
 			"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(…)"},
 		{"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 50,
-			"System.….WaitSubsystem+ThreadWaitInfo.Wait(…)"},
+			"Threading.WaitSubsystem+ThreadWaitInfo.Wait(…)"},
 		{"System.Private.CoreLib!System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 68,
-			"System.Private.CoreLib!System.….WaitSubsystem+ThreadWaitInfo.Wait(…)"},
-		// Java: the package's middle, the class and method stay.
-		{"org.apache.kafka.common.network.Selector.poll", 36, "org.apache.kafka.….Selector.poll"},
-		{"org.apache.kafka.common.network.Selector.poll", 24, "org.….Selector.poll"},
-		// Narrower than the first segment allows: the type and method alone.
-		{"github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).release", 31, "….(*waitRegistry).release"},
-		{"System.Threading.LowLevelLock.WaitAndAcquire", 34, "….LowLevelLock.WaitAndAcquire"},
-		{"org.apache.kafka.common.network.Selector.poll", 17, "….Selector.poll"},
+			"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(…)"},
+		{"System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)", 30, "ThreadWaitInfo.Wait(…)"},
+		{"System.Threading.LowLevelLock.WaitAndAcquire", 34, "LowLevelLock.WaitAndAcquire"},
+		{"System.Threading.LowLevelLock.WaitAndAcquire", 20, "WaitAndAcquire"},
+		// Java: the package, then the outer class.
+		{"org.apache.kafka.common.network.Selector.poll", 36, "kafka.common.network.Selector.poll"},
+		{"org.apache.kafka.common.network.Selector.poll", 17, "Selector.poll"},
+		{"java.util.concurrent.ThreadPoolExecutor$Worker.run", 20, "Worker.run"},
 		// C++: template arguments, parameters, then namespaces.
 		{"std::vector<int, std::allocator<int> >::push_back(int const&)", 30, "std::vector<…>::push_back(…)"},
+		{"std::vector<int, std::allocator<int> >::push_back(int const&)", 25, "vector<…>::push_back(…)"},
 		{"boost::asio::detail::scheduler::do_run_one(boost::asio::detail::conditionally_enabled_mutex::scoped_lock&)", 40,
-			"boost::asio::…::scheduler::do_run_one(…)"},
-		// Nothing left to drop: the middle goes, more of the end stays.
-		{"runtime.(*gcControllerState).findRunnableGCWorker", 20, "runtim…nableGCWorker"},
+			"asio::detail::scheduler::do_run_one(…)"},
+		// JavaScript: a Node built-in module's path as a Go import path's;
+		// a class's method as Java's.
+		{"node:internal/process/task_queues.processTicksAndRejections", 40, "task_queues.processTicksAndRejections"},
+		{"node:internal/process/task_queues.processTicksAndRejections", 30, "processTicksAndRejections"},
+		{"Router.handle", 10, "handle"},
+		// Narrower than the method: its start stays.
+		{"System.Threading.LowLevelLock.WaitAndAcquire", 10, "WaitAndAc…"},
 	}
 	for _, c := range cases {
 		params := 0 // the final parameter list, as package present marks it: no name here has parentheses within it
 		if strings.HasSuffix(c.name, ")") {
 			params = strings.LastIndex(c.name, "(")
+		}
+		if strings.HasPrefix(c.name, "boost") {
+			params = strings.Index(c.name, "(")
 		}
 		got := elideName(c.name, params, c.w)
 		if got != c.want {
