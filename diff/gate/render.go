@@ -154,8 +154,8 @@ func (r *Report) summary() []report.Block {
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Base: ", side(r.Base, src[0], report.Code), ". New: ", side(r.New, src[1], report.Code),
 			". Sample type ", report.Code(r.SampleType), ", kind ", report.Code(string(r.Kind)), ".")}},
 		report.Para{Only: report.Terminal, Lines: []report.Line{
-			report.Cat("base: ", side(r.Base, src[0], report.Text)),
-			report.Cat("new:  ", side(r.New, src[1], report.Text)),
+			report.Cat("base: ", side(r.Base, r.Base.Sources, report.Text)),
+			report.Cat("new:  ", side(r.New, r.New.Sources, report.Text)),
 			report.Cat("sample type ", r.SampleType, ", kind ", r.Kind),
 		}},
 	}

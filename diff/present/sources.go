@@ -6,7 +6,8 @@ import (
 )
 
 // ShortSources names each side's sources by their shortest unambiguous
-// form, for headings and summaries: the leading directories that every
+// form, for Markdown's headings and summaries (a pull request comment,
+// where a CI runner's absolute paths say nothing): the leading directories that every
 // file path of every side shares are removed, each path keeping at least
 // its file name (/ci/_temp/prof/base/run-1.pb.gz and
 // /ci/_temp/prof/new/run-1.pb.gz are base/run-1.pb.gz and
