@@ -141,3 +141,16 @@ func TestWideKeepsNamesWhole(t *testing.T) {
 		t.Errorf("--wide elided a name:\n%s", out)
 	}
 }
+
+// On a terminal, help wraps to its width.
+func TestHelpWrapsToTerminal(t *testing.T) {
+	out := ptyRun(t, 60, "gate", "--help")
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 60 {
+			t.Errorf("a line of %d columns on a 60-column terminal: %q", n, l)
+		}
+	}
+	if !strings.Contains(out, "Output flags:") {
+		t.Errorf("no help:\n%s", out)
+	}
+}
