@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff/report"
 )
 
 // Long names are shortened by meaning: parameters, type arguments, the
@@ -75,4 +77,44 @@ func TestElideName(t *testing.T) {
 			t.Errorf("elideName(%q, %d, %d) = %q: %d wide", c.name, params, c.w, got, width(got))
 		}
 	}
+}
+
+// Two names that would shorten to the same text in one column are shown
+// whole (wrapped) instead, so that no two rows read alike.
+func TestAmbiguousNamesWrapWhole(t *testing.T) {
+	a, b := "System.Threading.ManualResetEventSlim.Wait(int32)", "System.Threading.Monitor.Wait(class System.Object)"
+	c := "System.Threading.LowLevelLock.WaitAndAcquire"
+	r := &report.Report{Blocks: []report.Block{&report.Table{Columns: []report.Column{report.Col("Method"), report.Col("Bucket")},
+		Rows: [][]report.Cell{
+			{report.Code(a).WithParams(strings.Index(a, "(")), report.Text("wait")},
+			{report.Code(b).WithParams(strings.Index(b, "(")), report.Text("wait")},
+			{report.Code(c), report.Text("lock-contention")},
+		}}}}
+	got := write(t, r, Table, Options{Width: 31})
+	if strings.Contains(got, "│ Wait(…) ") || !strings.Contains(got, "│ ManualResetEve") || !strings.Contains(got, "│ Monitor.Wait(") {
+		t.Errorf("two methods Wait(…) read alike or are not whole:\n%s", got)
+	}
+	if !strings.Contains(got, "│ WaitAndAcquire ") {
+		t.Errorf("a name no other reads like is not shortened:\n%s", got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if width(l) > 31 {
+			t.Errorf("%d wide: %s", width(l), l)
+		}
+	}
+}
+
+// Whatever the name and the width, elideName fits it and never panics.
+func FuzzElideName(f *testing.F) {
+	for _, s := range []string{"", "!", "a!", "::", "operator<", "f(", ")", "a/b/c", "x.y.z(a,b)", "<…>", "\x1b[2J", "a+b$c.d"} {
+		f.Add(s, len(s)/2, 5)
+	}
+	f.Fuzz(func(t *testing.T, s string, params, w int) {
+		if w < 0 || w > 1000 {
+			return
+		}
+		if got := elideName(s, params, w); width(got) > max(w, 0) && width(s) > w {
+			t.Errorf("elideName(%q, %d, %d) = %q, %d wide", s, params, w, got, width(got))
+		}
+	})
 }

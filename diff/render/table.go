@@ -42,6 +42,48 @@ type grid struct {
 	names  []bool // the column holds names that are shortened to fit
 	groups []bool // the column holds share · rate groups that stack to fit
 	wide   bool   // names wrap whole
+	// ambiguous are the name cells whose shortened form another name
+	// of their column shortens to as well: they wrap whole instead.
+	ambiguous map[[2]int]bool
+}
+
+// markAmbiguous finds, once the widths are fitted, the names that would
+// read the same shortened as another name of their column (Wait(…) of
+// two classes), so that lines shows them whole.
+func (g *grid) markAmbiguous() {
+	for c := range g.width {
+		if !g.names[c] {
+			continue
+		}
+		shown := map[string][]int{}
+		for r := range g.t.Rows {
+			if cell := g.cell(r, c); cell.Kind == report.KindCode && !cell.Wrap && width(g.text[r][c]) > g.width[c] {
+				e := elideName(g.text[r][c], cell.Params, g.width[c])
+				shown[e] = append(shown[e], r)
+			}
+		}
+		for r := range g.t.Rows {
+			if cell := g.cell(r, c); cell.Kind == report.KindCode && !cell.Wrap && width(g.text[r][c]) <= g.width[c] {
+				if rows, ok := shown[g.text[r][c]]; ok {
+					shown[g.text[r][c]] = append(rows, r)
+				}
+			}
+		}
+		for e, rows := range shown {
+			whole := map[string]bool{}
+			for _, r := range rows {
+				whole[g.text[r][c]] = true
+			}
+			for _, r := range rows {
+				if len(whole) > 1 && g.text[r][c] != e {
+					if g.ambiguous == nil {
+						g.ambiguous = map[[2]int]bool{}
+					}
+					g.ambiguous[[2]int{r, c}] = true
+				}
+			}
+		}
+	}
 }
 
 // cell is cell (r, c) as laid out: with wide, a name wraps whole.
@@ -261,7 +303,7 @@ func (g *grid) lines(r, c int) []string {
 	}
 	cell := g.cell(r, c)
 	switch {
-	case cell.Kind == report.KindCode && !cell.Wrap:
+	case cell.Kind == report.KindCode && !cell.Wrap && !g.ambiguous[[2]int{r, c}]:
 		return []string{elideName(s, cell.Params, w)}
 	case cell.Kind == report.KindGroup && cell.Markdown == nil:
 		return stack(s, w)
@@ -352,6 +394,8 @@ func writeTable(ew *errWriter, t *report.Table, l layout) {
 	var shortened [][2]string
 	if md {
 		shortened = g.fitMarkdown(markdownWidth)
+	} else {
+		g.markAmbiguous()
 	}
 	header := make([]string, len(t.Columns))
 	align := make(tw.Alignment, len(t.Columns))
