@@ -128,3 +128,31 @@ func TestMarkdownFitsComment(t *testing.T) {
 		}
 	}
 }
+
+// The demo's own profiles, recorded here, diff to Markdown that fits a
+// PR comment: no table line over 120 characters, no absolute path.
+func TestDemoMarkdownFitsComment(t *testing.T) {
+	t.Parallel() // a few seconds of wall time, overlapping the other slow tests
+	if testing.Short() {
+		t.Skip("runs the JSON server twice")
+	}
+	dir := t.TempDir()
+	if _, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--out", dir); code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	for _, kind := range []string{"wall", "mutex", "cpu"} {
+		args := []string{"diff", "--format", "markdown", "--kind", kind, filepath.Join(dir, "baseline"), filepath.Join(dir, "global-lock")}
+		out, stderr, code := profdiff(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if strings.Contains(out, dir) || !strings.Contains(out, "### profdiff: baseline/"+kind+".pb.gz → global-lock/"+kind+".pb.gz\n") {
+			t.Errorf("%q: the sources are not named by their short names:\n%s", args, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "|") && len([]rune(l)) > 120 {
+				t.Errorf("%q: a table line of %d characters: %s", args, len([]rune(l)), l)
+			}
+		}
+	}
+}
