@@ -101,7 +101,7 @@ func (f *captureFlags) options(pos []string) (string, capture.Options, error) {
 	}
 	for _, k := range o.Profiles {
 		if !slices.Contains(capture.Kinds, k) {
-			return "", o, usagef("capture: --profiles: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ", "))
+			return "", o, usagef("capture: --profiles: unknown kind %q (want %s)%s", k, strings.Join(capture.Kinds, ", "), didYouMean(k, capture.Kinds))
 		}
 	}
 	var err error

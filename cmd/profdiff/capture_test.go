@@ -176,16 +176,17 @@ func TestCaptureCommandAndDiffOfFolders(t *testing.T) {
 	if code != 0 || !strings.Contains(out, filepath.Join(news, "cpu.pb.gz")) {
 		t.Errorf("diff of a folder without wall and one with: exit %d\n%s\n%s", code, out, stderr)
 	}
-	// Folders that all have wall default to it.
+	// Folders that all have wall default to it. Markdown names the
+	// sources without the directories they share.
 	out, stderr, code = profdiff(t, "", "diff", "--format", "markdown", news, news)
-	if code != 0 || !strings.Contains(out, filepath.Join(news, "wall.pb.gz")) || !strings.Contains(out, "wall") {
+	if code != 0 || !strings.Contains(out, "### profdiff: wall.pb.gz → wall.pb.gz\n") || !strings.Contains(out, "wall") {
 		t.Errorf("diff of folders with wall: exit %d\n%s\n%s", code, out, stderr)
 	}
 	out, stderr, code = profdiff(t, "", "diff", "--kind", "cpu", "--cum", "--format", "markdown", base, news)
 	if code != 0 {
 		t.Fatalf("diff --kind cpu: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, filepath.Join(news, "cpu.pb.gz")) || !strings.Contains(out, "`main.(*waitRegistry).acquire`") {
+	if !strings.Contains(out, "/cpu.pb.gz → "+filepath.Base(news)+"/cpu.pb.gz\n") || !strings.Contains(out, "`main.(*waitRegistry).acquire`") {
 		t.Errorf("diff --kind cpu:\n%s", out)
 	}
 	out, stderr, code = profdiff(t, "", "diff", "--kind", "mutex", "--cum", base, news)

@@ -7,6 +7,11 @@ import (
 	"strings"
 
 	flag "github.com/spf13/pflag"
+
+	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/gate"
+	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/capture"
 )
 
 // flagError is a flag parsing error of fs as a usage error. An unknown
@@ -47,4 +52,33 @@ func shortFlags(fs *flag.FlagSet) []string {
 	})
 	sort.Strings(shorts)
 	return shorts
+}
+
+// didYouMean is "; did you mean X?" for the choice that typed most likely
+// misspells (see nearest), or "" when none is near: value typos get the
+// suggestion that command and flag typos get.
+func didYouMean(typed string, choices []string) string {
+	if s := nearest(typed, choices); s != "" {
+		return "; did you mean " + s + "?"
+	}
+	return ""
+}
+
+// kindNames is --kind's choices: the profile kinds, and perf for a capture
+// folder's perf recording.
+func kindNames() []string {
+	names := []string{capture.PerfKind}
+	for _, k := range profile.Kinds {
+		names = append(names, string(k))
+	}
+	return names
+}
+
+// bucketNames is what gate's --max names: the buckets and sync.
+func bucketNames() []string {
+	var names []string
+	for _, b := range diff.Buckets {
+		names = append(names, b.String())
+	}
+	return append(names, gate.SyncName)
 }

@@ -22,6 +22,7 @@ type outputFlags struct {
 	color   string
 	csvRaw  bool
 	ghLimit string // --github-limit, for commands with the github format
+	wide    bool
 	formats []render.Format
 	fs      *flag.FlagSet
 }
@@ -30,7 +31,8 @@ type outputFlags struct {
 func (o *outputFlags) register(fs *flag.FlagSet, formats ...render.Format) {
 	o.fs, o.formats = fs, formats
 	fs.StringVar(&o.format, "format", string(formats[0]), "output format: "+formatWords(formats))
-	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, eliding long names (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
+	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, shortening long names to their class and method (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
+	fs.BoolVar(&o.wide, "wide", false, "keep names whole in tables: a name too wide for its column wraps (JSON and CSV always have them whole)")
 	fs.StringVar(&o.color, "color", "auto", "colour failures, new rows and growth in tables: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
 	if slices.Contains(formats, render.CSV) {
 		fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, even those a spreadsheet would run as a formula (=, +, -, @), which otherwise start with '")
@@ -78,13 +80,13 @@ func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
 	}
 	color, err := colorOn(o.color, tty, os.Getenv)
 	if err != nil {
-		return output{}, usagef("%s: --color: %v", cmd, err)
+		return output{}, usagef("%s: --color: %v%s", cmd, err, didYouMean(o.color, []string{"auto", "always", "never"}))
 	}
 	limit, err := o.githubLimit(cmd, f)
 	if err != nil {
 		return output{}, err
 	}
-	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw, GitHubLimit: limit}}, nil
+	return output{format: f, opts: render.Options{Width: width, Color: color, CSVRaw: o.csvRaw, GitHubLimit: limit, Wide: o.wide}}, nil
 }
 
 // githubLimit reads --github-limit: comment, summary or a number of
@@ -134,7 +136,7 @@ func parseFormatOf(cmd, s string, have []render.Format) (render.Format, error) {
 	}
 	f, err := render.ParseFormat(s)
 	if err != nil {
-		return f, usagef("%s: --format: unknown format %q (want %s)", cmd, s, formatWords(have))
+		return f, usagef("%s: --format: unknown format %q (want %s)%s", cmd, s, formatWords(have), didYouMean(s, formatNames(have)))
 	}
 	if !slices.Contains(have, f) {
 		return f, usagef("%s: --format: this report has no %s form (want %s)", cmd, f, formatWords(have))
@@ -142,12 +144,18 @@ func parseFormatOf(cmd, s string, have []render.Format) (render.Format, error) {
 	return f, nil
 }
 
-// formatWords lists formats as "table, markdown or json".
-func formatWords(fs []render.Format) string {
+// formatNames is the formats' names, as typed.
+func formatNames(fs []render.Format) []string {
 	words := make([]string, len(fs))
 	for i, f := range fs {
 		words[i] = string(f)
 	}
+	return words
+}
+
+// formatWords lists formats as "table, markdown or json".
+func formatWords(fs []render.Format) string {
+	words := formatNames(fs)
 	if len(words) == 1 {
 		return words[0]
 	}

@@ -15,7 +15,16 @@ import (
 // terminal side, as a program's stdout would be in a terminal window.
 func openPty(t *testing.T, cols uint16) *os.File {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	_, pts := openPtyPair(t, cols)
+	return pts
+}
+
+// openPtyPair is openPty with the terminal's other side, where what is
+// written to the terminal side can be read.
+func openPtyPair(t *testing.T, cols uint16) (ptmx, pts *os.File) {
+	t.Helper()
+	var err error
+	ptmx, err = os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
@@ -27,7 +36,7 @@ func openPty(t *testing.T, cols uint16) *os.File {
 	if err != nil {
 		t.Skipf("no pseudo-terminal number: %v", err)
 	}
-	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("cannot open the terminal side: %v", err)
 	}
@@ -35,7 +44,7 @@ func openPty(t *testing.T, cols uint16) *os.File {
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: cols}); err != nil {
 		t.Fatal(err)
 	}
-	return pts
+	return ptmx, pts
 }
 
 // On a terminal, --width defaults to its width and --color auto colours

@@ -98,7 +98,8 @@ The format is detected from the content; 'profdiff formats' lists
 them, with the commands that record each.
 
 Run 'profdiff COMMAND --help' for a command's flags.
-Exit status: 0 ok, 1 gate failed, 2 usage or input error, 130 SIGINT, 143 SIGTERM.
+Exit status: 0 ok, 1 gate failed, 2 usage or input error, 130 SIGINT,
+143 SIGTERM.
 `
 
 // usageText is the top-level usage: every command's lines from the table.
@@ -107,7 +108,9 @@ func usageText() string {
 	b.WriteString(usageHead)
 	for _, c := range commands() {
 		for _, l := range c.lines {
-			fmt.Fprintf(&b, "  %-42s%s\n", "profdiff "+l.synopsis, l.summary)
+			// The summary wraps under itself to fit 80 columns.
+			summary := strings.Join(wrapWords(l.summary, 80-44), "\n"+strings.Repeat(" ", 44))
+			fmt.Fprintf(&b, "  %-42s%s\n", "profdiff "+l.synopsis, summary)
 		}
 	}
 	b.WriteString(usageTail)
@@ -216,12 +219,7 @@ func (c *command) flagSet(w io.Writer) (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprintf(w, "Usage:\n%s", c.synopsis)
-		if flags := fs.FlagUsages(); flags != "" {
-			fmt.Fprintf(w, "\nFlags:\n%s", flags)
-		}
-	}
+	fs.Usage = func() { c.writeHelp(w, fs) }
 	return fs, c.flags(fs)
 }
 

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,7 +17,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 	for _, c := range commands() {
 		args := strings.Fields(c.name)
 		out, stderr, code := profdiff(t, "", append([]string{"help"}, args...)...)
-		if code != 0 || !strings.HasPrefix(out, "Usage:\n"+c.synopsis) || stderr != "" {
+		if code != 0 || !strings.HasPrefix(out, "Usage:\n"+wrapHelp(c.synopsis, 80)) || stderr != "" {
 			t.Errorf("help %s: exit %d, stdout %q, stderr %q", c.name, code, out, stderr)
 		}
 		help := out
@@ -24,7 +27,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want what help %[1]s prints", c.name, h, code, out, stderr)
 			}
 		}
-		if c.name != "help" && c.name != "version" && !strings.Contains(out, "\nFlags:\n      --") && !strings.Contains(out, "\nFlags:\n  -") {
+		if c.name != "help" && c.name != "version" && !regexp.MustCompile(`\n(Flags|\w+ flags):\n +-`).MatchString(out) {
 			t.Errorf("%s --help lists no flags:\n%s", c.name, out)
 		}
 	}
@@ -49,16 +52,17 @@ func TestUsageListsEveryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The usage wraps summaries to 80 columns; the package doc has each
+	// on one line.
+	flat := strings.Join(strings.Fields(out), " ")
 	for _, c := range commands() {
 		for _, l := range c.lines {
-			if !strings.Contains(out, "  profdiff "+l.synopsis+" ") || !strings.Contains(out, l.summary+"\n") {
+			if !strings.Contains(out, "  profdiff "+l.synopsis+" ") || !strings.Contains(flat, l.summary+" ") {
 				t.Errorf("usage lacks %q: %s", l.synopsis, l.summary)
 			}
-		}
-	}
-	for _, line := range strings.Split(strings.TrimSpace(strings.Split(out, "\n\n")[1]), "\n")[1:] {
-		if !strings.Contains(string(src), "//\t"+strings.TrimSpace(line)+"\n") {
-			t.Errorf("the package doc lacks the usage line %q", strings.TrimSpace(line))
+			if line := fmt.Sprintf("//\t%-42s%s\n", "profdiff "+l.synopsis, l.summary); !strings.Contains(string(src), line) {
+				t.Errorf("the package doc lacks the usage line %q", line)
+			}
 		}
 	}
 }
@@ -173,5 +177,74 @@ func TestWorkloadNameAndWordsSuggest(t *testing.T) {
 	out, stderr, code := profdiff(t, "", "top", "--kind", "MUTEX", "--by", "Frame", "--top", "1", "../../testdata/dotnet/net10.folded")
 	if code != 0 || !strings.Contains(out, "mutex profile") || !strings.Contains(out, "methods by frame") {
 		t.Errorf("exit %d: %s%s", code, out, stderr)
+	}
+}
+
+// A misspelt value of a flag with a fixed set of choices gets the nearest
+// choice, as misspelt commands and flags do; a value near none gets the
+// list alone.
+func TestValueTyposSuggest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "--format", "mardown", net10, net11}, "(want table, markdown, csv, json, html, github, svg, folded or difffolded); did you mean markdown?\n"},
+		{[]string{"diff", "--kind", "mutx", net10, net11}, "; did you mean mutex?\n"},
+		{[]string{"gate", "--max", "lock=+2pp", "--base", net10, "--new", net11}, `unknown bucket "lock" in threshold (want cpu, wait, lock-contention, gc, io, syscall or sync); did you mean lock-contention?`},
+		{[]string{"gate", "--max", "syncc=+2pp", "--base", net10, "--new", net11}, "did you mean sync?"},
+		{[]string{"diff", "--by", "calller", net10, net11}, "(want frame, decider or caller); did you mean caller?\n"},
+		{[]string{"diff", "--normalize", "rat", net10, net11}, "did you mean rate?\n"},
+		{[]string{"top", "--color", "alwys", net10}, "did you mean always?\n"},
+		{[]string{"top", "--format", "JSN", net10}, "did you mean json?\n"},
+		{[]string{"rules", "--runtime", "jmv"}, "did you mean jvm?\n"},
+		{[]string{"workload", "json", "--variant", "global-lok"}, "did you mean global-lock?\n"},
+		{[]string{"capture", "--profiles", "mutx", "--out", t.TempDir(), "http://127.0.0.1:1"}, "did you mean mutex?\n"},
+	} {
+		_, stderr, code := profdiff(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, stderr, _ := profdiff(t, "", "diff", "--kind", "xyzzy", net10, net11); strings.Contains(stderr, "did you mean") {
+		t.Errorf("--kind xyzzy suggests something: %s", stderr)
+	}
+}
+
+// Every command's help fits 80 columns where the width is unknown (and a
+// terminal's width where it is), groups its flags, and shows an example
+// whose flags the command takes.
+func TestHelpFits(t *testing.T) {
+	for _, c := range commands() {
+		out, _, code := profdiff(t, "", append(strings.Fields(c.name), "--help")...)
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", c.name, code)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > 80 {
+				t.Errorf("%s --help: a line of %d columns: %q", c.name, n, l)
+			}
+		}
+		ex := examples[c.name]
+		if len(ex) == 0 || !strings.Contains(out, "\nExample:\n  "+ex[0]) {
+			t.Errorf("%s --help: no example:\n%s", c.name, out)
+		}
+		for _, e := range ex {
+			words := strings.Fields(strings.ReplaceAll(e, "'", ""))
+			fs, _ := c.flagSet(io.Discard)
+			if words[0] != "profdiff" || strings.Join(words[1:1+len(strings.Fields(c.name))], " ") != c.name || fs.Parse(words[1+len(strings.Fields(c.name)):]) != nil {
+				t.Errorf("%s: the example %q does not parse", c.name, e)
+			}
+		}
+		if fs, _ := c.flagSet(io.Discard); fs.Lookup("format") != nil && !strings.Contains(out, "\nOutput flags:\n") {
+			t.Errorf("%s --help: no output flags group:\n%s", c.name, out)
+		}
+	}
+	if out, _, _ := profdiff(t, "", "diff", "--help"); !strings.Contains(out, "\nInput flags:\n") || !strings.Contains(out, "\nClassification flags:\n") {
+		t.Errorf("diff --help: flags not grouped:\n%s", out)
+	}
+	for _, l := range strings.Split(usageText(), "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("usage: a line of %d columns: %q", n, l)
+		}
 	}
 }

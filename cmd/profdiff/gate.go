@@ -176,7 +176,8 @@ func (g *gateFlags) gateOptions(fs *flag.FlagSet, opts diff.Options, top int) (g
 	for _, s := range g.maxes {
 		ch, err := gate.ParseMax(s)
 		if err != nil {
-			return o, usagef("--max %q: %v", s, err)
+			name, _, _ := strings.Cut(s, "=")
+			return o, usagef("--max %q: %v%s", s, err, didYouMean(strings.TrimSpace(name), bucketNames()))
 		}
 		flagChecks = append(flagChecks, ch)
 	}

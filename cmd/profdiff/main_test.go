@@ -51,7 +51,11 @@ func TestDiffDefaultDemo(t *testing.T) {
 			t.Errorf("markdown lacks %s", want)
 		}
 	}
-	if !regexp.MustCompile("(?m)^\\| `System\\.Threading\\.LowLevelLock\\.WaitAndAcquire` +\\| +0\\.27% \\| +4\\.86% \\| +\\+4\\.59pp \\(18x share\\) \\| lock-contention +\\|$").MatchString(out) {
+	// The name is shortened to fit a PR comment, whole under Full names.
+	if !strings.Contains(out, "- `Threading.LowLevelLock.WaitAndAcquire`: `System.Threading.LowLevelLock.WaitAndAcquire`\n") {
+		t.Errorf("no full name of LowLevelLock.WaitAndAcquire:\n%s", out)
+	}
+	if !regexp.MustCompile("(?m)^\\| `Threading\\.LowLevelLock\\.WaitAndAcquire` +\\| +0\\.27% \\| +4\\.86% \\| +\\+4\\.59pp \\(18x share\\) \\| lock-contention +\\|$").MatchString(out) {
 		t.Errorf("no LowLevelLock.WaitAndAcquire row with 0.27%% → 4.86%%, 18x share, lock-contention:\n%s", out)
 	}
 	if stderr != "" {

@@ -179,11 +179,11 @@ func (c *common) analysis() (diff.Options, error) {
 	var err error
 	if c.by != "" {
 		if o.By, err = diff.ParseBy(c.by); err != nil {
-			return o, usagef("--by: %v", err)
+			return o, usagef("--by: %v%s", err, didYouMean(c.by, []string{string(diff.ByFrame), string(diff.ByDecider), string(diff.ByCaller)}))
 		}
 	}
 	if o.Normalize, err = diff.ParseNormalize(c.normalize); err != nil {
-		return o, usagef("--normalize: %v", err)
+		return o, usagef("--normalize: %v%s", err, didYouMean(c.normalize, []string{string(diff.NormalizeAuto), string(diff.NormalizeShare), string(diff.NormalizeRate), string(diff.NormalizeValue)}))
 	}
 	if o.Peek, err = compileFlag("--peek", c.peek); err != nil {
 		return o, err
@@ -196,7 +196,7 @@ func (c *common) analysis() (diff.Options, error) {
 	}
 	if c.kind != "" && !captureFileKind(c.kind) {
 		if o.Kind, err = profile.ParseKind(c.kind); err != nil {
-			return o, usagef("--kind: %v", err)
+			return o, usagef("--kind: %v%s", err, didYouMean(c.kind, kindNames()))
 		}
 	}
 	if o.Focus, err = compileFlag("--focus", c.focus); err != nil {
@@ -506,7 +506,7 @@ func rulesOf(rules []*diff.Rule, runtime string) ([]*diff.Rule, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, usagef("rules: no runtime %q (have %s)", runtime, strings.Join(names, ", "))
+		return nil, usagef("rules: no runtime %q (have %s)%s", runtime, strings.Join(names, ", "), didYouMean(runtime, names))
 	}
 	return sel, nil
 }

@@ -106,7 +106,7 @@ func checkVariant(v string) error {
 	if slices.Contains(jsonserver.Variants, v) {
 		return nil
 	}
-	return usagef("--variant: unknown variant %q (want %s)", v, strings.Join(jsonserver.Variants, ", "))
+	return usagef("--variant: unknown variant %q (want %s)%s", v, strings.Join(jsonserver.Variants, ", "), didYouMean(v, jsonserver.Variants))
 }
 
 // workloadJSONCommand is `profdiff workload json`: one run per core count,

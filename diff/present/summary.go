@@ -12,10 +12,14 @@ import (
 // diffSummary is the head of a diff: in Markdown a heading, the headline
 // and a sentence on the data; in the terminal the same facts as lines.
 func diffSummary(r *result.Result) []report.Block {
+	// Markdown (a PR comment) names sources by their shortest names, the
+	// terminal as they were typed.
+	src := ShortSources(r.Base.Sources, r.New.Sources)
 	baseSrc, newSrc := report.List(r.Base.Sources, report.Text), report.List(r.New.Sources, report.Text)
+	baseShort, newShort := report.List(src[0], report.Text), report.List(src[1], report.Text)
 	head := diffHeadline(r)
 	return []report.Block{
-		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff: ", baseSrc, " → ", newSrc)},
+		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff: ", baseShort, " → ", newShort)},
 		report.Para{Only: report.Markdown, Lines: []report.Line{head}},
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Sample type ", report.Code(r.SampleType), ", ", kindPhrase(r.Kind),
 			". Base: ", sideFacts(r.Base), "; new: ", sideFacts(r.New), ". ", attribution(r.Analysis), ".")}},
@@ -248,7 +252,7 @@ func topSummary(t *result.TopResult) []report.Block {
 	}
 	head := topHeadline(t)
 	return []report.Block{
-		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff top: ", sources)},
+		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff top: ", report.List(ShortSources(t.Sources)[0], report.Text))},
 		report.Para{Only: report.Markdown, Lines: []report.Line{head}},
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Sample type ", report.Code(t.SampleType), ", ", kindPhrase(t.Kind),
 			". ", facts, ". ", attribution(t.Analysis), ".")}},

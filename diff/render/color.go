@@ -65,9 +65,13 @@ func prose(l report.Line) styled {
 }
 
 // wrapStyled breaks a line into lines of at most w columns at spaces (a
-// word wider than w is cut), keeping each character's tone; w ≤ 0 keeps it
+// word wider than w is broken, see breaks), keeping each character's tone; w ≤ 0 keeps it
 // whole.
-func wrapStyled(s styled, w int) []styled {
+func wrapStyled(s styled, w int) []styled { return wrapAt(s, w, breakAfter) }
+
+// wrapAt is wrapStyled breaking words too wide for a line after the
+// characters in seps.
+func wrapAt(s styled, w int, seps string) []styled {
 	var rs []rune
 	var tones []report.Tone
 	for _, r := range s {
@@ -79,7 +83,7 @@ func wrapStyled(s styled, w int) []styled {
 		return []styled{s}
 	}
 	var out []styled
-	for _, span := range breaks(rs, w) {
+	for _, span := range breaks(rs, w, seps) {
 		var l styled
 		for i := span[0]; i < span[1]; i++ {
 			if n := len(l); n > 0 && l[n-1].tone == tones[i] {
@@ -93,18 +97,29 @@ func wrapStyled(s styled, w int) []styled {
 	return out
 }
 
+// breakAfter are the characters a word too wide for its line breaks
+// after: the separators of names, paths and compound words.
+const breakAfter = "./:,+!-("
+
 // wrap breaks s into lines of at most w columns (see wrapStyled).
-func wrap(s string, w int) []string {
+func wrap(s string, w int) []string { return wrapSeps(s, w, breakAfter) }
+
+// wrapSeps is wrap breaking a word too wide for a line after the
+// characters in seps; with none, where the line ends.
+func wrapSeps(s string, w int, seps string) []string {
 	var out []string
-	for _, l := range wrapStyled(styled{{text: s}}, w) {
+	for _, l := range wrapAt(styled{{text: s}}, w, seps) {
 		out = append(out, l.String(false))
 	}
 	return out
 }
 
 // breaks returns the [start, end) spans of the lines rs breaks into at w
-// columns: at the last space that fits, the space dropped.
-func breaks(rs []rune, w int) [][2]int {
+// columns: at the last space that fits, the space dropped; a word wider
+// than w after the last of seps that fits in the line's second half (breakAfter:
+// Microsoft.AspNetCore. over Server.Kestrel, lock- over contention), else
+// at w.
+func breaks(rs []rune, w int, seps string) [][2]int {
 	var spans [][2]int
 	start := 0
 	for len(rs)-start > w {
@@ -116,8 +131,17 @@ func breaks(rs []rune, w int) [][2]int {
 			}
 		}
 		if cut < 0 {
-			spans = append(spans, [2]int{start, start + w})
-			start += w
+			end := start + w
+			// Only where the line keeps at least half the width, so
+			// that a regular expression does not break at every "\.".
+			for i := start + w; i >= start+max(w/2, 2); i-- {
+				if strings.ContainsRune(seps, rs[i-1]) {
+					end = i
+					break
+				}
+			}
+			spans = append(spans, [2]int{start, end})
+			start = end
 			continue
 		}
 		spans = append(spans, [2]int{start, cut})

@@ -117,8 +117,14 @@ const TreeMin = 1.0 / 5000
 // Options say how the text formats fit the terminal they are shown on.
 type Options struct {
 	// Width bounds every line of the table format (0: unlimited); long
-	// names are elided in the middle to fit.
+	// names are shortened by meaning to fit (their parameters, module and
+	// namespace go first, their class and method stay; see nameForms), and
+	// a table that cannot fit even so is written as a list, one row after
+	// another.
 	Width int
+	// Wide keeps names whole in the table format: a name too wide for its
+	// column wraps onto more lines instead of shortening.
+	Wide bool
 	// Color marks failures, new rows and growth in the table format.
 	Color bool
 	// CSVRaw writes CSV text cells as they are, where a spreadsheet would
@@ -149,10 +155,10 @@ func Report(w io.Writer, r *report.Report, f Format) error { return Write(w, r, 
 // report.Summarized); a report without records or a JSON value has no
 // such format, and asking for it is an error. Warnings are never written.
 //
-// In the table format every line fits o.Width where it can: tables narrow
-// their widest name and text columns (a name loses its parameter list,
-// type arguments and the middle of its qualifier, keeping its package and
-// method; text wraps) and paragraphs wrap; with o.Color, cells and
+// In the table format every line fits o.Width: tables narrow their widest
+// name and text columns (a name loses its parameter list, type arguments,
+// module and namespace, keeping its class and method; text wraps), a table
+// that cannot fit is written as a list, and paragraphs wrap; with o.Color, cells and
 // text with a tone are coloured with ANSI escape codes, which never count
 // towards the width. Markdown, pasted into issues, is never narrowed or
 // coloured; CSV and JSON are data.
@@ -162,7 +168,7 @@ func Write(w io.Writer, r *report.Report, f Format, o Options) error {
 	}
 	switch f {
 	case Table:
-		return writeText(w, r, layout{m: report.Terminal, width: o.Width, color: o.Color})
+		return writeText(w, r, layout{m: report.Terminal, width: o.Width, color: o.Color, wide: o.Wide})
 	case Markdown:
 		return writeText(w, r, layout{m: report.Markdown})
 	case GitHub:

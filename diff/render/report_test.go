@@ -111,7 +111,7 @@ func TestMissingForms(t *testing.T) {
 }
 
 // A name too wide for its column loses its final parameter list first,
-// where the cell says it starts, then its qualifier's middle.
+// where the cell says it starts, then its namespace.
 func TestNameParams(t *testing.T) {
 	name := "System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)"
 	table := func(c report.Cell) string {
@@ -121,8 +121,8 @@ func TestNameParams(t *testing.T) {
 	if got := table(report.Code(name).WithParams(strings.Index(name, "("))); !strings.Contains(got, "│ System.Threading.WaitSubsystem+ThreadWaitInfo.Wait(…) │") {
 		t.Errorf("with its parameter list marked:\n%s", got)
 	}
-	if got := table(report.Code(name)); !strings.Contains(got, "│ ….WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)  │") {
-		t.Errorf("without a parameter list marked, the qualifier goes and the parameters stay:\n%s", got)
+	if got := table(report.Code(name)); !strings.Contains(got, "│ WaitSubsystem+ThreadWaitInfo.Wait(int32,bool,bool)    │") {
+		t.Errorf("without a parameter list marked, the namespace goes and the parameters stay:\n%s", got)
 	}
 }
 
