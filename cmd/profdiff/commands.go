@@ -48,6 +48,7 @@ func commands() []*command {
 			{"diff [flags] --base A --new B", "several profiles per side (repeat the flags)"},
 		}, diffSynopsis, diffCommand},
 		{"top", one("top [flags] PROFILE...", "one profile (or several, merged): buckets and top methods"), topSynopsis, topCommand},
+		{"series", one("series [flags] NAME=SRC NAME=SRC ...", "a series of steps: the step where each change appeared"), seriesSynopsis, seriesCommand},
 		{"gate", one("gate [flags] --base A --new B", "CI gate: exit 1 when lock contention (or wait, gc...) grew significantly"), gateSynopsis, gateCommand},
 		{"symbolize", one("symbolize [flags] PROFILE -o OUT", "name address-only frames (--symbols FILE|DIR), write pprof"), symbolizeSynopsis, symbolizeCommand},
 		{"rules", one("rules [--format F] [--rules F]", "print the classification rules"), rulesSynopsis, rulesCommand},
