@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seriesJSON is the part of `series --format json` the tests read.
+type seriesJSON struct {
+	Measure string
+	Steps   []struct {
+		Name string
+		Runs int
+		Test string
+	}
+	Buckets []struct {
+		Bucket  string
+		Changes []struct {
+			Step     int
+			StepName string `json:"step_name"`
+			Note     string
+			P        *float64
+		}
+	}
+	Methods []struct {
+		Name    string
+		Changes []struct{ Step int }
+	}
+}
+
+// changesAt are the bucket changes at each step: step index → bucket → note.
+func (s *seriesJSON) changesAt() map[int]map[string]string {
+	out := map[int]map[string]string{}
+	for _, b := range s.Buckets {
+		for _, c := range b.Changes {
+			if out[c.Step] == nil {
+				out[c.Step] = map[string]string{}
+			}
+			out[c.Step][b.Bucket] = c.Note
+		}
+	}
+	return out
+}
+
+// TestSeriesAttributes captures the gate's test program (goroutine
+// snapshots, see captureGateRun) in four steps of five runs, the mutex on
+// the hot path in the third step only: the series attributes the lock
+// contention to the third step with the U test, its recovery to the
+// fourth, and flags no bucket at the second, where nothing changed.
+func TestSeriesAttributes(t *testing.T) {
+	dir := t.TempDir()
+	steps := []string{"a", "same", "mutex", "fixed"}
+	for _, st := range steps {
+		if err := os.Mkdir(filepath.Join(dir, st), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 5; i++ { // interleaved, as TestGateRealRegression does
+		for _, st := range steps {
+			captureGateRun(t, filepath.Join(dir, st, fmt.Sprintf("goroutine-%d.pb.gz", i)), st == "mutex")
+		}
+	}
+	var args []string
+	for _, st := range steps {
+		args = append(args, st+"="+filepath.Join(dir, st, "*.pb.gz"))
+	}
+	out, stderr, code := profdiff(t, "", append([]string{"series", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var s seriesJSON
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range s.Steps {
+		if st.Runs != 5 || i > 0 && st.Test != "u-test" {
+			t.Errorf("step %s: %d runs, test %q; want 5 runs and the U test", st.Name, st.Runs, st.Test)
+		}
+	}
+	at := s.changesAt()
+	if len(at[1]) > 0 {
+		t.Errorf("changes flagged at step same, where nothing changed: %v", at[1])
+	}
+	if n := at[2]["lock-contention"]; n == "" || n == "recovered" {
+		t.Errorf("lock-contention at step mutex: %q, want a growth; all: %v", n, at)
+	}
+	if n := at[3]["lock-contention"]; n != "recovered" {
+		t.Errorf("lock-contention at step fixed: %q, want recovered; all: %v", n, at)
+	}
+	for _, m := range s.Methods {
+		for _, c := range m.Changes {
+			if c.Step == 1 {
+				t.Errorf("method %s flagged at step same", m.Name)
+			}
+		}
+	}
+}
+
+func TestSeriesUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"series", "a=" + net10}, "want at least two steps"},
+		{[]string{"series", "a=" + net10, "b=" + net11, "a=" + net10}, `step "a" is given twice`},
+		{[]string{"series", "--metric", "rps=1,2,3", "a=" + net10, "b=" + net11}, "--metric has 3 values for 2 steps"},
+		{[]string{"series", "--flame", "a,b", "a=" + net10, "b=" + net11}, "--flame draws in the html page"},
+		{[]string{"series", "--format", "html", "--flame", "a,c", "a=" + net10, "b=" + net11}, `no step "c"`},
+	} {
+		_, stderr, code := profdiff(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// Steps given as paths are named by the shortest tail that tells them
+// apart; the metric sits in the table's first row.
+func TestSeriesNamesAndMetric(t *testing.T) {
+	out, stderr, code := profdiff(t, "", "series", "--metric", "req/s=41200,38000", "--format", "markdown", net10, net11)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"| Bucket          | net10.folded | net11.folded |", "| req/s           |        41200 |        38000 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if got := tails([]string{"x/run1/cores-2", "y/run1/cores-2", "z"}, []int{0, 1, 2}); strings.Join(got, " ") != "x/run1/cores-2 y/run1/cores-2 z" {
+		t.Errorf("tails: %v", got)
+	}
+}
