@@ -134,3 +134,48 @@ func TestSeriesNamesAndMetric(t *testing.T) {
 		t.Errorf("tails: %v", got)
 	}
 }
+
+// TestSeriesWorkload checks the JSON of workloads/series.sh's series
+// (PROFDIFF_SERIES_JSON names it; skipped without): every step of five
+// runs judged by the U test; nothing flagged at the control step; GC
+// pressure at gc, and no lock contention yet; the lock at gc-lock (and
+// gc not growing there); its recovery at fewer.
+func TestSeriesWorkload(t *testing.T) {
+	path := os.Getenv("PROFDIFF_SERIES_JSON")
+	if path == "" {
+		t.Skip("PROFDIFF_SERIES_JSON is unset: workloads/series.sh sets it")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s seriesJSON
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	idx := map[string]int{}
+	for i, st := range s.Steps {
+		idx[st.Name] = i
+		if st.Runs != 5 || i > 0 && st.Test != "u-test" {
+			t.Errorf("step %s: %d runs, test %q; want 5 and the U test", st.Name, st.Runs, st.Test)
+		}
+	}
+	at := s.changesAt()
+	grew := func(step, bucket string) bool {
+		n := at[idx[step]][bucket]
+		return n != "" && n != "gone" && n != "recovered" && !strings.HasPrefix(n, "-") && !strings.HasPrefix(n, "1/") && n != "halved"
+	}
+	if len(at[idx["again"]]) > 0 {
+		t.Errorf("flagged at the control step again: %v", at[idx["again"]])
+	}
+	if !grew("gc", "gc") || at[idx["gc"]]["lock-contention"] != "" {
+		t.Errorf("at gc: %v; want gc grown and no lock-contention change", at[idx["gc"]])
+	}
+	if !grew("gc-lock", "lock-contention") || grew("gc-lock", "gc") {
+		t.Errorf("at gc-lock: %v; want lock-contention grown, gc not", at[idx["gc-lock"]])
+	}
+	if n := at[idx["fewer"]]["lock-contention"]; n != "recovered" {
+		t.Errorf("at fewer: lock-contention %q, want recovered; all %v", n, at[idx["fewer"]])
+	}
+	t.Logf("changes by step: %v", at)
+}
