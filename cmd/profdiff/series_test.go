@@ -179,3 +179,27 @@ func TestSeriesWorkload(t *testing.T) {
 	}
 	t.Logf("changes by step: %v", at)
 }
+
+// Bad input: steps of different sample types, and a file that is no
+// profile, fail with exit 2 and say which step or file.
+func TestSeriesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cpu := filepath.Join(dir, "cpu.pb.gz")
+	writeTinyProfile(t, cpu, "cpu", "nanoseconds", map[string]int64{"main.main;main.work": 10})
+	junk := filepath.Join(dir, "junk.pb.gz")
+	if err := os.WriteFile(junk, []byte("not a profile\x00\x01"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"series", "a=" + net10, "b=" + cpu}, "different sample types: samples/count in step a, cpu/nanoseconds in step b"},
+		{[]string{"series", "a=" + net10, "b=" + junk}, junk},
+	} {
+		out, stderr, code := profdiff(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, stderr, c.want)
+		}
+	}
+}
