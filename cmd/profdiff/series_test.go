@@ -203,3 +203,21 @@ func TestSeriesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// The html page has a chart per principal bucket and, with --flame, the
+// flame graph of the two steps' diff.
+func TestSeriesHTML(t *testing.T) {
+	args := []string{"--format", "html", "net10=" + net10, "net11=" + net11}
+	plain, stderr, code := profdiff(t, "", append([]string{"series"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// cpu, wait, lock-contention, gc and io are each 1% or more of a step.
+	if n := strings.Count(plain, `class="chart"`); n != 5 || strings.Contains(plain, `class="flame"`) {
+		t.Errorf("%d charts (want 5), flame %v (want none without --flame)", n, strings.Contains(plain, `class="flame"`))
+	}
+	page, stderr, code := profdiff(t, "", append([]string{"series", "--flame", "net10,net11"}, args...)...)
+	if code != 0 || !strings.Contains(page, `class="flame"`) || !strings.Contains(page, "System.Threading.LowLevelLock.WaitAndAcquire") {
+		t.Errorf("--flame: exit %d, flame %v\n%s", code, strings.Contains(page, `class="flame"`), stderr)
+	}
+}
