@@ -18,7 +18,7 @@ import (
 // t so that this package imports no engine.
 func Series(s *result.Series, t SeriesRules) *report.Report {
 	v := seriesView{s}
-	rep := &report.Report{JSON: s, Verdict: v.verdict()}
+	rep := &report.Report{JSON: seriesJSON{s}, Verdict: v.verdict()}
 	names := make([]string, len(s.Steps))
 	for i, st := range s.Steps {
 		names[i] = st.Name
@@ -36,6 +36,17 @@ func Series(s *result.Series, t SeriesRules) *report.Report {
 	rep.Records = v.records()
 	rep.Warnings = s.Warnings
 	return rep
+}
+
+// seriesJSON is a series as the json format writes it, its summary
+// filled from the report's verdict.
+type seriesJSON struct{ *result.Series }
+
+// WithSummary is the series with its Summary set (a copy).
+func (j seriesJSON) WithSummary(sentences string) any {
+	s := *j.Series
+	s.Summary = sentences
+	return &s
 }
 
 // SeriesRules are the thresholds a series report names (package

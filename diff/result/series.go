@@ -8,7 +8,11 @@ type Series struct {
 	Analysis
 	// Measure is what changes are judged in: NormalizeRate where every
 	// profile's duration is known, else NormalizeShare.
-	Measure Normalize    `json:"measure"`
+	Measure Normalize `json:"measure"`
+	// Summary is the verdict in words, as a diff's verdict summary: the
+	// engine leaves it empty and the json format fills it from the
+	// report's verdict (see report.Summarized).
+	Summary string       `json:"summary"`
 	Steps   []SeriesStep `json:"steps"`
 	// Metric names the per-step number the user passed (requests/s), ""
 	// without one; SeriesStep.Metric holds the values.
