@@ -193,7 +193,11 @@ func (v seriesView) verdict() *report.Verdict {
 				}
 				n++
 				cells := v.Buckets[j].Cells
-				l = append(l, report.Code(v.Buckets[j].Bucket.String()), report.Text(" "+c.Note+" ("), v.cell(cells[i-1]), report.Text(" → "), v.cell(cells[i]))
+				l = append(l, report.Code(v.Buckets[j].Bucket.String()), report.Text(" "+c.Note+" ("))
+				if c.Without != nil {
+					l = append(l, report.Text("as a share of all but "), report.Code(c.Without.String()), report.Text("; "))
+				}
+				l = append(l, v.cell(cells[i-1]), report.Text(" → "), v.cell(cells[i]))
 				if c.P != nil {
 					l = append(l, report.Text(", p "), report.P(c.P))
 				}

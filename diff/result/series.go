@@ -76,14 +76,17 @@ type SeriesCell struct {
 // Series.Steps) against the step before: From and To in the series'
 // measure, Note how it reads ("doubled", "new", "gone", "recovered",
 // "+40%", "1/3"), and P the Holm-adjusted p-value where the step was
-// tested (Test TestU).
+// tested (Test TestU). Without, in shares, is the bucket left out of the
+// total the change was judged against (the one that moved most at that
+// step; nil for that bucket's own rows and where rates are known).
 type SeriesChange struct {
-	Step int      `json:"step"`
-	Name string   `json:"step_name"`
-	From float64  `json:"from"`
-	To   float64  `json:"to"`
-	Note string   `json:"note"`
-	P    *float64 `json:"p,omitempty"`
+	Step    int      `json:"step"`
+	Name    string   `json:"step_name"`
+	From    float64  `json:"from"`
+	To      float64  `json:"to"`
+	Note    string   `json:"note"`
+	P       *float64 `json:"p,omitempty"`
+	Without *Bucket  `json:"without,omitempty"`
 }
 
 // SeriesSubstitution is a substitution at step Step against the step

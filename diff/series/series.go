@@ -405,6 +405,9 @@ func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bu
 			p := adj[j]
 			ch.P = &p
 		}
+		if !b.rate && b.rowBucket(ks[c.row]) != mover {
+			ch.Without = &mover
+		}
 		rows[c.row].Changes = append(rows[c.row].Changes, ch)
 	}
 }
