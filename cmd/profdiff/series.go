@@ -85,7 +85,7 @@ func seriesCommand(fs *flag.FlagSet) runFunc {
 		if ctx.Err() != nil {
 			return nil // stopped part way: run says the run did not finish
 		}
-		res, err := series.Build(ss, series.Options{Top: c.seriesTop(), Metric: m.name})
+		res, err := series.Build(ss, series.Options{Top: c.seriesTop(s.out.format), Metric: m.name})
 		if err != nil {
 			return err
 		}
@@ -109,9 +109,11 @@ func seriesCommand(fs *flag.FlagSet) runFunc {
 var seriesRules = present.SeriesRules{MinRuns: series.MinRuns, Alpha: series.Alpha, MinMove: series.MinMove, MinRatio: series.MinRatio,
 	ThresholdMove: series.ThresholdMove, ThresholdRatio: series.ThresholdRatio}
 
-// seriesTop is --top for a series' method rows (0: all).
-func (c *common) seriesTop() int {
-	if c.top == 0 {
+// seriesTop is --top for a series' method rows: 0 is all, and so is no
+// --top in the data formats, which hold every row unless asked (as diff's
+// do).
+func (c *common) seriesTop(f render.Format) int {
+	if c.top == 0 || !c.fs.Changed("top") && (f == render.CSV || f == render.JSON) {
 		return -1
 	}
 	return c.top
