@@ -6,7 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/felixge/fgprof"
 )
 
 // seriesJSON is the part of `series --format json` the tests read.
@@ -30,6 +34,10 @@ type seriesJSON struct {
 		Name    string
 		Changes []struct{ Step int }
 	}
+	Substitutions []struct {
+		Step    int
+		In, Out []string
+	}
 }
 
 // changesAt are the bucket changes at each step: step index → bucket → note.
@@ -46,11 +54,56 @@ func (s *seriesJSON) changesAt() map[int]map[string]string {
 	return out
 }
 
-// TestSeriesAttributes captures the gate's test program (goroutine
-// snapshots, see captureGateRun) in four steps of five runs, the mutex on
-// the hot path in the third step only: the series attributes the lock
+// seriesSleep and seriesLocked are the series test program's waits: a
+// sleep, or the same sleep under a shared mutex.
+//
+//go:noinline
+func seriesSleep() { time.Sleep(time.Millisecond) }
+
+//go:noinline
+func seriesLocked(mu *sync.Mutex) {
+	mu.Lock()
+	seriesSleep()
+	mu.Unlock()
+}
+
+// captureSeriesRun runs four workers that sleep in a loop for 100ms,
+// under one mutex when contended (so three of them wait for it), and
+// writes the fgprof wall-clock profile of that window to path.
+func captureSeriesRun(t *testing.T, path string, contended bool) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopProfile := fgprof.Start(f, fgprof.FormatPprof)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for range 4 {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				if contended {
+					seriesLocked(&mu)
+				} else {
+					seriesSleep()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := stopProfile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSeriesAttributes records the test program (fgprof) in four steps
+// of five runs, the mutex in the third step only: the series attributes the lock
 // contention to the third step with the U test, its recovery to the
-// fourth, and flags no bucket at the second, where nothing changed.
+// fourth, and flags nothing at the second, where nothing changed.
 func TestSeriesAttributes(t *testing.T) {
 	dir := t.TempDir()
 	steps := []string{"a", "same", "mutex", "fixed"}
@@ -61,7 +114,7 @@ func TestSeriesAttributes(t *testing.T) {
 	}
 	for i := 1; i <= 5; i++ { // interleaved, as TestGateRealRegression does
 		for _, st := range steps {
-			captureGateRun(t, filepath.Join(dir, st, fmt.Sprintf("goroutine-%d.pb.gz", i)), st == "mutex")
+			captureSeriesRun(t, filepath.Join(dir, st, fmt.Sprintf("wall-%d.pb.gz", i)), st == "mutex")
 		}
 	}
 	var args []string
@@ -82,6 +135,7 @@ func TestSeriesAttributes(t *testing.T) {
 		}
 	}
 	at := s.changesAt()
+	t.Logf("changes by step: %v", at)
 	if len(at[1]) > 0 {
 		t.Errorf("changes flagged at step same, where nothing changed: %v", at[1])
 	}
@@ -97,6 +151,11 @@ func TestSeriesAttributes(t *testing.T) {
 				t.Errorf("method %s flagged at step same", m.Name)
 			}
 		}
+	}
+	// The sleeps the lock took the place of: a substitution at mutex.
+	if len(s.Substitutions) == 0 || s.Substitutions[0].Step != 2 || !strings.HasSuffix(s.Substitutions[0].In[0], "seriesLocked") ||
+		!strings.HasSuffix(s.Substitutions[0].Out[0], "seriesSleep") {
+		t.Errorf("substitutions %+v, want seriesLocked replacing seriesSleep at step mutex", s.Substitutions)
 	}
 }
 
