@@ -189,6 +189,10 @@ func TestSeriesNamesAndMetric(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
 	}
+	csv, _, code := profdiff(t, "", "series", "--metric", "req/s=41200,38000", "--format", "csv", net10, net11)
+	if code != 0 || !strings.Contains(csv, "\nmetric,req/s,,net11.folded,,38000,,,,,\n") {
+		t.Errorf("csv: exit %d, no metric record:\n%s", code, csv)
+	}
 	if got := tails([]string{"x/run1/cores-2", "y/run1/cores-2", "z"}, []int{0, 1, 2}); strings.Join(got, " ") != "x/run1/cores-2 y/run1/cores-2 z" {
 		t.Errorf("tails: %v", got)
 	}

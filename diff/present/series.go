@@ -251,7 +251,8 @@ func (v seriesView) charts() []report.Block {
 	return out
 }
 
-// records are the CSV rows: one per bucket or method and step, raw values.
+// records are the CSV rows: one per bucket or method and step, raw
+// values, after the metric's rows (section "metric", its value in value).
 func (v seriesView) records() *report.Table {
 	t := &report.Table{Columns: report.Cols("section", "name", "bucket", "step", "share", "value", "rate", "unit", "rate_unit", "change", "p")}
 	add := func(section, name string, rows []result.SeriesRow) {
@@ -276,6 +277,12 @@ func (v seriesView) records() *report.Table {
 				t.Rows = append(t.Rows, []report.Cell{report.Text(section), report.Text(n), report.Text(r.Bucket.String()), report.Text(v.Steps[i].Name),
 					report.ExactNum(c.Share), report.ExactNum(c.Value), rateRecord(c.Rate), report.Text(v.Unit), report.Text(v.RateUnit), change, p})
 			}
+		}
+	}
+	for _, st := range v.Steps {
+		if v.Metric != "" && st.Metric != nil {
+			t.Rows = append(t.Rows, []report.Cell{report.Text("metric"), report.Text(v.Metric), report.Text(""), report.Text(st.Name),
+				report.None(""), report.ExactNum(*st.Metric), report.None(""), report.Text(""), report.Text(""), report.Text(""), report.None("")})
 		}
 	}
 	add("bucket", "", v.Buckets)
