@@ -26,11 +26,18 @@ for run in 1 2 3 4 5; do # interleaved, so that drift on the machine reaches eve
 			--out "$out/$1/run-$run" >"$out/$1-run-$run.txt" 2>&1
 	done
 done
+# Each step's mean requests/s, from the runs' tables (the row's second
+# column), for the table's header row.
+rps=
+for step in base again gc gc-lock fewer; do
+	r=$(cat "$out/$step"-run-*.txt | awk -F'│' '$2 ~ /^ *[0-9]+ *$/ {s += $3; n++} END {if (n) printf "%.0f", s / n}')
+	rps=${rps:+$rps,}${r:-0}
+done
 steps="base=$out/base/run-*/cores-2 again=$out/again/run-*/cores-2 gc=$out/gc/run-*/cores-2 gc-lock=$out/gc-lock/run-*/cores-2 fewer=$out/fewer/run-*/cores-1"
 # shellcheck disable=SC2086 # the steps are words, their globs for profdiff
-"$bin" series --top 10 $steps | tee "$out/series.txt"
+"$bin" series --top 10 --metric "requests/s=$rps" $steps | tee "$out/series.txt"
 # shellcheck disable=SC2086
-"$bin" series --format json $steps >"$out/series.json"
+"$bin" series --format json --metric "requests/s=$rps" $steps >"$out/series.json"
 case $out in
 /*) json=$out/series.json ;;
 *) json=$PWD/$out/series.json ;;
