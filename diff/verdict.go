@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -113,7 +114,7 @@ func verdictScore(b, n float64) float64 {
 
 // verdict concludes r (built by Diff, with its totals and rates).
 func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict {
-	v := &Verdict{Measure: r.Normalize, Caveats: a.caveats(r)}
+	v := &Verdict{Measure: r.Normalize, Caveats: a.caveats(r), Substitution: result.FindSubstitution(r.Meaning, r.Buckets, r.Methods)}
 	var grew, fell []*BucketRow
 	for i := range r.Buckets {
 		row := &r.Buckets[i]

@@ -48,6 +48,7 @@ func commands() []*command {
 			{"diff [flags] --base A --new B", "several profiles per side (repeat the flags)"},
 		}, diffSynopsis, diffCommand},
 		{"top", one("top [flags] PROFILE...", "one profile (or several, merged): buckets and top methods"), topSynopsis, topCommand},
+		{"series", one("series [flags] NAME=SRC...", "a series of steps: the step where each change appeared"), seriesSynopsis, seriesCommand},
 		{"gate", one("gate [flags] --base A --new B", "CI gate: exit 1 when lock contention (or wait, gc...) grew significantly"), gateSynopsis, gateCommand},
 		{"wait", []usageLine{
 			{"wait [flags] PROFILE...", "who made it wait: lock holders beside waiters, wake-ups, critical paths"},
@@ -74,7 +75,7 @@ const (
 	topSynopsis          = "  profdiff top [flags] PROFILE [PROFILE ...]\n"
 	rulesSynopsis        = "  profdiff rules [--format table|markdown|csv|json|html] [--runtime go] [--rules FILE]\n"
 	demoSynopsis         = "  profdiff demo [--duration 3s] [--cores N]\n"
-	workloadJSONSynopsis = "  profdiff workload json [--variant baseline|global-lock|sharded] [--cores 1,2,4,8] [--duration 5s]\n"
+	workloadJSONSynopsis = "  profdiff workload json [--variant baseline|global-lock|sharded|gc|gc-lock] [--cores 1,2,4,8] [--duration 5s]\n"
 	workloadWasmSynopsis = "  profdiff workload wasm [--mode loop,concurrent] [--keep-resident 0,64KiB,256KiB,1MiB,2MiB] [--touch 16KiB,1MiB] [--modules 1,8] [--connections 16] [--pool-size N]\n"
 )
 

@@ -68,7 +68,7 @@ func TestUsageListsEveryCommand(t *testing.T) {
 }
 
 func TestUnknownCommandSuggests(t *testing.T) {
-	all := "(commands: diff, top, gate, wait, symbolize, rules, formats, demo, workload, load, sources, capture, version, help)"
+	all := "(commands: diff, top, series, gate, wait, symbolize, rules, formats, demo, workload, load, sources, capture, version, help)"
 	for _, c := range []struct{ typed, want string }{
 		{"dif", `unknown command "dif"; did you mean diff? ` + all},
 		{"gaet", "did you mean gate?"},

@@ -34,6 +34,7 @@ var examples = map[string][]string{
 	"diff":          {"profdiff diff --width 80 before/cpu.pb.gz after/cpu.pb.gz", "profdiff diff --format markdown --base 'main/*.pb.gz' --new 'pr/*.pb.gz'"},
 	"top":           {"profdiff top --top 10 cpu.pb.gz"},
 	"gate":          {"profdiff gate --base 'main/*.pb.gz' --new 'pr/*.pb.gz' --max gc=+25%", "profdiff gate --base 'main/*' --new 'pr/*' --max lock-contention=+2pp --format github --junit gate.xml"},
+	"series":        {"profdiff series base=v1/ alpha=v2/ fix=v3/ --metric req/s=41200,38000,41000"},
 	"wait":          {"profdiff wait profdiff-out/capture", "profdiff wait --base before/ --new after/ --format markdown"},
 	"symbolize":     {"profdiff symbolize --symbols ./bin/server cpu.pb.gz -o named.pb.gz"},
 	"rules":         {"profdiff rules --runtime go"},

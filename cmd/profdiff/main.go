@@ -12,6 +12,7 @@
 //	profdiff diff [flags] --base A --new B    several profiles per side (repeat the flags)
 //	profdiff top [flags] PROFILE...           one profile (or several, merged): buckets and top methods
 //	profdiff gate [flags] --base A --new B    CI gate: exit 1 when lock contention (or wait, gc...) grew significantly
+//	profdiff series [flags] NAME=SRC...       a series of steps: the step where each change appeared
 //	profdiff wait [flags] PROFILE...          who made it wait: lock holders beside waiters, wake-ups, critical paths
 //	profdiff wait [flags] --base A --new B    the same, compared
 //	profdiff symbolize [flags] PROFILE -o OUT name address-only frames (--symbols FILE|DIR), write pprof

@@ -1,6 +1,8 @@
 package present
 
 import (
+	"strconv"
+
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
@@ -38,6 +40,9 @@ func diffVerdict(r *result.Result) *report.Verdict {
 			out.Lines = append(out.Lines, l)
 		}
 		if l := alsoLine(v, m); l != nil {
+			out.Lines = append(out.Lines, l)
+		}
+		if l := SubstitutionLine(v.Substitution, m); l != nil {
 			out.Lines = append(out.Lines, l)
 		}
 		if v.Grew && v.Principal.Bucket != rules.CPU {
@@ -186,6 +191,63 @@ func alsoLeaders(fs []result.VerdictFrame) report.Line {
 			l = append(l, report.Text(word), Name(f.Name))
 			break
 		}
+	}
+	return l
+}
+
+// SubstitutionLine is the sentence of a substitution: "New waits in `X`
+// (and 2 more) replace waits in `Y` (12.4% vs 12.8%): total wait 30.1% →
+// 29.7%; `lock-contention` 4x, `wait` 1/3." (within one bucket: "New
+// waits in `X` replace waits in `Y` within `lock-contention` (...)");
+// nil without one. In CPU profiles the waits are CPU spent in waiting
+// machinery, and the total is said so.
+func SubstitutionLine(s *result.Substitution, m result.Meaning) report.Line {
+	if s == nil {
+		return nil
+	}
+	l := report.Cat("New waits in ")
+	l = append(l, group(s.In, s.InMore)...)
+	l = append(l, report.Text(" replace waits in "))
+	l = append(l, group(s.Out, s.OutMore)...)
+	if s.Bucket != nil {
+		l = append(l, report.Text(" within "), report.Code(s.Bucket.String()))
+	}
+	total := "total wait "
+	if m == result.MeaningCPU {
+		total = "total CPU in waiting machinery "
+	}
+	l = append(l, report.Text(" ("), report.Share(s.InShare), report.Text(" vs "), report.Share(s.OutShare),
+		report.Text("): "+total), report.Share(s.SyncBase), report.Text(" → "), report.Share(s.SyncNew))
+	for i, b := range s.Buckets {
+		sep := "; "
+		if i > 0 {
+			sep = ", "
+		}
+		l = append(l, report.Text(sep), report.Code(b.Bucket.String()), report.Text(" "))
+		if b.Note != "" {
+			l = append(l, report.Text(b.Note))
+		} else {
+			l = append(l, report.Share(b.Base), report.Text(" → "), report.Share(b.New))
+		}
+	}
+	return append(l, report.Text("."))
+}
+
+// group is a substitution's named methods: "`A`, `B` and 3 more".
+func group(names []string, more int) report.Line {
+	var l report.Line
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1 && more == 0:
+			l = append(l, report.Text(" and "))
+		default:
+			l = append(l, report.Text(", "))
+		}
+		l = append(l, Name(n))
+	}
+	if more > 0 {
+		l = append(l, report.Text(" and "+strconv.Itoa(more)+" more"))
 	}
 	return l
 }

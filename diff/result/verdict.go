@@ -42,7 +42,10 @@ type Verdict struct {
 	Principal *VerdictChange  `json:"principal,omitempty"`
 	Leaders   []VerdictFrame  `json:"leaders,omitempty"`
 	Also      []VerdictChange `json:"also,omitempty"`
-	Caveats   []Caveat        `json:"caveats,omitempty"`
+	// Substitution, when set, is a group of waits that replaced another
+	// of nearly equal size while the total wait held (FindSubstitution).
+	Substitution *Substitution `json:"substitution,omitempty"`
+	Caveats      []Caveat      `json:"caveats,omitempty"`
 }
 
 // VerdictSize is how large a change is: shares (fractions 0..1) Base,

@@ -20,6 +20,15 @@
 //     suspect of the Kestrel JSON regression, dotnet/runtime#127484).
 //   - sharded: the fix. The same registry split into shards, each with its
 //     own mutex, chosen by request id; everything else equals global-lock.
+//   - gc, gc-lock: steps of a series (`profdiff series`, see
+//     workloads/series.sh). gc is baseline plus garbage-collector pressure
+//     (every request allocates a chain of pointers and keeps it live a
+//     while, see churn); gc-lock is global-lock with the same pressure and
+//     a hold of the lock 8 times as long (heavyAudits, so that the lock is
+//     contended on 2 cores). Fewer worker threads, the .NET story's thread
+//     tuning, is gc-lock run at fewer cores (GOMAXPROCS is Go's worker
+//     thread count): at one, a holder is almost never descheduled while it
+//     holds the lock, and the contention goes.
 //
 // The registry's functions have distinctive names, (*waitRegistry).register,
 // (*waitRegistry).wake and (*waitRegistry).unregister, so that in a profdiff
@@ -37,7 +46,7 @@ import (
 )
 
 // Variants lists the variant names Handler accepts, baseline first.
-var Variants = []string{Baseline, GlobalLock, Sharded}
+var Variants = []string{Baseline, GlobalLock, Sharded, GC, GCLock}
 
 // Variant names.
 const (
@@ -60,6 +69,11 @@ const (
 	// with its own mutex, chosen by request id, so requests rarely meet on
 	// a lock.
 	Sharded = "sharded"
+	// GC is Baseline plus garbage-collector pressure (churn).
+	GC = "gc"
+	// GCLock is GlobalLock plus the pressure of GC, its lock held
+	// heavyAudits times as long.
+	GCLock = "gc-lock"
 )
 
 // ServerHeader is the value of the Server header on every response.
@@ -83,14 +97,17 @@ func Handler(variant string) (http.Handler, error) {
 	var stop func()
 	stats := func() LockStats { return LockStats{Variant: variant} }
 	switch variant {
-	case Baseline:
+	case Baseline, GC:
 		serve = serveBaseline
-	case GlobalLock, Sharded:
+	case GlobalLock, Sharded, GCLock:
 		shards := 1
 		if variant == Sharded {
 			shards = defaultShards()
 		}
 		d := newDispatcher(shards, defaultWorkers())
+		if variant == GCLock {
+			d.reg.audits = heavyAudits
+		}
 		serve, stop = d.serve, d.close
 		stats = func() LockStats {
 			st := d.reg.stats()
@@ -102,6 +119,9 @@ func Handler(variant string) (http.Handler, error) {
 		}
 	default:
 		return nil, fmt.Errorf("unknown jsonserver variant %q (want %s)", variant, strings.Join(Variants, ", "))
+	}
+	if variant == GC || variant == GCLock {
+		serve = withChurn(serve)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /json", serve) // GET patterns match HEAD too

@@ -74,11 +74,14 @@ func clock() int64 { return int64(time.Since(epoch)) + 1 }
 type waitRegistry struct {
 	shards []registryShard
 	mask   uint64
+	// audits is how many times each hold recomputes the statistics (1;
+	// heavyAudits in the gc-lock variants, see newDispatcher).
+	audits int
 }
 
 // newWaitRegistry makes a registry of n shards; n must be a power of two.
 func newWaitRegistry(n int) *waitRegistry {
-	r := &waitRegistry{shards: make([]registryShard, n), mask: uint64(n - 1)}
+	r := &waitRegistry{shards: make([]registryShard, n), mask: uint64(n - 1), audits: 1}
 	for i := range r.shards {
 		r.shards[i].waiters = make(map[uint64]*waiter, 64)
 	}
@@ -168,7 +171,7 @@ func (r *waitRegistry) register(w *waiter) {
 	w.idx = len(s.list)
 	s.list = append(s.list, w)
 	s.waiters[w.id] = w
-	s.audit()
+	r.audit(s)
 	r.release(s)
 }
 
@@ -186,7 +189,7 @@ func (r *waitRegistry) wake(id uint64) bool {
 		s.record(time.Now().UnixNano() - w.start)
 		w.ch <- struct{}{}
 	}
-	s.audit()
+	r.audit(s)
 	r.release(s)
 	return found
 }
@@ -205,7 +208,7 @@ func (r *waitRegistry) unregister(w *waiter) {
 		s.list[last] = nil
 		s.list = s.list[:last]
 	}
-	s.audit()
+	r.audit(s)
 	r.release(s)
 }
 
@@ -233,6 +236,19 @@ func (s *registryShard) audit() {
 	s.maxWaitUS = maxUS
 	s.meanWaitUS = sum / historyLen
 }
+
+// audit is the bookkeeping of one hold: r.audits scans of s's history.
+func (r *waitRegistry) audit(s *registryShard) {
+	for range r.audits {
+		s.audit()
+	}
+}
+
+// heavyAudits is the audits of the gc-lock variants: a hold about 8 µs
+// long, so that their one lock is contended on the 2 cores of a CI
+// machine, where the 1 µs hold of global-lock needs more cores than that
+// to matter.
+const heavyAudits = 8
 
 // shardsPerP is the sharded variant's shards per P (defaultShards).
 const shardsPerP = 4
