@@ -50,4 +50,27 @@ const (
 	// SchedLatency is the LabelBucket value of runnable time (waiting for
 	// a CPU), which is reported on its own line, in no bucket.
 	SchedLatency = labels.Sched
+
+	// LabelWaker holds, on a blocked or off-CPU sample, the stack of the
+	// thread or goroutine that woke it, root first, frames joined by ";"
+	// (folded style), or one of the WakerTimer, WakerNetwork,
+	// WakerTimeout, WakerUnknown values when the wake-up came from no
+	// thread. Absent when the data names no waker. The sample keeps its
+	// own (the waiter's) stack and bucket.
+	LabelWaker = labels.Waker
+	// LabelWakerThread holds the waker's thread or goroutine id (decimal),
+	// where known.
+	LabelWakerThread = labels.WakerThread
+	// LabelOwner holds, on a lock-wait sample, the thread that held the
+	// lock (JFR previousOwner's thread name, .NET owner thread id).
+	LabelOwner = labels.Owner
+	// LabelLock holds the lock's identity where the format has one (a JFR
+	// monitor as "Class@0xADDR", a futex address).
+	LabelLock = labels.Lock
+	// The LabelWaker values of a wake-up by no thread: a timer, the
+	// network poller, a timeout, or a cause the format does not name.
+	WakerTimer   = labels.WakerTimer
+	WakerNetwork = labels.WakerNetwork
+	WakerTimeout = labels.WakerTimeout
+	WakerUnknown = labels.WakerUnknown
 )

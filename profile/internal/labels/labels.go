@@ -35,6 +35,34 @@ const (
 	// Sched is the Bucket value of runnable time: scheduler latency,
 	// reported on its own and in none of the buckets.
 	Sched = "sched"
+
+	// Waker holds, on a blocked or off-CPU sample, the stack of the
+	// thread or goroutine that woke it, root first, frames joined by ";"
+	// (folded style, named as the reader names the sample's own frames).
+	// Absent when the data names no waker. A value of the form
+	// "[none: timer]", "[none: network]", "[none: timeout]" or
+	// "[none: unknown]" says the wake-up came from no thread, where the
+	// format tells that. The sample keeps its own (the waiter's) stack and
+	// bucket; the label only adds who woke it.
+	Waker = "profdiff.waker"
+	// WakerThread holds the waker's thread id or goroutine id (decimal),
+	// where known.
+	WakerThread = "profdiff.waker.thread"
+	// Owner holds, on a lock-wait sample, the thread that held the lock
+	// (a JFR previousOwner's thread name, a .NET owner thread id), where
+	// the format records it.
+	Owner = "profdiff.owner"
+	// Lock holds the lock's identity where the format has one: a JFR
+	// monitor as "Class@0xADDR", a futex address.
+	Lock = "profdiff.lock"
+)
+
+// The Waker values of wake-ups that came from no thread.
+const (
+	WakerTimer   = "[none: timer]"
+	WakerNetwork = "[none: network]"
+	WakerTimeout = "[none: timeout]"
+	WakerUnknown = "[none: unknown]"
 )
 
 // GoTraceComment starts the comment a Go execution trace reader puts on the
