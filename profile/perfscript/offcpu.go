@@ -158,9 +158,6 @@ type offCPU struct {
 	// What says the text holds every switch-in (see complete).
 	switchLines int
 	idleOut     bool
-	// Wake-ups (see waker.go): all of them, and those that named the
-	// waker of an open interval.
-	wakings, named int
 }
 
 // switchState is what a sched_switch's prev_state says about the thread

@@ -61,7 +61,6 @@ func (b *builder) waking(h *header, locs []*profile.Location) {
 		return
 	}
 	o := &b.off
-	o.wakings++
 	p, ok := o.open[tid]
 	if !ok || p.waker.stack != "" || h.ns < p.start {
 		return
@@ -76,7 +75,6 @@ func (b *builder) waking(h *header, locs []*profile.Location) {
 		}
 	}
 	o.open[tid] = p
-	o.named++
 }
 
 // wakeCause returns the Waker value of a wake-up made in an interrupt or

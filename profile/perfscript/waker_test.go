@@ -67,9 +67,21 @@ func TestWakerRecorded(t *testing.T) {
 			timers++
 		}
 	}
-	p, _, err := perfscript.Parse(text)
-	if err != nil {
-		t.Fatal(err)
+	l := loadText(t, text)
+	p := l.Profile
+	if l.Kind != profile.KindWall || p.DefaultSampleType != perfscript.OffCPUType {
+		t.Errorf("kind %s, default sample type %q; want wall, %s", l.Kind, p.DefaultSampleType, perfscript.OffCPUType)
+	}
+	// The same from its first wake-up on, as a recording that printed one
+	// first: the wake-ups do not become the default.
+	if i := strings.Index(text, "\n\n"); i >= 0 {
+		if j := wakingRE.FindStringIndex(text[i:]); j != nil {
+			from := i + strings.LastIndexByte(text[i:i+j[0]], '\n') + 1
+			l := loadText(t, text[from:])
+			if l.Kind != profile.KindWall || l.Profile.DefaultSampleType != perfscript.OffCPUType {
+				t.Errorf("from the first wake-up on: kind %s, default sample type %q; want wall, %s", l.Kind, l.Profile.DefaultSampleType, perfscript.OffCPUType)
+			}
+		}
 	}
 	off, n := sampleIndex(t, p, perfscript.OffCPUType), sampleIndex(t, p, "samples")
 	var named, timerNamed int64 // intervals, as the samples/count column counts them
