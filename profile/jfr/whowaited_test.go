@@ -113,3 +113,38 @@ func javaFrames(s *pprofile.Sample) string {
 	}
 	return strings.Join(names, ";")
 }
+
+// TestWhoWaitedAsyncProfiler: async-profiler's lock events (2.9 and 4.2.1)
+// declare previousOwner but leave it empty: their monitor enters name the
+// monitor as the lock and no owner, their parks the parked-on class.
+func TestWhoWaitedAsyncProfiler(t *testing.T) {
+	for _, v := range asprofVersions {
+		p, _ := parseFile(t, asprofPath(v, "lock"))
+		enter, park := sampleIndex(p, "monitor-enter"), sampleIndex(p, "park")
+		if enter < 0 || park < 0 {
+			t.Fatalf("%s: sample types %v, want monitor-enter and park", v, p.SampleType)
+		}
+		enters, parks := 0, 0
+		for _, s := range p.Sample {
+			if s.Value[enter] == 0 && s.Value[park] == 0 {
+				continue
+			}
+			want := `^java\.lang\.Object@0x[0-9a-f]+$`
+			if s.Value[enter] > 0 {
+				enters++
+			} else {
+				parks++
+				want = `^java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync@0x[0-9a-f]+$`
+			}
+			if l := s.Label[labels.Lock]; len(l) != 1 || !regexp.MustCompile(want).MatchString(l[0]) {
+				t.Errorf("%s: lock %q, want %s", v, l, want)
+			}
+			if o := s.Label[labels.Owner]; o != nil {
+				t.Errorf("%s: owner %q: async-profiler writes none", v, o)
+			}
+		}
+		if enters == 0 || parks == 0 {
+			t.Errorf("%s: %d monitor enter and %d park records", v, enters, parks)
+		}
+	}
+}
