@@ -89,8 +89,12 @@
 // counted like any other event, one count per switch, with the same
 // labels (a counted switch-out is never cpu either). PERF_RECORD_SWITCH
 // lines (perf script --show-switch-events) only mark switch-ins and outs;
-// they are not samples. OnCPUEvent and OffCPUEvent classify event names
-// for kind detection.
+// they are not samples. sched:sched_waking (and sched:sched_wakeup)
+// samples, taken in the waker's context, name the waker of the woken
+// thread's off-CPU interval: the switch-out's record is split by waker,
+// with the waker's stack and thread in labels (see waker.go and the
+// README). OnCPUEvent and OffCPUEvent classify event names for kind
+// detection.
 //
 // Period is the first event's first period (1 without periods);
 // DurationNanos spans the first to the last time stamp when headers carry

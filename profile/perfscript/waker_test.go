@@ -102,6 +102,9 @@ func TestWakerRecorded(t *testing.T) {
 		case strings.Contains(stack, "wait_here"):
 			waited += s.Value[off]
 			if len(w) == 1 && holdUnlock.MatchString(w[0]) {
+				if byHold == 0 {
+					t.Logf("a waiter's waker: %s", w[0])
+				}
 				byHold += s.Value[off]
 				if len(s.Label[profile.LabelWakerThread]) != 1 {
 					t.Errorf("waker %q has no thread label", w[0])
