@@ -18,7 +18,8 @@ import (
 // before its next switch-in names the waker of that off-CPU interval: the
 // switch-out's record is split by waker, each part labelled with the
 // waker's stack (labels.Waker, root first, ";"-joined, the frame names
-// the reader gives) and thread (labels.WakerThread). A wake-up that ran
+// the reader gives, without the kernel's wake-up path: see foldStack) and
+// thread (labels.WakerThread). A wake-up that ran
 // in an interrupt or softirq, or in the idle task, was made by no thread:
 // its stack is the kernel's interrupt path on top of whatever thread the
 // interrupt stopped, so it is labelled by what the kernel frames say
@@ -86,7 +87,7 @@ func (b *builder) waking(h *header, locs []*profile.Location) {
 func wakeCause(locs []*profile.Location) string {
 	irq := false
 	for _, l := range locs {
-		if l.Mapping == nil || !IsKernelDSO(l.Mapping.File) {
+		if !kernelLocation(l) {
 			continue
 		}
 		for _, ln := range l.Line {
@@ -117,11 +118,25 @@ func interruptEntry(name string) bool {
 		strings.HasPrefix(name, "asm_sysvec_") || name == "do_IRQ" || strings.HasPrefix(name, "irq_exit")
 }
 
-// foldStack joins a stack's frame names (locs leaf first, inlined frames
-// in each) root first with ";", as folded stacks print them.
+// foldStack joins a waker's frame names (locs leaf first, inlined frames
+// in each) root first with ";", as folded stacks print them. The kernel's
+// frames are left out when the stack has others: they are the wake-up path
+// (the syscall down to try_to_wake_up), the same for every waker of a
+// kind, and would hide the waker's own code from anything that looks for
+// it at the leaf. A kernel thread's stack, all kernel, is kept whole.
 func (b *builder) foldStack(locs []*profile.Location) string {
+	user := false
+	for _, l := range locs {
+		if !kernelLocation(l) && l.Mapping != nil {
+			user = true
+			break
+		}
+	}
 	var sb strings.Builder
 	for i := len(locs) - 1; i >= 0; i-- {
+		if user && kernelLocation(locs[i]) {
+			continue
+		}
 		lines := locs[i].Line
 		for j := len(lines) - 1; j >= 0; j-- {
 			if sb.Len() > 0 {
@@ -131,6 +146,11 @@ func (b *builder) foldStack(locs []*profile.Location) string {
 		}
 	}
 	return b.intern(sb.String())
+}
+
+// kernelLocation reports whether a frame is the kernel's.
+func kernelLocation(l *profile.Location) bool {
+	return l.Mapping != nil && IsKernelDSO(l.Mapping.File)
 }
 
 // intern returns one copy of each waker stack, which many intervals share.

@@ -32,7 +32,7 @@ func TestWakerExcerpt(t *testing.T) {
 	if off < 0 {
 		t.Fatalf("no off-cpu type in %v", p.SampleType)
 	}
-	const want = "waker;hold_work;__GI___pthread_mutex_unlock_usercnt;lll_mutex_unlock_optimized;__GI___lll_lock_wake;try_to_wake_up"
+	const want = "waker;hold_work;__GI___pthread_mutex_unlock_usercnt;lll_mutex_unlock_optimized;__GI___lll_lock_wake"
 	n := 0
 	for _, s := range p.Sample {
 		if s.Value[off] == 0 {
