@@ -66,7 +66,11 @@
 //
 // Samples carry the bucket in labels.Bucket (where the event says why the
 // thread waited or that it ran), the thread's name in labels.Thread, and
-// the monitor, parked-on or allocated class in LabelClass. A wall-clock or
+// the monitor, parked-on or allocated class in LabelClass. Monitor enters,
+// monitor waits and parks also carry who waited on whom (see whoWaited):
+// the lock (labels.Lock), a monitor enter's previous owner (labels.Owner),
+// a monitor wait's notifier or timeout (labels.Waker, labels.WakerThread);
+// a park names no owner, which JFR does not record. A wall-clock or
 // execution sample of a thread that was not running (async-profiler's
 // STATE_SLEEPING, any state but STATE_DEFAULT, STATE_RUNNABLE and
 // STATE_RUNNING) has no bucket but labels.Fallback "wait": a frame rule

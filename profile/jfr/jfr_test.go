@@ -50,7 +50,7 @@ var (
 	compileErr  error
 )
 
-// compile compiles testdata/Busy.java and Shapes.java, once per test
+// compile compiles testdata/Busy.java, Shapes.java and Holders.java, once per test
 // binary.
 func compile() error {
 	compileOnce.Do(func() {
@@ -60,7 +60,7 @@ func compile() error {
 			return
 		}
 		classDir = dir
-		args := []string{"-d", dir, "testdata/Busy.java", "testdata/Shapes.java"}
+		args := []string{"-d", dir, "testdata/Busy.java", "testdata/Shapes.java", "testdata/Holders.java"}
 		for _, f := range jvmFlags {
 			args = append([]string{"-J" + f}, args...)
 		}

@@ -119,9 +119,11 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 	switch s.event {
 	case "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait":
 		class = c.className(c.get(v, "monitorClass"))
+		whoWaited(c, v, s.event, class, lb)
 	case "jdk.ThreadPark":
 		class = c.className(c.get(v, "parkedClass"))
 		bucket = parkBucket(class)
+		whoWaited(c, v, s.event, class, lb)
 	case "jdk.ExecutionSample", "profiler.WallClockSample":
 		bucket = stateBucket(lb, c.str(c.get(v, "state")))
 	case "jdk.NativeMethodSample":
@@ -161,6 +163,52 @@ func (b *builder) where(c *chunk, s spec, v value) ([]frame, map[string][]string
 		frames = []frame{{fn: "[no stack: " + s.event + "]"}}
 	}
 	return frames, lb
+}
+
+// whoWaited adds the who-waited labels of a monitor enter, monitor wait
+// or park whose monitor or parked-on class is class:
+//
+//   - labels.Lock, the lock: "Class@0xADDR" (the class and the address
+//     the event records), the class alone without an address;
+//   - labels.Owner on a monitor enter: the name of the thread that held
+//     the monitor (previousOwner; async-profiler declares the field but
+//     writes it empty);
+//   - labels.Waker and labels.WakerThread on a monitor wait, where the
+//     recording has the notifier field (JDK 17 has): the notifier's thread
+//     name (the recording names no stack of it: the value is that one
+//     name, ';' turned into ':' as in a folded frame) and its Java thread
+//     id, or labels.WakerTimeout when the wait timed out.
+//
+// A park records no owner: nothing says who held what it parked on.
+func whoWaited(c *chunk, v value, event, class string, lb map[string][]string) {
+	if class != "" {
+		lock := class
+		if a := c.get(v, "address"); a.kind == vInt && a.i != 0 {
+			lock += "@0x" + strconv.FormatUint(uint64(a.i), 16)
+		}
+		lb[labels.Lock] = []string{lock}
+	}
+	switch event {
+	case "jdk.JavaMonitorEnter":
+		if owner := c.threadName(c.get(v, "previousOwner")); owner != "" {
+			lb[labels.Owner] = []string{owner}
+		}
+	case "jdk.JavaMonitorWait":
+		if c.field(v, "notifier").kind == vNone {
+			return // no such field: the JDK that wrote it does not record one
+		}
+		if t := c.get(v, "timedOut"); t.kind == vInt && t.i != 0 {
+			lb[labels.Waker] = []string{labels.WakerTimeout}
+			return
+		}
+		n := c.get(v, "notifier")
+		if name := c.threadName(n); name != "" {
+			lb[labels.Waker] = []string{strings.ReplaceAll(name, ";", ":")}
+			if id := c.get(n, "javaThreadId"); id.kind == vInt && id.i > 0 {
+				lb[labels.WakerThread] = []string{strconv.FormatInt(id.i, 10)}
+			}
+		}
+	}
 }
 
 // stateBucket says what a sample in this thread state is: cpu when the

@@ -142,7 +142,9 @@ func parseSwitchFields(fields string) switchFields {
 type pending struct {
 	acc   *sampleAcc
 	ei    int
+	value int64 // the switch-out header's value in acc
 	start int64
+	waker waker // who woke the thread, when a wake-up names it
 }
 
 // offCPU holds the off-CPU state of a parse.
@@ -195,7 +197,7 @@ func (o *offCPU) noteTime(ns int64) {
 }
 
 // switchOut opens the interval of the thread a sched_switch sample left.
-func (b *builder) switchOut(tid int64, h *header, acc *sampleAcc, ei int) {
+func (b *builder) switchOut(tid int64, h *header, acc *sampleAcc, ei int, value int64) {
 	o := &b.off
 	if o.open == nil {
 		o.open = map[int64]pending{}
@@ -203,7 +205,7 @@ func (b *builder) switchOut(tid int64, h *header, acc *sampleAcc, ei int) {
 	if _, ok := o.open[tid]; ok {
 		o.lost++
 	}
-	o.open[tid] = pending{acc: acc, ei: ei, start: h.ns}
+	o.open[tid] = pending{acc: acc, ei: ei, value: value, start: h.ns}
 	o.switches++
 }
 
@@ -241,9 +243,13 @@ func (b *builder) charge(p pending, d int64) error {
 	}
 	ev.offTotal += d
 	ev.offClosed++
-	for i := range p.acc.vals {
-		if p.acc.vals[i].ei == p.ei {
-			p.acc.vals[i].off += d
+	acc := p.acc
+	if p.waker.stack != "" {
+		acc = b.woken(p)
+	}
+	for i := range acc.vals {
+		if acc.vals[i].ei == p.ei {
+			acc.vals[i].off += d
 			return nil
 		}
 	}

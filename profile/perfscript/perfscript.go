@@ -89,8 +89,12 @@
 // counted like any other event, one count per switch, with the same
 // labels (a counted switch-out is never cpu either). PERF_RECORD_SWITCH
 // lines (perf script --show-switch-events) only mark switch-ins and outs;
-// they are not samples. OnCPUEvent and OffCPUEvent classify event names
-// for kind detection.
+// they are not samples. sched:sched_waking (and sched:sched_wakeup)
+// samples, taken in the waker's context, name the waker of the woken
+// thread's off-CPU interval: the switch-out's record is split by waker,
+// with the waker's stack and thread in labels (see waker.go and the
+// README). OnCPUEvent and OffCPUEvent classify event names for kind
+// detection.
 //
 // Period is the first event's first period (1 without periods);
 // DurationNanos spans the first to the last time stamp when headers carry
@@ -596,6 +600,10 @@ type builder struct {
 	locs   map[string]*profile.Location
 	locKey []byte
 	byAddr map[uint64][]addrLocation // see plainLocation
+	// The records of switch-outs by waker, and the waker stacks (see
+	// waker.go).
+	wokenAcc    map[wokenKey]*sampleAcc
+	wakerStacks map[string]string
 }
 
 func newBuilder() *builder {
@@ -659,22 +667,30 @@ func (b *builder) add(h *header, frames []frameLine) error {
 		st = schedState(sw.state)
 	}
 	acc := b.sample(h, locs, st)
+	acc.add(ei, value)
+	switch {
+	case h.event == schedSwitch && h.hasTime:
+		return b.offCPUSwitch(h, sw, acc, ei, value, st == stateDead)
+	case wakeEvent(h.event) && h.hasTime:
+		b.waking(h, locs)
+	}
+	return nil
+}
+
+// add adds one header's value of event ei to the record.
+func (acc *sampleAcc) add(ei int, value int64) {
 	j, found := slices.BinarySearchFunc(acc.vals, ei, func(e eventValue, ei int) int { return cmp.Compare(e.ei, ei) })
 	if !found {
 		acc.vals = slices.Insert(acc.vals, j, eventValue{ei: ei})
 	}
 	acc.vals[j].v += value
 	acc.vals[j].n++
-	if h.event == schedSwitch && h.hasTime {
-		return b.offCPUSwitch(h, sw, acc, ei, st == stateDead)
-	}
-	return nil
 }
 
 // offCPUSwitch notes a sched_switch sample: the switch-in of next_pid and
 // the switch-out of prev_pid (the header's thread without one). The idle
 // task (pid 0, one per CPU) is never followed.
-func (b *builder) offCPUSwitch(h *header, sw switchFields, acc *sampleAcc, ei int, dead bool) error {
+func (b *builder) offCPUSwitch(h *header, sw switchFields, acc *sampleAcc, ei int, value int64, dead bool) error {
 	if sw.hasNext && sw.nextPID != 0 {
 		if err := b.switchIn(sw.nextPID, h.ns); err != nil {
 			return err
@@ -686,7 +702,7 @@ func (b *builder) offCPUSwitch(h *header, sw switchFields, acc *sampleAcc, ei in
 		b.off.idleOut = b.off.idleOut || tid == 0
 	}
 	if !dead && tid != 0 {
-		b.switchOut(tid, h, acc, ei)
+		b.switchOut(tid, h, acc, ei, value)
 	}
 	return nil
 }
@@ -1074,15 +1090,17 @@ func (b *builder) countColumn() bool {
 const OffCPUType = "off-cpu"
 
 // defaultType sets DefaultSampleType, PeriodType and Period from the
-// first event, or, when that is off-CPU time and an on-CPU event is kept,
+// first event that is no wake-up (sched_waking, sched_wakeup), or, when that is off-CPU time and an on-CPU event is kept,
 // from the first on-CPU event (a cpu-clock recording with scheduler events
 // reads as on-CPU by default; --sample-index off-cpu picks the off-CPU
 // time). Off-CPU time alone gets the period type wall/nanoseconds, so that
 // its kind is wall-like, also when written out as pprof and read again.
 func (b *builder) defaultType(p *profile.Profile) {
 	kept := b.kept()
-	di := 0
-	if kept[0].offCPU() {
+	// Wake-ups only name the wakers of the off-CPU time: a recording that
+	// printed one first still reads as its other events by default.
+	di := max(slices.IndexFunc(kept, func(ev *event) bool { return !wakeEvent(ev.name) }), 0)
+	if kept[di].offCPU() {
 		for i, ev := range kept {
 			if !ev.offCPU() && OnCPUEvent(ev.name) {
 				di = i
@@ -1113,6 +1131,9 @@ func (b *builder) values(p *profile.Profile, counted bool) {
 	n := len(kept)
 	var late []*profile.Sample
 	for _, acc := range b.order {
+		if acc.moved() {
+			continue
+		}
 		v := make([]int64, len(p.SampleType))
 		for _, ev := range acc.vals {
 			v[ev.ei] = ev.v
@@ -1131,6 +1152,17 @@ func (b *builder) values(p *profile.Profile, counted bool) {
 		p.Sample = append(p.Sample, acc.s)
 	}
 	p.Sample = append(p.Sample, late...)
+}
+
+// moved reports whether every header of the record went to the records
+// of its wakers (see builder.woken), which leaves it empty.
+func (acc *sampleAcc) moved() bool {
+	for _, ev := range acc.vals {
+		if ev.n != 0 {
+			return false
+		}
+	}
+	return len(acc.vals) > 0
 }
 
 // kept returns the events that become sample types.

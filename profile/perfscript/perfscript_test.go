@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 // folded returns the root-first `a;b;c` stacks of p with the values of
@@ -453,6 +455,20 @@ var seeds = []string{
 	"hello world\n",
 	"\n\t4004d0 main (/usr/bin/app)\n",
 	"app 99999999999999999999 1.0: cycles:\n",
+	// A waiter's switch-out, the holder's sched_waking of it and its
+	// switch-in (testdata/waker/waker.c, --call-graph dwarf; kernel
+	// frames cut).
+	"waker 28236 [000] 29094.204880: sched:sched_switch: prev_comm=waker prev_pid=28236 prev_prio=120 prev_state=S ==> next_comm=waker next_pid=28237 next_prio=120\n\tffffffff82248208 __schedule+0x628 ([kernel.kallsyms])\n\t           8612b futex_wait+0x2b (inlined)\n\t           8612b __GI___lll_lock_wait+0x2b (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t            136e wait_here+0x2a (/tmp/i40b/waker)\n\n" +
+		"waker 28238 [000] 29094.204904: PERF_RECORD_SWITCH OUT        \nwaker 28234 [000] 29094.205053: PERF_RECORD_SWITCH IN         \n" +
+		"waker 28234 [000] 29094.205057: sched:sched_waking: comm=waker pid=28236 prio=120 target_cpu=000\n\tffffffff813b53c6 try_to_wake_up+0x3b6 ([kernel.kallsyms])\n\t           86193 __GI___lll_lock_wake+0x13 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t           8dcad lll_mutex_unlock_optimized+0x5d (inlined)\n\t           8dcad __GI___pthread_mutex_unlock_usercnt+0x5d (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t            12bb hold_work+0x66 (/tmp/i40b/waker)\n\n" +
+		"waker 28236 [000] 29094.205067: PERF_RECORD_SWITCH IN         \n",
+	// The napper's switch-out in nanosleep, the timer's wake-up of it
+	// taken in the holder, whose spin the interrupt stopped, and the
+	// napper's switch-in (the same recording).
+	"waker 28235 [000] 29094.225922: sched:sched_switch: prev_comm=waker prev_pid=28235 prev_prio=120 prev_state=S ==> next_comm=waker next_pid=28234 next_prio=120\n\tffffffff82248208 __schedule+0x628 ([kernel.kallsyms])\n\tffffffff8224fbde do_nanosleep+0x5e ([kernel.kallsyms])\n\t            13f6 nap_here+0x25 (/tmp/i40b/waker)\n\n" +
+		"waker 28235 [000] 29094.225927: PERF_RECORD_SWITCH OUT        \nwaker 28234 [000] 29094.225928: PERF_RECORD_SWITCH IN         \n" +
+		"waker 28234 [000] 29094.226978: sched:sched_waking: comm=waker pid=28235 prio=120 target_cpu=000\n\tffffffff813b53c6 try_to_wake_up+0x3b6 ([kernel.kallsyms])\n\tffffffff8142de4e hrtimer_wakeup+0x1e ([kernel.kallsyms])\n\tffffffff8142f2f0 hrtimer_interrupt+0x100 ([kernel.kallsyms])\n\tffffffff81000e06 asm_sysvec_apic_timer_interrupt+0x16 ([kernel.kallsyms])\n\t            1249 spin+0x2c (/tmp/i40b/waker)\n\t            129e hold_work+0x49 (/tmp/i40b/waker)\n\n" +
+		"waker 28235 [000] 29094.226993: PERF_RECORD_SWITCH IN         \n",
 }
 
 func TestSeeds(t *testing.T) {
@@ -493,6 +509,9 @@ func checkParse(t *testing.T, text string) {
 	for _, s := range p.Sample {
 		if len(s.Value) != len(p.SampleType) {
 			t.Fatalf("sample has %d values for %d types", len(s.Value), len(p.SampleType))
+		}
+		if len(s.Label[labels.WakerThread]) > 0 && len(s.Label[labels.Waker]) != 1 {
+			t.Errorf("a waker thread %v without one waker %q", s.Label[labels.WakerThread], s.Label[labels.Waker])
 		}
 		for _, l := range s.Location {
 			for _, ln := range l.Line {
