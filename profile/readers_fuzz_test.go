@@ -38,6 +38,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
@@ -116,6 +117,14 @@ func FuzzChromeTrace(f *testing.F) {
 func FuzzV8(f *testing.F) {
 	addCorpus(f, "chrome-heapprofile-json")
 	fuzzReader(f, nil, "chrome-cpuprofile-json", "v8.Parse", v8.Parse)
+}
+
+// FuzzCallgrind: callgrind files (the corpus's: name and subposition
+// compression, several events).
+func FuzzCallgrind(f *testing.F) {
+	fuzzReader(f, nil, "callgrind", "callgrind.Parse", func(data []byte) (*pprofile.Profile, []string, error) {
+		return callgrind.Parse(string(data))
+	})
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

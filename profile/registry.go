@@ -8,6 +8,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/build"
@@ -122,6 +123,14 @@ var registry = []reader{{
 	named:  true,     // "malformed V8 CPU profile: ..."
 	kind:   KindWall, // the JavaScript thread's time, idle included
 }, {
+	format: FormatCallgrind,
+	what:   "callgrind profile",
+	text:   true,
+	sniff:  func(in *input) bool { return callgrind.Looks(in.text) },
+	parse:  func(in *input) (*pprofile.Profile, []string, error) { return callgrind.Parse(in.text) },
+	named:  true, // "malformed callgrind profile: ..."
+	// kind: DetectKind: cpu (instructions executed), or wall (Xdebug's time)
+}, {
 	format: FormatPerfScript,
 	what:   "perf script",
 	text:   true,
@@ -209,6 +218,12 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"node --cpu-prof app.js", "Chrome DevTools Performance panel (Save profile)"},
 		kinds:  []Kind{KindCPU},
 		blind:  "JavaScript on the main thread only: no workers, no thread states, so waiting shows as (idle) or (program) rather than a reason",
+	},
+	FormatCallgrind: {
+		noun:   "callgrind",
+		record: []string{"valgrind --tool=callgrind ./prog", "valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes ./prog"},
+		kinds:  []Kind{KindCPU, KindWall},
+		blind:  "instructions executed, not time: a blocked thread costs nothing (the spin in a lock shows, the wait does not); a call graph, so stacks deeper than caller and callee are estimated (speedscope's even split)",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",

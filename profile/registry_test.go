@@ -26,6 +26,7 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatPerfScript:  "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
+		FormatCallgrind:   "speedscope/sample__profiles__callgrind__callgrind.name-compression.log",
 	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
@@ -70,6 +71,8 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"Chrome trace array", input{text: `[{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]`}, true, FormatChromeTrace},
 		{"Chrome trace object", input{text: `{"traceEvents": []}`}, true, FormatChromeTrace},
 		{"a JSON array without ph", input{text: `[{"name": "a"}]`}, true, ""},
+		{"callgrind", input{text: "# callgrind format\nevents: Ir\nfn=main\n1 2\n"}, true, FormatCallgrind},
+		{"callgrind without its comment", input{text: "version: 1\ncreator: xdebug\nevents: Time_(10ns)\n\nfn=main\n1 2\n"}, true, FormatCallgrind},
 		{"folded is the last resort", input{text: "a;b 1\n"}, true, ""},
 	} {
 		r := sniff(&tc.in, tc.text)
@@ -84,7 +87,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
