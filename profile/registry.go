@@ -16,6 +16,7 @@ import (
 	"github.com/profdiff/profdiff/profile/jfr"
 	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	v8 "github.com/profdiff/profdiff/profile/v8"
 )
@@ -94,6 +95,13 @@ var registry = []reader{{
 	// Thread time: every thread, whatever it does (the default type;
 	// TypeKind gives each event type's own kind).
 	kind: KindWall,
+}, {
+	format: FormatPstats,
+	what:   "Python pstats file (cProfile)",
+	sniff:  func(in *input) bool { return pstats.Looks(in.data) },
+	parse:  func(in *input) (*pprofile.Profile, []string, error) { return pstats.Parse(in.data) },
+	named:  true,     // "malformed Python pstats file: ..."
+	kind:   KindWall, // cProfile measures wall time, waits included
 }, {
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",
@@ -224,6 +232,12 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"valgrind --tool=callgrind ./prog", "valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes ./prog"},
 		kinds:  []Kind{KindCPU, KindWall},
 		blind:  "instructions executed, not time: a blocked thread costs nothing (the spin in a lock shows, the wait does not); a call graph, so stacks deeper than caller and callee are estimated (speedscope's even split)",
+	},
+	FormatPstats: {
+		noun:   "Python pstats",
+		record: []string{"python3 -m cProfile -o out.prof script.py", "cProfile.Profile().dump_stats(\"out.prof\")"},
+		kinds:  []Kind{KindWall},
+		blind:  "one level of callers, so stacks are caller;callee pairs; only the thread that enabled the profiler (python3 -m cProfile: the main thread); no thread states: a wait is known only by the function that waits",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",

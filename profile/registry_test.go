@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,14 +29,19 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
 		FormatCallgrind:   "speedscope/sample__profiles__callgrind__callgrind.name-compression.log",
 	}
+	// Formats the corpus has no file of: recorded by their producer.
+	recorded := map[Format]func(t *testing.T) string{FormatPstats: recordPstats}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
-		if !ok {
+		if !ok && recorded[r.format] == nil {
 			t.Errorf("registered format %s has no fixture in this test", r.format)
 			continue
 		}
 		t.Run(string(r.format), func(t *testing.T) {
 			path := filepath.Join(dir, name)
+			if !ok {
+				path = recorded[r.format](t)
+			}
 			l, err := Load(t.Context(), path, Options{KeepProfiler: true})
 			if err != nil {
 				t.Fatal(err)
@@ -48,6 +54,24 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordPstats records a small Python program with python3 -m cProfile,
+// or skips.
+func recordPstats(t *testing.T) string {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	dir := t.TempDir()
+	out, script := filepath.Join(dir, "out.prof"), filepath.Join(dir, "p.py")
+	if err := os.WriteFile(script, []byte("sum(i * i for i in range(10000))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(py, "-m", "cProfile", "-o", out, script).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m cProfile: %v\n%s", err, b)
+	}
+	return out
 }
 
 // TestRegistrySniffOrder checks the first reader that claims each input.
@@ -87,7 +111,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPstats, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
