@@ -9,7 +9,7 @@ import * as fs from 'fs'
 import * as path from 'path'
 import {execFileSync} from 'child_process'
 import {importProfilesFromArrayBuffer} from './src/import/index'
-import {CallTreeNode} from './src/lib/profile'
+import {CallTreeNode, Profile} from './src/lib/profile'
 
 const TOLERANCE = 0.005 // of each file's total
 
@@ -32,6 +32,16 @@ function folded(root: CallTreeNode, out: Map<string, number>) {
     for (const c of node.children) walk(c, [...stack, c.frame.name.trim() === '' ? '[blank]' : c.frame.name])
   }
   walk(root, [])
+}
+
+// compared picks the profiles of a file that profdiff's output holds. The
+// callgrind importer makes one profile per event (Ir, cache misses, or
+// Xdebug's time and memory), which must not be summed: profdiff's folded
+// output is its default sample type, the first event, so only the first
+// profile is compared.
+function compared(profiles: Profile[]): Profile[] {
+  if (importers.some(i => i.includes('Callgrind'))) return profiles.slice(0, 1)
+  return profiles
 }
 
 // parseFolded reads profdiff's folded output: `a;b;c 42` per line.
@@ -75,7 +85,7 @@ async function main() {
         fail('speedscope does not read it')
         continue
       }
-      for (const p of group.profiles) folded(p.getGroupedCalltreeRoot(), ss)
+      for (const p of compared(group.profiles)) folded(p.getGroupedCalltreeRoot(), ss)
     } catch (e) {
       fail(`speedscope: ${e}`)
       continue
