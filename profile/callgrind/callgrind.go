@@ -21,21 +21,27 @@
 // (its cost lines) and, after `calls=`, the inclusive cost of its calls to
 // each callee. Many sets of stacks give the same graph, so the reader
 // makes the ones speedscope's callgrind importer makes, which users of
-// flame graphs of callgrind files know, with one change: a function is a
-// root with the part of its cost (self plus calls) that its callers'
-// calls do not account for. speedscope takes only the functions nobody
-// calls; in a real file of a threaded program that loses the threads:
-// each thread's work is filed under clone, which the parent also calls
-// (at the cost of the parent's side only). On files whose callers account
-// for all the cost (speedscope's samples) both give the same roots. A
-// function's weight in a stack is shared among its callees in
-// the proportions of its own calls (every call of f is assumed to spend
-// its time as the average call of f does); what the callees do not take is
-// the function's self weight there. A function already on the stack
-// (recursion) is not entered again: its weight stays with its caller. A
-// subtree lighter than 1/10000 of the heaviest function is not expanded
-// (its weight stays with its root), which bounds the stacks a large graph
-// makes, as speedscope does; each event is expanded on its own.
+// flame graphs of callgrind files know. A function's weight in a stack is
+// shared among its callees in the proportions of its own calls (every
+// call of f is assumed to spend its time as the average call of f does);
+// what the callees do not take is the function's self weight there. A
+// function already on the stack (recursion) is not entered again: its
+// weight stays with its caller. A subtree lighter than 1/10000 of the
+// heaviest function is not expanded (its weight stays with its caller),
+// which bounds the stacks a large graph makes, as speedscope does; each
+// event is expanded on its own.
+//
+// One change: a function is a root with the part of its cost (self plus
+// calls) that its callers' calls do not account for. speedscope takes
+// only the functions nobody calls, which in a real file of a threaded
+// program loses the threads: each thread's work is filed under clone,
+// which the parent also calls (at the cost of the parent's side only). On
+// files whose callers account for all the cost (speedscope's samples)
+// both give the same roots. The stacks then hold the file's self costs
+// plus what callers' inclusive costs claim beyond a function's own total
+// where the file is not consistent (a root keeps only a positive
+// remainder): in runs of a threaded C program, Ir within 0.1% of the
+// file's totals, cache-miss events up to 3% over.
 //
 // # What is read
 //
@@ -44,7 +50,7 @@
 // lines (`positions: line`, `instr line` or `instr`: that many position
 // columns, decimal or 0x hexadecimal, with subposition compression `+N`,
 // `-N` and `*` relative to the previous line), `fl=`, `fi=`, `fe=`, `fn=`,
-// `cfi=`/`cfl=`, `cfn=`, `ob=`, `cob=` with name compression (`(id) name`
+// `cfi=`/`cfl=`, `cfn=`, `ob=`, `cob=`, `jfi=`, `jfn=` with name compression (`(id) name`
 // defines, `(id)` refers; a later `part` may define an id again),
 // `calls=` followed by the call's cost line, and `jump=`/`jcnd=` (their
 // following line only moves the position). A file of several parts (or
@@ -271,8 +277,12 @@ func (p *parser) assignment(t string, n int) (string, error) {
 	case "fl":
 		p.file, err = p.name("fl", val, n)
 		p.cfile = ""
-	case "fi", "fe":
-		_, err = p.name("fl", val, n) // the inlined code's file; the function stays
+	case "fi", "fe", "jfi":
+		// The inlined code's file, or a jump's target file: the
+		// function stays, but the line may define a compressed name.
+		_, err = p.name("fl", val, n)
+	case "jfn":
+		_, err = p.name("fn", val, n)
 	case "fn":
 		p.fn, err = p.name("fn", val, n)
 		p.haveFn = true

@@ -13,13 +13,15 @@ import (
 
 // Bounds of the expansion of a graph into stacks (see the package doc):
 // a subtree lighter than pruneShare of the heaviest function is not
-// expanded (speedscope's threshold), nor one deeper than maxDepth, and at
-// most maxNodes stack nodes are made per file; what is not expanded stays
-// with the caller.
+// expanded (speedscope's threshold), nor one deeper than maxDepth; at
+// most maxCells stack nodes times events are made per file (64 MiB of
+// weights) and maxVisits calls of a function looked at, however the graph
+// is made; what is not expanded stays with the caller.
 const (
 	pruneShare = 1e-4
 	maxDepth   = 4096
-	maxNodes   = 1 << 20
+	maxCells   = 1 << 23
+	maxVisits  = 1 << 24
 )
 
 // tree is the call tree the graphs expand into: node 0 is the root (no
@@ -31,7 +33,8 @@ type tree struct {
 	self     [][]float64
 	children map[[2]int]int // (parent, function) → node
 	nevents  int
-	full     bool // maxNodes reached
+	visits   int
+	full     bool // maxCells or maxVisits reached
 }
 
 func (t *tree) child(parent, fn int) (int, bool) {
@@ -39,7 +42,7 @@ func (t *tree) child(parent, fn int) (int, bool) {
 	if c, ok := t.children[k]; ok {
 		return c, true
 	}
-	if len(t.parent) >= maxNodes {
+	if len(t.parent) >= maxCells/t.nevents {
 		t.full = true
 		return 0, false
 	}
@@ -69,6 +72,10 @@ func (p *parser) expand(t *tree, e int) {
 	callees := map[int][]int{} // sorted, for a deterministic order
 	var visit func(node, f int, w float64, depth int) bool
 	visit = func(node, f int, w float64, depth int) bool {
+		if t.visits++; t.visits > maxVisits {
+			t.full = true
+			return false
+		}
 		tot := g.total[f]
 		if onStack[f] || w < floor && depth > 1 || tot <= 0 || depth > maxDepth {
 			return false
@@ -131,7 +138,7 @@ func (p *parser) profile() (*pprofile.Profile, []string, error) {
 		p.expand(t, e)
 	}
 	if t.full {
-		warns = append(warns, fmt.Sprintf("the call graph expands into more than %d stacks: the rest of the cost stays with the callers", maxNodes))
+		warns = append(warns, fmt.Sprintf("the call graph expands into more stacks than the reader makes (%d nodes): the rest of the cost stays with the callers", len(t.parent)-1))
 	}
 
 	b := build.New[fnKey, int](nil)
