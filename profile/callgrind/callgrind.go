@@ -43,6 +43,20 @@
 // remainder): in runs of a threaded C program, Ir within 0.1% of the
 // file's totals, cache-miss events up to 3% over.
 //
+// # Names
+//
+// Valgrind demangles C++ and Rust names with their parameter lists
+// (`shapes::Widget::frob(int) const`); the reader names them as perf
+// script's reader does (package perfscript, TidyName), without the list
+// (`shapes::Widget::frob`), which is also what a file recorded with
+// --demangle=no gives once profdiff demangles it, so the two, and a perf
+// recording of the same program, diff as the same functions (a function
+// template's name keeps the return type Valgrind's demangler prints,
+// `long twice<long>`, as perf's does; --demangle=no gives `twice<long>`).
+// The mangled
+// or full name stays the function's system name. Callgrind's own names
+// in parentheses (`(below main)`) are kept.
+//
 // # What is read
 //
 // Headers (`version:`, `creator:`, `cmd:`, `part:`, `positions:`,

@@ -9,6 +9,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/perfscript"
 )
 
 // Bounds of the expansion of a graph into stacks (see the package doc):
@@ -181,10 +182,16 @@ func (p *parser) profile() (*pprofile.Profile, []string, error) {
 			if locs[f] == nil {
 				k := p.funcs[f]
 				name := k.name
-				if name == "" {
+				switch {
+				case name == "":
 					name = "(unknown)"
+				case name[0] != '(': // not callgrind's own "(below main)"
+					// The name perf script gives: Valgrind
+					// demangles with the parameter list, which
+					// other readers (and --demangle=no) drop.
+					name = perfscript.TidyName(name, "", false)
 				}
-				fn := b.Function(k, pprofile.Function{Name: name, SystemName: name, Filename: k.file})
+				fn := b.Function(k, pprofile.Function{Name: name, SystemName: k.name, Filename: k.file})
 				locs[f] = b.AddLocation(&pprofile.Location{Line: []pprofile.Line{{Function: fn}}})
 			}
 			s.Location = append(s.Location, locs[f])
