@@ -1,9 +1,10 @@
 package diff
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // A C program whose threads take a pthread mutex and work while they hold
@@ -13,22 +14,11 @@ import (
 // only its own instructions (valgrind runs one thread at a time: the
 // mutex is seldom contended, and a blocked thread would cost nothing).
 func TestCallgrindMutexHold(t *testing.T) {
-	for _, tool := range []string{"gcc", "valgrind"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lock")
-	src := filepath.Join("..", "profile", "callgrind", "testdata", "lock.c")
-	if b, err := exec.Command("gcc", "-O1", "-g", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
+	bin := producertest.LockProgram(t, dir)
 	record := func(name, hold string) string {
 		out := filepath.Join(dir, name)
-		if b, err := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+out, bin, hold).CombinedOutput(); err != nil {
-			t.Fatalf("valgrind: %v\n%s", err, b)
-		}
+		producertest.Callgrind(t, out, bin, nil, hold)
 		return out
 	}
 	r := diffOf(t, Options{Top: -1}, loadFile(t, record("base.out", "1")), loadFile(t, record("new.out", "2")))

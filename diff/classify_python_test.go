@@ -1,9 +1,10 @@
 package diff
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // A Python program whose main thread waits for a threading.Lock another
@@ -14,17 +15,10 @@ import (
 // decides over the weak acquire). cProfile is deterministic wall time of
 // the main thread, with no thread states: the frames alone tell.
 func TestCProfileLockAndSleep(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
 	dir := t.TempDir()
 	record := func(name, hold string) string {
 		out := filepath.Join(dir, name)
-		cmd := exec.Command(py, "-m", "cProfile", "-o", out, filepath.Join("..", "profile", "pstats", "testdata", "locks.py"), hold)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("python3 -m cProfile: %v\n%s", err, b)
-		}
+		producertest.CProfileLocks(t, out, hold)
 		return out
 	}
 	r := diffOf(t, Options{Top: -1, By: ByFrame}, loadFile(t, record("base.prof", "0.05")), loadFile(t, record("new.prof", "0.1")))

@@ -885,7 +885,7 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 	// pthread mutex, the held work doubled (recordCallgrindPair in
 	// record_native_test.go; skipped without gcc or valgrind).
 	"callgrind": func(t *testing.T, root, dir string) map[string]string {
-		recordCallgrindPair(t, root, dir)
+		recordCallgrindPair(t, dir)
 		return nil
 	},
 	// base.prof and new.prof: cProfile runs of a Python program waiting
@@ -893,7 +893,7 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 	// (recordCProfilePair in record_native_test.go; skipped without
 	// python3).
 	"cprofile": func(t *testing.T, root, dir string) map[string]string {
-		recordCProfilePair(t, root, dir)
+		recordCProfilePair(t, dir)
 		return nil
 	},
 	// PerfView's two NoNativeStacks test traces from ../shared/corpus.

@@ -3,7 +3,6 @@ package callgrind
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // folded returns a profile's stacks, root first, with the value of the
@@ -111,21 +111,10 @@ func equal(a, b map[string]int64) bool {
 // given arguments, returning the output file.
 func recordLock(t *testing.T, args ...string) string {
 	t.Helper()
-	for _, tool := range []string{"gcc", "valgrind"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lock")
-	if b, err := exec.Command("gcc", "-O1", "-g", "-pthread", "-o", bin, filepath.Join("testdata", "lock.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
+	bin := producertest.LockProgram(t, dir)
 	out := filepath.Join(dir, "callgrind.out")
-	cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out, bin}, args...)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("valgrind: %v\n%s", err, b)
-	}
+	producertest.Callgrind(t, out, bin, nil, args...)
 	return out
 }
 
@@ -243,12 +232,10 @@ func TestRecursionAndThreads(t *testing.T) {
 // the file's order, and each one's stacks hold the sum of the parts'
 // totals: lines to within 0.5%.
 func TestValgrindEveryOption(t *testing.T) {
-	out := recordLock(t, "1")
-	cmd := exec.Command("valgrind", "--tool=callgrind", "--dump-instr=yes", "--collect-jumps=yes", "--cache-sim=yes", "--branch-sim=yes",
-		"--combine-dumps=yes", "--dump-every-bb=300000", "--callgrind-out-file="+out, filepath.Join(filepath.Dir(out), "lock"), "1")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("valgrind: %v\n%s", err, b)
-	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "callgrind.out")
+	producertest.Callgrind(t, out, producertest.LockProgram(t, dir), []string{"--dump-instr=yes", "--collect-jumps=yes",
+		"--cache-sim=yes", "--branch-sim=yes", "--combine-dumps=yes", "--dump-every-bb=300000"}, "1")
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

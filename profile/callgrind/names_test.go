@@ -2,11 +2,11 @@ package callgrind_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // TestNamesWithAndWithoutValgrindDemangling records a C++ program under
@@ -15,21 +15,13 @@ import (
 // frame names without parameters, as perf script's are read (a function
 // template's keeps the return type Valgrind prints).
 func TestNamesWithAndWithoutValgrindDemangling(t *testing.T) {
-	for _, tool := range []string{"g++", "valgrind"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
+	producertest.Need(t, "g++", "valgrind")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "names")
-	if b, err := exec.Command("g++", "-O1", "-g", "-o", bin, filepath.Join("testdata", "names.cc")).CombinedOutput(); err != nil {
-		t.Fatalf("g++: %v\n%s", err, b)
-	}
+	producertest.Run(t, "g++", "-O1", "-g", "-o", bin, filepath.Join("testdata", "names.cc"))
 	for _, demangle := range []string{"yes", "no"} {
 		out := filepath.Join(dir, "callgrind.out."+demangle)
-		if b, err := exec.Command("valgrind", "--tool=callgrind", "--demangle="+demangle, "--callgrind-out-file="+out, bin).CombinedOutput(); err != nil {
-			t.Fatalf("valgrind: %v\n%s", err, b)
-		}
+		producertest.Callgrind(t, out, bin, []string{"--demangle=" + demangle})
 		data, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)

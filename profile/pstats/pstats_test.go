@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // python returns the python3 binary, or skips.
@@ -41,7 +43,7 @@ func run(t *testing.T, args ...string) string {
 func record(t *testing.T, hold string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out.prof")
-	run(t, "-m", "cProfile", "-o", out, filepath.Join("testdata", "locks.py"), hold)
+	producertest.CProfileLocks(t, out, hold)
 	return out
 }
 
