@@ -91,13 +91,23 @@ var ErrSyntax = errors.New("malformed callgrind profile")
 
 // Looks reports whether text is a callgrind profile: it starts with the
 // format's comment line, or with a `version:`, `creator:` or `events:`
-// header and holds an `events:` header and an `fn=` line.
+// header (one whose last word is not a number, which would be a folded
+// stack) and holds an `events:` header and an `fn=` line.
 func Looks(text string) bool {
 	t := strings.TrimLeft(text, " \t\r\n")
 	if strings.HasPrefix(t, "# callgrind format") {
 		return true
 	}
-	if !strings.HasPrefix(t, "version:") && !strings.HasPrefix(t, "creator:") && !strings.HasPrefix(t, "events:") {
+	switch {
+	case strings.HasPrefix(t, "version:") || strings.HasPrefix(t, "creator:"):
+	case strings.HasPrefix(t, "events:"):
+		// Not folded stacks with a frame named "events: x" and a count.
+		first, _, _ := strings.Cut(t, "\n")
+		f := strings.Fields(first)
+		if _, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+			return false
+		}
+	default:
 		return false
 	}
 	head := "\n" + t[:min(len(t), 64<<10)]
