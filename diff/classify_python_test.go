@@ -18,7 +18,7 @@ func TestCProfileLockAndSleep(t *testing.T) {
 	dir := t.TempDir()
 	record := func(name, hold string) string {
 		out := filepath.Join(dir, name)
-		producertest.CProfileLocks(t, out, hold)
+		producertest.CProfile(t, out, "locks.py", hold)
 		return out
 	}
 	r := diffOf(t, Options{Top: -1, By: ByFrame}, loadFile(t, record("base.prof", "0.05")), loadFile(t, record("new.prof", "0.1")))
@@ -46,6 +46,24 @@ func TestCProfileLockAndSleep(t *testing.T) {
 	} {
 		if m := findMethod(r, name); m == nil || m.Bucket != want {
 			t.Errorf("%s: row %+v, want bucket %s", name, m, want)
+		}
+	}
+}
+
+// A Python program whose main thread waits in select.select and in a
+// selectors selector for data another thread sends 50 ms later each time,
+// recorded with python3 -m cProfile: the waits are io, as the native
+// rules class readiness waits, and so is the socket recv.
+func TestCProfileSelectIsIO(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "io.prof")
+	producertest.CProfile(t, out, "io.py", "0.05")
+	r := diffOf(t, Options{Top: -1, By: ByFrame}, loadFile(t, out), loadFile(t, out))
+	if io := r.Buckets[IO]; io.BaseValue < 2*45e6 {
+		t.Errorf("io %.1f ms, want the two 50 ms waits", io.BaseValue/1e6)
+	}
+	for _, name := range []string{"<built-in method select.select>", "selectors.select", "<method 'recv' of '_socket.socket' objects>"} {
+		if m := findMethod(r, name); m == nil || m.Bucket != IO {
+			t.Errorf("%s: row %+v, want io", name, m)
 		}
 	}
 }

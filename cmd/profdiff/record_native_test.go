@@ -20,12 +20,12 @@ func recordCallgrindPair(t *testing.T, dir string) {
 }
 
 // recordCProfilePair records the pstats tests' lock program
-// (producertest.CProfileLocks: the main thread waits for a threading.Lock
+// (producertest.CProfile, locks.py: the main thread waits for a threading.Lock
 // another thread holds, then sleeps) with python3 -m cProfile twice, into
 // dir/base.prof and dir/new.prof, the hold and the sleep 50 ms, then
 // 100 ms. It skips the test where python3 is not installed.
 func recordCProfilePair(t *testing.T, dir string) {
 	t.Helper()
-	producertest.CProfileLocks(t, filepath.Join(dir, "base.prof"), "0.05")
-	producertest.CProfileLocks(t, filepath.Join(dir, "new.prof"), "0.1")
+	producertest.CProfile(t, filepath.Join(dir, "base.prof"), "locks.py", "0.05")
+	producertest.CProfile(t, filepath.Join(dir, "new.prof"), "locks.py", "0.1")
 }

@@ -59,11 +59,13 @@ func Callgrind(t testing.TB, out, bin string, opts []string, args ...string) {
 	Run(t, "valgrind", append(vargs, args...)...)
 }
 
-// CProfileLocks records profile/pstats/testdata/locks.py (the main thread
-// waits hold seconds for a threading.Lock another thread holds, then
-// sleeps hold seconds) with python3 -m cProfile into out.
-func CProfileLocks(t testing.TB, out, hold string) {
+// CProfile records a script of profile/pstats/testdata with python3 -m
+// cProfile into out: locks.py HOLD (the main thread waits HOLD seconds
+// for a threading.Lock another thread holds, then sleeps HOLD seconds) or
+// io.py WAIT (it waits in select and a selector, WAIT seconds each, for
+// data another thread sends, and receives it).
+func CProfile(t testing.TB, out, script string, args ...string) {
 	t.Helper()
 	Need(t, "python3")
-	Run(t, "python3", "-m", "cProfile", "-o", out, filepath.Join(profileDir(t), "pstats", "testdata", "locks.py"), hold)
+	Run(t, "python3", append([]string{"-m", "cProfile", "-o", out, filepath.Join(profileDir(t), "pstats", "testdata", script)}, args...)...)
 }

@@ -43,7 +43,7 @@ func run(t *testing.T, args ...string) string {
 func record(t *testing.T, hold string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out.prof")
-	producertest.CProfileLocks(t, out, hold)
+	producertest.CProfile(t, out, "locks.py", hold)
 	return out
 }
 
