@@ -99,7 +99,7 @@ var registry = []reader{{
 	format: FormatPstats,
 	what:   "Python pstats file (cProfile)",
 	sniff:  func(in *input) bool { return pstats.Looks(in.data) },
-	parse:  func(in *input) (*pprofile.Profile, []string, error) { return pstats.Parse(in.data) },
+	parse:  parsePstats,
 	named:  true,     // "malformed Python pstats file: ..."
 	kind:   KindWall, // cProfile measures wall time, waits included
 }, {
@@ -356,6 +356,14 @@ func parseJFR(in *input) (*pprofile.Profile, []string, error) {
 	p, warns, err := jfr.Parse(in.data)
 	if err == nil && len(p.Sample) == 0 {
 		err = mark(ErrEmpty, errors.New("holds no execution, native, monitor, park, sleep, I/O, GC or allocation events (record with `-XX:StartFlightRecording=settings=profile`)"))
+	}
+	return p, warns, err
+}
+
+func parsePstats(in *input) (*pprofile.Profile, []string, error) {
+	p, warns, err := pstats.Parse(in.data)
+	if errors.Is(err, pstats.ErrProfileModule) {
+		err = mark(ErrUnsupported, err)
 	}
 	return p, warns, err
 }

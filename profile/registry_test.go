@@ -58,7 +58,11 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 
 // recordPstats records a small Python program with python3 -m cProfile,
 // or skips.
-func recordPstats(t *testing.T) string {
+func recordPstats(t *testing.T) string { return recordPython(t, "cProfile") }
+
+// recordPython records a small Python program with python3 -m MODULE -o
+// (cProfile or profile), or skips.
+func recordPython(t *testing.T, module string) string {
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")
@@ -68,8 +72,8 @@ func recordPstats(t *testing.T) string {
 	if err := os.WriteFile(script, []byte("sum(i * i for i in range(10000))\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := exec.Command(py, "-m", "cProfile", "-o", out, script).CombinedOutput(); err != nil {
-		t.Fatalf("python3 -m cProfile: %v\n%s", err, b)
+	if b, err := exec.Command(py, "-m", module, "-o", out, script).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m %s: %v\n%s", module, err, b)
 	}
 	return out
 }
@@ -253,5 +257,15 @@ func TestFormatsDescribed(t *testing.T) {
 			t.Errorf("%s: no description", f)
 		}
 		check(f, d.record, d.kinds, d.blind)
+	}
+}
+
+// TestPstatsOfProfileModuleUnsupported: a file of the pure-Python profile
+// module (python3 -m profile), which writes a code object into a key, is
+// refused as unsupported, saying to record with cProfile.
+func TestPstatsOfProfileModuleUnsupported(t *testing.T) {
+	_, err := Load(t.Context(), recordPython(t, "profile"), Options{})
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "python3 -m cProfile") {
+		t.Errorf("error %v, want ErrUnsupported naming cProfile", err)
 	}
 }

@@ -27,6 +27,7 @@ const (
 	typeSmallTuple  = ')'
 	typeDict        = '{'
 	typeRef         = 'r'
+	typeCode        = 'c'
 	flagRef         = 0x80
 )
 
@@ -161,6 +162,8 @@ func (d *decoder) value(depth int) (any, error) {
 			}
 			v = d.refs[i]
 		}
+	case typeCode:
+		return nil, fmt.Errorf("%w: at byte %d: a code object: %w", ErrFormat, at, ErrProfileModule)
 	default:
 		return nil, d.fail(at, "marshal type %q, which a pstats file does not hold", rune(code))
 	}

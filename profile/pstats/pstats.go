@@ -1,10 +1,11 @@
-// Package pstats reads the profiles Python's cProfile and profile modules
-// write (`python3 -m cProfile -o out.prof script.py`, Profile.dump_stats,
+// Package pstats reads the profiles Python's cProfile module writes
+// (`python3 -m cProfile -o out.prof script.py`, Profile.dump_stats,
 // pstats.Stats.dump_stats): a dict, serialized with Python's marshal,
 // from each function (file, line, name) to its primitive and total call
 // counts, its own time (tt) and its time with its callees (ct), in
 // seconds, and its callers, each with the same four numbers for the calls
-// it made.
+// it made. The pure-Python profile module's files are refused: it writes
+// a code object into a key (its own start-up frame), which is no name.
 //
 // # Stacks
 //
@@ -51,6 +52,10 @@ import (
 
 // ErrFormat is wrapped by every error about the content of a file.
 var ErrFormat = errors.New("malformed Python pstats file")
+
+// ErrProfileModule is wrapped (with ErrFormat) by the error about a file
+// of the pure-Python profile module (see the package doc).
+var ErrProfileModule = errors.New("the pure-Python profile module (python3 -m profile) writes code objects into its keys; record with cProfile (python3 -m cProfile)")
 
 // PairsWarning is the warning of every profile read: what its stacks are.
 const PairsWarning = "cProfile records one level of callers; stacks are caller;callee pairs"

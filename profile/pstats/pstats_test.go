@@ -202,3 +202,19 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+// TestPureProfileRefused records with the pure-Python profile module,
+// which writes a code object into a key: the error says so and what to
+// record with instead.
+func TestPureProfileRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.prof")
+	run(t, "-m", "profile", "-o", out, filepath.Join("testdata", "locks.py"), "0.01")
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Parse(data)
+	if !errors.Is(err, ErrFormat) || !errors.Is(err, ErrProfileModule) || !strings.Contains(err.Error(), "python3 -m cProfile") {
+		t.Errorf("error %v, want ErrFormat and ErrProfileModule naming cProfile", err)
+	}
+}
