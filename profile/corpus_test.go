@@ -72,6 +72,7 @@ var corpusLoads = map[string]bool{
 	"jfr":                     true,
 	"chrome-trace-event-json": true,
 	"chrome-cpuprofile-json":  true,
+	"callgrind":               true,
 }
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
@@ -91,6 +92,7 @@ var corpusFormats = map[string]struct {
 	"jfr":                     {"jfr", "Java Flight Recorder"},
 	"chrome-trace-event-json": {"chrome-trace", "Chrome trace-event JSON"},
 	"chrome-cpuprofile-json":  {"v8-cpuprofile", "V8 CPU profile"},
+	"callgrind":               {"callgrind", "callgrind profile"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
@@ -103,7 +105,6 @@ var corpusNames = map[string]string{
 	"go-exec-trace-binary":    "Go execution trace",
 	"go-exec-trace-text":      "Go execution trace",
 	"dotnet-nettrace":         ".NET EventPipe trace",
-	"callgrind":               "callgrind",
 	"v8-log-text":             "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead",
 }
 

@@ -18,6 +18,8 @@ const (
 	FormatJFR         Format = "jfr"           // a JDK Flight Recorder recording
 	FormatChromeTrace Format = "chrome-trace"  // Chrome Trace Event JSON (DevTools, chrome://tracing, Perfetto, Node.js)
 	FormatV8          Format = "v8-cpuprofile" // a V8 CPU profile (.cpuprofile)
+	FormatCallgrind   Format = "callgrind"     // Valgrind's callgrind (callgrind.out.PID)
+	FormatPstats      Format = "pstats"        // Python's cProfile/profile output (marshal-serialized pstats)
 )
 
 // The sample-label contract: readers that know more than frame names say

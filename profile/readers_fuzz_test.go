@@ -38,10 +38,12 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	"github.com/profdiff/profdiff/profile/synth"
 	v8 "github.com/profdiff/profdiff/profile/v8"
@@ -116,6 +118,31 @@ func FuzzChromeTrace(f *testing.F) {
 func FuzzV8(f *testing.F) {
 	addCorpus(f, "chrome-heapprofile-json")
 	fuzzReader(f, nil, "chrome-cpuprofile-json", "v8.Parse", v8.Parse)
+}
+
+// FuzzCallgrind: callgrind files (the corpus's: name and subposition
+// compression, several events).
+func FuzzCallgrind(f *testing.F) {
+	fuzzReader(f, nil, "callgrind", "callgrind.Parse", func(data []byte) (*pprofile.Profile, []string, error) {
+		return callgrind.Parse(string(data))
+	})
+}
+
+// FuzzPstats: Python pstats files, recorded by python3 -m cProfile at
+// seed time where python3 is here.
+func FuzzPstats(f *testing.F) {
+	var seeds [][]byte
+	if py, err := exec.LookPath("python3"); err == nil {
+		dir := f.TempDir()
+		out, script := filepath.Join(dir, "out.prof"), filepath.Join(dir, "p.py")
+		if os.WriteFile(script, []byte("import time\ntime.sleep(0.001)\n"), 0o644) == nil &&
+			exec.Command(py, "-m", "cProfile", "-o", out, script).Run() == nil {
+			if data, err := os.ReadFile(out); err == nil && len(data) <= maxSeed {
+				seeds = append(seeds, data)
+			}
+		}
+	}
+	fuzzReader(f, seeds, "python-pstats", "pstats.Parse", pstats.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

@@ -8,6 +8,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/build"
@@ -15,6 +16,7 @@ import (
 	"github.com/profdiff/profdiff/profile/jfr"
 	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	v8 "github.com/profdiff/profdiff/profile/v8"
 )
@@ -94,6 +96,13 @@ var registry = []reader{{
 	// TypeKind gives each event type's own kind).
 	kind: KindWall,
 }, {
+	format: FormatPstats,
+	what:   "Python pstats file (cProfile)",
+	sniff:  func(in *input) bool { return pstats.Looks(in.data) },
+	parse:  parsePstats,
+	named:  true,     // "malformed Python pstats file: ..."
+	kind:   KindWall, // cProfile measures wall time, waits included
+}, {
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",
 	text:   true,
@@ -121,6 +130,14 @@ var registry = []reader{{
 	parse:  func(in *input) (*pprofile.Profile, []string, error) { return v8.Parse(in.bytes()) },
 	named:  true,     // "malformed V8 CPU profile: ..."
 	kind:   KindWall, // the JavaScript thread's time, idle included
+}, {
+	format: FormatCallgrind,
+	what:   "callgrind profile",
+	text:   true,
+	sniff:  func(in *input) bool { return callgrind.Looks(in.text) },
+	parse:  func(in *input) (*pprofile.Profile, []string, error) { return callgrind.Parse(in.text) },
+	named:  true, // "malformed callgrind profile: ..."
+	// kind: DetectKind: cpu (instructions executed), or wall (Xdebug's time)
 }, {
 	format: FormatPerfScript,
 	what:   "perf script",
@@ -209,6 +226,18 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"node --cpu-prof app.js", "Chrome DevTools Performance panel (Save profile)"},
 		kinds:  []Kind{KindCPU},
 		blind:  "JavaScript on the main thread only: no workers, no thread states, so waiting shows as (idle) or (program) rather than a reason",
+	},
+	FormatCallgrind: {
+		noun:   "callgrind",
+		record: []string{"valgrind --tool=callgrind ./prog", "valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes ./prog"},
+		kinds:  []Kind{KindCPU, KindWall},
+		blind:  "instructions executed, not time: a blocked thread costs nothing (the spin in a lock shows, the wait does not); a call graph, so stacks deeper than caller and callee are estimated (speedscope's even split)",
+	},
+	FormatPstats: {
+		noun:   "Python pstats",
+		record: []string{"python3 -m cProfile -o out.prof script.py", "cProfile.Profile().dump_stats(\"out.prof\")"},
+		kinds:  []Kind{KindWall},
+		blind:  "one level of callers, so stacks are caller;callee pairs; only the thread that enabled the profiler (python3 -m cProfile: the main thread); no thread states: a wait is known only by the function that waits",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",
@@ -327,6 +356,14 @@ func parseJFR(in *input) (*pprofile.Profile, []string, error) {
 	p, warns, err := jfr.Parse(in.data)
 	if err == nil && len(p.Sample) == 0 {
 		err = mark(ErrEmpty, errors.New("holds no execution, native, monitor, park, sleep, I/O, GC or allocation events (record with `-XX:StartFlightRecording=settings=profile`)"))
+	}
+	return p, warns, err
+}
+
+func parsePstats(in *input) (*pprofile.Profile, []string, error) {
+	p, warns, err := pstats.Parse(in.data)
+	if errors.Is(err, pstats.ErrProfileModule) {
+		err = mark(ErrUnsupported, err)
 	}
 	return p, warns, err
 }

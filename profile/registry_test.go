@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,15 +27,21 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatPerfScript:  "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
+		FormatCallgrind:   "speedscope/sample__profiles__callgrind__callgrind.name-compression.log",
 	}
+	// Formats the corpus has no file of: recorded by their producer.
+	recorded := map[Format]func(t *testing.T) string{FormatPstats: recordPstats}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
-		if !ok {
+		if !ok && recorded[r.format] == nil {
 			t.Errorf("registered format %s has no fixture in this test", r.format)
 			continue
 		}
 		t.Run(string(r.format), func(t *testing.T) {
 			path := filepath.Join(dir, name)
+			if !ok {
+				path = recorded[r.format](t)
+			}
 			l, err := Load(t.Context(), path, Options{KeepProfiler: true})
 			if err != nil {
 				t.Fatal(err)
@@ -47,6 +54,28 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordPstats records a small Python program with python3 -m cProfile,
+// or skips.
+func recordPstats(t *testing.T) string { return recordPython(t, "cProfile") }
+
+// recordPython records a small Python program with python3 -m MODULE -o
+// (cProfile or profile), or skips.
+func recordPython(t *testing.T, module string) string {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	dir := t.TempDir()
+	out, script := filepath.Join(dir, "out.prof"), filepath.Join(dir, "p.py")
+	if err := os.WriteFile(script, []byte("sum(i * i for i in range(10000))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(py, "-m", module, "-o", out, script).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m %s: %v\n%s", module, err, b)
+	}
+	return out
 }
 
 // TestRegistrySniffOrder checks the first reader that claims each input.
@@ -70,6 +99,8 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"Chrome trace array", input{text: `[{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]`}, true, FormatChromeTrace},
 		{"Chrome trace object", input{text: `{"traceEvents": []}`}, true, FormatChromeTrace},
 		{"a JSON array without ph", input{text: `[{"name": "a"}]`}, true, ""},
+		{"callgrind", input{text: "# callgrind format\nevents: Ir\nfn=main\n1 2\n"}, true, FormatCallgrind},
+		{"callgrind without its comment", input{text: "version: 1\ncreator: xdebug\nevents: Time_(10ns)\n\nfn=main\n1 2\n"}, true, FormatCallgrind},
 		{"folded is the last resort", input{text: "a;b 1\n"}, true, ""},
 	} {
 		r := sniff(&tc.in, tc.text)
@@ -84,7 +115,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPstats, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
@@ -226,5 +257,15 @@ func TestFormatsDescribed(t *testing.T) {
 			t.Errorf("%s: no description", f)
 		}
 		check(f, d.record, d.kinds, d.blind)
+	}
+}
+
+// TestPstatsOfProfileModuleUnsupported: a file of the pure-Python profile
+// module (python3 -m profile), which writes a code object into a key, is
+// refused as unsupported, saying to record with cProfile.
+func TestPstatsOfProfileModuleUnsupported(t *testing.T) {
+	_, err := Load(t.Context(), recordPython(t, "profile"), Options{})
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "python3 -m cProfile") {
+		t.Errorf("error %v, want ErrUnsupported naming cProfile", err)
 	}
 }

@@ -68,8 +68,6 @@ func sniffUnsupportedText(text string) string {
 			return "goroutine dump (a traceback, or /debug/pprof/goroutine?debug=2), not a profile; /debug/pprof/goroutine without debug=2 is one"
 		case strings.HasPrefix(l, "Trace Go1."):
 			return "Go execution trace in text form (open the binary form with `go tool trace`)"
-		case l == "# callgrind format" || strings.HasPrefix(l, "events: ") && strings.Contains(head, "\nfn="):
-			return "callgrind output"
 		case strings.HasPrefix(l, "v8-version,"):
 			// Its ticks are code addresses that only V8's own log
 			// processor, with the code events logged beside them, maps

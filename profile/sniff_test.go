@@ -120,7 +120,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		{"stackprof.json", "{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n", "stackprof JSON"},
 		{"empty.json", "{}", "JSON without keys"},
 		{"go122.test", "-- expect --\nSUCCESS\n-- trace --\nTrace Go1.22\nEventBatch gen=1 m=0 time=1 size=5\n", "Go execution trace"},
-		{"callgrind.out", "# callgrind format\nevents: Instructions\n\nfl=file1.c\nfn=main\n16 20\n", "callgrind"},
 		{"v8.log", "v8-version,6,0,287,53,0\nshared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n", "V8 --prof log"},
 		{"perf.data", "PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00", "perf.data"},
 		{"a.out", "\x7fELF\x02\x01\x01\x00", "ELF"},

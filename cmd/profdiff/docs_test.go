@@ -890,6 +890,21 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		recordNodePair(t, dir)
 		return nil
 	},
+	// base.out and new.out: callgrind runs of a C program holding a
+	// pthread mutex, the held work doubled (recordCallgrindPair in
+	// record_native_test.go; skipped without gcc or valgrind).
+	"callgrind": func(t *testing.T, root, dir string) map[string]string {
+		recordCallgrindPair(t, dir)
+		return nil
+	},
+	// base.prof and new.prof: cProfile runs of a Python program waiting
+	// for a threading.Lock and sleeping, the hold and sleep doubled
+	// (recordCProfilePair in record_native_test.go; skipped without
+	// python3).
+	"cprofile": func(t *testing.T, root, dir string) map[string]string {
+		recordCProfilePair(t, dir)
+		return nil
+	},
 	// PerfView's two NoNativeStacks test traces from ../shared/corpus.
 	"nettrace": func(t *testing.T, root, dir string) map[string]string {
 		for _, f := range []string{"only_managed_samples.nettrace.zip", "mixed_managed_external_samples.nettrace.zip"} {

@@ -125,7 +125,7 @@ var builtinFS embed.FS
 // PackOrder is the order of the built-in packs. Go comes first because its
 // names are the most specific; native frames come last because every
 // managed runtime calls into them.
-var PackOrder = []string{"go", "dotnet", "jvm", "node", "rust", "native"}
+var PackOrder = []string{"go", "dotnet", "jvm", "node", "python", "rust", "native"}
 
 // Default returns the built-in rule packs.
 func Default() *Set {

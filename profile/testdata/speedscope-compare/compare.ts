@@ -9,7 +9,7 @@ import * as fs from 'fs'
 import * as path from 'path'
 import {execFileSync} from 'child_process'
 import {importProfilesFromArrayBuffer} from './src/import/index'
-import {CallTreeNode, Frame} from './src/lib/profile'
+import {CallTreeNode, Frame, Profile} from './src/lib/profile'
 import {adjustSpeedscope, chromeConventions, chromeKind, chromeName} from './chrome'
 import {isTraceEventImporter, traceEventName, traceEventSamples} from './traceevents'
 
@@ -38,6 +38,16 @@ function folded(root: CallTreeNode, out: Map<string, number>, name = (f: Frame) 
     }
   }
   walk(root, [])
+}
+
+// compared picks the profiles of a file that profdiff's output holds. The
+// callgrind importer makes one profile per event (Ir, cache misses, or
+// Xdebug's time and memory), which must not be summed: profdiff's folded
+// output is its default sample type, the first event, so only the first
+// profile is compared.
+function compared(profiles: Profile[]): Profile[] {
+  if (importers.some(i => i.includes('Callgrind'))) return profiles.slice(0, 1)
+  return profiles
 }
 
 // parseFolded reads profdiff's folded output: `a;b;c 42` per line.
@@ -69,7 +79,7 @@ async function readSpeedscope(name: string, data: ArrayBuffer) {
   const kind = chromeKind(importer)
   let ss = new Map<string, number>()
   const name_ = kind ? chromeName(kind) : isTraceEventImporter(importer) ? traceEventName : undefined
-  for (const p of group.profiles) folded(p.getGroupedCalltreeRoot(), ss, name_)
+  for (const p of compared(group.profiles)) folded(p.getGroupedCalltreeRoot(), ss, name_)
   if (kind) ss = adjustSpeedscope(ss)
   return {ss, importer, kind}
 }
