@@ -72,6 +72,7 @@ var corpusLoads = map[string]bool{
 	"jfr":                     true,
 	"chrome-trace-event-json": true,
 	"chrome-cpuprofile-json":  true,
+	"ruby-stackprof-json":     true,
 }
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
@@ -91,13 +92,13 @@ var corpusFormats = map[string]struct {
 	"jfr":                     {"jfr", "Java Flight Recorder"},
 	"chrome-trace-event-json": {"chrome-trace", "Chrome trace-event JSON"},
 	"chrome-cpuprofile-json":  {"v8-cpuprofile", "V8 CPU profile"},
+	"ruby-stackprof-json":     {"stackprof", "stackprof"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
 var corpusNames = map[string]string{
 	"chrome-heapprofile-json": "JSON",
 	"firefox-legacy-json":     "JSON",
-	"ruby-stackprof-json":     "JSON",
 	"ghc-prof-json":           "JSON",
 	"perf-script-text":        "perf script",
 	"go-exec-trace-binary":    "Go execution trace",

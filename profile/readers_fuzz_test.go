@@ -43,6 +43,7 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
+	"github.com/profdiff/profdiff/profile/stackprof"
 	"github.com/profdiff/profdiff/profile/synth"
 	v8 "github.com/profdiff/profdiff/profile/v8"
 )
@@ -116,6 +117,12 @@ func FuzzChromeTrace(f *testing.F) {
 func FuzzV8(f *testing.F) {
 	addCorpus(f, "chrome-heapprofile-json")
 	fuzzReader(f, nil, "chrome-cpuprofile-json", "v8.Parse", v8.Parse)
+}
+
+// FuzzStackprof: Ruby stackprof JSON dumps (the corpus's: cpu, wall and
+// object modes, with raw stacks).
+func FuzzStackprof(f *testing.F) {
+	fuzzReader(f, nil, "ruby-stackprof-json", "stackprof.Parse", stackprof.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

@@ -16,6 +16,7 @@ import (
 	"github.com/profdiff/profdiff/profile/nettrace"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
+	"github.com/profdiff/profdiff/profile/stackprof"
 	v8 "github.com/profdiff/profdiff/profile/v8"
 )
 
@@ -122,6 +123,14 @@ var registry = []reader{{
 	named:  true,     // "malformed V8 CPU profile: ..."
 	kind:   KindWall, // the JavaScript thread's time, idle included
 }, {
+	format: FormatStackprof,
+	what:   "Ruby stackprof JSON",
+	text:   true,
+	sniff:  func(in *input) bool { return stackprof.Looks(in.bytes()) },
+	parse:  func(in *input) (*pprofile.Profile, []string, error) { return stackprof.Parse(in.bytes()) },
+	named:  true, // "malformed stackprof profile: ..."
+	// cpu, wall or heap (object mode), from the sample types
+}, {
 	format: FormatPerfScript,
 	what:   "perf script",
 	text:   true,
@@ -209,6 +218,12 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"node --cpu-prof app.js", "Chrome DevTools Performance panel (Save profile)"},
 		kinds:  []Kind{KindCPU},
 		blind:  "JavaScript on the main thread only: no workers, no thread states, so waiting shows as (idle) or (program) rather than a reason",
+	},
+	FormatStackprof: {
+		noun:   "Ruby stackprof JSON",
+		record: []string{"StackProf.run(mode: :wall, raw: true, out: \"x.dump\") { ... }, then stackprof --json x.dump > x.json", "JSON.generate(StackProf.run(mode: :cpu, raw: true) { ... })"},
+		kinds:  []Kind{KindCPU, KindWall, KindHeap},
+		blind:  "the sampled thread only (the one the timer interrupts, usually the main thread), no thread states: a thread blocked on a Mutex shows as Thread::Mutex#lock or #synchronize; GC samples have no Ruby stack; without raw: true the call tree is rebuilt from caller counts and is approximate",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",

@@ -26,6 +26,7 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatPerfScript:  "speedscope/sample__profiles__linux-perf__forks.linux-perf.txt",
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
+		FormatStackprof:   "speedscope/sample__profiles__stackprof__simple-cpu-stackprof.json",
 	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
@@ -84,7 +85,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatStackprof, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
