@@ -13,23 +13,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
-
-// stacks sums a profile's samples (count, value) by stack, root first,
-// frames joined with ";".
-func stacks(p *pprofile.Profile) map[string][2]int64 {
-	out := map[string][2]int64{}
-	for _, s := range p.Sample {
-		names := make([]string, len(s.Location))
-		for i, l := range s.Location {
-			names[len(names)-1-i] = l.Line[0].Function.Name
-		}
-		k := strings.Join(names, ";")
-		v := out[k]
-		out[k] = [2]int64{v[0] + s.Value[0], v[1] + s.Value[1]}
-	}
-	return out
-}
 
 func totals(p *pprofile.Profile) (n, v int64) {
 	for _, s := range p.Sample {
@@ -41,16 +26,11 @@ func totals(p *pprofile.Profile) (n, v int64) {
 
 func parse(t *testing.T, data []byte) (*pprofile.Profile, []string) {
 	t.Helper()
-	if !Looks(data) {
-		t.Fatal("not sniffed as stackprof")
-	}
-	p, warns, err := Parse(data)
-	if err != nil {
+	path := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
+	_, p, warns := readertest.ParseFile(t, path, Looks, Parse)
 	return p, warns
 }
 
@@ -81,7 +61,7 @@ func TestCorpus(t *testing.T) {
 		if n, v := totals(p); n != c.samples || v != c.value {
 			t.Errorf("%s: %d samples, value %d; want %d, %d", c.file, n, v, c.samples, c.value)
 		}
-		if c.gc != "" && stacks(p)[c.gc][0] == 0 {
+		if c.gc != "" && readertest.Stacks(p)[c.gc][0] == 0 {
 			t.Errorf("%s: no samples on the GC stack %s", c.file, c.gc)
 		}
 	}
@@ -153,7 +133,7 @@ func TestRecordedModes(t *testing.T) {
 		}
 		if c.mode != "object" {
 			var gc int64
-			for k, s := range stacks(p) {
+			for k, s := range readertest.Stacks(p) {
 				if strings.HasPrefix(k, "(garbage collection)") {
 					gc += s[0]
 				}
