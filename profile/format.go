@@ -19,6 +19,7 @@ const (
 	FormatChromeTrace Format = "chrome-trace"  // Chrome Trace Event JSON (DevTools, chrome://tracing, Perfetto, Node.js)
 	FormatV8          Format = "v8-cpuprofile" // a V8 CPU profile (.cpuprofile)
 	FormatStackprof   Format = "stackprof"     // a Ruby stackprof JSON dump
+	FormatGecko       Format = "gecko"         // a Gecko profile: Firefox's own profiler
 )
 
 // The sample-label contract: readers that know more than frame names say

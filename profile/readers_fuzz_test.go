@@ -39,6 +39,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/chrometrace"
+	"github.com/profdiff/profdiff/profile/firefox"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/perfscript"
@@ -123,6 +124,11 @@ func FuzzV8(f *testing.F) {
 // object modes, with raw stacks).
 func FuzzStackprof(f *testing.F) {
 	fuzzReader(f, nil, "ruby-stackprof-json", "stackprof.Parse", stackprof.Parse)
+}
+
+// FuzzGecko: Gecko profiles (the corpus's Firefox 59 exports).
+func FuzzGecko(f *testing.F) {
+	fuzzReader(f, nil, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

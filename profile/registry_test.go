@@ -27,6 +27,7 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
 		FormatStackprof:   "speedscope/sample__profiles__stackprof__simple-cpu-stackprof.json",
+		FormatGecko:       "speedscope/sample__profiles__Firefox__59__simple-firefox.json",
 	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
@@ -85,7 +86,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatStackprof, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatStackprof, FormatGecko, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
