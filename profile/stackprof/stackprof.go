@@ -32,7 +32,8 @@
 //
 // A dump recorded without raw: true has no stacks, only each frame's own
 // samples and its callees' counts. The reader then rebuilds stacks from
-// the roots (frames no other frame calls) down the edges, sharing each
+// the roots (the frames, or the part of a frame's samples, that no
+// caller's edges account for) down the edges, sharing each
 // frame's samples among its callers in proportion to the calls: the
 // call tree is approximate (a frame called from two places gets its
 // samples split by the edge counts, not by where they happened), and a
@@ -313,7 +314,7 @@ func (b *builder) rebuild() error {
 		edges []edge
 	}
 	nodes := make(map[int64]*node, len(b.f.Frames))
-	called := map[int64]bool{}
+	inflow := map[int64]int64{} // the counts of the edges to each frame
 	ids := make([]int64, 0, len(b.f.Frames))
 	for k, fr := range b.f.Frames {
 		id, err := strconv.ParseInt(k, 10, 64)
@@ -336,10 +337,11 @@ func (b *builder) rebuild() error {
 				return fmt.Errorf("%w: frame %s: edge to frame %s, which is not in \"frames\"", ErrShape, k, ck)
 			}
 			n.edges = append(n.edges, edge{cid, c})
-			n.total += c
-			if cid != id {
-				called[cid] = true
+			if n.total > maxCount*maxDepth || inflow[cid] > maxCount*maxDepth {
+				return fmt.Errorf("%w: frame %s: edge counts add up past %d", ErrShape, k, int64(maxCount*maxDepth))
 			}
+			n.total += c
+			inflow[cid] += c
 		}
 		sort.Slice(n.edges, func(i, j int) bool { return n.edges[i].to < n.edges[j].to })
 		nodes[id] = n
@@ -397,9 +399,12 @@ func (b *builder) rebuild() error {
 		out[i].n += self
 		return nil
 	}
+	// A root is a frame with more samples than its callers' edges give
+	// it: a stack's outermost frame, or stackprof's GC frames, which are
+	// roots in some samples and have callers in others.
 	for _, id := range ids {
-		if n := nodes[id]; !called[id] && n.total > 0 {
-			if err := walk(id, float64(n.total)); err != nil {
+		if n := nodes[id]; n.total > inflow[id] {
+			if err := walk(id, float64(n.total-inflow[id])); err != nil {
 				return err
 			}
 		}
