@@ -96,3 +96,23 @@ func diffRubyPair(t *testing.T) (misses []string) {
 	}
 	return misses
 }
+
+// stackprof's GC pseudo-frames are gc, in both of the shapes stackprof
+// has written: the lone "(garbage collection)" of stackprof before
+// 0.2.16 and "(garbage collection)" over "(marking)" or "(sweeping)"
+// since (the corpus's speedscope examples of each).
+func TestStackprofGCFrames(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want map[string]string
+	}{
+		{"speedscope/sample__profiles__stackprof__simple-stackprof.json", map[string]string{"(garbage collection)": "gc"}},
+		{"speedscope/sample__profiles__stackprof__simple-cpu-stackprof.json", map[string]string{"(marking)": "gc", "(sweeping)": "gc"}},
+	} {
+		out, stderr, code := profdiff(t, "", "top", "--format", "json", "--top", "0", "--by", "frame", corpusFile(t, c.file))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		checkMethodBuckets(t, out, c.want)
+	}
+}
