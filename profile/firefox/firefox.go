@@ -28,7 +28,7 @@
 // thread time (kind wall): a sample weighs the interval
 // (wall/nanoseconds), with samples/count beside it. A "weight" column
 // multiplies both; weightType "tracing-ms" makes it the time itself in
-// milliseconds. Each sample carries its thread as the label "thread":
+// milliseconds; "bytes" (allocation profiles) is refused. Each sample carries its thread as the label "thread":
 // the thread's name and its process type ("GeckoMain (tab)"). The
 // duration is meta's profilingEndTime − profilingStartTime where the
 // file has them, else the longest span of a thread's samples plus one

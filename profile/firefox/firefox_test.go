@@ -172,6 +172,7 @@ func TestMalformed(t *testing.T) {
 		{`{"meta":{"interval":1},"threads":[{"name":"T","stackTable":{"schema":{"frame":0},"data":[[5]]},` + frames + `}]}`, ErrShape, "frame is no row"},
 		{`{"meta":{"interval":1},"threads":[{"name":"T","stackTable":{"schema":{"frame":0},"data":[]},"frameTable":{"schema":{"location":0},"data":[[9]]},"stringTable":[]}]}`, ErrShape, "no string of the stringTable"},
 		{`{"meta":{"interval":1},"threads":{},"stackTable":1,"frameTable":1}`, ErrShape, "threads"},
+		{`{"meta":{"interval":1},"threads":[{"name":"T","samples":{"weightType":"bytes","schema":{"stack":0,"weight":1},"data":[[0,64]]},"stackTable":{"schema":{"frame":0},"data":[[0]]},` + frames + `}]}`, ErrShape, `weightType "bytes"`},
 	} {
 		_, _, err := Parse([]byte(c.in))
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
