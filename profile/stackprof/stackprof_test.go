@@ -82,8 +82,8 @@ func record(t *testing.T, opts string) []byte {
 	out := filepath.Join(t.TempDir(), "x.json")
 	prog := `require 'stackprof'; require 'json'
 def leaf(n) = n.times.map { |i| "s#{i}" }.size
-def a = leaf(200_000)
-def b = leaf(100_000)
+def a = leaf(60_000)
+def b = leaf(30_000)
 File.write(ARGV[0], JSON.generate(StackProf.run(` + opts + `) { i = 0; while i < 3; a; b; GC.start; sleep 0.02; i += 1; end }))`
 	if msg, err := exec.Command(ruby, "-e", prog, out).CombinedOutput(); err != nil {
 		t.Fatalf("ruby: %v\n%s", err, msg)
