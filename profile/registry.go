@@ -236,7 +236,7 @@ var formatDocs = map[Format]formatDoc{
 	},
 	FormatGecko: {
 		noun:   "Firefox Profiler (Gecko) JSON",
-		record: []string{"MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=ff.json firefox-esr --headless --screenshot x.png URL", "about:profiling, Save as file (before the Firefox Profiler processes it)"},
+		record: []string{"MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=ff.json firefox-esr --headless --screenshot x.png URL"},
 		kinds:  []Kind{KindWall},
 		blind:  "only the threads the profiler was told to sample; native frames are addresses unless Firefox symbolicated them (named here by their library); no thread states beyond the frames' categories (Idle, GC / CC, Network); the Firefox Profiler's processed format is not read",
 	},

@@ -1,8 +1,8 @@
 // Package firefox reads the Gecko profile format: what Firefox's built-in
-// profiler writes (MOZ_PROFILER_SHUTDOWN=FILE, or "Save as file" from
-// about:profiling before the Firefox Profiler has processed it), and the
-// Firefox DevTools performance panel's export of Firefox 59 to 62, which
-// wraps the same profile in {"profile": …}.
+// profiler writes before the Firefox Profiler processes it
+// (MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=FILE), and the
+// export of Firefox DevTools' former performance panel (Firefox 59 in the
+// corpus), which wraps the same profile in {"profile": …}.
 //
 // # What a file holds
 //
@@ -77,7 +77,7 @@ var ErrShape = errors.New("malformed Gecko profile")
 
 // ErrProcessed is returned for the Firefox Profiler's processed format,
 // which is not read.
-var ErrProcessed = errors.New("the Firefox Profiler's processed format (meta.preprocessedProfileVersion) is not read; load the Gecko profile Firefox wrote (MOZ_PROFILER_SHUTDOWN, or about:profiling's \"Save as file\")")
+var ErrProcessed = errors.New("the Firefox Profiler's processed format (meta.preprocessedProfileVersion) is not read; load the Gecko profile Firefox writes itself (MOZ_PROFILER_SHUTDOWN=FILE)")
 
 // Looks reports whether data is a Gecko profile, raw or processed: a JSON
 // object with "meta", "threads", "stackTable" and "frameTable".
@@ -458,7 +458,7 @@ func bucketOf(cat int, names []string) string {
 		}
 		return ""
 	}
-	// js::ProfileEntry::Category of Firefox 59 to 62: GC 0x80, CC 0x100,
+	// js::ProfileEntry::Category of Firefox 59: GC 0x80, CC 0x100,
 	// NETWORK 0x200.
 	switch {
 	case cat&(0x80|0x100) != 0:
