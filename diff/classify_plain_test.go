@@ -16,7 +16,9 @@ func TestClassifyRunsOfPlainFrames(t *testing.T) {
 		"t\tlock-contention\tstrong,notleaf\t^lk$",
 		"t\t-\tskip,external\t^EXT$",
 		"t\tio\tstrong,external\t^sock$",
-		"t\twait\tweak\t^park$")
+		"t\twait\tweak\t^park$",
+		"t\tlock-contention\tstrong,leaf\t^sync$",
+		"t\t-\tskip\t^hop$")
 	rs := (&RuleSet{}).WithUserRules(rules)
 	for _, c := range []struct {
 		stack []string
@@ -32,6 +34,10 @@ func TestClassifyRunsOfPlainFrames(t *testing.T) {
 		{[]string{"EXT", "sock", "main"}, IO, 1}, // the frame that called out
 		{[]string{"EXT", "f", "sock"}, CPU, 1},   // f called sock, not native code
 		{[]string{"EXT", "f", "g", "EXT", "sock", "h"}, IO, 4},
+		{[]string{"sync", "main"}, LockContention, 0},        // a leaf rule at the leaf counts
+		{[]string{"hop", "sync", "main"}, LockContention, 1}, // below it only skip frames
+		{[]string{"f", "sync", "main"}, CPU, 0},              // running the block below it
+		{[]string{"park", "sync", "main"}, Wait, 0},          // a weak callee decides then
 	} {
 		b, at := ClassifyStack(rs, c.stack, profile.KindCPU)
 		if b != c.want || at != c.at {

@@ -73,6 +73,8 @@ var corpusLoads = map[string]bool{
 	"chrome-trace-event-json": true,
 	"chrome-cpuprofile-json":  true,
 	"callgrind":               true,
+	"ruby-stackprof-json":     true,
+	"firefox-legacy-json":     true,
 }
 
 // corpusFormats maps a supported index format to profdiff's Loaded.Format
@@ -93,13 +95,13 @@ var corpusFormats = map[string]struct {
 	"chrome-trace-event-json": {"chrome-trace", "Chrome trace-event JSON"},
 	"chrome-cpuprofile-json":  {"v8-cpuprofile", "V8 CPU profile"},
 	"callgrind":               {"callgrind", "callgrind profile"},
+	"ruby-stackprof-json":     {"stackprof", "stackprof"},
+	"firefox-legacy-json":     {"gecko", "Gecko profile"},
 }
 
 // corpusNames maps an unsupported index format to what its error must name.
 var corpusNames = map[string]string{
 	"chrome-heapprofile-json": "JSON",
-	"firefox-legacy-json":     "JSON",
-	"ruby-stackprof-json":     "JSON",
 	"ghc-prof-json":           "JSON",
 	"perf-script-text":        "perf script",
 	"go-exec-trace-binary":    "Go execution trace",

@@ -20,6 +20,8 @@ const (
 	FormatV8          Format = "v8-cpuprofile" // a V8 CPU profile (.cpuprofile)
 	FormatCallgrind   Format = "callgrind"     // Valgrind's callgrind (callgrind.out.PID)
 	FormatPstats      Format = "pstats"        // Python's cProfile/profile output (marshal-serialized pstats)
+	FormatStackprof   Format = "stackprof"     // a Ruby stackprof JSON dump
+	FormatGecko       Format = "gecko"         // a Gecko profile: Firefox's own profiler
 )
 
 // The sample-label contract: readers that know more than frame names say

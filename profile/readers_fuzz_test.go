@@ -40,11 +40,13 @@ import (
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
+	"github.com/profdiff/profdiff/profile/firefox"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
+	"github.com/profdiff/profdiff/profile/stackprof"
 	"github.com/profdiff/profdiff/profile/synth"
 	v8 "github.com/profdiff/profdiff/profile/v8"
 )
@@ -143,6 +145,17 @@ func FuzzPstats(f *testing.F) {
 		}
 	}
 	fuzzReader(f, seeds, "python-pstats", "pstats.Parse", pstats.Parse)
+}
+
+// FuzzStackprof: Ruby stackprof JSON dumps (the corpus's: cpu, wall and
+// object modes, with raw stacks).
+func FuzzStackprof(f *testing.F) {
+	fuzzReader(f, nil, "ruby-stackprof-json", "stackprof.Parse", stackprof.Parse)
+}
+
+// FuzzGecko: Gecko profiles (the corpus's Firefox 59 exports).
+func FuzzGecko(f *testing.F) {
+	fuzzReader(f, nil, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

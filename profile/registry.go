@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
+	"github.com/profdiff/profdiff/profile/firefox"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
@@ -18,6 +19,7 @@ import (
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
+	"github.com/profdiff/profdiff/profile/stackprof"
 	v8 "github.com/profdiff/profdiff/profile/v8"
 )
 
@@ -139,6 +141,22 @@ var registry = []reader{{
 	named:  true, // "malformed callgrind profile: ..."
 	// kind: DetectKind: cpu (instructions executed), or wall (Xdebug's time)
 }, {
+	format: FormatStackprof,
+	what:   "Ruby stackprof JSON",
+	text:   true,
+	sniff:  func(in *input) bool { return stackprof.Looks(in.bytes()) },
+	parse:  func(in *input) (*pprofile.Profile, []string, error) { return stackprof.Parse(in.bytes()) },
+	named:  true, // "malformed stackprof profile: ..."
+	// cpu, wall or heap (object mode), from the sample types
+}, {
+	format: FormatGecko,
+	what:   "Gecko profile (Firefox Profiler JSON)",
+	text:   true,
+	sniff:  func(in *input) bool { return firefox.Looks(in.bytes()) },
+	parse:  parseGecko,
+	named:  true,     // "malformed Gecko profile: ..."
+	kind:   KindWall, // every registered thread, sampled whatever it does
+}, {
 	format: FormatPerfScript,
 	what:   "perf script",
 	text:   true,
@@ -238,6 +256,18 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"python3 -m cProfile -o out.prof script.py", "cProfile.Profile().dump_stats(\"out.prof\")"},
 		kinds:  []Kind{KindWall},
 		blind:  "one level of callers, so stacks are caller;callee pairs; only the thread that enabled the profiler (python3 -m cProfile: the main thread); no thread states: a wait is known only by the function that waits",
+	},
+	FormatStackprof: {
+		noun:   "Ruby stackprof JSON",
+		record: []string{"StackProf.run(mode: :wall, raw: true, out: \"x.dump\") { ... }, then stackprof --json x.dump > x.json", "JSON.generate(StackProf.run(mode: :cpu, raw: true) { ... })"},
+		kinds:  []Kind{KindCPU, KindWall, KindHeap},
+		blind:  "the sampled thread only (the one the timer interrupts, usually the main thread), no thread states: a thread blocked on a Mutex shows as Thread::Mutex#lock or #synchronize; GC samples have no Ruby stack; without raw: true the call tree is rebuilt from caller counts and is approximate",
+	},
+	FormatGecko: {
+		noun:   "Firefox Profiler (Gecko) JSON",
+		record: []string{"MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=ff.json firefox-esr --headless --screenshot x.png URL"},
+		kinds:  []Kind{KindWall},
+		blind:  "only the threads the profiler was told to sample; native frames are addresses unless Firefox symbolicated them (named here by their library); no thread states beyond the frames' categories (Idle, GC / CC, Network); the Firefox Profiler's processed format is not read",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",
@@ -348,6 +378,14 @@ func parseNettrace(in *input) (*pprofile.Profile, []string, error) {
 		err = mark(ErrUnsupported, err)
 	case err == nil && len(p.Sample) == 0:
 		err = mark(ErrEmpty, errors.New("holds no SampleProfiler ThreadSample events (record with `dotnet-trace collect --profile cpu-sampling`)"))
+	}
+	return p, warns, err
+}
+
+func parseGecko(in *input) (*pprofile.Profile, []string, error) {
+	p, warns, err := firefox.Parse(in.bytes())
+	if errors.Is(err, firefox.ErrProcessed) {
+		err = mark(ErrUnsupported, err)
 	}
 	return p, warns, err
 }

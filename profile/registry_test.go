@@ -28,6 +28,8 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
 		FormatCallgrind:   "speedscope/sample__profiles__callgrind__callgrind.name-compression.log",
+		FormatStackprof:   "speedscope/sample__profiles__stackprof__simple-cpu-stackprof.json",
+		FormatGecko:       "speedscope/sample__profiles__Firefox__59__simple-firefox.json",
 	}
 	// Formats the corpus has no file of: recorded by their producer.
 	recorded := map[Format]func(t *testing.T) string{FormatPstats: recordPstats}
@@ -115,7 +117,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPstats, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPstats, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatStackprof, FormatGecko, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)

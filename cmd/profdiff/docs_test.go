@@ -905,6 +905,13 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		recordCProfilePair(t, dir)
 		return nil
 	},
+	// base.json and new.json: a Ruby program recorded with stackprof in
+	// wall mode, the second time holding its Mutex twice as long
+	// (recordRubyPair in ruby_test.go; skipped without ruby-stackprof).
+	"ruby": func(t *testing.T, root, dir string) map[string]string {
+		recordRubyPair(t, dir)
+		return nil
+	},
 	// PerfView's two NoNativeStacks test traces from ../shared/corpus.
 	"nettrace": func(t *testing.T, root, dir string) map[string]string {
 		for _, f := range []string{"only_managed_samples.nettrace.zip", "mixed_managed_external_samples.nettrace.zip"} {

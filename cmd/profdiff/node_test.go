@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,24 +36,12 @@ func recordNodePair(t *testing.T, dir string) (base, next string) {
 	if err := os.WriteFile(js, []byte(nodeProgram), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Both run at once, so that whatever else loads the machine slows
-	// both alike: each side's time is wall time of its thread.
+	// Each side's time is wall time of its thread (runAtOnce).
 	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
 	for _, side := range [][3]string{{"base", "1.5e8", "1e6"}, {"new", "3e8", "3e6"}} {
-		cmd := exec.Command(node, "--cpu-prof", "--cpu-prof-dir="+dir, "--cpu-prof-name="+side[0]+".cpuprofile", js, side[1], side[2])
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, outs = append(cmds, cmd), append(outs, &b)
+		cmds = append(cmds, exec.Command(node, "--cpu-prof", "--cpu-prof-dir="+dir, "--cpu-prof-name="+side[0]+".cpuprofile", js, side[1], side[2]))
 	}
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("node --cpu-prof: %v\n%s", err, outs[i])
-		}
-	}
+	runAtOnce(t, cmds...)
 	return filepath.Join(dir, "base.cpuprofile"), filepath.Join(dir, "new.cpuprofile")
 }
 
@@ -84,27 +73,11 @@ func diffNodePair(t *testing.T) (misses []string) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rows := readDiffRows(t, out)
-	var r struct {
-		Methods []struct{ Name, Bucket string } `json:"methods"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	want := map[string]string{"(idle)": "wait", "(garbage collector)": "gc", "busy": "cpu"}
 	top, grew := "", 0.0
-	for _, m := range r.Methods {
-		if b, ok := want[m.Name]; ok {
-			if m.Bucket != b {
-				t.Errorf("%s in %s, want %s", m.Name, m.Bucket, b)
-			}
-			delete(want, m.Name)
-		}
+	for _, m := range checkMethodBuckets(t, out, map[string]string{"(idle)": "wait", "(garbage collector)": "gc", "busy": "cpu"}) {
 		if v := rows.Methods[m.Name]; m.Bucket == "cpu" && v[1]-v[0] > grew {
 			top, grew = m.Name, v[1]-v[0]
 		}
-	}
-	if len(want) > 0 {
-		t.Errorf("methods %v missing", want)
 	}
 	if top != "busy" {
 		misses = append(misses, fmt.Sprintf("largest cpu growth %s (+%.0f ns), want busy", top, grew))
@@ -136,22 +109,51 @@ func TestNodeFoldedKeepsPseudoFrames(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	checkMethodBuckets(t, out, map[string]string{"(idle)": "wait", "(garbage collector)": "gc"})
+}
+
+// runAtOnce starts cmds together and waits for them all, failing the test
+// with a command's output when it fails. Recordings of two sides run at
+// once, so that whatever else loads the machine slows both alike.
+func runAtOnce(t *testing.T, cmds ...*exec.Cmd) {
+	t.Helper()
+	outs := make([]*bytes.Buffer, len(cmds))
+	for i, cmd := range cmds {
+		outs[i] = new(bytes.Buffer)
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, outs[i])
+		}
+	}
+}
+
+// checkMethodBuckets checks that the methods of a JSON report (diff or
+// top) named in want are there, each in its bucket, and returns the
+// methods with their buckets.
+func checkMethodBuckets(t *testing.T, out string, want map[string]string) []struct{ Name, Bucket string } {
+	t.Helper()
 	var r struct {
 		Methods []struct{ Name, Bucket string } `json:"methods"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := map[string]string{"(idle)": "wait", "(garbage collector)": "gc"}
+	missing := maps.Clone(want)
 	for _, m := range r.Methods {
-		if b, ok := want[m.Name]; ok {
+		if b, ok := missing[m.Name]; ok {
 			if m.Bucket != b {
-				t.Errorf("%s in %s from folded stacks, want %s", m.Name, m.Bucket, b)
+				t.Errorf("%s in %s, want %s", m.Name, m.Bucket, b)
 			}
-			delete(want, m.Name)
+			delete(missing, m.Name)
 		}
 	}
-	if len(want) > 0 {
-		t.Errorf("methods %v missing from the folded stacks", want)
+	if len(missing) > 0 {
+		t.Errorf("methods %v missing", missing)
 	}
+	return r.Methods
 }

@@ -466,7 +466,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 	var runtimeFilter string
 	var files []string
 	out.register(fs, render.Formats...)
-	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, node, rust, native, or a user file's runtime column")
+	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, node, ruby, rust, native, or a user file's runtime column")
 	fs.StringArrayVar(&files, "rules", nil, "extra rule file, listed first (repeatable)")
 	return func(ctx context.Context, e env, pos []string) error {
 		o, err := out.resolveNoArgs("rules", e.stdout, pos)

@@ -25,7 +25,7 @@ import (
 type Frame struct {
 	strength rules.Strength
 	bucket   Bucket
-	flags    uint8
+	flags    uint16
 }
 
 // Frame flags.
@@ -38,6 +38,7 @@ const (
 	frPreempt               // runtime.asyncPreempt*: an interrupt, not a real callee
 	frSynthetic             // "[running]" and other bracketed pseudo-frames
 	frSysModule             // the frame's module is a system library's: set per frame (InSystem), never memoized
+	frLeaf                  // Rule.Leaf
 )
 
 func RuleOf(rs *rules.Set, normalized string, k profile.Kind) Frame {
@@ -45,13 +46,13 @@ func RuleOf(rs *rules.Set, normalized string, k profile.Kind) Frame {
 		flagIf(len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']', frSynthetic)}
 	if r := rs.Match(normalized, k); r != nil {
 		fr.strength, fr.bucket = r.Strength, r.Bucket
-		fr.flags |= frRuled | flagIf(r.NotLeaf, frNotLeaf) | flagIf(r.External, frExternal) | flagIf(r.Fallback, frFallback)
+		fr.flags |= frRuled | flagIf(r.NotLeaf, frNotLeaf) | flagIf(r.Leaf, frLeaf) | flagIf(r.External, frExternal) | flagIf(r.Fallback, frFallback)
 	}
 	return fr
 }
 
 // flagIf is flag when on, else 0.
-func flagIf(on bool, flag uint8) uint8 {
+func flagIf(on bool, flag uint16) uint16 {
 	if on {
 		return flag
 	}
@@ -72,6 +73,7 @@ func (f Frame) Known() bool     { return f.flags&frKnown != 0 }
 func (f Frame) SysModule() bool { return f.flags&frSysModule != 0 }
 func (f Frame) Ruled() bool     { return f.flags&frRuled != 0 }
 func (f Frame) NotLeaf() bool   { return f.flags&frNotLeaf != 0 }
+func (f Frame) Leaf() bool      { return f.flags&frLeaf != 0 }
 func (f Frame) External() bool  { return f.flags&frExternal != 0 }
 func (f Frame) Fallback() bool  { return f.flags&frFallback != 0 }
 func (f Frame) Preempt() bool   { return f.flags&frPreempt != 0 }
@@ -147,6 +149,7 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 	leaf := -1
 	strongAt, weakAt, ctxAt, gcCtxAt, gcAbove, fallAt := -1, -1, -1, -1, -1, -1
 	sawCallee, extBelow := false, false
+	ranBelow := false // a callee other than skip frames and preemption: a leaf rule no longer counts
 	for i := 0; i < len(frames); i++ {
 		f := frames[i]
 		if f.Plain() {
@@ -155,7 +158,7 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 			if leaf < 0 {
 				leaf = i
 			}
-			sawCallee, extBelow = true, false
+			sawCallee, extBelow, ranBelow = true, false, true
 			for i+1 < len(frames) && frames[i+1].Plain() {
 				i++
 			}
@@ -171,7 +174,7 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 			}
 			continue
 		}
-		ruled := f.Ruled() && (!f.External() || extBelow)
+		ruled := f.Ruled() && (!f.External() || extBelow) && (!f.Leaf() || !ranBelow)
 		extBelow = false
 		if leaf < 0 {
 			leaf = i
@@ -198,7 +201,7 @@ func Stack(frames []Frame, kind profile.Kind) (Bucket, int, How) {
 			}
 		}
 		if !f.Preempt() {
-			sawCallee = true
+			sawCallee, ranBelow = true, true
 		}
 	}
 	if leaf < 0 && len(frames) > 0 {

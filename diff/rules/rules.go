@@ -32,10 +32,14 @@ func (s Strength) String() string { return strengthNames[s] }
 // Rule is one row of a rule pack: frames whose normalized name matches
 // Pattern are evidence for Bucket with the given Strength.
 type Rule struct {
-	Runtime  string   // rule pack: go, dotnet, jvm, node, native, rust, or a user file's name
+	Runtime  string   // rule pack: go, dotnet, jvm, node, ruby, native, rust, or a user file's name
 	Bucket   Bucket   // ignored for Skip rules
 	Strength Strength //
 	NotLeaf  bool     // only counts when the frame has a callee (runtime.lock2)
+	// Leaf: only counts when the frame has no callee, nothing below it but
+	// skip frames: a method that blocks when it is the leaf and runs the
+	// caller's block when it is not (Ruby's Thread::Mutex#synchronize).
+	Leaf bool
 	// External: on a skip rule, the frame marks the sample as spent in
 	// native code or blocked in the OS (TraceEvent's UNMANAGED_CODE_TIME);
 	// on any other rule, the rule counts only in such a sample, for the
@@ -73,6 +77,9 @@ func (r *Rule) Modifiers() string {
 	s := r.Strength.String()
 	if r.NotLeaf {
 		s += ",notleaf"
+	}
+	if r.Leaf {
+		s += ",leaf"
 	}
 	if r.External {
 		s += ",external"
@@ -125,7 +132,7 @@ var builtinFS embed.FS
 // PackOrder is the order of the built-in packs. Go comes first because its
 // names are the most specific; native frames come last because every
 // managed runtime calls into them.
-var PackOrder = []string{"go", "dotnet", "jvm", "node", "python", "rust", "native"}
+var PackOrder = []string{"go", "dotnet", "jvm", "node", "python", "ruby", "rust", "native"}
 
 // Default returns the built-in rule packs.
 func Default() *Set {
@@ -156,7 +163,7 @@ var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 // Parse reads a rule file. Each non-blank line that does not start with
 // '#' holds tab-separated columns:
 //
-//	runtime  bucket  strength[,notleaf][,external][,kind=K1|K2]  pattern  [note]
+//	runtime  bucket  strength[,notleaf|,leaf][,external][,kind=K1|K2]  pattern  [note]
 //
 // bucket is cpu, wait, lock-contention, gc, io, syscall, or "-" for skip
 // (a skip rule that names a bucket is a fallback, see Rule.Fallback);
@@ -205,6 +212,8 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 			switch {
 			case m == "notleaf":
 				rule.NotLeaf = true
+			case m == "leaf":
+				rule.Leaf = true
 			case m == "external":
 				rule.External = true
 			case strings.HasPrefix(m, "kind="):
@@ -216,8 +225,11 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 					rule.Kinds = append(rule.Kinds, pk)
 				}
 			default:
-				return nil, bad("unknown modifier %q (want notleaf, external or kind=K)", m)
+				return nil, bad("unknown modifier %q (want notleaf, leaf, external or kind=K)", m)
 			}
+		}
+		if rule.Leaf && rule.NotLeaf {
+			return nil, bad("leaf and notleaf exclude each other")
 		}
 		if cols[1] == "-" {
 			if rule.Strength != Skip {

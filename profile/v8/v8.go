@@ -66,6 +66,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/jsonerr"
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
@@ -132,15 +133,7 @@ const maxDepth = 10000
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrShape, se.Offset, err)
-		case errors.As(err, &te):
-			return nil, nil, fmt.Errorf("%w: %s at byte %d is a JSON %s, want %s", ErrShape, te.Field, te.Offset, te.Value, te.Type)
-		}
-		return nil, nil, fmt.Errorf("%w: %v", ErrShape, err)
+		return nil, nil, jsonerr.Describe(ErrShape, err)
 	}
 	var times []float64 // microseconds, one per sample
 	end := f.EndTime

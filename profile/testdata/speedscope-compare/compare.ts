@@ -62,6 +62,42 @@ function parseFolded(text: string): Map<string, number> {
   return out
 }
 
+// byImporter adapts the two readers' stacks where speedscope's importer
+// has conventions of its own (README.md says why), keyed on the importer's
+// log line.
+const byImporter: [string, (ss: Map<string, number>, pd: Map<string, number>) => [Map<string, number>, Map<string, number>]][] = [
+  ['stackprof', stackprofConventions],
+  ['Firefox', firefoxConventions],
+]
+
+// stackprofConventions: speedscope puts a GC sample recorded as the lone
+// frame "(garbage collection)" (stackprof before 0.2.16) on top of the
+// stack of the sample before it; profdiff keeps it as a stack of its own.
+function stackprofConventions(ss: Map<string, number>, pd: Map<string, number>): [Map<string, number>, Map<string, number>] {
+  const out = new Map<string, number>()
+  for (const [k, v] of ss) {
+    const key = k.endsWith(';(garbage collection)') ? '(garbage collection)' : k
+    out.set(key, (out.get(key) || 0) + v)
+  }
+  return [out, pd]
+}
+
+// firefoxConventions: speedscope's Firefox importer reads one thread
+// (GeckoMain) and only its JavaScript frames, not Firefox's own
+// (resource:, self-hosted); profdiff reads every frame. profdiff's stacks
+// are compared with those frames dropped: only the frame names
+// speedscope shows are kept, and stacks left empty are left out.
+function firefoxConventions(ss: Map<string, number>, pd: Map<string, number>): [Map<string, number>, Map<string, number>] {
+  const names = new Set<string>()
+  for (const k of ss.keys()) for (const f of k.split(';')) names.add(f)
+  const out = new Map<string, number>()
+  for (const [k, v] of pd) {
+    const key = k.split(';').filter(f => names.has(f)).join(';')
+    if (key !== '') out.set(key, (out.get(key) || 0) + v)
+  }
+  return [ss, out]
+}
+
 function total(m: Map<string, number>) {
   let t = 0
   for (const v of m.values()) t += v
@@ -155,6 +191,9 @@ async function main() {
           continue
         }
       }
+    }
+    for (const [importer, adapt] of byImporter) {
+      if (importers.some(l => l.includes(importer))) [ss, pd] = adapt(ss, pd)
     }
     const ts = total(ss), tp = total(pd)
     if (ts <= 0 || tp <= 0) {

@@ -1,0 +1,493 @@
+// Package firefox reads the Gecko profile format: what Firefox's built-in
+// profiler writes before the Firefox Profiler processes it
+// (MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=FILE), and the
+// export of Firefox DevTools' former performance panel (Firefox 59 in the
+// corpus), which wraps the same profile in {"profile": …}.
+//
+// # What a file holds
+//
+// "meta" (the format's "version", the sampling "interval" in
+// milliseconds, the "categories"), "threads" and "processes": each
+// process a profile of the same shape (a JSON string in older versions),
+// read recursively. A thread has "samples", "stackTable" and "frameTable"
+// as {"schema": {column: index}, "data": [[…], …]}, and a "stringTable".
+// A sample names its stack; a stack its frame and its prefix (the
+// caller's stack, an earlier row); a frame its location, a string:
+// "name (url:line:column)" for JavaScript, a C++ label such as
+// "nsRefreshDriver::Tick", or an address ("0x7f…") of native code the
+// profiler did not symbolicate.
+//
+// The Firefox Profiler's processed format (meta.preprocessedProfileVersion,
+// the columns as arrays, "funcTable", a "stringArray"), which profiler.firefox.com
+// and samply write, is recognized and refused (ErrProcessed).
+//
+// # Values
+//
+// Every registered thread is sampled each interval whatever it does
+// (a sleeping thread's sample repeats its last stack), so the profile is
+// thread time (kind wall): a sample weighs the interval
+// (wall/nanoseconds), with samples/count beside it. A "weight" column
+// multiplies both; weightType "tracing-ms" makes it the time itself in
+// milliseconds; "bytes" (allocation profiles) is refused. Each sample carries its thread as the label "thread":
+// the thread's name and its process type ("GeckoMain (tab)"). The
+// duration is meta's profilingEndTime − profilingStartTime where the
+// file has them, else the longest span of a thread's samples plus one
+// interval.
+//
+// # Frames
+//
+// A JavaScript frame is its function's name, with the URL as its file and
+// the line; one without a name (a script's top level) is named by its
+// URL and line. An address is named after the library of "libs" it
+// falls in ("[libxul.so]", with the library as its mapping), so that
+// addresses, which differ from run to run, compare by library;
+// "[native]" when none holds it. The root
+// frame "(root)" is dropped.
+//
+// # Categories
+//
+// Firefox puts each frame in a category ("Idle", "GC / CC", "Network",
+// "JavaScript", "Layout", …; in the 2018 format a bit mask); a frame
+// without one has its caller's. A sample's category is its leaf frame's,
+// and where it says why the thread was not running JavaScript or layout,
+// the sample carries it as the fallback bucket (labels.Fallback; the
+// frame rules still decide first): Idle is wait, GC / CC gc, Network io.
+package firefox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/jsonerr"
+	"github.com/profdiff/profdiff/profile/internal/labels"
+)
+
+// ErrShape is wrapped by errors about a profile's structure.
+var ErrShape = errors.New("malformed Gecko profile")
+
+// ErrProcessed is returned for the Firefox Profiler's processed format,
+// which is not read.
+var ErrProcessed = errors.New("the Firefox Profiler's processed format (meta.preprocessedProfileVersion) is not read; load the Gecko profile Firefox writes itself (MOZ_PROFILER_SHUTDOWN=FILE)")
+
+// Looks reports whether data is a Gecko profile, raw or processed: a JSON
+// object with "meta", "threads", "stackTable" and "frameTable".
+func Looks(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	for _, k := range []string{`"meta"`, `"threads"`, `"stackTable"`, `"frameTable"`} {
+		if !bytes.Contains(data, []byte(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+type table struct {
+	Schema map[string]int      `json:"schema"`
+	Data   [][]json.RawMessage `json:"data"`
+}
+
+// col returns the index of a column, or -1.
+func (t *table) col(name string) int {
+	if i, ok := t.Schema[name]; ok && i >= 0 {
+		return i
+	}
+	return -1
+}
+
+type thread struct {
+	Name        string          `json:"name"`
+	ProcessType string          `json:"processType"`
+	Samples     json.RawMessage `json:"samples"`
+	StackTable  table           `json:"stackTable"`
+	FrameTable  table           `json:"frameTable"`
+	StringTable []string        `json:"stringTable"`
+}
+
+type lib struct {
+	Start uint64 `json:"start"`
+	End   uint64 `json:"end"`
+	Name  string `json:"name"`
+}
+
+type meta struct {
+	Version                    float64                 `json:"version"`
+	Interval                   float64                 `json:"interval"`
+	PreprocessedProfileVersion *float64                `json:"preprocessedProfileVersion"`
+	Categories                 []struct{ Name string } `json:"categories"`
+	ProfilingStartTime         *float64                `json:"profilingStartTime"`
+	ProfilingEndTime           *float64                `json:"profilingEndTime"`
+}
+
+type gecko struct {
+	Meta      meta              `json:"meta"`
+	Libs      []lib             `json:"libs"`
+	Threads   []json.RawMessage `json:"threads"`
+	Processes []json.RawMessage `json:"processes"`
+	Profile   json.RawMessage   `json:"profile"` // the DevTools export's wrapper
+}
+
+// maxNesting bounds the nesting of processes.
+const maxNesting = 8
+
+// Parse reads a Gecko profile (see the package doc).
+func Parse(data []byte) (*pprofile.Profile, []string, error) {
+	var g gecko
+	if err := unmarshal(data, &g); err != nil {
+		return nil, nil, err
+	}
+	if g.Profile != nil && g.Meta.Interval == 0 && len(g.Threads) == 0 {
+		g = gecko{}
+		if err := unmarshal(data, &struct {
+			Profile *gecko `json:"profile"`
+		}{&g}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if g.Meta.PreprocessedProfileVersion != nil {
+		return nil, nil, ErrProcessed
+	}
+	r := &reader{
+		b:       build.New[string, string](nil),
+		samples: map[sampleKey]*pprofile.Sample{},
+	}
+	p := r.b.P
+	p.SampleType = []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}}
+	p.DefaultSampleType = "wall"
+	p.PeriodType = &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"}
+	p.Comments = []string{fmt.Sprintf("firefox: Gecko profile (format version %g), thread time", g.Meta.Version)}
+	if err := r.profile(&g, "", 0); err != nil {
+		return nil, nil, err
+	}
+	p.Period = max(int64(math.Round(g.Meta.Interval*1e6)), 1)
+	if s, e := g.Meta.ProfilingStartTime, g.Meta.ProfilingEndTime; s != nil && e != nil && *e > *s && *e-*s < maxTime {
+		p.DurationNanos = int64(math.Round((*e - *s) * 1e6))
+	} else {
+		p.DurationNanos = int64(math.Round(r.span * 1e6))
+	}
+	var warns []string
+	if r.noStack > 0 {
+		warns = append(warns, fmt.Sprintf("%d samples without a stack left out", r.noStack))
+	}
+	return p, warns, nil
+}
+
+// maxTime bounds times and durations, in milliseconds (about 31 years).
+const maxTime = 1e12
+
+func unmarshal(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return jsonerr.Describe(ErrShape, err)
+	}
+	return nil
+}
+
+// sampleKey is a stack of a thread: the thread's index in the order
+// read (threads of every process), the row of its stackTable.
+type sampleKey struct{ thread, stack int }
+
+type reader struct {
+	b       *build.Builder[string, string]
+	samples map[sampleKey]*pprofile.Sample
+	nthread int     // threads read so far
+	span    float64 // ms: the longest span of one thread's samples, plus an interval
+	noStack int
+}
+
+// profile reads one profile (the top one or a process's), where says
+// which in errors.
+func (r *reader) profile(g *gecko, where string, depth int) error {
+	if depth > maxNesting {
+		return fmt.Errorf("%w: %sprocesses nested deeper than %d", ErrShape, where, maxNesting)
+	}
+	if !(g.Meta.Interval > 0 && g.Meta.Interval < maxTime) {
+		return fmt.Errorf("%w: %smeta.interval %g is out of range", ErrShape, where, g.Meta.Interval)
+	}
+	if g.Meta.PreprocessedProfileVersion != nil {
+		return ErrProcessed
+	}
+	libs := append([]lib(nil), g.Libs...)
+	sort.Slice(libs, func(i, j int) bool { return libs[i].Start < libs[j].Start })
+	cats := make([]string, len(g.Meta.Categories))
+	for i, c := range g.Meta.Categories {
+		cats[i] = c.Name
+	}
+	for i, raw := range g.Threads {
+		var t thread
+		if err := unmarshalMaybeString(raw, &t); err != nil {
+			return fmt.Errorf("%sthreads[%d]: %w", where, i, err)
+		}
+		if err := r.thread(&t, fmt.Sprintf("%sthreads[%d] (%s)", where, i, t.Name), g.Meta.Interval, libs, cats); err != nil {
+			return err
+		}
+	}
+	for i, raw := range g.Processes {
+		var sub gecko
+		if err := unmarshalMaybeString(raw, &sub); err != nil {
+			return fmt.Errorf("%sprocesses[%d]: %w", where, i, err)
+		}
+		if err := r.profile(&sub, fmt.Sprintf("%sprocesses[%d].", where, i), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unmarshalMaybeString reads an object, or a JSON string holding one (as
+// older versions wrote threads and processes).
+func unmarshalMaybeString(raw json.RawMessage, v any) error {
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) > 0 && t[0] == '"' {
+		var s string
+		if err := unmarshal(raw, &s); err != nil {
+			return err
+		}
+		raw = []byte(s)
+	}
+	return unmarshal(raw, v)
+}
+
+// samples is a thread's samples table, its weights typed.
+type samples struct {
+	table
+	WeightType string `json:"weightType"`
+}
+
+// frame is what a frame's row says, parsed once per frame.
+type frame struct {
+	loc      *pprofile.Location // nil for the dropped root
+	category int                // -1: none, the caller's
+}
+
+func (r *reader) thread(t *thread, where string, interval float64, libs []lib, cats []string) error {
+	var st samples
+	if len(t.Samples) > 0 {
+		if err := unmarshal(t.Samples, &st); err != nil {
+			return fmt.Errorf("%s.samples: %w", where, err)
+		}
+	}
+	label := t.Name
+	if t.ProcessType != "" {
+		label += " (" + t.ProcessType + ")"
+	}
+	tid := r.nthread
+	r.nthread++
+	// Frames.
+	fLoc, fLine, fCat := t.FrameTable.col("location"), t.FrameTable.col("line"), t.FrameTable.col("category")
+	if fLoc < 0 {
+		return fmt.Errorf("%w: %s.frameTable has no location column", ErrShape, where)
+	}
+	frames := make([]frame, len(t.FrameTable.Data))
+	for i, row := range t.FrameTable.Data {
+		s, ok := intAt(row, fLoc)
+		if !ok || s < 0 || s >= len(t.StringTable) {
+			return fmt.Errorf("%w: %s.frameTable.data[%d]: location is no string of the stringTable (%d strings)", ErrShape, where, i, len(t.StringTable))
+		}
+		line, _ := intAt(row, fLine)
+		cat, ok := intAt(row, fCat)
+		if !ok {
+			cat = -1
+		}
+		frames[i] = frame{category: cat}
+		if loc := t.StringTable[s]; loc != "(root)" {
+			frames[i].loc = r.location(loc, int64(max(line, 0)), libs)
+		}
+	}
+	// Stacks: each row's prefix is an earlier row, so one pass in order
+	// gives every stack its category and depth.
+	sPrefix, sFrame := t.StackTable.col("prefix"), t.StackTable.col("frame")
+	if sFrame < 0 {
+		return fmt.Errorf("%w: %s.stackTable has no frame column", ErrShape, where)
+	}
+	n := len(t.StackTable.Data)
+	prefix := make([]int, n)
+	category := make([]int, n)
+	for i, row := range t.StackTable.Data {
+		f, ok := intAt(row, sFrame)
+		if !ok || f < 0 || f >= len(frames) {
+			return fmt.Errorf("%w: %s.stackTable.data[%d]: frame is no row of the frameTable (%d frames)", ErrShape, where, i, len(frames))
+		}
+		pre, ok := intAt(row, sPrefix)
+		if !ok {
+			pre = -1
+		} else if pre < 0 || pre >= i {
+			return fmt.Errorf("%w: %s.stackTable.data[%d]: prefix %d is not an earlier stack", ErrShape, where, i, pre)
+		}
+		prefix[i] = pre
+		category[i] = frames[f].category
+		if category[i] < 0 && pre >= 0 {
+			category[i] = category[pre]
+		}
+	}
+	// Samples.
+	cStack, cTime, cWeight := st.col("stack"), st.col("time"), st.col("weight")
+	if cStack < 0 && len(st.Data) > 0 {
+		return fmt.Errorf("%w: %s.samples has no stack column", ErrShape, where)
+	}
+	first, last := math.Inf(1), math.Inf(-1)
+	for i, row := range st.Data {
+		where := func() string { return fmt.Sprintf("%s.samples.data[%d]", where, i) }
+		if tm, ok := numAt(row, cTime); ok && math.Abs(tm) < maxTime {
+			first, last = min(first, tm), max(last, tm)
+		}
+		s, ok := intAt(row, cStack)
+		if !ok {
+			r.noStack++
+			continue
+		}
+		if s < 0 || s >= n {
+			return fmt.Errorf("%w: %s: stack %d is no row of the stackTable (%d stacks)", ErrShape, where(), s, n)
+		}
+		count, value := 1.0, interval
+		if w, ok := numAt(row, cWeight); ok {
+			if !(w >= 0 && w < maxTime) {
+				return fmt.Errorf("%w: %s: weight %g is out of range", ErrShape, where(), w)
+			}
+			switch st.WeightType {
+			case "", "samples":
+				count, value = w, w*interval
+			case "tracing-ms":
+				value = w
+			default:
+				return fmt.Errorf("%w: %s.samples: weightType %q (want samples or tracing-ms)", ErrShape, where(), st.WeightType)
+			}
+		}
+		key := sampleKey{tid, s}
+		smp := r.samples[key]
+		if smp == nil {
+			var err error
+			if smp, err = r.sample(label, s, prefix, t.StackTable.Data, sFrame, frames, bucketOf(category[s], cats)); err != nil {
+				return fmt.Errorf("%s: %w", where(), err)
+			}
+			r.samples[key] = smp
+		}
+		c, v := int64(math.Round(count)), int64(math.Round(value*1e6))
+		if smp.Value[0] > math.MaxInt64-c || smp.Value[1] > math.MaxInt64-v {
+			return fmt.Errorf("%w: %s: the total overflows", ErrShape, where())
+		}
+		smp.Value[0] += c
+		smp.Value[1] += v
+	}
+	if last >= first {
+		r.span = max(r.span, last-first+interval)
+	}
+	return nil
+}
+
+// sample returns a new sample of stack s, added to the profile.
+func (r *reader) sample(thread string, s int, prefix []int, rows [][]json.RawMessage, sFrame int, frames []frame, bucket string) (*pprofile.Sample, error) {
+	smp := &pprofile.Sample{Value: []int64{0, 0}, Label: map[string][]string{labels.Thread: {thread}}}
+	if bucket != "" {
+		smp.Label[labels.Fallback] = []string{bucket}
+	}
+	for i := s; i >= 0; i = prefix[i] {
+		f, _ := intAt(rows[i], sFrame)
+		if l := frames[f].loc; l != nil {
+			smp.Location = append(smp.Location, l)
+		}
+	}
+	if len(smp.Location) == 0 {
+		smp.Location = append(smp.Location, r.location("(root)", 0, nil))
+	}
+	r.b.AddSample(smp)
+	return smp, nil
+}
+
+// jsFrame matches a JavaScript location: "name (url:line:column)", the
+// line and column optional.
+var jsFrame = regexp.MustCompile(`^(.*) \((.*?)(?::(\d+))?(?::(\d+))?\)$`)
+
+// location returns the location of a frame's location string.
+func (r *reader) location(s string, line int64, libs []lib) *pprofile.Location {
+	name, file, module := s, "", ""
+	if m := jsFrame.FindStringSubmatch(s); m != nil && m[2] != "" {
+		name, file = m[1], m[2]
+		if l, err := strconv.ParseInt(m[3], 10, 64); err == nil && line == 0 {
+			line = l
+		}
+	} else if strings.HasPrefix(s, "0x") {
+		name = "[native]"
+		if a, err := strconv.ParseUint(s[2:], 16, 64); err == nil {
+			if k := sort.Search(len(libs), func(i int) bool { return libs[i].Start > a }) - 1; k >= 0 && a < libs[k].End && libs[k].Name != "" {
+				module = libs[k].Name
+				name = "[" + module + "]"
+			}
+		}
+		line = 0
+	}
+	key := name + "\x00" + file + "\x00" + strconv.FormatInt(line, 10)
+	if l, ok := r.b.Location(key); ok {
+		return l
+	}
+	fn := r.b.Function(name+"\x00"+file, pprofile.Function{Name: name, SystemName: name, Filename: file})
+	l := &pprofile.Location{Line: []pprofile.Line{{Function: fn, Line: line}}}
+	if module != "" {
+		l.Mapping = r.b.Mapping(module)
+	}
+	return r.b.AddLocationAs(key, l)
+}
+
+// bucketOf is the fallback bucket of a category: by name where the file
+// lists its categories, else by the 2018 format's bit mask.
+func bucketOf(cat int, names []string) string {
+	if cat < 0 {
+		return ""
+	}
+	if names != nil {
+		if cat >= len(names) {
+			return ""
+		}
+		switch names[cat] {
+		case "Idle":
+			return "wait"
+		case "GC / CC":
+			return "gc"
+		case "Network", "IO":
+			return "io"
+		}
+		return ""
+	}
+	// js::ProfileEntry::Category of Firefox 59: GC 0x80, CC 0x100,
+	// NETWORK 0x200.
+	switch {
+	case cat&(0x80|0x100) != 0:
+		return "gc"
+	case cat&0x200 != 0:
+		return "io"
+	}
+	return ""
+}
+
+// intAt returns row[i] as an int, false when it is absent, null or not
+// an integer.
+func intAt(row []json.RawMessage, i int) (int, bool) {
+	v, ok := numAt(row, i)
+	if !ok || v != math.Trunc(v) || math.Abs(v) > math.MaxInt32 {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// numAt returns row[i] as a number, false when it is absent, null or not
+// a number.
+func numAt(row []json.RawMessage, i int) (float64, bool) {
+	if i < 0 || i >= len(row) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(bytes.TrimSpace(row[i])), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}
