@@ -18,6 +18,7 @@ const (
 	FormatJFR         Format = "jfr"           // a JDK Flight Recorder recording
 	FormatChromeTrace Format = "chrome-trace"  // Chrome Trace Event JSON (DevTools, chrome://tracing, Perfetto, Node.js)
 	FormatV8          Format = "v8-cpuprofile" // a V8 CPU profile (.cpuprofile)
+	FormatOTLP        Format = "otlp-profiles" // OpenTelemetry profiles (OTLP ProfilesData), protobuf or JSON
 )
 
 // The sample-label contract: readers that know more than frame names say

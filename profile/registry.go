@@ -14,6 +14,7 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"github.com/profdiff/profdiff/profile/jfr"
 	"github.com/profdiff/profdiff/profile/nettrace"
+	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	v8 "github.com/profdiff/profdiff/profile/v8"
@@ -93,6 +94,15 @@ var registry = []reader{{
 	// Thread time: every thread, whatever it does (the default type;
 	// TypeKind gives each event type's own kind).
 	kind: KindWall,
+}, {
+	format: FormatOTLP,
+	what:   "OpenTelemetry profiles (OTLP)",
+	// Its protobuf (which starts like pprof's, so it is told apart before
+	// pprof's decoder runs) and its JSON, both on the bytes: OTLP JSON is
+	// UTF-8.
+	sniff: func(in *input) bool { return otlp.Looks(in.data) },
+	parse: func(in *input) (*pprofile.Profile, []string, error) { return otlp.Parse(in.data) },
+	named: true, // "malformed OTLP profiles: ..."
 }, {
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",
@@ -209,6 +219,12 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"node --cpu-prof app.js", "Chrome DevTools Performance panel (Save profile)"},
 		kinds:  []Kind{KindCPU},
 		blind:  "JavaScript on the main thread only: no workers, no thread states, so waiting shows as (idle) or (program) rather than a reason",
+	},
+	FormatOTLP: {
+		noun:   "OTLP profiles",
+		record: []string{"the OpenTelemetry eBPF profiler (ebpf-profiler -collection-agent HOST:4317, as root)", "an OpenTelemetry Collector with the profiles signal enabled and the file exporter (format: proto or json)", "Pyroscope's OTLP ingest (what it was sent)"},
+		kinds:  []Kind{KindCPU, KindWall, KindUnknown},
+		blind:  "no thread states or block reasons (an off-CPU profile is kept apart by its sample type only); trace links are dropped; the signal is in development: only the layout of opentelemetry-proto v1.10.0 (one dictionary per message) is read",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	pprofile "github.com/google/pprof/profile"
+
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 )
 
@@ -27,14 +29,24 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatChromeTrace: "speedscope/sample__profiles__Chrome__69__simple.json",
 		FormatV8:          "speedscope/sample__profiles__Chrome__65__sucrase.cpuprofile",
 	}
+	// Formats the corpus has no file of: their committed recordings.
+	own := map[Format]string{
+		FormatOTLP: "otlp/testdata/cpu-base.otlp.pb",
+	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
+		if o, mine := own[r.format]; mine {
+			name, ok = o, true
+		}
 		if !ok {
 			t.Errorf("registered format %s has no fixture in this test", r.format)
 			continue
 		}
 		t.Run(string(r.format), func(t *testing.T) {
 			path := filepath.Join(dir, name)
+			if _, mine := own[r.format]; mine {
+				path = name
+			}
 			l, err := Load(t.Context(), path, Options{KeepProfiler: true})
 			if err != nil {
 				t.Fatal(err)
@@ -63,6 +75,9 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"nettrace magic", input{data: []byte("Nettrace\x14\x00\x00\x00!FastSerialization.1")}, false, FormatNettrace},
 		{"JFR magic", input{data: []byte("FLR\x00\x00\x02\x00\x01")}, false, FormatJFR},
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
+		{"OTLP protobuf", input{data: readT(t, "otlp/testdata/cpu-base.otlp.pb")}, false, FormatOTLP},
+		{"OTLP JSON", input{data: readT(t, "otlp/testdata/cpu-base.otlp.json")}, false, FormatOTLP},
+		{"a Go heap profile is not OTLP", input{data: encodeT(t, parsePprofT(t, "otlp/testdata/heap.pb.gz"), false)}, false, ""},
 		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
 		{"V8 .cpuprofile", input{text: `{"nodes": [], "samples": [], "timeDeltas": []}`}, true, FormatV8},
 		{"V8 heap profile is not a CPU profile", input{text: `{"head": {"callFrame": {}}, "samples": []}`}, true, ""},
@@ -84,7 +99,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatOTLP, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
@@ -227,4 +242,24 @@ func TestFormatsDescribed(t *testing.T) {
 		}
 		check(f, d.record, d.kinds, d.blind)
 	}
+}
+
+// parsePprofT parses a committed pprof file.
+func parsePprofT(t testing.TB, path string) *pprofile.Profile {
+	t.Helper()
+	p, err := pprofile.ParseData(readT(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readT returns the content of a committed file.
+func readT(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

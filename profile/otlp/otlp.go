@@ -1,0 +1,495 @@
+// Package otlp reads OpenTelemetry profiles: the OTLP profiles signal
+// (ProfilesData, or an ExportProfilesServiceRequest, which has the same
+// fields), in protobuf or in OTLP's JSON mapping.
+//
+// # Version
+//
+// The signal is in development and its messages change between releases.
+// The reader decodes with the Collector's pdata/pprofile v0.165.0
+// (go.opentelemetry.io/collector/pdata/pprofile), which reads the
+// messages of opentelemetry-proto v1.10.0 (profiles/v1development): one dictionary
+// for the whole message (string, function, location, mapping, stack, link
+// and attribute tables), one sample type per profile, and samples that
+// point at a stack with values, timestamps or both. Files of the earlier
+// layouts (a string table in each profile, location_indices in each
+// sample) are not read: their protobuf is not taken for OTLP, and in JSON
+// their indexes are out of the (missing) dictionary's tables.
+//
+// # What becomes of it
+//
+// Every profile of every resource and scope goes into one pprof profile.
+// Each distinct sample type (type and unit) is a sample type of it, in the
+// order they first appear; profiles with the same sample type add up.
+// Samples with the same stack and the same attributes are one pprof
+// sample, whichever profiles they come from, with each profile's value in
+// its own sample type's column, so a pprof profile converted to OTLP (one
+// OTLP profile per pprof sample type) reads back as the pprof it was.
+//
+// A sample's value is the sum of its values; a sample with timestamps but
+// no values counts one per timestamp, as the specification says.
+// Sample attributes become labels: strings and booleans as string labels,
+// integers as numeric labels with the attribute's unit, and thread.name as
+// the thread label of the label contract. Resource attributes (service.name,
+// host.name, ...) describe who was profiled, not a sample: they become the
+// profile's comments, one per resource. Links to trace spans are not kept.
+//
+// The period and its type are those of the first profile that has one;
+// the time is the earliest profile start, the duration reaches to the
+// latest profile end.
+package otlp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	pprofile "github.com/google/pprof/profile"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	otlp "go.opentelemetry.io/collector/pdata/pprofile"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/labels"
+)
+
+// ErrShape marks a file that looks like OTLP profiles but is not a
+// readable one: bad protobuf or JSON, an index out of its table, values
+// that overflow.
+var ErrShape = errors.New("malformed OTLP profiles")
+
+// Looks reports whether data is OTLP profiles, in protobuf (see
+// looksProto) or in JSON (see looksJSON).
+func Looks(data []byte) bool { return looksProto(data) || looksJSON(data) }
+
+// looksProto reports whether data is a ProfilesData protobuf: top-level
+// fields 1 (resource_profiles) and 2 (dictionary) only, both messages, the
+// dictionary present and its first field one of its tables. A pprof
+// profile.proto, which starts the same way (sample_type is 1, sample is
+// 2), always has its string table, field 6.
+func looksProto(data []byte) bool {
+	var dict []byte
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 || typ != protowire.BytesType || (num != 1 && num != 2) {
+			return false
+		}
+		v, m := protowire.ConsumeBytes(data[n:])
+		if m < 0 {
+			return false
+		}
+		if num == 2 {
+			dict = v
+		}
+		data = data[n+m:]
+	}
+	if dict == nil {
+		return false
+	}
+	if len(dict) == 0 {
+		return true // an empty dictionary: read, and found to hold nothing
+	}
+	num, typ, n := protowire.ConsumeTag(dict)
+	return n > 0 && typ == protowire.BytesType && num >= 1 && num <= 7
+}
+
+// looksJSON reports whether data is a JSON object whose first key is one
+// of ProfilesData's (OTLP JSON uses the lowerCamelCase names).
+func looksJSON(data []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\uFEFF")), " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	d := json.NewDecoder(bytes.NewReader(t))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	key, err := d.Token()
+	if err != nil {
+		return false
+	}
+	switch key {
+	case "resourceProfiles", "dictionary":
+		return true
+	}
+	return false
+}
+
+// Parse reads OTLP profiles, protobuf or JSON, into one pprof profile (see
+// the package doc). Warnings say what was dropped or differed.
+func Parse(data []byte) (*pprofile.Profile, []string, error) {
+	var pd otlp.Profiles
+	var err error
+	if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\uFEFF")), " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		// Fields it does not know are skipped, as OTLP/JSON asks.
+		if pd, err = (&otlp.JSONUnmarshaler{}).UnmarshalProfiles(t); err != nil {
+			return nil, nil, fmt.Errorf("%w: invalid JSON: %v", ErrShape, err)
+		}
+	} else if pd, err = (&otlp.ProtoUnmarshaler{}).UnmarshalProfiles(data); err != nil {
+		return nil, nil, fmt.Errorf("%w: invalid protobuf: %v", ErrShape, err)
+	}
+	c := &converter{dict: pd.Dictionary(), b: build.New[int32, int32](nil), types: map[typeKey]int{}, samples: map[string]*pprofile.Sample{}}
+	if err := c.convert(pd); err != nil {
+		return nil, nil, err
+	}
+	return c.b.P, c.warnings, nil
+}
+
+// typeKey is a sample type, by its strings.
+type typeKey struct{ typ, unit string }
+
+// converter builds the pprof profile of one message.
+type converter struct {
+	dict     otlp.ProfilesDictionary
+	b        *build.Builder[int32, int32] // functions and locations by their table index
+	mappings map[int32]*pprofile.Mapping
+	types    map[typeKey]int // sample type → its column
+	// samples are the pprof samples by stack and labels (sampleKey), so
+	// that one stack's values from several profiles share a sample.
+	samples  map[string]*pprofile.Sample
+	start    uint64 // earliest profile start, 0 if none
+	end      uint64 // latest profile end
+	warnings []string
+}
+
+func (c *converter) convert(pd otlp.Profiles) error {
+	p := c.b.P
+	for ri, rp := range pd.ResourceProfiles().All() {
+		if note := resourceNote(rp.Resource().Attributes()); note != "" {
+			p.Comments = append(p.Comments, note)
+		}
+		for si, sp := range rp.ScopeProfiles().All() {
+			for pi, prof := range sp.Profiles().All() {
+				where := fmt.Sprintf("resource %d, scope %d, profile %d", ri, si, pi)
+				if err := c.profile(prof, where); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if c.start > 0 {
+		p.TimeNanos = int64(min(c.start, math.MaxInt64))
+		p.DurationNanos = int64(min(c.end-c.start, math.MaxInt64))
+	}
+	// Every sample gets a value per sample type (0 for the types its
+	// profiles did not have).
+	for _, s := range p.Sample {
+		s.Value = append(s.Value, make([]int64, len(p.SampleType)-len(s.Value))...)
+	}
+	return nil
+}
+
+// profile adds one OTLP profile's samples.
+func (c *converter) profile(prof otlp.Profile, where string) error {
+	p := c.b.P
+	st, err := c.valueType(prof.SampleType(), where+" sample_type")
+	if err != nil {
+		return err
+	}
+	key := typeKey{st.Type, st.Unit}
+	col, ok := c.types[key]
+	if !ok {
+		col = len(p.SampleType)
+		c.types[key] = col
+		p.SampleType = append(p.SampleType, st)
+	}
+	if pt := prof.PeriodType(); prof.Period() != 0 || pt.TypeStrindex() != 0 || pt.UnitStrindex() != 0 {
+		pt, err := c.valueType(pt, where+" period_type")
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.PeriodType == nil:
+			p.PeriodType, p.Period = pt, prof.Period()
+		case p.Period != prof.Period() || *p.PeriodType != *pt:
+			c.warn(fmt.Sprintf("OTLP profiles with different periods: the first (%d %s/%s) is kept",
+				p.Period, p.PeriodType.Type, p.PeriodType.Unit))
+		}
+	}
+	if t := uint64(prof.Time()); t > 0 {
+		if c.start == 0 || t < c.start {
+			c.start = t
+		}
+		end := t + prof.DurationNano()
+		if end < t { // wrapped
+			end = math.MaxUint64
+		}
+		c.end = max(c.end, end)
+	}
+	for i, s := range prof.Samples().All() {
+		if err := c.sample(s, col, fmt.Sprintf("%s sample %d", where, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sample adds one OTLP sample's value to the pprof sample of its stack and
+// labels, in column col.
+func (c *converter) sample(s otlp.Sample, col int, where string) error {
+	var v int64
+	if s.Values().Len() == 0 {
+		v = int64(s.TimestampsUnixNano().Len()) // one per timestamp
+	}
+	for _, x := range s.Values().All() {
+		var ok bool
+		if v, ok = add(v, x); !ok {
+			return fmt.Errorf("%w: %s: values overflow a 64-bit integer", ErrShape, where)
+		}
+	}
+	if v == 0 {
+		return nil
+	}
+	lab, num, unit, err := c.attributes(s.AttributeIndices(), where)
+	if err != nil {
+		return err
+	}
+	k := sampleKey(s.StackIndex(), lab, num, unit)
+	ps, ok := c.samples[k]
+	if !ok {
+		locs, err := c.stack(s.StackIndex(), where)
+		if err != nil {
+			return err
+		}
+		ps = &pprofile.Sample{Location: locs, Label: lab, NumLabel: num, NumUnit: unit}
+		c.samples[k] = ps
+		c.b.AddSample(ps)
+	}
+	if len(ps.Value) <= col {
+		ps.Value = append(ps.Value, make([]int64, col+1-len(ps.Value))...)
+	}
+	if ps.Value[col], ok = add(ps.Value[col], v); !ok {
+		return fmt.Errorf("%w: %s: the stack's total overflows a 64-bit integer", ErrShape, where)
+	}
+	return nil
+}
+
+// add returns a+b and whether it did not overflow.
+func add(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (b >= 0) == (s >= a)
+}
+
+// sampleKey is what makes two samples one: the stack and the labels.
+func sampleKey(stack int32, lab map[string][]string, num map[string][]int64, unit map[string][]string) string {
+	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(int(stack)))
+	for _, k := range slices.Sorted(maps.Keys(lab)) {
+		fmt.Fprintf(&sb, "\x00s%q=%q", k, lab[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(num)) {
+		fmt.Fprintf(&sb, "\x00n%q=%v%q", k, num[k], unit[k])
+	}
+	return sb.String()
+}
+
+// stack returns the pprof locations of stack_table[i], leaf first as in
+// both formats.
+func (c *converter) stack(i int32, where string) ([]*pprofile.Location, error) {
+	table := c.dict.StackTable()
+	if i < 0 || int(i) >= table.Len() {
+		return nil, outOfRange(where+" stack_index", i, "stack_table", table.Len())
+	}
+	idx := table.At(int(i)).LocationIndices()
+	locs := make([]*pprofile.Location, 0, idx.Len())
+	for _, li := range idx.All() {
+		l, err := c.location(li, fmt.Sprintf("stack_table[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		locs = append(locs, l)
+	}
+	return locs, nil
+}
+
+// location returns the pprof location of location_table[i], made once.
+func (c *converter) location(i int32, where string) (*pprofile.Location, error) {
+	if l, ok := c.b.Location(i); ok {
+		return l, nil
+	}
+	table := c.dict.LocationTable()
+	if i < 0 || int(i) >= table.Len() {
+		return nil, outOfRange(where+" location index", i, "location_table", table.Len())
+	}
+	ol := table.At(int(i))
+	where = fmt.Sprintf("location_table[%d]", i)
+	m, err := c.mapping(ol.MappingIndex(), where)
+	if err != nil {
+		return nil, err
+	}
+	l := &pprofile.Location{Mapping: m, Address: ol.Address()}
+	for _, ln := range ol.Lines().All() {
+		fn, err := c.function(ln.FunctionIndex(), where)
+		if err != nil {
+			return nil, err
+		}
+		l.Line = append(l.Line, pprofile.Line{Function: fn, Line: ln.Line(), Column: ln.Column()})
+	}
+	return c.b.AddLocationAs(i, l), nil
+}
+
+// function returns the pprof function of function_table[i], made once.
+func (c *converter) function(i int32, where string) (*pprofile.Function, error) {
+	table := c.dict.FunctionTable()
+	if i < 0 || int(i) >= table.Len() {
+		return nil, outOfRange(where+" function_index", i, "function_table", table.Len())
+	}
+	f := table.At(int(i))
+	where = fmt.Sprintf("function_table[%d]", i)
+	var name, sys, file string
+	if err := c.strs(where, strRef{f.NameStrindex(), "name", &name}, strRef{f.SystemNameStrindex(), "system_name", &sys},
+		strRef{f.FilenameStrindex(), "filename", &file}); err != nil {
+		return nil, err
+	}
+	return c.b.Function(i, pprofile.Function{Name: name, SystemName: sys, Filename: file, StartLine: f.StartLine()}), nil
+}
+
+// mapping returns the pprof mapping of mapping_table[i], made once; index
+// 0, the table's zero entry, is no mapping.
+func (c *converter) mapping(i int32, where string) (*pprofile.Mapping, error) {
+	if i == 0 {
+		return nil, nil
+	}
+	if m, ok := c.mappings[i]; ok {
+		return m, nil
+	}
+	table := c.dict.MappingTable()
+	if i < 0 || int(i) >= table.Len() {
+		return nil, outOfRange(where+" mapping_index", i, "mapping_table", table.Len())
+	}
+	om := table.At(int(i))
+	where = fmt.Sprintf("mapping_table[%d]", i)
+	var file string
+	if err := c.strs(where, strRef{om.FilenameStrindex(), "filename", &file}); err != nil {
+		return nil, err
+	}
+	m := c.b.AddMapping(&pprofile.Mapping{Start: om.MemoryStart(), Limit: om.MemoryLimit(), Offset: om.FileOffset(), File: file})
+	// Its build ID, where the producer gives one, is an attribute
+	// (process.executable.build_id.gnu, .go or .htlhash).
+	lab, _, _, err := c.attributes(om.AttributeIndices(), where)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(lab)) {
+		if strings.HasPrefix(k, "process.executable.build_id") && m.BuildID == "" {
+			m.BuildID = lab[k][0]
+		}
+	}
+	if c.mappings == nil {
+		c.mappings = map[int32]*pprofile.Mapping{}
+	}
+	c.mappings[i] = m
+	return m, nil
+}
+
+// valueType returns a profile's sample or period type.
+func (c *converter) valueType(vt otlp.ValueType, where string) (*pprofile.ValueType, error) {
+	var v pprofile.ValueType
+	if err := c.strs(where, strRef{vt.TypeStrindex(), "type", &v.Type}, strRef{vt.UnitStrindex(), "unit", &v.Unit}); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// attributes returns attribute_table entries as pprof labels (see the
+// package doc).
+func (c *converter) attributes(idx pcommon.Int32Slice, where string) (lab map[string][]string, num map[string][]int64, unit map[string][]string, err error) {
+	table := c.dict.AttributeTable()
+	for _, ai := range idx.All() {
+		if ai < 0 || int(ai) >= table.Len() {
+			return nil, nil, nil, outOfRange(where+" attribute index", ai, "attribute_table", table.Len())
+		}
+		a := table.At(int(ai))
+		aw := fmt.Sprintf("attribute_table[%d]", ai)
+		var key, u string
+		if err := c.strs(aw, strRef{a.KeyStrindex(), "key", &key}, strRef{a.UnitStrindex(), "unit", &u}); err != nil {
+			return nil, nil, nil, err
+		}
+		if key == "" {
+			continue
+		}
+		if key == "thread.name" {
+			key = labels.Thread
+		}
+		if v := a.Value(); v.Type() == pcommon.ValueTypeInt {
+			if num == nil {
+				num, unit = map[string][]int64{}, map[string][]string{}
+			}
+			num[key] = append(num[key], v.Int())
+			unit[key] = append(unit[key], u)
+		} else if s, ok := labelString(v); ok {
+			if lab == nil {
+				lab = map[string][]string{}
+			}
+			lab[key] = append(lab[key], s)
+		}
+	}
+	return lab, num, unit, nil
+}
+
+// labelString writes an attribute value as a label value: strings,
+// booleans and doubles; arrays, maps and bytes are not labels.
+func labelString(v pcommon.Value) (string, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr, pcommon.ValueTypeBool, pcommon.ValueTypeDouble, pcommon.ValueTypeInt:
+		return v.AsString(), true
+	}
+	return "", false
+}
+
+// resourceNote is a resource's attributes as one comment line, keys
+// sorted: "resource: host.name=h service.name=api".
+func resourceNote(attrs pcommon.Map) string {
+	var kv []string
+	for k, v := range attrs.All() {
+		if s, ok := labelString(v); ok && k != "" {
+			kv = append(kv, k+"="+s)
+		}
+	}
+	if len(kv) == 0 {
+		return ""
+	}
+	slices.Sort(kv)
+	return "resource: " + strings.Join(kv, " ")
+}
+
+// strRef is a string_table index to look up, the field that holds it, and
+// where its string goes.
+type strRef struct {
+	i     int32
+	field string
+	to    *string
+}
+
+// strs looks up string_table entries; where and each field name an index
+// out of the table.
+func (c *converter) strs(where string, refs ...strRef) error {
+	table := c.dict.StringTable()
+	for _, r := range refs {
+		switch {
+		case r.i >= 0 && int(r.i) < table.Len():
+			*r.to = table.At(int(r.i))
+		case r.i == 0:
+			*r.to = "" // an empty string table: every index 0 is ""
+		default:
+			return outOfRange(where+" "+r.field, r.i, "string_table", table.Len())
+		}
+	}
+	return nil
+}
+
+func outOfRange(what string, i int32, table string, n int) error {
+	return fmt.Errorf("%w: %s %d is out of %s (%d entries)", ErrShape, what, i, table, n)
+}
+
+// warn adds a warning once.
+func (c *converter) warn(w string) {
+	if !slices.Contains(c.warnings, w) {
+		c.warnings = append(c.warnings, w)
+	}
+}
