@@ -41,6 +41,7 @@ import (
 	"github.com/profdiff/profdiff/profile/chrometrace"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	"github.com/profdiff/profdiff/profile/synth"
@@ -116,6 +117,21 @@ func FuzzChromeTrace(f *testing.F) {
 func FuzzV8(f *testing.F) {
 	addCorpus(f, "chrome-heapprofile-json")
 	fuzzReader(f, nil, "chrome-cpuprofile-json", "v8.Parse", v8.Parse)
+}
+
+// FuzzOTLP: OpenTelemetry profiles, protobuf and JSON (the committed files
+// written by the Collector's pdata from Go profiles, see
+// otlp/testdata/README.md).
+func FuzzOTLP(f *testing.F) {
+	var seeds [][]byte
+	for _, name := range []string{"cpu-base.otlp.pb", "cpu-base.otlp.json", "cpu-new.otlp.pb"} {
+		data, err := os.ReadFile(filepath.Join("otlp", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, data)
+	}
+	fuzzReader(f, seeds, "otlp-profiles", "otlp.Parse", otlp.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

@@ -68,34 +68,43 @@ var ErrShape = errors.New("malformed OTLP profiles")
 func Looks(data []byte) bool { return looksProto(data) || looksJSON(data) }
 
 // looksProto reports whether data is a ProfilesData protobuf: top-level
-// fields 1 (resource_profiles) and 2 (dictionary) only, both messages, the
-// dictionary present and its first field one of its tables. A pprof
-// profile.proto, which starts the same way (sample_type is 1, sample is
-// 2), always has its string table, field 6.
+// fields 1 (resource_profiles) and 2 (dictionary) only, both messages,
+// with a resource whose content starts as a ResourceProfiles does (with a
+// message field, 1 to 3), or a dictionary first (as pdata writes it) that
+// starts with one of its tables (1 to 7). A pprof profile.proto uses the
+// same field numbers (sample_type is 1, sample is 2), but it starts with a
+// sample type, which starts with a number, and it always has its string
+// table, field 6. A file cut short is OTLP when what came before the cut
+// said so, so that the parser says what is wrong with it.
 func looksProto(data []byte) bool {
-	var dict []byte
-	for len(data) > 0 {
+	otlp := false
+	for first := true; len(data) > 0; first = false {
 		num, typ, n := protowire.ConsumeTag(data)
 		if n < 0 || typ != protowire.BytesType || (num != 1 && num != 2) {
 			return false
 		}
-		v, m := protowire.ConsumeBytes(data[n:])
-		if m < 0 {
-			return false
+		size, k := protowire.ConsumeVarint(data[n:])
+		if k < 0 {
+			return otlp
 		}
-		if num == 2 {
-			dict = v
+		body := data[n+k:]
+		switch {
+		case num == 1 && startsWithMessage(body, 3), num == 2 && first && (size == 0 || startsWithMessage(body, 7)):
+			otlp = true // an empty dictionary is read, and found to hold nothing
 		}
-		data = data[n+m:]
+		if size > uint64(len(body)) {
+			return otlp // cut short
+		}
+		data = body[size:]
 	}
-	if dict == nil {
-		return false
-	}
-	if len(dict) == 0 {
-		return true // an empty dictionary: read, and found to hold nothing
-	}
-	num, typ, n := protowire.ConsumeTag(dict)
-	return n > 0 && typ == protowire.BytesType && num >= 1 && num <= 7
+	return otlp
+}
+
+// startsWithMessage reports whether b starts with the tag of a message
+// (or string) field numbered 1 to last.
+func startsWithMessage(b []byte, last protowire.Number) bool {
+	num, typ, n := protowire.ConsumeTag(b)
+	return n > 0 && typ == protowire.BytesType && num >= 1 && num <= last
 }
 
 // looksJSON reports whether data is a JSON object whose first key is one

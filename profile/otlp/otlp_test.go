@@ -164,7 +164,9 @@ func TestLooks(t *testing.T) {
 		{"OTLP JSON", readFile(t, "cpu-base.otlp.json"), true},
 		{"OTLP JSON with a BOM", append([]byte("\uFEFF"), readFile(t, "cpu-base.otlp.json")...), true},
 		{"pprof protobuf", raw.Bytes(), false},
-		{"OTLP cut in the middle of a field", bin[:len(bin)/2], false},
+		{"OTLP cut short", bin[:100], true},
+		{"a resource cut before its first field", bin[:3], false},
+		{"pprof protobuf cut short", raw.Bytes()[:raw.Len()/2], false},
 		{"speedscope JSON", []byte(`{"$schema": "https://www.speedscope.app/file-format-schema.json"}`), false},
 		{"empty", nil, false},
 	} {
