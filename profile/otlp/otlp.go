@@ -142,7 +142,8 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	} else if pd, err = (&otlp.ProtoUnmarshaler{}).UnmarshalProfiles(data); err != nil {
 		return nil, nil, fmt.Errorf("%w: invalid protobuf: %v", ErrShape, err)
 	}
-	c := &converter{dict: pd.Dictionary(), b: build.New[int32, int32](nil), types: map[typeKey]int{}, samples: map[string]*pprofile.Sample{}}
+	c := &converter{dict: pd.Dictionary(), b: build.New[int32, int32](nil), types: map[typeKey]int{}, samples: map[string]*pprofile.Sample{},
+		cellBudget: max(minCells, cellsPerByte*len(data))}
 	if err := c.convert(pd); err != nil {
 		return nil, nil, err
 	}
@@ -160,10 +161,15 @@ type converter struct {
 	types    map[typeKey]int // sample type → its column
 	// samples are the pprof samples by stack and labels (sampleKey), so
 	// that one stack's values from several profiles share a sample.
-	samples  map[string]*pprofile.Sample
-	start    uint64 // earliest profile start, 0 if none
-	end      uint64 // latest profile end
-	warnings []string
+	samples map[string]*pprofile.Sample
+	// cells counts the values of all samples, which a file with many
+	// sample types could make far more of than it has bytes (each OTLP
+	// sample has one type, each pprof sample a value for every type): past
+	// cellBudget the file is refused.
+	cells, cellBudget int
+	start             uint64 // earliest profile start, 0 if none
+	end               uint64 // latest profile end
+	warnings          []string
 }
 
 func (c *converter) convert(pd otlp.Profiles) error {
@@ -188,7 +194,9 @@ func (c *converter) convert(pd otlp.Profiles) error {
 	// Every sample gets a value per sample type (0 for the types its
 	// profiles did not have).
 	for _, s := range p.Sample {
-		s.Value = append(s.Value, make([]int64, len(p.SampleType)-len(s.Value))...)
+		if err := c.grow(s, len(p.SampleType)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -269,11 +277,30 @@ func (c *converter) sample(s otlp.Sample, col int, where string) error {
 		c.samples[k] = ps
 		c.b.AddSample(ps)
 	}
-	if len(ps.Value) <= col {
-		ps.Value = append(ps.Value, make([]int64, col+1-len(ps.Value))...)
+	if err := c.grow(ps, col+1); err != nil {
+		return err
 	}
 	if ps.Value[col], ok = add(ps.Value[col], v); !ok {
 		return fmt.Errorf("%w: %s: the stack's total overflows a 64-bit integer", ErrShape, where)
+	}
+	return nil
+}
+
+// The memory bound of the values (see converter.cells): 4 values per byte
+// of the file (32 bytes of values per byte), and a million in any file.
+const (
+	cellsPerByte = 4
+	minCells     = 1 << 20
+)
+
+// grow gives s at least n values, within the budget.
+func (c *converter) grow(s *pprofile.Sample, n int) error {
+	if more := n - len(s.Value); more > 0 {
+		if c.cells += more; c.cells > c.cellBudget {
+			return fmt.Errorf("%w: %d samples with %d sample types make more values than the file's size allows (%d)",
+				ErrShape, len(c.b.P.Sample), len(c.b.P.SampleType), c.cellBudget)
+		}
+		s.Value = append(s.Value, make([]int64, more)...)
 	}
 	return nil
 }

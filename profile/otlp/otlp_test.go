@@ -344,3 +344,49 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestManySampleTypesBounded checks the memory bound: a small file whose
+// samples, each of one of 2,000 sample types, would make over a million
+// pprof values (every pprof sample has one per type) is refused, while
+// the same samples under one sample type read.
+func TestManySampleTypesBounded(t *testing.T) {
+	const types, stacks = 2000, 600
+	build := func(distinct bool) []byte {
+		return edit(t, func(pd otlp.Profiles) {
+			d := pd.Dictionary()
+			for range stacks {
+				d.StackTable().AppendEmpty().LocationIndices().Append(1)
+			}
+			profiles := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles()
+			profiles.RemoveIf(func(otlp.Profile) bool { return true })
+			for i := range types {
+				p := profiles.AppendEmpty()
+				name := "t"
+				if distinct {
+					name = fmt.Sprint("t", i)
+				}
+				typ, err := otlp.SetString(d.StringTable(), name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.SampleType().SetTypeStrindex(typ)
+				if i == types-1 {
+					// The last type's samples, each on its own stack.
+					for s := range stacks {
+						sample := p.Samples().AppendEmpty()
+						sample.SetStackIndex(int32(d.StackTable().Len() - 1 - s))
+						sample.Values().Append(1)
+					}
+				}
+			}
+		})
+	}
+	many := build(true)
+	if _, _, err := Parse(many); !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "more values than the file's size allows") {
+		t.Errorf("%d bytes, %d sample types: error %v, want ErrShape for too many values", len(many), types, err)
+	}
+	p := parseOTLP(t, build(false))
+	if len(p.SampleType) != 1 || len(p.Sample) != stacks {
+		t.Errorf("one sample type: %d sample types and %d samples, want 1 and %d", len(p.SampleType), len(p.Sample), stacks)
+	}
+}
