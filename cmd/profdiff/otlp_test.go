@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +17,22 @@ const otlpData = "../../profile/otlp/testdata/"
 // report as the pprof they were made from: the diff of two CPU profiles
 // (the base as OTLP protobuf, the new side as OTLP JSON, against the two
 // Go profiles) and the top of a heap profile, with the file names the only
-// difference.
+// difference. A gzipped OTLP file reads as the plain one.
 func TestOTLPSameAsPprof(t *testing.T) {
+	// Gzipped, as a Collector's file exporter may write it.
+	gz := filepath.Join(t.TempDir(), "cpu-new.otlp.pb.gz")
+	data, err := os.ReadFile(otlpData + "cpu-new.otlp.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(data); err != nil || zw.Close() != nil {
+		t.Fatal("gzip", err)
+	}
+	if err := os.WriteFile(gz, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name        string
 		pprof, otlp []string
@@ -24,6 +40,7 @@ func TestOTLPSameAsPprof(t *testing.T) {
 		{"diff", []string{"diff", "--format", "markdown", otlpData + "cpu-base.pb.gz", otlpData + "cpu-new.pb.gz"},
 			[]string{"diff", "--format", "markdown", otlpData + "cpu-base.otlp.pb", otlpData + "cpu-new.otlp.json"}},
 		{"top", []string{"top", otlpData + "heap.pb.gz"}, []string{"top", otlpData + "heap.otlp.pb"}},
+		{"top gzipped", []string{"top", otlpData + "cpu-new.pb.gz"}, []string{"top", gz}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, stderr, code := profdiff(t, "", tc.pprof...)
@@ -34,8 +51,8 @@ func TestOTLPSameAsPprof(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("OTLP: exit %d: %s", code, stderr)
 			}
-			for i, name := range tc.otlp[1:] {
-				got = strings.ReplaceAll(got, filepath.Base(name), filepath.Base(tc.pprof[1+i]))
+			for i, arg := range tc.otlp {
+				got = strings.ReplaceAll(got, arg, tc.pprof[i])
 			}
 			if got != want {
 				t.Errorf("OTLP report differs from the pprof one:\n--- OTLP\n%s\n--- pprof\n%s", got, want)
