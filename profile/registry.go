@@ -223,7 +223,7 @@ var formatDocs = map[Format]formatDoc{
 	FormatOTLP: {
 		noun:   "OTLP profiles",
 		record: []string{"the OpenTelemetry eBPF profiler (as root, sending to a Collector)", "an OpenTelemetry Collector with the profiles signal enabled and the file exporter (format: proto or json)", "Pyroscope's OTLP ingest (what it was sent)"},
-		kinds:  []Kind{KindCPU, KindWall, KindUnknown},
+		kinds:  []Kind{KindCPU, KindWall, KindHeap, KindUnknown},
 		blind:  "no thread states or block reasons (an off-CPU profile is kept apart by its sample type only); trace links are dropped; the signal is in development: only the layout of opentelemetry-proto v1.10.0 (one dictionary per message) is read",
 	},
 	"chrome-trace": {

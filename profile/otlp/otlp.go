@@ -75,7 +75,8 @@ func Looks(data []byte) bool { return looksProto(data) || looksJSON(data) }
 // same field numbers (sample_type is 1, sample is 2), but it starts with a
 // sample type, which starts with a number, and it always has its string
 // table, field 6. A file cut short is OTLP when what came before the cut
-// said so, so that the parser says what is wrong with it.
+// said so, so that the parser says what is wrong with it; a field of 2 GiB
+// or more is no protobuf's, and pprof's decoder judges it.
 func looksProto(data []byte) bool {
 	otlp := false
 	for first := true; len(data) > 0; first = false {
@@ -84,8 +85,8 @@ func looksProto(data []byte) bool {
 			return false
 		}
 		size, k := protowire.ConsumeVarint(data[n:])
-		if k < 0 {
-			return otlp
+		if k < 0 || size >= 1<<31 {
+			return otlp && k < 0 // a protobuf message is under 2 GiB
 		}
 		body := data[n+k:]
 		switch {

@@ -167,6 +167,7 @@ func TestLooks(t *testing.T) {
 		{"OTLP cut short", bin[:100], true},
 		{"a resource cut before its first field", bin[:3], false},
 		{"pprof protobuf cut short", raw.Bytes()[:raw.Len()/2], false},
+		{"a 4 GiB field before a pprof", append([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f}, raw.Bytes()...), false},
 		{"speedscope JSON", []byte(`{"$schema": "https://www.speedscope.app/file-format-schema.json"}`), false},
 		{"empty", nil, false},
 	} {
