@@ -6,14 +6,14 @@
 //
 // The signal is in development and its messages change between releases.
 // The reader decodes with the Collector's pdata/pprofile v0.165.0
-// (go.opentelemetry.io/collector/pdata/pprofile), which reads the
-// messages of opentelemetry-proto v1.10.0 (profiles/v1development): one dictionary
+// (go.opentelemetry.io/collector/pdata/pprofile), which reads the messages
+// of opentelemetry-proto v1.10.0 (profiles/v1development): one dictionary
 // for the whole message (string, function, location, mapping, stack, link
 // and attribute tables), one sample type per profile, and samples that
 // point at a stack with values, timestamps or both. Files of the earlier
 // layouts (a string table in each profile, location_indices in each
-// sample) are not read: their protobuf is not taken for OTLP, and in JSON
-// their indexes are out of the (missing) dictionary's tables.
+// sample) are not read: their protobuf is not taken for OTLP, and their
+// JSON gives indexes out of the dictionary's tables, or no samples.
 //
 // # What becomes of it
 //
@@ -27,15 +27,24 @@
 //
 // A sample's value is the sum of its values; a sample with timestamps but
 // no values counts one per timestamp, as the specification says.
-// Sample attributes become labels: strings and booleans as string labels,
-// integers as numeric labels with the attribute's unit, and thread.name as
-// the thread label of the label contract. Resource attributes (service.name,
+// Sample attributes become labels: strings, booleans and doubles as string
+// labels, integers as numeric labels with the attribute's unit, and
+// thread.name as the thread label of the label contract. Resource attributes (service.name,
 // host.name, ...) describe who was profiled, not a sample: they become the
 // profile's comments, one per resource. Links to trace spans are not kept.
 //
 // The period and its type are those of the first profile that has one;
 // the time is the earliest profile start, the duration reaches to the
 // latest profile end.
+//
+// # Limits
+//
+// Memory stays bounded by the file: an OTLP sample has one sample type,
+// a pprof sample a value for every type, so a file whose samples and
+// sample types would make more than 4 values per byte of it (and over a
+// million) is refused with ErrShape, and so is JSON nested deeper than
+// 512 levels (about 100 nested attribute values, where pdata's protobuf
+// decoder stops too).
 package otlp
 
 import (
@@ -136,6 +145,9 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	var pd otlp.Profiles
 	var err error
 	if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\uFEFF")), " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		if at := tooDeep(t); at >= 0 {
+			return nil, nil, fmt.Errorf("%w: invalid JSON: nested deeper than %d levels at byte %d", ErrShape, maxJSONDepth, at+len(data)-len(t))
+		}
 		// Fields it does not know are skipped, as OTLP/JSON asks.
 		if pd, err = (&otlp.JSONUnmarshaler{}).UnmarshalProfiles(t); err != nil {
 			return nil, nil, fmt.Errorf("%w: invalid JSON: %v", ErrShape, err)
@@ -149,6 +161,40 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		return nil, nil, err
 	}
 	return c.b.P, c.warnings, nil
+}
+
+// maxJSONDepth bounds the nesting of OTLP/JSON. pdata's JSON decoder
+// recurses into nested attribute values without a limit (its protobuf
+// decoder stops at 100 values deep), so a deep enough file would exhaust
+// the stack; 100 nested values take about 400 levels of JSON.
+const maxJSONDepth = 512
+
+// tooDeep returns the offset in JSON data where its objects and arrays
+// nest deeper than maxJSONDepth, or -1.
+func tooDeep(data []byte) int {
+	depth, inString, escaped := 0, false, false
+	for i, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			if depth++; depth > maxJSONDepth {
+				return i
+			}
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return -1
 }
 
 // typeKey is a sample type, by its strings.
