@@ -99,7 +99,9 @@ func looksProto(data []byte) bool {
 		}
 		body := data[n+k:]
 		switch {
-		case num == 1 && startsWithMessage(body, 3), num == 2 && first && (size == 0 || startsWithMessage(body, 7)):
+		case num == 1 && size > 0 && !startsWithMessage(body, 3):
+			return false // a pprof sample type, at once: no walk over its samples
+		case num == 1 && size > 0, num == 2 && first && (size == 0 || startsWithMessage(body, 7)):
 			otlp = true // an empty dictionary is read, and found to hold nothing
 		}
 		if size > uint64(len(body)) {
