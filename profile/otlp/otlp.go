@@ -12,8 +12,9 @@
 // and attribute tables), one sample type per profile, and samples that
 // point at a stack with values, timestamps or both. Files of the earlier
 // layouts (a string table in each profile, location_indices in each
-// sample) are not read: their protobuf is not taken for OTLP, and their
-// JSON gives indexes out of the dictionary's tables, or no samples.
+// sample) are not read: their indexes point into tables that the
+// message's dictionary does not have, which the reader says, or they
+// give no samples.
 //
 // # What becomes of it
 //
@@ -288,7 +289,7 @@ func (c *converter) profile(prof otlp.Profile, where string) error {
 		c.end = max(c.end, end)
 	}
 	for i, s := range prof.Samples().All() {
-		if err := c.sample(s, col, fmt.Sprintf("%s sample %d", where, i)); err != nil {
+		if err := c.sample(s, col, where, i); err != nil {
 			return err
 		}
 	}
@@ -297,7 +298,8 @@ func (c *converter) profile(prof otlp.Profile, where string) error {
 
 // sample adds one OTLP sample's value to the pprof sample of its stack and
 // labels, in column col.
-func (c *converter) sample(s otlp.Sample, col int, where string) error {
+func (c *converter) sample(s otlp.Sample, col int, profile string, i int) error {
+	where := func() string { return fmt.Sprintf("%s sample %d", profile, i) }
 	var v int64
 	if s.Values().Len() == 0 {
 		v = int64(s.TimestampsUnixNano().Len()) // one per timestamp
@@ -305,7 +307,7 @@ func (c *converter) sample(s otlp.Sample, col int, where string) error {
 	for _, x := range s.Values().All() {
 		var ok bool
 		if v, ok = add(v, x); !ok {
-			return fmt.Errorf("%w: %s: values overflow a 64-bit integer", ErrShape, where)
+			return fmt.Errorf("%w: %s: values overflow a 64-bit integer", ErrShape, where())
 		}
 	}
 	if v == 0 {
@@ -330,7 +332,7 @@ func (c *converter) sample(s otlp.Sample, col int, where string) error {
 		return err
 	}
 	if ps.Value[col], ok = add(ps.Value[col], v); !ok {
-		return fmt.Errorf("%w: %s: the stack's total overflows a 64-bit integer", ErrShape, where)
+		return fmt.Errorf("%w: %s: the stack's total overflows a 64-bit integer", ErrShape, where())
 	}
 	return nil
 }
@@ -360,30 +362,48 @@ func add(a, b int64) (int64, bool) {
 	return s, (b >= 0) == (s >= a)
 }
 
-// sampleKey is what makes two samples one: the stack and the labels.
+// sampleKey is what makes two samples one: the stack and the labels,
+// each string preceded by its length so that no two sets write the same.
 func sampleKey(stack int32, lab map[string][]string, num map[string][]int64, unit map[string][]string) string {
-	var sb strings.Builder
-	sb.WriteString(strconv.Itoa(int(stack)))
+	b := strconv.AppendInt(nil, int64(stack), 10)
+	str := func(s string) {
+		b = strconv.AppendInt(append(b, ' '), int64(len(s)), 10)
+		b = append(append(b, ':'), s...)
+	}
 	for _, k := range slices.Sorted(maps.Keys(lab)) {
-		fmt.Fprintf(&sb, "\x00s%q=%q", k, lab[k])
+		str(k)
+		for _, v := range lab[k] {
+			str(v)
+		}
 	}
+	b = append(b, '#')
 	for _, k := range slices.Sorted(maps.Keys(num)) {
-		fmt.Fprintf(&sb, "\x00n%q=%v%q", k, num[k], unit[k])
+		str(k)
+		for j, v := range num[k] {
+			b = strconv.AppendInt(append(b, ' '), v, 10)
+			str(unit[k][j])
+		}
 	}
-	return sb.String()
+	return string(b)
 }
+
+// place says where in the file something is, made only for an error.
+type place func() string
+
+// fixed is the place of a string made already.
+func fixed(where string) place { return func() string { return where } }
 
 // stack returns the pprof locations of stack_table[i], leaf first as in
 // both formats.
-func (c *converter) stack(i int32, where string) ([]*pprofile.Location, error) {
+func (c *converter) stack(i int32, where place) ([]*pprofile.Location, error) {
 	table := c.dict.StackTable()
 	if i < 0 || int(i) >= table.Len() {
-		return nil, outOfRange(where+" stack_index", i, "stack_table", table.Len())
+		return nil, outOfRange(where()+" stack_index", i, "stack_table", table.Len())
 	}
 	idx := table.At(int(i)).LocationIndices()
 	locs := make([]*pprofile.Location, 0, idx.Len())
 	for _, li := range idx.All() {
-		l, err := c.location(li, fmt.Sprintf("stack_table[%d]", i))
+		l, err := c.location(li, func() string { return fmt.Sprintf("stack_table[%d]", i) })
 		if err != nil {
 			return nil, err
 		}
@@ -393,23 +413,23 @@ func (c *converter) stack(i int32, where string) ([]*pprofile.Location, error) {
 }
 
 // location returns the pprof location of location_table[i], made once.
-func (c *converter) location(i int32, where string) (*pprofile.Location, error) {
+func (c *converter) location(i int32, where place) (*pprofile.Location, error) {
 	if l, ok := c.b.Location(i); ok {
 		return l, nil
 	}
 	table := c.dict.LocationTable()
 	if i < 0 || int(i) >= table.Len() {
-		return nil, outOfRange(where+" location index", i, "location_table", table.Len())
+		return nil, outOfRange(where()+" location index", i, "location_table", table.Len())
 	}
 	ol := table.At(int(i))
-	where = fmt.Sprintf("location_table[%d]", i)
-	m, err := c.mapping(ol.MappingIndex(), where)
+	at := fmt.Sprintf("location_table[%d]", i)
+	m, err := c.mapping(ol.MappingIndex(), at)
 	if err != nil {
 		return nil, err
 	}
 	l := &pprofile.Location{Mapping: m, Address: ol.Address()}
 	for _, ln := range ol.Lines().All() {
-		fn, err := c.function(ln.FunctionIndex(), where)
+		fn, err := c.function(ln.FunctionIndex(), at)
 		if err != nil {
 			return nil, err
 		}
@@ -427,7 +447,7 @@ func (c *converter) function(i int32, where string) (*pprofile.Function, error) 
 	f := table.At(int(i))
 	where = fmt.Sprintf("function_table[%d]", i)
 	var name, sys, file string
-	if err := c.strs(where, strRef{f.NameStrindex(), "name", &name}, strRef{f.SystemNameStrindex(), "system_name", &sys},
+	if err := c.strs(fixed(where), strRef{f.NameStrindex(), "name", &name}, strRef{f.SystemNameStrindex(), "system_name", &sys},
 		strRef{f.FilenameStrindex(), "filename", &file}); err != nil {
 		return nil, err
 	}
@@ -450,13 +470,13 @@ func (c *converter) mapping(i int32, where string) (*pprofile.Mapping, error) {
 	om := table.At(int(i))
 	where = fmt.Sprintf("mapping_table[%d]", i)
 	var file string
-	if err := c.strs(where, strRef{om.FilenameStrindex(), "filename", &file}); err != nil {
+	if err := c.strs(fixed(where), strRef{om.FilenameStrindex(), "filename", &file}); err != nil {
 		return nil, err
 	}
 	m := c.b.AddMapping(&pprofile.Mapping{Start: om.MemoryStart(), Limit: om.MemoryLimit(), Offset: om.FileOffset(), File: file})
 	// Its build ID, where the producer gives one, is an attribute
 	// (process.executable.build_id.gnu, .go or .htlhash).
-	lab, _, _, err := c.attributes(om.AttributeIndices(), where)
+	lab, _, _, err := c.attributes(om.AttributeIndices(), fixed(where))
 	if err != nil {
 		return nil, err
 	}
@@ -475,7 +495,7 @@ func (c *converter) mapping(i int32, where string) (*pprofile.Mapping, error) {
 // valueType returns a profile's sample or period type.
 func (c *converter) valueType(vt otlp.ValueType, where string) (*pprofile.ValueType, error) {
 	var v pprofile.ValueType
-	if err := c.strs(where, strRef{vt.TypeStrindex(), "type", &v.Type}, strRef{vt.UnitStrindex(), "unit", &v.Unit}); err != nil {
+	if err := c.strs(fixed(where), strRef{vt.TypeStrindex(), "type", &v.Type}, strRef{vt.UnitStrindex(), "unit", &v.Unit}); err != nil {
 		return nil, err
 	}
 	return &v, nil
@@ -483,16 +503,15 @@ func (c *converter) valueType(vt otlp.ValueType, where string) (*pprofile.ValueT
 
 // attributes returns attribute_table entries as pprof labels (see the
 // package doc).
-func (c *converter) attributes(idx pcommon.Int32Slice, where string) (lab map[string][]string, num map[string][]int64, unit map[string][]string, err error) {
+func (c *converter) attributes(idx pcommon.Int32Slice, where place) (lab map[string][]string, num map[string][]int64, unit map[string][]string, err error) {
 	table := c.dict.AttributeTable()
 	for _, ai := range idx.All() {
 		if ai < 0 || int(ai) >= table.Len() {
-			return nil, nil, nil, outOfRange(where+" attribute index", ai, "attribute_table", table.Len())
+			return nil, nil, nil, outOfRange(where()+" attribute index", ai, "attribute_table", table.Len())
 		}
 		a := table.At(int(ai))
-		aw := fmt.Sprintf("attribute_table[%d]", ai)
 		var key, u string
-		if err := c.strs(aw, strRef{a.KeyStrindex(), "key", &key}, strRef{a.UnitStrindex(), "unit", &u}); err != nil {
+		if err := c.strs(func() string { return fmt.Sprintf("attribute_table[%d]", ai) }, strRef{a.KeyStrindex(), "key", &key}, strRef{a.UnitStrindex(), "unit", &u}); err != nil {
 			return nil, nil, nil, err
 		}
 		if key == "" {
@@ -553,7 +572,7 @@ type strRef struct {
 
 // strs looks up string_table entries; where and each field name an index
 // out of the table.
-func (c *converter) strs(where string, refs ...strRef) error {
+func (c *converter) strs(where place, refs ...strRef) error {
 	table := c.dict.StringTable()
 	for _, r := range refs {
 		switch {
@@ -562,7 +581,7 @@ func (c *converter) strs(where string, refs ...strRef) error {
 		case r.i == 0:
 			*r.to = "" // an empty string table: every index 0 is ""
 		default:
-			return outOfRange(where+" "+r.field, r.i, "string_table", table.Len())
+			return outOfRange(where()+" "+r.field, r.i, "string_table", table.Len())
 		}
 	}
 	return nil
