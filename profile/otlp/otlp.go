@@ -363,7 +363,8 @@ func add(a, b int64) (int64, bool) {
 }
 
 // sampleKey is what makes two samples one: the stack and the labels,
-// each string preceded by its length so that no two sets write the same.
+// each key followed by its number of values and each string preceded by
+// its length, so that no two label sets write the same key.
 func sampleKey(stack int32, lab map[string][]string, num map[string][]int64, unit map[string][]string) string {
 	b := strconv.AppendInt(nil, int64(stack), 10)
 	str := func(s string) {
@@ -372,6 +373,7 @@ func sampleKey(stack int32, lab map[string][]string, num map[string][]int64, uni
 	}
 	for _, k := range slices.Sorted(maps.Keys(lab)) {
 		str(k)
+		b = strconv.AppendInt(append(b, '*'), int64(len(lab[k])), 10)
 		for _, v := range lab[k] {
 			str(v)
 		}
@@ -379,6 +381,7 @@ func sampleKey(stack int32, lab map[string][]string, num map[string][]int64, uni
 	b = append(b, '#')
 	for _, k := range slices.Sorted(maps.Keys(num)) {
 		str(k)
+		b = strconv.AppendInt(append(b, '*'), int64(len(num[k])), 10)
 		for j, v := range num[k] {
 			b = strconv.AppendInt(append(b, ' '), v, 10)
 			str(unit[k][j])

@@ -391,3 +391,38 @@ func TestManySampleTypesBounded(t *testing.T) {
 		t.Errorf("one sample type: %d sample types and %d samples, want 1 and %d", len(p.SampleType), len(p.Sample), stacks)
 	}
 }
+
+// TestSampleKeyDistinct checks that samples merge only when their stack
+// and every label are the same: label sets that write the same characters
+// in another split still make different keys.
+func TestSampleKeyDistinct(t *testing.T) {
+	type labels struct {
+		lab  map[string][]string
+		num  map[string][]int64
+		unit map[string][]string
+	}
+	sets := []labels{
+		{},
+		{lab: map[string][]string{"a": {"bc"}}},
+		{lab: map[string][]string{"a": {"b", "c"}}},
+		{lab: map[string][]string{"ab": {"c"}}},
+		{lab: map[string][]string{"a": {"b"}, "c": {}}},
+		{num: map[string][]int64{"a": {1}}, unit: map[string][]string{"a": {""}}},
+		{num: map[string][]int64{"a": {1}}, unit: map[string][]string{"a": {"bytes"}}},
+		{num: map[string][]int64{"a": {12}}, unit: map[string][]string{"a": {""}}},
+		{num: map[string][]int64{"a": {1, 2}}, unit: map[string][]string{"a": {"", ""}}},
+	}
+	seen := map[string]int{}
+	for i, s := range sets {
+		for _, stack := range []int32{1, 12} {
+			k := sampleKey(stack, s.lab, s.num, s.unit)
+			if j, dup := seen[k]; dup {
+				t.Errorf("sets %d and %d (stack %d) share the key %q", j, i, stack, k)
+			}
+			seen[k] = i
+			if again := sampleKey(stack, s.lab, s.num, s.unit); again != k {
+				t.Errorf("set %d: key %q then %q", i, k, again)
+			}
+		}
+	}
+}
