@@ -22,6 +22,7 @@ const (
 	FormatPstats      Format = "pstats"        // Python's cProfile/profile output (marshal-serialized pstats)
 	FormatStackprof   Format = "stackprof"     // a Ruby stackprof JSON dump
 	FormatGecko       Format = "gecko"         // a Gecko profile: Firefox's own profiler
+	FormatOTLP        Format = "otlp-profiles" // OpenTelemetry profiles (OTLP ProfilesData), protobuf or JSON
 )
 
 // The sample-label contract: readers that know more than frame names say

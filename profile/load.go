@@ -7,7 +7,8 @@
 // zip archive holding one file (Loaded.Containers). Formats are a registry
 // (Formats lists it in the order it is tried): Go execution traces (read by
 // package gotrace into goroutine time) and .NET EventPipe traces (package
-// nettrace) by their magic; then pprof protobuf and the legacy formats pprof
+// nettrace) by their magic, OpenTelemetry profiles (package otlp) by their
+// top-level protobuf fields or first JSON key; then pprof protobuf and the legacy formats pprof
 // reads (gperftools CPU, `--- contention ---`, heap and thread text, Java);
 // then, on the decoded text, speedscope JSON (package speedscope) and
 // `perf script` text (package perfscript); formats profdiff recognizes but

@@ -43,6 +43,7 @@ import (
 	"github.com/profdiff/profdiff/profile/firefox"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
@@ -156,6 +157,21 @@ func FuzzStackprof(f *testing.F) {
 // FuzzGecko: Gecko profiles (the corpus's Firefox 59 exports).
 func FuzzGecko(f *testing.F) {
 	fuzzReader(f, nil, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
+}
+
+// FuzzOTLP: OpenTelemetry profiles, protobuf and JSON (the committed files
+// written by the Collector's pdata from Go profiles, see
+// otlp/testdata/README.md).
+func FuzzOTLP(f *testing.F) {
+	var seeds [][]byte
+	for _, name := range []string{"cpu-base.otlp.pb", "cpu-base.otlp.json", "cpu-new.otlp.pb"} {
+		data, err := os.ReadFile(filepath.Join("otlp", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, data)
+	}
+	fuzzReader(f, seeds, "otlp-profiles", "otlp.Parse", otlp.Parse)
 }
 
 // fuzzReader fuzzes a format reader, directly and through Parse, from

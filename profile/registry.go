@@ -16,6 +16,7 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"github.com/profdiff/profdiff/profile/jfr"
 	"github.com/profdiff/profdiff/profile/nettrace"
+	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
@@ -104,6 +105,15 @@ var registry = []reader{{
 	parse:  parsePstats,
 	named:  true,     // "malformed Python pstats file: ..."
 	kind:   KindWall, // cProfile measures wall time, waits included
+}, {
+	format: FormatOTLP,
+	what:   "OpenTelemetry profiles (OTLP)",
+	// Its protobuf (which starts like pprof's, so it is told apart before
+	// pprof's decoder runs) and its JSON, both on the bytes: OTLP JSON is
+	// UTF-8.
+	sniff: func(in *input) bool { return otlp.Looks(in.data) },
+	parse: func(in *input) (*pprofile.Profile, []string, error) { return otlp.Parse(in.data) },
+	named: true, // "malformed OTLP profiles: ..."
 }, {
 	format: FormatSpeedscope,
 	what:   "speedscope JSON",
@@ -268,6 +278,12 @@ var formatDocs = map[Format]formatDoc{
 		record: []string{"MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=ff.json firefox-esr --headless --screenshot x.png URL"},
 		kinds:  []Kind{KindWall},
 		blind:  "only the threads the profiler was told to sample; native frames are addresses unless Firefox symbolicated them (named here by their library); no thread states beyond the frames' categories (Idle, GC / CC, Network); the Firefox Profiler's processed format is not read",
+	},
+	FormatOTLP: {
+		noun:   "OTLP profiles",
+		record: []string{"the OpenTelemetry eBPF profiler (as root, sending to a Collector)", "an OpenTelemetry Collector with the profiles signal enabled and the file exporter (format: proto or json)", "Pyroscope's OTLP ingest (what it was sent)"},
+		kinds:  []Kind{KindCPU, KindWall, KindHeap, KindUnknown},
+		blind:  "no thread states or block reasons (an off-CPU profile is kept apart by its sample type only); trace links are dropped; the signal is in development: only the layout of opentelemetry-proto v1.10.0 (one dictionary per message) is read",
 	},
 	"chrome-trace": {
 		noun:   "Chrome trace events",

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	pprofile "github.com/google/pprof/profile"
+
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 )
 
@@ -31,17 +33,26 @@ func TestRegistrySniffsOwnFixture(t *testing.T) {
 		FormatStackprof:   "speedscope/sample__profiles__stackprof__simple-cpu-stackprof.json",
 		FormatGecko:       "speedscope/sample__profiles__Firefox__59__simple-firefox.json",
 	}
-	// Formats the corpus has no file of: recorded by their producer.
+	// Formats the corpus has no file of: recorded by their producer at
+	// test time, or their committed recordings.
 	recorded := map[Format]func(t *testing.T) string{FormatPstats: recordPstats}
+	own := map[Format]string{
+		FormatOTLP: "otlp/testdata/cpu-base.otlp.pb",
+	}
 	for _, r := range registry {
 		name, ok := fixtures[r.format]
+		if o, mine := own[r.format]; mine {
+			name, ok = o, true
+		}
 		if !ok && recorded[r.format] == nil {
 			t.Errorf("registered format %s has no fixture in this test", r.format)
 			continue
 		}
 		t.Run(string(r.format), func(t *testing.T) {
 			path := filepath.Join(dir, name)
-			if !ok {
+			if _, mine := own[r.format]; mine {
+				path = name
+			} else if !ok {
 				path = recorded[r.format](t)
 			}
 			l, err := Load(t.Context(), path, Options{KeepProfiler: true})
@@ -94,6 +105,9 @@ func TestRegistrySniffOrder(t *testing.T) {
 		{"nettrace magic", input{data: []byte("Nettrace\x14\x00\x00\x00!FastSerialization.1")}, false, FormatNettrace},
 		{"JFR magic", input{data: []byte("FLR\x00\x00\x02\x00\x01")}, false, FormatJFR},
 		{"pprof is not sniffed", input{data: encodeT(t, testCPUProfile(), false)}, false, ""},
+		{"OTLP protobuf", input{data: readT(t, "otlp/testdata/cpu-base.otlp.pb")}, false, FormatOTLP},
+		{"OTLP JSON", input{data: readT(t, "otlp/testdata/cpu-base.otlp.json")}, false, FormatOTLP},
+		{"a Go heap profile is not OTLP", input{data: encodeT(t, parsePprofT(t, "otlp/testdata/heap.pb.gz"), false)}, false, ""},
 		{"speedscope", input{text: string(speedscopeJSON)}, true, FormatSpeedscope},
 		{"V8 .cpuprofile", input{text: `{"nodes": [], "samples": [], "timeDeltas": []}`}, true, FormatV8},
 		{"V8 heap profile is not a CPU profile", input{text: `{"head": {"callFrame": {}}, "samples": []}`}, true, ""},
@@ -117,7 +131,7 @@ func TestRegistrySniffOrder(t *testing.T) {
 }
 
 func TestFormatsListsEveryFormatOnce(t *testing.T) {
-	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPstats, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatStackprof, FormatGecko, FormatPerfScript, FormatFolded}
+	want := []Format{FormatGoTrace, FormatNettrace, FormatJFR, FormatPstats, FormatOTLP, FormatPprof, FormatPprofLegacy, FormatSpeedscope, FormatChromeTrace, FormatV8, FormatCallgrind, FormatStackprof, FormatGecko, FormatPerfScript, FormatFolded}
 	got := Formats()
 	if len(got) != len(want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
@@ -270,4 +284,24 @@ func TestPstatsOfProfileModuleUnsupported(t *testing.T) {
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "python3 -m cProfile") {
 		t.Errorf("error %v, want ErrUnsupported naming cProfile", err)
 	}
+}
+
+// parsePprofT parses a committed pprof file.
+func parsePprofT(t testing.TB, path string) *pprofile.Profile {
+	t.Helper()
+	p, err := pprofile.ParseData(readT(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readT returns the content of a committed file.
+func readT(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
