@@ -41,7 +41,7 @@ func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
 	durationVar(fs, &w.warmup, "warmup", time.Second, "load before each measured window, discarded")
 	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
 	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
-	fs.BoolVar(&w.perf, "perf", true, "also record the server with perf during each window, where perf can record (perf.txt; --perf=false leaves it out)")
+	fs.BoolVar(&w.perf, "perf", true, "also record the server with perf during each window, where perf can record (perf.txt.gz; --perf=false leaves it out)")
 }
 
 // validate checks the flags; cmd names the command in messages.
