@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -78,16 +80,22 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	if n := strings.Count(out, "lock-contention grew") + strings.Count(out, "Lock contention: "); n > 1 {
 		t.Errorf("the lock-contention growth is said %d times:\n%s", n, out)
 	}
+	// The commands start the way this process was started: here the test
+	// binary by its path, which runs tests, not commands, so the rest of
+	// each line goes through run().
+	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
+	prog := invokedAs(exe, cwd, exec.LookPath)
 	var cmds [][]string
 	for _, line := range strings.Split(out, "\n") {
-		if !strings.HasPrefix(line, "  profdiff ") {
+		if !strings.HasPrefix(line, "  "+prog+" ") {
 			continue
 		}
-		words, err := shellWords(strings.TrimSpace(line))
+		words, err := shellWords(strings.TrimPrefix(line, "  "+prog+" "))
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		cmds = append(cmds, words[1:])
+		cmds = append(cmds, words)
 	}
 	var kinds, peeks int
 	for _, args := range cmds {
@@ -113,7 +121,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	if kinds == 0 || peeks != 1 {
 		t.Errorf("want a --kind and one --peek follow-up, got %q in:\n%s", cmds, out)
 	}
-	if !strings.Contains(out, "profdiff diff --kind mutex "+dir+"/baseline "+dir+"/global-lock\n") {
+	if !strings.Contains(out, prog+" diff --kind mutex "+dir+"/baseline "+dir+"/global-lock\n") {
 		t.Errorf("no mutex follow-up on %s:\n%s", dir, out)
 	}
 }
@@ -194,5 +202,65 @@ func TestDemoCharts(t *testing.T) {
 	}
 	if q := p99.Series[0].Points; len(q) != 2 || q[0].Y != 3.5 || q[1].Y != 9.25 {
 		t.Errorf("p99 bars %+v", q)
+	}
+}
+
+// The follow-up commands start as the demo was started: `go run` (whose
+// binary's real location a tiny program built with go run reports), an
+// installed profdiff on the PATH, or a binary by its path.
+func TestInvokedAs(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain to ask where go run puts its binary")
+	}
+	mod := t.TempDir()
+	main := "package main\n\nimport (\"fmt\"; \"os\")\n\nfunc main() { e, _ := os.Executable(); fmt.Print(e) }\n"
+	writeDemoFile(t, filepath.Join(mod, "go.mod"), "module example.com/probe\n\ngo 1.22\n")
+	writeDemoFile(t, filepath.Join(mod, "cmd", "profdiff", "main.go"), main)
+	cmd := exec.Command(goBin, "run", "./cmd/profdiff")
+	cmd.Dir = mod
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	goRunExe := string(b)
+	noPath := func(string) (string, error) { return "", exec.ErrNotFound }
+	root, _ := filepath.Abs("../..") // this module's root (the test runs in cmd/profdiff)
+	for _, c := range []struct{ cwd, want string }{
+		{root, "go run ./cmd/profdiff"},
+		{filepath.Join(root, "cmd", "profdiff"), "go run ."},
+		{filepath.Join(root, "workloads", "child"), "go run ../../cmd/profdiff"},
+		{t.TempDir(), "go run github.com/profdiff/profdiff/cmd/profdiff@latest"},
+	} {
+		if got := invokedAs(goRunExe, c.cwd, noPath); got != c.want {
+			t.Errorf("go run binary %s from %s: %q, want %q", goRunExe, c.cwd, got, c.want)
+		}
+	}
+	// Installed: the binary the PATH finds is this one.
+	bin := filepath.Join(t.TempDir(), "profdiff")
+	writeDemoFile(t, bin, "")
+	onPath := func(string) (string, error) { return bin, nil }
+	if got := invokedAs(bin, root, onPath); got != "profdiff" {
+		t.Errorf("installed: %q, want profdiff", got)
+	}
+	// Not on the PATH (or another profdiff there): its path, relative
+	// when shorter, with ./ so a shell does not look it up.
+	dir := filepath.Dir(bin)
+	if got := invokedAs(bin, dir, noPath); got != "./profdiff" {
+		t.Errorf("binary in the cwd: %q, want ./profdiff", got)
+	}
+	if got := invokedAs(bin, root, noPath); got != bin {
+		t.Errorf("binary elsewhere: %q, want %s", got, bin)
+	}
+}
+
+// writeDemoFile writes text to path, making its folder.
+func writeDemoFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
