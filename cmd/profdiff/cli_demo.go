@@ -1,15 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/workloads"
 )
@@ -23,7 +26,7 @@ func demoOutro(result *diff.Result, res [2]*workloads.Result) report.Para {
 	lines := []report.Line{report.Cat("Capture folders: ", base, " and ", nw, ". Follow up with:")}
 	cwd, _ := os.Getwd()
 	exe, _ := os.Executable()
-	for _, cmd := range demoFollowUps(invokedAs(exe, cwd, exec.LookPath), cwd, leadingMethod(result), res) {
+	for _, cmd := range demoFollowUps(invokedAs(exe, os.Args[0], cwd), cwd, leadingMethod(result), res) {
 		lines = append(lines, report.Cat("  ", report.Code(cmd)))
 	}
 	return report.Para{Lines: lines}
@@ -73,9 +76,10 @@ func demoFollowUps(prog, cwd string, lead *diff.MethodRow, res [2]*workloads.Res
 // takes it: "go run ./cmd/profdiff" when exe is a binary `go run` built
 // (in a go-build temporary folder, as exe/profdiff), with the package's
 // path from cwd when cwd is inside this module and the module path
-// otherwise; "profdiff" when lookPath finds exe itself on the PATH; else
-// exe's path (relative to cwd when shorter).
-func invokedAs(exe, cwd string, lookPath func(string) (string, error)) string {
+// otherwise; else args0 (os.Args[0]) as the shell was given it: a bare
+// name it looked up in the PATH ("profdiff"), or a path (an absolute one
+// relative to cwd when shorter).
+func invokedAs(exe, args0, cwd string) string {
 	if isGoRunBinary(exe) {
 		if root := moduleRoot(cwd); root != "" {
 			rel, err := filepath.Rel(cwd, filepath.Join(root, "cmd", "profdiff"))
@@ -88,12 +92,15 @@ func invokedAs(exe, cwd string, lookPath func(string) (string, error)) string {
 		}
 		return "go run " + modulePath + "/cmd/profdiff@latest"
 	}
-	if p, err := lookPath("profdiff"); err == nil && sameFile(p, exe) {
-		return "profdiff"
+	if args0 == "" {
+		args0 = exe
 	}
-	rel := shortPath(exe, cwd)
+	if !strings.ContainsRune(args0, filepath.Separator) {
+		return shellQuote(args0)
+	}
+	rel := shortPath(args0, cwd)
 	if !strings.ContainsRune(rel, filepath.Separator) {
-		rel = "." + string(filepath.Separator) + rel // a shell looks a bare name up in PATH
+		rel = "." + string(filepath.Separator) + rel // a bare name would be looked up in the PATH
 	}
 	return shellQuote(rel)
 }
@@ -129,13 +136,6 @@ func moduleRoot(dir string) string {
 		}
 	}
 	return ""
-}
-
-// sameFile reports whether paths a and b name the same file.
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // shortPath is p relative to cwd when that is shorter, else p.
@@ -202,4 +202,79 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// demoCautions are the sentences the demo adds to its verdict: that the
+// machine was too busy for the comparison (cond), and that throughput
+// moved against the verdict, said whenever it does.
+func demoCautions(result *diff.Result, res [2]*workloads.Result, cond workloads.Conditions) []string {
+	var out []string
+	if cond.Busy {
+		out = append(out, cond.Sentence)
+	}
+	grew := ""
+	if v := result.Verdict; v != nil && v.Grew && v.Principal != nil {
+		grew = v.Principal.Bucket.String()
+	}
+	if c := workloads.Contradiction(grew, res[0].Load.RPSOK, res[1].Load.RPSOK); c != "" {
+		out = append(out, c)
+	}
+	return out
+}
+
+// writeConditions keeps what the demo measured of the machine beside its
+// capture folders.
+func writeConditions(path string, ml workloads.MachineLoad) error {
+	b, err := json.MarshalIndent(ml, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("keeping the machine's load figures: %v", err)
+	}
+	return nil
+}
+
+// demoProgress shows a run's progress on w until the returned function
+// is called: on a terminal, one line rewritten each second with the
+// seconds left of the run's load (then "writing the captures"); elsewhere
+// (a pipe, a log) nothing more than the line before it, so logs hold no
+// carriage returns.
+func demoProgress(w io.Writer, variant string, total time.Duration) (stop func()) {
+	if sw, ok := w.(sink.Writer); ok {
+		w = sw.W // the terminal itself: the sink escapes the \r that rewrites the line
+	}
+	if _, tty := terminalWidth(w); !tty {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			fmt.Fprintf(w, "\r\033[K  %s: %s", variant, progressText(total-time.Since(start)))
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\033[K")
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// progressText is the progress line's words when left of the load
+// remains: whole seconds, rounded up.
+func progressText(left time.Duration) string {
+	if left <= 0 {
+		return "load done, writing the captures..."
+	}
+	return strconv.Itoa(int((left+time.Second-1)/time.Second)) + " s of load left"
 }

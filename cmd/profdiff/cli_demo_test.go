@@ -85,7 +85,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	// each line goes through run().
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
-	prog := invokedAs(exe, cwd, exec.LookPath)
+	prog := invokedAs(exe, os.Args[0], cwd)
 	var cmds [][]string
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.HasPrefix(line, "  "+prog+" ") {
@@ -206,15 +206,15 @@ func TestDemoCharts(t *testing.T) {
 }
 
 // The follow-up commands start as the demo was started: `go run` (whose
-// binary's real location a tiny program built with go run reports), an
-// installed profdiff on the PATH, or a binary by its path.
+// binary's real location a tiny program built with go run reports), a
+// profdiff the shell found in the PATH, or a binary by its path.
 func TestInvokedAs(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go toolchain to ask where go run puts its binary")
 	}
 	mod := t.TempDir()
-	main := "package main\n\nimport (\"fmt\"; \"os\")\n\nfunc main() { e, _ := os.Executable(); fmt.Print(e) }\n"
+	main := "package main\n\nimport (\"fmt\"; \"os\")\n\nfunc main() { e, _ := os.Executable(); fmt.Print(e, \"\\n\", os.Args[0]) }\n"
 	writeDemoFile(t, filepath.Join(mod, "go.mod"), "module example.com/probe\n\ngo 1.22\n")
 	writeDemoFile(t, filepath.Join(mod, "cmd", "profdiff", "main.go"), main)
 	cmd := exec.Command(goBin, "run", "./cmd/profdiff")
@@ -223,8 +223,7 @@ func TestInvokedAs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go run: %v", err)
 	}
-	goRunExe := string(b)
-	noPath := func(string) (string, error) { return "", exec.ErrNotFound }
+	goRunExe, goRunArg0, _ := strings.Cut(string(b), "\n")
 	root, _ := filepath.Abs("../..") // this module's root (the test runs in cmd/profdiff)
 	for _, c := range []struct{ cwd, want string }{
 		{root, "go run ./cmd/profdiff"},
@@ -232,25 +231,21 @@ func TestInvokedAs(t *testing.T) {
 		{filepath.Join(root, "workloads", "child"), "go run ../../cmd/profdiff"},
 		{t.TempDir(), "go run github.com/profdiff/profdiff/cmd/profdiff@latest"},
 	} {
-		if got := invokedAs(goRunExe, c.cwd, noPath); got != c.want {
+		if got := invokedAs(goRunExe, goRunArg0, c.cwd); got != c.want {
 			t.Errorf("go run binary %s from %s: %q, want %q", goRunExe, c.cwd, got, c.want)
 		}
 	}
-	// Installed: the binary the PATH finds is this one.
-	bin := filepath.Join(t.TempDir(), "profdiff")
-	writeDemoFile(t, bin, "")
-	onPath := func(string) (string, error) { return bin, nil }
-	if got := invokedAs(bin, root, onPath); got != "profdiff" {
-		t.Errorf("installed: %q, want profdiff", got)
-	}
-	// Not on the PATH (or another profdiff there): its path, relative
-	// when shorter, with ./ so a shell does not look it up.
-	dir := filepath.Dir(bin)
-	if got := invokedAs(bin, dir, noPath); got != "./profdiff" {
-		t.Errorf("binary in the cwd: %q, want ./profdiff", got)
-	}
-	if got := invokedAs(bin, root, noPath); got != bin {
-		t.Errorf("binary elsewhere: %q, want %s", got, bin)
+	bin := "/opt/tools/bin/profdiff"
+	for _, c := range []struct{ args0, cwd, want string }{
+		{"profdiff", root, "profdiff"},                 // found in the PATH
+		{"./profdiff", "/opt/tools/bin", "./profdiff"}, // as typed
+		{bin, "/opt/tools/bin", "./profdiff"},          // shorter relative
+		{bin, root, bin},
+		{"/opt/my tools/profdiff", root, "'/opt/my tools/profdiff'"},
+	} {
+		if got := invokedAs(bin, c.args0, c.cwd); got != c.want {
+			t.Errorf("args0 %s in %s: %q, want %q", c.args0, c.cwd, got, c.want)
+		}
 	}
 }
 
