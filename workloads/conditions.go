@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -60,6 +61,9 @@ type MachineLoad struct {
 	CPUs       int       `json:"cpus"`
 	LoadBefore float64   `json:"load1_before"` // 1-minute load average before the first run
 	Runs       []RunLoad `json:"runs"`
+	// Pairs are the throughput (requests/s, base then new) of each
+	// interleaved pair of runs, the first pair first.
+	Pairs [][2]float64 `json:"pairs,omitempty"`
 	// Note says how the figures were taken, for recorded test data.
 	Note string `json:"note,omitempty"`
 }
@@ -82,6 +86,10 @@ type Conditions struct {
 	Variant     string  `json:"variant,omitempty"`
 	// Sentence says so, for the report and the verdict ("" when not busy).
 	Sentence string `json:"sentence,omitempty"`
+	// Stable and Pairs are PairsAgree's answer on the interleaved pairs
+	// of runs a busy machine made the demo add ("" when it added none).
+	Stable bool   `json:"stable,omitempty"`
+	Pairs  string `json:"pairs,omitempty"`
 }
 
 // Judge decides whether the machine was too busy during m's runs: busy
@@ -100,7 +108,7 @@ func Judge(m MachineLoad) Conditions {
 		return c
 	}
 	c.Busy = true
-	c.Sentence = fmt.Sprintf("The machine was too busy for this comparison to mean much: other programs took %.0f%% of its %d CPUs during the %s run (load average %.1f before the demo), so the two runs' throughput and shares differ by more than the servers do; rerun on a quieter machine.",
+	c.Sentence = fmt.Sprintf("The machine was too busy for this comparison to mean much: other programs took %.0f%% of its %d CPUs during the %s run (load average %.1f before the demo), so the two runs' throughput and shares may differ by more than the servers do; rerun on a quieter machine.",
 		100*c.OthersShare, m.CPUs, c.Variant, m.LoadBefore)
 	return c
 }
@@ -114,5 +122,59 @@ func Contradiction(grew string, baseRPS, newRPS float64) string {
 	if grew == "" || grew == "cpu" || newRPS <= baseRPS {
 		return ""
 	}
-	return fmt.Sprintf("Throughput rose (%.0f → %.0f requests/s) although %s grew: the two disagree, so the throughput change is not the server's doing.", baseRPS, newRPS, grew)
+	return fmt.Sprintf("Throughput rose (%.0f → %.0f requests/s) although %s grew: the throughput change goes against the verdict.", baseRPS, newRPS, grew)
+}
+
+// Repeats bound the interleaved runs a demo adds when the machine was
+// too busy: at most MaxPairs pairs in all (the first included; a demo may
+// ask for fewer), and no new pair once the demo has run MaxRepeatTime or
+// the next pair would end after it.
+const (
+	MaxPairs      = 5
+	MaxRepeatTime = 2 * time.Minute
+)
+
+// MorePairs says whether a demo that has run pairs pairs of runs in
+// elapsed, the last of them taking last, starts another, given at most
+// limit pairs (capped at MaxPairs).
+func MorePairs(pairs, limit int, elapsed, last time.Duration) bool {
+	return pairs < min(limit, MaxPairs) && elapsed+last <= MaxRepeatTime
+}
+
+// StableShare is how far apart (a fraction of their median) the pairs'
+// throughput ratios may be for the change to count as stable.
+const StableShare = 0.2
+
+// PairsAgree judges interleaved pairs of runs' throughput (requests/s,
+// base then new): stable when there are at least 3 pairs, every pair's
+// throughput moved the same way and their ratios new/base lie within
+// StableShare of their median. The sentence says what the pairs showed.
+func PairsAgree(pairs [][2]float64) (bool, string) {
+	var ratios []float64
+	for _, p := range pairs {
+		if p[0] > 0 {
+			ratios = append(ratios, p[1]/p[0])
+		}
+	}
+	if len(ratios) < 2 {
+		return false, ""
+	}
+	sorted := slices.Sorted(slices.Values(ratios))
+	lo, hi, med := sorted[0], sorted[len(sorted)-1], median(sorted)
+	sameWay := hi < 1 || lo > 1
+	stable := len(ratios) >= 3 && sameWay && (hi-lo) <= StableShare*med
+	span := fmt.Sprintf("%d interleaved pairs of runs put the global lock's throughput at %.0f%% to %.0f%% of the baseline's (median %.0f%%)", len(ratios), 100*lo, 100*hi, 100*med)
+	if stable {
+		return true, span + ": that change held in every pair."
+	}
+	return false, span + ": the pairs disagree, so the throughput change is noise on this machine."
+}
+
+// median of sorted values.
+func median(s []float64) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -3,6 +3,7 @@ package workloads
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,52 @@ func TestContradiction(t *testing.T) {
 		if got := Contradiction(c.grew, c.base, c.nw); got != "" {
 			t.Errorf("%+v: %q; want nothing", c, got)
 		}
+	}
+}
+
+// Repeats stop at MaxPairs pairs, or when the next pair would end after
+// MaxRepeatTime.
+func TestMorePairs(t *testing.T) {
+	for _, c := range []struct {
+		pairs, limit  int
+		elapsed, last time.Duration
+		want          bool
+	}{
+		{1, 5, 30 * time.Second, 30 * time.Second, true},
+		{4, 5, 90 * time.Second, 12 * time.Second, true},
+		{5, 5, 60 * time.Second, 10 * time.Second, false},
+		{5, 9, 60 * time.Second, 10 * time.Second, false}, // MaxPairs at most
+		{1, 1, 10 * time.Second, 10 * time.Second, false}, // no repeats asked
+		{2, 5, 110 * time.Second, 12 * time.Second, false},
+	} {
+		if got := MorePairs(c.pairs, c.limit, c.elapsed, c.last); got != c.want {
+			t.Errorf("%+v: %v", c, got)
+		}
+	}
+}
+
+// The pairs a busy machine made a real demo add (testdata/load/
+// busy-pairs.json) disagree: one pair had the global lock faster.
+func TestPairsAgreeRecorded(t *testing.T) {
+	m := readMachineLoad(t, "busy-pairs.json")
+	if !Judge(m).Busy || len(m.Pairs) != MaxPairs {
+		t.Fatalf("recorded: busy %v, %d pairs", Judge(m).Busy, len(m.Pairs))
+	}
+	stable, s := PairsAgree(m.Pairs)
+	if stable || s != "5 interleaved pairs of runs put the global lock's throughput at 53% to 143% of the baseline's (median 76%): the pairs disagree, so the throughput change is noise on this machine." {
+		t.Errorf("stable %v: %q", stable, s)
+	}
+	// Without the pair where the lock was faster the rest still spread
+	// too far (53% to 90%) to count as stable.
+	if stable, _ := PairsAgree(slices.Delete(slices.Clone(m.Pairs), 1, 2)); stable {
+		t.Error("ratios 53% to 90% judged stable")
+	}
+	// Arithmetic of the stable case: three pairs within a fifth of their
+	// median, all falling.
+	if stable, s := PairsAgree([][2]float64{{1000, 500}, {1000, 520}, {2000, 1100}}); !stable || !strings.Contains(s, "at 50% to 55% of the baseline's (median 52%): that change held in every pair.") {
+		t.Errorf("stable %v: %q", stable, s)
+	}
+	if stable, s := PairsAgree(m.Pairs[:1]); stable || s != "" {
+		t.Errorf("one pair: %v %q", stable, s)
 	}
 }

@@ -211,6 +211,9 @@ func demoCautions(result *diff.Result, res [2]*workloads.Result, cond workloads.
 	var out []string
 	if cond.Busy {
 		out = append(out, cond.Sentence)
+		if cond.Pairs != "" {
+			out = append(out, cond.Pairs)
+		}
 	}
 	grew := ""
 	if v := result.Verdict; v != nil && v.Grew && v.Principal != nil {

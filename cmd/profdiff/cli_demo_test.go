@@ -6,9 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads"
@@ -49,7 +51,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 		t.Skip("runs the JSON server twice")
 	}
 	dir := t.TempDir()
-	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--out", dir)
+	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--pairs", "1", "--out", dir)
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
@@ -257,5 +259,38 @@ func writeDemoFile(t *testing.T, path, text string) {
 	}
 	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The demo's verdict says when the machine was too busy, what the extra
+// pairs showed, and when throughput rose against a waiting bucket's
+// growth; a quiet run whose throughput fell gets none of it.
+func TestDemoCautions(t *testing.T) {
+	grew := &diff.Result{Verdict: &diff.Verdict{Grew: true, Principal: &diff.VerdictChange{Bucket: diff.LockContention}}}
+	runs := func(base, nw float64) [2]*workloads.Result {
+		return [2]*workloads.Result{{Load: &loadgen.Report{RPSOK: base}}, {Load: &loadgen.Report{RPSOK: nw}}}
+	}
+	busy := workloads.Conditions{Busy: true, Sentence: "The machine was too busy.", Pairs: "5 interleaved pairs disagree."}
+	got := demoCautions(grew, runs(6596, 7261), busy)
+	want := []string{"The machine was too busy.", "5 interleaved pairs disagree.",
+		"Throughput rose (6596 → 7261 requests/s) although lock-contention grew: the throughput change goes against the verdict."}
+	if !slices.Equal(got, want) {
+		t.Errorf("busy, throughput up: %q", got)
+	}
+	if got := demoCautions(grew, runs(17418, 12966), workloads.Conditions{}); len(got) != 0 {
+		t.Errorf("quiet, throughput down: %q", got)
+	}
+	if got := demoCautions(&diff.Result{}, runs(100, 200), workloads.Conditions{}); len(got) != 0 {
+		t.Errorf("no verdict: %q", got)
+	}
+}
+
+// --pairs takes 1 to 5.
+func TestDemoPairsFlag(t *testing.T) {
+	for _, v := range []string{"0", "6"} {
+		_, stderr, code := profdiff(t, "", "demo", "--pairs", v)
+		if code != 2 || !strings.Contains(stderr, "profdiff: --pairs must be 1 to 5, not "+v) {
+			t.Errorf("--pairs %s: exit %d, %s", v, code, stderr)
+		}
 	}
 }

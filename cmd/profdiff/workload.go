@@ -424,8 +424,10 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores int
 	var trace bool
+	var pairs int
 	var out outputFlags
 	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the server")
+	fs.IntVar(&pairs, "pairs", workloads.MaxPairs, "on a busy machine, run up to this many interleaved pairs in all (at most 5, within 2 minutes; 1: no repeats)")
 	fs.BoolVar(&trace, "trace", false, "also capture each run's execution trace (trace.out.gz, 3 MB or more a run; the demo's diff does not read it)")
 	out.register(fs, render.Formats...)
 	wf.register(fs, 3*time.Second)
@@ -443,15 +445,18 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 		if cores < 1 {
 			return usagef("--cores must be at least 1")
 		}
+		if pairs < 1 || pairs > workloads.MaxPairs {
+			return usagef("--pairs must be 1 to %d, not %d", workloads.MaxPairs, pairs)
+		}
 		dir, err := wf.outDir("demo", e.stderr)
 		if err != nil {
 			return err
 		}
-		res, ml, err := runDemoPair(ctx, e, wf, cores, trace, dir)
+		res, cond, err := runDemoPair(ctx, e, wf, cores, pairs, trace, dir)
 		if err != nil {
 			return err
 		}
-		if err := diffDemo(ctx, e, res, workloads.Judge(ml), o); err != nil {
+		if err := diffDemo(ctx, e, res, cond, o); err != nil {
 			return err
 		}
 		if n, err := folderSize(dir); err == nil {
@@ -481,40 +486,76 @@ func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f',
 
 // runDemoPair runs the JSON server's two demo variants into dir/VARIANT,
 // measuring the machine's load before and after each run (kept in
-// dir/conditions.json).
-func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, withTrace bool, dir string) ([2]*workloads.Result, workloads.MachineLoad, error) {
-	var res [2]*workloads.Result
+// dir/conditions.json). When the machine was too busy (workloads.Judge),
+// it runs further interleaved pairs, within workloads.MorePairs, whose
+// throughput alone is kept, and cond says what they showed.
+func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores, maxPairs int, withTrace bool, dir string) (res [2]*workloads.Result, cond workloads.Conditions, err error) {
+	start := time.Now()
 	ml := workloads.MachineLoad{CPUs: runtime.NumCPU(), LoadBefore: workloads.ReadLoad().Load1}
+	cfg := workloads.RunConfig{Workload: "json", Cores: cores, Connections: wf.connections,
+		Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), NoPerf: !wf.perf,
+		Profiles: demoProfiles(withTrace), PerfMaxScript: demoPerfMax}
 	for i, v := range demoVariants {
 		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %v under load...\n", v, cores, wf.warmup, wf.duration)
-		before := workloads.ReadLoad()
-		stop := demoProgress(e.stderr, v, wf.warmup+time.Duration(wholeSeconds(wf.duration))*time.Second)
-		r, err := workloads.Run(ctx, workloads.RunConfig{
-			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v), NoPerf: !wf.perf,
-			Profiles: demoProfiles(withTrace), PerfMaxScript: demoPerfMax,
-		})
-		stop()
-		if after := workloads.ReadLoad(); err == nil && before.OK && after.OK {
-			ml.Runs = append(ml.Runs, workloads.RunBetween(v, before, after, r.Load.RPSOK))
+		cfg.Variant, cfg.Out = v, filepath.Join(dir, v)
+		if res[i], err = demoRun(ctx, e, cfg, &ml); err != nil {
+			return res, cond, err
 		}
-		if err == nil {
-			err = capturedSomething(r)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, ml, err // the interruption's own words
-			}
-			return res, ml, fmt.Errorf("demo: the %s run failed: %w", v, err)
-		}
-		warnLoad(e.stderr, fmt.Sprintf("%d cores", cores), r)
-		fmt.Fprintf(e.stderr, "profdiff demo: %s: %.0f requests/s, run in %.1f s\n", v, r.Load.RPSOK, time.Since(before.Wall).Seconds())
-		res[i] = r
 	}
+	cond = workloads.Judge(ml)
+	pairs := [][2]float64{{res[0].Load.RPSOK, res[1].Load.RPSOK}}
+	if cond.Busy && ml.Runs != nil {
+		// Repeats need throughput only: no perf, one cheap profile, and
+		// their folders go once read.
+		rep := cfg
+		rep.NoPerf, rep.Profiles, rep.PerfMaxScript = true, []string{"goroutine"}, 0
+		for last := time.Since(start); workloads.MorePairs(len(pairs), maxPairs, time.Since(start), last); {
+			t0 := time.Now()
+			say(e.stderr, "demo: the machine is busy: interleaved pair %d of at most %d, to see whether the change holds", len(pairs)+1, maxPairs)
+			var p [2]float64
+			for i, v := range demoVariants {
+				rep.Variant, rep.Out = v, filepath.Join(dir, fmt.Sprintf(".pair-%d-%s", len(pairs)+1, v))
+				r, err := demoRun(ctx, e, rep, nil)
+				os.RemoveAll(rep.Out)
+				if err != nil {
+					return res, cond, err
+				}
+				p[i] = r.Load.RPSOK
+			}
+			pairs = append(pairs, p)
+			last = time.Since(t0)
+		}
+		cond.Stable, cond.Pairs = workloads.PairsAgree(pairs)
+	}
+	ml.Pairs = pairs
 	if err := writeConditions(filepath.Join(dir, "conditions.json"), ml); err != nil {
 		say(e.stderr, "warning: %v", err)
 	}
-	return res, ml, nil
+	return res, cond, nil
+}
+
+// demoRun is one demo run, with a progress line, measuring the machine's
+// load around it into ml (when not nil).
+func demoRun(ctx context.Context, e env, cfg workloads.RunConfig, ml *workloads.MachineLoad) (*workloads.Result, error) {
+	before := workloads.ReadLoad()
+	stop := demoProgress(e.stderr, cfg.Variant, cfg.Warmup+time.Duration(cfg.Seconds)*time.Second)
+	r, err := workloads.Run(ctx, cfg)
+	stop()
+	if after := workloads.ReadLoad(); err == nil && ml != nil && before.OK && after.OK {
+		ml.Runs = append(ml.Runs, workloads.RunBetween(cfg.Variant, before, after, r.Load.RPSOK))
+	}
+	if err == nil {
+		err = capturedSomething(r)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // the interruption's own words
+		}
+		return nil, fmt.Errorf("demo: the %s run failed: %w", cfg.Variant, err)
+	}
+	warnLoad(e.stderr, fmt.Sprintf("%d cores", cfg.Cores), r)
+	fmt.Fprintf(e.stderr, "profdiff demo: %s: %.0f requests/s, run in %.1f s\n", cfg.Variant, r.Load.RPSOK, time.Since(before.Wall).Seconds())
+	return r, nil
 }
 
 // capturedSomething checks that a run's capture folder holds a profile
