@@ -75,6 +75,12 @@ type RunConfig struct {
 	// capture.Options.PerfPID), which a run otherwise takes where perf can
 	// record.
 	NoPerf bool
+	// Profiles selects the kinds captured (capture.Options.Profiles; nil:
+	// all of capture.Kinds).
+	Profiles []string
+	// PerfMaxScript bounds the perf script text stored
+	// (capture.Options.PerfMaxScript; 0: its default).
+	PerfMaxScript int64
 
 	// Table is what the child is started from (nil: child.Builtin()); the
 	// program must pass the same table to child.MaybeRun.
@@ -294,7 +300,8 @@ func (r *run) measure(ctx context.Context) (*capture.Manifest, *loadgen.Report, 
 			logf(r.cfg.Log, "workload stats unavailable from %s: %v", r.proc.URL+r.cfg.StatsPath, err)
 		}
 	}
-	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log, Perf: r.perf})
+	man, cerr := capture.Capture(mctx, r.proc.DebugURL, capture.Options{Seconds: r.cfg.Seconds, Out: r.cfg.Out, Log: r.cfg.Log, Perf: r.perf,
+		Profiles: r.cfg.Profiles, PerfMaxScript: r.cfg.PerfMaxScript})
 	ld := <-loadCh
 	received = true
 	grace := time.Duration(0)

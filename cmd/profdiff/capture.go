@@ -23,7 +23,7 @@ exposes, concurrently: CPU (/debug/pprof/profile), wall-clock
 (/debug/fgprof, skipped with a note when the server has none), mutex and
 block as deltas over the window, a goroutine snapshot mid-window, and an
 execution trace. Writes cpu.pb.gz, wall.pb.gz, mutex.pb.gz, block.pb.gz,
-goroutine.pb.gz, trace.out and manifest.json to DIR (which must not exist,
+goroutine.pb.gz, trace.out.gz and manifest.json to DIR (which must not exist,
 be empty, or hold a capture that did not complete, which is replaced). A
 profile that cannot be captured is reported and recorded in the manifest;
 the command fails when none was captured (each cause said once), or when
@@ -57,7 +57,7 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 	fs.StringSliceVar(&f.opts.Profiles, "profiles", nil, "kinds to capture, comma-separated (default all: "+strings.Join(capture.Kinds, ",")+")")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
 	fs.StringVar(&f.maxSize, "max-size", "1GiB", "largest profile accepted")
-	fs.IntVar(&f.opts.PerfPID, "perf-pid", 0, "also record this local process with perf during the window (perf.txt, kind perf), where perf can record")
+	fs.IntVar(&f.opts.PerfPID, "perf-pid", 0, "also record this local process with perf during the window (perf.txt.gz, kind perf), where perf can record")
 	f.out.register(fs, captureFormat...)
 	return func(ctx context.Context, e env, pos []string) error {
 		o, err := f.out.resolve("capture", e.stdout)

@@ -138,7 +138,7 @@ func TestCaptureCommandAndDiffOfFolders(t *testing.T) {
 	if !strings.Contains(out, "cpu, mutex, block, goroutine, trace (5 of 5 profiles)") {
 		t.Errorf("stdout: %s", out)
 	}
-	for _, f := range []string{"manifest.json", "cpu.pb.gz", "mutex.pb.gz", "block.pb.gz", "goroutine.pb.gz", "trace.out"} {
+	for _, f := range []string{"manifest.json", "cpu.pb.gz", "mutex.pb.gz", "block.pb.gz", "goroutine.pb.gz", "trace.out.gz"} {
 		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
 			t.Error(err)
 		}

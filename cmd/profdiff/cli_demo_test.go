@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads"
@@ -47,7 +51,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 		t.Skip("runs the JSON server twice")
 	}
 	dir := t.TempDir()
-	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--out", dir)
+	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--pairs", "1", "--out", dir)
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
@@ -78,16 +82,22 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	if n := strings.Count(out, "lock-contention grew") + strings.Count(out, "Lock contention: "); n > 1 {
 		t.Errorf("the lock-contention growth is said %d times:\n%s", n, out)
 	}
+	// The commands start the way this process was started: here the test
+	// binary by its path, which runs tests, not commands, so the rest of
+	// each line goes through run().
+	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
+	prog := invokedAs(exe, os.Args[0], cwd)
 	var cmds [][]string
 	for _, line := range strings.Split(out, "\n") {
-		if !strings.HasPrefix(line, "  profdiff ") {
+		if !strings.HasPrefix(line, "  "+prog+" ") {
 			continue
 		}
-		words, err := shellWords(strings.TrimSpace(line))
+		words, err := shellWords(strings.TrimPrefix(line, "  "+prog+" "))
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		cmds = append(cmds, words[1:])
+		cmds = append(cmds, words)
 	}
 	var kinds, peeks int
 	for _, args := range cmds {
@@ -113,7 +123,7 @@ func TestDemoFollowUpsRun(t *testing.T) {
 	if kinds == 0 || peeks != 1 {
 		t.Errorf("want a --kind and one --peek follow-up, got %q in:\n%s", cmds, out)
 	}
-	if !strings.Contains(out, "profdiff diff --kind mutex "+dir+"/baseline "+dir+"/global-lock\n") {
+	if !strings.Contains(out, prog+" diff --kind mutex "+dir+"/baseline "+dir+"/global-lock\n") {
 		t.Errorf("no mutex follow-up on %s:\n%s", dir, out)
 	}
 }
@@ -194,5 +204,93 @@ func TestDemoCharts(t *testing.T) {
 	}
 	if q := p99.Series[0].Points; len(q) != 2 || q[0].Y != 3.5 || q[1].Y != 9.25 {
 		t.Errorf("p99 bars %+v", q)
+	}
+}
+
+// The follow-up commands start as the demo was started: `go run` (whose
+// binary's real location a tiny program built with go run reports), a
+// profdiff the shell found in the PATH, or a binary by its path.
+func TestInvokedAs(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain to ask where go run puts its binary")
+	}
+	mod := t.TempDir()
+	main := "package main\n\nimport (\"fmt\"; \"os\")\n\nfunc main() { e, _ := os.Executable(); fmt.Print(e, \"\\n\", os.Args[0]) }\n"
+	writeDemoFile(t, filepath.Join(mod, "go.mod"), "module example.com/probe\n\ngo 1.22\n")
+	writeDemoFile(t, filepath.Join(mod, "cmd", "profdiff", "main.go"), main)
+	cmd := exec.Command(goBin, "run", "./cmd/profdiff")
+	cmd.Dir = mod
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	goRunExe, goRunArg0, _ := strings.Cut(string(b), "\n")
+	root, _ := filepath.Abs("../..") // this module's root (the test runs in cmd/profdiff)
+	for _, c := range []struct{ cwd, want string }{
+		{root, "go run ./cmd/profdiff"},
+		{filepath.Join(root, "cmd", "profdiff"), "go run ."},
+		{filepath.Join(root, "workloads", "child"), "go run ../../cmd/profdiff"},
+		{t.TempDir(), "go run github.com/profdiff/profdiff/cmd/profdiff@latest"},
+	} {
+		if got := invokedAs(goRunExe, goRunArg0, c.cwd); got != c.want {
+			t.Errorf("go run binary %s from %s: %q, want %q", goRunExe, c.cwd, got, c.want)
+		}
+	}
+	bin := "/opt/tools/bin/profdiff"
+	for _, c := range []struct{ args0, cwd, want string }{
+		{"profdiff", root, "profdiff"},                 // found in the PATH
+		{"./profdiff", "/opt/tools/bin", "./profdiff"}, // as typed
+		{bin, "/opt/tools/bin", "./profdiff"},          // shorter relative
+		{bin, root, bin},
+		{"/opt/my tools/profdiff", root, "'/opt/my tools/profdiff'"},
+	} {
+		if got := invokedAs(bin, c.args0, c.cwd); got != c.want {
+			t.Errorf("args0 %s in %s: %q, want %q", c.args0, c.cwd, got, c.want)
+		}
+	}
+}
+
+// writeDemoFile writes text to path, making its folder.
+func writeDemoFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The demo's verdict says when the machine was too busy, what the extra
+// pairs showed, and when throughput rose against a waiting bucket's
+// growth; a quiet run whose throughput fell gets none of it.
+func TestDemoCautions(t *testing.T) {
+	grew := &diff.Result{Verdict: &diff.Verdict{Grew: true, Principal: &diff.VerdictChange{Bucket: diff.LockContention}}}
+	runs := func(base, nw float64) [2]*workloads.Result {
+		return [2]*workloads.Result{{Load: &loadgen.Report{RPSOK: base}}, {Load: &loadgen.Report{RPSOK: nw}}}
+	}
+	busy := workloads.Conditions{Busy: true, Sentence: "The machine was too busy.", Pairs: "5 interleaved pairs disagree."}
+	got := demoCautions(grew, runs(6596, 7261), busy)
+	want := []string{"The machine was too busy.", "5 interleaved pairs disagree.",
+		"Throughput rose (6596 → 7261 requests/s) although lock-contention grew: the throughput change goes against the verdict."}
+	if !slices.Equal(got, want) {
+		t.Errorf("busy, throughput up: %q", got)
+	}
+	if got := demoCautions(grew, runs(17418, 12966), workloads.Conditions{}); len(got) != 0 {
+		t.Errorf("quiet, throughput down: %q", got)
+	}
+	if got := demoCautions(&diff.Result{}, runs(100, 200), workloads.Conditions{}); len(got) != 0 {
+		t.Errorf("no verdict: %q", got)
+	}
+}
+
+// --pairs takes 1 to 5.
+func TestDemoPairsFlag(t *testing.T) {
+	for _, v := range []string{"0", "6"} {
+		_, stderr, code := profdiff(t, "", "demo", "--pairs", v)
+		if code != 2 || !strings.Contains(stderr, "profdiff: --pairs must be 1 to 5, not "+v) {
+			t.Errorf("--pairs %s: exit %d, %s", v, code, stderr)
+		}
 	}
 }

@@ -497,6 +497,7 @@ func runDocCommandIn(t *testing.T, dir, file string, c docCommand, subst map[str
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Args[0] = "profdiff" // as a shell starts it from the PATH: what the demo's follow-ups print
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), docsExecEnv+"=1", "GITHUB_STEP_SUMMARY=")
 	var stdout, stderr bytes.Buffer

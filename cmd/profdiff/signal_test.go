@@ -189,7 +189,7 @@ func TestSignalDuringCapture(t *testing.T) {
 				t.Errorf("exit %d; want %d", code, c.status)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-			want := "profdiff: interrupted by " + c.name + ": capture folder cap is incomplete (cpu.pb.gz, goroutine.pb.gz, trace.out missing)"
+			want := "profdiff: interrupted by " + c.name + ": capture folder cap is incomplete (cpu.pb.gz, goroutine.pb.gz, trace.out.gz missing)"
 			if lines[len(lines)-1] != want || strings.Count(stderr.String(), "interrupted") != 1 || strings.Contains(stderr.String(), "error") {
 				t.Errorf("stderr:\n%s\nwant it to end with the one line\n%s", stderr.String(), want)
 			}

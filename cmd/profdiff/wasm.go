@@ -86,7 +86,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		dir, err := sw.wf.outDir("wasm")
+		dir, err := sw.wf.outDir("wasm", e.stderr)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/child"
@@ -41,7 +42,7 @@ func (w *workloadFlags) register(fs *flag.FlagSet, window time.Duration) {
 	durationVar(fs, &w.warmup, "warmup", time.Second, "load before each measured window, discarded")
 	fs.IntVarP(&w.connections, "connections", "c", 0, "load generator connections (default min(256, 64×CPUs))")
 	fs.StringVarP(&w.out, "out", "o", "", "folder for the capture folders (default: a new folder under profdiff-out/)")
-	fs.BoolVar(&w.perf, "perf", true, "also record the server with perf during each window, where perf can record (perf.txt; --perf=false leaves it out)")
+	fs.BoolVar(&w.perf, "perf", true, "also record the server with perf during each window, where perf can record (perf.txt.gz; --perf=false leaves it out)")
 }
 
 // validate checks the flags; cmd names the command in messages.
@@ -59,14 +60,25 @@ func (w *workloadFlags) validate(cmd string) error {
 }
 
 // outDir returns the folder the runs write into: --out, or a fresh
-// profdiff-out/<time>-<what> folder, so no run overwrites another.
-func (w *workloadFlags) outDir(what string) (string, error) {
+// profdiff-out/<time>-<what> folder, so no run overwrites another. A
+// fresh folder's older siblings for the same what beyond the newest
+// keepRuns are removed, which stderr is told.
+func (w *workloadFlags) outDir(what string, stderr io.Writer) (string, error) {
 	dir := w.out
 	if dir == "" {
-		dir = filepath.Join("profdiff-out", time.Now().Format("20060102-150405")+"-"+what)
+		dir = filepath.Join(outRoot, time.Now().Format("20060102-150405")+"-"+what)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("--out: %v", err)
+	}
+	if w.out == "" {
+		removed, err := pruneRuns(outRoot, what, keepRuns)
+		if err != nil {
+			say(stderr, "warning: removing old run folders: %v", err)
+		}
+		if len(removed) > 0 {
+			say(stderr, "removed %s under %s/ (the newest %d %s runs are kept): %s", plural(len(removed), "older folder"), outRoot, keepRuns, what, strings.Join(removed, ", "))
+		}
 	}
 	return dir, nil
 }
@@ -142,7 +154,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if project < 0 || project > 4096 {
 			return usagef("--project: %d is not a core count (want 1 to 4096, or 0 for no projection)", project)
 		}
-		dir, err := wf.outDir("json-" + variant)
+		dir, err := wf.outDir("json-"+variant, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -411,8 +423,12 @@ var demoVariants = [2]string{"baseline", "global-lock"}
 func demoCommand(fs *flag.FlagSet) runFunc {
 	var wf workloadFlags
 	var cores int
+	var trace bool
+	var pairs int
 	var out outputFlags
 	fs.IntVar(&cores, "cores", runtime.NumCPU(), "GOMAXPROCS of the server")
+	fs.IntVar(&pairs, "pairs", workloads.MaxPairs, "on a busy machine, run up to this many interleaved pairs in all (at most 5, within 2 minutes; 1: no repeats)")
+	fs.BoolVar(&trace, "trace", false, "also capture each run's execution trace (trace.out.gz, 3 MB or more a run; the demo's diff does not read it)")
 	out.register(fs, render.Formats...)
 	wf.register(fs, 3*time.Second)
 	return func(ctx context.Context, e env, pos []string) error {
@@ -429,40 +445,117 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 		if cores < 1 {
 			return usagef("--cores must be at least 1")
 		}
-		dir, err := wf.outDir("demo")
+		if pairs < 1 || pairs > workloads.MaxPairs {
+			return usagef("--pairs must be 1 to %d, not %d", workloads.MaxPairs, pairs)
+		}
+		dir, err := wf.outDir("demo", e.stderr)
 		if err != nil {
 			return err
 		}
-		res, err := runDemoPair(ctx, e, wf, cores, dir)
+		res, cond, err := runDemoPair(ctx, e, wf, cores, pairs, trace, dir)
 		if err != nil {
 			return err
 		}
-		return diffDemo(ctx, e, res, o)
+		if err := diffDemo(ctx, e, res, cond, o); err != nil {
+			return err
+		}
+		if n, err := folderSize(dir); err == nil {
+			say(e.stderr, "demo: the captures take %s in %s", megabytes(n), dir)
+		}
+		return nil
 	}
 }
 
-// runDemoPair runs the JSON server's two demo variants into dir/VARIANT.
-func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores int, dir string) ([2]*workloads.Result, error) {
-	var res [2]*workloads.Result
+// demoPerfMax bounds each demo run's perf script text: 32 MiB, about
+// 2.5 MB gzipped, a little more than a 3 s window on a busy 2-core
+// machine writes (21-24 MiB). With the trace left out, the demo's folder
+// stays under 10 MB.
+const demoPerfMax = 32 << 20
+
+// demoProfiles are the kinds the demo captures: every kind but the
+// execution trace, unless withTrace.
+func demoProfiles(withTrace bool) []string {
+	if withTrace {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(capture.Kinds), func(k string) bool { return k == "trace" })
+}
+
+// megabytes is n bytes in MB (10⁶ bytes), one decimal.
+func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB" }
+
+// runDemoPair runs the JSON server's two demo variants into dir/VARIANT,
+// measuring the machine's load before and after each run (kept in
+// dir/conditions.json). When the machine was too busy (workloads.Judge),
+// it runs further interleaved pairs, within workloads.MorePairs, whose
+// throughput alone is kept, and cond says what they showed.
+func runDemoPair(ctx context.Context, e env, wf workloadFlags, cores, maxPairs int, withTrace bool, dir string) (res [2]*workloads.Result, cond workloads.Conditions, err error) {
+	start := time.Now()
+	ml := workloads.MachineLoad{CPUs: runtime.NumCPU(), LoadBefore: workloads.ReadLoad().Load1}
+	cfg := workloads.RunConfig{Workload: "json", Cores: cores, Connections: wf.connections,
+		Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), NoPerf: !wf.perf,
+		Profiles: demoProfiles(withTrace), PerfMaxScript: demoPerfMax}
 	for i, v := range demoVariants {
 		fmt.Fprintf(e.stderr, "profdiff demo: running the JSON server (%s) at %d cores for %v + %v under load...\n", v, cores, wf.warmup, wf.duration)
-		r, err := workloads.Run(ctx, workloads.RunConfig{
-			Workload: "json", Variant: v, Cores: cores, Connections: wf.connections,
-			Warmup: wf.warmup, Seconds: wholeSeconds(wf.duration), Out: filepath.Join(dir, v), NoPerf: !wf.perf,
-		})
-		if err == nil {
-			err = capturedSomething(r)
+		cfg.Variant, cfg.Out = v, filepath.Join(dir, v)
+		if res[i], err = demoRun(ctx, e, cfg, &ml); err != nil {
+			return res, cond, err
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, err // the interruption's own words
-			}
-			return res, fmt.Errorf("demo: the %s run failed: %w", v, err)
-		}
-		warnLoad(e.stderr, fmt.Sprintf("%d cores", cores), r)
-		res[i] = r
 	}
-	return res, nil
+	cond = workloads.Judge(ml)
+	pairs := [][2]float64{{res[0].Load.RPSOK, res[1].Load.RPSOK}}
+	if cond.Busy && ml.Runs != nil {
+		// Repeats need throughput only: no perf, one cheap profile, and
+		// their folders go once read.
+		rep := cfg
+		rep.NoPerf, rep.Profiles, rep.PerfMaxScript = true, []string{"goroutine"}, 0
+		for last := time.Since(start); workloads.MorePairs(len(pairs), maxPairs, time.Since(start), last); {
+			t0 := time.Now()
+			say(e.stderr, "demo: the machine is busy: interleaved pair %d of at most %d, to see whether the change holds", len(pairs)+1, maxPairs)
+			var p [2]float64
+			for i, v := range demoVariants {
+				rep.Variant, rep.Out = v, filepath.Join(dir, fmt.Sprintf(".pair-%d-%s", len(pairs)+1, v))
+				r, err := demoRun(ctx, e, rep, nil)
+				os.RemoveAll(rep.Out)
+				if err != nil {
+					return res, cond, err
+				}
+				p[i] = r.Load.RPSOK
+			}
+			pairs = append(pairs, p)
+			last = time.Since(t0)
+		}
+		cond.Stable, cond.Pairs = workloads.PairsAgree(pairs)
+	}
+	ml.Pairs = pairs
+	if err := writeConditions(filepath.Join(dir, "conditions.json"), ml); err != nil {
+		say(e.stderr, "warning: %v", err)
+	}
+	return res, cond, nil
+}
+
+// demoRun is one demo run, with a progress line, measuring the machine's
+// load around it into ml (when not nil).
+func demoRun(ctx context.Context, e env, cfg workloads.RunConfig, ml *workloads.MachineLoad) (*workloads.Result, error) {
+	before := workloads.ReadLoad()
+	stop := demoProgress(e.stderr, cfg.Variant, cfg.Warmup+time.Duration(cfg.Seconds)*time.Second)
+	r, err := workloads.Run(ctx, cfg)
+	stop()
+	if after := workloads.ReadLoad(); err == nil && ml != nil && before.OK && after.OK {
+		ml.Runs = append(ml.Runs, workloads.RunBetween(cfg.Variant, before, after, r.Load.RPSOK))
+	}
+	if err == nil {
+		err = capturedSomething(r)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // the interruption's own words
+		}
+		return nil, fmt.Errorf("demo: the %s run failed: %w", cfg.Variant, err)
+	}
+	warnLoad(e.stderr, fmt.Sprintf("%d cores", cfg.Cores), r)
+	fmt.Fprintf(e.stderr, "profdiff demo: %s: %.0f requests/s, run in %.1f s\n", cfg.Variant, r.Load.RPSOK, time.Since(before.Wall).Seconds())
+	return r, nil
 }
 
 // capturedSomething checks that a run's capture folder holds a profile
@@ -488,7 +581,7 @@ func capturedSomething(r *workloads.Result) error {
 // diffDemo diffs the two runs' capture folders (wall-clock when both have
 // it, else CPU) as 'profdiff diff --by caller --top 12' does, between an
 // introduction and the follow-up commands for table and Markdown output.
-func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) error {
+func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, cond workloads.Conditions, o output) error {
 	base, nw := res[0].Config.Out, res[1].Config.Out
 	sides := []source.Side{{Args: []string{base}}, {Args: []string{nw}}}
 	opts := diff.Options{Top: 12, By: diff.ByCaller}
@@ -503,6 +596,20 @@ func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, o output) er
 	result := a.Diff()
 	warn(e.stderr, result.Warnings...)
 	rep := present.Diff(result)
+	caution := demoCautions(result, res, cond)
+	if len(caution) > 0 {
+		// In the verdict, which every format with one shows (the json
+		// summary too); on stderr for the formats without one.
+		if rep.Verdict == nil {
+			rep.Verdict = &report.Verdict{}
+		}
+		for _, c := range caution {
+			rep.Verdict.Lines = append(rep.Verdict.Lines, report.Cat(c))
+		}
+		if o.format != render.Table && o.format != render.Markdown && o.format != render.HTML && o.format != render.JSON {
+			warn(e.stderr, caution...)
+		}
+	}
 	if o.format == render.Table || o.format == render.Markdown || o.format == render.HTML {
 		head := append([]report.Block{demoIntro(res)}, demoCharts(res)...) // the charts: html only
 		rep.Blocks = append(append(head, rep.Blocks...), demoOutro(result, res))

@@ -9,8 +9,8 @@
 //	mutex      /debug/pprof/mutex?seconds=N     → mutex.pb.gz  (a delta over the window)
 //	block      /debug/pprof/block?seconds=N     → block.pb.gz  (a delta over the window)
 //	goroutine  /debug/pprof/goroutine           → goroutine.pb.gz (taken mid-window)
-//	trace      /debug/pprof/trace?seconds=N     → trace.out
-//	perf       perf record -g -e cpu-clock -p PID → perf.txt (perf script text;
+//	trace      /debug/pprof/trace?seconds=N     → trace.out.gz (gzipped)
+//	perf       perf record -g -e cpu-clock -p PID → perf.txt.gz (perf script text, gzipped;
 //	           Options.PerfPID, where perf can record)
 //
 // plus the server's /debug/vars, if it publishes go_version, gomaxprocs and
@@ -123,7 +123,7 @@ var endpoints = map[string]endpoint{
 	"mutex":     {"mutex", "/debug/pprof/mutex", true, "mutex.pb.gz", true, false},
 	"block":     {"block", "/debug/pprof/block", true, "block.pb.gz", true, false},
 	"goroutine": {"goroutine", "/debug/pprof/goroutine", false, "goroutine.pb.gz", true, false},
-	"trace":     {"trace", "/debug/pprof/trace", true, "trace.out", false, false},
+	"trace":     {"trace", "/debug/pprof/trace", true, "trace.out.gz", false, false},
 }
 
 // BaseURL reduces a debug URL to the server's root: the user may give

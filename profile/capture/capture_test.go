@@ -106,9 +106,10 @@ func TestCaptureChild(t *testing.T) {
 			continue
 		}
 		if f.Kind == "trace" {
-			b, _ := os.ReadFile(path)
-			if !isTrace(b) {
-				t.Errorf("%s: no trace header", path)
+			raw, _ := os.ReadFile(path)
+			b, err := profile.Decompress(raw, 1<<30)
+			if !isGzip(raw) || err != nil || !isTrace(b) {
+				t.Errorf("%s: not a gzipped trace with its header (%v)", path, err)
 			}
 			continue
 		}
@@ -131,7 +132,7 @@ func TestCaptureChild(t *testing.T) {
 	if len(back.Files) != len(m.Files) || back.GOMAXPROCS != 2 || !back.Start.Equal(m.Start) {
 		t.Errorf("manifest read back differs: %+v", back)
 	}
-	for _, want := range []string{"capture: 1 s from", "cpu.pb.gz", "trace.out"} {
+	for _, want := range []string{"capture: 1 s from", "cpu.pb.gz", "trace.out.gz"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
@@ -251,7 +252,7 @@ func TestCaptureInterrupted(t *testing.T) {
 	if !errors.As(err, &ie) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want an *InterruptedError wrapping context.Canceled", err)
 	}
-	want := "interrupted: capture folder " + dir + " is incomplete (cpu.pb.gz, trace.out missing)"
+	want := "interrupted: capture folder " + dir + " is incomplete (cpu.pb.gz, trace.out.gz missing)"
 	if err.Error() != want {
 		t.Errorf("err = %q\nwant  %q", err, want)
 	}

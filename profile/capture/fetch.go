@@ -126,6 +126,10 @@ func store(dir string, r result, maxSize int64) (*File, string, error) {
 		}
 	} else if err := checkTrace(r.part); err != nil {
 		return nil, note, err
+	} else if err := gzipFile(r.part); err != nil {
+		// An execution trace compresses to about half; stored gzipped,
+		// as its name (trace.out.gz) says, which every reader unwraps.
+		return nil, note, err
 	}
 	n, err := publish(r.part, dst)
 	if err != nil {
@@ -230,6 +234,38 @@ func isTrace(b []byte) bool {
 		return false
 	}
 	return bytes.Contains(b[:16], []byte(" trace"))
+}
+
+// gzipFile compresses the file at path in place, streaming (the memory
+// it takes does not grow with the file): the gzip stream goes to a
+// temporary file beside it, which then replaces it.
+func gzipFile(path string) (err error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".gz.*"+partSuffix)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(out.Name())
+		}
+	}()
+	zw := gzip.NewWriter(out)
+	_, err = io.Copy(zw, in)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(out.Name(), path)
 }
 
 func gzipBytes(b []byte) []byte {

@@ -30,7 +30,7 @@ func FuzzManifest(f *testing.F) {
 	start := time.Date(2026, 12, 1, 21, 0, 0, 0, time.UTC)
 	seed(&Manifest{Format: ManifestFormat, URL: "http://127.0.0.1:6060/debug/pprof/", Seconds: 5, Start: start, End: start.Add(6 * time.Second),
 		GoVersion: "go1.26.0", GOMAXPROCS: 4, CPUs: 4, Files: []File{{Kind: "cpu", Path: "cpu.pb.gz", Bytes: 100, Samples: 3},
-			{Kind: "wall", Path: "wall.pb.gz", Bytes: 80}, {Kind: "trace", Path: "trace.out", Bytes: 4000}},
+			{Kind: "wall", Path: "wall.pb.gz", Bytes: 80}, {Kind: "trace", Path: "trace.out.gz", Bytes: 4000}},
 		Params: map[string]any{"variant": "global-lock", "cores": 4}, Load: json.RawMessage(`{"rps_ok": 1234.5}`),
 		Notes: []string{"no fgprof endpoint"}, LatencyMS: &Latency{P50: 1, P99: 9}})
 	seed(&Manifest{Format: ManifestFormat, Interrupted: true, Errors: []string{"cpu: context canceled"}, Files: []File{}})

@@ -22,8 +22,10 @@ import (
 // the process recorded during the window (Options.PerfPID).
 const PerfKind = "perf"
 
-// PerfFile is the perf recording's file name in a capture folder.
-const PerfFile = "perf.txt"
+// PerfFile is the perf recording's file name in a capture folder: perf
+// script text, gzipped (a busy server's text is tens of MiB a second
+// before, about a fifteenth of that after).
+const PerfFile = "perf.txt.gz"
 
 // DefaultPerfMaxScript bounds the perf script text stored (Options.
 // PerfMaxScript's default): a busy server recorded with stacks at perf's
@@ -406,6 +408,9 @@ func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, 
 	}
 	if f.Samples = len(l.Profile.Sample); f.Samples == 0 {
 		note = strings.TrimPrefix(note+"; ", "; ") + "perf: the recording holds no samples (the process did not run in the window?)"
+	}
+	if err := gzipFile(part); err != nil {
+		return nil, note, err
 	}
 	n, err := publish(part, filepath.Join(dir, PerfFile))
 	if err != nil {
