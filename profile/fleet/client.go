@@ -90,15 +90,7 @@ func Fetch(ctx context.Context, s *Source, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
-	switch s.Backend {
-	case Pyroscope:
-		data, err = c.pyroscopeProfile(ctx, s)
-	case Parca:
-		data, err = c.parcaProfile(ctx, s)
-	default:
-		err = fmt.Errorf("unknown backend %q", s.Backend)
-	}
+	data, err := ask(ctx, s, c.pyroscopeProfile, c.parcaProfile)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +106,18 @@ func Fetch(ctx context.Context, s *Source, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s", ErrEmpty, hint)
 	}
 	return data, nil
+}
+
+// ask calls the function of the source's backend: pyroscope or parca.
+func ask[T any](ctx context.Context, s *Source, pyroscope, parca func(context.Context, *Source) (T, error)) (T, error) {
+	switch s.Backend {
+	case Pyroscope:
+		return pyroscope(ctx, s)
+	case Parca:
+		return parca(ctx, s)
+	}
+	var zero T
+	return zero, fmt.Errorf("unknown backend %q", s.Backend)
 }
 
 // parcaDeltaMissing reports a Parca query of a CPU type (period type cpu)
