@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/profdiff/profdiff/profile/synth"
 )
@@ -13,6 +14,8 @@ type extra struct {
 	stacks   int     // unique stacks per profile
 	profiles int     // profiles per side (gate), 1 for top
 	gzMB     float64 // gzipped input, MB (10^6 bytes), all files
+	cmd      command // the profdiff command measured
+	shown    string  // the command as its table names it
 	pd       *result
 	floor    *floorSet
 }
@@ -20,28 +23,38 @@ type extra struct {
 // runExtras measures and prints the top and gate tables that the options
 // ask for.
 func runExtras(o options, rep *report, stdout, stderr io.Writer) error {
-	if o.topStacks > 0 {
-		e, err := measureTop(o, stderr)
+	for _, m := range []struct {
+		on      bool
+		measure func(options, io.Writer) (*extra, error)
+		into    **extra
+	}{
+		{o.topStacks > 0, measureTop, &rep.top},
+		{o.gateProfiles > 0, measureGate, &rep.gate},
+	} {
+		if !m.on {
+			continue
+		}
+		e, err := m.measure(o, stderr)
 		if err != nil {
 			return err
 		}
-		rep.top = e
+		*m.into = e
 		fmt.Fprintln(stdout)
-		fmt.Fprintf(stdout, "## `profdiff top` on one profile of %d stacks (%.1f MB gzipped, %.1f MB decompressed), best of %d\n\n", e.stacks, e.gzMB, float64(e.floor.raw)/1e6, o.runs)
-		printExtra(stdout, "`profdiff top PROFILE`", e)
-	}
-	if o.gateProfiles > 0 {
-		e, err := measureGate(o, stderr)
-		if err != nil {
-			return err
-		}
-		rep.gate = e
-		fmt.Fprintln(stdout)
-		fmt.Fprintf(stdout, "## `profdiff gate`: %d vs %d profiles of about %d stacks (%.2f MB gzipped each, %.1f MB in all, %.1f MB decompressed), best of %d\n\n",
-			e.profiles, e.profiles, e.stacks, e.gzMB/float64(2*e.profiles), e.gzMB, float64(e.floor.raw)/1e6, o.runs)
-		printExtra(stdout, "`profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'`", e)
+		fmt.Fprintf(stdout, "## %s, best of %d\n\n", e.heading(), o.runs)
+		printExtra(stdout, e.shown, e)
 	}
 	return nil
+}
+
+// heading says what e measured and on what: the stacks, the sizes and,
+// for the gate, the profiles.
+func (e *extra) heading() string {
+	raw := float64(e.floor.raw) / 1e6
+	if e.cmd.args[0] == "top" {
+		return fmt.Sprintf("`profdiff top` on one profile of %d stacks (%.1f MB gzipped, %.1f MB decompressed)", e.stacks, e.gzMB, raw)
+	}
+	return fmt.Sprintf("`profdiff gate`: %d vs %d profiles of about %d stacks (%.2f MB gzipped each, %.1f MB in all, %.1f MB decompressed)",
+		e.profiles, e.profiles, e.stacks, e.gzMB/float64(2*e.profiles), e.gzMB, raw)
 }
 
 // measureTop times `profdiff top` on the base profile of o.topStacks
@@ -53,12 +66,9 @@ func measureTop(o options, stderr io.Writer) (*extra, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &extra{stacks: cfg.Stacks, profiles: 1, gzMB: fileMB(file)}
-	c := command{name: o.profdiff, args: []string{"top", file}}
-	if e.pd, e.floor, err = measureWithFloor(o, &c, []string{file}, stderr); err != nil {
-		return nil, fmt.Errorf("profdiff top and the floor: %v", err)
-	}
-	return e, nil
+	e := &extra{stacks: cfg.Stacks, profiles: 1, gzMB: fileMB(file), shown: "`profdiff top PROFILE`",
+		cmd: command{name: o.profdiff, args: []string{"top", file}}}
+	return e, e.measure(o, []string{file}, stderr)
 }
 
 // measureGate times `profdiff gate` over o.gateProfiles profiles per side
@@ -71,12 +81,18 @@ func measureGate(o options, stderr io.Writer) (*extra, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &extra{stacks: cfg.Stacks, profiles: o.gateProfiles, gzMB: float64(g.totalBytes) / 1e6}
-	c := command{name: o.profdiff, args: []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, ok: []int{1}}
-	if e.pd, e.floor, err = measureWithFloor(o, &c, append(append([]string{}, g.base...), g.nw...), stderr); err != nil {
-		return nil, fmt.Errorf("profdiff gate and the floor: %v", err)
+	e := &extra{stacks: cfg.Stacks, profiles: o.gateProfiles, gzMB: float64(g.totalBytes) / 1e6, shown: "`profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'`",
+		cmd: command{name: o.profdiff, args: []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, ok: []int{1}}}
+	return e, e.measure(o, slices.Concat(g.base, g.nw), stderr)
+}
+
+// measure times e's command and the floor of its input files.
+func (e *extra) measure(o options, files []string, stderr io.Writer) error {
+	var err error
+	if e.pd, e.floor, err = measureWithFloor(o, &e.cmd, files, stderr); err != nil {
+		return fmt.Errorf("profdiff %s and the floor: %v", e.cmd.args[0], err)
 	}
-	return e, nil
+	return nil
 }
 
 // printExtra prints a command's row, its floor's rows and the ratios.
