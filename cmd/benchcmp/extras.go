@@ -24,17 +24,17 @@ type extra struct {
 // ask for.
 func runExtras(o options, rep *report, stdout, stderr io.Writer) error {
 	for _, m := range []struct {
-		on      bool
-		measure func(options, io.Writer) (*extra, error)
-		into    **extra
+		on   bool
+		cmd  string
+		into **extra
 	}{
-		{o.topStacks > 0, measureTop, &rep.top},
-		{o.gateProfiles > 0, measureGate, &rep.gate},
+		{o.topStacks > 0, "top", &rep.top},
+		{o.gateProfiles > 0, "gate", &rep.gate},
 	} {
 		if !m.on {
 			continue
 		}
-		e, err := m.measure(o, stderr)
+		e, err := measureExtra(o, m.cmd, stderr)
 		if err != nil {
 			return err
 		}
@@ -57,42 +57,37 @@ func (e *extra) heading() string {
 		e.profiles, e.profiles, e.stacks, e.gzMB/float64(2*e.profiles), e.gzMB, raw)
 }
 
-// measureTop times `profdiff top` on the base profile of o.topStacks
-// stacks, and its floor.
-func measureTop(o options, stderr io.Writer) (*extra, error) {
+// measureExtra times cmd, "top" or "gate", and the floor of its inputs:
+// `profdiff top` on the base profile of o.topStacks stacks, or `profdiff
+// gate` over o.gateProfiles profiles per side (see gateSet), whose exit
+// status 1 (a check failed) is its verdict, not a failure.
+func measureExtra(o options, cmd string, stderr io.Writer) (*extra, error) {
 	cfg := o.cfg
-	cfg.Stacks = o.topStacks
-	file, err := profileFile(o.dir, cfg, synth.Base, stderr)
-	if err != nil {
-		return nil, err
+	e := &extra{cmd: command{name: o.profdiff}}
+	var files []string
+	if cmd == "top" {
+		cfg.Stacks = o.topStacks
+		file, err := profileFile(o.dir, cfg, synth.Base, stderr)
+		if err != nil {
+			return nil, err
+		}
+		files, e.profiles, e.gzMB = []string{file}, 1, fileMB(file)
+		e.cmd.args, e.shown = []string{"top", file}, "`profdiff top PROFILE`"
+	} else {
+		cfg.Stacks = o.gateStacks
+		g, err := gateSet(o.dir, cfg, o.gateProfiles, stderr)
+		if err != nil {
+			return nil, err
+		}
+		files, e.profiles, e.gzMB = slices.Concat(g.base, g.nw), o.gateProfiles, float64(g.totalBytes)/1e6
+		e.cmd.args, e.cmd.ok, e.shown = []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, []int{1}, "`profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'`"
 	}
-	e := &extra{stacks: cfg.Stacks, profiles: 1, gzMB: fileMB(file), shown: "`profdiff top PROFILE`",
-		cmd: command{name: o.profdiff, args: []string{"top", file}}}
-	return e, e.measure(o, []string{file}, stderr)
-}
-
-// measureGate times `profdiff gate` over o.gateProfiles profiles per side
-// (see gateSet), and the floor of all of them. The gate's exit status 1
-// (a check failed) is its verdict, not a failure.
-func measureGate(o options, stderr io.Writer) (*extra, error) {
-	cfg := o.cfg
-	cfg.Stacks = o.gateStacks
-	g, err := gateSet(o.dir, cfg, o.gateProfiles, stderr)
-	if err != nil {
-		return nil, err
-	}
-	e := &extra{stacks: cfg.Stacks, profiles: o.gateProfiles, gzMB: float64(g.totalBytes) / 1e6, shown: "`profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'`",
-		cmd: command{name: o.profdiff, args: []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, ok: []int{1}}}
-	return e, e.measure(o, slices.Concat(g.base, g.nw), stderr)
-}
-
-// measure times e's command and the floor of its input files.
-func (e *extra) measure(o options, files []string, stderr io.Writer) error {
+	e.stacks = cfg.Stacks
 	var err error
 	if e.pd, e.floor, err = measureWithFloor(o, &e.cmd, files, stderr); err != nil {
-		return fmt.Errorf("profdiff %s and the floor: %v", e.cmd.args[0], err)
+		return nil, fmt.Errorf("profdiff %s and the floor: %v", cmd, err)
 	}
-	return nil
+	return e, nil
 }
 
 // printExtra prints a command's row, its floor's rows and the ratios.
