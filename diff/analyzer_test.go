@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // Diff and Top are pure: called again, in any order, they return the same
@@ -137,7 +139,7 @@ func TestCallTreeBucketsAndOther(t *testing.T) {
 	for _, c := range m.Children {
 		names = append(names, c.Name)
 	}
-	if !reflect.DeepEqual(names, []string{"System.Threading.LowLevelLock.WaitAndAcquire", "work", OtherName}) {
+	if !reflect.DeepEqual(names, []string{"System.Threading.LowLevelLock.WaitAndAcquire", "work", result.OtherName}) {
 		t.Fatalf("children of main: %v", names)
 	}
 	lock, other := m.Children[0], m.Children[2]

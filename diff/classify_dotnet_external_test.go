@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/symbolize"
 )
@@ -106,10 +107,10 @@ func TestExternalUnknownIsApart(t *testing.T) {
 	}
 	var caveat bool
 	for _, c := range r.Verdict.Caveats {
-		caveat = caveat || c.Code == CaveatUnknown
+		caveat = caveat || c.Code == result.CaveatUnknown
 	}
 	if !caveat {
-		t.Errorf("verdict caveats %+v lack %s", r.Verdict.Caveats, CaveatUnknown)
+		t.Errorf("verdict caveats %+v lack %s", r.Verdict.Caveats, result.CaveatUnknown)
 	}
 }
 

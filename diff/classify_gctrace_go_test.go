@@ -12,6 +12,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff/classify"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"
@@ -137,7 +138,7 @@ func inCollector(rs *RuleSet, smp *pprofile.Sample) bool {
 	}
 	isGC := func(name string) bool {
 		r := rs.Match(name, profile.KindTrace)
-		return r != nil && r.Strength == Strong && r.Bucket == GC
+		return r != nil && r.Strength == rules.Strong && r.Bucket == GC
 	}
 	if st := smp.Label[profile.LabelState]; len(st) == 1 && st[0] == "running" {
 		for len(names) > 0 && strings.HasPrefix(names[len(names)-1], "runtime.goexit") {

@@ -48,8 +48,8 @@ type (
 	VerdictSize   = result.VerdictSize
 )
 
-// The buckets and rule strengths (diff/rules), and the results' constants
-// (diff/result).
+// The buckets (diff/rules), and the results' constants (diff/result) that
+// callers of the engine name; the rest are read from those packages.
 const (
 	CPU            = rules.CPU
 	Wait           = rules.Wait
@@ -59,37 +59,20 @@ const (
 	Syscall        = rules.Syscall
 	NumBuckets     = rules.NumBuckets
 
-	Strong = rules.Strong
-	Weak   = rules.Weak
-	Ctx    = rules.Ctx
-	Skip   = rules.Skip
-
-	OtherName           = result.OtherName
-	VerdictLeaders      = result.VerdictLeaders
-	ByFrame             = result.ByFrame
-	ByDecider           = result.ByDecider
-	ByCaller            = result.ByCaller
-	Base                = result.Base
-	New                 = result.New
-	NormalizeAuto       = result.NormalizeAuto
-	NormalizeShare      = result.NormalizeShare
-	NormalizeRate       = result.NormalizeRate
-	NormalizeValue      = result.NormalizeValue
-	MeaningState        = result.MeaningState
-	MeaningCPU          = result.MeaningCPU
-	MeaningDelay        = result.MeaningDelay
-	MeaningMemory       = result.MeaningMemory
-	CaveatSharesOnly    = result.CaveatSharesOnly
-	CaveatKindUnknown   = result.CaveatKindUnknown
-	CaveatKindsDiffer   = result.CaveatKindsDiffer
-	CaveatMixedKinds    = result.CaveatMixedKinds
-	CaveatTypesDiffer   = result.CaveatTypesDiffer
-	CaveatEmptySide     = result.CaveatEmptySide
-	CaveatFewSamples    = result.CaveatFewSamples
-	CaveatSamplesDiffer = result.CaveatSamplesDiffer
-	CaveatProducers     = result.CaveatProducers
-	CaveatHeap          = result.CaveatHeap
-	CaveatUnknown       = result.CaveatUnknown
+	ByFrame          = result.ByFrame
+	ByDecider        = result.ByDecider
+	ByCaller         = result.ByCaller
+	Base             = result.Base
+	New              = result.New
+	NormalizeAuto    = result.NormalizeAuto
+	NormalizeShare   = result.NormalizeShare
+	NormalizeRate    = result.NormalizeRate
+	NormalizeValue   = result.NormalizeValue
+	MeaningState     = result.MeaningState
+	MeaningCPU       = result.MeaningCPU
+	MeaningDelay     = result.MeaningDelay
+	MeaningMemory    = result.MeaningMemory
+	CaveatFewSamples = result.CaveatFewSamples
 )
 
 // Buckets lists every bucket in report order (rules.Buckets).

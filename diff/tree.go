@@ -666,7 +666,7 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 		return ids[kids[i]] < ids[kids[j]]
 	})
 	if merged > 0 {
-		o := other.node(OtherName)
+		o := other.node(result.OtherName)
 		o.Self, o.Other = o.Total, merged
 		kids = append(kids, o)
 	}

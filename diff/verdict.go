@@ -215,7 +215,7 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 				// caller of other deciders would say it calls them.
 				seen[f.Name] = true
 			}
-			if kept == VerdictLeaders || role.name == "caller" && seen[f.Name] {
+			if kept == result.VerdictLeaders || role.name == "caller" && seen[f.Name] {
 				continue
 			}
 			out = append(out, f)
@@ -234,18 +234,18 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	base, nw := &a.sides[Base], &a.sides[New]
 	switch {
 	case r.Kind == "" || r.Kind == profile.KindUnknown:
-		add(CaveatKindUnknown, "the profiles do not say what they measure")
+		add(result.CaveatKindUnknown, "the profiles do not say what they measure")
 	case base.kind != "" && nw.kind != "" && base.kind != nw.kind:
-		add(CaveatKindsDiffer, "kinds differ (base %s, new %s): only shares compare", base.kind, nw.kind)
+		add(result.CaveatKindsDiffer, "kinds differ (base %s, new %s): only shares compare", base.kind, nw.kind)
 	}
 	if len(base.kinds) > 1 || len(nw.kinds) > 1 {
-		add(CaveatMixedKinds, "a side mixes profile kinds")
+		add(result.CaveatMixedKinds, "a side mixes profile kinds")
 	}
 	if a.typesMixed {
-		add(CaveatTypesDiffer, "folded stacks compared with another sample type: shares only")
+		add(result.CaveatTypesDiffer, "folded stacks compared with another sample type: shares only")
 	}
 	if r.Base.TotalRate == nil || r.New.TotalRate == nil {
-		add(CaveatSharesOnly, "durations unknown, so shares only (no rates)")
+		add(result.CaveatSharesOnly, "durations unknown, so shares only (no rates)")
 	}
 	var empty, few []string
 	for _, s := range []struct {
@@ -261,23 +261,23 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 		}
 	}
 	if empty != nil {
-		add(CaveatEmptySide, "empty %s", strings.Join(empty, " and "))
+		add(result.CaveatEmptySide, "empty %s", strings.Join(empty, " and "))
 	}
 	rb, rn := r.Base.Records, r.New.Records
 	switch {
 	case few != nil:
 		add(CaveatFewSamples, "few samples (%s)", strings.Join(few, ", "))
 	case rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn):
-		add(CaveatSamplesDiffer, "sample counts differ (%d, %d)", rb, rn)
+		add(result.CaveatSamplesDiffer, "sample counts differ (%d, %d)", rb, rn)
 	}
 	if base.format != "" && nw.format != "" && base.format != nw.format {
-		add(CaveatProducers, "different producers (%s, %s) may attribute frames differently", base.format, nw.format)
+		add(result.CaveatProducers, "different producers (%s, %s) may attribute frames differently", base.format, nw.format)
 	}
 	if base.kind == profile.KindHeap || nw.kind == profile.KindHeap {
-		add(CaveatHeap, "heap buckets say where memory was allocated, not where time went")
+		add(result.CaveatHeap, "heap buckets say where memory was allocated, not where time went")
 	}
 	if u := r.Unknown; u != nil && max(u.Base, u.New) >= UnknownShare {
-		add(CaveatUnknown, "%.0f%% of base and %.0f%% of new is native or blocked time no frame places, kept out of the buckets", 100*u.Base, 100*u.New)
+		add(result.CaveatUnknown, "%.0f%% of base and %.0f%% of new is native or blocked time no frame places, kept out of the buckets", 100*u.Base, 100*u.New)
 	}
 	return cs
 }

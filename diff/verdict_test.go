@@ -10,6 +10,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -71,7 +72,7 @@ func TestVerdictSeed(t *testing.T) {
 			t.Errorf("the socket wait leads: %+v", f)
 		}
 	}
-	if !hasCaveat(v, CaveatSharesOnly) || !hasCaveat(v, CaveatKindUnknown) || hasCaveat(v, CaveatFewSamples) {
+	if !hasCaveat(v, result.CaveatSharesOnly) || !hasCaveat(v, result.CaveatKindUnknown) || hasCaveat(v, CaveatFewSamples) {
 		t.Errorf("caveats %+v, want shares-only and kind-unknown, not few-samples", v.Caveats)
 	}
 	// The JSON has the verdict object with its stable names.
@@ -146,7 +147,7 @@ func TestVerdictGoWallMutex(t *testing.T) {
 	if c := leader(v, "caller", "wallLockedStep"); c == nil || c.Change <= 0 {
 		t.Errorf("leaders %+v, want the caller wallLockedStep", v.Leaders)
 	}
-	if hasCaveat(v, CaveatSharesOnly) || hasCaveat(v, CaveatKindsDiffer) {
+	if hasCaveat(v, result.CaveatSharesOnly) || hasCaveat(v, result.CaveatKindsDiffer) {
 		t.Errorf("caveats %+v, want none about rates or kinds", v.Caveats)
 	}
 }
@@ -163,7 +164,7 @@ func TestVerdictCaveatsKindsDiffer(t *testing.T) {
 	base := &profile.Loaded{Source: "base.pb.gz", Profile: p, Kind: profile.KindCPU, Format: profile.FormatPprof}
 	nw := folded(t, "new.folded", "main.work 30\nmain.work;runtime.mallocgc 20\n")
 	v := diffOf(t, Options{}, base, nw).Verdict
-	for _, code := range []string{CaveatKindsDiffer, CaveatSharesOnly, CaveatTypesDiffer, CaveatFewSamples, CaveatProducers} {
+	for _, code := range []string{result.CaveatKindsDiffer, result.CaveatSharesOnly, result.CaveatTypesDiffer, CaveatFewSamples, result.CaveatProducers} {
 		if !hasCaveat(v, code) {
 			t.Errorf("caveats %+v lack %s", v.Caveats, code)
 		}

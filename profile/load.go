@@ -67,6 +67,7 @@ import (
 	"github.com/profdiff/profdiff/profile/inflate"
 	"github.com/profdiff/profdiff/profile/internal/bounded"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"github.com/profdiff/profdiff/profile/internal/redirect"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -113,7 +114,7 @@ type Options struct {
 }
 
 // MaxRedirects is how many redirects a URL source may take.
-const MaxRedirects = 3
+const MaxRedirects = redirect.Max
 
 // MaxSeconds bounds a URL's seconds= parameter (24 hours), which sets the
 // fetch's timeout: no profile is taken for longer, and a larger number
@@ -544,7 +545,7 @@ func fetch(ctx context.Context, source string, maxSize int64, opts Options) ([]b
 		client = &http.Client{Timeout: timeout}
 		said = timeout
 	}
-	client = boundRedirects(client, opts.CheckURL)
+	client = redirect.Bound(client, opts.CheckURL)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
@@ -564,29 +565,6 @@ func fetch(ctx context.Context, source string, maxSize int64, opts Options) ([]b
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	return readSized(resp.Body, maxSize, max(resp.ContentLength, 0), false)
-}
-
-// boundRedirects returns a copy of client that follows at most
-// MaxRedirects redirects, each to an address check passes (nil: any),
-// and then what client itself allows.
-func boundRedirects(client *http.Client, check func(*url.URL) error) *http.Client {
-	c := *client // shares the transport; the caller's client is not changed
-	next := client.CheckRedirect
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > MaxRedirects {
-			return fmt.Errorf("more than %d redirects (the last to %s)", MaxRedirects, req.URL.Redacted())
-		}
-		if check != nil {
-			if err := check(req.URL); err != nil {
-				return fmt.Errorf("redirected to %s: %w", req.URL.Redacted(), err)
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		return nil
-	}
-	return &c
 }
 
 // fetchError words a failed request without repeating the URL (the

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/profdiff/profdiff/profile/synth"
 )
@@ -13,6 +14,8 @@ type extra struct {
 	stacks   int     // unique stacks per profile
 	profiles int     // profiles per side (gate), 1 for top
 	gzMB     float64 // gzipped input, MB (10^6 bytes), all files
+	cmd      command // the profdiff command measured
+	shown    string  // the command as its table names it
 	pd       *result
 	floor    *floorSet
 }
@@ -20,61 +23,69 @@ type extra struct {
 // runExtras measures and prints the top and gate tables that the options
 // ask for.
 func runExtras(o options, rep *report, stdout, stderr io.Writer) error {
-	if o.topStacks > 0 {
-		e, err := measureTop(o, stderr)
+	for _, m := range []struct {
+		on   bool
+		cmd  string
+		into **extra
+	}{
+		{o.topStacks > 0, "top", &rep.top},
+		{o.gateProfiles > 0, "gate", &rep.gate},
+	} {
+		if !m.on {
+			continue
+		}
+		e, err := measureExtra(o, m.cmd, stderr)
 		if err != nil {
 			return err
 		}
-		rep.top = e
+		*m.into = e
 		fmt.Fprintln(stdout)
-		fmt.Fprintf(stdout, "## `profdiff top` on one profile of %d stacks (%.1f MB gzipped, %.1f MB decompressed), best of %d\n\n", e.stacks, e.gzMB, float64(e.floor.raw)/1e6, o.runs)
-		printExtra(stdout, "`profdiff top PROFILE`", e)
-	}
-	if o.gateProfiles > 0 {
-		e, err := measureGate(o, stderr)
-		if err != nil {
-			return err
-		}
-		rep.gate = e
-		fmt.Fprintln(stdout)
-		fmt.Fprintf(stdout, "## `profdiff gate`: %d vs %d profiles of about %d stacks (%.2f MB gzipped each, %.1f MB in all, %.1f MB decompressed), best of %d\n\n",
-			e.profiles, e.profiles, e.stacks, e.gzMB/float64(2*e.profiles), e.gzMB, float64(e.floor.raw)/1e6, o.runs)
-		printExtra(stdout, "`profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'`", e)
+		fmt.Fprintf(stdout, "## %s, best of %d\n\n", e.heading(), o.runs)
+		printExtra(stdout, e.shown, e)
 	}
 	return nil
 }
 
-// measureTop times `profdiff top` on the base profile of o.topStacks
-// stacks, and its floor.
-func measureTop(o options, stderr io.Writer) (*extra, error) {
-	cfg := o.cfg
-	cfg.Stacks = o.topStacks
-	file, err := profileFile(o.dir, cfg, synth.Base, stderr)
-	if err != nil {
-		return nil, err
+// heading says what e measured and on what: the stacks, the sizes and,
+// for the gate, the profiles.
+func (e *extra) heading() string {
+	raw := float64(e.floor.raw) / 1e6
+	if e.cmd.args[0] == "top" {
+		return fmt.Sprintf("`profdiff top` on one profile of %d stacks (%.1f MB gzipped, %.1f MB decompressed)", e.stacks, e.gzMB, raw)
 	}
-	e := &extra{stacks: cfg.Stacks, profiles: 1, gzMB: fileMB(file)}
-	c := command{name: o.profdiff, args: []string{"top", file}}
-	if e.pd, e.floor, err = measureWithFloor(o, &c, []string{file}, stderr); err != nil {
-		return nil, fmt.Errorf("profdiff top and the floor: %v", err)
-	}
-	return e, nil
+	return fmt.Sprintf("`profdiff gate`: %d vs %d profiles of about %d stacks (%.2f MB gzipped each, %.1f MB in all, %.1f MB decompressed)",
+		e.profiles, e.profiles, e.stacks, e.gzMB/float64(2*e.profiles), e.gzMB, raw)
 }
 
-// measureGate times `profdiff gate` over o.gateProfiles profiles per side
-// (see gateSet), and the floor of all of them. The gate's exit status 1
-// (a check failed) is its verdict, not a failure.
-func measureGate(o options, stderr io.Writer) (*extra, error) {
+// measureExtra times cmd, "top" or "gate", and the floor of its inputs:
+// `profdiff top` on the base profile of o.topStacks stacks, or `profdiff
+// gate` over o.gateProfiles profiles per side (see gateSet), whose exit
+// status 1 (a check failed) is its verdict, not a failure.
+func measureExtra(o options, cmd string, stderr io.Writer) (*extra, error) {
 	cfg := o.cfg
-	cfg.Stacks = o.gateStacks
-	g, err := gateSet(o.dir, cfg, o.gateProfiles, stderr)
-	if err != nil {
-		return nil, err
+	e := &extra{cmd: command{name: o.profdiff}}
+	var files []string
+	if cmd == "top" {
+		cfg.Stacks = o.topStacks
+		file, err := profileFile(o.dir, cfg, synth.Base, stderr)
+		if err != nil {
+			return nil, err
+		}
+		files, e.profiles, e.gzMB = []string{file}, 1, fileMB(file)
+		e.cmd.args, e.shown = []string{"top", file}, "`profdiff top PROFILE`"
+	} else {
+		cfg.Stacks = o.gateStacks
+		g, err := gateSet(o.dir, cfg, o.gateProfiles, stderr)
+		if err != nil {
+			return nil, err
+		}
+		files, e.profiles, e.gzMB = slices.Concat(g.base, g.nw), o.gateProfiles, float64(g.totalBytes)/1e6
+		e.cmd.args, e.cmd.ok, e.shown = []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, []int{1}, "`profdiff gate --base 'base-*.pb.gz' --new 'new-*.pb.gz'`"
 	}
-	e := &extra{stacks: cfg.Stacks, profiles: o.gateProfiles, gzMB: float64(g.totalBytes) / 1e6}
-	c := command{name: o.profdiff, args: []string{"gate", "--base", g.baseGlob(), "--new", g.newGlob()}, ok: []int{1}}
-	if e.pd, e.floor, err = measureWithFloor(o, &c, append(append([]string{}, g.base...), g.nw...), stderr); err != nil {
-		return nil, fmt.Errorf("profdiff gate and the floor: %v", err)
+	e.stacks = cfg.Stacks
+	var err error
+	if e.pd, e.floor, err = measureWithFloor(o, &e.cmd, files, stderr); err != nil {
+		return nil, fmt.Errorf("profdiff %s and the floor: %v", cmd, err)
 	}
 	return e, nil
 }

@@ -136,8 +136,8 @@ func TestCaptureRedirectRefused(t *testing.T) {
 	defer srv.Close()
 	dir := filepath.Join(t.TempDir(), "cap")
 	_, stderr, code := profdiff(t, "", "capture", "--duration", "1s", "--profiles", "cpu,trace", "--out", dir, srv.URL)
-	want := "cpu: redirect to http://192.0.2.1/debug/pprof/profile refused: 192.0.2.1 is not a loopback address"
-	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "trace: redirect to http://192.0.2.1/debug/pprof/trace refused") {
+	want := "cpu: redirected to http://192.0.2.1/debug/pprof/profile: 192.0.2.1 is not a loopback address"
+	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "trace: redirected to http://192.0.2.1/debug/pprof/trace: ") {
 		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, want)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "manifest.json" {

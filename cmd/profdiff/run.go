@@ -328,35 +328,54 @@ func diffCommand(fs *flag.FlagSet) runFunc {
 // runDiff loads both sides (read as src says) into one Analyzer, renders
 // the diff, and writes it as pprof to outPprof unless that is "".
 func runDiff(ctx context.Context, e env, s settings, src source.Options, sides []source.Side, outPprof string) error {
-	s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
-	s.analysis.Stacks = outPprof != ""
-	a := diff.NewAnalyzer(s.analysis)
-	src.Resolved = func(srcs [][]string) error {
-		a.Expect(len(srcs[0]) + len(srcs[1]))
-		return nil
-	}
-	src.Wait = a.Wait
-	if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
-		return err
-	}
-	err := loadInputs(ctx, "diff", e.stderr, sides, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
-		return a.AddInput(side, in)
-	})
+	a, err := analyze(ctx, e, "diff", s, src, sides, outPprof)
 	if err != nil {
 		return err
 	}
 	r := a.Diff()
-	if ctx.Err() != nil {
-		return nil // the analysis stopped part way: run says the run did not finish
+	return finish(ctx, e, s, a, r.Warnings, func() *report.Report { return present.DiffFor(r, s.out.format.Parts()) }, outPprof, r.SampleType, true)
+}
+
+// analyze loads sides (read as src says) into one new Analyzer, which
+// keeps the stacks when outPprof is set, and returns it with every walk
+// done: diff and top read the same way.
+func analyze(ctx context.Context, e env, cmd string, s settings, src source.Options, sides []source.Side, outPprof string) (*diff.Analyzer, error) {
+	s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
+	s.analysis.Stacks = outPprof != ""
+	a := diff.NewAnalyzer(s.analysis)
+	src.Resolved = func(srcs [][]string) error {
+		n := 0
+		for _, side := range srcs {
+			n += len(side)
+		}
+		a.Expect(n)
+		return nil
 	}
-	warn(e.stderr, r.Warnings...)
-	if err := writeReport(ctx, e.stdout, s.out, present.DiffFor(r, s.out.format.Parts())); err != nil {
+	src.Wait = a.Wait
+	if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
+		return nil, err
+	}
+	err := loadInputs(ctx, cmd, e.stderr, sides, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
+		return a.AddInput(side, in)
+	})
+	return a, err
+}
+
+// finish writes what analyze loaded: the warnings, the report rep builds
+// and, unless outPprof is "", the stacks (isDiff: see writeStacks). When
+// ctx ended part way it writes nothing: run says the run did not finish.
+func finish(ctx context.Context, e env, s settings, a *diff.Analyzer, warnings []string, rep func() *report.Report, outPprof, sampleType string, isDiff bool) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	warn(e.stderr, warnings...)
+	if err := writeReport(ctx, e.stdout, s.out, rep()); err != nil {
 		return err
 	}
 	if outPprof == "" {
 		return nil
 	}
-	return writeStacks(outPprof, a, r.SampleType, true)
+	return writeStacks(outPprof, a, sampleType, isDiff)
 }
 
 // errReportCut is a report's error when the context ended while it was
@@ -428,36 +447,12 @@ func topCommand(fs *flag.FlagSet) runFunc {
 		if outPprof == "-" {
 			return usagef("top: --output-pprof wants a file: standard output holds the report")
 		}
-		s.analysis.Context = ctx // SIGINT and SIGTERM stop the walks and the tree's build
-		s.analysis.Stacks = outPprof != ""
-		a := diff.NewAnalyzer(s.analysis)
-		src := c.sources(s.load)
-		src.Resolved = func(srcs [][]string) error {
-			a.Expect(len(srcs[0]))
-			return nil
-		}
-		src.Wait = a.Wait
-		if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
-			return err
-		}
-		err = loadInputs(ctx, "top", e.stderr, []source.Side{{Args: pos}}, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
-			return a.AddInput(side, in)
-		})
+		a, err := analyze(ctx, e, "top", s, c.sources(s.load), []source.Side{{Args: pos}}, outPprof)
 		if err != nil {
 			return err
 		}
 		t := a.Top()
-		if ctx.Err() != nil {
-			return nil // the analysis stopped part way: run says the run did not finish
-		}
-		warn(e.stderr, t.Warnings...)
-		if err := writeReport(ctx, e.stdout, s.out, present.TopFor(t, s.out.format.Parts())); err != nil {
-			return err
-		}
-		if outPprof == "" {
-			return nil
-		}
-		return writeStacks(outPprof, a, t.SampleType, false)
+		return finish(ctx, e, s, a, t.Warnings, func() *report.Report { return present.TopFor(t, s.out.format.Parts()) }, outPprof, t.SampleType, false)
 	}
 }
 

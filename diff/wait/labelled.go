@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"sort"
@@ -90,19 +91,8 @@ func wakerSite(w string) ([]string, string) {
 // labelledLocks makes the locks of the labelled evidence, whose holders
 // were recorded: each holder is charged the waiting it ended.
 func (a *analysis) labelledLocks() []result.WaitLock {
-	keys := make([]labKey, 0, len(a.labLock))
-	for k := range a.labLock {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		x, y := keys[i], keys[j]
-		if x.evidence != y.evidence {
-			return x.evidence < y.evidence
-		}
-		if x.lock != y.lock {
-			return x.lock < y.lock
-		}
-		return x.waiter < y.waiter
+	keys := slices.SortedFunc(maps.Keys(a.labLock), func(x, y labKey) int {
+		return cmp.Or(cmp.Compare(x.evidence, y.evidence), cmp.Compare(x.lock, y.lock), cmp.Compare(x.waiter, y.waiter))
 	})
 	var out []result.WaitLock
 	for _, k := range keys {

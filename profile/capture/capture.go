@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/internal/redirect"
 )
 
 // Options control a capture.
@@ -102,7 +103,7 @@ type Options struct {
 const MaxSeconds = 24 * 60 * 60
 
 // MaxRedirects is how many redirects one request follows.
-const MaxRedirects = 3
+const MaxRedirects = redirect.Max
 
 // Kinds lists the kinds Capture takes, in manifest order.
 var Kinds = []string{"cpu", "wall", "mutex", "block", "goroutine", "trace"}
@@ -330,28 +331,10 @@ func (opts Options) plan(debugURL string) (*plan, error) {
 // follows at most MaxRedirects redirects, each to a URL check accepts,
 // before c's own redirect policy.
 func redirectClient(c *http.Client, timeout time.Duration, check func(*url.URL) error) *http.Client {
-	var cp http.Client
-	if c != nil {
-		cp = *c
-	} else {
-		cp.Timeout = timeout
+	if c == nil {
+		c = &http.Client{Timeout: timeout}
 	}
-	next := cp.CheckRedirect
-	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > MaxRedirects {
-			return fmt.Errorf("more than %d redirects", MaxRedirects)
-		}
-		if check != nil {
-			if err := check(req.URL); err != nil {
-				return fmt.Errorf("redirect to %s refused: %v", req.URL.Redacted(), err)
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		return nil
-	}
-	return &cp
+	return redirect.Bound(c, check)
 }
 
 // fetchAll fetches every kind at once, and the server's vars, within the

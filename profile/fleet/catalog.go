@@ -37,15 +37,7 @@ func Discover(ctx context.Context, s *Source, o Options) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cat *Catalog
-	switch s.Backend {
-	case Pyroscope:
-		cat, err = c.pyroscopeCatalog(ctx, s)
-	case Parca:
-		cat, err = c.parcaCatalog(ctx, s)
-	default:
-		err = fmt.Errorf("unknown backend %q", s.Backend)
-	}
+	cat, err := ask(ctx, s, c.pyroscopeCatalog, c.parcaCatalog)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", s.Backend, s.Server.Redacted(), err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/bounded"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"github.com/profdiff/profdiff/profile/internal/redirect"
 )
 
 // Options control requests to a server. The zero value is usable.
@@ -90,15 +91,7 @@ func Fetch(ctx context.Context, s *Source, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
-	switch s.Backend {
-	case Pyroscope:
-		data, err = c.pyroscopeProfile(ctx, s)
-	case Parca:
-		data, err = c.parcaProfile(ctx, s)
-	default:
-		err = fmt.Errorf("unknown backend %q", s.Backend)
-	}
+	data, err := ask(ctx, s, c.pyroscopeProfile, c.parcaProfile)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +107,18 @@ func Fetch(ctx context.Context, s *Source, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s", ErrEmpty, hint)
 	}
 	return data, nil
+}
+
+// ask calls the function of the source's backend: pyroscope or parca.
+func ask[T any](ctx context.Context, s *Source, pyroscope, parca func(context.Context, *Source) (T, error)) (T, error) {
+	switch s.Backend {
+	case Pyroscope:
+		return pyroscope(ctx, s)
+	case Parca:
+		return parca(ctx, s)
+	}
+	var zero T
+	return zero, fmt.Errorf("unknown backend %q", s.Backend)
 }
 
 // parcaDeltaMissing reports a Parca query of a CPU type (period type cpu)
@@ -146,22 +151,7 @@ func newClient(s *Source, o Options) (*client, error) {
 		}
 		hc = &http.Client{Timeout: t}
 	}
-	cp := *hc
-	next := hc.CheckRedirect
-	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 3 {
-			return fmt.Errorf("more than 3 redirects (the last to %s)", req.URL.Redacted())
-		}
-		if o.CheckURL != nil {
-			if err := o.CheckURL(req.URL); err != nil {
-				return fmt.Errorf("redirected to %s: %w", req.URL.Redacted(), err)
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		return nil
-	}
+	hc = redirect.Bound(hc, o.CheckURL)
 	max := o.MaxSize
 	if max <= 0 {
 		max = DefaultMaxSize
@@ -187,7 +177,7 @@ func newClient(s *Source, o Options) (*client, error) {
 		h.Set("X-Scope-OrgID", tenant)
 	}
 	h.Set("User-Agent", "profdiff")
-	return &client{http: &cp, server: s.Server, maxSize: max, header: h}, nil
+	return &client{http: hc, server: s.Server, maxSize: max, header: h}, nil
 }
 
 // do sends a request to path under the server and returns a successful

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,6 +182,26 @@ func TestCredentialsFromTheEnvironment(t *testing.T) {
 	want := []string{"Bearer tok|from-url", "Basic dTpw|from-url", "|from-url"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("headers %q, want %q", got, want)
+	}
+}
+
+// A server that redirects forever is followed through 3 redirects, as
+// URL sources and captures are, and the error names the last address.
+func TestFetchRedirectLoop(t *testing.T) {
+	var hops atomic.Int32
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := hops.Add(1)
+		http.Redirect(w, r, fmt.Sprintf("%s/hop%d", srv.URL, n), http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	s := source(t, srv.URL, `{}`, time.Now().Add(-time.Hour), time.Now())
+	_, err := fleet.Fetch(context.Background(), s, fleet.Options{})
+	if want := "more than 3 redirects (the last to " + srv.URL + "/hop4)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if n := hops.Load(); n != 4 {
+		t.Errorf("%d requests, want the first and 3 redirects", n)
 	}
 }
 

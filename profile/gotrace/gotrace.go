@@ -39,6 +39,7 @@ package gotrace
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/profdiff/profdiff/profile/internal/build"
@@ -572,31 +573,20 @@ func (w *walker) samples() (map[sampleKey]*accVal, []sampleKey) {
 		a.n += v.n
 		a.ns += v.ns
 	}
-	keys := make([]sampleKey, 0, len(samples))
-	for k := range samples {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.stack != b.stack {
-			return a.stack < b.stack
-		}
-		if a.state != b.state {
-			return a.state < b.state
-		}
-		if a.reason != b.reason {
-			return a.reason < b.reason
-		}
-		if a.waker != b.waker {
-			return a.waker < b.waker
-		}
-		if a.tag != b.tag {
-			return a.tag < b.tag
-		}
-		return !a.profiler && b.profiler
+	// Every field takes part, so the order is total and fixed.
+	keys := slices.SortedFunc(maps.Keys(samples), func(a, b sampleKey) int {
+		return cmp.Or(cmp.Compare(a.stack, b.stack), cmp.Compare(a.state, b.state), cmp.Compare(a.reason, b.reason),
+			cmp.Compare(a.waker, b.waker), cmp.Compare(a.tag, b.tag), cmp.Compare(b2i(a.profiler), b2i(b.profiler)))
 	})
-
 	return samples, keys
+}
+
+// b2i orders false before true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // labels returns the labels of one sample: state, reason, the bucket the

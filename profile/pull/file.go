@@ -389,16 +389,19 @@ func int64Field(f *wireField, at int, dst *int64) error {
 	return nil
 }
 
-func (d *File) valueType(s, e int) (vt pbValueType, err error) {
-	err = d.fields(s, e, func(f *wireField, at int) error {
-		switch f.num {
-		case 1:
-			return int64Field(f, at, &vt.typeX)
-		case 2:
-			return int64Field(f, at, &vt.unitX)
+// int64s reads a message whose fields 1, 2, ... are varints into dsts,
+// in that order; other fields are skipped.
+func (d *File) int64s(s, e int, dsts ...*int64) error {
+	return d.fields(s, e, func(f *wireField, at int) error {
+		if f.num >= 1 && f.num <= len(dsts) {
+			return int64Field(f, at, dsts[f.num-1])
 		}
 		return nil
 	})
+}
+
+func (d *File) valueType(s, e int) (vt pbValueType, err error) {
+	err = d.int64s(s, e, &vt.typeX, &vt.unitX)
 	return vt, err
 }
 

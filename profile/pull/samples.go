@@ -172,19 +172,7 @@ func (r *sampleReader) unpack(data []byte) error {
 
 // label reads one Label message and checks its string indexes.
 func (d *File) label(s, e int) (lb pbLabel, err error) {
-	err = d.fields(s, e, func(f *wireField, at int) error {
-		switch f.num {
-		case 1:
-			return int64Field(f, at, &lb.keyX)
-		case 2:
-			return int64Field(f, at, &lb.strX)
-		case 3:
-			return int64Field(f, at, &lb.numX)
-		case 4:
-			return int64Field(f, at, &lb.unitX)
-		}
-		return nil
-	})
+	err = d.int64s(s, e, &lb.keyX, &lb.strX, &lb.numX, &lb.unitX)
 	switch {
 	case err != nil:
 	case !d.okStr(lb.keyX):

@@ -732,7 +732,7 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 		return err
 	}
 	nSamples := 0
-	if err := eachElement(pj.Samples, func(int, []byte) error { nSamples++; return nil }); err != nil {
+	if err := eachItem(pj.Samples, '[', func(int, []byte, []byte) error { nSamples++; return nil }); err != nil {
 		return err
 	}
 	if nSamples != len(weights) {
@@ -744,14 +744,14 @@ func (b *builder) sampled(where, thread string, pj *profileJSON, class string, m
 	// a sample that starts as the one before it does (the usual case in
 	// a file written in time order) walks them without a lookup.
 	var path []int32
-	err = eachElement(pj.Samples, func(j int, elem []byte) error {
+	err = eachItem(pj.Samples, '[', func(j int, _, elem []byte) error {
 		if k := jsonKind(elem); k != kindArray {
 			return fmt.Errorf("%s.samples[%d]: expected an array of frame indexes, got %s", where, j, k)
 		}
 		n := root
 		depth := 0
 		same := true // the stack so far is the start of path
-		err := eachElement(elem, func(k int, idx []byte) error {
+		err := eachItem(elem, '[', func(k int, _, idx []byte) error {
 			fi, err := b.frameIndex(idx)
 			if err != nil {
 				return fmt.Errorf("%s.samples[%d][%d]: %v", where, j, k, err)
@@ -849,7 +849,7 @@ func unitOf(class string) string {
 // non-negative numbers.
 func sampleWeights(where string, raw []byte) ([]float64, error) {
 	var weights []float64
-	err := eachElement(raw, func(j int, elem []byte) error {
+	err := eachItem(raw, '[', func(j int, _, elem []byte) error {
 		w, err := number(elem)
 		if err != nil {
 			return fmt.Errorf("%s.weights[%d]: %v", where, j, err)
@@ -927,7 +927,7 @@ func (b *builder) evented(where, thread string, pj *profileJSON, class string, m
 	var stack []int // open speedscope frame indexes
 	cur := root
 	prevAt := math.Inf(-1)
-	err := eachElement(pj.Events, func(j int, elem []byte) error {
+	err := eachItem(pj.Events, '[', func(j int, _, elem []byte) error {
 		ew := func() string { return fmt.Sprintf("%s.events[%d]", where, j) }
 		ev, err := b.event(elem, ew)
 		if err != nil {
@@ -991,7 +991,7 @@ func (b *builder) event(elem []byte, ew func() string) (event, error) {
 		return event{}, fmt.Errorf("%s: expected an object, got %s", ew(), k)
 	}
 	var typB, frameB, atB []byte
-	err := eachMember(elem, func(key, val []byte) error {
+	err := eachItem(elem, '{', func(_ int, key, val []byte) error {
 		switch string(key) {
 		case "type":
 			typB = val
@@ -1189,65 +1189,48 @@ func keep[T any](list []*T, used map[*T]bool, setID func(*T, uint64)) []*T {
 	return kept
 }
 
-// eachElement calls fn with the raw bytes of each element of the JSON array
-// raw, which encoding/json has already validated.
-func eachElement(raw []byte, fn func(i int, elem []byte) error) error {
-	s := bytes.TrimLeft(raw, " \t\r\n")
-	if len(s) == 0 || s[0] != '[' {
-		return fmt.Errorf("expected an array, got %s", jsonKind(raw))
+// eachItem calls fn with each item of the JSON array or object raw (open
+// is '[' or '{'), which encoding/json has already validated: n items read
+// before it and, of an object, the raw key (escapes not decoded) and the
+// value; of an array, a nil key and the element.
+func eachItem(raw []byte, open byte, fn func(n int, key, val []byte) error) error {
+	closing, what := byte(']'), "array"
+	if open == '{' {
+		closing, what = '}', "object"
 	}
-	i := 1
-	for n := 0; ; n++ {
-		var done bool
-		var err error
-		if i, done, err = nextItem(s, i, n, ']', "array"); done || err != nil {
-			return err
-		}
-		end, err := valueEnd(s, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(n, s[i:end]); err != nil {
-			return err
-		}
-		i = end
-	}
-}
-
-// eachMember calls fn with the raw key (escapes not decoded) and value of
-// each member of the JSON object obj, which encoding/json has already
-// validated.
-func eachMember(obj []byte, fn func(key, val []byte) error) error {
-	s := obj
+	s := raw
 	i := skipSpace(s, 0)
-	if i >= len(s) || s[i] != '{' {
-		return fmt.Errorf("expected an object, got %s", jsonKind(obj))
+	if i >= len(s) || s[i] != open {
+		return fmt.Errorf("expected an %s, got %s", what, jsonKind(raw))
 	}
 	i++
 	for n := 0; ; n++ {
 		var done bool
 		var err error
-		if i, done, err = nextItem(s, i, n, '}', "object"); done || err != nil {
+		if i, done, err = nextItem(s, i, n, closing, what); done || err != nil {
 			return err
 		}
-		if i >= len(s) || s[i] != '"' {
-			return fmt.Errorf("malformed object key at byte %d", i)
+		var key []byte
+		if open == '{' {
+			if i >= len(s) || s[i] != '"' {
+				return fmt.Errorf("malformed object key at byte %d", i)
+			}
+			kend, err := stringEnd(s, i)
+			if err != nil {
+				return err
+			}
+			key = s[i+1 : kend-1]
+			i = skipSpace(s, kend)
+			if i >= len(s) || s[i] != ':' {
+				return fmt.Errorf("malformed object at byte %d", i)
+			}
+			i = skipSpace(s, i+1)
 		}
-		kend, err := stringEnd(s, i)
-		if err != nil {
-			return err
-		}
-		key := s[i+1 : kend-1]
-		i = skipSpace(s, kend)
-		if i >= len(s) || s[i] != ':' {
-			return fmt.Errorf("malformed object at byte %d", i)
-		}
-		i = skipSpace(s, i+1)
 		end, err := valueEnd(s, i)
 		if err != nil {
 			return err
 		}
-		if err := fn(key, s[i:end]); err != nil {
+		if err := fn(n, key, s[i:end]); err != nil {
 			return err
 		}
 		i = end

@@ -3,7 +3,8 @@ package loadgen
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,7 +77,7 @@ func (r *Report) Warnings() []string {
 	var ws []string
 	if f := r.Failed(); f > 0 {
 		var parts []string
-		for _, code := range sortedKeys(r.Non2xx) {
+		for _, code := range slices.Sorted(maps.Keys(r.Non2xx)) {
 			parts = append(parts, fmt.Sprintf("%s: %d", code, r.Non2xx[code]))
 		}
 		if r.SocketErrors > 0 {
@@ -141,7 +142,7 @@ func (r *Report) Model() *report.Report {
 	}
 	if r.SocketErrors > 0 {
 		field("socket errors", report.Int(r.SocketErrors), " (", counts(r.SocketErrorKinds), ")")
-		for _, k := range sortedKeys(r.SocketErrorExamples) {
+		for _, k := range slices.Sorted(maps.Keys(r.SocketErrorExamples)) {
 			lines = append(lines, report.Cat("    first ", k, " error: ", r.SocketErrorExamples[k]))
 		}
 	}
@@ -154,20 +155,11 @@ func (r *Report) Model() *report.Report {
 // counts lists counts by key, in key order: "500: 5, 503: 30".
 func counts(m map[string]int64) report.Line {
 	var l report.Line
-	for i, k := range sortedKeys(m) {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			l = append(l, report.Text(", "))
 		}
 		l = append(l, report.Cat(k, ": ", report.Int(m[k]))...)
 	}
 	return l
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -16,10 +16,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -151,7 +152,7 @@ func (p *Pyroscope) ProfileTypes(context.Context, *connect.Request[querierv1.Pro
 	}
 	p.mu.Unlock()
 	resp := &querierv1.ProfileTypesResponse{}
-	for _, id := range sortedKeys(seen) {
+	for _, id := range slices.Sorted(maps.Keys(seen)) {
 		resp.ProfileTypes = append(resp.ProfileTypes, seen[id])
 	}
 	return connect.NewResponse(resp), nil
@@ -168,7 +169,7 @@ func (p *Pyroscope) LabelNames(context.Context, *connect.Request[typesv1.LabelNa
 		}
 	}
 	p.mu.Unlock()
-	return connect.NewResponse(&typesv1.LabelNamesResponse{Names: sortedKeys(seen)}), nil
+	return connect.NewResponse(&typesv1.LabelNamesResponse{Names: slices.Sorted(maps.Keys(seen))}), nil
 }
 
 // LabelValues lists a label's values.
@@ -185,7 +186,7 @@ func (p *Pyroscope) LabelValues(_ context.Context, r *connect.Request[typesv1.La
 		}
 	}
 	p.mu.Unlock()
-	return connect.NewResponse(&typesv1.LabelValuesResponse{Names: sortedKeys(seen)}), nil
+	return connect.NewResponse(&typesv1.LabelValuesResponse{Names: slices.Sorted(maps.Keys(seen))}), nil
 }
 
 var matcherRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*"([^"]*)"\s*$`)
@@ -326,13 +327,4 @@ func total(p *googlev1.Profile) int64 {
 		}
 	}
 	return t
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
