@@ -140,8 +140,16 @@ func (r *reader) nest() {
 
 // finishDurations nests each track's intervals (by start, the longer
 // first) and gives each one's stack the time inside it that none of its
-// children takes. An interval that ends after its parent is cut at the
-// parent's end, with a warning.
+// children takes. An interval that ends after the one it starts in is not
+// nested in it, with a warning: it keeps its whole length and nests in the
+// innermost open interval that holds it (or none), and the intervals it
+// overlaps take no more children. Chrome's trace viewer reads such
+// events so (catapult's SliceGroup.createSubSlicesImpl_ files a slice
+// under the nearest ancestor that bounds it), and Perfetto keeps them
+// whole too (SliceTracker::MaybeCloseStack reports the overlap and its
+// JSON parser spills the event to an overflow track of the thread).
+// Neither the event nor its parent loses time, so the overlap counts in
+// both stacks.
 func (r *reader) finishDurations() (*pprofile.Profile, error) {
 	p := r.start(CommentDurations, false)
 	type open struct {
@@ -176,13 +184,17 @@ func (r *reader) finishDurations() (*pprofile.Profile, error) {
 					return nil, err
 				}
 			}
+			if len(st) > 0 && iv.end > st[len(st)-1].iv.end {
+				r.warnf("an event (%q at %v µs) ends after the event it starts in (%q); not nested in it, both keep their time", iv.name, iv.start, st[len(st)-1].iv.name)
+				for len(st) > 0 && st[len(st)-1].iv.end < iv.end {
+					if err := pop(); err != nil {
+						return nil, err
+					}
+				}
+			}
 			parent := int32(0)
 			if len(st) > 0 {
 				top := &st[len(st)-1]
-				if iv.end > top.iv.end {
-					r.warnf("an event (%q) ends after the event it starts in (%q); cut at its end", iv.name, top.iv.name)
-					iv.end = top.iv.end
-				}
 				top.self -= iv.end - iv.start
 				parent = top.node
 			}
