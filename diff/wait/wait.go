@@ -24,6 +24,7 @@
 package wait
 
 import (
+	"path"
 	"sort"
 	"strings"
 
@@ -221,7 +222,7 @@ func (a *analysis) read(side int, in Input) readKind {
 			if a.bucket(s, frames, in.Kind) != "lock-contention" {
 				continue
 			}
-			accAt(a.waiters, Site(frames)).add(side, rootFirst(frames), v)
+			accAt(a.waiters, sampleSite(s, frames)).add(side, rootFirst(frames), v)
 		}
 	}
 	if got == readNone {
@@ -296,8 +297,8 @@ func rootFirst(leafFirst []string) []string {
 // these.
 var machinery = []string{
 	"runtime.", "sync.", "sync/atomic.", "internal/", "syscall.", "time.Sleep",
-	"java.util.concurrent.locks.", "java.lang.Object.wait", "java.lang.Thread.sleep", "jdk.internal.",
-	"pthread_", "__pthread", "___pthread", "__lll_", "futex", "__futex", "syscall", "__GI_", "[",
+	"java.util.concurrent.locks.", "java.lang.Object.wait", "java.lang.Thread.sleep", "java.lang.Thread.join", "jdk.internal.",
+	"pthread_", "__pthread", "___pthread", "lll_", "__lll_", "futex", "__futex", "syscall", "__GI_", "[",
 }
 
 // Site is the program's frame behind the waiting or waking machinery in a
@@ -313,6 +314,30 @@ func Site(leafFirst []string) string {
 		return leafFirst[0]
 	}
 	return ""
+}
+
+// sampleSite is the site of a sample's stack (frames, leaf first): Site
+// of its frames outside the kernel and the system libraries (a perf
+// recording's off-CPU stacks end in the kernel's __schedule under glibc's
+// lock code, whose names no prefix list covers), else Site of them all.
+// A perf stack's root, the comm, is in no module: a stack of system
+// frames only has the process as its site.
+func sampleSite(s *pprofile.Sample, frames []string) string {
+	var own []string
+	for _, loc := range s.Location {
+		if loc.Mapping != nil && diff.IsSystemModule(path.Base(loc.Mapping.File)) {
+			continue
+		}
+		for _, l := range loc.Line {
+			if l.Function != nil {
+				own = append(own, l.Function.Name)
+			}
+		}
+	}
+	if site := Site(own); site != "" && !isMachinery(site) {
+		return site
+	}
+	return Site(frames)
 }
 
 func isMachinery(f string) bool {
