@@ -54,3 +54,30 @@ func TestSitesPerfRecorded(t *testing.T) {
 		t.Errorf("verdict %+v, want hold_work", r.Verdict)
 	}
 }
+
+// TestVerdictAcrossMonitorsJFR reads a JFR recording of Holders.java made
+// at test time: its thread "holder" holds the three monitors its waiters
+// block on, each a lock of its own (JFR names the monitor), so it is
+// charged about a third of the waiting on each, all of it over the three,
+// and the verdict names it, counting the locks.
+func TestVerdictAcrossMonitorsJFR(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "holders.jfr")
+	waittest.JFRHolders(t, path)
+	r := analyzeFile(t, path)
+	var locks int
+	for _, l := range r.Locks {
+		if l.Evidence == wait.EvidenceOwner && len(l.Waiters) > 0 && l.Waiters[0].Site == "Holders.waitHere" {
+			locks++
+			if l.Waited[0] >= r.Verdict.Waited[0]*0.5 {
+				t.Errorf("monitor %s has %.0f of the %.0f ns of waiting: one monitor alone explains most", l.Name, l.Waited[0], r.Verdict.Waited[0])
+			}
+		}
+	}
+	if locks != 3 {
+		t.Fatalf("%d monitors waited for in Holders.waitHere, want 3: %+v", locks, r.Locks)
+	}
+	if v := r.Verdict; v.Holder != "holder" || v.Locks != 3 || v.Share < 0.9 {
+		t.Errorf("verdict %+v, want holder, charged at least 0.9 of the waiting over 3 locks", v)
+	}
+}
