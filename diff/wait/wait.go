@@ -87,6 +87,7 @@ func Analyze(sides [][]Input, opts Options) *result.Wait {
 		labLock: map[labKey]*labGroup{},
 		paths:   map[string]*pathAcc{},
 		edges:   map[edgeKey]*edgeAcc{},
+		sysMaps: map[*pprofile.Mapping]bool{},
 	}
 	r := &result.Wait{Sides: len(sides)}
 	for s, ins := range sides {
@@ -138,7 +139,9 @@ type analysis struct {
 	paths            map[string]*pathAcc
 	// blamed is set while reading an input whose trace was blamed: its
 	// waker-labelled lock waits are in the trace evidence already.
-	blamed bool
+	blamed  bool
+	own     []string                   // sampleSite's frames, reused from sample to sample
+	sysMaps map[*pprofile.Mapping]bool // diff.IsSystemModule of each mapping's file
 }
 
 // siteAcc is one site's value per side and its stacks.
@@ -222,7 +225,7 @@ func (a *analysis) read(side int, in Input) readKind {
 			if a.bucket(s, frames, in.Kind) != "lock-contention" {
 				continue
 			}
-			accAt(a.waiters, sampleSite(s, frames)).add(side, rootFirst(frames), v)
+			accAt(a.waiters, a.sampleSite(s, frames)).add(side, rootFirst(frames), v)
 		}
 	}
 	if got == readNone {
@@ -322,11 +325,18 @@ func Site(leafFirst []string) string {
 // lock code, whose names no prefix list covers), else Site of them all.
 // A perf stack's root, the comm, is in no module: a stack of system
 // frames only has the process as its site.
-func sampleSite(s *pprofile.Sample, frames []string) string {
-	var own []string
+func (a *analysis) sampleSite(s *pprofile.Sample, frames []string) string {
+	own := a.own[:0]
 	for _, loc := range s.Location {
-		if loc.Mapping != nil && diff.IsSystemModule(path.Base(loc.Mapping.File)) {
-			continue
+		if m := loc.Mapping; m != nil {
+			sys, ok := a.sysMaps[m]
+			if !ok {
+				sys = diff.IsSystemModule(path.Base(m.File))
+				a.sysMaps[m] = sys
+			}
+			if sys {
+				continue
+			}
 		}
 		for _, l := range loc.Line {
 			if l.Function != nil {
@@ -334,6 +344,7 @@ func sampleSite(s *pprofile.Sample, frames []string) string {
 			}
 		}
 	}
+	a.own = own
 	if site := Site(own); site != "" && !isMachinery(site) {
 		return site
 	}
