@@ -249,7 +249,7 @@ type Analyzer struct {
 	// overExpected says that a profile was registered past Expect's
 	// count after walks stopped noting neighbours (closureNeed).
 	overExpected bool
-	sysMods      map[string]bool // isSystemModule by module (systemModule)
+	sysMods      map[string]bool // IsSystemModule by module (systemModule)
 }
 
 // stopped is the cause of Options.Context once it has ended, else nil.

@@ -71,7 +71,7 @@ type fnAt struct {
 }
 
 // frame is one frame of a location: its method, the spelling of its
-// name, and whether its module is a system library's (isSystemModule),
+// name, and whether its module is a system library's (IsSystemModule),
 // which --by caller passes over as it passes over a standard library.
 type frame struct {
 	id, sp int32

@@ -433,14 +433,15 @@ func (a *Analyzer) callerIndex(stack []int32, frames []frameRule, at int) int {
 // Microsoft.AspNetCore.Server.Kestrel.Core: a nettrace frame's module).
 var systemModule = regexp.MustCompile(`^\[kernel|vmlinux|^\[vdso\]$|^(libc|libpthread|libm|libdl|librt|libresolv|libutil|libnss_\w+|ld-linux[\w.-]*|ld|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind)([.-]|$)|^(System|Microsoft)\.|^(System|mscorlib|netstandard)(\.dll)?$`)
 
-// isSystemModule reports whether a frame's module is the kernel or a
-// system library: the machinery under a native program's own code, which
-// --by caller passes over as it passes over Go's standard library.
-func isSystemModule(module string) bool {
+// IsSystemModule reports whether a frame's module (a mapping file's base
+// name, a perf dso) is the kernel or a system library: the machinery under
+// a native program's own code, which --by caller passes over as it passes
+// over Go's standard library, and package diff/wait's sites skip.
+func IsSystemModule(module string) bool {
 	return module != "" && systemModule.MatchString(module)
 }
 
-// systemModule is isSystemModule, memoized by module: a profile names
+// systemModule is IsSystemModule, memoized by module: a profile names
 // few, and its methods each ask once per walk.
 func (a *Analyzer) systemModule(module string) bool {
 	if module == "" {
@@ -451,7 +452,7 @@ func (a *Analyzer) systemModule(module string) bool {
 		if a.sysMods == nil {
 			a.sysMods = map[string]bool{}
 		}
-		sys = isSystemModule(module)
+		sys = IsSystemModule(module)
 		a.sysMods[module] = sys
 	}
 	return sys

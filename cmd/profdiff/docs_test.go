@@ -89,6 +89,7 @@ import (
 	"unicode"
 
 	"github.com/profdiff/profdiff/diff/gate/gatetest"
+	"github.com/profdiff/profdiff/diff/wait/waittest"
 	"github.com/profdiff/profdiff/profile/fleet/fleettest"
 	"github.com/profdiff/profdiff/workloads/jsonserver"
 )
@@ -874,6 +875,22 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 	"wait-captures": func(t *testing.T, root, dir string) map[string]string {
 		waitCapture(t, filepath.Join(dir, "base"), "4ms", "-outside", "8ms")
 		waitCapture(t, filepath.Join(dir, "new"), "8ms", "-outside", "8ms")
+		return nil
+	},
+	// waker.txt: perf script of a perf recording (sched_switch,
+	// sched_waking, DWARF call graphs) of profile/perfscript's waker.c,
+	// whose holder holds its waiters' mutexes in hold_work while they
+	// wait in wait_here (waittest.PerfWaker; skipped where perf cannot
+	// record the tracepoints).
+	"wait-perf": func(t *testing.T, root, dir string) map[string]string {
+		waittest.PerfWaker(t, filepath.Join(dir, "waker.txt"))
+		return nil
+	},
+	// holders.jfr: a JFR recording of profile/jfr's Holders.java, whose
+	// thread "holder" holds the three monitors its waiters block on
+	// (waittest.JFRHolders; skipped without a JDK).
+	"wait-jfr": func(t *testing.T, root, dir string) map[string]string {
+		waittest.JFRHolders(t, filepath.Join(dir, "holders.jfr"))
 		return nil
 	},
 	// old.trace and new.trace: execution traces of four goroutines that

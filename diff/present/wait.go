@@ -1,6 +1,7 @@
 package present
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/report"
@@ -134,17 +135,17 @@ func waitVerdict(r *result.Wait) *report.Verdict {
 		line = report.Cat("No lock waiting in these profiles.")
 	case r.Sides == 2 && v.Holder != "" && v.Share > 1:
 		line = report.Cat("Lock waiting grew from ", ns(v.Waited[0]), " to ", ns(v.Waited[1]), "; ", report.Code(v.Holder),
-			", holding the lock ", report.Code(lockWaiter(v.Lock)), " waits for, explains all of the growth (the waiting charged to it grew more than the whole, ",
+			", holding ", heldLocks(v), ", explains all of the growth (the waiting charged to it grew more than the whole, ",
 			report.Share(v.Share).Places(0), " of it, while others' fell).")
 	case r.Sides == 2 && v.Holder != "":
 		line = report.Cat("Lock waiting grew from ", ns(v.Waited[0]), " to ", ns(v.Waited[1]), "; ", report.Code(v.Holder),
-			", holding the lock ", report.Code(lockWaiter(v.Lock)), " waits for, explains ", report.Share(v.Share).Places(0), " of the growth.")
+			", holding ", heldLocks(v), ", explains ", report.Share(v.Share).Places(0), " of the growth.")
 	case r.Sides == 2 && v.Waited[1] <= v.Waited[0]:
 		line = report.Cat("Lock waiting did not grow (", ns(v.Waited[0]), " → ", ns(v.Waited[1]), ").")
 	case r.Sides == 2:
 		line = report.Cat("Lock waiting grew from ", ns(v.Waited[0]), " to ", ns(v.Waited[1]), "; no one holder explains most of the growth.")
 	case v.Holder != "":
-		line = report.Cat(report.Code(v.Holder), " holds the lock ", report.Code(lockWaiter(v.Lock)), " waits for: it is charged ",
+		line = report.Cat(report.Code(v.Holder), " holds ", heldLocks(v), ": it is charged ",
 			report.Share(v.Share).Places(0), " of the ", ns(v.Waited[0]), " of lock waiting.")
 	default:
 		line = report.Cat("No one holder explains most of the ", ns(v.Waited[0]), " of lock waiting.")
@@ -154,6 +155,16 @@ func waitVerdict(r *result.Wait) *report.Verdict {
 		tone = report.ToneGrowth
 	}
 	return &report.Verdict{Lines: []report.Line{line}, Tone: tone}
+}
+
+// heldLocks names what the verdict's holder holds: "the lock X waits
+// for", or, for a holder charged the waiting of several locks (a thread
+// holding several monitors at once), "N locks (the most waited for: X)".
+func heldLocks(v result.WaitVerdict) report.Line {
+	if v.Locks > 1 {
+		return report.Cat(fmt.Sprintf("%d locks (the most waited for: ", v.Locks), report.Code(lockWaiter(v.Lock)), ")")
+	}
+	return report.Cat("the lock ", report.Code(lockWaiter(v.Lock)), " waits for")
 }
 
 // lockWaiter is the waiter part of a lock's name ("main.waitHere ←

@@ -92,3 +92,22 @@ func TestWaitHTML(t *testing.T) {
 		t.Errorf("the html page lacks the path's flame graph or the wake-ups")
 	}
 }
+
+// TestWaitVerdictSeveralLocks: a holder charged the waiting of several
+// locks (a JFR thread holding three monitors at once) is named with how
+// many it holds and the one waited for most, on one side and two.
+func TestWaitVerdictSeveralLocks(t *testing.T) {
+	for sides, want := range map[int]string{
+		1: "holder holds 3 locks (the most waited for: java.lang.Object@0x1): it is charged 100% of the 1.2 s of lock waiting.",
+		2: "holder, holding 3 locks (the most waited for: java.lang.Object@0x1), explains 90% of the growth.",
+	} {
+		r := &result.Wait{Sides: sides, Verdict: result.WaitVerdict{Holder: "holder", Lock: "java.lang.Object@0x1", Locks: 3, Share: 1, Waited: [2]float64{1.2e9}}}
+		if sides == 2 {
+			r.Verdict.Share, r.Verdict.Waited[1] = 0.9, 2.4e9
+		}
+		got := write(t, &report.Report{Verdict: waitVerdict(r)}, render.Table, render.Options{})
+		if !strings.Contains(got, want) {
+			t.Errorf("%d sides: verdict %q, want it to say %q", sides, got, want)
+		}
+	}
+}

@@ -94,8 +94,12 @@ type WakeEdge struct {
 type WaitVerdict struct {
 	// Holder is the principal holder site, "" when none explains most.
 	Holder string `json:"holder,omitempty"`
-	// Lock is the Name of its lock.
+	// Lock is the Name of its lock: of the one charged most to it, where
+	// it holds several.
 	Lock string `json:"lock,omitempty"`
+	// Locks is how many locks Holder is charged waiting of (a thread
+	// holding several monitors at once); 1 for one.
+	Locks int `json:"locks,omitempty"`
 	// Share is the fraction (0..1) of the waiting, or of its growth,
 	// that Holder explains.
 	Share float64 `json:"share"`

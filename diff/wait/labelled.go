@@ -37,7 +37,7 @@ type edgeAcc struct {
 // wake-up edge, and, for a lock wait, its lock's waiter and holder.
 func (a *analysis) labelled(side int, k profile.Kind, s *pprofile.Sample, frames []string, v float64) {
 	bucket := a.bucket(s, frames, k)
-	waiter := Site(frames)
+	waiter := a.sampleSite(s, frames)
 	holder, evidence := "", EvidenceOwner
 	var holderStack []string
 	if w := first(s, profile.LabelWaker); w != "" {

@@ -1,7 +1,8 @@
 package wait
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/profdiff/profdiff/diff/result"
 )
@@ -18,7 +19,7 @@ var evidenceRank = []string{EvidenceTrace, EvidenceOwner, EvidenceWaker, Evidenc
 
 // verdict names the holder that explains most of the lock waiting, or of
 // its growth. Each holder is charged its share of its lock's waiting
-// (WaitSite.Charged). Where several kinds of evidence are present (the
+// (WaitSite.Charged), summed over the locks it holds. Where several kinds of evidence are present (the
 // profiles and the trace of one capture), they measure the same waits
 // twice: the verdict reads the first of evidenceRank that has lock
 // waiting (on both sides of a comparison, where one has).
@@ -47,31 +48,51 @@ func verdict(r *result.Wait) result.WaitVerdict {
 		return result.WaitVerdict{}
 	}
 	v := result.WaitVerdict{Waited: *totals[evidence]}
+	// Each holder's charge is summed over the locks it holds: a thread
+	// holding several monitors at once (JFR's owner) explains the
+	// waiting of them all.
 	type charged struct {
-		holder, lock string
-		ns           [2]float64
+		holder, lock string // lock: the one charged most
+		ns, lockNs   [2]float64
+		locks        int
 	}
-	var cs []charged
+	byHolder := map[string]*charged{}
 	for _, l := range r.Locks {
 		if l.Evidence != evidence {
 			continue
 		}
 		for _, h := range l.Holders {
-			cs = append(cs, charged{h.Site, l.Name, [2]float64{h.Charged[0] * l.Waited[0], h.Charged[1] * l.Waited[1]}})
+			ns := [2]float64{h.Charged[0] * l.Waited[0], h.Charged[1] * l.Waited[1]}
+			c := byHolder[h.Site]
+			if c == nil {
+				c = &charged{holder: h.Site}
+				byHolder[h.Site] = c
+			}
+			c.ns[0] += ns[0]
+			c.ns[1] += ns[1]
+			c.locks++
+			if ns[0]+ns[1] > c.lockNs[0]+c.lockNs[1] || c.lock == "" {
+				c.lock, c.lockNs = l.Name, ns
+			}
 		}
 	}
-	score := func(c charged) float64 { return c.ns[0] }
+	score := func(c *charged) float64 { return c.ns[0] }
 	whole := v.Waited[0]
 	if r.Sides == 2 {
-		score = func(c charged) float64 { return c.ns[1] - c.ns[0] }
+		score = func(c *charged) float64 { return c.ns[1] - c.ns[0] }
 		whole = v.Waited[1] - v.Waited[0]
 	}
-	if whole <= 0 || len(cs) == 0 {
+	if whole <= 0 || len(byHolder) == 0 {
 		return v
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return score(cs[i]) > score(cs[j]) })
-	if share := score(cs[0]) / whole; share >= PrincipalShare {
-		v.Holder, v.Lock, v.Share = cs[0].holder, cs[0].lock, share
+	var best *charged
+	for _, h := range slices.Sorted(maps.Keys(byHolder)) {
+		if c := byHolder[h]; best == nil || score(c) > score(best) {
+			best = c
+		}
+	}
+	if share := score(best) / whole; share >= PrincipalShare {
+		v.Holder, v.Lock, v.Locks, v.Share = best.holder, best.lock, best.locks, share
 	}
 	return v
 }

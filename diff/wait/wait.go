@@ -24,6 +24,7 @@
 package wait
 
 import (
+	"path"
 	"sort"
 	"strings"
 
@@ -86,6 +87,7 @@ func Analyze(sides [][]Input, opts Options) *result.Wait {
 		labLock: map[labKey]*labGroup{},
 		paths:   map[string]*pathAcc{},
 		edges:   map[edgeKey]*edgeAcc{},
+		sysMaps: map[*pprofile.Mapping]bool{},
 	}
 	r := &result.Wait{Sides: len(sides)}
 	for s, ins := range sides {
@@ -137,7 +139,9 @@ type analysis struct {
 	paths            map[string]*pathAcc
 	// blamed is set while reading an input whose trace was blamed: its
 	// waker-labelled lock waits are in the trace evidence already.
-	blamed bool
+	blamed  bool
+	own     []string                   // sampleSite's frames, reused from sample to sample
+	sysMaps map[*pprofile.Mapping]bool // diff.IsSystemModule of each mapping's file
 }
 
 // siteAcc is one site's value per side and its stacks.
@@ -221,7 +225,7 @@ func (a *analysis) read(side int, in Input) readKind {
 			if a.bucket(s, frames, in.Kind) != "lock-contention" {
 				continue
 			}
-			accAt(a.waiters, Site(frames)).add(side, rootFirst(frames), v)
+			accAt(a.waiters, a.sampleSite(s, frames)).add(side, rootFirst(frames), v)
 		}
 	}
 	if got == readNone {
@@ -296,8 +300,8 @@ func rootFirst(leafFirst []string) []string {
 // these.
 var machinery = []string{
 	"runtime.", "sync.", "sync/atomic.", "internal/", "syscall.", "time.Sleep",
-	"java.util.concurrent.locks.", "java.lang.Object.wait", "java.lang.Thread.sleep", "jdk.internal.",
-	"pthread_", "__pthread", "___pthread", "__lll_", "futex", "__futex", "syscall", "__GI_", "[",
+	"java.util.concurrent.locks.", "java.lang.Object.wait", "java.lang.Thread.sleep", "java.lang.Thread.join", "jdk.internal.",
+	"pthread_", "__pthread", "___pthread", "lll_", "__lll_", "futex", "__futex", "syscall", "__GI_", "[",
 }
 
 // Site is the program's frame behind the waiting or waking machinery in a
@@ -313,6 +317,38 @@ func Site(leafFirst []string) string {
 		return leafFirst[0]
 	}
 	return ""
+}
+
+// sampleSite is the site of a sample's stack (frames, leaf first): Site
+// of its frames outside the kernel and the system libraries (a perf
+// recording's off-CPU stacks end in the kernel's __schedule under glibc's
+// lock code, whose names no prefix list covers), else Site of them all.
+// A perf stack's root, the comm, is in no module: a stack of system
+// frames only has the process as its site.
+func (a *analysis) sampleSite(s *pprofile.Sample, frames []string) string {
+	own := a.own[:0]
+	for _, loc := range s.Location {
+		if m := loc.Mapping; m != nil {
+			sys, ok := a.sysMaps[m]
+			if !ok {
+				sys = diff.IsSystemModule(path.Base(m.File))
+				a.sysMaps[m] = sys
+			}
+			if sys {
+				continue
+			}
+		}
+		for _, l := range loc.Line {
+			if l.Function != nil {
+				own = append(own, l.Function.Name)
+			}
+		}
+	}
+	a.own = own
+	if site := Site(own); site != "" && !isMachinery(site) {
+		return site
+	}
+	return Site(frames)
 }
 
 func isMachinery(f string) bool {

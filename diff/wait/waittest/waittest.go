@@ -2,9 +2,14 @@
 // (diff/wait/testdata/waitprog) for tests: it builds it with the go
 // command once per test binary and runs it once per set of arguments,
 // caching the folder of profiles, trace and measured truth it writes.
+// It also makes, once per test binary, a perf recording and a JFR
+// recording of the who-waited test programs of profile/perfscript and
+// profile/jfr (PerfWaker, JFRHolders), for package wait's tests and the
+// command's docs.
 package waittest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -122,4 +127,120 @@ func build() {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		bin, fail = "", "go build waitprog: "+err.Error()+": "+string(out)
 	}
+}
+
+// recording is one recording made once per test binary: its bytes, or
+// why it could not be made (skip: a producer is missing or cannot record
+// here).
+type recording struct {
+	once sync.Once
+	data []byte
+	fail string
+	skip bool
+}
+
+var perfWaker, jfrHolders recording
+
+// PerfWaker writes to path the perf script text of a recording of
+// profile/perfscript's testdata/waker/waker.c (10 rounds in which its
+// holder holds its three waiters' mutexes 3 ms in hold_work while they
+// wait in wait_here, beside a napper in nap_here), recorded with
+// sched:sched_switch, sched:sched_waking and DWARF call graphs (glibc has
+// no frame pointers). It skips where gcc or perf is missing or perf
+// cannot record the tracepoints.
+func PerfWaker(t testing.TB, path string) {
+	t.Helper()
+	perfWaker.write(t, path, recordPerfWaker)
+}
+
+// JFRHolders writes to path a JDK Flight Recording (settings=profile) of
+// profile/jfr's testdata/Holders.java: a thread named "holder" holds the
+// three monitors its waiters block on in waitHere, spinning in holdSlow.
+// It skips where java or javac is missing.
+func JFRHolders(t testing.TB, path string) {
+	t.Helper()
+	jfrHolders.write(t, path, recordJFRHolders)
+}
+
+func (r *recording) write(t testing.TB, path string, record func(dir string) ([]byte, string, bool)) {
+	t.Helper()
+	r.once.Do(func() {
+		dir, err := os.MkdirTemp("", "waittest")
+		if err != nil {
+			r.fail = err.Error()
+			return
+		}
+		defer os.RemoveAll(dir)
+		r.data, r.fail, r.skip = record(dir)
+	})
+	switch {
+	case r.skip:
+		t.Skip(r.fail)
+	case r.fail != "":
+		t.Fatal(r.fail)
+	}
+	if err := os.WriteFile(path, r.data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repoFile is a file of the repository, by its path from the root.
+func repoFile(rel string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", filepath.FromSlash(rel))
+}
+
+// missing names the first of the tools not installed, "" when all are.
+func missing(tools ...string) string {
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool + " is not installed"
+		}
+	}
+	return ""
+}
+
+func recordPerfWaker(dir string) ([]byte, string, bool) {
+	if m := missing("gcc", "perf"); m != "" {
+		return nil, m, true
+	}
+	bin := filepath.Join(dir, "waker")
+	if out, err := exec.Command("gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", repoFile("profile/perfscript/testdata/waker/waker.c"), "-o", bin).CombinedOutput(); err != nil {
+		return nil, "gcc waker.c: " + err.Error() + ": " + string(out), false
+	}
+	data := filepath.Join(dir, "waker.data")
+	var stderr bytes.Buffer
+	rec := exec.Command("perf", "record", "-q", "-o", data, "-e", "sched:sched_switch", "-e", "sched:sched_waking",
+		"--call-graph", "dwarf,4096", "--switch-events", "-N", "--", bin, "10", "3")
+	rec.Stderr = &stderr
+	if err := rec.Run(); err != nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		return nil, "perf cannot record sched_waking here (" + err.Error() + "): " + line, true
+	}
+	out, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
+	if err != nil {
+		return nil, "perf script: " + err.Error(), false
+	}
+	return out, "", false
+}
+
+func recordJFRHolders(dir string) ([]byte, string, bool) {
+	if m := missing("javac", "java"); m != "" {
+		return nil, "no JDK: " + m, true
+	}
+	// C1 only: C2 spends about a second of CPU compiling JFR's start-up
+	// code, which a program this short never recoups.
+	const c1 = "-XX:TieredStopAtLevel=1"
+	if out, err := exec.Command("javac", "-J"+c1, "-d", dir, repoFile("profile/jfr/testdata/Holders.java")).CombinedOutput(); err != nil {
+		return nil, "javac Holders.java: " + err.Error() + ": " + string(out), false
+	}
+	path := filepath.Join(dir, "holders.jfr")
+	if out, err := exec.Command("java", c1, "-XX:StartFlightRecording=filename="+path+",settings=profile", "-cp", dir, "Holders").CombinedOutput(); err != nil {
+		return nil, "java Holders: " + err.Error() + ": " + string(out), false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err.Error(), false
+	}
+	return data, "", false
 }
