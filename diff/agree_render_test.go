@@ -11,6 +11,8 @@ import (
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -23,13 +25,13 @@ func TestSerialShardedRenderAgree(t *testing.T) {
 	cases := map[string]func(t *testing.T) ([2][]*profile.Raw, diff.Options){
 		"kinds": func(t *testing.T) ([2][]*profile.Raw, diff.Options) {
 			cpu, wall := diff.ContendedGoProfiles(t)
-			rules, err := diff.ParseRules("wall-only.rules", bytes.NewReader([]byte(
+			user, err := rules.Parse("wall-only.rules", bytes.NewReader([]byte(
 				"go\twait\tstrong,kind=wall\tcontendedGoProfiles\\.func\twall-clock only\n")))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return sides(t, [2][]*pprofile.Profile{{cpu, wall}, {wall, cpu}}),
-				diff.Options{Rules: diff.DefaultRules().WithUserRules(rules), SampleIndex: "samples"}
+				diff.Options{Rules: rules.Default().WithUserRules(user), SampleIndex: "samples"}
 		},
 		"modules": func(t *testing.T) ([2][]*profile.Raw, diff.Options) {
 			p := diff.RecordNativeWaits(t)
@@ -44,7 +46,7 @@ func TestSerialShardedRenderAgree(t *testing.T) {
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
 			in, base := mk(t)
-			for _, by := range []diff.By{diff.ByFrame, diff.ByCaller} {
+			for _, by := range []result.By{result.ByFrame, result.ByCaller} {
 				opts := base
 				opts.By, opts.CallTree, opts.TreeMin = by, true, render.TreeMin
 				opts.Peek = regexp.MustCompile(`.`)

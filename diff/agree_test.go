@@ -3,6 +3,8 @@ package diff
 import (
 	"bytes"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -41,12 +43,12 @@ import (
 func TestSerialShardedAgree(t *testing.T) {
 	t.Run("kinds", func(t *testing.T) {
 		cpu, wall := contendedGoProfiles(t)
-		rules, err := ParseRules("wall-only.rules", strings.NewReader(
+		user, err := rules.Parse("wall-only.rules", strings.NewReader(
 			"go\twait\tstrong,kind=wall\tcontendedGoProfiles\\.func\twall-clock only: a user's rule\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs := DefaultRules().WithUserRules(rules)
+		rs := rules.Default().WithUserRules(user)
 		dir := t.TempDir()
 		sides := [2][]*profile.Raw{
 			{rawFile(t, dir, "cpu.pb", cpu, profile.Options{}), rawFile(t, dir, "wall.pb", wall, profile.Options{})},
@@ -90,9 +92,9 @@ func agree(t *testing.T, sides [2][]*profile.Raw, base Options, peek string) {
 		name string
 		set  func(*Options)
 	}{
-		{"by frame", func(o *Options) { o.By = ByFrame }},
-		{"by caller", func(o *Options) { o.By = ByCaller }},
-		{"by decider", func(o *Options) { o.By = ByDecider }},
+		{"by frame", func(o *Options) { o.By = result.ByFrame }},
+		{"by caller", func(o *Options) { o.By = result.ByCaller }},
+		{"by decider", func(o *Options) { o.By = result.ByDecider }},
 		{"cum", func(o *Options) { o.Cum = true }},
 		{"tree", func(o *Options) { o.CallTree = true }},
 		{"tree of frames", func(o *Options) { o.CallTree, o.TreeFrames = true, true }},
@@ -133,7 +135,7 @@ func walkAll(t *testing.T, sides [2][]*profile.Raw, opts Options, sharded bool) 
 			if !in.Streamed() {
 				t.Fatalf("%s was not streamed", r.Source)
 			}
-			if err := a.AddInput(Side(side), in); err != nil {
+			if err := a.AddInput(result.Side(side), in); err != nil {
 				t.Fatalf("AddInput %s: %v", r.Source, err)
 			}
 		}
@@ -235,7 +237,7 @@ func TestTreeBuildParallelSame(t *testing.T) {
 	if a.tree.n < 4*parallelRecords {
 		t.Fatalf("%d records: the test wants several subtrees past parallelRecords", a.tree.n)
 	}
-	build := func(procs int) *CallNode {
+	build := func(procs int) *result.CallNode {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		return a.Diff().Tree
 	}
@@ -247,14 +249,14 @@ func TestTreeBuildParallelSame(t *testing.T) {
 // ids the merge turns into larger ones is widened, not cut short.
 func TestTreeChunkWidens(t *testing.T) {
 	shard := newCallTree(false)
-	shard.addStack([]int32{1, 2, 3}, CPU, Base, 1, true)
+	shard.addStack([]int32{1, 2, 3}, rules.CPU, result.Base, 1, true)
 	if shard.ids[0].u16 == nil {
 		t.Fatal("a stack of small ids went to a 32-bit chunk")
 	}
 	remap := []int32{0, 70000, 5, 1 << 20}
-	tree := newCallTree(false)                     // a tree that adopts the shard's chunks
-	tree.addStack([]int32{7}, Wait, New, 2, false) // a tree past 1<<16 methods
-	tree.merge(shard, remap, false, Base, 0)
+	tree := newCallTree(false)                                  // a tree that adopts the shard's chunks
+	tree.addStack([]int32{7}, rules.Wait, result.New, 2, false) // a tree past 1<<16 methods
+	tree.merge(shard, remap, false, result.Base, 0)
 	if tree.n != 2 {
 		t.Fatalf("%d records, want 2", tree.n)
 	}
@@ -279,10 +281,10 @@ func TestTreeMergeSums(t *testing.T) {
 	remap := []int32{0, 70000, 5}
 	for prof := range 3 {
 		shard := newCallTree(false)
-		shard.addStack([]int32{1, 2}, CPU, Base, 1, true)
-		shard.addStack([]int32{1, 2}, CPU, New, 4, true)
-		shard.addStack([]int32{2}, CPU, Base, 2, true)
-		tree.merge(shard, remap, false, Base, prof)
+		shard.addStack([]int32{1, 2}, rules.CPU, result.Base, 1, true)
+		shard.addStack([]int32{1, 2}, rules.CPU, result.New, 4, true)
+		shard.addStack([]int32{2}, rules.CPU, result.Base, 2, true)
+		tree.merge(shard, remap, false, result.Base, prof)
 	}
 	if tree.n != 3 {
 		t.Fatalf("%d records after merging 3 shards of 3 stacks, want 3", tree.n)
@@ -298,8 +300,8 @@ func TestTreeMergeSums(t *testing.T) {
 	// A tree adopted whole is indexed: a later merge sums into it.
 	tree.index()
 	shard := newCallTree(false)
-	shard.addStack([]int32{2}, CPU, Base, 1, true)
-	tree.merge(shard, remap, false, Base, 3)
+	shard.addStack([]int32{2}, rules.CPU, result.Base, 1, true)
+	tree.merge(shard, remap, false, result.Base, 3)
 	if tree.n != 3 || tree.rec(2).value != 7 {
 		t.Errorf("after index and merge: %d records, the last %v; want 3, 7", tree.n, tree.rec(2).value)
 	}
@@ -312,24 +314,24 @@ func TestTreeMergeSums(t *testing.T) {
 func TestTreeMergeAdoptsFirstProfile(t *testing.T) {
 	tree := newCallTree(true)
 	remap := []int32{0, 1, 2}
-	shardOf := func(side Side, v float64) *CallTree {
+	shardOf := func(side result.Side, v float64) *CallTree {
 		s := newCallTree(false)
-		s.addStack([]int32{1, 2}, CPU, side, v, true)
+		s.addStack([]int32{1, 2}, rules.CPU, side, v, true)
 		return s
 	}
-	tree.merge(shardOf(Base, 1), remap, true, Base, 0)
-	tree.merge(shardOf(Base, 2), remap, true, Base, 0)
+	tree.merge(shardOf(result.Base, 1), remap, true, result.Base, 0)
+	tree.merge(shardOf(result.Base, 2), remap, true, result.Base, 0)
 	if tree.n != 2 || !tree.stale {
 		t.Fatalf("two shards of one profile: %d records (stale %v), want 2 adopted unindexed", tree.n, tree.stale)
 	}
-	tree.merge(shardOf(Base, 4), remap, true, Base, 1)
+	tree.merge(shardOf(result.Base, 4), remap, true, result.Base, 1)
 	second := tree.rec(1 << recShift) // each adopted shard's block is a block of the tree
 	if tree.n != 2 || tree.stale || tree.rec(0).value != 1+4 || second.value != 2 {
 		t.Fatalf("a second profile's shard: %d records, values %v %v (stale %v); want 2 records, 5 and 2, indexed",
 			tree.n, tree.rec(0).value, second.value, tree.stale)
 	}
-	tree.merge(shardOf(New, 8), remap, true, New, 0)
-	if tree.n != 3 || tree.owner[New] != 1 || tree.owner[Base] != -1 {
+	tree.merge(shardOf(result.New, 8), remap, true, result.New, 0)
+	if tree.n != 3 || tree.owner[result.New] != 1 || tree.owner[result.Base] != -1 {
 		t.Errorf("the other side's first profile: %d records, owners %v; want 3, [-1 1]", tree.n, tree.owner)
 	}
 }

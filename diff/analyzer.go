@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"regexp"
 	"strconv"
@@ -27,8 +29,8 @@ type Options struct {
 	// By is the attribution; "" picks it by kind: ByCaller for wall,
 	// goroutine, trace, block and mutex profiles (their leaf is the
 	// scheduler), ByFrame otherwise (Analysis.ByDefault then says so).
-	By        By
-	Normalize Normalize // the measure rows are sorted and noted by
+	By        result.By
+	Normalize result.Normalize // the measure rows are sorted and noted by
 	// Peek selects frames, by the name each has in its profile (module
 	// prefix removed), whose methods' inclusive values, callers and
 	// callees Result.Peek lists (see PeekRow).
@@ -36,7 +38,7 @@ type Options struct {
 	Top    int            // method rows kept (0 = 20, <0 = all)
 	Focus  *regexp.Regexp // keep only samples with a frame matching
 	Ignore *regexp.Regexp // drop samples with a frame matching
-	Rules  *RuleSet       // nil = DefaultRules()
+	Rules  *rules.Set     // nil = rules.Default()
 	// Modules says whether method rows are named module!method: ModulesAuto
 	// (the zero value) does so when a .nettrace profile is added, PerfView's
 	// convention for .NET methods.
@@ -115,7 +117,7 @@ type method struct {
 	key     string // symbolize.Normalize(name)
 	family  string // a Go closure's family (symbolize.ClosureFamily), else ""
 	val     [2]float64
-	buckets [2][NumBuckets]float64
+	buckets [2][rules.NumBuckets]float64
 	module  [2]string // first module seen on each side
 	seen    uint64    // stamp for inclusive (cum) counting
 }
@@ -146,14 +148,14 @@ type sideMeta struct {
 // merged sides are summed from.
 type ProfileStats struct {
 	Source        string
-	Side          Side
+	Side          result.Side
 	Kind          profile.Kind
-	Total         float64             // value of the kept samples in a bucket (scheduler latency excluded)
-	Buckets       [NumBuckets]float64 // Total split by bucket
-	Sched         float64             // scheduler latency (runnable time), in no bucket
-	Unknown       float64             // native or blocked, unknown (Apart Unknown), in no bucket
-	Samples       int64               // samples behind the bucketed value (the count column, else records)
-	Filtered      int64               // sample records removed by Focus/Ignore
+	Total         float64                   // value of the kept samples in a bucket (scheduler latency excluded)
+	Buckets       [rules.NumBuckets]float64 // Total split by bucket
+	Sched         float64                   // scheduler latency (runnable time), in no bucket
+	Unknown       float64                   // native or blocked, unknown (Apart Unknown), in no bucket
+	Samples       int64                     // samples behind the bucketed value (the count column, else records)
+	Filtered      int64                     // sample records removed by Focus/Ignore
 	DurationNanos int64
 }
 
@@ -188,7 +190,7 @@ func addSat(a, b int64) int64 {
 // pure: they may be called any number of times, in any order.
 type Analyzer struct {
 	opts        Options
-	rules       *RuleSet
+	rules       *rules.Set
 	sampleType  string // "type/unit", fixed by the first profile
 	typeSource  string
 	typeFolded  bool // the first profile was folded stacks
@@ -220,7 +222,7 @@ type Analyzer struct {
 	peek        *peekTable // nil unless Options.Peek
 	lead        *leadTally // deciders and callers per bucket, for the verdict
 	typesMixed  bool       // folded stacks were compared with another sample type
-	by          By         // Options.By, resolved by the first profile's kind
+	by          result.By  // Options.By, resolved by the first profile's kind
 	format      profile.Format
 	// scratch reused across samples
 	smp Sample
@@ -260,11 +262,11 @@ func NewAnalyzer(opts Options) *Analyzer {
 	if opts.Top == 0 {
 		opts.Top = DefaultTop
 	}
-	rules := opts.Rules
-	if rules == nil {
-		rules = DefaultRules()
+	rs := opts.Rules
+	if rs == nil {
+		rs = rules.Default()
 	}
-	a := &Analyzer{opts: opts, rules: rules, byName: map[string]int32{}, byKey: map[string]int32{}, unpaired: new(atomic.Bool)}
+	a := &Analyzer{opts: opts, rules: rs, byName: map[string]int32{}, byKey: map[string]int32{}, unpaired: new(atomic.Bool)}
 	for i := range a.sides {
 		a.sides[i].kinds = map[profile.Kind]bool{}
 		a.sides[i].periods = map[int64]bool{}
@@ -478,19 +480,19 @@ func SampleTypes(p *pprofile.Profile) string {
 // it is set aside and Wait says whether any profile had it. AddInput may
 // also fail with the error of a profile added before it, whose walk in
 // parallel found it refused (see Wait); no more are added then.
-func (a *Analyzer) Add(side Side, l *profile.Loaded) error { return a.add(side, l, nil) }
+func (a *Analyzer) Add(side result.Side, l *profile.Loaded) error { return a.add(side, l, nil) }
 
 // AddInput is Add for an Input: a profile the streaming decoder prepared
 // (Prepare) is classified as its samples are read from its bytes, which
 // are released afterwards; any other is added with Add.
-func (a *Analyzer) AddInput(side Side, in *Input) error {
+func (a *Analyzer) AddInput(side result.Side, in *Input) error {
 	d := in.d
 	in.d = nil // the bytes and tables are garbage once added
 	return a.add(side, in.l, d)
 }
 
 // add is Add, reading the samples from d when it is not nil.
-func (a *Analyzer) add(side Side, l *profile.Loaded, d *pull.File) error {
+func (a *Analyzer) add(side result.Side, l *profile.Loaded, d *pull.File) error {
 	if a.err != nil {
 		return a.err // a profile added before was refused (Wait)
 	}
@@ -552,9 +554,9 @@ func (a *Analyzer) add(side Side, l *profile.Loaded, d *pull.File) error {
 // register records a profile of kind on side before its samples are
 // walked: the attribution default, the format, the side's metadata and its
 // ProfileStats.
-func (a *Analyzer) register(side Side, l *profile.Loaded, kind profile.Kind) {
+func (a *Analyzer) register(side result.Side, l *profile.Loaded, kind profile.Kind) {
 	if a.by == "" {
-		a.by = DefaultBy(kind)
+		a.by = result.DefaultBy(kind)
 	}
 	if a.format == "" {
 		a.format = l.Format
@@ -575,7 +577,7 @@ func eventTypes(f profile.Format) bool {
 // addWithout adds a profile that lacks the selected event type: it
 // recorded none of those events, so it counts as zero on its side, with a
 // warning, instead of failing the comparison.
-func (a *Analyzer) addWithout(side Side, l *profile.Loaded, typ string) error {
+func (a *Analyzer) addWithout(side result.Side, l *profile.Loaded, typ string) error {
 	kind := a.opts.Kind
 	if kind == "" {
 		kind = profile.KindOfType(l, typ)
@@ -647,7 +649,7 @@ func (a *Analyzer) kindOf(l *profile.Loaded, idx int) profile.Kind {
 }
 
 // noteMeta records what l says about its side: kind, period, format.
-func (a *Analyzer) noteMeta(side Side, l *profile.Loaded, kind profile.Kind) {
+func (a *Analyzer) noteMeta(side result.Side, l *profile.Loaded, kind profile.Kind) {
 	if l.Format == profile.FormatNettrace {
 		a.sawNettrace = true
 	}
@@ -727,9 +729,9 @@ func (a *Analyzer) take(s *Sample, ps *ProfileStats) {
 	}
 	var target int
 	switch a.by {
-	case ByFrame:
+	case result.ByFrame:
 		target = s.Leaf()
-	case ByCaller:
+	case result.ByCaller:
 		target = caller
 	default:
 		target = max(s.Decider, 0)
@@ -746,7 +748,7 @@ func (a *Analyzer) treeNarrow() bool {
 	return len(a.methods) <= 1<<16
 }
 
-func (m *method) credit(side Side, b Bucket, v float64) {
+func (m *method) credit(side result.Side, b rules.Bucket, v float64) {
 	m.val[side] += v
 	m.buckets[side][b] += v
 }

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"math/rand"
 	"reflect"
@@ -17,10 +18,10 @@ import (
 // Analyzer, so a second call returned them twice and Top after Diff five).
 func TestDiffAndTopArePure(t *testing.T) {
 	a := NewAnalyzer(Options{})
-	if err := a.Add(Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
+	if err := a.Add(result.Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, folded(t, "b.folded", "main;g 10\nmain;System.Threading.LowLevelLock.WaitAndAcquire 5\n")); err != nil {
+	if err := a.Add(result.New, folded(t, "b.folded", "main;g 10\nmain;System.Threading.LowLevelLock.WaitAndAcquire 5\n")); err != nil {
 		t.Fatal(err)
 	}
 	d1 := a.Diff()
@@ -50,28 +51,28 @@ func TestSampleStreamAndProfileStats(t *testing.T) {
 	var lockByDecider float64
 	a.OnSample(func(s *Sample) {
 		seen[s.Side] += s.Value
-		if s.Bucket == LockContention && a.MethodName(s.Stack[s.Decider]) == "internal/sync.runtime_SemacquireMutex" {
+		if s.Bucket == rules.LockContention && a.MethodName(s.Stack[s.Decider]) == "internal/sync.runtime_SemacquireMutex" {
 			lockByDecider += s.Value
 		}
-		if got := a.MethodName(s.Stack[s.Caller()]); s.Bucket == LockContention && got != "handle" {
+		if got := a.MethodName(s.Stack[s.Caller()]); s.Bucket == rules.LockContention && got != "handle" {
 			t.Errorf("caller of a lock sample is %s, want handle", got)
 		}
 	})
 	for i, text := range []string{wallBase, wallNew, wallNew} {
-		side := Base
+		side := result.Base
 		if i > 0 {
-			side = New
+			side = result.New
 		}
 		if err := a.Add(side, folded(t, "p.folded", text)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r := a.Diff()
-	if seen[Base] != r.Base.Total || seen[New] != r.New.Total {
+	if seen[result.Base] != r.Base.Total || seen[result.New] != r.New.Total {
 		t.Errorf("stream saw %v, result totals %v and %v", seen, r.Base.Total, r.New.Total)
 	}
 	ps := a.Profiles()
-	if len(ps) != 3 || ps[0].Side != Base || ps[2].Side != New {
+	if len(ps) != 3 || ps[0].Side != result.Base || ps[2].Side != result.New {
 		t.Fatalf("profiles %+v", ps)
 	}
 	var sum ProfileStats
@@ -83,18 +84,18 @@ func TestSampleStreamAndProfileStats(t *testing.T) {
 			t.Errorf("%s: merged %v (%v), per-profile sum %v", b.Bucket, b.NewValue, b.New, sum.Buckets[b.Bucket])
 		}
 	}
-	if lockByDecider != r.Buckets[LockContention].BaseValue+r.Buckets[LockContention].NewValue {
-		t.Errorf("lock decided by runtime_SemacquireMutex: %v, lock bucket %v+%v", lockByDecider, r.Buckets[LockContention].BaseValue, r.Buckets[LockContention].NewValue)
+	if lockByDecider != r.Buckets[rules.LockContention].BaseValue+r.Buckets[rules.LockContention].NewValue {
+		t.Errorf("lock decided by runtime_SemacquireMutex: %v, lock bucket %v+%v", lockByDecider, r.Buckets[rules.LockContention].BaseValue, r.Buckets[rules.LockContention].NewValue)
 	}
 }
 
 // The merged call tree holds both sides, inclusive and self, root first.
 func TestCallTree(t *testing.T) {
 	a := NewAnalyzer(Options{CallTree: true})
-	if err := a.Add(Base, folded(t, "a.folded", "main;f 10\nmain;g 5\n")); err != nil {
+	if err := a.Add(result.Base, folded(t, "a.folded", "main;f 10\nmain;g 5\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, folded(t, "b.folded", "main;g 20\nmain;g;h 4\n")); err != nil {
+	if err := a.Add(result.New, folded(t, "b.folded", "main;g 20\nmain;g;h 4\n")); err != nil {
 		t.Fatal(err)
 	}
 	root := a.Diff().Tree
@@ -128,10 +129,10 @@ func TestCallTreeBucketsAndOther(t *testing.T) {
 	base := "main;work 900\nmain;System.Threading.LowLevelLock.WaitAndAcquire 60\nmain;tiny1 3\nmain;tiny2;deep 2\n"
 	nw := "main;work 500\nmain;System.Threading.LowLevelLock.WaitAndAcquire 400\nmain;tiny1 1\n"
 	a := NewAnalyzer(Options{CallTree: true, TreeMin: 0.01})
-	if err := a.Add(Base, folded(t, "a.folded", base)); err != nil {
+	if err := a.Add(result.Base, folded(t, "a.folded", base)); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, folded(t, "b.folded", nw)); err != nil {
+	if err := a.Add(result.New, folded(t, "b.folded", nw)); err != nil {
 		t.Fatal(err)
 	}
 	m := a.Diff().Tree.Children[0]
@@ -143,17 +144,17 @@ func TestCallTreeBucketsAndOther(t *testing.T) {
 		t.Fatalf("children of main: %v", names)
 	}
 	lock, other := m.Children[0], m.Children[2]
-	if lock.Bucket != LockContention || lock.Buckets != nil {
+	if lock.Bucket != rules.LockContention || lock.Buckets != nil {
 		t.Errorf("lock node: bucket %v split %v", lock.Bucket, lock.Buckets)
 	}
-	if m.Bucket != CPU || m.Buckets[LockContention] != [2]float64{60, 400} || m.Buckets[CPU] != [2]float64{905, 501} {
+	if m.Bucket != rules.CPU || m.Buckets[rules.LockContention] != [2]float64{60, 400} || m.Buckets[rules.CPU] != [2]float64{905, 501} {
 		t.Errorf("main: bucket %v split %v", m.Bucket, m.Buckets)
 	}
 	if other.Other != 2 || other.Total != [2]float64{5, 1} || other.Self != other.Total || other.Children != nil {
 		t.Errorf("other: %+v", other)
 	}
 	a = NewAnalyzer(Options{CallTree: true})
-	_ = a.Add(Base, folded(t, "a.folded", base))
+	_ = a.Add(result.Base, folded(t, "a.folded", base))
 	if n := len(a.Top().Tree.Children[0].Children); n != 4 {
 		t.Errorf("without TreeMin main has %d children, want 4", n)
 	}
@@ -166,9 +167,9 @@ func TestCallTreeBucketsAndOther(t *testing.T) {
 func TestSortRowsOrder(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for range 300 {
-		rows := make([]MethodRow, r.Intn(300))
+		rows := make([]result.MethodRow, r.Intn(300))
 		for i := range rows {
-			rows[i] = MethodRow{Name: fmt.Sprintf("m%d", r.Intn(20)), Base: float64(r.Intn(4)) / 8, New: float64(r.Intn(4)) / 8, Note: fmt.Sprint(i)}
+			rows[i] = result.MethodRow{Name: fmt.Sprintf("m%d", r.Intn(20)), Base: float64(r.Intn(4)) / 8, New: float64(r.Intn(4)) / 8, Note: fmt.Sprint(i)}
 		}
 		want := slices.Clone(rows)
 		sort.SliceStable(want, func(i, j int) bool {
@@ -179,7 +180,7 @@ func TestSortRowsOrder(t *testing.T) {
 			return want[i].Name < want[j].Name
 		})
 		for _, top := range []int{0, 1, 3, 20, len(rows) / 2, len(rows), len(rows) + 5} {
-			got := sortRows(slices.Clone(rows), NormalizeShare, top)
+			got := sortRows(slices.Clone(rows), result.NormalizeShare, top)
 			w := want
 			if top > 0 && top < len(w) {
 				w = w[:top]

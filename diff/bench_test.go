@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +27,7 @@ func benchPair(b testing.TB, stacks int) [2]*profile.Loaded {
 		cfg := synth.DefaultConfig()
 		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
 		p := synth.Generate(cfg)
-		ls[i] = &profile.Loaded{Source: fmt.Sprintf("synth-%s", Side(i)), Format: "pprof", Kind: profile.DetectKind(p), Profile: p}
+		ls[i] = &profile.Loaded{Source: fmt.Sprintf("synth-%s", result.Side(i)), Format: "pprof", Kind: profile.DetectKind(p), Profile: p}
 	}
 	return ls
 }
@@ -53,7 +55,7 @@ func BenchmarkAnalyzer(b *testing.B) {
 			for b.Loop() {
 				a := NewAnalyzer(Options{CallTree: c.tree, TreeMin: 1.0 / 5000})
 				for side, l := range ls {
-					if err := a.Add(Side(side), l); err != nil {
+					if err := a.Add(result.Side(side), l); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -76,7 +78,7 @@ func benchRaw(b testing.TB, stacks int) [2]*profile.Raw {
 		cfg := synth.DefaultConfig()
 		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
 		p := synth.Generate(cfg)
-		name := filepath.Join(dir, fmt.Sprintf("%s.pb.gz", Side(i)))
+		name := filepath.Join(dir, fmt.Sprintf("%s.pb.gz", result.Side(i)))
 		f, err := os.Create(name)
 		if err != nil {
 			b.Fatal(err)
@@ -110,7 +112,7 @@ func BenchmarkStream(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if err := a.Add(Side(side), l); err != nil {
+					if err := a.Add(result.Side(side), l); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -126,7 +128,7 @@ func BenchmarkStream(b *testing.B) {
 					if err != nil || !in.Streamed() {
 						b.Fatalf("Prepare: %v (streamed %v)", err, err == nil && in.Streamed())
 					}
-					if err := a.AddInput(Side(side), in); err != nil {
+					if err := a.AddInput(result.Side(side), in); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -181,7 +183,7 @@ func BenchmarkInflate(b *testing.B) {
 func BenchmarkDefaultRules(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if rs := DefaultRules(); len(rs.Rules) == 0 {
+		if rs := rules.Default(); len(rs.Rules) == 0 {
 			b.Fatal("no rules")
 		}
 	}

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestDotnetCallerSkipsClassLibrary(t *testing.T) {
 		"src__TraceEvent__TraceEvent.Tests__inputs__speedscope__mixed_managed_external_samples.nettrace.zip",
 	} {
 		l := loadFile(t, filepath.Join(dir, "perfview", name))
-		a := NewAnalyzer(Options{By: ByCaller})
+		a := NewAnalyzer(Options{By: result.ByCaller})
 		var program, libCaller, libFrames int
 		a.OnSample(func(s *Sample) {
 			hasProgram := false
@@ -55,7 +56,7 @@ func TestDotnetCallerSkipsClassLibrary(t *testing.T) {
 				}
 			}
 		})
-		if err := a.Add(Base, l); err != nil {
+		if err := a.Add(result.Base, l); err != nil {
 			t.Fatal(err)
 		}
 		if program == 0 || libFrames == 0 {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestJVMCallerSkipsJDK(t *testing.T) {
 	dir := needCorpus(t)
 	for _, name := range []string{"flamegraph/test__perf-java-faults-01.txt", "flamegraph/test__perf-java-stacks-01.txt", "flamegraph/test__perf-vertx-stacks-01.txt"} {
 		l := loadFile(t, filepath.Join(dir, name))
-		a := NewAnalyzer(Options{By: ByCaller})
+		a := NewAnalyzer(Options{By: result.ByCaller})
 		var program, jdkCaller, poolWorker int
 		a.OnSample(func(s *Sample) {
 			hasProgram := false
@@ -52,7 +53,7 @@ func TestJVMCallerSkipsJDK(t *testing.T) {
 				}
 			}
 		})
-		if err := a.Add(Base, l); err != nil {
+		if err := a.Add(result.Base, l); err != nil {
 			t.Fatal(err)
 		}
 		if program == 0 || (name == "flamegraph/test__perf-java-faults-01.txt" && poolWorker == 0) {

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,11 +36,11 @@ func TestNodeCallerSkipsBuiltins(t *testing.T) {
 		t.Fatalf("node --cpu-prof: %v\n%s", err, b)
 	}
 	l := loadFile(t, filepath.Join(dir, "main.cpuprofile"))
-	a := NewAnalyzer(Options{By: ByCaller})
+	a := NewAnalyzer(Options{By: result.ByCaller})
 	var io, ioReadAll, total float64
 	a.OnSample(func(s *Sample) {
 		total += s.Value
-		if s.Bucket != IO {
+		if s.Bucket != rules.IO {
 			return
 		}
 		io += s.Value
@@ -54,7 +56,7 @@ func TestNodeCallerSkipsBuiltins(t *testing.T) {
 		}
 		ioReadAll += s.Value
 	})
-	if err := a.Add(Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	if ioReadAll < total/4 {

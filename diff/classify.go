@@ -2,6 +2,7 @@ package diff
 
 import (
 	pprofile "github.com/google/pprof/profile"
+	"github.com/profdiff/profdiff/diff/rules"
 
 	"github.com/profdiff/profdiff/diff/classify"
 	"github.com/profdiff/profdiff/profile"
@@ -38,7 +39,7 @@ func (a *Analyzer) decide(s *Sample, rec *pull.Record, kind profile.Kind) {
 // uses it instead of the frame rules. sched reports runnable time
 // (scheduler latency), which is in no bucket; ok is false when the sample
 // has no such label (or an unknown value).
-func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
+func LabelledBucket(s *pprofile.Sample) (b rules.Bucket, sched, ok bool) {
 	v := s.Label[profile.LabelBucket]
 	if len(v) != 1 {
 		return 0, false, false
@@ -50,7 +51,7 @@ func LabelledBucket(s *pprofile.Sample) (b Bucket, sched, ok bool) {
 // returns the bucket and the index of the deciding frame. It is the
 // classifier the diff engine uses, for callers that hold names rather than
 // profiles (tests, `profdiff rules --explain`).
-func ClassifyStack(rs *RuleSet, stack []string, kind profile.Kind) (Bucket, int) {
+func ClassifyStack(rs *rules.Set, stack []string, kind profile.Kind) (rules.Bucket, int) {
 	frames := make([]frameRule, len(stack))
 	for i, name := range stack {
 		frames[i] = classify.RuleOf(rs, symbolize.Normalize(name), kind)

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"path/filepath"
 	"testing"
 
@@ -22,7 +24,7 @@ func TestCallgrindMutexHold(t *testing.T) {
 		return out
 	}
 	r := diffOf(t, Options{Top: -1}, loadFile(t, record("base.out", "1")), loadFile(t, record("new.out", "2")))
-	var top *MethodRow
+	var top *result.MethodRow
 	for i := range r.Methods {
 		if m := &r.Methods[i]; top == nil || m.Delta > top.Delta {
 			top = m
@@ -35,10 +37,10 @@ func TestCallgrindMutexHold(t *testing.T) {
 		t.Errorf("held_work %.0f → %.0f instructions, want doubled", top.BaseValue, top.NewValue)
 	}
 	lock := findMethod(r, "pthread_mutex_lock")
-	if lock == nil || lock.Bucket != LockContention || lock.BaseValue == 0 {
+	if lock == nil || lock.Bucket != rules.LockContention || lock.BaseValue == 0 {
 		t.Errorf("pthread_mutex_lock row %+v, want lock-contention with instructions", lock)
 	}
-	if b := r.Buckets[LockContention]; b.BaseValue == 0 || b.NewValue == 0 {
+	if b := r.Buckets[rules.LockContention]; b.BaseValue == 0 || b.NewValue == 0 {
 		t.Errorf("lock-contention bucket %+v, want the lock's instructions on both sides", b)
 	}
 }

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/rules"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestDotnetExternalEventLoopIsWait(t *testing.T) {
 		switch {
 		case pseudo == "UNMANAGED_CODE_TIME" && first == "Tizen.Applications.CoreBackend.UICoreBackend.Run":
 			loop += s.Value
-			if s.Bucket == Wait && a.MethodName(s.Stack[s.Decider]) == a.MethodName(s.Stack[1]) {
+			if s.Bucket == rules.Wait && a.MethodName(s.Stack[s.Decider]) == a.MethodName(s.Stack[1]) {
 				loopWait += s.Value
 			}
 		case pseudo == "UNMANAGED_CODE_TIME" && first == "ElmSharp.EvasObject.Realize":
@@ -41,12 +42,12 @@ func TestDotnetExternalEventLoopIsWait(t *testing.T) {
 			}
 		case pseudo == "CPU_TIME" && first == "Tizen.Applications.CoreBackend.UICoreBackend.Run":
 			managedUnderLoop += s.Value
-			if s.Bucket != CPU {
+			if s.Bucket != rules.CPU {
 				t.Errorf("a managed (CPU_TIME) sample in UICoreBackend.Run is %s, want cpu", s.Bucket)
 			}
 		}
 	})
-	if err := a.Add(Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
@@ -63,7 +64,7 @@ func TestDotnetExternalEventLoopIsWait(t *testing.T) {
 		t.Fatalf("unknown line %+v, want at least ElmSharp's %v ns", top.Unknown, realize)
 	}
 	recorded := top.Total + top.Unknown.Value
-	if cpu := top.Buckets[CPU].Value / recorded; cpu > 0.05 {
+	if cpu := top.Buckets[rules.CPU].Value / recorded; cpu > 0.05 {
 		t.Errorf("cpu is %.0f%% of the trace; the managed (CPU_TIME) samples are %.1f%%", 100*cpu, 100*managedUnderLoop/recorded)
 	}
 }
@@ -83,10 +84,10 @@ func TestExternalUnknownIsApart(t *testing.T) {
 		return &profile.Loaded{Source: "x.nettrace", Format: profile.FormatNettrace, Kind: profile.KindWall, Profile: p}
 	}
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, side(0)); err != nil {
+	if err := a.Add(result.Base, side(0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, side(1000)); err != nil {
+	if err := a.Add(result.New, side(1000)); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Diff()
@@ -95,7 +96,7 @@ func TestExternalUnknownIsApart(t *testing.T) {
 		t.Fatalf("unknown row %+v, want 600 → 1600 ns, 60%% → 80%% of all time", r.Unknown)
 	}
 	for _, b := range r.Buckets {
-		want := map[Bucket][2]float64{CPU: {300, 300}, Wait: {100, 100}}[b.Bucket]
+		want := map[rules.Bucket][2]float64{rules.CPU: {300, 300}, rules.Wait: {100, 100}}[b.Bucket]
 		if !near(b.BaseValue, want[0]) || !near(b.NewValue, want[1]) {
 			t.Errorf("%s: %v → %v, want %v", b.Bucket, b.BaseValue, b.NewValue, want)
 		}
@@ -119,15 +120,15 @@ func TestExternalUnknownIsApart(t *testing.T) {
 // when nothing else decides.
 func TestExternalAndFallbackRules(t *testing.T) {
 	checkStacks(t, profile.KindWall, []bucketCase{
-		{[]string{"UNMANAGED_CODE_TIME", "Tizen.Applications.CoreBackend.UICoreBackend.Run", "App.Main"}, Wait},
-		{[]string{"CPU_TIME", "Tizen.Applications.CoreBackend.UICoreBackend.Run", "App.Main"}, CPU},
-		{[]string{"UNMANAGED_CODE_TIME", "App.OnTick", "Tizen.Applications.CoreBackend.UICoreBackend.Run"}, CPU},
-		{[]string{"UNMANAGED_CODE_TIME", "System.Net.Sockets!System.Net.Sockets.Socket.Receive(System.Span`1<uint8>)", "App.Serve"}, IO},
-		{[]string{"CPU_TIME", "System.Net.Sockets.Socket.Receive", "App.Serve"}, CPU},
-		{[]string{"UNMANAGED_CODE_TIME", "System.Windows.Forms.Application.Run", "App.Main"}, Wait},
-		{[]string{"UNMANAGED_CODE_TIME", "System.Threading.Monitor.Wait", "App.Consume"}, Wait},
+		{[]string{"UNMANAGED_CODE_TIME", "Tizen.Applications.CoreBackend.UICoreBackend.Run", "App.Main"}, rules.Wait},
+		{[]string{"CPU_TIME", "Tizen.Applications.CoreBackend.UICoreBackend.Run", "App.Main"}, rules.CPU},
+		{[]string{"UNMANAGED_CODE_TIME", "App.OnTick", "Tizen.Applications.CoreBackend.UICoreBackend.Run"}, rules.CPU},
+		{[]string{"UNMANAGED_CODE_TIME", "System.Net.Sockets!System.Net.Sockets.Socket.Receive(System.Span`1<uint8>)", "App.Serve"}, rules.IO},
+		{[]string{"CPU_TIME", "System.Net.Sockets.Socket.Receive", "App.Serve"}, rules.CPU},
+		{[]string{"UNMANAGED_CODE_TIME", "System.Windows.Forms.Application.Run", "App.Main"}, rules.Wait},
+		{[]string{"UNMANAGED_CODE_TIME", "System.Threading.Monitor.Wait", "App.Consume"}, rules.Wait},
 	})
-	rules, err := ParseRules("u.rules", strings.NewReader("u\tio\tskip\t^f$\tfallback\nu\twait\tstrong,external\t^g$\n"))
+	rules, err := rules.Parse("u.rules", strings.NewReader("u\tio\tskip\t^f$\tfallback\nu\twait\tstrong,external\t^g$\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -20,10 +22,10 @@ func TestFallbackLabelDecidesLast(t *testing.T) {
 		{800, fb("not-a-bucket"), []string{"spin", "main"}},
 	})
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, &profile.Loaded{Source: "x.pb", Kind: profile.KindWall, Profile: p}); err != nil {
+	if err := a.Add(result.Base, &profile.Loaded{Source: "x.pb", Kind: profile.KindWall, Profile: p}); err != nil {
 		t.Fatal(err)
 	}
-	checkBuckets(t, a.Top(), map[Bucket]float64{Wait: 100, LockContention: 200, CPU: 1200})
+	checkBuckets(t, a.Top(), map[rules.Bucket]float64{rules.Wait: 100, rules.LockContention: 200, rules.CPU: 1200})
 }
 
 // stackSample is one sample of stacksProfile: nanoseconds, labels and
@@ -61,9 +63,9 @@ func stacksProfile(samples []stackSample) *pprofile.Profile {
 }
 
 // checkBuckets compares a top's non-zero buckets with want.
-func checkBuckets(t *testing.T, top *TopResult, want map[Bucket]float64) {
+func checkBuckets(t *testing.T, top *result.TopResult, want map[rules.Bucket]float64) {
 	t.Helper()
-	got := map[Bucket]float64{}
+	got := map[rules.Bucket]float64{}
 	for _, b := range top.Buckets {
 		if b.Value != 0 {
 			got[b.Bucket] = b.Value

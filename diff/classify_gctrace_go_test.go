@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"github.com/profdiff/profdiff/diff/result"
 	"runtime"
 	"runtime/debug"
 	"runtime/trace"
@@ -60,7 +61,7 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 		t.Fatalf("kind %s, want trace", l.Kind)
 	}
 	// What the trace reader labelled, and what the engine must make of it.
-	rs := DefaultRules()
+	rs := rules.Default()
 	idx := len(l.Profile.SampleType) - 1 // wall nanoseconds
 	var wantGC, relabelled, runningWorker float64
 	recs := pull.FromProfile(l.Profile)
@@ -80,7 +81,7 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 				wantGC += v
 			}
 		case sched:
-		case lb == GC:
+		case lb == rules.GC:
 			wantGC += v
 		case !classify.IdleSystem(rec) && inCollector(rs, smp):
 			wantGC += v
@@ -91,23 +92,23 @@ func TestTraceCollectorFramesAreGC(t *testing.T) {
 		}
 	}
 	a := NewAnalyzer(Options{})
-	if err := a.Add(Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
 	if relabelled == 0 {
 		t.Fatal("no goroutine was recorded blocked or running inside the collector with a non-gc label")
 	}
-	if got := top.Buckets[GC].Value; got != wantGC {
+	if got := top.Buckets[rules.GC].Value; got != wantGC {
 		t.Errorf("gc %v ns, want %v (of which %v labelled otherwise by the trace reader)", got, wantGC, relabelled)
 	}
-	t.Logf("gc %.3g ns of %.3g, %.3g of it relabelled from the goroutine's state (%.3g running collector goroutines)", top.Buckets[GC].Value, top.Total, relabelled, runningWorker)
+	t.Logf("gc %.3g ns of %.3g, %.3g of it relabelled from the goroutine's state (%.3g running collector goroutines)", top.Buckets[rules.GC].Value, top.Total, relabelled, runningWorker)
 }
 
 // unlabelledGC is what a sample without a bucket label counts as by its
 // frames: GC when a gc rule decides it, unless it is a collector
 // goroutine waiting at its root (the frame that decides is the root's).
-func unlabelledGC(rs *RuleSet, smp *pprofile.Sample) bool {
+func unlabelledGC(rs *rules.Set, smp *pprofile.Sample) bool {
 	var names []string
 	for _, loc := range smp.Location {
 		for _, ln := range loc.Line {
@@ -115,7 +116,7 @@ func unlabelledGC(rs *RuleSet, smp *pprofile.Sample) bool {
 		}
 	}
 	b, at := ClassifyStack(rs, names, profile.KindTrace)
-	if b != GC {
+	if b != rules.GC {
 		return false
 	}
 	root := len(names) - 1
@@ -129,7 +130,7 @@ func unlabelledGC(rs *RuleSet, smp *pprofile.Sample) bool {
 // inCollector reports whether a sample has a frame a strong gc rule
 // claims; for a running interval, whether the goroutine's root (below
 // runtime.goexit) is the collector's (gcBgMarkWorker).
-func inCollector(rs *RuleSet, smp *pprofile.Sample) bool {
+func inCollector(rs *rules.Set, smp *pprofile.Sample) bool {
 	var names []string
 	for _, loc := range smp.Location {
 		for _, ln := range loc.Line {
@@ -138,7 +139,7 @@ func inCollector(rs *RuleSet, smp *pprofile.Sample) bool {
 	}
 	isGC := func(name string) bool {
 		r := rs.Match(name, profile.KindTrace)
-		return r != nil && r.Strength == rules.Strong && r.Bucket == GC
+		return r != nil && r.Strength == rules.Strong && r.Bucket == rules.GC
 	}
 	if st := smp.Label[profile.LabelState]; len(st) == 1 && st[0] == "running" {
 		for len(names) > 0 && strings.HasPrefix(names[len(names)-1], "runtime.goexit") {

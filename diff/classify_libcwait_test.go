@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"github.com/profdiff/profdiff/diff/rules"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,15 +24,15 @@ func TestLibcWaitStacksAreNotCPU(t *testing.T) {
 	// samples), so the stacks are classified as a wall profile's.
 	// Keyed by the stack's outermost user frame: the libc function,
 	// whose caller perf cannot see.
-	want := map[string]Bucket{
-		"clock_nanosleep":              Wait,           // sleeper and holder
-		"__futex_abstimed_wait_common": Wait,           // condwait: pthread_cond_timedwait
-		"__lll_lock_wait":              LockContention, // locker: pthread_mutex_lock
-		"read":                         IO,             // reader: a pipe
-		"accept":                       IO,             // acceptor: a socket
+	want := map[string]rules.Bucket{
+		"clock_nanosleep":              rules.Wait,           // sleeper and holder
+		"__futex_abstimed_wait_common": rules.Wait,           // condwait: pthread_cond_timedwait
+		"__lll_lock_wait":              rules.LockContention, // locker: pthread_mutex_lock
+		"read":                         rules.IO,             // reader: a pipe
+		"accept":                       rules.IO,             // acceptor: a socket
 	}
-	rs := DefaultRules()
-	got := map[string]map[Bucket]int{}
+	rs := rules.Default()
+	got := map[string]map[rules.Bucket]int{}
 	for _, smp := range l.Profile.Sample {
 		var stack []string
 		for _, loc := range smp.Location {
@@ -53,7 +54,7 @@ func TestLibcWaitStacksAreNotCPU(t *testing.T) {
 		}
 		b, _ := ClassifyStack(rs, stack, profile.KindWall)
 		if got[outer] == nil {
-			got[outer] = map[Bucket]int{}
+			got[outer] = map[rules.Bucket]int{}
 		}
 		got[outer][b]++
 	}
@@ -75,22 +76,22 @@ func TestLibcWaitStacksAreNotCPU(t *testing.T) {
 // caller that says why decides before the futex fallback does.
 func TestLibcWaitModuleForms(t *testing.T) {
 	checkStacks(t, profile.KindWall, []bucketCase{
-		{[]string{"libc.so.6.__GI___futex_abstimed_wait_cancelable64", "start_thread", "clone3"}, Wait},
-		{[]string{"libc.so.6!__GI___futex_abstimed_wait_cancelable64", "libc.so.6!start_thread"}, Wait},
-		{[]string{"[libc.so.6] __GI___futex_abstimed_wait_cancelable64", "[libc.so.6] __pthread_mutex_lock", "[app] worker"}, LockContention},
-		{[]string{"libc.so.6.__GI___futex_abstimed_wait_cancelable64", "libc.so.6.__pthread_cond_wait", "app.worker"}, Wait},
-		{[]string{"libc.so.6.accept", "app.serve"}, IO},
+		{[]string{"libc.so.6.__GI___futex_abstimed_wait_cancelable64", "start_thread", "clone3"}, rules.Wait},
+		{[]string{"libc.so.6!__GI___futex_abstimed_wait_cancelable64", "libc.so.6!start_thread"}, rules.Wait},
+		{[]string{"[libc.so.6] __GI___futex_abstimed_wait_cancelable64", "[libc.so.6] __pthread_mutex_lock", "[app] worker"}, rules.LockContention},
+		{[]string{"libc.so.6.__GI___futex_abstimed_wait_cancelable64", "libc.so.6.__pthread_cond_wait", "app.worker"}, rules.Wait},
+		{[]string{"libc.so.6.accept", "app.serve"}, rules.IO},
 		// DTrace's module`function, and a symbol followed by its object's path.
-		{[]string{"libc.so.6`__futex_abstimed_wait_cancelable64", "libc.so.6`pthread_mutex_lock", "app`worker"}, LockContention},
-		{[]string{"libc.so.6`epoll_wait", "app`serve"}, IO},
-		{[]string{"__futex_abstimed_wait_cancelable64 (/usr/lib/x86_64-linux-gnu/libc.so.6)", "start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)"}, Wait},
-		{[]string{"[libc.so.6] __libc_recv", "app.serve"}, IO},
-		{[]string{"libc.so.6!read", "app.serve"}, IO},
-		{[]string{"libc-2.19.so.__epoll_wait_nocancel", "app.loop"}, IO},
-		{[]string{"[libc.so.6] __GI___poll", "app.loop"}, IO},
-		{[]string{"libc.so.6.__GI___clock_nanosleep", "libc.so.6.__nanosleep", "app.tick"}, Wait},
+		{[]string{"libc.so.6`__futex_abstimed_wait_cancelable64", "libc.so.6`pthread_mutex_lock", "app`worker"}, rules.LockContention},
+		{[]string{"libc.so.6`epoll_wait", "app`serve"}, rules.IO},
+		{[]string{"__futex_abstimed_wait_cancelable64 (/usr/lib/x86_64-linux-gnu/libc.so.6)", "start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)"}, rules.Wait},
+		{[]string{"[libc.so.6] __libc_recv", "app.serve"}, rules.IO},
+		{[]string{"libc.so.6!read", "app.serve"}, rules.IO},
+		{[]string{"libc-2.19.so.__epoll_wait_nocancel", "app.loop"}, rules.IO},
+		{[]string{"[libc.so.6] __GI___poll", "app.loop"}, rules.IO},
+		{[]string{"libc.so.6.__GI___clock_nanosleep", "libc.so.6.__nanosleep", "app.tick"}, rules.Wait},
 		// On-CPU code stays cpu.
-		{[]string{"libc.so.6.__memmove_avx_unaligned_erms", "app.copy"}, CPU},
+		{[]string{"libc.so.6.__memmove_avx_unaligned_erms", "app.copy"}, rules.CPU},
 	})
 }
 
@@ -98,12 +99,12 @@ func TestLibcWaitModuleForms(t *testing.T) {
 // must give it.
 type bucketCase struct {
 	stack []string
-	want  Bucket
+	want  rules.Bucket
 }
 
 func checkStacks(t *testing.T, kind profile.Kind, cases []bucketCase) {
 	t.Helper()
-	rs := DefaultRules()
+	rs := rules.Default()
 	for _, c := range cases {
 		if got, at := ClassifyStack(rs, c.stack, kind); got != c.want {
 			t.Errorf("%v: %s (decided by frame %d), want %s", c.stack, got, at, c.want)

@@ -3,6 +3,8 @@ package diff
 import (
 	"bufio"
 	"bytes"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +21,7 @@ import (
 // itself, per bucket.
 type offcpuSide struct {
 	l    *profile.Loaded
-	want map[Bucket]float64
+	want map[rules.Bucket]float64
 }
 
 // buildOffCPUProgram compiles the test program with frame pointers, or
@@ -59,8 +61,8 @@ func recordOffCPU(t *testing.T, bin, callGraph string, args ...string) offcpuSid
 	if err := cmd.Run(); err != nil {
 		t.Skipf("perf cannot record here (%v): %s", err, strings.SplitN(stderr.String(), "\n", 2)[0])
 	}
-	want := map[Bucket]float64{}
-	names := map[string]Bucket{"wait": Wait, "lock": LockContention, "io": IO}
+	want := map[rules.Bucket]float64{}
+	names := map[string]rules.Bucket{"wait": rules.Wait, "lock": rules.LockContention, "io": rules.IO}
 	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
 		if f := strings.Fields(sc.Text()); len(f) == 2 {
 			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
@@ -96,14 +98,14 @@ func TestOffCPUPairLockContention(t *testing.T) {
 	base := recordOffCPUSide(t, bin, "10", "rounds=12", "lock=3")
 	newer := recordOffCPUSide(t, bin, "10", "rounds=12", "lock=3", "lockers=3")
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, base.l); err != nil {
+	if err := a.Add(result.Base, base.l); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, newer.l); err != nil {
+	if err := a.Add(result.New, newer.l); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Diff()
-	sum := func(m map[Bucket]float64) float64 { return m[Wait] + m[LockContention] + m[IO] }
+	sum := func(m map[rules.Bucket]float64) float64 { return m[rules.Wait] + m[rules.LockContention] + m[rules.IO] }
 	for _, side := range []struct {
 		name      string
 		got, want float64
@@ -113,13 +115,13 @@ func TestOffCPUPairLockContention(t *testing.T) {
 			t.Errorf("%s total %.3f ms, the program measured %.3f ms", side.name, side.got/1e6, side.want/1e6)
 		}
 	}
-	var top Bucket
+	var top rules.Bucket
 	best := math.Inf(-1)
 	for _, b := range r.Buckets {
 		d := b.NewValue - b.BaseValue
 		want := newer.want[b.Bucket] - base.want[b.Bucket]
 		t.Logf("%-16s %8.3f -> %8.3f ms (measured %8.3f -> %8.3f)", b.Bucket, b.BaseValue/1e6, b.NewValue/1e6, base.want[b.Bucket]/1e6, newer.want[b.Bucket]/1e6)
-		if b.Bucket == CPU && (b.BaseValue != 0 || b.NewValue != 0) {
+		if b.Bucket == rules.CPU && (b.BaseValue != 0 || b.NewValue != 0) {
 			t.Errorf("cpu holds off-CPU time: %v -> %v ns", b.BaseValue, b.NewValue)
 		}
 		// The program times a condition wait whole, but
@@ -128,25 +130,25 @@ func TestOffCPUPairLockContention(t *testing.T) {
 		// a loaded machine it moved 60 to 230 ms of the wait change into
 		// lock. So wait and lock are held together below, the others
 		// each within 5% of the new side's total.
-		if b.Bucket != Wait && b.Bucket != LockContention && math.Abs(d-want) > 0.05*sum(newer.want) {
+		if b.Bucket != rules.Wait && b.Bucket != rules.LockContention && math.Abs(d-want) > 0.05*sum(newer.want) {
 			t.Errorf("%s changed by %.3f ms, the program by %.3f ms", b.Bucket, d/1e6, want/1e6)
 		}
 		if d > best {
 			top, best = b.Bucket, d
 		}
 	}
-	wl := func(r map[Bucket]float64) float64 { return r[Wait] + r[LockContention] }
-	got := map[Bucket]float64{}
+	wl := func(r map[rules.Bucket]float64) float64 { return r[rules.Wait] + r[rules.LockContention] }
+	got := map[rules.Bucket]float64{}
 	for _, b := range r.Buckets {
 		got[b.Bucket] = b.NewValue - b.BaseValue
 	}
 	if d, want := wl(got), wl(newer.want)-wl(base.want); math.Abs(d-want) > 0.05*sum(newer.want) {
 		t.Errorf("wait and lock-contention changed by %.3f ms, the program's by %.3f ms", d/1e6, want/1e6)
 	}
-	if top != LockContention {
+	if top != rules.LockContention {
 		t.Errorf("%s grew most, want lock-contention", top)
 	}
-	if v := r.Verdict; v == nil || v.Principal == nil || v.Principal.Bucket != LockContention || !v.Grew {
+	if v := r.Verdict; v == nil || v.Principal == nil || v.Principal.Bucket != rules.LockContention || !v.Grew {
 		t.Errorf("verdict %+v, want lock-contention growth as principal", v)
 	} else {
 		t.Logf("verdict: %+v", v.Principal)
@@ -161,11 +163,11 @@ func TestOffCPUCallerIsTheProgram(t *testing.T) {
 	bin := buildOffCPUProgram(t)
 	side := recordOffCPU(t, bin, "--call-graph=dwarf", "50", "sync")
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, side.l); err != nil {
+	if err := a.Add(result.Base, side.l); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
-	if top.By != ByCaller {
+	if top.By != result.ByCaller {
 		t.Fatalf("by %s, want caller for off-CPU time", top.By)
 	}
 	own := filepath.Base(bin)

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"sort"
 
 	pprofile "github.com/google/pprof/profile"
@@ -34,7 +35,7 @@ type closureInfo struct {
 }
 
 // neighboursOf is a closure's neighbours on a side.
-func (c *closureInfo) neighboursOf(side Side, id int32) []int32 {
+func (c *closureInfo) neighboursOf(side result.Side, id int32) []int32 {
 	if nb := c.neighbours[side]; int(id) < len(nb) {
 		return nb[id]
 	}
@@ -42,7 +43,7 @@ func (c *closureInfo) neighboursOf(side Side, id int32) []int32 {
 }
 
 // noteClosures records the neighbours of the closures in a sample's stack.
-func (a *Analyzer) noteClosures(side Side, stack []int32) {
+func (a *Analyzer) noteClosures(side result.Side, stack []int32) {
 	closure := a.closure
 	for i, id := range stack {
 		if !closure[id] {
@@ -57,7 +58,7 @@ func (a *Analyzer) noteClosures(side Side, stack []int32) {
 	}
 }
 
-func (c *closureInfo) add(side Side, id, n int32) {
+func (c *closureInfo) add(side result.Side, id, n int32) {
 	if !c.pairs[side].insert(uint64(uint32(id))<<32 | uint64(uint32(n))) {
 		return
 	}
@@ -207,7 +208,7 @@ func (a *Analyzer) pairFamily(ids []int32) []rowPair {
 // similarity is the Jaccard index of the neighbour names of closure x on
 // the base side and closure y on the new side.
 func (a *Analyzer) similarity(x, y int32) float64 {
-	nx, ny := a.neighbourNames(Base, x), a.neighbourNames(New, y)
+	nx, ny := a.neighbourNames(result.Base, x), a.neighbourNames(result.New, y)
 	if len(nx) == 0 || len(ny) == 0 {
 		return 0
 	}
@@ -222,7 +223,7 @@ func (a *Analyzer) similarity(x, y int32) float64 {
 
 // neighbourNames names a closure's neighbours on one side: by family for
 // closures, by key otherwise.
-func (a *Analyzer) neighbourNames(side Side, id int32) map[string]bool {
+func (a *Analyzer) neighbourNames(side result.Side, id int32) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range a.closures.neighboursOf(side, id) {
 		m := a.methods[n]
@@ -270,7 +271,7 @@ func (a *Analyzer) closureNeed() {
 	switch n := len(a.profiles); {
 	case a.expect <= 0 || n < a.expect:
 	case n == a.expect:
-		if len(a.sides[Base].builds) == 0 || len(a.sides[New].builds) == 0 || a.oneBuild() {
+		if len(a.sides[result.Base].builds) == 0 || len(a.sides[result.New].builds) == 0 || a.oneBuild() {
 			a.unpaired.Store(true)
 		}
 	case a.unpaired.Load() && !a.overExpected:
@@ -282,7 +283,7 @@ func (a *Analyzer) closureNeed() {
 // oneBuild reports whether every profile of both sides names the same
 // build ID for its main binary.
 func (a *Analyzer) oneBuild() bool {
-	b, n := a.sides[Base].builds, a.sides[New].builds
+	b, n := a.sides[result.Base].builds, a.sides[result.New].builds
 	if len(b) != 1 || len(n) != 1 {
 		return false
 	}

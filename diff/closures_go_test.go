@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestRenumberedClosuresPair(t *testing.T) {
 	}
 	base, nw := closureBuild(t, goTool, false), closureBuild(t, goTool, true)
 	r := diffOf(t, Options{Top: -1, Cum: true}, base, nw)
-	rows := map[string]MethodRow{}
+	rows := map[string]result.MethodRow{}
 	for _, m := range r.Methods {
 		if strings.HasPrefix(m.Name, "main.main.func") {
 			rows[m.Name] = m

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -21,7 +22,7 @@ func TestClosureNeighbours(t *testing.T) {
 	var c closureInfo
 	want := [2]map[int32][]int32{{}, {}}
 	for range 200_000 {
-		side := Side(r.Intn(2))
+		side := result.Side(r.Intn(2))
 		id := int32(r.Intn(40))
 		spread := 4 // closures 0-9 have few neighbours, the rest many
 		if id >= 10 {
@@ -35,7 +36,7 @@ func TestClosureNeighbours(t *testing.T) {
 	}
 	for side := range 2 {
 		for id := range int32(40) {
-			got := c.neighboursOf(Side(side), id)
+			got := c.neighboursOf(result.Side(side), id)
 			if !slices.Equal(got, want[side][id]) {
 				t.Fatalf("side %d closure %d: neighbours %v, want %v", side, id, got, want[side][id])
 			}
@@ -44,7 +45,7 @@ func TestClosureNeighbours(t *testing.T) {
 			t.Errorf("side %d: %d pairs in %d slots: the set did not grow, or is over half full", side, n, slots)
 		}
 	}
-	if c.neighboursOf(Base, 1000) != nil {
+	if c.neighboursOf(result.Base, 1000) != nil {
 		t.Error("neighbours for a method never seen")
 	}
 }
@@ -90,14 +91,14 @@ func TestClosureNeighboursOnlyForPairing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			// run returns the Analyzer, the diff (nil for top) and its
 			// method rows.
-			run := func(expect int) (*Analyzer, *Result, any) {
+			run := func(expect int) (*Analyzer, *result.Result, any) {
 				a := NewAnalyzer(Options{Top: -1, Cum: true})
 				a.Expect(expect)
 				for side, l := range []*profile.Loaded{c.base, c.new} {
 					if l == nil {
 						continue
 					}
-					if err := a.Add(Side(side), l); err != nil {
+					if err := a.Add(result.Side(side), l); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -110,7 +111,7 @@ func TestClosureNeighboursOnlyForPairing(t *testing.T) {
 			a, r, rows := run(c.expect)
 			for side, want := range c.noted {
 				if got := len(a.closures.neighbours[side]) > 0; got != want {
-					t.Errorf("side %v: neighbours noted %v, want %v", Side(side), got, want)
+					t.Errorf("side %v: neighbours noted %v, want %v", result.Side(side), got, want)
 				}
 			}
 			if a.overExpected != c.overExpected {
@@ -151,7 +152,7 @@ func TestClosureNeighboursParallelWalks(t *testing.T) {
 			p.Mapping[0].BuildID = builds[i]
 			rs[i] = rawFile(t, dir, fmt.Sprintf("%s-%d.pb.gz", builds[i], i), p, profile.Options{})
 		}
-		diffWith := func(expect int) *Result {
+		diffWith := func(expect int) *result.Result {
 			opts := cutFine(Options{Top: -1, Cum: true})
 			a := NewAnalyzer(opts)
 			a.Expect(expect)
@@ -160,7 +161,7 @@ func TestClosureNeighboursParallelWalks(t *testing.T) {
 				if err != nil || !in.Streamed() {
 					t.Fatalf("Prepare: %v", err)
 				}
-				if err := a.AddInput(Side(side), in); err != nil {
+				if err := a.AddInput(result.Side(side), in); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"cmp"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"slices"
 	"sort"
@@ -36,9 +37,9 @@ func share(v, total float64) float64 {
 
 // bucketOf is the bucket holding most of a method's value over both sides
 // (ties go to the earlier bucket in report order).
-func (m *method) bucketOf() Bucket {
-	best, bv := CPU, -1.0
-	for _, b := range Buckets {
+func (m *method) bucketOf() rules.Bucket {
+	best, bv := rules.CPU, -1.0
+	for _, b := range rules.Buckets {
 		v := m.buckets[0][b] + m.buckets[1][b]
 		if v > bv {
 			best, bv = b, v
@@ -50,10 +51,10 @@ func (m *method) bucketOf() Bucket {
 // split is a method's dominant bucket, the fraction of its value (both
 // sides) in it, and, when the value spans more than one bucket, the whole
 // split.
-func (m *method) split() (Bucket, float64, map[Bucket]BucketSplit) {
+func (m *method) split() (rules.Bucket, float64, map[rules.Bucket]result.BucketSplit) {
 	best := m.bucketOf()
 	total, spans := 0.0, 0
-	for _, b := range Buckets {
+	for _, b := range rules.Buckets {
 		if v := m.buckets[0][b] + m.buckets[1][b]; v != 0 {
 			total += v
 			spans++
@@ -63,17 +64,17 @@ func (m *method) split() (Bucket, float64, map[Bucket]BucketSplit) {
 	if spans < 2 {
 		return best, bs, nil
 	}
-	out := make(map[Bucket]BucketSplit, spans)
-	for _, b := range Buckets {
+	out := make(map[rules.Bucket]result.BucketSplit, spans)
+	for _, b := range rules.Buckets {
 		if m.buckets[0][b] != 0 || m.buckets[1][b] != 0 {
-			out[b] = BucketSplit{BaseValue: m.buckets[0][b], NewValue: m.buckets[1][b]}
+			out[b] = result.BucketSplit{BaseValue: m.buckets[0][b], NewValue: m.buckets[1][b]}
 		}
 	}
 	return best, bs, out
 }
 
 // sideTotals sums the values of a side's profiles.
-func (a *Analyzer) sideTotals(side Side) (t ProfileStats, sources []string) {
+func (a *Analyzer) sideTotals(side result.Side) (t ProfileStats, sources []string) {
 	sources = []string{}
 	for i := range a.profiles {
 		if p := &a.profiles[i]; p.Side == side {
@@ -84,9 +85,9 @@ func (a *Analyzer) sideTotals(side Side) (t ProfileStats, sources []string) {
 	return t, sources
 }
 
-func (a *Analyzer) summary(side Side, t *ProfileStats, sources []string, rt *rates) SideSummary {
+func (a *Analyzer) summary(side result.Side, t *ProfileStats, sources []string, rt *rates) result.SideSummary {
 	m := &a.sides[side]
-	s := SideSummary{
+	s := result.SideSummary{
 		Sources:       sources,
 		Total:         t.Total,
 		Unit:          a.unit,
@@ -107,27 +108,27 @@ func (a *Analyzer) summary(side Side, t *ProfileStats, sources []string, rt *rat
 
 // Diff computes the comparison of the base and new sides. It is pure:
 // calling it again, or Top, gives the same answer and the same warnings.
-func (a *Analyzer) Diff() *Result {
+func (a *Analyzer) Diff() *result.Result {
 	a.flush()
-	bt, bsrc := a.sideTotals(Base)
-	nt, nsrc := a.sideTotals(New)
-	kind := a.sides[Base].kind
+	bt, bsrc := a.sideTotals(result.Base)
+	nt, nsrc := a.sideTotals(result.New)
+	kind := a.sides[result.Base].kind
 	if kind == "" {
-		kind = a.sides[New].kind
+		kind = a.sides[result.New].kind
 	}
 	rt := a.rates(kind)
 	an, nw := a.analysis(kind, &rt, rt.known())
-	r := &Result{Analysis: an, Base: a.summary(Base, &bt, bsrc, &rt), New: a.summary(New, &nt, nsrc, &rt)}
-	r.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(Base, "base", &bt, bsrc, true)...)
-	r.Warnings = append(r.Warnings, a.sideWarnings(New, "new", &nt, nsrc, true)...)
+	r := &result.Result{Analysis: an, Base: a.summary(result.Base, &bt, bsrc, &rt), New: a.summary(result.New, &nt, nsrc, &rt)}
+	r.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(result.Base, "base", &bt, bsrc, true)...)
+	r.Warnings = append(r.Warnings, a.sideWarnings(result.New, "new", &nt, nsrc, true)...)
 	r.Warnings = append(r.Warnings, a.heapWarning()...)
 	r.Warnings = append(r.Warnings, a.crossWarnings(r, &rt)...)
 	if nw != "" {
 		r.Warnings = append(r.Warnings, nw)
 	}
-	for _, b := range Buckets {
+	for _, b := range rules.Buckets {
 		pb, pn := share(bt.Buckets[b], bt.Total), share(nt.Buckets[b], nt.Total)
-		row := BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb,
+		row := result.BucketRow{Bucket: b, Base: pb, New: pn, Delta: pn - pb,
 			Noisy: pb != pn && noisy(pb, pn, bt.Samples, nt.Samples), Values: rt.values(a.unit, bt.Buckets[b], nt.Buckets[b])}
 		mb, mn := measure(r.Normalize, pb, pn, &row.Values)
 		row.Change = mn - mb
@@ -140,20 +141,20 @@ func (a *Analyzer) Diff() *Result {
 		r.Peek, r.PeekOmitted = a.peek.rows(a, &rt, r.Normalize, bt.Total, nt.Total, a.opts.Top)
 		r.Warnings = append(r.Warnings, a.peek.warning()...)
 	}
-	r.Tree, r.Stacks, r.Warnings = a.treeResult(New, r.Warnings)
+	r.Tree, r.Stacks, r.Warnings = a.treeResult(result.New, r.Warnings)
 	r.Verdict = a.verdict(r, &rt, &bt, &nt)
 	return r
 }
 
 // analysis is the header of a result of kind k, and a warning when the
 // measure asked for cannot be used (known: whether the rates needed are).
-func (a *Analyzer) analysis(k profile.Kind, rt *rates, known bool) (Analysis, string) {
+func (a *Analyzer) analysis(k profile.Kind, rt *rates, known bool) (result.Analysis, string) {
 	by := a.by
 	if by == "" { // nothing added yet
-		by = DefaultBy(k)
+		by = result.DefaultBy(k)
 	}
 	n, w := resolveNormalize(a.opts.Normalize, known, meaningOf(k), a.sameProfileCount())
-	return Analysis{SampleType: a.sampleType, Kind: k, Meaning: meaningOf(k), By: by, ByDefault: a.opts.By == "",
+	return result.Analysis{SampleType: a.sampleType, Kind: k, Meaning: meaningOf(k), By: by, ByDefault: a.opts.By == "",
 		Cum: a.opts.Cum, Normalize: n, Unit: a.unit, RateUnit: rt.unit}, w
 }
 
@@ -164,19 +165,19 @@ func (a *Analyzer) sameProfileCount() bool {
 	for i := range a.profiles {
 		n[a.profiles[i].Side]++
 	}
-	return n[Base] == n[New] || n[New] == 0
+	return n[result.Base] == n[result.New] || n[result.New] == 0
 }
 
 // methodRows builds the method table: shares of each side's total, values
 // and rates, notes in measure n, moves between modules, sorted by |Δ| in
 // n and cut to Options.Top.
-func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []MethodRow {
-	rows := make([]MethodRow, 0, len(a.methods))
+func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n result.Normalize) []result.MethodRow {
+	rows := make([]result.MethodRow, 0, len(a.methods))
 	vars := a.variants()
 	for _, p := range a.rowPairs() {
 		m, renamedFrom := a.pairedMethod(p)
 		pb, pn := share(m.val[0], bt.Total), share(m.val[1], nt.Total)
-		row := MethodRow{Name: m.name, Base: pb, New: pn, Delta: pn - pb,
+		row := result.MethodRow{Name: m.name, Base: pb, New: pn, Delta: pn - pb,
 			Values: rt.values(a.unit, m.val[0], m.val[1]),
 			Noisy:  noisy(pb, pn, bt.Samples, nt.Samples),
 		}
@@ -184,9 +185,9 @@ func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []Me
 			row.Name, row.Variants = m.label(vars[p.base]), int(vars[p.base])
 		}
 		row.Bucket, row.BucketShare, row.Buckets = m.split()
-		row.Module = m.module[New]
+		row.Module = m.module[result.New]
 		if m.val[1] == 0 {
-			row.Module = m.module[Base]
+			row.Module = m.module[result.Base]
 		}
 		mb, mn := measure(n, pb, pn, &row.Values)
 		row.Note, row.Change = measureNote(n, mb, mn), mn-mb
@@ -214,7 +215,7 @@ func (a *Analyzer) methodRows(bt, nt *ProfileStats, rt *rates, n Normalize) []Me
 // 200k pair's 12,600), the first top are picked in one pass, each row
 // compared with the last of those kept so far, and only they are
 // sorted, not every row for the table's 20.
-func sortRows(rows []MethodRow, n Normalize, top int) []MethodRow {
+func sortRows(rows []result.MethodRow, n result.Normalize, top int) []result.MethodRow {
 	keys := make([]float64, len(rows))
 	for i := range rows {
 		b, nw := measure(n, rows[i].Base, rows[i].New, &rows[i].Values)
@@ -255,7 +256,7 @@ func sortRows(rows []MethodRow, n Normalize, top int) []MethodRow {
 			idx = idx[:top]
 		}
 	}
-	sorted := make([]MethodRow, len(idx))
+	sorted := make([]result.MethodRow, len(idx))
 	for i, x := range idx {
 		sorted[i] = rows[x]
 	}
@@ -265,21 +266,21 @@ func sortRows(rows []MethodRow, n Normalize, top int) []MethodRow {
 // Top computes the single-side analysis of everything added to the base
 // side. Like Diff it is pure. It warns of no sampling noise: it shows no
 // deltas.
-func (a *Analyzer) Top() *TopResult {
+func (a *Analyzer) Top() *result.TopResult {
 	a.flush()
-	s := &a.sides[Base]
-	tt, src := a.sideTotals(Base)
+	s := &a.sides[result.Base]
+	tt, src := a.sideTotals(result.Base)
 	rt := a.rates(s.kind)
-	an, nw := a.analysis(s.kind, &rt, rt.factor[Base] != nil)
-	t := &TopResult{Analysis: an, Sources: src, Total: tt.Total, Unit: a.unit, Samples: tt.Samples, Records: tt.Samples,
-		DurationNanos: tt.DurationNanos, TotalRate: rt.rate(Base, tt.Total)}
-	t.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(Base, "profile", &tt, src, false)...)
+	an, nw := a.analysis(s.kind, &rt, rt.factor[result.Base] != nil)
+	t := &result.TopResult{Analysis: an, Sources: src, Total: tt.Total, Unit: a.unit, Samples: tt.Samples, Records: tt.Samples,
+		DurationNanos: tt.DurationNanos, TotalRate: rt.rate(result.Base, tt.Total)}
+	t.Warnings = append(append([]string(nil), a.warnings...), a.sideWarnings(result.Base, "profile", &tt, src, false)...)
 	t.Warnings = append(t.Warnings, a.heapWarning()...)
 	if nw != "" {
 		t.Warnings = append(t.Warnings, nw)
 	}
-	for _, b := range Buckets {
-		t.Buckets = append(t.Buckets, TopBucket{Bucket: b, Share: share(tt.Buckets[b], tt.Total), Value: tt.Buckets[b], Rate: rt.rate(Base, tt.Buckets[b])})
+	for _, b := range rules.Buckets {
+		t.Buckets = append(t.Buckets, result.TopBucket{Bucket: b, Share: share(tt.Buckets[b], tt.Total), Value: tt.Buckets[b], Rate: rt.rate(result.Base, tt.Buckets[b])})
 	}
 	t.Sched = topApart(&rt, &tt, tt.Sched)
 	t.Unknown = topApart(&rt, &tt, tt.Unknown)
@@ -288,27 +289,27 @@ func (a *Analyzer) Top() *TopResult {
 		t.Peek, t.PeekOmitted = a.peek.rows(a, &rt, t.Normalize, tt.Total, 0, a.opts.Top)
 		t.Warnings = append(t.Warnings, a.peek.warning()...)
 	}
-	t.Tree, t.Stacks, t.Warnings = a.treeResult(Base, t.Warnings)
+	t.Tree, t.Stacks, t.Warnings = a.treeResult(result.Base, t.Warnings)
 	return t
 }
 
 // topMethods is Top's method table, by value descending, then by name.
-func (a *Analyzer) topMethods(tt *ProfileStats, rt *rates) []TopMethod {
-	var out []TopMethod
+func (a *Analyzer) topMethods(tt *ProfileStats, rt *rates) []result.TopMethod {
+	var out []result.TopMethod
 	vars := a.variants()
 	for id, m := range a.methods {
 		if m.val[0] == 0 {
 			continue
 		}
-		tm := TopMethod{Name: a.qualify(m.label(vars[id]), m.module[Base]), Share: share(m.val[0], tt.Total), Value: m.val[0],
-			Rate: rt.rate(Base, m.val[0]), Module: m.module[Base]}
+		tm := result.TopMethod{Name: a.qualify(m.label(vars[id]), m.module[result.Base]), Share: share(m.val[0], tt.Total), Value: m.val[0],
+			Rate: rt.rate(result.Base, m.val[0]), Module: m.module[result.Base]}
 		if vars[id] > 1 {
 			tm.Variants = int(vars[id])
 		}
-		var split map[Bucket]BucketSplit
+		var split map[rules.Bucket]result.BucketSplit
 		tm.Bucket, tm.BucketShare, split = m.split()
 		if split != nil {
-			tm.Buckets = make(map[Bucket]float64, len(split))
+			tm.Buckets = make(map[rules.Bucket]float64, len(split))
 			for b, v := range split {
 				tm.Buckets[b] = v.BaseValue
 			}
@@ -333,21 +334,21 @@ func (s *ProfileStats) recorded() float64 { return s.Total + s.Sched + s.Unknown
 
 // apartRow is the row of time kept apart from the buckets (base and new
 // values b and n), nil when neither side has any.
-func apartRow(rt *rates, unit string, bt, nt *ProfileStats, b, n float64) *SchedRow {
+func apartRow(rt *rates, unit string, bt, nt *ProfileStats, b, n float64) *result.SchedRow {
 	if b <= 0 && n <= 0 {
 		return nil
 	}
 	pb, pn := share(b, bt.recorded()), share(n, nt.recorded())
-	return &SchedRow{Base: pb, New: pn, Delta: pn - pb, Values: rt.values(unit, b, n)}
+	return &result.SchedRow{Base: pb, New: pn, Delta: pn - pb, Values: rt.values(unit, b, n)}
 }
 
 // topApart is a single side's time kept apart from the buckets, nil when
 // it has none.
-func topApart(rt *rates, tt *ProfileStats, v float64) *TopSched {
+func topApart(rt *rates, tt *ProfileStats, v float64) *result.TopSched {
 	if v <= 0 {
 		return nil
 	}
-	return &TopSched{Share: share(v, tt.recorded()), Value: v, Rate: rt.rate(Base, v)}
+	return &result.TopSched{Share: share(v, tt.recorded()), Value: v, Rate: rt.rate(result.Base, v)}
 }
 
 // joinNote adds a second note to a row's note.
@@ -361,7 +362,7 @@ func joinNote(note, more string) string {
 // treeResult is what the call tree gives a result, names qualified for
 // the prefer side: its stacks unbuilt (Options.TreeStacks), else the
 // built tree (Options.CallTree), whose warning is added to warnings.
-func (a *Analyzer) treeResult(prefer Side, warnings []string) (*CallNode, result.Stacks, []string) {
+func (a *Analyzer) treeResult(prefer result.Side, warnings []string) (*result.CallNode, result.Stacks, []string) {
 	switch {
 	case a.tree != nil && a.opts.TreeStacks:
 		return nil, a.tree.stacks(a, prefer), warnings

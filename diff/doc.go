@@ -19,15 +19,24 @@
 // bucket and method, with notes ("new", "18x rate", "was in native") and
 // warnings.
 //
+// The engine's stages are packages of their own: diff/rules (the bucket
+// names, the rule tables per runtime and their matching), the
+// classification (classify.go, a pure function of a sample), this
+// package's Analyzer (resolution and aggregation), and diff/result (pure
+// numbers: sides, buckets, methods, trees, peek rows, the verdict), which
+// the Analyzer returns and a report is built from without the engine.
+// Callers name those packages' types and constants directly (rules.Bucket,
+// result.Result, result.Base).
+//
 // # Values, rates and measures
 //
 // Every row (bucket, method, scheduler latency, peek) carries both sides'
-// raw value in the profile's unit (Values) and, where known, a rate: the
+// raw value in the profile's unit (result.Values) and, where known, a rate: the
 // value per second of the side's wall time, the sum of its profiles'
 // DurationNanos, known only when every profile of the side has one (the
 // loader drops a duration that cannot be true: profile.CheckTiming). Time
 // units (nanoseconds, microseconds, milliseconds, seconds) are turned into
-// seconds first, so the rate unit (Analysis.RateUnit) reads as:
+// seconds first, so the rate unit (result.Analysis.RateUnit) reads as:
 //
 //	cpu                  cores (CPU seconds per second)
 //	wall, trace, unknown average goroutines in that state (Go producers:
@@ -40,7 +49,7 @@
 // Goroutine and heap profiles are snapshots with no duration: their rate
 // is the mean per profile of the side, in goroutines, bytes or objects, so
 // one snapshot compares with three. Rates are nil where unknown and
-// RateUnit is empty when no side has one. Analysis.Meaning says what a
+// RateUnit is empty when no side has one. result.Analysis.Meaning says what a
 // bucket measures: state (wall, trace, goroutine, unknown: only these have
 // a "total wait/synchronization"), cpu (CPU spent in locking, GC or I/O
 // machinery), delay (mutex, block) or memory (heap).
@@ -48,18 +57,18 @@
 // Options.Normalize picks the measure method and peek rows are sorted
 // (|Δ| descending, then name) and noted by: share, rate or value; the zero
 // value is rate when both sides' rates are known, else share, and
-// Analysis.Normalize names the one used. A note compares the two sides in
+// result.Analysis.Normalize names the one used. A note compares the two sides in
 // that measure and says which: "18x rate", "doubled share", "1/3 value",
 // "halved rate"; "new" and "gone" when one side is zero; no note for
 // changes under 1.75x. A note's direction is always the sign of the Δ in
-// its measure. MethodRow.Delta stays the share delta.
+// its measure. result.MethodRow.Delta stays the share delta.
 //
 // # Attribution and bucket splits
 //
-// Options.By "" attributes as DefaultBy says for the first profile's kind:
-// ByCaller for wall, goroutine, trace, block and mutex profiles (their leaf
-// is the scheduler or the lock's own code), ByFrame for cpu, heap and the
-// rest; Analysis.ByDefault says so. A method row's Bucket is the bucket
+// Options.By "" attributes as result.DefaultBy says for the first profile's kind:
+// result.ByCaller for wall, goroutine, trace, block and mutex profiles (their leaf
+// is the scheduler or the lock's own code), result.ByFrame for cpu, heap and the
+// rest; result.Analysis.ByDefault says so. A method row's Bucket is the bucket
 // holding most of its value over both sides, BucketShare that bucket's
 // fraction of it, and Buckets the whole split when it spans several.
 //
@@ -74,7 +83,7 @@
 // it. The call tree is of methods, for pictures that compare the sides,
 // or with Options.TreeFrames of the frames as each profile named them,
 // for folded stacks, which must give back the input's frames. With
-// Options.TreeStacks the tree is not built at all: Result.Stacks hands
+// Options.TreeStacks the tree is not built at all: result.Result.Stacks hands
 // the collected records over as they are (the ids the tree holds anyway,
 // named once per id), so a writer of every stack costs an index a record
 // rather than a node a frame.

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"os"
 	"path/filepath"
@@ -39,13 +41,13 @@ func loadFile(t *testing.T, path string) *profile.Loaded {
 	return l
 }
 
-func diffOf(t *testing.T, opts Options, base, new *profile.Loaded) *Result {
+func diffOf(t *testing.T, opts Options, base, new *profile.Loaded) *result.Result {
 	t.Helper()
 	a := NewAnalyzer(opts)
-	if err := a.Add(Base, base); err != nil {
+	if err := a.Add(result.Base, base); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(New, new); err != nil {
+	if err := a.Add(result.New, new); err != nil {
 		t.Fatal(err)
 	}
 	return a.Diff()
@@ -53,7 +55,7 @@ func diffOf(t *testing.T, opts Options, base, new *profile.Loaded) *Result {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-func findMethod(r *Result, substr string) *MethodRow {
+func findMethod(r *result.Result, substr string) *result.MethodRow {
 	for i := range r.Methods {
 		if strings.Contains(r.Methods[i].Name, substr) {
 			return &r.Methods[i]
@@ -74,16 +76,16 @@ func TestDotnetRegressionExample(t *testing.T) {
 	want := []struct {
 		name      string
 		base, new float64
-		bucket    Bucket
+		bucket    rules.Bucket
 		note      string
 	}{
-		{"WaitSubsystem+ThreadWaitInfo.Wait", 0, 0.0456, Wait, "new"},
-		{"WaitSubsystem+WaitableObject.Wait_Locked", 0, 0.0386, Wait, "new"},
-		{"LowLevelLock.WaitAndAcquire", 0.0027, 0.0486, LockContention, "18x share"},
-		{"PollGCWorker", 0.0552, 0.1091, GC, "doubled share"},
-		{"Interop+Sys.WaitForSocketEvents", 0, 0.1551, IO, "was in native"},
-		{"SystemNative_WaitForSocketEvents", 0.1530, 0, IO, "now in System.Net.Sockets"},
-		{"LowLevelLifoSemaphore.WaitForSignal", 0.1280, 0, Wait, "gone"},
+		{"WaitSubsystem+ThreadWaitInfo.Wait", 0, 0.0456, rules.Wait, "new"},
+		{"WaitSubsystem+WaitableObject.Wait_Locked", 0, 0.0386, rules.Wait, "new"},
+		{"LowLevelLock.WaitAndAcquire", 0.0027, 0.0486, rules.LockContention, "18x share"},
+		{"PollGCWorker", 0.0552, 0.1091, rules.GC, "doubled share"},
+		{"Interop+Sys.WaitForSocketEvents", 0, 0.1551, rules.IO, "was in native"},
+		{"SystemNative_WaitForSocketEvents", 0.1530, 0, rules.IO, "now in System.Net.Sockets"},
+		{"LowLevelLifoSemaphore.WaitForSignal", 0.1280, 0, rules.Wait, "gone"},
 	}
 	for _, w := range want {
 		m := findMethod(r, w.name)
@@ -107,7 +109,7 @@ func TestSampleTypeMismatch(t *testing.T) {
 	a := NewAnalyzer(Options{})
 	first := folded(t, "a.folded", "main;f 10\n")
 	first.Format = "pprof" // a samples/count profile that is not folded
-	if err := a.Add(Base, first); err != nil {
+	if err := a.Add(result.Base, first); err != nil {
 		t.Fatal(err)
 	}
 	p := &pprofile.Profile{
@@ -118,7 +120,7 @@ func TestSampleTypeMismatch(t *testing.T) {
 	loc := &pprofile.Location{ID: 1, Line: []pprofile.Line{{Function: fn}}}
 	p.Function, p.Location = []*pprofile.Function{fn}, []*pprofile.Location{loc}
 	p.Sample = []*pprofile.Sample{{Location: []*pprofile.Location{loc}, Value: []int64{1, 100}}}
-	err := a.Add(New, &profile.Loaded{Source: "b.pb.gz", Profile: p, Kind: profile.DetectKind(p)})
+	err := a.Add(result.New, &profile.Loaded{Source: "b.pb.gz", Profile: p, Kind: profile.DetectKind(p)})
 	if err == nil {
 		t.Fatal("mismatched sample types were accepted")
 	}
@@ -134,10 +136,10 @@ func TestSampleTypeMismatch(t *testing.T) {
 	// Folded stacks say nothing about what they count: they compare with
 	// any sample type, with a warning.
 	f := NewAnalyzer(Options{})
-	if err := f.Add(Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
+	if err := f.Add(result.Base, folded(t, "a.folded", "main;f 10\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Add(New, &profile.Loaded{Source: "b.pb.gz", Profile: p, Kind: profile.DetectKind(p)}); err != nil {
+	if err := f.Add(result.New, &profile.Loaded{Source: "b.pb.gz", Profile: p, Kind: profile.DetectKind(p)}); err != nil {
 		t.Fatalf("folded vs delay/nanoseconds: %v", err)
 	}
 	if r := f.Diff(); len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "folded stacks do not say what they count") {
@@ -146,7 +148,7 @@ func TestSampleTypeMismatch(t *testing.T) {
 	// Asking for an absent sample type names what the profile has, once
 	// every profile is added (Wait): none has it.
 	b := NewAnalyzer(Options{SampleIndex: "cpu"})
-	err = b.Add(Base, &profile.Loaded{Source: "b.pb.gz", Profile: p})
+	err = b.Add(result.Base, &profile.Loaded{Source: "b.pb.gz", Profile: p})
 	if err == nil {
 		err = b.Wait()
 	}
@@ -168,28 +170,28 @@ main;worker;runtime.chanrecv1;runtime.chanrecv;runtime.gopark 20
 func TestSelfCumAndDecider(t *testing.T) {
 	base, nw := folded(t, "base", wallBase), folded(t, "new", wallNew)
 	r := diffOf(t, Options{Top: -1}, base, nw)
-	if b := r.Buckets[LockContention]; !near(b.Base, 0.2) || !near(b.New, 0.5) {
+	if b := r.Buckets[rules.LockContention]; !near(b.Base, 0.2) || !near(b.New, 0.5) {
 		t.Errorf("lock-contention %v → %v, want 0.2 → 0.5", b.Base, b.New)
 	}
 	// By frame: the leaf (runtime.gopark) holds the lock and channel waits.
 	gp := findMethod(r, "runtime.gopark")
-	if gp == nil || !near(gp.Base, 0.4) || !near(gp.New, 0.7) || gp.Bucket != LockContention {
+	if gp == nil || !near(gp.Base, 0.4) || !near(gp.New, 0.7) || gp.Bucket != rules.LockContention {
 		t.Errorf("runtime.gopark row = %+v", gp)
 	}
 	// By decider: the frame that chose the bucket holds the value.
-	r = diffOf(t, Options{Top: -1, By: ByDecider}, folded(t, "base", wallBase), folded(t, "new", wallNew))
-	if m := findMethod(r, "runtime_SemacquireMutex"); m == nil || !near(m.New, 0.5) || m.Bucket != LockContention {
+	r = diffOf(t, Options{Top: -1, By: result.ByDecider}, folded(t, "base", wallBase), folded(t, "new", wallNew))
+	if m := findMethod(r, "runtime_SemacquireMutex"); m == nil || !near(m.New, 0.5) || m.Bucket != rules.LockContention {
 		t.Errorf("decider row for SemacquireMutex = %+v", m)
 	}
 	// runtime.chanrecv is the strong frame nearest the leaf; gopark below it
 	// is only the mechanism.
-	var chanrecv *MethodRow
+	var chanrecv *result.MethodRow
 	for i := range r.Methods {
 		if r.Methods[i].Name == "runtime.chanrecv" {
 			chanrecv = &r.Methods[i]
 		}
 	}
-	if chanrecv == nil || !near(chanrecv.Base, 0.2) || chanrecv.Bucket != Wait {
+	if chanrecv == nil || !near(chanrecv.Base, 0.2) || chanrecv.Bucket != rules.Wait {
 		t.Errorf("decider row for runtime.chanrecv = %+v", chanrecv)
 	}
 	if m := findMethod(r, "runtime.gopark"); m != nil {
@@ -214,8 +216,8 @@ func TestFocusIgnoreTop(t *testing.T) {
 		t.Error("focus kept a worker stack")
 	}
 	r = diffOf(t, Options{Top: -1, Ignore: regexp.MustCompile(`Mutex`)}, folded(t, "base", wallBase), folded(t, "new", wallNew))
-	if r.Buckets[LockContention].New != 0 || r.New.Samples != 50 {
-		t.Errorf("ignore left lock samples: %+v, %d samples", r.Buckets[LockContention], r.New.Samples)
+	if r.Buckets[rules.LockContention].New != 0 || r.New.Samples != 50 {
+		t.Errorf("ignore left lock samples: %+v, %d samples", r.Buckets[rules.LockContention], r.New.Samples)
 	}
 	r = diffOf(t, Options{Top: 1}, folded(t, "base", wallBase), folded(t, "new", wallNew))
 	// compute moved -0.3, gopark +0.3 (0.29999… in floating point).
@@ -271,11 +273,11 @@ func TestPeriodMismatchWarning(t *testing.T) {
 func TestMutexKindIsAllLock(t *testing.T) {
 	l := folded(t, "m", "main;sync.(*Mutex).Unlock 5\nmain;runtime.chanrecv1 5\n")
 	a := NewAnalyzer(Options{Kind: profile.KindMutex})
-	if err := a.Add(Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
-	if top.Buckets[LockContention].Share != 1 {
+	if top.Buckets[rules.LockContention].Share != 1 {
 		t.Errorf("mutex profile buckets = %+v", top.Buckets)
 	}
 	if top.Kind != profile.KindMutex {
@@ -286,11 +288,11 @@ func TestMutexKindIsAllLock(t *testing.T) {
 func TestMultipleProfilesPerSide(t *testing.T) {
 	a := NewAnalyzer(Options{Top: -1})
 	for _, s := range []string{"main;a 10\n", "main;a 10\nmain;b 20\n"} {
-		if err := a.Add(Base, folded(t, "b", s)); err != nil {
+		if err := a.Add(result.Base, folded(t, "b", s)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Add(New, folded(t, "n", "main;b 40\n")); err != nil {
+	if err := a.Add(result.New, folded(t, "n", "main;b 40\n")); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Diff()
@@ -308,8 +310,8 @@ net/http.(*conn).serve;net/http.(*connReader).Read;internal/poll.(*FD).Read;inte
 runtime.goexit;runtime.main;runtime.parkunlock_c;runtime.gopark 5
 runtime.goexit;testing.tRunner;time.Sleep;runtime.timeSleep;runtime.park_m;runtime.gopark 5
 `
-	a := NewAnalyzer(Options{By: ByCaller, Top: -1})
-	if err := a.Add(Base, folded(t, "s", stacks)); err != nil {
+	a := NewAnalyzer(Options{By: result.ByCaller, Top: -1})
+	if err := a.Add(result.Base, folded(t, "s", stacks)); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
@@ -326,7 +328,7 @@ runtime.goexit;testing.tRunner;time.Sleep;runtime.timeSleep;runtime.park_m;runti
 		got["runtime.parkunlock_c"] != 5 || len(got) != 4 {
 		t.Errorf("by caller = %v", got)
 	}
-	if _, err := ParseBy("caller"); err != nil {
+	if _, err := result.ParseBy("caller"); err != nil {
 		t.Error(err)
 	}
 }
@@ -348,7 +350,7 @@ func TestUnsymbolizedLocationsKeepTheirAddresses(t *testing.T) {
 		p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{l}, Value: []int64{int64(i + 1)}})
 	}
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, &profile.Loaded{Source: "x", Profile: p}); err != nil {
+	if err := a.Add(result.Base, &profile.Loaded{Source: "x", Profile: p}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]float64{}
@@ -399,10 +401,10 @@ func TestZippedFoldedComparesWithAnyType(t *testing.T) {
 	cpu.Sample = []*pprofile.Sample{{Location: []*pprofile.Location{loc}, Value: []int64{1, 1e7}}}
 	for _, order := range [][2]*profile.Loaded{{zl, {Source: "cpu.pb.gz", Format: profile.FormatPprof, Profile: cpu, Kind: profile.KindCPU}}, {{Source: "cpu.pb.gz", Format: profile.FormatPprof, Profile: cpu, Kind: profile.KindCPU}, zl}} {
 		a := NewAnalyzer(Options{})
-		if err := a.Add(Base, order[0]); err != nil {
+		if err := a.Add(result.Base, order[0]); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Add(New, order[1]); err != nil {
+		if err := a.Add(result.New, order[1]); err != nil {
 			t.Fatalf("%s vs %s: %v", order[0].Source, order[1].Source, err)
 		}
 	}

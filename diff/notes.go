@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"sort"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 // gone one. Pairs are only made between different modules (or a C-style
 // native name and a managed one), so two unrelated `Wait` methods of one
 // library never pair.
-func annotateMoves(rows []MethodRow) {
+func annotateMoves(rows []result.MethodRow) {
 	gone := map[string][]int{}
 	for i := range rows {
 		if rows[i].New == 0 && rows[i].Base > 0 {
@@ -63,7 +64,7 @@ func annotateMoves(rows []MethodRow) {
 // movedBetween reports whether old and new are the same code in different
 // places: different modules, or one a C-style native symbol and the other a
 // managed name.
-func movedBetween(old, new MethodRow) bool {
+func movedBetween(old, new result.MethodRow) bool {
 	if old.Module != "" && new.Module != "" {
 		return old.Module != new.Module
 	}
@@ -77,7 +78,7 @@ func isCStyle(name string) bool {
 	return !strings.ContainsAny(n, ".+:/")
 }
 
-func originLabel(r MethodRow) string {
+func originLabel(r result.MethodRow) string {
 	if r.Module == "" {
 		if isCStyle(r.Name) {
 			return "native"

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff/units"
@@ -8,16 +9,16 @@ import (
 
 func TestMeasureNoteSaysWhatItCompares(t *testing.T) {
 	cases := []struct {
-		n         Normalize
+		n         result.Normalize
 		base, new float64
 		want      string
 	}{
-		{NormalizeRate, 0.0027, 0.0486, "18x rate"},
-		{NormalizeShare, 0.10, 0.05, "halved share"},
-		{NormalizeValue, 30, 10, "1/3 value"},
-		{NormalizeRate, 0, 1, "new"},
-		{NormalizeShare, 1, 0, "gone"},
-		{NormalizeShare, 1, 1.05, ""},
+		{result.NormalizeRate, 0.0027, 0.0486, "18x rate"},
+		{result.NormalizeShare, 0.10, 0.05, "halved share"},
+		{result.NormalizeValue, 30, 10, "1/3 value"},
+		{result.NormalizeRate, 0, 1, "new"},
+		{result.NormalizeShare, 1, 0, "gone"},
+		{result.NormalizeShare, 1, 1.05, ""},
 	}
 	for _, c := range cases {
 		if got := measureNote(c.n, c.base, c.new); got != c.want {
@@ -27,7 +28,7 @@ func TestMeasureNoteSaysWhatItCompares(t *testing.T) {
 }
 
 func TestAnnotateMoves(t *testing.T) {
-	rows := []MethodRow{
+	rows := []result.MethodRow{
 		{Name: "SystemNative_WaitForSocketEvents", Module: "libSystem.Native", Base: 0.153},
 		{Name: "Interop+Sys.WaitForSocketEvents", Module: "System.Net.Sockets", New: 0.1551},
 		// Same MatchKey "Wait", same module: not a move.

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,7 @@ const defaultShardRecords = 32 << 10
 // pull.File.IDsLater) sets failed to the profile; settle then walks it
 // again from the pprof model. Nothing else holds the profile once walked.
 type walkJob struct {
-	side    Side
+	side    result.Side
 	prof    int
 	idx     int
 	kind    profile.Kind
@@ -68,7 +69,7 @@ type walkJob struct {
 // GOMAXPROCS at once; when more profiles than that are in flight, the
 // oldest is waited for and merged, so memory holds a bounded number of
 // profiles' bytes.
-func (a *Analyzer) walkShards(side Side, prof int, d *pull.File, idx int, kind profile.Kind) error {
+func (a *Analyzer) walkShards(side result.Side, prof int, d *pull.File, idx int, kind profile.Kind) error {
 	workers := runtime.GOMAXPROCS(0)
 	if a.slots == nil {
 		a.slots = make(chan struct{}, workers)
@@ -143,7 +144,7 @@ func (a *Analyzer) settle(job *walkJob) error {
 // functions): grown one doubling at a time, the maps cost the walk about
 // 1.5% of the 200k pair's CPU, and the tables' copies are garbage whose
 // pages are faulted in.
-func (a *Analyzer) shard(side Side, fns int) *Analyzer {
+func (a *Analyzer) shard(side result.Side, fns int) *Analyzer {
 	s := &Analyzer{opts: a.opts, rules: a.rules, byName: make(map[string]int32, fns), byKey: make(map[string]int32, fns),
 		by: a.by, format: a.format, lead: newSideLeadTally(fns), shardWalk: true, unpaired: a.unpaired}
 	s.methods, s.spellings = make([]*method, 0, fns), make([]spelling, 0, fns)
@@ -231,7 +232,7 @@ func (a *Analyzer) mergeOldest() error {
 }
 
 // merge adds shard s, a part of profile prof on side, into a.
-func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
+func (a *Analyzer) merge(s *Analyzer, side result.Side, prof int) {
 	if len(a.methods) == 0 && len(a.spellings) == 0 {
 		a.adopt(s, side, prof)
 		return
@@ -278,7 +279,7 @@ func (a *Analyzer) merge(s *Analyzer, side Side, prof int) {
 // verdict's tallies and the closures' neighbours of side (the shard
 // walked no other). Its memos by method id start empty, as merge leaves
 // them for the methods it makes; stamps continue past the shard's.
-func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
+func (a *Analyzer) adopt(s *Analyzer, side result.Side, prof int) {
 	a.methods, a.spellings, a.byName, a.byKey = s.methods, s.spellings, s.byName, s.byKey
 	a.closure, a.anyClosure = s.closure, s.anyClosure
 	a.mfr, a.std = make([]frameRule, len(s.methods)), make([]int8, len(s.methods))
@@ -299,7 +300,7 @@ func (a *Analyzer) adopt(s *Analyzer, side Side, prof int) {
 
 // mergeStats adds what shard s learnt besides the method tables: its
 // profile's values and its side's threads.
-func (a *Analyzer) mergeStats(s *Analyzer, side Side, prof int) {
+func (a *Analyzer) mergeStats(s *Analyzer, side result.Side, prof int) {
 	ps, o := &a.profiles[prof], &s.profiles[0]
 	ps.Total += o.Total
 	ps.Sched += o.Sched

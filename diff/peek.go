@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"math"
 	"regexp"
 	"sort"
@@ -121,17 +122,17 @@ func (t *peekTable) credit(m map[int32]*peekEdgeAcc, other int32, s *Sample) {
 // rows returns the peeked frames, sorted by |Δ| in measure n, then by
 // name, cut to top rows (≤ 0: all), each with its PeekEdges largest
 // callers and callees.
-func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top int) ([]PeekRow, int) {
+func (t *peekTable) rows(a *Analyzer, r *rates, n result.Normalize, bt, nt float64, top int) ([]result.PeekRow, int) {
 	vars := a.variants()
-	mk := func(id int32, v *[2]float64) PeekEdge {
-		return PeekEdge{Name: a.methodDisplayName(id, vars), Values: r.values(a.unit, v[0], v[1])}
+	mk := func(id int32, v *[2]float64) result.PeekEdge {
+		return result.PeekEdge{Name: a.methodDisplayName(id, vars), Values: r.values(a.unit, v[0], v[1])}
 	}
-	key := func(v *Values) float64 {
+	key := func(v *result.Values) float64 {
 		b, nw := measure(n, share(v.BaseValue, bt), share(v.NewValue, nt), v)
 		return math.Abs(nw - b)
 	}
-	edges := func(m map[int32]*peekEdgeAcc) ([]PeekEdge, int) {
-		out := make([]PeekEdge, 0, len(m))
+	edges := func(m map[int32]*peekEdgeAcc) ([]result.PeekEdge, int) {
+		out := make([]result.PeekEdge, 0, len(m))
 		for id, e := range m {
 			out = append(out, mk(id, &e.val))
 		}
@@ -141,9 +142,9 @@ func (t *peekTable) rows(a *Analyzer, r *rates, n Normalize, bt, nt float64, top
 		}
 		return out, 0
 	}
-	rows := make([]PeekRow, 0, len(t.nodes))
+	rows := make([]result.PeekRow, 0, len(t.nodes))
 	for id, nd := range t.nodes {
-		row := PeekRow{Name: a.methodDisplayName(id, vars), Values: r.values(a.unit, nd.val[0], nd.val[1])}
+		row := result.PeekRow{Name: a.methodDisplayName(id, vars), Values: r.values(a.unit, nd.val[0], nd.val[1])}
 		row.Callers, row.CallersOmitted = edges(nd.callers)
 		row.Callees, row.CalleesOmitted = edges(nd.callees)
 		rows = append(rows, row)
@@ -166,7 +167,7 @@ func (t *peekTable) warning() []string {
 }
 
 // byMeasure orders by key descending, then by name.
-func byMeasure(key func(*Values) float64, a, b *Values, an, bn string) bool {
+func byMeasure(key func(*result.Values) float64, a, b *result.Values, an, bn string) bool {
 	if ka, kb := key(a), key(b); ka != kb {
 		return ka > kb
 	}
@@ -178,9 +179,9 @@ func byMeasure(key func(*Values) float64, a, b *Values, an, bn string) bool {
 // base side.
 func (a *Analyzer) methodDisplayName(id int32, vars []int32) string {
 	m := a.methods[id]
-	mod := m.module[New]
+	mod := m.module[result.New]
 	if mod == "" {
-		mod = m.module[Base]
+		mod = m.module[result.Base]
 	}
 	return a.qualify(m.label(vars[id]), mod)
 }

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"context"
+	"github.com/profdiff/profdiff/diff/result"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestImplausibleDurationHasNoRates(t *testing.T) {
 	}
 	for _, streamed := range []bool{false, true} {
 		a := NewAnalyzer(Options{})
-		if err := a.Add(Base, base); err != nil {
+		if err := a.Add(result.Base, base); err != nil {
 			t.Fatal(err)
 		}
 		var warns []string
@@ -59,7 +60,7 @@ func TestImplausibleDurationHasNoRates(t *testing.T) {
 				t.Fatalf("Prepare: %v (streamed %v)", err, err == nil && in.Streamed())
 			}
 			warns = in.Loaded().Warnings
-			if err := a.AddInput(New, in); err != nil {
+			if err := a.AddInput(result.New, in); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -68,7 +69,7 @@ func TestImplausibleDurationHasNoRates(t *testing.T) {
 				t.Fatal(err)
 			}
 			warns = l.Warnings
-			if err := a.Add(New, l); err != nil {
+			if err := a.Add(result.New, l); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -84,7 +85,7 @@ func TestImplausibleDurationHasNoRates(t *testing.T) {
 				t.Errorf("streamed %v: bucket %s has a new rate %v", streamed, b.Bucket, *b.NewRate)
 			}
 		}
-		if r.Normalize != NormalizeShare {
+		if r.Normalize != result.NormalizeShare {
 			t.Errorf("streamed %v: measure %s, want share", streamed, r.Normalize)
 		}
 	}

@@ -6,6 +6,7 @@ package diff
 
 import (
 	"bytes"
+	"github.com/profdiff/profdiff/diff/rules"
 	"iter"
 	"net"
 	"os"
@@ -20,9 +21,9 @@ import (
 
 // goProbe is one goroutine parked in (or running) a known state.
 type goProbe struct {
-	fn     string   // probe function name, e.g. "probeMutexLock"
-	states []string // acceptable goroutine states in runtime.Stack headers
-	want   Bucket   // expected bucket in goroutine and wall-clock profiles
+	fn     string       // probe function name, e.g. "probeMutexLock"
+	states []string     // acceptable goroutine states in runtime.Stack headers
+	want   rules.Bucket // expected bucket in goroutine and wall-clock profiles
 }
 
 // probeDeadline and probeChecks bound every wait for a goroutine state:
@@ -241,24 +242,24 @@ func probeSleep() {
 // parkedProbes is the set of goroutine-state probes and the bucket each must
 // land in in goroutine and wall-clock profiles.
 var parkedProbes = []goProbe{
-	{"probeMutexLock", []string{"sync.Mutex.Lock"}, LockContention},
-	{"probeRWMutexRLock", []string{"sync.RWMutex.RLock"}, LockContention},
-	{"probeRWMutexLock", []string{"sync.RWMutex.Lock"}, LockContention},
-	{"probeChanRecv", []string{"chan receive"}, Wait},
-	{"probeChanSend", []string{"chan send"}, Wait},
-	{"probeSelect", []string{"select"}, Wait},
-	{"probeSelectForever", []string{"select (no cases)"}, Wait},
-	{"probeCondWait", []string{"sync.Cond.Wait"}, Wait},
-	{"probeWaitGroupWait", []string{"sync.WaitGroup.Wait"}, Wait},
-	{"probeSleep", []string{"sleep"}, Wait},
-	{"probeNetRead", []string{"IO wait"}, IO},
-	{"probeNetAccept", []string{"IO wait"}, IO},
-	{"probePipeRead", []string{"IO wait"}, IO},
-	{"probePipeReadContended", []string{"semacquire"}, LockContention},
-	{"probeCoroSeq", []string{"coroutine"}, Wait},
-	{"probeRawSyscall", []string{"syscall"}, Syscall},
-	{"probeSpin", []string{"running", "runnable"}, CPU},
-	{"probeGosched", []string{"running", "runnable"}, CPU},
+	{"probeMutexLock", []string{"sync.Mutex.Lock"}, rules.LockContention},
+	{"probeRWMutexRLock", []string{"sync.RWMutex.RLock"}, rules.LockContention},
+	{"probeRWMutexLock", []string{"sync.RWMutex.Lock"}, rules.LockContention},
+	{"probeChanRecv", []string{"chan receive"}, rules.Wait},
+	{"probeChanSend", []string{"chan send"}, rules.Wait},
+	{"probeSelect", []string{"select"}, rules.Wait},
+	{"probeSelectForever", []string{"select (no cases)"}, rules.Wait},
+	{"probeCondWait", []string{"sync.Cond.Wait"}, rules.Wait},
+	{"probeWaitGroupWait", []string{"sync.WaitGroup.Wait"}, rules.Wait},
+	{"probeSleep", []string{"sleep"}, rules.Wait},
+	{"probeNetRead", []string{"IO wait"}, rules.IO},
+	{"probeNetAccept", []string{"IO wait"}, rules.IO},
+	{"probePipeRead", []string{"IO wait"}, rules.IO},
+	{"probePipeReadContended", []string{"semacquire"}, rules.LockContention},
+	{"probeCoroSeq", []string{"coroutine"}, rules.Wait},
+	{"probeRawSyscall", []string{"syscall"}, rules.Syscall},
+	{"probeSpin", []string{"running", "runnable"}, rules.CPU},
+	{"probeGosched", []string{"running", "runnable"}, rules.CPU},
 }
 
 // startParkedProbes starts every probe of parkedProbes, waits until each is
@@ -350,7 +351,7 @@ func startParkedProbes(t *testing.T) {
 	launch(func() { probePipeRead(pr) })
 	// Only after probePipeRead holds the read lock may the second reader
 	// start, or the two could swap roles.
-	waitForStates(t, []goProbe{{"probePipeRead", []string{"IO wait"}, IO}})
+	waitForStates(t, []goProbe{{"probePipeRead", []string{"IO wait"}, rules.IO}})
 	launch(func() { probePipeReadContended(pr) })
 
 	// stopCoro returns once the sequence has returned and its goroutine exited.

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -13,16 +14,16 @@ func snapshotKind(k profile.Kind) bool {
 }
 
 // meaningOf says what buckets of a kind measure.
-func meaningOf(k profile.Kind) Meaning {
+func meaningOf(k profile.Kind) result.Meaning {
 	switch k {
 	case profile.KindCPU:
-		return MeaningCPU
+		return result.MeaningCPU
 	case profile.KindMutex, profile.KindBlock:
-		return MeaningDelay
+		return result.MeaningDelay
 	case profile.KindHeap:
-		return MeaningMemory
+		return result.MeaningMemory
 	}
-	return MeaningState
+	return result.MeaningState
 }
 
 // goProducer reports whether a format's wall-clock samples are of
@@ -102,7 +103,7 @@ func (a *Analyzer) rates(k profile.Kind) rates {
 			r.factor[side] = &f
 		}
 	}
-	if r.factor[Base] != nil || r.factor[New] != nil {
+	if r.factor[result.Base] != nil || r.factor[result.New] != nil {
 		r.unit = rateUnit(k, a.sampleTypeName(), a.unit, a.format)
 	}
 	return r
@@ -119,7 +120,7 @@ func (a *Analyzer) sampleTypeName() string {
 }
 
 // rate is v times a side's factor, nil when unknown.
-func (r *rates) rate(side Side, v float64) *float64 {
+func (r *rates) rate(side result.Side, v float64) *float64 {
 	f := r.factor[side]
 	if f == nil {
 		return nil
@@ -129,11 +130,11 @@ func (r *rates) rate(side Side, v float64) *float64 {
 }
 
 // known reports whether both sides' rates are.
-func (r *rates) known() bool { return r.factor[Base] != nil && r.factor[New] != nil }
+func (r *rates) known() bool { return r.factor[result.Base] != nil && r.factor[result.New] != nil }
 
 // values fills the absolute side of a row from its raw values.
-func (r *rates) values(unit string, base, new float64) Values {
-	return Values{BaseValue: base, NewValue: new, BaseRate: r.rate(Base, base), NewRate: r.rate(New, new), Unit: unit, RateUnit: r.unit}
+func (r *rates) values(unit string, base, new float64) result.Values {
+	return result.Values{BaseValue: base, NewValue: new, BaseRate: r.rate(result.Base, base), NewRate: r.rate(result.New, new), Unit: unit, RateUnit: r.unit}
 }
 
 // resolveNormalize picks the measure: auto is rate when both sides'
@@ -143,33 +144,33 @@ func (r *rates) values(unit string, base, new float64) Values {
 // values when both sides hold as many profiles, else the mean per profile
 // (its rate). A rate asked for without rates falls back the same way,
 // with a warning.
-func resolveNormalize(n Normalize, known bool, m Meaning, sameCount bool) (Normalize, string) {
-	fallback := NormalizeShare
-	if m == MeaningDelay || m == MeaningMemory {
-		fallback = NormalizeValue
+func resolveNormalize(n result.Normalize, known bool, m result.Meaning, sameCount bool) (result.Normalize, string) {
+	fallback := result.NormalizeShare
+	if m == result.MeaningDelay || m == result.MeaningMemory {
+		fallback = result.NormalizeValue
 	}
 	switch {
-	case n == NormalizeAuto && m == MeaningMemory && (sameCount || !known):
-		return NormalizeValue, ""
-	case n == NormalizeAuto && known:
-		return NormalizeRate, ""
-	case n == NormalizeAuto:
+	case n == result.NormalizeAuto && m == result.MeaningMemory && (sameCount || !known):
+		return result.NormalizeValue, ""
+	case n == result.NormalizeAuto && known:
+		return result.NormalizeRate, ""
+	case n == result.NormalizeAuto:
 		return fallback, ""
-	case n == NormalizeRate && !known:
+	case n == result.NormalizeRate && !known:
 		return fallback, "rates are unknown (a side's profiles do not all say how long they cover); rows are sorted and noted by " + string(fallback)
-	case n == NormalizeRate || n == NormalizeValue || n == NormalizeShare:
+	case n == result.NormalizeRate || n == result.NormalizeValue || n == result.NormalizeShare:
 		return n, ""
 	}
-	return NormalizeShare, ""
+	return result.NormalizeShare, ""
 }
 
 // measure returns a row's two sides in measure n: shares pb and pn, or
 // v's values or rates.
-func measure(n Normalize, pb, pn float64, v *Values) (float64, float64) {
+func measure(n result.Normalize, pb, pn float64, v *result.Values) (float64, float64) {
 	switch n {
-	case NormalizeValue:
+	case result.NormalizeValue:
 		return v.BaseValue, v.NewValue
-	case NormalizeRate:
+	case result.NormalizeRate:
 		if v.BaseRate != nil && v.NewRate != nil {
 			return *v.BaseRate, *v.NewRate
 		}
@@ -179,6 +180,6 @@ func measure(n Normalize, pb, pn float64, v *Values) (float64, float64) {
 
 // measureNote is the note of a row's change in measure n:
 // units.RatioNote saying which measure it compares (units.InMeasure).
-func measureNote(n Normalize, base, new float64) string {
+func measureNote(n result.Normalize, base, new float64) string {
 	return units.InMeasure(units.RatioNote(base, new), string(n))
 }

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"path"
 
 	pprofile "github.com/google/pprof/profile"
@@ -21,7 +22,7 @@ import (
 // same way, so a name is split and interned once per profile.
 type locResolver struct {
 	a    *Analyzer
-	side Side
+	side result.Side
 	// The locations ids name: a pprof protobuf's (src), or a model
 	// profile's read as records (model).
 	src   *pull.File
@@ -85,7 +86,7 @@ type locEntry struct {
 	sys    bool   // the frame's module is a system library's, when n == 1
 }
 
-func (a *Analyzer) newLocResolver(model *pull.ProfileReader, fns []*pprofile.Function, side Side) *locResolver {
+func (a *Analyzer) newLocResolver(model *pull.ProfileReader, fns []*pprofile.Function, side result.Side) *locResolver {
 	maxFn := uint64(0)
 	for _, f := range fns {
 		maxFn = max(maxFn, f.ID)
@@ -97,7 +98,7 @@ func (a *Analyzer) newLocResolver(model *pull.ProfileReader, fns []*pprofile.Fun
 
 // newLocResolverN is newLocResolver for n locations of IDs up to maxLoc
 // and nFn functions of IDs up to maxFn.
-func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, maxFn uint64, nFn int, side Side) *locResolver {
+func (a *Analyzer) newLocResolverN(maxLoc uint64, n int, maxFn uint64, nFn int, side result.Side) *locResolver {
 	r := &locResolver{a: a, side: side}
 	if maxLoc <= uint64(4*n+16) {
 		r.dense = prefaulted[locEntry](int(maxLoc) + 1)
@@ -404,13 +405,13 @@ func (r *locResolver) setFuncFrame(fn *pprofile.Function, mapping *pprofile.Mapp
 // creating them on first sight. Methods are identified by their normalized
 // name, so `Foo(int)` and `Foo` from two writers are one method with two
 // spellings.
-func (a *Analyzer) intern(raw, module string, side Side) frame {
+func (a *Analyzer) intern(raw, module string, side result.Side) frame {
 	return a.internNamed(raw, module, side, nil)
 }
 
 // internNamed is intern with, when nm is not nil, the normalized name and
 // closure family of raw worked out already (nm.key, nm.family).
-func (a *Analyzer) internNamed(raw, module string, side Side, nm *fnName) frame {
+func (a *Analyzer) internNamed(raw, module string, side result.Side, nm *fnName) frame {
 	sp, ok := a.byName[raw]
 	if !ok {
 		var key string

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -38,7 +40,7 @@ func TestInlinedFrameRules(t *testing.T) {
 	model, stream := bothPaths(t, Options{}, [2][]*profile.Raw{{r}, {r}})
 	for path, a := range map[string]*Analyzer{"model": model, "stream": stream} {
 		for _, b := range a.Diff().Buckets {
-			want := map[Bucket]float64{GC: 40.0 / 44, CPU: 4.0 / 44}[b.Bucket]
+			want := map[rules.Bucket]float64{rules.GC: 40.0 / 44, rules.CPU: 4.0 / 44}[b.Bucket]
 			if !near(b.Base, want) || !near(b.New, want) {
 				t.Errorf("%s path, %v: shares %v / %v, want %v on each side", path, b.Bucket, b.Base, b.New, want)
 			}
@@ -87,19 +89,19 @@ func TestInfoFrameMemoModules(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := model.Add(Side(side), l); err != nil {
+				if err := model.Add(result.Side(side), l); err != nil {
 					t.Fatal(err)
 				}
 				in, err := Prepare(r)
 				if err != nil || !in.Streamed() {
 					t.Fatalf("Prepare: %v", err)
 				}
-				if err := stream.AddInput(Side(side), in); err != nil {
+				if err := stream.AddInput(result.Side(side), in); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		mod := func(a *Analyzer, side Side) string {
+		mod := func(a *Analyzer, side result.Side) string {
 			for _, m := range a.methods {
 				if m.key == "memoTestLeaf" {
 					return m.module[side]
@@ -109,7 +111,7 @@ func TestInfoFrameMemoModules(t *testing.T) {
 		}
 		stream.flush()
 		model.flush()
-		for _, side := range []Side{Base, New} {
+		for _, side := range []result.Side{result.Base, result.New} {
 			want := "libmemo.so"
 			if got := mod(model, side); got != want {
 				t.Errorf("serial %v: the model's module on side %d is %q, want %q", serial, side, got, want)

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"errors"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"regexp"
 	"strings"
 
@@ -22,11 +24,11 @@ import (
 // Stack and the frame rules behind Leaf and Caller are scratch buffers:
 // valid only during the consumer's call.
 type Sample struct {
-	Side    Side
-	Profile int     // index into Analyzer.Profiles
-	Value   float64 // of the selected sample type, in the result's unit
-	Count   int64   // samples behind this record: the count column, else 1
-	Bucket  Bucket  // meaningless when Apart is set
+	Side    result.Side
+	Profile int          // index into Analyzer.Profiles
+	Value   float64      // of the selected sample type, in the result's unit
+	Count   int64        // samples behind this record: the count column, else 1
+	Bucket  rules.Bucket // meaningless when Apart is set
 	// Apart marks time kept apart from the buckets and the method rows:
 	// scheduler latency, or native-or-blocked time nothing can place.
 	Apart Apart
@@ -59,7 +61,7 @@ func (s *Sample) Caller() int {
 
 // walk classifies every sample of p with a non-zero value of the sample
 // type at idx and hands it to the Analyzer's tables and the consumers.
-func (a *Analyzer) walk(side Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
+func (a *Analyzer) walk(side result.Side, prof int, p *pprofile.Profile, idx int, kind profile.Kind) {
 	pr := pull.FromProfile(p)
 	w := a.newWalker(side, prof, a.newLocResolver(pr, p.Function, side), idx, CountColumn(p, idx), kind)
 	chk := stop.New(a.opts.Context)
@@ -89,7 +91,7 @@ type walker struct {
 	spellings bool
 }
 
-func (a *Analyzer) newWalker(side Side, prof int, lr *locResolver, idx, countIdx int, kind profile.Kind) *walker {
+func (a *Analyzer) newWalker(side result.Side, prof int, lr *locResolver, idx, countIdx int, kind profile.Kind) *walker {
 	a.smp.Side, a.smp.Profile = side, prof
 	a.useKind(kind)
 	filtering := a.opts.Focus != nil || a.opts.Ignore != nil

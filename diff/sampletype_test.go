@@ -2,6 +2,7 @@ package diff
 
 import (
 	"errors"
+	"github.com/profdiff/profdiff/diff/result"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestWaitNoInputHasSampleType(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Add(Side(i), l); err != nil {
+		if err := a.Add(result.Side(i), l); err != nil {
 			t.Fatalf("Add: %v", err)
 		}
 	}

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"testing"
 
 	"github.com/profdiff/profdiff/profile"
@@ -20,7 +22,7 @@ func TestShardTablesSized(t *testing.T) {
 		t.Fatal(err)
 	}
 	fns := len(in.d.Funcs())
-	if err := a.AddInput(Base, in); err != nil {
+	if err := a.AddInput(result.Base, in); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Wait(); err != nil {
@@ -40,14 +42,14 @@ func TestShardTablesSized(t *testing.T) {
 		}
 	}
 	used := 0
-	for b := range NumBuckets {
+	for b := range rules.NumBuckets {
 		for _, sums := range [][]float64{s.lead.dec1[b], s.lead.call1[b]} {
 			if sums == nil {
 				continue
 			}
 			used++
 			if cap(sums) != fns {
-				t.Errorf("%s lead sums: capacity %d, want the %d functions'", Bucket(b), cap(sums), fns)
+				t.Errorf("%s lead sums: capacity %d, want the %d functions'", rules.Bucket(b), cap(sums), fns)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"errors"
+	"github.com/profdiff/profdiff/diff/result"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff/internal/stop"
@@ -41,7 +42,7 @@ func TestAnalyzerStops(t *testing.T) {
 			if err != nil || !in.Streamed() {
 				t.Fatalf("PrepareWith: %v, streamed %v", err, in != nil && in.Streamed())
 			}
-			if err := a.AddInput(Base, in); err != nil {
+			if err := a.AddInput(result.Base, in); err != nil {
 				return a, err
 			}
 		} else {
@@ -49,7 +50,7 @@ func TestAnalyzerStops(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := a.Add(Base, l); err != nil {
+			if err := a.Add(result.Base, l); err != nil {
 				return a, err
 			}
 		}

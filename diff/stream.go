@@ -2,6 +2,7 @@ package diff
 
 import (
 	"errors"
+	"github.com/profdiff/profdiff/diff/result"
 	"io"
 
 	"github.com/profdiff/profdiff/diff/internal/stop"
@@ -118,7 +119,7 @@ func nameOf(f *pull.Func) *fnName {
 // model's, the profiler's own left out as Load leaves them out. It is
 // serial: Prepare and add (for ids left to the walk) have checked every
 // sample already, so no error is left to meet.
-func (a *Analyzer) walkStream(side Side, prof int, d *pull.File, idx int, kind profile.Kind) {
+func (a *Analyzer) walkStream(side result.Side, prof int, d *pull.File, idx int, kind profile.Kind) {
 	from, to := d.Range()
 	_ = a.walkStreamIn(side, prof, d, idx, kind, from, to)
 }
@@ -128,7 +129,7 @@ func (a *Analyzer) walkStream(side Side, prof int, d *pull.File, idx int, kind p
 // location id check left to it fails (pull.File.IDsLater): an id that
 // is no location's, or a varint that does not end within its field; and
 // with the cause of Options.Context when it ends.
-func (a *Analyzer) walkStreamIn(side Side, prof int, d *pull.File, idx int, kind profile.Kind, from, to int) error {
+func (a *Analyzer) walkStreamIn(side result.Side, prof int, d *pull.File, idx int, kind profile.Kind, from, to int) error {
 	lr := a.newLocResolverN(d.MaxLocID(), d.Locations(), d.MaxFuncID(), len(d.Funcs()), side)
 	lr.src = d
 	w := a.newWalker(side, prof, lr, idx, CountColumn(d.Header(), idx), kind)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stre
 			if err != nil {
 				t.Fatalf("model path: %v", err)
 			}
-			if err := model.Add(Side(side), l); err != nil {
+			if err := model.Add(result.Side(side), l); err != nil {
 				t.Fatalf("model Add: %v", err)
 			}
 			in, err := PrepareWith(r, prepFor(opts, stream.WalksInParallel()))
@@ -66,7 +67,7 @@ func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stre
 			if !in.Streamed() {
 				t.Fatalf("%s was not streamed", r.Source)
 			}
-			if err := stream.AddInput(Side(side), in); err != nil {
+			if err := stream.AddInput(result.Side(side), in); err != nil {
 				t.Fatalf("AddInput: %v", err)
 			}
 		}
@@ -152,8 +153,8 @@ func testStreamSameResult(t *testing.T, sides [2][]*profile.Raw, sharded bool) {
 	}{
 		{"default", Options{}},
 		{"cum", Options{Cum: true, Top: -1}},
-		{"by caller", Options{By: ByCaller, Top: -1}},
-		{"by decider", Options{By: ByDecider}},
+		{"by caller", Options{By: result.ByCaller, Top: -1}},
+		{"by decider", Options{By: result.ByDecider}},
 		{"focus and ignore", Options{Focus: regexp.MustCompile(`main\.`), Ignore: regexp.MustCompile(`func1$`), Top: -1}},
 		{"call tree", Options{CallTree: true, TreeMin: 0.001}},
 		{"sample index", Options{SampleIndex: "samples", Spellings: true, Peek: regexp.MustCompile(`runtime\.mallocgc`)}},
@@ -218,7 +219,7 @@ func TestStreamCorpus(t *testing.T) {
 			}
 			sameJSON(t, path+" loaded", loadFacts(l), loadFacts(in.Loaded()))
 			model, stream := NewAnalyzer(Options{Top: -1}), NewAnalyzer(fineOpts)
-			e1, e2 := model.Add(Base, l), stream.AddInput(Base, in)
+			e1, e2 := model.Add(result.Base, l), stream.AddInput(result.Base, in)
 			if fmt.Sprint(e1) != fmt.Sprint(e2) {
 				t.Errorf("%s: Add: model %v, stream %v", path, e1, e2)
 				continue
@@ -236,7 +237,7 @@ func TestStreamCorpus(t *testing.T) {
 			}
 			sameJSON(t, path+" loaded, ids in walk", loadFacts(l), loadFacts(inW.Loaded()))
 			par := NewAnalyzer(fineOpts)
-			e3 := par.AddInput(Base, inW)
+			e3 := par.AddInput(result.Base, inW)
 			if e3 == nil {
 				e3 = par.Wait()
 			}
@@ -304,10 +305,10 @@ func TestPrepareConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := serial.AddInput(Base, in); err != nil {
+		if err := serial.AddInput(result.Base, in); err != nil {
 			t.Fatal(err)
 		}
-		if err := parallel.AddInput(Base, ins[i]); err != nil {
+		if err := parallel.AddInput(result.Base, ins[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -395,7 +396,7 @@ func streamed(r *profile.Raw, serial bool) (a *Analyzer, walked bool, err error)
 		a.OnSample(func(*Sample) {})
 	}
 	walked = in.Streamed()
-	if err := a.AddInput(Base, in); err != nil {
+	if err := a.AddInput(result.Base, in); err != nil {
 		return nil, walked, err
 	}
 	if err := a.Wait(); err != nil {
@@ -460,7 +461,7 @@ func TestStreamBadLocationID(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			aerr := a.AddInput(Base, in)
+			aerr := a.AddInput(result.Base, in)
 			if aerr == nil {
 				aerr = a.Wait()
 			}
@@ -468,7 +469,7 @@ func TestStreamBadLocationID(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gerr := a.AddInput(New, gin)
+			gerr := a.AddInput(result.New, gin)
 			switch {
 			case fmt.Sprint(aerr) != fmt.Sprint(lerr):
 				t.Errorf("%s, serial %v: %v, want the model's error", c.name, serial, aerr)
@@ -484,7 +485,7 @@ func TestStreamBadLocationID(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := NewAnalyzer(cutFine(Options{}))
-		if err := a.AddInput(Base, in); err != nil {
+		if err := a.AddInput(result.Base, in); err != nil {
 			t.Fatal(err)
 		}
 		top := a.Top()
@@ -570,7 +571,7 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 			}
 			if lerr == nil {
 				m := NewAnalyzer(cutFine(Options{}))
-				if err := m.Add(Base, l); err != nil {
+				if err := m.Add(result.Base, l); err != nil {
 					t.Fatal(err)
 				}
 				sameJSON(t, fmt.Sprintf("top, byte %d cut by %d (0: made to run on), serial %v", at, cut, serial), m.Top(), a.Top())
@@ -683,13 +684,13 @@ func TestAdoptedShardThenSerialWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []Options{{Cum: true, Top: -1}, {By: ByCaller, Top: -1}} {
+	for _, opts := range []Options{{Cum: true, Top: -1}, {By: result.ByCaller, Top: -1}} {
 		mixed, serial := NewAnalyzer(opts), NewAnalyzer(opts)
 		in, err := PrepareWith(r, PrepareOptions{IDsInWalk: true})
 		if err != nil || !in.Streamed() {
 			t.Fatalf("Prepare: %v", err)
 		}
-		if err := mixed.AddInput(Base, in); err != nil {
+		if err := mixed.AddInput(result.Base, in); err != nil {
 			t.Fatal(err)
 		}
 		if err := mixed.Wait(); err != nil {
@@ -698,11 +699,11 @@ func TestAdoptedShardThenSerialWalk(t *testing.T) {
 		mixed.flush() // the shard is merged: adopted
 		for _, a := range []*Analyzer{mixed, serial} {
 			if a == serial {
-				if err := a.Add(Base, l); err != nil {
+				if err := a.Add(result.Base, l); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := a.Add(New, l); err != nil {
+			if err := a.Add(result.New, l); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,6 +7,7 @@ package diff
 // character changes.
 
 import (
+	"github.com/profdiff/profdiff/diff/rules"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +69,7 @@ func TestSubstitutionOfWaits(t *testing.T) {
 			t.Errorf("moved share %.3f, want the workers' waiting (most of their time)", v)
 		}
 	}
-	if s.Bucket != nil || len(s.Buckets) == 0 || s.Buckets[0].Bucket != LockContention && s.Buckets[0].Bucket != Wait {
+	if s.Bucket != nil || len(s.Buckets) == 0 || s.Buckets[0].Bucket != rules.LockContention && s.Buckets[0].Bucket != rules.Wait {
 		t.Errorf("bucket %v, moves %+v; want lock-contention and wait across buckets", s.Bucket, s.Buckets)
 	}
 	// The diff's verdict says it, with both numbers.

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"testing"
 
@@ -71,12 +73,12 @@ func traceLike(t *testing.T, name string, sched, lock int64) *profile.Loaded {
 // behind the synthetic [running] leaf.
 func TestTraceLabels(t *testing.T) {
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, traceLike(t, "x.trace", 250, 300)); err != nil {
+	if err := a.Add(result.Base, traceLike(t, "x.trace", 250, 300)); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
 	const total = 600 + 300 + 100 + 20 + 30
-	want := map[Bucket]float64{CPU: 600, LockContention: 300, Wait: 130, IO: 20}
+	want := map[rules.Bucket]float64{rules.CPU: 600, rules.LockContention: 300, rules.Wait: 130, rules.IO: 20}
 	for _, b := range top.Buckets {
 		if !near(b.Value, want[b.Bucket]) || !near(b.Share, want[b.Bucket]/total) {
 			t.Errorf("%s: %v (%v), want %v", b.Bucket, b.Value, b.Share, want[b.Bucket])
@@ -92,16 +94,16 @@ func TestTraceLabels(t *testing.T) {
 		if m.Name == gotrace.FrameRunnable {
 			t.Errorf("runnable time in the method table: %+v", m)
 		}
-		if m.Name == gotrace.FrameRunning && (m.Bucket != CPU || m.Value != 600) {
+		if m.Name == gotrace.FrameRunning && (m.Bucket != rules.CPU || m.Value != 600) {
 			t.Errorf("[running] = %+v", m)
 		}
-		if m.Name == "sync.(*Mutex).Lock" && m.Bucket != LockContention {
+		if m.Name == "sync.(*Mutex).Lock" && m.Bucket != rules.LockContention {
 			t.Errorf("Lock = %+v", m)
 		}
 	}
 
-	a = NewAnalyzer(Options{Top: -1, By: ByCaller})
-	if err := a.Add(Base, traceLike(t, "x.trace", 250, 300)); err != nil {
+	a = NewAnalyzer(Options{Top: -1, By: result.ByCaller})
+	if err := a.Add(result.Base, traceLike(t, "x.trace", 250, 300)); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range a.Top().Methods {
@@ -142,13 +144,13 @@ func TestBareGoexitIsSchedulerLatency(t *testing.T) {
 		a := NewAnalyzer(Options{Top: -1})
 		l := folded(t, "w.folded", "runtime.goexit 3\nruntime.goexit;main.main;runtime.gopark 1\nruntime.goexit;main.work 1\n")
 		l.Kind = kind
-		if err := a.Add(Base, l); err != nil {
+		if err := a.Add(result.Base, l); err != nil {
 			t.Fatal(err)
 		}
 		top := a.Top()
 		var cpu float64
 		for _, b := range top.Buckets {
-			if b.Bucket == CPU {
+			if b.Bucket == rules.CPU {
 				cpu = b.Share
 			}
 		}

@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/rules"
 	"runtime"
 	"slices"
 	"sort"
@@ -71,7 +72,7 @@ const (
 type treeRec struct {
 	value             float64
 	chunk, start, end int32
-	bucket            Bucket
+	bucket            rules.Bucket
 	side              uint8
 }
 
@@ -240,7 +241,7 @@ func (t *CallTree) chunkFor(n int, narrow bool) *idChunk {
 
 // addStack adds value to the record of a stack (method ids, root first)
 // in bucket b on side, making it on first sight.
-func (t *CallTree) addStack(stack []int32, b Bucket, side Side, value float64, narrow bool) {
+func (t *CallTree) addStack(stack []int32, b rules.Bucket, side result.Side, value float64, narrow bool) {
 	var h uint64
 	var first int32
 	var ok bool
@@ -287,7 +288,7 @@ func (t *CallTree) note(h uint64, i int32, had bool) {
 
 // stackHash is the FNV-1a hash of a stack (ids root first) in bucket b on
 // side, which keys CallTree.seen.
-func stackHash(stack []int32, b Bucket, side Side) uint64 {
+func stackHash(stack []int32, b rules.Bucket, side result.Side) uint64 {
 	h := (uint64(14695981039346656037) ^ uint64(b) ^ uint64(side)<<8) * 1099511628211
 	for _, id := range stack {
 		h = (h ^ uint64(uint32(id))) * 1099511628211
@@ -319,9 +320,9 @@ func (t *CallTree) index() {
 	t.each(func(i int32) {
 		r := t.rec(i)
 		t.buf = t.stackOf(t.buf, r, nil)
-		h := stackHash(t.buf, r.bucket, Side(r.side))
+		h := stackHash(t.buf, r.bucket, result.Side(r.side))
 		first, ok := t.seen[h]
-		if ok && t.rec(first).is(t, t.buf, r.bucket, Side(r.side)) {
+		if ok && t.rec(first).is(t, t.buf, r.bucket, result.Side(r.side)) {
 			return
 		}
 		t.note(h, i, ok)
@@ -351,8 +352,8 @@ func (t *CallTree) push(r treeRec) int32 {
 }
 
 // is reports whether r is the record of stack in bucket b on side.
-func (r *treeRec) is(t *CallTree, stack []int32, b Bucket, side Side) bool {
-	return r.bucket == b && Side(r.side) == side && t.equal(r, stack)
+func (r *treeRec) is(t *CallTree, stack []int32, b rules.Bucket, side result.Side) bool {
+	return r.bucket == b && result.Side(r.side) == side && t.equal(r, stack)
 }
 
 // merge adds the records of o, a shard of profile prof on side, whose
@@ -364,14 +365,14 @@ func (r *treeRec) is(t *CallTree, stack []int32, b Bucket, side Side) bool {
 // From a side's second profile on it sums o's stacks into its records,
 // indexing those adopted first, so that it holds the distinct stacks of
 // every profile merged, however many.
-func (t *CallTree) merge(o *CallTree, remap []int32, narrow bool, side Side, prof int) {
+func (t *CallTree) merge(o *CallTree, remap []int32, narrow bool, side result.Side, prof int) {
 	if t.seen != nil && t.owner[side] != 0 && t.owner[side] != prof+1 {
 		t.owner[side] = -1
 		var buf []int32
 		o.each(func(i int32) {
 			r := o.rec(i)
 			buf = o.stackOf(buf, r, remap)
-			t.addStack(buf, r.bucket, Side(r.side), r.value, narrow)
+			t.addStack(buf, r.bucket, result.Side(r.side), r.value, narrow)
 		})
 		return
 	}
@@ -400,18 +401,18 @@ type sums struct {
 
 // bucketValue is a node's inclusive value in one bucket.
 type bucketValue struct {
-	b Bucket
+	b rules.Bucket
 	v [2]float64
 }
 
 // add credits a record's values on both sides.
 func (s *sums) add(r *treeRec) {
 	if r.value != 0 {
-		s.credit(Side(r.side), r.bucket, r.value)
+		s.credit(result.Side(r.side), r.bucket, r.value)
 	}
 }
 
-func (s *sums) credit(side Side, b Bucket, v float64) {
+func (s *sums) credit(side result.Side, b rules.Bucket, v float64) {
 	s.total[side] += v
 	for i := range s.split {
 		if s.split[i].b == b {
@@ -425,8 +426,8 @@ func (s *sums) credit(side Side, b Bucket, v float64) {
 }
 
 // node makes the CallNode of these sums.
-func (s *sums) node(name string) *CallNode {
-	n := &CallNode{Name: name, Total: s.total, Self: s.self}
+func (s *sums) node(name string) *result.CallNode {
+	n := &result.CallNode{Name: name, Total: s.total, Self: s.self}
 	best := -1.0
 	for _, bv := range s.split {
 		if v := bv.v[0] + bv.v[1]; v > best || v == best && bv.b < n.Bucket {
@@ -434,7 +435,7 @@ func (s *sums) node(name string) *CallNode {
 		}
 	}
 	if len(s.split) > 1 {
-		n.Buckets = make(map[Bucket][2]float64, len(s.split))
+		n.Buckets = make(map[rules.Bucket][2]float64, len(s.split))
 		for _, bv := range s.split {
 			n.Buckets[bv.b] = bv.v
 		}
@@ -454,7 +455,7 @@ func (s *sums) node(name string) *CallNode {
 // self of the frame at the cut, and warning says so ("" when nothing was
 // cut). A hostile stack of a million frames would otherwise take the
 // builder past the goroutine stack's limit; no picture draws that deep.
-func (t *CallTree) result(a *Analyzer, prefer Side, min float64) (n *CallNode, warning string) {
+func (t *CallTree) result(a *Analyzer, prefer result.Side, min float64) (n *result.CallNode, warning string) {
 	b := treeBuilder{t: t, min: min, ctx: a.opts.Context, name: t.namer(a, prefer), cut: new(atomic.Bool), maxDepth: MaxTreeDepth}
 	if t.maxDepth > 0 {
 		b.maxDepth = t.maxDepth
@@ -480,7 +481,7 @@ func (t *CallTree) result(a *Analyzer, prefer Side, min float64) (n *CallNode, w
 const MaxTreeDepth = 100_000
 
 // namer names the tree's ids as the method rows are named (see result).
-func (t *CallTree) namer(a *Analyzer, prefer Side) func(int32) string {
+func (t *CallTree) namer(a *Analyzer, prefer result.Side) func(int32) string {
 	vars := a.variants()
 	return func(id int32) string {
 		var name string
@@ -506,7 +507,7 @@ func (t *CallTree) namer(a *Analyzer, prefer Side) func(int32) string {
 // stacks hands the tree's records over unmerged (result.Stacks), each id
 // named as result names it: the records and their ids are the tree's
 // own, not copied, so a writer of every stack costs an index a record.
-func (t *CallTree) stacks(a *Analyzer, prefer Side) result.Stacks {
+func (t *CallTree) stacks(a *Analyzer, prefer result.Side) result.Stacks {
 	name := t.namer(a, prefer)
 	n := len(a.methods)
 	if t.frames {
@@ -600,7 +601,7 @@ func (b *treeBuilder) narrow(s *sums) bool {
 // children builds the children at depth d of the node whose records are
 // idx (sorted here in place), adding the records that end at the node to
 // self. Once the builder's context has ended it builds nothing more.
-func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode {
+func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*result.CallNode {
 	if stop.Now(b.ctx) != nil {
 		return nil
 	}
@@ -615,8 +616,8 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 		return nil
 	}
 	groups := b.group(idx, d)
-	var kids []*CallNode
-	ids := map[*CallNode]int32{}
+	var kids []*result.CallNode
+	ids := map[*result.CallNode]int32{}
 	var other sums
 	merged := 0
 	var wg sync.WaitGroup
@@ -635,7 +636,7 @@ func (b *treeBuilder) children(idx []int32, d int, self *[2]float64) []*CallNode
 			for _, bv := range s.split {
 				for side, v := range bv.v {
 					if v != 0 {
-						other.credit(Side(side), bv.b, v)
+						other.credit(result.Side(side), bv.b, v)
 					}
 				}
 			}
@@ -775,7 +776,7 @@ func (b *treeBuilder) radix(idx []int32, keys []uint32, most uint32) []uint32 {
 // calls nothing without a kept tree. Samples reported apart from the
 // buckets (Result.Sched, Result.Unknown) are not among them. f must not
 // keep stack.
-func (a *Analyzer) EachStack(f func(side Side, b Bucket, stack []int32, value float64)) {
+func (a *Analyzer) EachStack(f func(side result.Side, b rules.Bucket, stack []int32, value float64)) {
 	t := a.tree
 	if t == nil {
 		return
@@ -784,7 +785,7 @@ func (a *Analyzer) EachStack(f func(side Side, b Bucket, stack []int32, value fl
 	t.each(func(i int32) {
 		r := t.rec(i)
 		buf = t.stackOf(buf, r, nil)
-		f(Side(r.side), r.bucket, buf, r.value)
+		f(result.Side(r.side), r.bucket, buf, r.value)
 	})
 }
 

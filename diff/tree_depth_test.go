@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestTreeDepthCut(t *testing.T) {
 	}
 	a := NewAnalyzer(Options{CallTree: true})
 	a.tree.maxDepth = 100
-	if err := a.Add(Base, &profile.Loaded{Source: "deep.folded", Format: "folded", Kind: profile.DetectKind(p), Profile: p}); err != nil {
+	if err := a.Add(result.Base, &profile.Loaded{Source: "deep.folded", Format: "folded", Kind: profile.DetectKind(p), Profile: p}); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Top()

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -23,7 +25,7 @@ func TestTreeGroupStable(t *testing.T) {
 			for i := range stack {
 				stack[i] = rng.Int32N(tc.ids)
 			}
-			tree.addStack(stack, CPU, Base, 1, tc.ids <= 1<<16)
+			tree.addStack(stack, rules.CPU, result.Base, 1, tc.ids <= 1<<16)
 		}
 		for d := range 4 {
 			b := treeBuilder{t: tree}

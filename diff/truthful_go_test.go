@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"os"
 	"os/exec"
@@ -108,13 +110,13 @@ func TestMutexGrowthIsAbsolute(t *testing.T) {
 	base := windowProfile(t, "base.mutex", "mutex", window, func() { mutexContend(2, 20*time.Microsecond, 150*time.Millisecond) })
 	nw := windowProfile(t, "new.mutex", "mutex", window, func() { mutexContend(6, 300*time.Microsecond, 150*time.Millisecond) })
 	r := diffOf(t, Options{}, base, nw)
-	if r.Kind != profile.KindMutex || r.Meaning != MeaningDelay || r.RateUnit != "s/s" || r.Normalize != NormalizeRate {
+	if r.Kind != profile.KindMutex || r.Meaning != result.MeaningDelay || r.RateUnit != "s/s" || r.Normalize != result.NormalizeRate {
 		t.Fatalf("kind %s meaning %s rate unit %q normalize %s; want mutex, delay, s/s, rate", r.Kind, r.Meaning, r.RateUnit, r.Normalize)
 	}
-	if r.By != ByCaller || !r.ByDefault {
+	if r.By != result.ByCaller || !r.ByDefault {
 		t.Errorf("by %s (default %v), want caller chosen for the kind", r.By, r.ByDefault)
 	}
-	lc := r.Buckets[LockContention]
+	lc := r.Buckets[rules.LockContention]
 	if lc.New != 1 || lc.Base != 0 && lc.Base != 1 {
 		t.Errorf("lock-contention shares %.4f → %.4f, want 100%% (every mutex sample is lock contention)", lc.Base, lc.New)
 	}
@@ -128,7 +130,7 @@ func TestMutexGrowthIsAbsolute(t *testing.T) {
 		t.Errorf("lock-contention rate %.4g → %.4g s/s, want the new %.4g and a clear growth", *lc.BaseRate, *lc.NewRate, wantRate)
 	}
 	t.Logf("lock-contention %.3g → %.3g s/s (shares %.2f → %.2f)", *lc.BaseRate, *lc.NewRate, lc.Base, lc.New)
-	js, err := json.Marshal(r.Buckets[LockContention])
+	js, err := json.Marshal(r.Buckets[rules.LockContention])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func TestBlockRowsFollowTime(t *testing.T) {
 	base := windowProfile(t, "base.block", "block", window, func() { blockSection(t, 2, 0, 40*time.Millisecond) })
 	nw := windowProfile(t, "new.block", "block", window, func() { blockSection(t, 4, 8, 40*time.Millisecond) })
 	r := diffOf(t, Options{Top: -1}, base, nw)
-	if r.Kind != profile.KindBlock || r.By != ByCaller || r.Normalize != NormalizeRate {
+	if r.Kind != profile.KindBlock || r.By != result.ByCaller || r.Normalize != result.NormalizeRate {
 		t.Fatalf("kind %s by %s normalize %s; want block, caller, rate", r.Kind, r.By, r.Normalize)
 	}
 	recv := findMethod(r, "blockRecv")
@@ -262,7 +264,7 @@ func TestBlockRowsFollowTime(t *testing.T) {
 	}
 	// Inclusive rows are pprof's cum column: the same values, so the same
 	// sign as -diff_base, and rates in the same direction per second.
-	cum := diffOf(t, Options{Cum: true, Top: -1, Normalize: NormalizeValue}, base, nw)
+	cum := diffOf(t, Options{Cum: true, Top: -1, Normalize: result.NormalizeValue}, base, nw)
 	idx := len(base.Profile.SampleType) - 1 // delay/nanoseconds
 	pb, pn := inclusiveByName(base.Profile, idx), inclusiveByName(nw.Profile, idx)
 	checked := 0
@@ -290,7 +292,7 @@ func TestBlockRowsFollowTime(t *testing.T) {
 // checkPprofDiffSigns runs the peer itself, `go tool pprof -top -cum
 // -diff_base`, on the two profiles and checks that every row it shows
 // has the sign of r's inclusive value change for that function.
-func checkPprofDiffSigns(t *testing.T, base, nw *profile.Loaded, r *Result) {
+func checkPprofDiffSigns(t *testing.T, base, nw *profile.Loaded, r *result.Result) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Log("skipping the go tool pprof comparison: no go command on PATH")
@@ -403,10 +405,10 @@ func TestWallDiffDefaultsToCaller(t *testing.T) {
 	var mu sync.Mutex
 	nw := recordWall(t, "new.wall", func() { wallWorkers(4, &mu, 400*time.Millisecond) })
 	r := diffOf(t, Options{}, base, nw)
-	if r.Kind != profile.KindWall || r.By != ByCaller || !r.ByDefault || r.RateUnit != "goroutines" || r.Meaning != MeaningState {
+	if r.Kind != profile.KindWall || r.By != result.ByCaller || !r.ByDefault || r.RateUnit != "goroutines" || r.Meaning != result.MeaningState {
 		t.Fatalf("kind %s by %s (default %v) rate unit %q meaning %s; want wall, caller by default, goroutines, state", r.Kind, r.By, r.ByDefault, r.RateUnit, r.Meaning)
 	}
-	var grown *MethodRow
+	var grown *result.MethodRow
 	for i := range r.Methods {
 		if m := &r.Methods[i]; *m.NewRate > *m.BaseRate {
 			grown = m
@@ -416,13 +418,13 @@ func TestWallDiffDefaultsToCaller(t *testing.T) {
 	if grown == nil || !strings.HasSuffix(grown.Name, "wallLockedStep") {
 		t.Fatalf("top grown row %+v, want wallLockedStep; rows %+v", grown, r.Methods)
 	}
-	if byFrame := diffOf(t, Options{By: ByFrame}, base, nw); len(byFrame.Methods) > 0 {
+	if byFrame := diffOf(t, Options{By: result.ByFrame}, base, nw); len(byFrame.Methods) > 0 {
 		t.Logf("by frame the top row would be %s %+.3f", byFrame.Methods[0].Name, byFrame.Methods[0].Delta)
 	}
 	t.Logf("top grown row %s: %.2f → %.2f goroutines, %s %.2f, note %q", grown.Name, *grown.BaseRate, *grown.NewRate, grown.Bucket, grown.BucketShare, grown.Note)
 	// Three of four workers wait for the lock: on average about three
 	// goroutines are in wallLockedStep.
-	if *grown.NewRate < 1 || *grown.NewRate > 4.5 || grown.Bucket != LockContention {
+	if *grown.NewRate < 1 || *grown.NewRate > 4.5 || grown.Bucket != rules.LockContention {
 		t.Errorf("wallLockedStep: %.2f goroutines in %s, want about 3 in lock-contention", *grown.NewRate, grown.Bucket)
 	}
 	if grown.Buckets != nil {

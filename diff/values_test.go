@@ -3,6 +3,8 @@ package diff
 import (
 	"bytes"
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"regexp"
 	"runtime"
@@ -57,7 +59,7 @@ func TestRatesPerSecondOfWallTime(t *testing.T) {
 	base := withDuration(folded(t, "a.folded", "main;f 30\nmain;g 10\n"), 2e9)
 	nw := withDuration(folded(t, "b.folded", "main;f 90\nmain;g 10\n"), 3e9)
 	r := diffOf(t, Options{}, base, nw)
-	if r.RateUnit != "samples/s" || r.Normalize != NormalizeRate || r.Unit != "count" {
+	if r.RateUnit != "samples/s" || r.Normalize != result.NormalizeRate || r.Unit != "count" {
 		t.Fatalf("unit %q rate unit %q normalize %s", r.Unit, r.RateUnit, r.Normalize)
 	}
 	f := findMethod(r, "f")
@@ -78,14 +80,14 @@ func TestRatesPerSecondOfWallTime(t *testing.T) {
 	}
 
 	unknown := diffOf(t, Options{}, base, folded(t, "c.folded", "main;f 90\n"))
-	if unknown.Normalize != NormalizeShare || unknown.Methods[0].NewRate != nil || unknown.Methods[0].BaseRate == nil {
+	if unknown.Normalize != result.NormalizeShare || unknown.Methods[0].NewRate != nil || unknown.Methods[0].BaseRate == nil {
 		t.Errorf("new side without a duration: normalize %s, rates %v %v", unknown.Normalize, unknown.Methods[0].BaseRate, unknown.Methods[0].NewRate)
 	}
-	asked := diffOf(t, Options{Normalize: NormalizeRate}, base, folded(t, "c.folded", "main;f 90\n"))
-	if asked.Normalize != NormalizeShare || !strings.Contains(strings.Join(asked.Warnings, "\n"), "rates are unknown") {
+	asked := diffOf(t, Options{Normalize: result.NormalizeRate}, base, folded(t, "c.folded", "main;f 90\n"))
+	if asked.Normalize != result.NormalizeShare || !strings.Contains(strings.Join(asked.Warnings, "\n"), "rates are unknown") {
 		t.Errorf("rate asked without durations: normalize %s, warnings %q", asked.Normalize, asked.Warnings)
 	}
-	byValue := diffOf(t, Options{Normalize: NormalizeValue}, base, nw)
+	byValue := diffOf(t, Options{Normalize: result.NormalizeValue}, base, nw)
 	if g := findMethod(byValue, "g"); g == nil || g.Note != "" || byValue.Methods[len(byValue.Methods)-1].Name != g.Name {
 		t.Errorf("by value g (10 → 10) has no note and sorts last: %+v", byValue.Methods)
 	}
@@ -104,16 +106,16 @@ func goroutineProfile(t *testing.T, name string) *profile.Loaded {
 // count per profile of the side, so one profile compares with three.
 func TestSnapshotRatesAreMeans(t *testing.T) {
 	a := NewAnalyzer(Options{Top: -1})
-	if err := a.Add(Base, goroutineProfile(t, "g0")); err != nil {
+	if err := a.Add(result.Base, goroutineProfile(t, "g0")); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := a.Add(New, goroutineProfile(t, "g"+string(rune('1'+i)))); err != nil {
+		if err := a.Add(result.New, goroutineProfile(t, "g"+string(rune('1'+i)))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r := a.Diff()
-	if r.RateUnit != "goroutines" || r.Normalize != NormalizeRate || r.By != ByCaller || r.Meaning != MeaningState {
+	if r.RateUnit != "goroutines" || r.Normalize != result.NormalizeRate || r.By != result.ByCaller || r.Meaning != result.MeaningState {
 		t.Fatalf("rate unit %q normalize %s by %s meaning %s", r.RateUnit, r.Normalize, r.By, r.Meaning)
 	}
 	if r.New.Profiles != 3 || *r.New.TotalRate != r.New.Total/3 || *r.Base.TotalRate != r.Base.Total {
@@ -125,10 +127,10 @@ func TestSnapshotRatesAreMeans(t *testing.T) {
 }
 
 func TestDefaultByFollowsKind(t *testing.T) {
-	for kind, want := range map[profile.Kind]By{
-		profile.KindWall: ByCaller, profile.KindGoroutine: ByCaller, profile.KindTrace: ByCaller,
-		profile.KindBlock: ByCaller, profile.KindMutex: ByCaller,
-		profile.KindCPU: ByFrame, profile.KindHeap: ByFrame, profile.KindUnknown: ByFrame,
+	for kind, want := range map[profile.Kind]result.By{
+		profile.KindWall: result.ByCaller, profile.KindGoroutine: result.ByCaller, profile.KindTrace: result.ByCaller,
+		profile.KindBlock: result.ByCaller, profile.KindMutex: result.ByCaller,
+		profile.KindCPU: result.ByFrame, profile.KindHeap: result.ByFrame, profile.KindUnknown: result.ByFrame,
 	} {
 		const lock = "main;app.work;sync.(*Mutex).Lock;internal/sync.(*Mutex).lockSlow;internal/sync.runtime_SemacquireMutex;runtime.semacquire1;runtime.gopark"
 		r := diffOf(t, Options{Kind: kind}, folded(t, "a", lock+" 10\n"), folded(t, "b", lock+" 20\n"))
@@ -136,18 +138,18 @@ func TestDefaultByFollowsKind(t *testing.T) {
 			t.Errorf("%s: by %s (default %v), want %s by default", kind, r.By, r.ByDefault, want)
 		}
 		wantRow := "runtime.gopark"
-		if want == ByCaller {
+		if want == result.ByCaller {
 			wantRow = "app.work"
 		}
 		if r.Methods[0].Name != wantRow {
 			t.Errorf("%s: row %s, want %s", kind, r.Methods[0].Name, wantRow)
 		}
 	}
-	r := diffOf(t, Options{Kind: profile.KindWall, By: ByFrame}, folded(t, "a", "main;f 1\n"), folded(t, "b", "main;f 1\n"))
-	if r.By != ByFrame || r.ByDefault {
+	r := diffOf(t, Options{Kind: profile.KindWall, By: result.ByFrame}, folded(t, "a", "main;f 1\n"), folded(t, "b", "main;f 1\n"))
+	if r.By != result.ByFrame || r.ByDefault {
 		t.Errorf("explicit frame: by %s default %v", r.By, r.ByDefault)
 	}
-	if by, err := ParseBy(""); by != "" || err != nil {
+	if by, err := result.ParseBy(""); by != "" || err != nil {
 		t.Errorf(`ParseBy("") = %q, %v; want the kind's default`, by, err)
 	}
 }
@@ -161,25 +163,25 @@ func TestBucketSplit(t *testing.T) {
 	nw := folded(t, "b", "main;app.work 20\n"+lock+" 80\n"+idle+" 10\n")
 	r := diffOf(t, Options{Kind: profile.KindWall}, base, nw)
 	w := findMethod(r, "app.work")
-	if w == nil || w.Bucket != LockContention || !near(w.BucketShare, 120.0/200) || len(w.Buckets) != 2 {
+	if w == nil || w.Bucket != rules.LockContention || !near(w.BucketShare, 120.0/200) || len(w.Buckets) != 2 {
 		t.Fatalf("app.work: %+v", w)
 	}
-	if s := w.Buckets[CPU]; s.BaseValue != 60 || s.NewValue != 20 {
+	if s := w.Buckets[rules.CPU]; s.BaseValue != 60 || s.NewValue != 20 {
 		t.Errorf("app.work cpu split %+v", s)
 	}
-	if s := w.Buckets[LockContention]; s.BaseValue != 40 || s.NewValue != 80 {
+	if s := w.Buckets[rules.LockContention]; s.BaseValue != 40 || s.NewValue != 80 {
 		t.Errorf("app.work lock split %+v", s)
 	}
 	if idle := findMethod(r, "app.idle"); idle == nil || idle.Buckets != nil || idle.BucketShare != 1 {
 		t.Errorf("app.idle (one bucket): %+v", idle)
 	}
 	a := NewAnalyzer(Options{Kind: profile.KindWall})
-	if err := a.Add(Base, base); err != nil {
+	if err := a.Add(result.Base, base); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
 	for _, m := range top.Methods {
-		if m.Name == "app.work" && (m.Bucket != CPU || !near(m.BucketShare, 0.6) || m.Buckets[LockContention] != 40 || m.Buckets[CPU] != 60) {
+		if m.Name == "app.work" && (m.Bucket != rules.CPU || !near(m.BucketShare, 0.6) || m.Buckets[rules.LockContention] != 40 || m.Buckets[rules.CPU] != 60) {
 			t.Errorf("top app.work: %+v", m)
 		}
 	}
@@ -197,7 +199,7 @@ func TestPeek(t *testing.T) {
 	if p.Name != "target" || p.BaseValue != 18 || p.NewValue != 35 {
 		t.Errorf("target: %+v", p.Values)
 	}
-	edges := func(es []PeekEdge) string {
+	edges := func(es []result.PeekEdge) string {
 		var s []string
 		for _, e := range es {
 			s = append(s, e.Name+":"+fmt.Sprintf("%g>%g", e.BaseValue, e.NewValue))
@@ -213,7 +215,7 @@ func TestPeek(t *testing.T) {
 		t.Errorf("callees %s", got)
 	}
 	top := NewAnalyzer(Options{Peek: regexp.MustCompile(`^(a|b)$`)})
-	if err := top.Add(Base, base); err != nil {
+	if err := top.Add(result.Base, base); err != nil {
 		t.Fatal(err)
 	}
 	tr := top.Top()
@@ -294,7 +296,7 @@ func TestComparabilityWarnings(t *testing.T) {
 	}
 
 	a := NewAnalyzer(Options{})
-	if err := a.Add(Base, small); err != nil {
+	if err := a.Add(result.Base, small); err != nil {
 		t.Fatal(err)
 	}
 	if tw := a.Top().Warnings; strings.Contains(strings.Join(tw, "\n"), "marked ~") {

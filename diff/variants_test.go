@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/profdiff/profdiff/diff/result"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -56,12 +57,12 @@ func TestTreeFramesKeepVariants(t *testing.T) {
 	l := recordClones(t)
 	names := func(frames bool) map[string]bool {
 		a := NewAnalyzer(Options{CallTree: true, TreeFrames: frames, Top: -1})
-		if err := a.Add(Base, l); err != nil {
+		if err := a.Add(result.Base, l); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]bool{}
-		var walk func(n *CallNode)
-		walk = func(n *CallNode) {
+		var walk func(n *result.CallNode)
+		walk = func(n *result.CallNode) {
 			out[n.Name] = true
 			for _, c := range n.Children {
 				walk(c)

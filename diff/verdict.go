@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/rules"
 	"sort"
 	"strings"
 
@@ -11,8 +12,8 @@ import (
 )
 
 // firstOfEach keeps the first decider and the first caller of fs.
-func firstOfEach(fs []VerdictFrame) []VerdictFrame {
-	var out []VerdictFrame
+func firstOfEach(fs []result.VerdictFrame) []result.VerdictFrame {
+	var out []result.VerdictFrame
 	seen := map[string]bool{}
 	for _, f := range fs {
 		if !seen[f.Role] {
@@ -32,9 +33,9 @@ func firstOfEach(fs []VerdictFrame) []VerdictFrame {
 // call1), half the memory a sample's two sums touch: they are two
 // random loads a sample, which the walk waits on.
 type leadTally struct {
-	dec, call   [NumBuckets][][2]float64
+	dec, call   [rules.NumBuckets][][2]float64
 	oneSide     bool
-	dec1, call1 [NumBuckets][]float64
+	dec1, call1 [rules.NumBuckets][]float64
 	hint        int // the methods expected: a sum's first make has room for them
 }
 
@@ -56,7 +57,7 @@ func (t *leadTally) add(s *Sample, caller int) {
 	credit(&t.call[s.Bucket], s.Stack[caller], s.Side, s.Value)
 }
 
-func credit(sums *[][2]float64, id int32, side Side, v float64) {
+func credit(sums *[][2]float64, id int32, side result.Side, v float64) {
 	if int(id) >= len(*sums) {
 		*sums = append(*sums, make([][2]float64, int(id)+1-len(*sums))...)
 	}
@@ -76,7 +77,7 @@ func credit1(sums *[]float64, id int32, v float64, hint int) {
 }
 
 // sides returns a shard's tally, of side alone, as a tally of both sides.
-func (t *leadTally) sides(side Side) *leadTally {
+func (t *leadTally) sides(side result.Side) *leadTally {
 	out := newLeadTally()
 	out.addSide(t, side, nil)
 	return out
@@ -84,8 +85,8 @@ func (t *leadTally) sides(side Side) *leadTally {
 
 // addSide adds shard tally s, of side alone, into t, each method id id at
 // remap[id] (the same id when remap is nil).
-func (t *leadTally) addSide(s *leadTally, side Side, remap []int32) {
-	for b := range NumBuckets {
+func (t *leadTally) addSide(s *leadTally, side result.Side, remap []int32) {
+	for b := range rules.NumBuckets {
 		for _, c := range []struct {
 			from []float64
 			to   *[][2]float64
@@ -113,9 +114,9 @@ func verdictScore(b, n float64) float64 {
 }
 
 // verdict concludes r (built by Diff, with its totals and rates).
-func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict {
-	v := &Verdict{Measure: r.Normalize, Caveats: a.caveats(r), Substitution: result.FindSubstitution(r.Meaning, r.Buckets, r.Methods)}
-	var grew, fell []*BucketRow
+func (a *Analyzer) verdict(r *result.Result, rt *rates, bt, nt *ProfileStats) *result.Verdict {
+	v := &result.Verdict{Measure: r.Normalize, Caveats: a.caveats(r), Substitution: result.FindSubstitution(r.Meaning, r.Buckets, r.Methods)}
+	var grew, fell []*result.BucketRow
 	for i := range r.Buckets {
 		row := &r.Buckets[i]
 		switch {
@@ -135,12 +136,12 @@ func (a *Analyzer) verdict(r *Result, rt *rates, bt, nt *ProfileStats) *Verdict 
 		v.NoChange = true
 		return v
 	}
-	score := func(row *BucketRow) float64 {
+	score := func(row *result.BucketRow) float64 {
 		b, n := measure(r.Normalize, row.Base, row.New, &row.Values)
 		return verdictScore(b, n)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return score(cands[i]) > score(cands[j]) })
-	if v.Grew && r.Meaning == MeaningState && cands[0].Bucket == Wait {
+	if v.Grew && r.Meaning == result.MeaningState && cands[0].Bucket == rules.Wait {
 		// Idle goroutines and threads park in wait: its growth is
 		// mostly the consequence of a change elsewhere, which leads.
 		cands = append(cands[1:], cands[0])
@@ -166,32 +167,32 @@ func abs(x float64) float64 {
 }
 
 // bucketChange is a bucket row as a verdict's change.
-func bucketChange(n Normalize, row *BucketRow) *VerdictChange {
+func bucketChange(n result.Normalize, row *result.BucketRow) *result.VerdictChange {
 	b, nw := measure(n, row.Base, row.New, &row.Values)
-	return &VerdictChange{Bucket: row.Bucket, VerdictSize: VerdictSize{Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
+	return &result.VerdictChange{Bucket: row.Bucket, VerdictSize: result.VerdictSize{Base: row.Base, New: row.New, Delta: row.Delta, Change: row.Change,
 		Note: units.RatioNote(b, nw), Values: row.Values}}
 }
 
 // leaders are the deciders and callers of bucket b whose change in
 // measure n leads: in the direction of least (a growth when positive, a
 // fall when negative) and at least as large, the largest first.
-func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, nt float64) []VerdictFrame {
+func (a *Analyzer) leaders(b rules.Bucket, least float64, rt *rates, n result.Normalize, bt, nt float64) []result.VerdictFrame {
 	if a.lead == nil {
 		return nil
 	}
-	var out []VerdictFrame
+	var out []result.VerdictFrame
 	seen := map[string]bool{}
 	vars := a.variants()
 	for _, role := range []struct {
 		name string
 		sums [][2]float64
 	}{{"decider", a.lead.dec[b]}, {"caller", a.lead.call[b]}} {
-		var fs []VerdictFrame
+		var fs []result.VerdictFrame
 		for id, val := range role.sums {
 			if val == ([2]float64{}) {
 				continue // no sample credited it (a map held only credited keys)
 			}
-			f := VerdictFrame{Name: a.methodDisplayName(int32(id), vars), Role: role.name}
+			f := result.VerdictFrame{Name: a.methodDisplayName(int32(id), vars), Role: role.name}
 			f.Values = rt.values(a.unit, val[0], val[1])
 			f.Base, f.New = share(val[0], bt), share(val[1], nt)
 			f.Delta = f.New - f.Base
@@ -226,12 +227,12 @@ func (a *Analyzer) leaders(b Bucket, least float64, rt *rates, n Normalize, bt, 
 }
 
 // caveats are what limits the comparison r, each said once.
-func (a *Analyzer) caveats(r *Result) []Caveat {
-	var cs []Caveat
+func (a *Analyzer) caveats(r *result.Result) []result.Caveat {
+	var cs []result.Caveat
 	add := func(code, format string, args ...any) {
-		cs = append(cs, Caveat{Code: code, Text: fmt.Sprintf(format, args...)})
+		cs = append(cs, result.Caveat{Code: code, Text: fmt.Sprintf(format, args...)})
 	}
-	base, nw := &a.sides[Base], &a.sides[New]
+	base, nw := &a.sides[result.Base], &a.sides[result.New]
 	switch {
 	case r.Kind == "" || r.Kind == profile.KindUnknown:
 		add(result.CaveatKindUnknown, "the profiles do not say what they measure")
@@ -250,7 +251,7 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	var empty, few []string
 	for _, s := range []struct {
 		label string
-		side  *SideSummary
+		side  *result.SideSummary
 	}{{"base", &r.Base}, {"new", &r.New}} {
 		switch {
 		case s.side.Profiles == 0:
@@ -266,7 +267,7 @@ func (a *Analyzer) caveats(r *Result) []Caveat {
 	rb, rn := r.Base.Records, r.New.Records
 	switch {
 	case few != nil:
-		add(CaveatFewSamples, "few samples (%s)", strings.Join(few, ", "))
+		add(result.CaveatFewSamples, "few samples (%s)", strings.Join(few, ", "))
 	case rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn):
 		add(result.CaveatSamplesDiffer, "sample counts differ (%d, %d)", rb, rn)
 	}

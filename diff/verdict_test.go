@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"github.com/profdiff/profdiff/diff/rules"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,13 +15,13 @@ import (
 	"github.com/profdiff/profdiff/profile"
 )
 
-func seedDiff(t *testing.T, opts Options) *Result {
+func seedDiff(t *testing.T, opts Options) *result.Result {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", "dotnet")
 	return diffOf(t, opts, loadFile(t, filepath.Join(dir, "net10.folded")), loadFile(t, filepath.Join(dir, "net11.folded")))
 }
 
-func hasCaveat(v *Verdict, code string) bool {
+func hasCaveat(v *result.Verdict, code string) bool {
 	for _, c := range v.Caveats {
 		if c.Code == code {
 			return true
@@ -29,7 +30,7 @@ func hasCaveat(v *Verdict, code string) bool {
 	return false
 }
 
-func leader(v *Verdict, role, name string) *VerdictFrame {
+func leader(v *result.Verdict, role, name string) *result.VerdictFrame {
 	for i := range v.Leaders {
 		if f := &v.Leaders[i]; f.Role == role && strings.HasSuffix(f.Name, name) {
 			return f
@@ -48,10 +49,10 @@ func TestVerdictSeed(t *testing.T) {
 	if v == nil || v.NoChange || v.Principal == nil || !v.Grew {
 		t.Fatalf("verdict %+v, want a growth", v)
 	}
-	if v.Principal.Bucket != LockContention || v.Measure != NormalizeShare {
+	if v.Principal.Bucket != rules.LockContention || v.Measure != result.NormalizeShare {
 		t.Fatalf("principal %s in %s, want lock-contention in share", v.Principal.Bucket, v.Measure)
 	}
-	if !near(v.Principal.Base, bucketShare(r, LockContention, Base)) || !near(v.Principal.New, bucketShare(r, LockContention, New)) || v.Principal.Note != "4x" {
+	if !near(v.Principal.Base, bucketShare(r, rules.LockContention, result.Base)) || !near(v.Principal.New, bucketShare(r, rules.LockContention, result.New)) || v.Principal.Note != "4x" {
 		t.Errorf("principal %+v, want the bucket row's shares and 4x", v.Principal)
 	}
 	d := leader(v, "decider", "LowLevelLock.WaitAndAcquire")
@@ -61,7 +62,7 @@ func TestVerdictSeed(t *testing.T) {
 	if c := leader(v, "caller", "LowLevelLock.Acquire"); c == nil {
 		t.Errorf("leaders %+v, want its caller LowLevelLock.Acquire", v.Leaders)
 	}
-	if len(v.Also) != 1 || v.Also[0].Bucket != GC || v.Also[0].Note != "doubled" {
+	if len(v.Also) != 1 || v.Also[0].Bucket != rules.GC || v.Also[0].Note != "doubled" {
 		t.Fatalf("also %+v, want gc doubled alone", v.Also)
 	}
 	if l := v.Also[0].Leaders; len(l) != 2 || l[0].Role != "decider" || !strings.Contains(l[0].Name, "PollGCWorker") || l[1].Role != "caller" {
@@ -72,7 +73,7 @@ func TestVerdictSeed(t *testing.T) {
 			t.Errorf("the socket wait leads: %+v", f)
 		}
 	}
-	if !hasCaveat(v, result.CaveatSharesOnly) || !hasCaveat(v, result.CaveatKindUnknown) || hasCaveat(v, CaveatFewSamples) {
+	if !hasCaveat(v, result.CaveatSharesOnly) || !hasCaveat(v, result.CaveatKindUnknown) || hasCaveat(v, result.CaveatFewSamples) {
 		t.Errorf("caveats %+v, want shares-only and kind-unknown, not few-samples", v.Caveats)
 	}
 	// The JSON has the verdict object with its stable names.
@@ -99,10 +100,10 @@ func TestVerdictSeed(t *testing.T) {
 	}
 }
 
-func bucketShare(r *Result, b Bucket, side Side) float64 {
+func bucketShare(r *result.Result, b rules.Bucket, side result.Side) float64 {
 	for _, row := range r.Buckets {
 		if row.Bucket == b {
-			if side == Base {
+			if side == result.Base {
 				return row.Base
 			}
 			return row.New
@@ -125,7 +126,7 @@ func TestVerdictNoiseIsNoChange(t *testing.T) {
 	base := folded(t, "base.folded", "main;work 60\nmain;runtime.gcBgMarkWorker 40\n")
 	nw := folded(t, "new.folded", "main;work 55\nmain;runtime.gcBgMarkWorker 45\n")
 	v := diffOf(t, Options{}, base, nw).Verdict
-	if !v.NoChange || !hasCaveat(v, CaveatFewSamples) {
+	if !v.NoChange || !hasCaveat(v, result.CaveatFewSamples) {
 		t.Errorf("verdict %+v, want no change and the few-samples caveat", v)
 	}
 }
@@ -138,7 +139,7 @@ func TestVerdictGoWallMutex(t *testing.T) {
 	var mu sync.Mutex
 	nw := recordWall(t, "new.wall", func() { wallWorkers(4, &mu, 300*time.Millisecond) })
 	v := diffOf(t, Options{}, base, nw).Verdict
-	if v.Principal == nil || v.Principal.Bucket != LockContention || v.Measure != NormalizeRate || !v.Grew {
+	if v.Principal == nil || v.Principal.Bucket != rules.LockContention || v.Measure != result.NormalizeRate || !v.Grew {
 		t.Fatalf("verdict %+v, want lock-contention growth in rate", v)
 	}
 	if v.Principal.NewRate == nil || *v.Principal.NewRate < 1 || v.Principal.RateUnit != "goroutines" {
@@ -164,7 +165,7 @@ func TestVerdictCaveatsKindsDiffer(t *testing.T) {
 	base := &profile.Loaded{Source: "base.pb.gz", Profile: p, Kind: profile.KindCPU, Format: profile.FormatPprof}
 	nw := folded(t, "new.folded", "main.work 30\nmain.work;runtime.mallocgc 20\n")
 	v := diffOf(t, Options{}, base, nw).Verdict
-	for _, code := range []string{result.CaveatKindsDiffer, result.CaveatSharesOnly, result.CaveatTypesDiffer, CaveatFewSamples, result.CaveatProducers} {
+	for _, code := range []string{result.CaveatKindsDiffer, result.CaveatSharesOnly, result.CaveatTypesDiffer, result.CaveatFewSamples, result.CaveatProducers} {
 		if !hasCaveat(v, code) {
 			t.Errorf("caveats %+v lack %s", v.Caveats, code)
 		}
@@ -178,13 +179,13 @@ func TestVerdictWaitYields(t *testing.T) {
 	base := folded(t, "base.folded", "main.main;main.idle;runtime.gopark 1000\nmain.main;main.work 8000\nmain.main;main.get;sync.(*Mutex).Lock;internal/sync.runtime_SemacquireMutex 10\n")
 	nw := folded(t, "new.folded", "main.main;main.idle;runtime.gopark 4000\nmain.main;main.work 5000\nmain.main;main.get;sync.(*Mutex).Lock;internal/sync.runtime_SemacquireMutex 200\n")
 	v := diffOf(t, Options{Kind: profile.KindWall}, base, nw).Verdict
-	if v.Principal == nil || v.Principal.Bucket != LockContention || len(v.Also) != 1 || v.Also[0].Bucket != Wait {
+	if v.Principal == nil || v.Principal.Bucket != rules.LockContention || len(v.Also) != 1 || v.Also[0].Bucket != rules.Wait {
 		t.Fatalf("wall: verdict %+v, want lock-contention, then wait", v)
 	}
 	if c := leader(v, "caller", "main.get"); c == nil {
 		t.Errorf("leaders %+v, want the caller main.get", v.Leaders)
 	}
-	if v := diffOf(t, Options{Kind: profile.KindCPU}, base, nw).Verdict; v.Principal == nil || v.Principal.Bucket == LockContention {
+	if v := diffOf(t, Options{Kind: profile.KindCPU}, base, nw).Verdict; v.Principal == nil || v.Principal.Bucket == rules.LockContention {
 		t.Errorf("cpu: verdict %+v, want the larger growth first", v)
 	}
 }
@@ -213,7 +214,7 @@ func TestVerdictFall(t *testing.T) {
 		return &profile.Loaded{Source: name, Profile: p, Kind: profile.KindCPU, Format: profile.FormatPprof}
 	}
 	v := diffOf(t, Options{}, mk("base.pb.gz", 20e9), mk("new.pb.gz", 10e9)).Verdict
-	if v.Grew || v.Principal == nil || v.Principal.Bucket != CPU || v.Measure != NormalizeRate ||
+	if v.Grew || v.Principal == nil || v.Principal.Bucket != rules.CPU || v.Measure != result.NormalizeRate ||
 		v.Principal.BaseRate == nil || !near(*v.Principal.BaseRate, 2) || !near(*v.Principal.NewRate, 1) || v.Principal.RateUnit != "cores" {
 		t.Errorf("verdict %+v, want cpu falling in rate", v)
 	}
@@ -227,7 +228,7 @@ func TestVerdictCallerIsNoDecider(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "dotnet")
 	r := diffOf(t, Options{}, loadFile(t, filepath.Join(dir, "net11.folded")), loadFile(t, filepath.Join(dir, "net10.folded")))
 	v := r.Verdict
-	if v == nil || v.Principal == nil || v.Principal.Bucket != CPU {
+	if v == nil || v.Principal == nil || v.Principal.Bucket != rules.CPU {
 		t.Fatalf("verdict %+v; want cpu growth", v)
 	}
 	deciders := map[string]bool{}

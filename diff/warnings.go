@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"github.com/profdiff/profdiff/diff/result"
 	"go/version"
 	"math"
 	"sort"
@@ -17,7 +18,7 @@ const LowSamples = 1000
 
 // sideWarnings says what is odd about one side: it is empty, small (when
 // noise matters: Top shows no deltas), or mixes kinds or periods.
-func (a *Analyzer) sideWarnings(side Side, label string, t *ProfileStats, sources []string, noise bool) []string {
+func (a *Analyzer) sideWarnings(side result.Side, label string, t *ProfileStats, sources []string, noise bool) []string {
 	m := &a.sides[side]
 	if len(sources) == 0 {
 		return nil
@@ -45,7 +46,7 @@ func (a *Analyzer) sideWarnings(side Side, label string, t *ProfileStats, source
 
 // heapWarning is said once, whichever sides are heap profiles.
 func (a *Analyzer) heapWarning() []string {
-	if a.sides[Base].kind == profile.KindHeap || a.sides[New].kind == profile.KindHeap {
+	if a.sides[result.Base].kind == profile.KindHeap || a.sides[result.New].kind == profile.KindHeap {
 		return []string{"heap profiles: buckets describe where memory was allocated, not where time went"}
 	}
 	return nil
@@ -96,8 +97,8 @@ const UnknownShare = 0.05
 // thread counts, sample counts, producers and, for mutex profiles, Go
 // versions; one warning each, saying what the difference means for the
 // numbers.
-func (a *Analyzer) crossWarnings(r *Result, rt *rates) []string {
-	base, nw := &a.sides[Base], &a.sides[New]
+func (a *Analyzer) crossWarnings(r *result.Result, rt *rates) []string {
+	base, nw := &a.sides[result.Base], &a.sides[result.New]
 	var w []string
 	if base.kind != "" && nw.kind != "" && base.kind != nw.kind {
 		w = append(w, fmt.Sprintf("profile kinds differ: base is %s, new is %s; their values measure different things and only shares are compared", base.kind, nw.kind))

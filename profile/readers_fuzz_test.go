@@ -37,6 +37,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/callgrind"
 	"github.com/profdiff/profdiff/profile/chrometrace"
@@ -413,7 +414,7 @@ const shareSlack = 1e-9
 func checkShares(t *testing.T, l *profile.Loaded) {
 	t.Helper()
 	a := diff.NewAnalyzer(diff.Options{Top: -1})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		if msg := err.Error(); msg == "" || strings.ContainsAny(msg, "\r\n") {
 			t.Errorf("analyzer error %q is not one line", msg)
 		}
@@ -442,7 +443,7 @@ func checkShares(t *testing.T, l *profile.Loaded) {
 		inUnit(t, "scheduler latency", r.Sched.Share)
 	}
 	a = diff.NewAnalyzer(diff.Options{Top: -1})
-	if a.Add(diff.Base, l) != nil || a.Add(diff.New, l) != nil {
+	if a.Add(result.Base, l) != nil || a.Add(result.New, l) != nil {
 		t.Fatal("a profile the analyzer took once fails the second time")
 	}
 	d := a.Diff()

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/workloads/wasmhost"
 )
 
@@ -24,7 +24,7 @@ func sweepCharts(rows []SweepRow) []report.Block {
 	rps := report.Series{Name: "requests/s"}
 	errs := report.Series{Name: "failed requests"}
 	eff := report.Series{Name: "efficiency"}
-	buckets := []diff.Bucket{diff.LockContention, diff.Wait, diff.GC}
+	buckets := []rules.Bucket{rules.LockContention, rules.Wait, rules.GC}
 	shares := make([]report.Series, len(buckets))
 	for i, b := range buckets {
 		shares[i].Name = b.String()

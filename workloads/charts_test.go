@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 func chartsIn(r *report.Report) []*report.Chart {
@@ -26,8 +26,8 @@ func handRows() []SweepRow {
 		{Cores: 4, RequestsPerS: 1600, Efficiency: 0.4, Errors: 3},
 		{Cores: 8, Failed: "child exited (status 2)"},
 	}
-	rows[1].raw[diff.LockContention] = 0.05
-	rows[2].raw[diff.LockContention] = 0.2
+	rows[1].raw[rules.LockContention] = 0.05
+	rows[2].raw[rules.LockContention] = 0.2
 	return rows
 }
 

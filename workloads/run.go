@@ -40,6 +40,8 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads/child"
@@ -107,7 +109,7 @@ type Result struct {
 	// (fgprof) profile when it was captured, else the CPU profile.
 	Kind profile.Kind
 	// Buckets are that profile's bucket shares (fractions 0..1).
-	Buckets [diff.NumBuckets]float64
+	Buckets [rules.NumBuckets]float64
 	// Failure is set, and nothing else but Config, in the result Failed
 	// makes for a run that failed.
 	Failure error
@@ -433,7 +435,7 @@ func (r *Result) loadBuckets(ctx context.Context) error {
 			return err
 		}
 		a := diff.NewAnalyzer(diff.Options{})
-		if err := a.Add(diff.Base, l); err != nil {
+		if err := a.Add(result.Base, l); err != nil {
 			return err
 		}
 		t := a.Top()
@@ -448,19 +450,19 @@ func (r *Result) loadBuckets(ctx context.Context) error {
 
 // SweepRow is one line of a core-count sweep.
 type SweepRow struct {
-	Cores           int                      `json:"cores"`
-	RequestsPerS    float64                  `json:"requests_per_s"`
-	P99MS           float64                  `json:"p99_ms"`
-	Errors          int64                    `json:"errors"`
-	CPUPerRequestUS float64                  `json:"cpu_per_request_us"`
-	Buckets         map[string]float64       `json:"buckets"`
-	Kind            profile.Kind             `json:"buckets_from"`
-	Efficiency      float64                  `json:"scaling_efficiency"` // (rps/cores) ÷ (rps/cores at the smallest core count), scaled to that count
-	Peak            bool                     `json:"peak"`
-	Folder          string                   `json:"folder"`
-	Failed          string                   `json:"failed,omitempty"` // why the run failed ("child exited (status 2)"); its numbers are then all 0
-	Load            *loadgen.Report          `json:"-"`
-	raw             [diff.NumBuckets]float64 // same as Buckets, indexed
+	Cores           int                       `json:"cores"`
+	RequestsPerS    float64                   `json:"requests_per_s"`
+	P99MS           float64                   `json:"p99_ms"`
+	Errors          int64                     `json:"errors"`
+	CPUPerRequestUS float64                   `json:"cpu_per_request_us"`
+	Buckets         map[string]float64        `json:"buckets"`
+	Kind            profile.Kind              `json:"buckets_from"`
+	Efficiency      float64                   `json:"scaling_efficiency"` // (rps/cores) ÷ (rps/cores at the smallest core count), scaled to that count
+	Peak            bool                      `json:"peak"`
+	Folder          string                    `json:"folder"`
+	Failed          string                    `json:"failed,omitempty"` // why the run failed ("child exited (status 2)"); its numbers are then all 0
+	Load            *loadgen.Report           `json:"-"`
+	raw             [rules.NumBuckets]float64 // same as Buckets, indexed
 }
 
 // SweepRows turns run results into table rows: efficiency relative to the
@@ -481,7 +483,7 @@ func SweepRows(results []*Result) []SweepRow {
 			Kind: r.Kind, Folder: r.Config.Out, Load: r.Load, raw: r.Buckets,
 			Buckets: map[string]float64{},
 		}
-		for _, b := range diff.Buckets {
+		for _, b := range rules.Buckets {
 			rows[i].Buckets[b.String()] = r.Buckets[b]
 		}
 		if peak < 0 || r.Load.RPSOK > rows[peak].RequestsPerS {
@@ -506,4 +508,4 @@ func SweepRows(results []*Result) []SweepRow {
 }
 
 // Share returns a row's bucket share.
-func (r SweepRow) Share(b diff.Bucket) float64 { return r.raw[b] }
+func (r SweepRow) Share(b rules.Bucket) float64 { return r.raw[b] }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads/child"
@@ -56,21 +58,21 @@ func runJSON(t *testing.T, variant string, cores int, perf bool) *Result {
 // behind the lock-contention growth.
 func checkWallLead(t *testing.T, base, lock *Result) {
 	t.Helper()
-	a := diff.NewAnalyzer(diff.Options{By: diff.ByCaller, Top: -1})
+	a := diff.NewAnalyzer(diff.Options{By: result.ByCaller, Top: -1})
 	for side, r := range []*Result{base, lock} {
 		f, _ := r.Manifest.File("wall")
 		l, err := profile.Load(context.Background(), filepath.Join(r.Config.Out, f.Path), profile.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Add(diff.Side(side), l); err != nil {
+		if err := a.Add(result.Side(side), l); err != nil {
 			t.Fatal(err)
 		}
 	}
 	res := a.Diff()
-	var lead *diff.MethodRow
+	var lead *result.MethodRow
 	for i := range res.Methods {
-		if res.Methods[i].Bucket == diff.LockContention && res.Methods[i].Delta > 0 {
+		if res.Methods[i].Bucket == rules.LockContention && res.Methods[i].Delta > 0 {
 			lead = &res.Methods[i]
 			break
 		}
@@ -122,7 +124,7 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 	// the wall profile's checks apply when it caught the lock (0.5% of
 	// the wall time or more); the
 	// execution trace below, which records every block, always decides.
-	bl, gl := base.Buckets[diff.LockContention], lock.Buckets[diff.LockContention]
+	bl, gl := base.Buckets[rules.LockContention], lock.Buckets[rules.LockContention]
 	switch {
 	case gl < 0.005:
 		// Under 0.5%: a handful of wall samples, which a runtime lock's
@@ -138,7 +140,7 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 	// The captured execution traces diff the same way (profdiff diff --kind
 	// trace): goroutine time blocked on the registry's mutex is
 	// lock-contention by the trace's own block reason.
-	tr := diff.NewAnalyzer(diff.Options{By: diff.ByCaller, Top: -1})
+	tr := diff.NewAnalyzer(diff.Options{By: result.ByCaller, Top: -1})
 	for side, r := range []*Result{base, lock} {
 		f, _ := r.Manifest.File("trace")
 		l, err := profile.Load(context.Background(), filepath.Join(r.Config.Out, f.Path), profile.Options{})
@@ -148,13 +150,13 @@ func TestJSONWorkloadEndToEnd(t *testing.T) {
 		if l.Kind != profile.KindTrace || l.Format != "go-trace" {
 			t.Errorf("%s: trace loaded as %s, kind %s", r.Config.Variant, l.Format, l.Kind)
 		}
-		if err := tr.Add(diff.Side(side), l); err != nil {
+		if err := tr.Add(result.Side(side), l); err != nil {
 			t.Fatal(err)
 		}
 	}
 	tres := tr.Diff()
 	for _, b := range tres.Buckets {
-		if b.Bucket == diff.LockContention && !(b.New > b.Base && b.New > 0) {
+		if b.Bucket == rules.LockContention && !(b.New > b.Base && b.New > 0) {
 			t.Errorf("trace lock-contention %.4f → %.4f; want growth", b.Base, b.New)
 		}
 	}

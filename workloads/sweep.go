@@ -3,9 +3,9 @@ package workloads
 import (
 	"io"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // WriteSweep writes a core-count sweep as a table ("table" or "markdown")
@@ -49,7 +49,7 @@ func SweepReport(rows []SweepRow) *report.Report {
 			report.Fixed(row.P99MS, 2),
 			errorCount(row.Errors),
 			report.Fixed(row.CPUPerRequestUS, 1),
-			report.Share(row.Share(diff.LockContention)), report.Share(row.Share(diff.Wait)), report.Share(row.Share(diff.GC)),
+			report.Share(row.Share(rules.LockContention)), report.Share(row.Share(rules.Wait)), report.Share(row.Share(rules.GC)),
 			report.Share(row.Efficiency).Places(0),
 			report.Text(mark),
 		})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
@@ -19,7 +19,7 @@ func TestSweepFailedRow(t *testing.T) {
 	ok := func(cores int, rps float64) *Result {
 		r := &Result{Config: RunConfig{Cores: cores, Out: "out"}, Kind: profile.KindCPU,
 			Load: &loadgen.Report{RPSOK: rps, LatencyMS: loadgen.Latency{P99: 1.5}, Non2xx: map[string]int64{}}}
-		r.Buckets[diff.CPU] = 1
+		r.Buckets[rules.CPU] = 1
 		return r
 	}
 	failed := Failed(RunConfig{Cores: 1, Out: "out/cores-1"}, &ChildError{Reason: "child exited (status 2)"})

@@ -3,9 +3,9 @@ package workloads
 import (
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // SweepGrowth is how far (a fraction, 0.01 = one percentage point) a
@@ -38,12 +38,12 @@ type SweepVerdict struct {
 // its share rising from FirstShare (at FirstCores, the first run) to
 // TopShare (at TopCores, its largest).
 type SweepAppears struct {
-	Bucket     diff.Bucket `json:"bucket"`
-	FromCores  int         `json:"from_cores"`
-	FirstCores int         `json:"first_cores"`
-	FirstShare float64     `json:"first_share"`
-	TopCores   int         `json:"top_cores"`
-	TopShare   float64     `json:"top_share"`
+	Bucket     rules.Bucket `json:"bucket"`
+	FromCores  int          `json:"from_cores"`
+	FirstCores int          `json:"first_cores"`
+	FirstShare float64      `json:"first_share"`
+	TopCores   int          `json:"top_cores"`
+	TopShare   float64      `json:"top_share"`
 }
 
 // SweepPerCore is requests/s per core at LastCores as a fraction of the
@@ -158,14 +158,14 @@ func (v *SweepVerdict) report() *report.Verdict {
 // run's and SweepGrowth above it, the one whose largest rise scores most
 // as a diff's verdict scores it (Δ²/(first+that run)); and the first run
 // where it is both.
-func sweepGrowth(ok []SweepRow) (diff.Bucket, SweepRow, bool) {
-	appears := func(b diff.Bucket, r SweepRow) bool {
+func sweepGrowth(ok []SweepRow) (rules.Bucket, SweepRow, bool) {
+	appears := func(b rules.Bucket, r SweepRow) bool {
 		s0, s := ok[0].Share(b), r.Share(b)
 		return s >= 2*s0 && s-s0 >= SweepGrowth
 	}
-	best, bestScore := diff.CPU, 0.0
-	for _, b := range diff.Buckets {
-		if b == diff.CPU {
+	best, bestScore := rules.CPU, 0.0
+	for _, b := range rules.Buckets {
+		if b == rules.CPU {
 			continue
 		}
 		for _, r := range ok[1:] {
@@ -187,7 +187,7 @@ func sweepGrowth(ok []SweepRow) (diff.Bucket, SweepRow, bool) {
 }
 
 // maxShare is the first of the runs with the largest share of b.
-func maxShare(ok []SweepRow, b diff.Bucket) SweepRow {
+func maxShare(ok []SweepRow, b rules.Bucket) SweepRow {
 	top := ok[0]
 	for _, r := range ok[1:] {
 		if r.Share(b) > top.Share(b) {

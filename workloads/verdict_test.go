@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
@@ -26,7 +26,7 @@ func verdictOf(t *testing.T, v *report.Verdict) string {
 func sweepRun(cores int, rps, lock float64) *Result {
 	r := &Result{Config: RunConfig{Cores: cores, Out: "out"}, Kind: profile.KindWall,
 		Load: &loadgen.Report{RPSOK: rps, Non2xx: map[string]int64{}}}
-	r.Buckets[diff.LockContention], r.Buckets[diff.CPU] = lock, 1-lock
+	r.Buckets[rules.LockContention], r.Buckets[rules.CPU] = lock, 1-lock
 	return r
 }
 
@@ -49,7 +49,7 @@ func TestSweepVerdict(t *testing.T) {
 	}
 	// The same conclusion as JSON's structured verdict.
 	c := SweepConclusion(rows)
-	if a := c.Appears; a == nil || a.Bucket != diff.LockContention || a.FromCores != 4 || a.FirstCores != 1 || a.TopCores != 8 || a.TopShare != 0.41 {
+	if a := c.Appears; a == nil || a.Bucket != rules.LockContention || a.FromCores != 4 || a.FirstCores != 1 || a.TopCores != 8 || a.TopShare != 0.41 {
 		t.Errorf("appears %+v", c.Appears)
 	}
 	if p := c.PerCore; p == nil || p.FirstCores != 1 || p.LastCores != 8 || p.Fraction < 0.399 || p.Fraction > 0.401 {
@@ -70,7 +70,7 @@ func TestSweepVerdictScales(t *testing.T) {
 	runs := []*Result{sweepRun(1, 1000, 0.002), sweepRun(2, 2000, 0.004), sweepRun(4, 4200, 0.006)}
 	// io rises by five points without doubling: it does not appear.
 	for i, io := range []float64{0.60, 0.62, 0.65} {
-		runs[i].Buckets[diff.IO], runs[i].Buckets[diff.CPU] = io, runs[i].Buckets[diff.CPU]-io
+		runs[i].Buckets[rules.IO], runs[i].Buckets[rules.CPU] = io, runs[i].Buckets[rules.CPU]-io
 	}
 	rows := SweepRows(runs)
 	v := sweepVerdict(rows)

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/workloads"
 )
 
@@ -21,7 +22,7 @@ import (
 // the exact follow-up commands on them. The conclusion itself (the
 // lock-contention growth, as shares and rates, and the frames leading it)
 // is the diff's verdict, which leads the output.
-func demoOutro(result *diff.Result, res [2]*workloads.Result) report.Para {
+func demoOutro(result *result.Result, res [2]*workloads.Result) report.Para {
 	base, nw := res[0].Config.Out, res[1].Config.Out
 	lines := []report.Line{report.Cat("Capture folders: ", base, " and ", nw, ". Follow up with:")}
 	cwd, _ := os.Getwd()
@@ -34,14 +35,14 @@ func demoOutro(result *diff.Result, res [2]*workloads.Result) report.Para {
 
 // leadingMethod is the method the demo points at: the first grown method
 // in lock contention, else the first grown one; nil when none grew.
-func leadingMethod(r *diff.Result) *diff.MethodRow {
-	var grown *diff.MethodRow
+func leadingMethod(r *result.Result) *result.MethodRow {
+	var grown *result.MethodRow
 	for i := range r.Methods {
 		m := &r.Methods[i]
 		if m.Delta <= 0 {
 			continue
 		}
-		if m.Bucket == diff.LockContention {
+		if m.Bucket == rules.LockContention {
 			return m
 		}
 		if grown == nil {
@@ -56,7 +57,7 @@ func leadingMethod(r *diff.Result) *diff.MethodRow {
 // prog (invokedAs): the mutex profile's diff (who held the contended
 // lock), when both runs captured one, and a drill-down (--peek) into the
 // leading method's callers and callees.
-func demoFollowUps(prog, cwd string, lead *diff.MethodRow, res [2]*workloads.Result) []string {
+func demoFollowUps(prog, cwd string, lead *result.MethodRow, res [2]*workloads.Result) []string {
 	folders := shellQuote(shortPath(res[0].Config.Out, cwd)) + " " + shellQuote(shortPath(res[1].Config.Out, cwd))
 	var cmds []string
 	for _, kind := range []string{"mutex", "cpu"} {
@@ -207,7 +208,7 @@ func plural(n int, word string) string {
 // demoCautions are the sentences the demo adds to its verdict: that the
 // machine was too busy for the comparison (cond), and that throughput
 // moved against the verdict, said whenever it does.
-func demoCautions(result *diff.Result, res [2]*workloads.Result, cond workloads.Conditions) []string {
+func demoCautions(result *result.Result, res [2]*workloads.Result, cond workloads.Conditions) []string {
 	var out []string
 	if cond.Busy {
 		out = append(out, cond.Sentence)

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/loadgen"
@@ -266,7 +267,7 @@ func writeDemoFile(t *testing.T, path, text string) {
 // pairs showed, and when throughput rose against a waiting bucket's
 // growth; a quiet run whose throughput fell gets none of it.
 func TestDemoCautions(t *testing.T) {
-	grew := &diff.Result{Verdict: &diff.Verdict{Grew: true, Principal: &diff.VerdictChange{Bucket: diff.LockContention}}}
+	grew := &result.Result{Verdict: &result.Verdict{Grew: true, Principal: &result.VerdictChange{Bucket: rules.LockContention}}}
 	runs := func(base, nw float64) [2]*workloads.Result {
 		return [2]*workloads.Result{{Load: &loadgen.Report{RPSOK: base}}, {Load: &loadgen.Report{RPSOK: nw}}}
 	}
@@ -280,7 +281,7 @@ func TestDemoCautions(t *testing.T) {
 	if got := demoCautions(grew, runs(17418, 12966), workloads.Conditions{}); len(got) != 0 {
 		t.Errorf("quiet, throughput down: %q", got)
 	}
-	if got := demoCautions(&diff.Result{}, runs(100, 200), workloads.Conditions{}); len(got) != 0 {
+	if got := demoCautions(&result.Result{}, runs(100, 200), workloads.Conditions{}); len(got) != 0 {
 		t.Errorf("no verdict: %q", got)
 	}
 }

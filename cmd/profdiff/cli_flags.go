@@ -8,8 +8,8 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/gate"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 )
@@ -77,7 +77,7 @@ func kindNames() []string {
 // bucketNames is what gate's --max names: the buckets and sync.
 func bucketNames() []string {
 	var names []string
-	for _, b := range diff.Buckets {
+	for _, b := range rules.Buckets {
 		names = append(names, b.String())
 	}
 	return append(names, gate.SyncName)

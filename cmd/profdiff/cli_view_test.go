@@ -12,6 +12,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -97,11 +98,11 @@ func TestViewFlags(t *testing.T) {
 		return c, o, err
 	}
 	c, o, err := parse("diff")
-	if err != nil || o.By != "" || o.Normalize != diff.NormalizeAuto || o.Peek != nil || c.sources(profile.Options{}).AllowRemote {
+	if err != nil || o.By != "" || o.Normalize != result.NormalizeAuto || o.Peek != nil || c.sources(profile.Options{}).AllowRemote {
 		t.Errorf("defaults: %+v, %v", o, err)
 	}
 	c, o, err = parse("diff", "--by", "caller", "--normalize", "value", "--peek", `sync\.\(\*Mutex\)`, "--allow-remote")
-	if err != nil || o.By != diff.ByCaller || o.Normalize != diff.NormalizeValue || o.Peek == nil || !o.Peek.MatchString("sync.(*Mutex).Lock") ||
+	if err != nil || o.By != result.ByCaller || o.Normalize != result.NormalizeValue || o.Peek == nil || !o.Peek.MatchString("sync.(*Mutex).Lock") ||
 		!c.sources(profile.Options{}).AllowRemote {
 		t.Errorf("set: %+v, %v", o, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/profile/source"
@@ -83,7 +83,7 @@ func TestCaptureFolderGoVersion(t *testing.T) {
 	captureGoroutines(t, plain, false)
 	sides := []source.Side{{Name: "BASE", Args: []string{dir}}, {Name: "NEW", Args: []string{filepath.Join(dir, "goroutine.pb.gz"), plain}}}
 	var got []string
-	err = loadProfiles(context.Background(), "diff", io.Discard, sides, source.Options{Kind: "goroutine"}, func(_ diff.Side, l *profile.Loaded) error {
+	err = loadProfiles(context.Background(), "diff", io.Discard, sides, source.Options{Kind: "goroutine"}, func(_ result.Side, l *profile.Loaded) error {
 		got = append(got, l.GoVersion)
 		return nil
 	})

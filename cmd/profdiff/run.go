@@ -19,6 +19,8 @@ import (
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 )
@@ -178,12 +180,12 @@ func (c *common) analysis() (diff.Options, error) {
 	o := diff.Options{SampleIndex: c.sampleIndex, Cum: c.cum, Top: c.top}
 	var err error
 	if c.by != "" {
-		if o.By, err = diff.ParseBy(c.by); err != nil {
-			return o, usagef("--by: %v%s", err, didYouMean(c.by, []string{string(diff.ByFrame), string(diff.ByDecider), string(diff.ByCaller)}))
+		if o.By, err = result.ParseBy(c.by); err != nil {
+			return o, usagef("--by: %v%s", err, didYouMean(c.by, []string{string(result.ByFrame), string(result.ByDecider), string(result.ByCaller)}))
 		}
 	}
-	if o.Normalize, err = diff.ParseNormalize(c.normalize); err != nil {
-		return o, usagef("--normalize: %v%s", err, didYouMean(c.normalize, []string{string(diff.NormalizeAuto), string(diff.NormalizeShare), string(diff.NormalizeRate), string(diff.NormalizeValue)}))
+	if o.Normalize, err = result.ParseNormalize(c.normalize); err != nil {
+		return o, usagef("--normalize: %v%s", err, didYouMean(c.normalize, []string{string(result.NormalizeAuto), string(result.NormalizeShare), string(result.NormalizeRate), string(result.NormalizeValue)}))
 	}
 	if o.Peek, err = compileFlag("--peek", c.peek); err != nil {
 		return o, err
@@ -230,15 +232,15 @@ func compileFlag(name, src string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func loadRules(files []string) (*diff.RuleSet, error) {
-	rs := diff.DefaultRules()
-	var user []*diff.Rule
+func loadRules(files []string) (*rules.Set, error) {
+	rs := rules.Default()
+	var user []*rules.Rule
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, fmt.Errorf("--rules: %v", err)
 		}
-		rules, err := diff.ParseRules(name, f)
+		rules, err := rules.Parse(name, f)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -355,7 +357,7 @@ func analyze(ctx context.Context, e env, cmd string, s settings, src source.Opti
 	if err := guardOutputs(&src, outputFile{"--output-pprof", outPprof}); err != nil {
 		return nil, err
 	}
-	err := loadInputs(ctx, cmd, e.stderr, sides, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
+	err := loadInputs(ctx, cmd, e.stderr, sides, src, false, parallelWalk(a), func(side result.Side, in *diff.Input) error {
 		return a.AddInput(side, in)
 	})
 	return a, err
@@ -413,9 +415,9 @@ func writeStacks(name string, a *diff.Analyzer, sampleType string, isDiff bool) 
 		typ, unit = sampleType[:i], sampleType[i+1:]
 	}
 	w := profile.NewStackWriter(f, typ, unit)
-	a.EachStack(func(side diff.Side, b diff.Bucket, stack []int32, v float64) {
+	a.EachStack(func(side result.Side, b rules.Bucket, stack []int32, v float64) {
 		base := ""
-		if isDiff && side == diff.Base {
+		if isDiff && side == result.Base {
 			v, base = -v, "true"
 		}
 		w.Add(stack, v, profile.BaseLabel, base, "bucket", b.String())
@@ -472,24 +474,24 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		rules, err := rulesOf(rs.Rules, runtimeFilter)
+		sel, err := rulesOf(rs.Rules, runtimeFilter)
 		if err != nil {
 			return err
 		}
-		rep := present.Rules(rules)
+		rep := present.Rules(sel)
 		rep.Title = "profdiff rules"
 		return o.write(e.stdout, rep)
 	}
 }
 
 // rulesOf returns the rules of one runtime ("" for all).
-func rulesOf(rules []*diff.Rule, runtime string) ([]*diff.Rule, error) {
+func rulesOf(all []*rules.Rule, runtime string) ([]*rules.Rule, error) {
 	if runtime == "" {
-		return rules, nil
+		return all, nil
 	}
-	var sel []*diff.Rule
+	var sel []*rules.Rule
 	seen := map[string]bool{}
-	for _, r := range rules {
+	for _, r := range all {
 		seen[r.Runtime] = true
 		if r.Runtime == runtime {
 			sel = append(sel, r)
@@ -518,10 +520,10 @@ func noArgs(cmd string, pos []string) error {
 // read by diff's streaming decoder (see prepareInput) unless model asks
 // for the pprof model (an --output-pprof writes it); each profile reaches
 // add as a diff.Input with its side.
-func loadInputs(ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, model bool, popts diff.PrepareOptions, add func(diff.Side, *diff.Input) error) error {
+func loadInputs(ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, model bool, popts diff.PrepareOptions, add func(result.Side, *diff.Input) error) error {
 	opts.Raw = !model
 	return loadSources(ctx, cmd, stderr, sides, opts, prepareInput(popts), func(it *source.Item, in *diff.Input) error {
-		return add(diff.Side(it.Side), in)
+		return add(result.Side(it.Side), in)
 	})
 }
 

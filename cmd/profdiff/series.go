@@ -13,6 +13,7 @@ import (
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/series"
 	"github.com/profdiff/profdiff/profile/source"
 )
@@ -67,10 +68,10 @@ func seriesCommand(fs *flag.FlagSet) runFunc {
 			}
 		}
 		popts := diff.PrepareOptions{IDsInWalk: true, Names: &diff.Names{}}
-		err = loadInputs(ctx, "series", e.stderr, sides, src, false, popts, func(side diff.Side, in *diff.Input) error {
+		err = loadInputs(ctx, "series", e.stderr, sides, src, false, popts, func(side result.Side, in *diff.Input) error {
 			a := diff.NewAnalyzer(s.analysis)
 			a.Expect(1)
-			if err := a.AddInput(diff.Base, in); err != nil {
+			if err := a.AddInput(result.Base, in); err != nil {
 				return err
 			}
 			if err := a.Wait(); err != nil {
@@ -260,7 +261,7 @@ func stepFlame(ctx context.Context, e env, s settings, opts diff.Options, src so
 	a := diff.NewAnalyzer(opts)
 	sides := []source.Side{{Name: "step " + steps[pair[0]].name, Args: steps[pair[0]].args}, {Name: "step " + steps[pair[1]].name, Args: steps[pair[1]].args}}
 	src.Wait = a.Wait
-	err := loadInputs(ctx, "series", e.stderr, sides, src, false, parallelWalk(a), func(side diff.Side, in *diff.Input) error {
+	err := loadInputs(ctx, "series", e.stderr, sides, src, false, parallelWalk(a), func(side result.Side, in *diff.Input) error {
 		return a.AddInput(side, in)
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/profile/fleet"
@@ -33,9 +34,9 @@ func loadSources[T any](ctx context.Context, cmd string, stderr io.Writer, sides
 
 // loadProfiles loads sides as profile models and hands each to add with
 // its side (0 base, 1 new).
-func loadProfiles(ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, add func(diff.Side, *profile.Loaded) error) error {
+func loadProfiles(ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, add func(result.Side, *profile.Loaded) error) error {
 	return loadSources(ctx, cmd, stderr, sides, opts, nil, func(it *source.Item, _ struct{}) error {
-		return add(diff.Side(it.Side), it.Loaded)
+		return add(result.Side(it.Side), it.Loaded)
 	})
 }
 

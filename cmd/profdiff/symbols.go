@@ -9,8 +9,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render/sink"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/source"
 	"github.com/profdiff/profdiff/symbolize"
@@ -99,7 +99,7 @@ func symbolizeCommand(fs *flag.FlagSet) runFunc {
 		if err := guardOutputs(&src, outputFile{"symbolize -o", out}); err != nil {
 			return err
 		}
-		err = loadProfiles(ctx, "symbolize", e.stderr, []source.Side{{Args: pos}}, src, func(_ diff.Side, l *profile.Loaded) error {
+		err = loadProfiles(ctx, "symbolize", e.stderr, []source.Side{{Args: pos}}, src, func(_ result.Side, l *profile.Loaded) error {
 			loaded = l
 			return nil
 		})

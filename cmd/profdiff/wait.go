@@ -12,9 +12,9 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/wait"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
@@ -96,7 +96,7 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 			lopts.CheckURL = checkLoopback
 		}
 		ins := make([][]wait.Input, len(sides))
-		err = loadProfiles(ctx, "wait", e.stderr, sides, source.Options{Load: lopts, AllowRemote: allowRemote}, func(side diff.Side, l *profile.Loaded) error {
+		err = loadProfiles(ctx, "wait", e.stderr, sides, source.Options{Load: lopts, AllowRemote: allowRemote}, func(side result.Side, l *profile.Loaded) error {
 			in := wait.Input{Source: l.Source, Kind: l.Kind, Profile: l.Profile}
 			if l.Format == profile.FormatGoTrace && (l.Source == "-" || strings.Contains(l.Source, "://")) {
 				warn(e.stderr, l.Source+": a Go execution trace not read from a file: its lock waits are paired by waker alone, and it has no critical path")

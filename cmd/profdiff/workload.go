@@ -20,6 +20,7 @@ import (
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/profile/source"
@@ -584,7 +585,7 @@ func capturedSomething(r *workloads.Result) error {
 func diffDemo(ctx context.Context, e env, res [2]*workloads.Result, cond workloads.Conditions, o output) error {
 	base, nw := res[0].Config.Out, res[1].Config.Out
 	sides := []source.Side{{Args: []string{base}}, {Args: []string{nw}}}
-	opts := diff.Options{Top: 12, By: diff.ByCaller}
+	opts := diff.Options{Top: 12, By: result.ByCaller}
 	if o.format == render.CSV || o.format == render.JSON {
 		opts.Top = -1 // data formats hold every row
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // chartsOf are the report's charts, in order.
@@ -43,7 +44,7 @@ func TestGatePictures(t *testing.T) {
 		t.Errorf("without a call tree: %d bucket bar charts, %d flame graphs; want some and none", bars, flames)
 	}
 	base := defaultSynth()
-	r, err := runSynth(rand.New(rand.NewSource(3)), Options{Analysis: diff.Options{CallTree: true, TreeMin: render.TreeMin}}, 5, base, base.shift(diff.LockContention, 0.03))
+	r, err := runSynth(rand.New(rand.NewSource(3)), Options{Analysis: diff.Options{CallTree: true, TreeMin: render.TreeMin}}, 5, base, base.shift(rules.LockContention, 0.03))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestGatePictures(t *testing.T) {
 			var lock [2]float64
 			if f.Tree != nil {
 				for _, s := range f.Tree.Split {
-					if s.Bucket == int(diff.LockContention) {
+					if s.Bucket == int(rules.LockContention) {
 						lock = s.Value
 					}
 				}

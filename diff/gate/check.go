@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // Target says what a check measures.
@@ -132,7 +132,7 @@ func (l Limit) Ceiling(base float64) float64 {
 // Check is one gate condition: a share and the most it may grow.
 type Check struct {
 	Target  Target         `json:"target"`
-	Bucket  diff.Bucket    `json:"-"`                 // TargetBucket
+	Bucket  rules.Bucket   `json:"-"`                 // TargetBucket
 	Pattern string         `json:"pattern,omitempty"` // TargetMethod: the regexp as written
 	Method  *regexp.Regexp `json:"-"`                 // TargetMethod: compiled Pattern
 	Max     Limit          `json:"threshold"`
@@ -181,7 +181,7 @@ func bucketCheck(name, lim string) (Check, error) {
 	if name == SyncName {
 		c.Target = TargetSync
 	} else {
-		b, err := diff.ParseBucket(name)
+		b, err := rules.ParseBucket(name)
 		if err != nil {
 			return c, fmt.Errorf("unknown bucket %q in threshold (want cpu, wait, lock-contention, gc, io, syscall or sync)", name)
 		}
@@ -270,9 +270,9 @@ func sortChecks(cs []Check) {
 		case TargetBucket:
 			return int(c.Bucket)
 		case TargetSync:
-			return diff.NumBuckets
+			return rules.NumBuckets
 		}
-		return diff.NumBuckets + 1
+		return rules.NumBuckets + 1
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return rank(cs[i]) < rank(cs[j]) })
 }

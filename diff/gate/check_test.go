@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 func TestParseLimit(t *testing.T) {
@@ -77,7 +77,7 @@ func TestLimitExceeded(t *testing.T) {
 
 func TestParseChecks(t *testing.T) {
 	c, err := ParseMax("lock-contention=+2pp")
-	if err != nil || c.Target != TargetBucket || c.Bucket != diff.LockContention || c.String() != "lock-contention=+2pp" {
+	if err != nil || c.Target != TargetBucket || c.Bucket != rules.LockContention || c.String() != "lock-contention=+2pp" {
 		t.Errorf("ParseMax = %+v, %v", c, err)
 	}
 	c, err = ParseMax("sync=+5pp")

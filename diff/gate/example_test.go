@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/gate"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -28,12 +28,12 @@ func exampleReport() *gate.Report {
 	g := gate.New(gate.Options{}) // default checks: lock-contention=+1pp, sync=+5pp
 	for side, runs := range [][]int{{20, 25, 18, 22, 21}, {60, 55, 62, 58, 65}} {
 		for i, lock := range runs {
-			name := fmt.Sprintf("%s-%d.folded", diff.Side(side), i+1)
+			name := fmt.Sprintf("%s-%d.folded", result.Side(side), i+1)
 			l, err := profile.Parse(name, folded(lock), 0)
 			if err != nil {
 				panic(err)
 			}
-			if err := g.Add(diff.Side(side), l); err != nil {
+			if err := g.Add(result.Side(side), l); err != nil {
 				panic(err)
 			}
 		}

@@ -71,10 +71,10 @@
 //
 //	g := gate.New(gate.Options{}) // default checks, alpha 0.05
 //	for _, l := range baseRuns {
-//		g.Add(diff.Base, l)
+//		g.Add(result.Base, l)
 //	}
 //	for _, l := range newRuns {
-//		g.Add(diff.New, l)
+//		g.Add(result.New, l)
 //	}
 //	r, err := g.Report()
 //	gate.Render(os.Stdout, r, render.Table) // or Markdown, CSV, JSON
@@ -120,6 +120,8 @@ import (
 	"sort"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -168,7 +170,7 @@ func New(opts Options) *Gate {
 		opts.Top = DefaultTop
 	}
 	a := opts.Analysis
-	a.Cum, a.By, a.Top = false, diff.ByFrame, 1
+	a.Cum, a.By, a.Top = false, result.ByFrame, 1
 	for _, c := range opts.Checks {
 		a.Spellings = a.Spellings || c.Target == TargetMethod
 	}
@@ -188,13 +190,13 @@ func (g *Gate) Checks() []Check { return g.opts.Checks }
 // Add adds one profile to a side as one observation. It fails when the
 // profile's sample type differs from the profiles added before (on either
 // side); the error says which and how to pick a shared one.
-func (g *Gate) Add(side diff.Side, l *profile.Loaded) error {
+func (g *Gate) Add(side result.Side, l *profile.Loaded) error {
 	return g.AddInput(side, diff.NewInput(l))
 }
 
 // AddInput is Add for a diff.Input (a profile the streaming decoder
 // prepared, or a loaded one).
-func (g *Gate) AddInput(side diff.Side, in *diff.Input) error {
+func (g *Gate) AddInput(side result.Side, in *diff.Input) error {
 	g.matched = append(g.matched, make([]float64, len(g.opts.Checks)))
 	if err := g.merged.AddInput(side, in); err != nil {
 		g.matched = g.matched[:len(g.matched)-1]
@@ -249,7 +251,7 @@ func (g *Gate) matches(i int, spellings []int32) bool {
 	return false
 }
 
-func credit(m map[string]*[2]float64, name string, side diff.Side, v float64) {
+func credit(m map[string]*[2]float64, name string, side result.Side, v float64) {
 	a := m[name]
 	if a == nil {
 		a = &[2]float64{}
@@ -260,12 +262,12 @@ func credit(m map[string]*[2]float64, name string, side diff.Side, v float64) {
 
 // selects reports whether check c counts a sample of bucket b (hit: the
 // sample has a frame matching c's method regexp).
-func selects(c Check, b diff.Bucket, hit bool) bool {
+func selects(c Check, b rules.Bucket, hit bool) bool {
 	switch c.Target {
 	case TargetBucket:
 		return b == c.Bucket
 	case TargetSync:
-		return b != diff.CPU
+		return b != rules.CPU
 	}
 	return hit
 }
@@ -286,7 +288,7 @@ type SideInfo struct {
 }
 
 // sideInfo describes a merged side of d used as profiles observations.
-func sideInfo(s diff.SideSummary, profiles int, rateUnit string) SideInfo {
+func sideInfo(s result.SideSummary, profiles int, rateUnit string) SideInfo {
 	return SideInfo{Sources: s.Sources, Profiles: profiles, Samples: s.Samples, Total: s.Total, Unit: s.Unit,
 		DurationNanos: s.DurationNanos, TotalRate: s.TotalRate, RateUnit: rateUnit}
 }
@@ -309,7 +311,7 @@ type Report struct {
 	Warnings []string `json:"-"`
 	// merged is the diff of the merged sides, whose bucket bars and call
 	// tree (when Options.Analysis.CallTree) the html format draws.
-	merged *diff.Result
+	merged *result.Result
 }
 
 // Frame is one frame behind a failed check: the value of the samples the
@@ -345,8 +347,8 @@ func (o *observed) share(i int, c Check) float64 {
 	if c.Target == TargetSync {
 		// The sum of the shares, as diff's SyncShare sums them.
 		sync := 0.0
-		for _, b := range diff.Buckets {
-			if b != diff.CPU {
+		for _, b := range rules.Buckets {
+			if b != rules.CPU {
 				sync += share(o.Buckets[b], o.Total)
 			}
 		}
@@ -363,8 +365,8 @@ func (o *observed) value(i int, c Check) float64 {
 		return o.Buckets[c.Bucket]
 	case TargetSync:
 		v := 0.0
-		for _, b := range diff.Buckets {
-			if b != diff.CPU {
+		for _, b := range rules.Buckets {
+			if b != rules.CPU {
 				v += o.Buckets[b]
 			}
 		}
@@ -532,7 +534,7 @@ func (g *Gate) observations() (sides [2][]observed, empty []string, emptySide, e
 // mergedShares is check c's share of each merged side: from the diff for
 // buckets and sync, so the gate's merged shares are diff's to the last
 // digit, and from the summed matches for method checks.
-func (g *Gate) mergedShares(d *diff.Result, i int, c Check, totals [2]float64) (base, new float64) {
+func (g *Gate) mergedShares(d *result.Result, i int, c Check, totals [2]float64) (base, new float64) {
 	switch c.Target {
 	case TargetBucket:
 		for _, b := range d.Buckets {

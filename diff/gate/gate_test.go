@@ -21,6 +21,8 @@ import (
 	"github.com/profdiff/profdiff/diff/internal/fixture"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -30,32 +32,32 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestSynthStacksClassify(t *testing.T) {
-	rs := diff.DefaultRules()
+	rs := rules.Default()
 	for b, st := range synthStacks {
-		if got, _ := diff.ClassifyStack(rs, st, profile.KindWall); got != diff.Bucket(b) {
-			t.Errorf("stack %d classified %s, want %s", b, got, diff.Bucket(b))
+		if got, _ := diff.ClassifyStack(rs, st, profile.KindWall); got != rules.Bucket(b) {
+			t.Errorf("stack %d classified %s, want %s", b, got, rules.Bucket(b))
 		}
 	}
 	// The gate's bucket shares are the engine's.
 	rng := rand.New(rand.NewSource(1))
 	l := defaultSynth().draw(rng, "x")
 	a := diff.NewAnalyzer(diff.Options{})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()
 	g := New(Options{Checks: mustChecks("cpu=+0pp", "wait=+0pp", "lock-contention=+0pp", "gc=+0pp", "io=+0pp", "syscall=+0pp", "sync=+0pp")})
-	if err := g.Add(diff.Base, l); err != nil {
+	if err := g.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Add(diff.New, l); err != nil {
+	if err := g.Add(result.New, l); err != nil {
 		t.Fatal(err)
 	}
 	r, err := g.Report()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, b := range diff.Buckets {
+	for i, b := range rules.Buckets {
 		if c := r.Checks[i]; c.Name != b.String() || c.Base != top.Buckets[b].Share || c.Delta != 0 {
 			t.Errorf("check %d = %+v, want %s at %v", i, c, b, top.Buckets[b].Share)
 		}
@@ -100,10 +102,10 @@ func TestGateAgreesWithDiff(t *testing.T) {
 		a := diff.NewAnalyzer(opts)
 		for side, srcs := range sides {
 			for _, l := range srcs {
-				if err := g.Add(diff.Side(side), l); err != nil {
+				if err := g.Add(result.Side(side), l); err != nil {
 					t.Fatal(err)
 				}
-				if err := a.Add(diff.Side(side), l); err != nil {
+				if err := a.Add(result.Side(side), l); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -142,7 +144,7 @@ func TestGateAgreesWithDiff(t *testing.T) {
 		for side, srcs := range sides {
 			for j, l := range srcs {
 				one := diff.NewAnalyzer(opts)
-				if err := one.Add(diff.Base, l); err != nil {
+				if err := one.Add(result.Base, l); err != nil {
 					t.Fatal(err)
 				}
 				top := one.Top()
@@ -153,8 +155,8 @@ func TestGateAgreesWithDiff(t *testing.T) {
 				if side == 1 {
 					obs = r.Checks[2].NewProfiles
 				}
-				if j < len(obs) && obs[j] != top.Buckets[diff.LockContention].Share {
-					t.Errorf("%+v: %s lock-contention observation %v, its own diff %v", opts, l.Source, obs[j], top.Buckets[diff.LockContention].Share)
+				if j < len(obs) && obs[j] != top.Buckets[rules.LockContention].Share {
+					t.Errorf("%+v: %s lock-contention observation %v, its own diff %v", opts, l.Source, obs[j], top.Buckets[rules.LockContention].Share)
 				}
 			}
 		}
@@ -217,7 +219,7 @@ func TestPowerProfiles(t *testing.T) {
 		rng := rand.New(rand.NewSource(11))
 		fails := 0
 		for range trials {
-			r, err := runSynth(rng, Options{}, 5, base, base.shift(diff.LockContention, d))
+			r, err := runSynth(rng, Options{}, 5, base, base.shift(rules.LockContention, d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -241,7 +243,7 @@ func scenario(t *testing.T, n int) *Report {
 	rng := rand.New(rand.NewSource(3))
 	checks := Merge(DefaultChecks(), mustChecks("gc=+25%", `sync\.\(\*Mutex\)\.Lock=+1pp`, "main\\.logLine=+50%"))
 	base := defaultSynth()
-	r, err := runSynth(rng, Options{Checks: checks}, n, base, base.shift(diff.LockContention, 0.03))
+	r, err := runSynth(rng, Options{Checks: checks}, n, base, base.shift(rules.LockContention, 0.03))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,12 +341,12 @@ func TestThreeProfilesTooFewForManyChecks(t *testing.T) {
 func TestMixedSampleTypes(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	g := New(Options{})
-	if err := g.Add(diff.Base, defaultSynth().draw(rng, "wall.pb.gz")); err != nil {
+	if err := g.Add(result.Base, defaultSynth().draw(rng, "wall.pb.gz")); err != nil {
 		t.Fatal(err)
 	}
 	l := defaultSynth().draw(rng, "cpu.pb.gz")
 	l.Profile.SampleType[1] = &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"}
-	err := g.Add(diff.New, l)
+	err := g.Add(result.New, l)
 	var st *diff.SampleTypeError
 	if err == nil || !strings.Contains(err.Error(), "sample types differ") || !errors.As(err, &st) || st.Has != "samples/count, cpu/nanoseconds" {
 		t.Errorf("mixed sample types: %v", err)
@@ -355,7 +357,7 @@ func TestFocusRemovingEverything(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	g := New(Options{Analysis: diff.Options{Focus: regexp.MustCompile(`^nothing$`)}})
 	for side := range 2 {
-		if err := g.Add(diff.Side(side), defaultSynth().draw(rng, "a.pb.gz")); err != nil {
+		if err := g.Add(result.Side(side), defaultSynth().draw(rng, "a.pb.gz")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -369,11 +371,11 @@ func TestFocusRemovingEverything(t *testing.T) {
 // others is left out with a warning that says so.
 func TestEmptyProfilesWithoutFilters(t *testing.T) {
 	empty := func(name string) *profile.Loaded {
-		return &profile.Loaded{Source: name, Format: "pprof", Kind: profile.KindWall, Profile: synthProfile([diff.NumBuckets]int64{})}
+		return &profile.Loaded{Source: name, Format: "pprof", Kind: profile.KindWall, Profile: synthProfile([rules.NumBuckets]int64{})}
 	}
 	g := New(Options{})
 	for side := range 2 {
-		if err := g.Add(diff.Side(side), empty("e.pb.gz")); err != nil {
+		if err := g.Add(result.Side(side), empty("e.pb.gz")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -384,12 +386,12 @@ func TestEmptyProfilesWithoutFilters(t *testing.T) {
 	g = New(Options{})
 	for side := range 2 {
 		for i := range 3 {
-			if err := g.Add(diff.Side(side), defaultSynth().draw(rng, fmt.Sprintf("%d.pb.gz", i))); err != nil {
+			if err := g.Add(result.Side(side), defaultSynth().draw(rng, fmt.Sprintf("%d.pb.gz", i))); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	g.Add(diff.New, empty("e.pb.gz"))
+	g.Add(result.New, empty("e.pb.gz"))
 	r, err := g.Report()
 	if err != nil {
 		t.Fatal(err)
@@ -469,10 +471,10 @@ func TestMethodCheckMatchesTheSamplesSpelling(t *testing.T) {
 		{"main;Foo(int) 10\nmain;Bar 90\n", "main;Foo 50\nmain;Bar 50\n", 0.1, 0, Pass},
 	} {
 		g := New(Options{Checks: mustChecks(`^Foo\(int\)$=+1pp`)})
-		if err := g.Add(diff.Base, load("base.folded", tc.base)); err != nil {
+		if err := g.Add(result.Base, load("base.folded", tc.base)); err != nil {
 			t.Fatal(err)
 		}
-		if err := g.Add(diff.New, load("new.folded", tc.new)); err != nil {
+		if err := g.Add(result.New, load("new.folded", tc.new)); err != nil {
 			t.Fatal(err)
 		}
 		r, err := g.Report()

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -77,7 +78,7 @@ func stuck(i int, c Check, sides [2][]observed) bool {
 // dropped where it selects what lock-contention selects); a check given
 // explicitly that cannot be evaluated is an ErrCannotEvaluate. notes say
 // which checks compare absolute values, and why.
-func (g *Gate) plan(k profile.Kind, d *diff.Result, sides [2][]observed) ([]planned, []string, error) {
+func (g *Gate) plan(k profile.Kind, d *result.Result, sides [2][]observed) ([]planned, []string, error) {
 	var n [2]int
 	var dur [2]float64 // seconds
 	snapshot := k == profile.KindGoroutine || k == profile.KindHeap
@@ -124,7 +125,7 @@ func (g *Gate) plan(k profile.Kind, d *diff.Result, sides [2][]observed) ([]plan
 			return nil, nil, fmt.Errorf("%w: %s: %s; write %s=2x or %s=+50%% to compare its %s instead of its share, or capture %s",
 				ErrCannotEvaluate, c.String(), p.why, c.Name(), c.Name(), what, captureInstead(k, c.Name()))
 		}
-		if c.Target == TargetBucket && c.Bucket == diff.LockContention {
+		if c.Target == TargetBucket && c.Bucket == rules.LockContention {
 			lockStuck = true
 		}
 		if timed {
@@ -147,7 +148,7 @@ func (g *Gate) plan(k profile.Kind, d *diff.Result, sides [2][]observed) ([]plan
 // kind k never record, so that it could never fail: the classifier files
 // every sample of a mutex profile under lock-contention.
 func impossible(k profile.Kind, c Check) error {
-	if k == profile.KindMutex && c.Target == TargetBucket && c.Bucket != diff.LockContention {
+	if k == profile.KindMutex && c.Target == TargetBucket && c.Bucket != rules.LockContention {
 		return fmt.Errorf("%w: %s: mutex profiles record only lock contention, never %s; capture block profiles or wall-clock (fgprof) profiles to gate %s",
 			ErrCannotEvaluate, c.String(), c.Name(), c.Name())
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/gate/gatetest"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -51,7 +51,7 @@ func gateOn(t *testing.T, sides [2][]*profile.Loaded, checks ...string) (*Report
 	g := New(opts)
 	for side, list := range sides {
 		for _, l := range list {
-			if err := g.Add(diff.Side(side), l); err != nil {
+			if err := g.Add(result.Side(side), l); err != nil {
 				t.Fatal(err)
 			}
 		}

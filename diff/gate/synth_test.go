@@ -7,14 +7,15 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
-	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
 // synthStacks are one stack (leaf first) per bucket of a small Go service,
-// in diff.Buckets order, each classified by the built-in rules into that
+// in rules.Buckets order, each classified by the built-in rules into that
 // bucket (TestSynthStacksClassify checks).
-var synthStacks = [diff.NumBuckets][]string{
+var synthStacks = [rules.NumBuckets][]string{
 	{"main.compute", "main.handle", "main.worker", "runtime.goexit"},
 	{"runtime.gopark", "runtime.chanrecv", "runtime.chanrecv1", "main.waitForWork", "main.worker", "runtime.goexit"},
 	{"runtime.gopark", "runtime.semacquire1", "internal/sync.runtime_SemacquireMutex", "internal/sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock", "main.(*cache).get", "main.handle", "main.worker", "runtime.goexit"},
@@ -23,16 +24,16 @@ var synthStacks = [diff.NumBuckets][]string{
 	{"syscall.Syscall", "syscall.write", "os.(*File).Write", "main.logLine", "main.handle", "main.worker", "runtime.goexit"},
 }
 
-var testRules = diff.DefaultRules()
+var testRules = rules.Default()
 
 // synthShares are the true bucket shares of the synthetic service.
-var synthShares = [diff.NumBuckets]float64{0.50, 0.30, 0.02, 0.05, 0.10, 0.03}
+var synthShares = [rules.NumBuckets]float64{0.50, 0.30, 0.02, 0.05, 0.10, 0.03}
 
 // synthConfig draws profiles of the synthetic service: each profile's true
 // shares are the given ones times a run-to-run factor exp(N(0, Jitter))
 // (renormalized), and Samples samples are drawn from them.
 type synthConfig struct {
-	Shares  [diff.NumBuckets]float64
+	Shares  [rules.NumBuckets]float64
 	Samples int
 	Jitter  float64
 }
@@ -42,25 +43,25 @@ func defaultSynth() synthConfig {
 }
 
 // shift returns c with d (a share, e.g. 0.01 for 1pp) moved from cpu to b.
-func (c synthConfig) shift(b diff.Bucket, d float64) synthConfig {
+func (c synthConfig) shift(b rules.Bucket, d float64) synthConfig {
 	c.Shares[b] += d
-	c.Shares[diff.CPU] -= d
+	c.Shares[rules.CPU] -= d
 	return c
 }
 
 // draw makes one profile, fgprof-like (wall-clock, 10ms per sample).
 func (c synthConfig) draw(rng *rand.Rand, source string) *profile.Loaded {
-	var w [diff.NumBuckets]float64
+	var w [rules.NumBuckets]float64
 	sum := 0.0
 	for i, s := range c.Shares {
 		w[i] = s * math.Exp(rng.NormFloat64()*c.Jitter)
 		sum += w[i]
 	}
-	var counts [diff.NumBuckets]int64
+	var counts [rules.NumBuckets]int64
 	for range c.Samples {
 		u := rng.Float64() * sum
 		i := 0
-		for ; i < diff.NumBuckets-1 && u >= w[i]; i++ {
+		for ; i < rules.NumBuckets-1 && u >= w[i]; i++ {
 			u -= w[i]
 		}
 		counts[i]++
@@ -70,7 +71,7 @@ func (c synthConfig) draw(rng *rand.Rand, source string) *profile.Loaded {
 
 // synthProfile builds a wall-clock profile with counts[b] samples on the
 // stack of bucket b.
-func synthProfile(counts [diff.NumBuckets]int64) *pprofile.Profile {
+func synthProfile(counts [rules.NumBuckets]int64) *pprofile.Profile {
 	p := &pprofile.Profile{
 		SampleType:    []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "time", Unit: "nanoseconds"}},
 		PeriodType:    &pprofile.ValueType{Type: "wallclock", Unit: "nanoseconds"},
@@ -112,7 +113,7 @@ func runSynth(rng *rand.Rand, opts Options, n int, base, new synthConfig) (*Repo
 	g := New(opts)
 	for side, c := range []synthConfig{base, new} {
 		for i := range n {
-			if err := g.Add(diff.Side(side), c.draw(rng, fmt.Sprintf("%s-%d.pb.gz", diff.Side(side), i+1))); err != nil {
+			if err := g.Add(result.Side(side), c.draw(rng, fmt.Sprintf("%s-%d.pb.gz", result.Side(side), i+1))); err != nil {
 				return nil, err
 			}
 		}
@@ -151,6 +152,6 @@ func isBucketName(s string) bool {
 	if s == SyncName {
 		return true
 	}
-	_, err := diff.ParseBucket(s)
+	_, err := rules.ParseBucket(s)
 	return err == nil
 }

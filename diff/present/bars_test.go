@@ -5,8 +5,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // points are a chart's points as "series · label: y".
@@ -24,9 +25,9 @@ func points(c *report.Chart) []string {
 // with one unknown there is none (a bar of nothing would read as zero).
 func TestBucketChartsRates(t *testing.T) {
 	rate := func(v float64) *float64 { return &v }
-	r := &diff.Result{Analysis: diff.Analysis{RateUnit: "cores"}, Buckets: []diff.BucketRow{
-		{Bucket: diff.CPU, Base: 0.9, New: 0.8, Values: diff.Values{BaseRate: rate(1.8), NewRate: rate(1.2)}},
-		{Bucket: diff.LockContention, Base: 0.1, New: 0.2, Values: diff.Values{BaseRate: rate(0.2), NewRate: rate(0.3)}},
+	r := &result.Result{Analysis: result.Analysis{RateUnit: "cores"}, Buckets: []result.BucketRow{
+		{Bucket: rules.CPU, Base: 0.9, New: 0.8, Values: result.Values{BaseRate: rate(1.8), NewRate: rate(1.2)}},
+		{Bucket: rules.LockContention, Base: 0.1, New: 0.2, Values: result.Values{BaseRate: rate(0.2), NewRate: rate(0.3)}},
 	}}
 	blocks := bucketCharts(r)
 	if len(blocks) != 2 {
@@ -47,7 +48,7 @@ func TestBucketChartsRates(t *testing.T) {
 	if n := len(bucketCharts(r)); n != 1 {
 		t.Errorf("%d charts with a rate unknown, want 1", n)
 	}
-	if bucketCharts(&diff.Result{}) != nil {
+	if bucketCharts(&result.Result{}) != nil {
 		t.Error("charts of a result with no buckets")
 	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // The report's call tree is the engine's: node for node, children in the
@@ -16,18 +18,18 @@ func TestFlameIsTheTree(t *testing.T) {
 	if !ok || f.Sides != 2 || f.Measure != report.Measure(r.Normalize) || f.Unit != r.Unit || f.Labels != [2]string{"base", "new"} {
 		t.Fatalf("flame %+v", f)
 	}
-	if len(f.Buckets) != diff.NumBuckets || f.Buckets[diff.LockContention] != "lock-contention" {
+	if len(f.Buckets) != rules.NumBuckets || f.Buckets[rules.LockContention] != "lock-contention" {
 		t.Errorf("buckets %q", f.Buckets)
 	}
 	nodes, splits := 0, 0
-	var same func(n *diff.CallNode, m *report.Node)
-	same = func(n *diff.CallNode, m *report.Node) {
+	var same func(n *result.CallNode, m *report.Node)
+	same = func(n *result.CallNode, m *report.Node) {
 		nodes++
 		if m.Name != n.Name || m.Total != n.Total || m.Self != n.Self || m.Bucket != int(n.Bucket) || m.Other != n.Other || len(m.Children) != len(n.Children) || len(m.Split) != len(n.Buckets) {
 			t.Fatalf("node %+v is not %+v", m, n)
 		}
 		for i, s := range m.Split {
-			if i > 0 && s.Bucket <= m.Split[i-1].Bucket || s.Value != n.Buckets[diff.Bucket(s.Bucket)] {
+			if i > 0 && s.Bucket <= m.Split[i-1].Bucket || s.Value != n.Buckets[rules.Bucket(s.Bucket)] {
 				t.Fatalf("%s: split %+v, want %v in bucket order", n.Name, m.Split, n.Buckets)
 			}
 			splits++

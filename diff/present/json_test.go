@@ -9,6 +9,7 @@ import (
 	"github.com/profdiff/profdiff/diff/internal/fixture"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // The JSON values of a diff and a top listing encode as the results do,
@@ -52,7 +53,7 @@ func TestJSONIsTheResult(t *testing.T) {
 // the result.
 func TestReportForWritesTheReport(t *testing.T) {
 	r, top := fixture.SynthPair(t)
-	diffs := map[string]*diff.Result{"synth pair": r, "dotnet": dotnetResult(t, diff.Options{Top: -1})}
+	diffs := map[string]*result.Result{"synth pair": r, "dotnet": dotnetResult(t, diff.Options{Top: -1})}
 	for _, s := range synths {
 		diffs[s.name] = s.r()
 	}
@@ -64,7 +65,7 @@ func TestReportForWritesTheReport(t *testing.T) {
 			}
 		}
 	}
-	for name, top := range map[string]*diff.TopResult{"synth base": top, "mutex synth": topSynth(), "dotnet": dotnetTop(t)} {
+	for name, top := range map[string]*result.TopResult{"synth base": top, "mutex synth": topSynth(), "dotnet": dotnetTop(t)} {
 		for _, f := range []render.Format{render.CSV, render.JSON, render.Table, render.Markdown} {
 			want := write(t, Top(top), f, render.Options{})
 			if got := write(t, TopFor(top, f.Parts()), f, render.Options{}); got != want {

@@ -13,27 +13,29 @@ import (
 	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // dotnetResult is the diff of the .NET 10 → 11 pair (fixture.Dotnet).
-func dotnetResult(t *testing.T, opts diff.Options) *diff.Result { return fixture.Dotnet(t, opts) }
+func dotnetResult(t *testing.T, opts diff.Options) *result.Result { return fixture.Dotnet(t, opts) }
 
 // dotnetTop is the top 8 of the pair's .NET 11 side.
-func dotnetTop(t *testing.T) *diff.TopResult { return fixture.DotnetTop(t, diff.Options{Top: 8}) }
+func dotnetTop(t *testing.T) *result.TopResult { return fixture.DotnetTop(t, diff.Options{Top: 8}) }
 
 // diffTo writes the report of r in format f, built for that format's
 // parts as the command builds it.
-func diffTo(w io.Writer, r *diff.Result, f render.Format) error {
+func diffTo(w io.Writer, r *result.Result, f render.Format) error {
 	return render.Report(w, DiffFor(r, f.Parts()), f)
 }
 
 // topTo is diffTo for a top listing.
-func topTo(w io.Writer, t *diff.TopResult, f render.Format) error {
+func topTo(w io.Writer, t *result.TopResult, f render.Format) error {
 	return render.Report(w, TopFor(t, f.Parts()), f)
 }
 
 // rulesTo writes the rule table in format f.
-func rulesTo(w io.Writer, rules []*diff.Rule, f render.Format) error {
+func rulesTo(w io.Writer, rules []*rules.Rule, f render.Format) error {
 	return render.Report(w, Rules(rules), f)
 }
 
@@ -62,7 +64,7 @@ func TestGoldenDiff(t *testing.T) {
 		golden(t, "diff.dotnet."+string(f)+".golden", buf.Bytes())
 	}
 	var buf bytes.Buffer
-	if err := diffTo(&buf, dotnetResult(t, diff.Options{By: diff.ByDecider, Cum: false, Top: 6}), render.Markdown); err != nil {
+	if err := diffTo(&buf, dotnetResult(t, diff.Options{By: result.ByDecider, Cum: false, Top: 6}), render.Markdown); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "diff.dotnet.by-decider.top6.markdown.golden", buf.Bytes())
@@ -79,9 +81,9 @@ func TestGoldenTop(t *testing.T) {
 }
 
 func TestGoldenRules(t *testing.T) {
-	rules := diff.DefaultRules().Rules
-	var goRules []*diff.Rule
-	for _, r := range rules {
+	all := rules.Default().Rules
+	var goRules []*rules.Rule
+	for _, r := range all {
 		if r.Runtime == "go" {
 			goRules = append(goRules, r)
 		}
@@ -126,7 +128,7 @@ func TestJSONSchema(t *testing.T) {
 	if doc.SampleType != "samples/count" || doc.Base.Samples != 10000 || doc.Base.Unit != "count" || len(doc.Base.Sources) != 1 {
 		t.Errorf("header = %+v", doc)
 	}
-	if len(doc.Buckets) != diff.NumBuckets || doc.Buckets[2].Bucket != "lock-contention" {
+	if len(doc.Buckets) != rules.NumBuckets || doc.Buckets[2].Bucket != "lock-contention" {
 		t.Errorf("buckets = %+v", doc.Buckets)
 	}
 	found := false
@@ -156,7 +158,7 @@ func TestCSVIsRectangular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1+diff.NumBuckets+15 {
+	if len(recs) != 1+rules.NumBuckets+15 {
 		t.Errorf("%d records, want header + 6 buckets + 15 methods", len(recs))
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -17,8 +18,8 @@ import (
 func ptr(v float64) *float64 { return &v }
 
 // vals are a row's values over 10 s per side in unit, with rates.
-func vals(base, new float64, unit, rateUnit string) diff.Values {
-	v := diff.Values{BaseValue: base, NewValue: new, Unit: unit, RateUnit: rateUnit}
+func vals(base, new float64, unit, rateUnit string) result.Values {
+	v := result.Values{BaseValue: base, NewValue: new, Unit: unit, RateUnit: rateUnit}
 	if rateUnit != "" {
 		scale := 1e-10 // per second of 10 s, in seconds for nanoseconds
 		if unit != "nanoseconds" {
@@ -29,8 +30,8 @@ func vals(base, new float64, unit, rateUnit string) diff.Values {
 	return v
 }
 
-func summary(src string, total float64, unit string, records int64, rate *float64) diff.SideSummary {
-	s := diff.SideSummary{Sources: []string{src}, Total: total, Unit: unit, Samples: records, Records: records, Profiles: 1, TotalRate: rate}
+func summary(src string, total float64, unit string, records int64, rate *float64) result.SideSummary {
+	s := result.SideSummary{Sources: []string{src}, Total: total, Unit: unit, Samples: records, Records: records, Profiles: 1, TotalRate: rate}
 	if rate != nil {
 		s.DurationNanos = 10e9
 	}
@@ -39,55 +40,55 @@ func summary(src string, total float64, unit string, records int64, rate *float6
 
 // bucketRows are the six buckets with values in unit: per bucket base
 // and new value; shares are of the sides' totals.
-func bucketRows(base, new [diff.NumBuckets]float64, unit, rateUnit string) []diff.BucketRow {
+func bucketRows(base, new [rules.NumBuckets]float64, unit, rateUnit string) []result.BucketRow {
 	var tb, tn float64
 	for i := range base {
 		tb, tn = tb+base[i], tn+new[i]
 	}
-	rows := make([]diff.BucketRow, diff.NumBuckets)
-	for i, b := range diff.Buckets {
-		rows[i] = diff.BucketRow{Bucket: b, Base: base[i] / tb, New: new[i] / tn, Delta: new[i]/tn - base[i]/tb, Values: vals(base[i], new[i], unit, rateUnit)}
+	rows := make([]result.BucketRow, rules.NumBuckets)
+	for i, b := range rules.Buckets {
+		rows[i] = result.BucketRow{Bucket: b, Base: base[i] / tb, New: new[i] / tn, Delta: new[i]/tn - base[i]/tb, Values: vals(base[i], new[i], unit, rateUnit)}
 	}
 	return rows
 }
 
 // mutexSynth is a mutex diff whose contention grew from 23 ms to 34.2 s
 // over 10 s per side: shares stay 100%, the rates tell.
-func mutexSynth() *diff.Result {
+func mutexSynth() *result.Result {
 	const long = "github.com/profdiff/profdiff/workloads/jsonserver.(*waitRegistry).acquire"
-	return &diff.Result{
-		Analysis: diff.Analysis{SampleType: "delay/nanoseconds", Kind: profile.KindMutex, Meaning: diff.MeaningDelay, By: diff.ByCaller, ByDefault: true,
-			Normalize: diff.NormalizeRate, Unit: "nanoseconds", RateUnit: "s/s"},
+	return &result.Result{
+		Analysis: result.Analysis{SampleType: "delay/nanoseconds", Kind: profile.KindMutex, Meaning: result.MeaningDelay, By: result.ByCaller, ByDefault: true,
+			Normalize: result.NormalizeRate, Unit: "nanoseconds", RateUnit: "s/s"},
 		Base:    summary("base/mutex.pb.gz", 23e6, "nanoseconds", 40, ptr(0.0023)),
 		New:     summary("new/mutex.pb.gz", 34.2e9, "nanoseconds", 9000, ptr(3.42)),
 		Buckets: bucketRows([6]float64{0, 0, 23e6, 0, 0, 0}, [6]float64{0, 0, 34.2e9, 0, 0, 0}, "nanoseconds", "s/s"),
-		Methods: []diff.MethodRow{
-			{Name: long, Bucket: diff.LockContention, BucketShare: 1, Base: 0, New: 0.97, Delta: 0.97, Note: "new", Values: vals(0, 33.2e9, "nanoseconds", "s/s")},
-			{Name: "main.main.func1", Bucket: diff.LockContention, BucketShare: 1, Base: 1, New: 0.03, Delta: -0.97, Note: "43x rate", Values: vals(23e6, 1e9, "nanoseconds", "s/s")},
+		Methods: []result.MethodRow{
+			{Name: long, Bucket: rules.LockContention, BucketShare: 1, Base: 0, New: 0.97, Delta: 0.97, Note: "new", Values: vals(0, 33.2e9, "nanoseconds", "s/s")},
+			{Name: "main.main.func1", Bucket: rules.LockContention, BucketShare: 1, Base: 1, New: 0.03, Delta: -0.97, Note: "43x rate", Values: vals(23e6, 1e9, "nanoseconds", "s/s")},
 		},
-		Detail: diff.Detail{Peek: []diff.PeekRow{{Name: "sync.(*Mutex).Unlock", Values: vals(23e6, 34.2e9, "nanoseconds", "s/s"),
-			Callers: []diff.PeekEdge{{Name: long, Values: vals(0, 33.2e9, "nanoseconds", "s/s")}, {Name: "main.main.func1", Values: vals(23e6, 1e9, "nanoseconds", "s/s")}},
-			Callees: []diff.PeekEdge{{Name: "internal/sync.(*Mutex).unlockSlow", Values: vals(1e6, 2e9, "nanoseconds", "s/s")}}}}},
+		Detail: result.Detail{Peek: []result.PeekRow{{Name: "sync.(*Mutex).Unlock", Values: vals(23e6, 34.2e9, "nanoseconds", "s/s"),
+			Callers: []result.PeekEdge{{Name: long, Values: vals(0, 33.2e9, "nanoseconds", "s/s")}, {Name: "main.main.func1", Values: vals(23e6, 1e9, "nanoseconds", "s/s")}},
+			Callees: []result.PeekEdge{{Name: "internal/sync.(*Mutex).unlockSlow", Values: vals(1e6, 2e9, "nanoseconds", "s/s")}}}}},
 	}
 }
 
 // wallSynth is a wall-clock diff in threads, methods by caller, one of
 // which spans two buckets.
-func wallSynth() *diff.Result {
+func wallSynth() *result.Result {
 	b, n := [6]float64{600, 2500, 20, 30, 800, 50}, [6]float64{550, 2400, 480, 40, 820, 60}
-	m := diff.MethodRow{Name: "main.(*server).handle", Bucket: diff.LockContention, BucketShare: 0.71, Base: 0.01, New: 0.11, Delta: 0.10, Note: "11x rate",
-		Values: vals(40, 500, "nanoseconds", "threads"), Buckets: map[diff.Bucket]diff.BucketSplit{diff.LockContention: {BaseValue: 10, NewValue: 380}, diff.Wait: {BaseValue: 30, NewValue: 120}}}
+	m := result.MethodRow{Name: "main.(*server).handle", Bucket: rules.LockContention, BucketShare: 0.71, Base: 0.01, New: 0.11, Delta: 0.10, Note: "11x rate",
+		Values: vals(40, 500, "nanoseconds", "threads"), Buckets: map[rules.Bucket]result.BucketSplit{rules.LockContention: {BaseValue: 10, NewValue: 380}, rules.Wait: {BaseValue: 30, NewValue: 120}}}
 	m.BaseRate, m.NewRate = ptr(0.4), ptr(5)
 	rows := bucketRows(b, n, "nanoseconds", "threads")
 	for i := range rows {
 		rows[i].BaseRate, rows[i].NewRate = ptr(b[i]/100), ptr(n[i]/100)
 	}
 	rows[4].Noisy = true
-	return &diff.Result{
-		Analysis: diff.Analysis{SampleType: "wall/nanoseconds", Kind: profile.KindWall, Meaning: diff.MeaningState, By: diff.ByCaller, ByDefault: true,
-			Normalize: diff.NormalizeRate, Unit: "nanoseconds", RateUnit: "threads"},
+	return &result.Result{
+		Analysis: result.Analysis{SampleType: "wall/nanoseconds", Kind: profile.KindWall, Meaning: result.MeaningState, By: result.ByCaller, ByDefault: true,
+			Normalize: result.NormalizeRate, Unit: "nanoseconds", RateUnit: "threads"},
 		Base: summary("base.wall.pb.gz", 4000, "nanoseconds", 4000, ptr(40)), New: summary("new.wall.pb.gz", 4350, "nanoseconds", 4350, ptr(43.5)),
-		Buckets: rows, Methods: []diff.MethodRow{m},
+		Buckets: rows, Methods: []result.MethodRow{m},
 		// Time apart from the buckets, as shares of all thread time.
 		Sched:   apartSynth(0.02, 0.05, 80, 230),
 		Unknown: apartSynth(0.10, 0.08, 450, 380),
@@ -96,39 +97,39 @@ func wallSynth() *diff.Result {
 
 // apartSynth is a row of time kept apart from the buckets, in threads
 // over wallSynth's 100 s.
-func apartSynth(base, new, bv, nv float64) *diff.SchedRow {
+func apartSynth(base, new, bv, nv float64) *result.SchedRow {
 	v := vals(bv, nv, "nanoseconds", "threads")
 	v.BaseRate, v.NewRate = ptr(bv/100), ptr(nv/100)
-	return &diff.SchedRow{Base: base, New: new, Delta: new - base, Values: v}
+	return &result.SchedRow{Base: base, New: new, Delta: new - base, Values: v}
 }
 
 // cpuSynth is a CPU diff in cores, noted by share.
-func cpuSynth() *diff.Result {
-	return &diff.Result{
-		Analysis: diff.Analysis{SampleType: "cpu/nanoseconds", Kind: profile.KindCPU, Meaning: diff.MeaningCPU, By: diff.ByFrame, ByDefault: true,
-			Normalize: diff.NormalizeShare, Unit: "nanoseconds", RateUnit: "cores"},
+func cpuSynth() *result.Result {
+	return &result.Result{
+		Analysis: result.Analysis{SampleType: "cpu/nanoseconds", Kind: profile.KindCPU, Meaning: result.MeaningCPU, By: result.ByFrame, ByDefault: true,
+			Normalize: result.NormalizeShare, Unit: "nanoseconds", RateUnit: "cores"},
 		Base: summary("base.cpu.pb.gz", 10e9, "nanoseconds", 1000, ptr(1)), New: summary("new.cpu.pb.gz", 12e9, "nanoseconds", 1200, ptr(1.2)),
 		Buckets: bucketRows([6]float64{6e9, 0, 1e9, 1e9, 1e9, 1e9}, [6]float64{6e9, 0, 3e9, 1e9, 1e9, 1e9}, "nanoseconds", "cores"),
-		Methods: []diff.MethodRow{{Name: "runtime.lock2", Bucket: diff.LockContention, BucketShare: 1, Base: 0.1, New: 0.25, Delta: 0.15, Note: "3x rate",
+		Methods: []result.MethodRow{{Name: "runtime.lock2", Bucket: rules.LockContention, BucketShare: 1, Base: 0.1, New: 0.25, Delta: 0.15, Note: "3x rate",
 			Values: vals(1e9, 3e9, "nanoseconds", "cores")}},
 	}
 }
 
 // heapSynth is a heap diff in bytes, without durations.
-func heapSynth() *diff.Result {
-	return &diff.Result{
-		Analysis: diff.Analysis{SampleType: "inuse_space/bytes", Kind: profile.KindHeap, Meaning: diff.MeaningMemory, By: diff.ByFrame, ByDefault: true,
-			Normalize: diff.NormalizeValue, Unit: "bytes"},
+func heapSynth() *result.Result {
+	return &result.Result{
+		Analysis: result.Analysis{SampleType: "inuse_space/bytes", Kind: profile.KindHeap, Meaning: result.MeaningMemory, By: result.ByFrame, ByDefault: true,
+			Normalize: result.NormalizeValue, Unit: "bytes"},
 		Base: summary("base.heap.pb.gz", 12<<20, "bytes", 300, nil), New: summary("new.heap.pb.gz", 15<<20, "bytes", 320, nil),
 		Buckets: bucketRows([6]float64{12 << 20, 0, 0, 0, 0, 0}, [6]float64{14 << 20, 0, 1 << 20, 0, 0, 0}, "bytes", ""),
-		Methods: []diff.MethodRow{{Name: "encoding/json.(*decodeState).literalStore", Bucket: diff.CPU, BucketShare: 1, Base: 0.25, New: 0.4, Delta: 0.15, Note: "doubled",
+		Methods: []result.MethodRow{{Name: "encoding/json.(*decodeState).literalStore", Bucket: rules.CPU, BucketShare: 1, Base: 0.25, New: 0.4, Delta: 0.15, Note: "doubled",
 			Values: vals(3<<20, 6<<20, "bytes", "")}},
 	}
 }
 
 var synths = []struct {
 	name string
-	r    func() *diff.Result
+	r    func() *result.Result
 }{
 	{"mutex-synth.normalize-rate", mutexSynth},
 	{"wall-synth.by-caller.normalize-rate", wallSynth},
@@ -150,7 +151,7 @@ func TestGoldenSynth(t *testing.T) {
 	}
 }
 
-func renderDiff(t *testing.T, r *diff.Result, f render.Format, o render.Options) string {
+func renderDiff(t *testing.T, r *result.Result, f render.Format, o render.Options) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := render.Write(&buf, Diff(r), f, o); err != nil {
@@ -163,7 +164,7 @@ func renderDiff(t *testing.T, r *diff.Result, f render.Format, o render.Options)
 // only, CPU machinery for CPU, the absolute total for delay and heap.
 func TestHeadlines(t *testing.T) {
 	cases := []struct {
-		r       *diff.Result
+		r       *result.Result
 		want    []string
 		notWant []string
 	}{
@@ -210,15 +211,15 @@ func TestPeek(t *testing.T) {
 
 // topSynth is the new side of mutexSynth as `profdiff top` sees it:
 // shares beside rates, values in seconds, a peek section.
-func topSynth() *diff.TopResult {
+func topSynth() *result.TopResult {
 	d := mutexSynth()
-	t := &diff.TopResult{Analysis: d.Analysis, Sources: d.New.Sources, Total: d.New.Total, Unit: d.New.Unit, Samples: d.New.Samples, Records: d.New.Records,
+	t := &result.TopResult{Analysis: d.Analysis, Sources: d.New.Sources, Total: d.New.Total, Unit: d.New.Unit, Samples: d.New.Samples, Records: d.New.Records,
 		DurationNanos: d.New.DurationNanos, TotalRate: d.New.TotalRate}
 	for _, b := range d.Buckets {
-		t.Buckets = append(t.Buckets, diff.TopBucket{Bucket: b.Bucket, Share: b.New, Value: b.NewValue, Rate: b.NewRate})
+		t.Buckets = append(t.Buckets, result.TopBucket{Bucket: b.Bucket, Share: b.New, Value: b.NewValue, Rate: b.NewRate})
 	}
 	for _, m := range d.Methods {
-		t.Methods = append(t.Methods, diff.TopMethod{Name: m.Name, Bucket: m.Bucket, BucketShare: m.BucketShare, Share: m.New, Value: m.NewValue, Rate: m.NewRate})
+		t.Methods = append(t.Methods, result.TopMethod{Name: m.Name, Bucket: m.Bucket, BucketShare: m.BucketShare, Share: m.New, Value: m.NewValue, Rate: m.NewRate})
 	}
 	for _, p := range d.Peek {
 		// top's peek rows are the base side's: make the new side the base.

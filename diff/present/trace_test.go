@@ -8,6 +8,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/gotrace"
 )
@@ -51,10 +52,10 @@ func traceLoaded(t *testing.T, name string, sched, lock int64) *profile.Loaded {
 // row in CSV, "sched_latency" in JSON), never a bucket.
 func TestGoldenTrace(t *testing.T) {
 	a := diff.NewAnalyzer(diff.Options{Top: 5})
-	if err := a.Add(diff.Base, traceLoaded(t, "base.trace", 50, 300)); err != nil {
+	if err := a.Add(result.Base, traceLoaded(t, "base.trace", 50, 300)); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(diff.New, traceLoaded(t, "new.trace", 500, 900)); err != nil {
+	if err := a.Add(result.New, traceLoaded(t, "new.trace", 500, 900)); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Diff()
@@ -66,7 +67,7 @@ func TestGoldenTrace(t *testing.T) {
 		golden(t, "diff.trace-synth."+string(f)+".golden", buf.Bytes())
 	}
 	a = diff.NewAnalyzer(diff.Options{Top: 5})
-	if err := a.Add(diff.Base, traceLoaded(t, "new.trace", 500, 900)); err != nil {
+	if err := a.Add(result.Base, traceLoaded(t, "new.trace", 500, 900)); err != nil {
 		t.Fatal(err)
 	}
 	top := a.Top()

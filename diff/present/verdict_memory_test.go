@@ -14,6 +14,8 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -58,10 +60,10 @@ func TestDiffVerdictGoHeap(t *testing.T) {
 	heapGrowth(32)
 	nw := heapProfile(t, "new.heap.pb.gz")
 	a := diff.NewAnalyzer(diff.Options{})
-	if err := a.Add(diff.Base, base); err != nil {
+	if err := a.Add(result.Base, base); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(diff.New, nw); err != nil {
+	if err := a.Add(result.New, nw); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Diff()
@@ -100,7 +102,7 @@ func TestDiffVerdictParcaHeap(t *testing.T) {
 			"**Verdict:** Memory allocated by running code (`cpu`) grew from 49.1 MiB to 141 MiB per profile (3x).\n"},
 	} {
 		a := diff.NewAnalyzer(diff.Options{SampleIndex: c.index})
-		for side, files := range map[diff.Side][]string{diff.Base: c.base, diff.New: c.new} {
+		for side, files := range map[result.Side][]string{result.Base: c.base, result.New: c.new} {
 			for _, f := range files {
 				l, err := profile.Load(context.Background(), filepath.Join(dir, f), profile.Options{})
 				if err != nil {
@@ -119,10 +121,10 @@ func TestDiffVerdictParcaHeap(t *testing.T) {
 
 // Further changes of a heap diff are in memory too, with their machinery.
 func TestDiffVerdictMemoryAlso(t *testing.T) {
-	r := &diff.Result{Analysis: diff.Analysis{SampleType: "alloc_objects/count", Kind: profile.KindHeap, Meaning: diff.MeaningMemory},
-		Verdict: &diff.Verdict{Measure: diff.NormalizeValue, Grew: true,
-			Principal: &diff.VerdictChange{Bucket: diff.GC, VerdictSize: diff.VerdictSize{Base: 0.1, New: 0.3, Note: "3x", Values: vals(1000, 3000, "count", "")}},
-			Also:      []diff.VerdictChange{{Bucket: diff.IO, VerdictSize: diff.VerdictSize{Base: 0, New: 0.1, Note: "new", Values: vals(0, 1000, "count", "")}}},
+	r := &result.Result{Analysis: result.Analysis{SampleType: "alloc_objects/count", Kind: profile.KindHeap, Meaning: result.MeaningMemory},
+		Verdict: &result.Verdict{Measure: result.NormalizeValue, Grew: true,
+			Principal: &result.VerdictChange{Bucket: rules.GC, VerdictSize: result.VerdictSize{Base: 0.1, New: 0.3, Note: "3x", Values: vals(1000, 3000, "count", "")}},
+			Also:      []result.VerdictChange{{Bucket: rules.IO, VerdictSize: result.VerdictSize{Base: 0, New: 0.1, Note: "new", Values: vals(0, 1000, "count", "")}}},
 		}}
 	got := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{})
 	want := "Verdict: Objects allocated by the garbage collector (gc) grew from 1000 objects to 3000 objects (3x).\n" +

@@ -8,6 +8,8 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // The seed's verdict leads the text and Markdown diff: lock contention
@@ -49,16 +51,16 @@ func TestDiffVerdictRates(t *testing.T) {
 	v.BaseRate, v.NewRate = ptr(0.012), ptr(0.31)
 	fv := vals(0.1e9, 3e9, "nanoseconds", "s/s")
 	fv.BaseRate, fv.NewRate = ptr(0.01), ptr(0.3)
-	r := &diff.Result{Verdict: &diff.Verdict{Measure: diff.NormalizeRate, Grew: true,
-		Principal: &diff.VerdictChange{Bucket: diff.LockContention, VerdictSize: diff.VerdictSize{Base: 0.0027, New: 0.0486, Delta: 0.0459, Change: 0.298, Note: "26x", Values: v}},
-		Leaders:   []diff.VerdictFrame{{Name: "main.(*registry).acquire", Role: "caller", VerdictSize: diff.VerdictSize{Base: 0.002, New: 0.04, Delta: 0.038, Change: 0.29, Values: fv}}},
+	r := &result.Result{Verdict: &result.Verdict{Measure: result.NormalizeRate, Grew: true,
+		Principal: &result.VerdictChange{Bucket: rules.LockContention, VerdictSize: result.VerdictSize{Base: 0.0027, New: 0.0486, Delta: 0.0459, Change: 0.298, Note: "26x", Values: v}},
+		Leaders:   []result.VerdictFrame{{Name: "main.(*registry).acquire", Role: "caller", VerdictSize: result.VerdictSize{Base: 0.002, New: 0.04, Delta: 0.038, Change: 0.29, Values: fv}}},
 	}}
 	got := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{})
 	want := "Verdict: lock-contention grew from 0.27% to 4.86% (12 ms/s → 310 ms/s, 26x rate).\nLed by callers main.(*registry).acquire (+290 ms/s).\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	r.Verdict.Principal.Bucket, r.Verdict.Grew = diff.CPU, false
+	r.Verdict.Principal.Bucket, r.Verdict.Grew = rules.CPU, false
 	r.Verdict.Leaders = nil
 	if v := diffVerdict(r); v.Tone != report.ToneNone || !strings.Contains(write(t, &report.Report{Verdict: v}, render.Table, render.Options{}), "cpu fell from") {
 		t.Errorf("a cpu fall: %+v", v)
@@ -67,11 +69,11 @@ func TestDiffVerdictRates(t *testing.T) {
 
 // Nothing changed: one short sentence (and the caveats).
 func TestDiffVerdictNoChange(t *testing.T) {
-	r := &diff.Result{Verdict: &diff.Verdict{NoChange: true}}
+	r := &result.Result{Verdict: &result.Verdict{NoChange: true}}
 	if got := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}); got != "Verdict: No change beyond noise.\n" {
 		t.Errorf("got %q", got)
 	}
-	if diffVerdict(&diff.Result{}) != nil {
+	if diffVerdict(&result.Result{}) != nil {
 		t.Error("a result without a verdict has a verdict paragraph")
 	}
 }
@@ -81,12 +83,12 @@ func TestDiffVerdictNoChange(t *testing.T) {
 func TestDiffVerdictDelay(t *testing.T) {
 	v := vals(1.56e6, 228e6, "nanoseconds", "s/s")
 	v.BaseRate, v.NewRate = ptr(0.00135), ptr(0.224)
-	r := &diff.Result{Analysis: diff.Analysis{Meaning: diff.MeaningDelay}, Verdict: &diff.Verdict{Measure: diff.NormalizeRate, Grew: true,
-		Principal: &diff.VerdictChange{Bucket: diff.LockContention, VerdictSize: diff.VerdictSize{Base: 1, New: 1, Change: 0.222, Note: "166x", Values: v}}}}
+	r := &result.Result{Analysis: result.Analysis{Meaning: result.MeaningDelay}, Verdict: &result.Verdict{Measure: result.NormalizeRate, Grew: true,
+		Principal: &result.VerdictChange{Bucket: rules.LockContention, VerdictSize: result.VerdictSize{Base: 1, New: 1, Change: 0.222, Note: "166x", Values: v}}}}
 	if got, want := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}), "Verdict: lock-contention grew from 1.35 ms/s to 224 ms/s (166x rate).\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	r.Verdict.Measure = diff.NormalizeValue
+	r.Verdict.Measure = result.NormalizeValue
 	r.Verdict.Principal.BaseRate, r.Verdict.Principal.NewRate = nil, nil
 	if got, want := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{}), "Verdict: lock-contention grew from 1.56 ms to 228 ms (166x value).\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -97,10 +99,10 @@ func TestDiffVerdictDelay(t *testing.T) {
 // word for word: the terminal's verdict sentences without "Verdict:" and
 // line breaks. The result itself is left as it is.
 func TestVerdictSummaryIsTheParagraph(t *testing.T) {
-	results := map[string]*diff.Result{
+	results := map[string]*result.Result{
 		"seed": dotnetResult(t, diff.Options{}),
-		"no change": {Verdict: &diff.Verdict{NoChange: true, Measure: diff.NormalizeShare,
-			Caveats: []diff.Caveat{{Code: diff.CaveatFewSamples, Text: "few samples (base 12, new 14)"}}}},
+		"no change": {Verdict: &result.Verdict{NoChange: true, Measure: result.NormalizeShare,
+			Caveats: []result.Caveat{{Code: result.CaveatFewSamples, Text: "few samples (base 12, new 14)"}}}},
 	}
 	for name, r := range results {
 		text := write(t, &report.Report{Verdict: diffVerdict(r)}, render.Table, render.Options{})

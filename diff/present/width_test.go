@@ -9,6 +9,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // The reports of diff, top and rules laid out in a narrow terminal, in
@@ -36,7 +37,7 @@ func TestWidth(t *testing.T) {
 	reports := map[string]*report.Report{
 		"diff dotnet": Diff(dotnetResult(t, diff.Options{Top: -1})),
 		"top dotnet":  Top(dotnetTop(t)),
-		"rules":       Rules(diff.DefaultRules().Rules),
+		"rules":       Rules(rules.Default().Rules),
 	}
 	for _, s := range synths {
 		reports["diff "+s.name] = Diff(s.r())

@@ -28,6 +28,8 @@ import (
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )
@@ -234,13 +236,13 @@ func TestBrowserDiffFlame(t *testing.T) {
 	setSelect(t, p, "width", "larger")
 
 	// Bucket filter: only frames holding lock contention remain.
-	setSelect(t, p, "bucket", fmt.Sprint(int(diff.LockContention)))
+	setSelect(t, p, "bucket", fmt.Sprint(int(rules.LockContention)))
 	fs = frames(t, p)
 	if findFrame(fs, waitAndAcquire) == nil || findFrame(fs, socketEvents) != nil {
 		t.Errorf("lock-contention filter: %s drawn %v, %s drawn %v", waitAndAcquire, findFrame(fs, waitAndAcquire) != nil, socketEvents, findFrame(fs, socketEvents) != nil)
 	}
 	for _, fr := range fs {
-		if !holdsBucket(f.Tree, fr.Name, diff.LockContention) {
+		if !holdsBucket(f.Tree, fr.Name, rules.LockContention) {
 			t.Errorf("lock-contention filter draws %s, which holds none", fr.Name)
 		}
 	}
@@ -290,7 +292,7 @@ func TestBrowserDiffFlame(t *testing.T) {
 	}
 	p.Eval(`profdiff.search("")`, nil)
 	p.Eval(`profdiff.reset()`, nil)
-	setSelect(t, p, "bucket", strconv.Itoa(int(diff.Syscall)))
+	setSelect(t, p, "bucket", strconv.Itoa(int(rules.Syscall)))
 	if p.Eval(`document.querySelector(".flame .status").textContent`, &status); status != "no samples to draw in syscall" {
 		t.Errorf("the seed's syscall bucket (empty) shows %q", status)
 	}
@@ -311,7 +313,7 @@ func setSelect(t *testing.T, p *browser.Page, label, value string) {
 }
 
 // holdsBucket reports whether some node named name has a value in b.
-func holdsBucket(n *report.Node, name string, b diff.Bucket) bool {
+func holdsBucket(n *report.Node, name string, b rules.Bucket) bool {
 	if n.Name == name {
 		if len(n.Split) == 0 && n.Bucket == int(b) {
 			return true
@@ -449,11 +451,11 @@ func goroutineProfile(t *testing.T, name string, parked int) *profile.Loaded {
 func TestBrowserGoProfile(t *testing.T) {
 	base, new := goroutineProfile(t, "base.pb.gz", 0), goroutineProfile(t, "new.pb.gz", 20)
 	a := diff.NewAnalyzer(treeOpts(diff.Options{}))
-	if err := a.Add(diff.Base, base); err != nil {
+	if err := a.Add(result.Base, base); err != nil {
 		t.Fatal(err)
 	}
 	top := present.Top(a.Top())
-	if err := a.Add(diff.New, new); err != nil {
+	if err := a.Add(result.New, new); err != nil {
 		t.Fatal(err)
 	}
 	for name, r := range map[string]*report.Report{"top": top, "diff": present.Diff(a.Diff())} {

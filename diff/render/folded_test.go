@@ -15,6 +15,7 @@ import (
 	"github.com/profdiff/profdiff/diff/internal/fixture"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -23,9 +24,9 @@ func renderFolded(t *testing.T, r interface{}, f Format, o Options) []byte {
 	var buf bytes.Buffer
 	var err error
 	switch r := r.(type) {
-	case *diff.Result:
+	case *result.Result:
 		err = Write(&buf, present.Diff(r), f, o)
-	case *diff.TopResult:
+	case *result.TopResult:
 		err = Write(&buf, present.Top(r), f, o)
 	}
 	if err != nil {
@@ -36,7 +37,7 @@ func renderFolded(t *testing.T, r interface{}, f Format, o Options) []byte {
 
 // net11Top is the top listing of the seed's new side with its call tree
 // (subtrees narrower than treeMin merged).
-func net11Top(t *testing.T, treeMin float64) *diff.TopResult {
+func net11Top(t *testing.T, treeMin float64) *result.TopResult {
 	return fixture.DotnetTop(t, diff.Options{CallTree: true, TreeMin: treeMin})
 }
 
@@ -107,7 +108,7 @@ func checkFoldedSide(t *testing.T, name string, b []byte, tree *report.Node, sid
 		t.Fatal(err)
 	}
 	a := diff.NewAnalyzer(diff.Options{CallTree: true})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	back := treePaths(treeOf(present.Top(a.Top())), 0)
@@ -186,7 +187,7 @@ func TestFoldedGoCPU(t *testing.T) {
 		t.Skipf("no usable CPU profile (%d bytes, x=%d): %v", buf.Len(), x, err)
 	}
 	a := diff.NewAnalyzer(diff.Options{CallTree: true})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Skipf("CPU profile: %v", err)
 	}
 	top := a.Top()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/present"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
 )
@@ -14,16 +15,16 @@ import (
 // bigPair is the synthetic pair of cmd/benchcmp and diff's benchmarks
 // (200,000 stacks a side), diffed as the html format asks (call tree,
 // TreeMin); built once.
-var bigPair = sync.OnceValue(func() *diff.Result { return synthPair(treeOpts(diff.Options{})) })
+var bigPair = sync.OnceValue(func() *result.Result { return synthPair(treeOpts(diff.Options{})) })
 
 // foldedPair is bigPair diffed as the folded formats ask (every stack,
 // as the profiles named its frames, unbuilt); built once.
-var foldedPair = sync.OnceValue(func() *diff.Result {
+var foldedPair = sync.OnceValue(func() *result.Result {
 	return synthPair(diff.Options{CallTree: true, TreeFrames: true, TreeStacks: true})
 })
 
 // synthPair diffs the synthetic pair with opts.
-func synthPair(opts diff.Options) *diff.Result {
+func synthPair(opts diff.Options) *result.Result {
 	const stacks = 200_000
 	a := diff.NewAnalyzer(opts)
 	for i, side := range []synth.Side{synth.Base, synth.New} {
@@ -31,7 +32,7 @@ func synthPair(opts diff.Options) *diff.Result {
 		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
 		p := synth.Generate(cfg)
 		l := &profile.Loaded{Source: fmt.Sprintf("synth-%d", i), Format: "pprof", Kind: profile.DetectKind(p), Profile: p}
-		if err := a.Add(diff.Side(i), l); err != nil {
+		if err := a.Add(result.Side(i), l); err != nil {
 			panic(err)
 		}
 	}
@@ -58,7 +59,7 @@ func BenchmarkJSON(b *testing.B) {
 	})
 }
 
-func benchFormat(b *testing.B, f Format, r *diff.Result) {
+func benchFormat(b *testing.B, f Format, r *result.Result) {
 	b.ResetTimer()
 	var n countWriter
 	for b.Loop() {

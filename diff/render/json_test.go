@@ -8,6 +8,8 @@ import (
 	"github.com/profdiff/profdiff/diff/internal/fixture"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // writeJSON streams the method rows; what it writes is what encoding the
@@ -19,7 +21,7 @@ func TestWriteJSONIsTheEncoder(t *testing.T) {
 		t.Fatalf("%d and %d method rows, want a few hundred", len(r.Methods), len(top.Methods))
 	}
 	odd := *r
-	odd.Methods = append([]diff.MethodRow(nil), r.Methods[:3]...)
+	odd.Methods = append([]result.MethodRow(nil), r.Methods[:3]...)
 	odd.Methods[0].Name = "\n  \"methods\": []"
 	odd.Methods[1].Note = "]\n  \"methods\": [],"
 	one := *r
@@ -27,17 +29,17 @@ func TestWriteJSONIsTheEncoder(t *testing.T) {
 	none := *r
 	none.Methods = nil
 	empty := *top
-	empty.Methods = []diff.TopMethod{}
+	empty.Methods = []result.TopMethod{}
 	values := map[string]any{"diff": r, "top": top, "odd names": &odd, "one row": &one, "no rows": &none, "empty top": &empty,
-		"the rule table": diff.DefaultRules().Rules, "dotnet": fixture.Dotnet(t, diff.Options{Top: -1})}
+		"the rule table": rules.Default().Rules, "dotnet": fixture.Dotnet(t, diff.Options{Top: -1})}
 	for name, v := range values {
 		// The report's JSON value (package present's) is the result
 		// wrapped with its rows, which must encode as the result does.
 		w := v
 		switch v := v.(type) {
-		case *diff.Result:
+		case *result.Result:
 			w = present.DiffFor(v, report.PartJSON).JSON
-		case *diff.TopResult:
+		case *result.TopResult:
 			w = present.TopFor(v, report.PartJSON).JSON
 		}
 		var want, got bytes.Buffer

@@ -8,8 +8,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/internal/golden"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads"
 	"github.com/profdiff/profdiff/workloads/loadgen"
@@ -28,8 +28,8 @@ func sampleSweep() []workloads.SweepRow {
 		if non2xx > 0 {
 			r.Load.Non2xx["503"] = non2xx
 		}
-		r.Buckets[diff.CPU] = 1 - lock - wait - gc
-		r.Buckets[diff.LockContention], r.Buckets[diff.Wait], r.Buckets[diff.GC] = lock, wait, gc
+		r.Buckets[rules.CPU] = 1 - lock - wait - gc
+		r.Buckets[rules.LockContention], r.Buckets[rules.Wait], r.Buckets[rules.GC] = lock, wait, gc
 		return r
 	}
 	return workloads.SweepRows([]*workloads.Result{

@@ -24,7 +24,7 @@ func run(t *testing.T, name string) *result.TopResult {
 	l := fixture.Load(t, fixture.Path("testdata/dotnet/"+name))
 	l.Source = "testdata/dotnet/" + name
 	a := diff.NewAnalyzer(diff.Options{Top: -1})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	return a.Top()

@@ -32,6 +32,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/gotrace"
 )
@@ -52,7 +53,7 @@ type Input struct {
 type Options struct {
 	// Rules classify samples that carry no bucket label; nil: the
 	// built-in rules.
-	Rules *diff.RuleSet
+	Rules *rules.Set
 	// Stacks is how many stacks each site keeps, largest first
 	// (0: DefaultStacks).
 	Stacks int
@@ -75,7 +76,7 @@ const (
 // no table; Notes say what each side lacked.
 func Analyze(sides [][]Input, opts Options) *result.Wait {
 	if opts.Rules == nil {
-		opts.Rules = diff.DefaultRules()
+		opts.Rules = rules.Default()
 	}
 	if opts.Stacks <= 0 {
 		opts.Stacks = DefaultStacks

@@ -20,6 +20,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	diffresult "github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/workloads/child"
 	"github.com/profdiff/profdiff/workloads/loadgen"
@@ -499,15 +501,15 @@ func TestGlobalLockContends(t *testing.T) {
 		}
 
 		a := diff.NewAnalyzer(diff.Options{Cum: true, Top: -1})
-		if err := a.Add(diff.Base, base.wall); err != nil {
+		if err := a.Add(diffresult.Base, base.wall); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Add(diff.New, gl.wall); err != nil {
+		if err := a.Add(diffresult.New, gl.wall); err != nil {
 			t.Fatal(err)
 		}
 		r := a.Diff()
 		for _, b := range r.Buckets {
-			if b.Bucket == diff.LockContention {
+			if b.Bucket == rules.LockContention {
 				t.Logf("wall-clock lock-contention share: baseline %.2f%%, global-lock %.2f%%", 100*b.Base, 100*b.New)
 				if b.New <= b.Base {
 					bad = append(bad, fmt.Sprintf("wall-clock lock-contention share did not grow: %.4f → %.4f", b.Base, b.New))

@@ -14,6 +14,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/jfr"
 )
@@ -78,36 +80,36 @@ func TestWallClassified(t *testing.T) {
 	t.Parallel()
 	l := load(t, jfr.ShapesRecording(t))
 	a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall-samples"})
-	got := map[string]map[diff.Bucket]float64{}
+	got := map[string]map[rules.Bucket]float64{}
 	a.OnSample(func(s *diff.Sample) {
 		for _, id := range s.Stack {
 			for _, fn := range []string{"Shapes.sleeper", "Shapes.runner"} {
 				if a.MethodName(id) == fn {
 					if got[fn] == nil {
-						got[fn] = map[diff.Bucket]float64{}
+						got[fn] = map[rules.Bucket]float64{}
 					}
 					got[fn][s.Bucket] += s.Value
 				}
 			}
 		}
 	})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	sleeper, runner := got["Shapes.sleeper"], got["Shapes.runner"]
-	if sleeper[diff.Wait] == 0 || sleeper[diff.CPU] != 0 || runner[diff.CPU] == 0 || len(runner) != 1 {
+	if sleeper[rules.Wait] == 0 || sleeper[rules.CPU] != 0 || runner[rules.CPU] == 0 || len(runner) != 1 {
 		t.Errorf("wall samples by bucket: sleeper %v, runner %v; want the sleeper's all wait, the runner's all cpu", sleeper, runner)
 	}
 }
 
 // bucketSums classifies the sample type of a loaded profile by profdiff's
 // rules and sums its values by bucket.
-func bucketSums(t *testing.T, l *profile.Loaded, typ string) map[diff.Bucket]float64 {
+func bucketSums(t *testing.T, l *profile.Loaded, typ string) map[rules.Bucket]float64 {
 	t.Helper()
 	a := diff.NewAnalyzer(diff.Options{SampleIndex: typ})
-	out := map[diff.Bucket]float64{}
+	out := map[rules.Bucket]float64{}
 	a.OnSample(func(s *diff.Sample) { out[s.Bucket] += s.Value })
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -127,10 +129,10 @@ func TestThreadTimeSocketRead(t *testing.T) {
 	l := load(t, path)
 	tot := typeTotals(l)
 	reads := float64(tot["socket-read/nanoseconds"])
-	io := bucketSums(t, l, "thread-time")[diff.IO]
+	io := bucketSums(t, l, "thread-time")[rules.IO]
 	const nativePeriod, javaPeriod = 20e6, 10e6 // profile.jfc's
 	native := bucketSums(t, l, "native-samples")
-	nativeIO := native[diff.IO] * nativePeriod
+	nativeIO := native[rules.IO] * nativePeriod
 	// About 750 ms of reads; a loaded machine starts the JVM late.
 	if reads < 0.2e9 || nativeIO < 0.1*reads {
 		t.Fatalf("socket reads %.0f ms and io native samples %.0f ms: want reads of 200 ms or more, sampled", reads/1e6, nativeIO/1e6)
@@ -138,7 +140,7 @@ func TestThreadTimeSocketRead(t *testing.T) {
 	var events float64 // the I/O events' durations in io
 	for _, typ := range []string{"socket-read", "socket-write", "file-read", "file-write"} {
 		if tot[typ+"/nanoseconds"] > 0 {
-			events += bucketSums(t, l, typ)[diff.IO]
+			events += bucketSums(t, l, typ)[rules.IO]
 		}
 	}
 	inside := float64(jfr.NativeSamplesInWaits(t, path)) * nativePeriod
@@ -147,12 +149,12 @@ func TestThreadTimeSocketRead(t *testing.T) {
 	// not io, or an execution sample is io (none or a few).
 	var slack float64
 	for b, n := range native {
-		if b != diff.IO {
+		if b != rules.IO {
 			slack += n * nativePeriod
 		}
 	}
 	if tot["execution-samples/count"] > 0 {
-		slack += bucketSums(t, l, "execution-samples")[diff.IO] * javaPeriod
+		slack += bucketSums(t, l, "execution-samples")[rules.IO] * javaPeriod
 	}
 	t.Logf("thread-time io %.0f ms: I/O events %.0f ms (socket reads %.0f ms), io native samples %.0f ms, %.0f ms of them inside the events", io/1e6, events/1e6, reads/1e6, nativeIO/1e6, inside/1e6)
 	if inside <= slack {
@@ -177,14 +179,14 @@ func TestSleepRegression(t *testing.T) {
 	// blocked, unknown) are not among a side's samples: count them.
 	var apart int64
 	a.OnSample(func(s *diff.Sample) {
-		if s.Side == diff.New && s.Apart != diff.InBucket {
+		if s.Side == result.New && s.Apart != diff.InBucket {
 			apart += s.Count
 		}
 	})
-	if err := a.Add(diff.Base, base); err != nil {
+	if err := a.Add(result.Base, base); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Add(diff.New, next); err != nil {
+	if err := a.Add(result.New, next); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Diff()
@@ -194,13 +196,13 @@ func TestSleepRegression(t *testing.T) {
 	// (idle threads park in wait): in a run where the sleeping build also
 	// did a little more cpu (0.515 -> 0.557 threads, once), wait's growth
 	// comes second, in Also.
-	var wait *diff.VerdictChange
-	var leaders []diff.VerdictFrame
-	if v != nil && v.Principal != nil && v.Principal.Bucket == diff.Wait {
+	var wait *result.VerdictChange
+	var leaders []result.VerdictFrame
+	if v != nil && v.Principal != nil && v.Principal.Bucket == rules.Wait {
 		wait, leaders = v.Principal, v.Leaders
 	} else if v != nil {
 		for i := range v.Also {
-			if v.Also[i].Bucket == diff.Wait {
+			if v.Also[i].Bucket == rules.Wait {
 				wait, leaders = &v.Also[i], v.Also[i].Leaders
 			}
 		}
@@ -216,7 +218,7 @@ func TestSleepRegression(t *testing.T) {
 		t.Errorf("new side: %d samples and %d kept apart; want its %d thread-time events (at least the 120 sleeps)", r.New.Samples, apart, eventsOf(next, "thread-time"))
 	}
 	top := diff.NewAnalyzer(diff.Options{SampleIndex: "sleep"})
-	if err := top.Add(diff.Base, next); err != nil {
+	if err := top.Add(result.Base, next); err != nil {
 		t.Fatal(err)
 	}
 	if n := top.Top().Samples; n != 120 {
@@ -270,11 +272,11 @@ func TestAsyncProfilerMonitorTurns(t *testing.T) {
 			var lock, all float64
 			a.OnSample(func(s *diff.Sample) {
 				all += s.Value
-				if s.Bucket == diff.LockContention {
+				if s.Bucket == rules.LockContention {
 					lock += s.Value
 				}
 			})
-			if err := a.Add(diff.Base, l); err != nil {
+			if err := a.Add(result.Base, l); err != nil {
 				t.Fatal(err)
 			}
 			blocked, samples := jfr.MonitorTurnsBlocked(t, path)
@@ -295,7 +297,7 @@ func TestAsyncProfilerMonitorTurns(t *testing.T) {
 func jdkWaitsStayWait(t *testing.T, l *profile.Loaded) {
 	t.Helper()
 	a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
-	got := map[diff.Bucket]float64{}
+	got := map[rules.Bucket]float64{}
 	a.OnSample(func(s *diff.Sample) {
 		for _, id := range s.Stack {
 			if n := a.MethodName(id); n == "java.lang.Object.wait" || n == "java.lang.ref.Reference.waitForReferencePendingList" {
@@ -304,10 +306,10 @@ func jdkWaitsStayWait(t *testing.T, l *profile.Loaded) {
 			}
 		}
 	})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
-	if got[diff.Wait] == 0 || len(got) != 1 {
+	if got[rules.Wait] == 0 || len(got) != 1 {
 		t.Errorf("the JDK's waiting methods' wall time by bucket: %v; want all wait", got)
 	}
 }
@@ -347,7 +349,7 @@ func TestAsyncProfilerIdleCollector(t *testing.T) {
 	for _, name := range []string{"ap4.2.1-wall", "ap4.2.1-all"} {
 		l := load(t, filepath.Join("testdata", name+".jfr"))
 		a := diff.NewAnalyzer(diff.Options{SampleIndex: "wall"})
-		got := map[diff.Bucket]float64{}
+		got := map[rules.Bucket]float64{}
 		a.OnSample(func(s *diff.Sample) {
 			for _, id := range s.Stack {
 				if n := a.MethodName(id); strings.HasPrefix(n, "G1") && strings.HasSuffix(n, "Thread::run_service") {
@@ -356,10 +358,10 @@ func TestAsyncProfilerIdleCollector(t *testing.T) {
 				}
 			}
 		})
-		if err := a.Add(diff.Base, l); err != nil {
+		if err := a.Add(result.Base, l); err != nil {
 			t.Fatal(err)
 		}
-		if got[diff.Wait] < 3e9 || len(got) != 1 {
+		if got[rules.Wait] < 3e9 || len(got) != 1 {
 			t.Errorf("%s: G1's concurrent threads' wall time by bucket %v; want only wait (over 3 s)", name, got)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/nettrace"
 )
@@ -56,7 +57,7 @@ func checkLoaded(t *testing.T, data []byte) {
 		return
 	}
 	a := diff.NewAnalyzer(diff.Options{Top: -1})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		return
 	}
 	r := a.Top()

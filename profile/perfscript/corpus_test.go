@@ -23,6 +23,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/perfscript"
 )
@@ -392,7 +394,7 @@ func TestCollapsedTwinsDiffToNothing(t *testing.T) {
 				if side == 1 {
 					labelCommRoots(l.Profile)
 				}
-				if err := a.Add(diff.Side(side), l); err != nil {
+				if err := a.Add(result.Side(side), l); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -435,12 +437,12 @@ func TestCommDecidesNoBucket(t *testing.T) {
 	a.OnSample(func(s *diff.Sample) {
 		if a.MethodName(s.Stack[len(s.Stack)-1]) == "sleep" {
 			sleep += s.Value
-			if s.Bucket == diff.Wait {
+			if s.Bucket == rules.Wait {
 				wait += s.Value
 			}
 		}
 	})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("comm sleep: %.0f of %.0f page faults wait", wait, sleep)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 
@@ -41,7 +42,7 @@ func TestOffCPUBlockDevice(t *testing.T) {
 	t.Parallel()
 	text := recordDisk(t)
 	l := loadText(t, text)
-	rs := diff.DefaultRules()
+	rs := rules.Default()
 	seen := 0
 	for _, s := range l.Profile.Sample {
 		var names []string
@@ -61,10 +62,10 @@ func TestOffCPUBlockDevice(t *testing.T) {
 		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || fb[0] != "io" {
 			t.Errorf("a switch-out in %s has fallback %v, want io (prev_state D): %s", names[at], fb, strings.Join(names, ";"))
 		}
-		if b, _ := diff.ClassifyStack(rs, names, l.Kind); b != diff.IO {
+		if b, _ := diff.ClassifyStack(rs, names, l.Kind); b != rules.IO {
 			t.Errorf("%s, want io: %s", b, strings.Join(names, ";"))
 		}
-		if b, dec := diff.ClassifyStack(rs, names[:at+1], l.Kind); b != diff.IO || dec != at {
+		if b, dec := diff.ClassifyStack(rs, names[:at+1], l.Kind); b != rules.IO || dec != at {
 			t.Errorf("the stack up to %s is %s (decided at %d), want io decided by it: %s", names[at], b, dec, strings.Join(names[:at+1], ";"))
 		}
 	}
@@ -88,7 +89,7 @@ func TestOffCPUVforkWait(t *testing.T) {
 	}
 	text := perfScript(t, data, "--show-switch-events")
 	l := loadText(t, text)
-	rs := diff.DefaultRules()
+	rs := rules.Default()
 	seen := 0
 	for _, s := range l.Profile.Sample {
 		var names []string
@@ -106,7 +107,7 @@ func TestOffCPUVforkWait(t *testing.T) {
 		if fb := s.Label[profile.LabelFallback]; len(fb) != 1 || fb[0] != "io" {
 			t.Errorf("a vfork wait has fallback %v, want io (prev_state D)", fb)
 		}
-		if b, _ := diff.ClassifyStack(rs, names, l.Kind); b != diff.Wait {
+		if b, _ := diff.ClassifyStack(rs, names, l.Kind); b != rules.Wait {
 			t.Errorf("%s, want wait: %s", b, strings.Join(names, ";"))
 		}
 	}

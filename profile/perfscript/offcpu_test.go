@@ -19,6 +19,8 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/perfscript"
 )
@@ -27,7 +29,7 @@ import (
 // script printed and what the program measured, in nanoseconds.
 type offcpuRun struct {
 	text string
-	want map[diff.Bucket]float64
+	want map[rules.Bucket]float64
 }
 
 // buildOffCPU compiles the test program once per test binary, with frame
@@ -71,8 +73,8 @@ func recordIn(dir, bin string, prog, record []string) (offcpuRun, string, error)
 	if err := perfRecord(data, &stdout, &stderr, slices.Concat(record, []string{"--", bin}, prog)...); err != nil {
 		return offcpuRun{}, fmt.Sprintf("perf cannot record here (%v): %s", err, firstLine(stderr.String())), nil
 	}
-	want := map[diff.Bucket]float64{}
-	names := map[string]diff.Bucket{"wait": diff.Wait, "lock": diff.LockContention, "io": diff.IO}
+	want := map[rules.Bucket]float64{}
+	names := map[string]rules.Bucket{"wait": rules.Wait, "lock": rules.LockContention, "io": rules.IO}
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -192,14 +194,14 @@ func loadText(t *testing.T, text string) *profile.Loaded {
 
 // topBuckets classifies a loaded profile's sample type through the diff
 // engine and returns its bucket values and scheduler latency.
-func topBuckets(t *testing.T, l *profile.Loaded, index string) (map[diff.Bucket]float64, float64, string) {
+func topBuckets(t *testing.T, l *profile.Loaded, index string) (map[rules.Bucket]float64, float64, string) {
 	t.Helper()
 	a := diff.NewAnalyzer(diff.Options{Top: -1, SampleIndex: index})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
 	r := a.Top()
-	got := map[diff.Bucket]float64{}
+	got := map[rules.Bucket]float64{}
 	for _, b := range r.Buckets {
 		got[b.Bucket] = b.Value
 	}
@@ -216,18 +218,18 @@ func topBuckets(t *testing.T, l *profile.Loaded, index string) (map[diff.Bucket]
 // woken thread waits for a CPU or is preempted inside its call, which the
 // recording keeps apart (13 ms of a 111 ms recv on a loaded CI machine).
 // It returns the mismatches.
-func checkBuckets(t *testing.T, got, want map[diff.Bucket]float64, sched float64) []string {
+func checkBuckets(t *testing.T, got, want map[rules.Bucket]float64, sched float64) []string {
 	t.Helper()
 	var bad []string
-	for _, b := range []diff.Bucket{diff.Wait, diff.LockContention, diff.IO} {
+	for _, b := range []rules.Bucket{rules.Wait, rules.LockContention, rules.IO} {
 		g, w := got[b], want[b]
 		t.Logf("%-16s recorded %8.3f ms, measured %8.3f ms", b, g/1e6, w/1e6)
 		if math.Abs(g-w) > 0.05*w+sched {
 			bad = append(bad, fmt.Sprintf("%s: off-CPU %.3f ms, the program measured %.3f ms (more than 5%% apart, scheduler latency %.3f ms)", b, g/1e6, w/1e6, sched/1e6))
 		}
 	}
-	if got[diff.CPU] > 0.05*(want[diff.Wait]+want[diff.LockContention]+want[diff.IO]) {
-		bad = append(bad, fmt.Sprintf("cpu holds %.3f ms of off-CPU time", got[diff.CPU]/1e6))
+	if got[rules.CPU] > 0.05*(want[rules.Wait]+want[rules.LockContention]+want[rules.IO]) {
+		bad = append(bad, fmt.Sprintf("cpu holds %.3f ms of off-CPU time", got[rules.CPU]/1e6))
 	}
 	return bad
 }
@@ -285,10 +287,10 @@ func TestOffCPUSystemWide(t *testing.T) {
 	}
 	l := loadText(t, run.text)
 	a := diff.NewAnalyzer(diff.Options{Top: -1, Focus: regexp.MustCompile(`^offcpu$`)})
-	if err := a.Add(diff.Base, l); err != nil {
+	if err := a.Add(result.Base, l); err != nil {
 		t.Fatal(err)
 	}
-	got := map[diff.Bucket]float64{}
+	got := map[rules.Bucket]float64{}
 	top := a.Top()
 	for _, b := range top.Buckets {
 		got[b.Bucket] = b.Value
@@ -373,13 +375,13 @@ func TestOffCPUCountedNeverCPU(t *testing.T) {
 	got, sched, _ := topBuckets(t, l, "")
 	all := float64(strings.Count(run.text, "sched:sched_switch:"))
 	sum := sched
-	for _, b := range diff.Buckets {
+	for _, b := range rules.Buckets {
 		t.Logf("%-16s %4.0f of %.0f switch-outs", b, got[b], all)
 		sum += got[b]
 	}
 	t.Logf("%-16s %4.0f of %.0f switch-outs", "sched", sched, all)
-	if got[diff.CPU] != 0 {
-		t.Errorf("cpu holds %.0f of %.0f counted switch-outs, want none", got[diff.CPU], all)
+	if got[rules.CPU] != 0 {
+		t.Errorf("cpu holds %.0f of %.0f counted switch-outs, want none", got[rules.CPU], all)
 	}
 	if sum != all {
 		t.Errorf("buckets and scheduler latency hold %.0f switch-outs, the text has %.0f", sum, all)
@@ -387,7 +389,7 @@ func TestOffCPUCountedNeverCPU(t *testing.T) {
 	if runnable := float64(strings.Count(run.text, "prev_state=R")); sched != runnable {
 		t.Errorf("scheduler latency holds %.0f switch-outs, the text has %.0f with prev_state R", sched, runnable)
 	}
-	if got[diff.Wait] == 0 || got[diff.LockContention] == 0 {
+	if got[rules.Wait] == 0 || got[rules.LockContention] == 0 {
 		t.Errorf("buckets %v: the program's sleeps and mutex waits are missing", got)
 	}
 }
@@ -536,8 +538,8 @@ func TestOffCPUBlockedNeverCPU(t *testing.T) {
 			}
 		}
 		got, sched, _ := topBuckets(t, l, "")
-		if got[diff.CPU] != 0 {
-			t.Errorf("cpu holds %.3f ms of off-CPU time, want none", got[diff.CPU]/1e6)
+		if got[rules.CPU] != 0 {
+			t.Errorf("cpu holds %.3f ms of off-CPU time, want none", got[rules.CPU]/1e6)
 		}
 		return checkBuckets(t, got, run.want, sched)
 	})
@@ -602,12 +604,12 @@ func TestOffCPUCorpusSwitches(t *testing.T) {
 		got, sched, _ := topBuckets(t, l, "sched:sched_switch")
 		all := float64(strings.Count(text, "sched:sched_switch:"))
 		sum := sched
-		for _, b := range diff.Buckets {
+		for _, b := range rules.Buckets {
 			sum += got[b]
 		}
-		t.Logf("%s: %.0f switch-outs: wait %.0f, io %.0f, sched %.0f", filepath.Base(file), all, got[diff.Wait], got[diff.IO], sched)
-		if got[diff.CPU] != 0 || sum != all {
-			t.Errorf("%s: cpu holds %.0f of %.0f switch-outs (buckets and scheduler latency %.0f), want none of them", file, got[diff.CPU], all, sum)
+		t.Logf("%s: %.0f switch-outs: wait %.0f, io %.0f, sched %.0f", filepath.Base(file), all, got[rules.Wait], got[rules.IO], sched)
+		if got[rules.CPU] != 0 || sum != all {
+			t.Errorf("%s: cpu holds %.0f of %.0f switch-outs (buckets and scheduler latency %.0f), want none of them", file, got[rules.CPU], all, sum)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/profile/synth"
@@ -57,7 +58,7 @@ func FuzzStreamDecoder(f *testing.F) {
 		// The walk checks the location ids the check pass left to it (a
 		// refusal there sends the profile to the model path too).
 		stream := diff.NewAnalyzer(diff.Options{Top: -1})
-		e2 := stream.AddInput(diff.Base, diff.StreamInput(d))
+		e2 := stream.AddInput(result.Base, diff.StreamInput(d))
 		if e2 == nil {
 			e2 = stream.Wait()
 		}
@@ -76,7 +77,7 @@ func FuzzStreamDecoder(f *testing.F) {
 			return // a registry reader sniffed it first, or a model-path check
 		}
 		model := diff.NewAnalyzer(diff.Options{Top: -1})
-		if e1 := model.Add(diff.Base, l); e1 != nil {
+		if e1 := model.Add(result.Base, l); e1 != nil {
 			t.Fatalf("Add: model %v, stream took it", e1)
 		}
 		jm, _ := json.Marshal(model.Top())
