@@ -1,11 +1,12 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
+	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile/producertest"
 )
 
@@ -18,20 +19,37 @@ import (
 // the main thread, with no thread states: the frames alone tell.
 func TestCProfileLockAndSleep(t *testing.T) {
 	dir := t.TempDir()
-	record := func(name, hold string) string {
+	// measured[side] is what the script measured: [waiting on the locks,
+	// sleeping], in nanoseconds.
+	var measured [2][2]float64
+	record := func(side int, name, hold string) string {
 		out := filepath.Join(dir, name)
-		producertest.CProfile(t, out, "locks.py", hold)
+		var lock, sleep float64
+		if _, err := fmt.Sscan(producertest.CProfile(t, out, "locks.py", hold), &lock, &sleep); err != nil {
+			t.Fatalf("locks.py printed no measurement: %v", err)
+		}
+		measured[side] = [2]float64{lock * 1e9, sleep * 1e9}
 		return out
 	}
-	r := diffOf(t, Options{Top: -1, By: result.ByFrame}, loadFile(t, record("base.prof", "0.05")), loadFile(t, record("new.prof", "0.1")))
-	for _, b := range []rules.Bucket{rules.Wait, rules.LockContention} {
-		row := r.Buckets[b]
-		// The lock's side also holds the wait for the holder thread to
-		// start (the hand-over), which varies with the machine's load:
-		// what the doubled hold adds is 50 ms.
-		if row.BaseValue < 45e6 || row.NewValue-row.BaseValue < 40e6 {
-			t.Errorf("%s: %.1f ms → %.1f ms, want at least the 50 ms hold, and 50 ms more", b, row.BaseValue/1e6, row.NewValue/1e6)
+	r := diffOf(t, Options{Top: -1, By: result.ByFrame}, loadFile(t, record(0, "base.prof", "0.05")), loadFile(t, record(1, "new.prof", "0.1")))
+	// lock-contention holds the two acquires the script timed (the
+	// hand-over to the holder thread, then the lock itself: at least the
+	// hold); wait holds the sleep, Thread.start's Event.wait and the join,
+	// so at least the timed sleep. cProfile's own overhead adds a little.
+	for side, value := range func() [2][2]float64 {
+		lc, w := r.Buckets[rules.LockContention], r.Buckets[rules.Wait]
+		return [2][2]float64{{lc.BaseValue, w.BaseValue}, {lc.NewValue, w.NewValue}}
+	}() {
+		lock, sleep := measured[side][0], measured[side][1]
+		if value[0] < 0.95*lock || value[0] > lock+5e6 {
+			t.Errorf("side %d: lock-contention %.1f ms, the script waited %.1f ms on the locks", side, value[0]/1e6, lock/1e6)
 		}
+		if value[1] < 0.95*sleep {
+			t.Errorf("side %d: wait %.1f ms, the script slept %.1f ms", side, value[1]/1e6, sleep/1e6)
+		}
+	}
+	if lock := measured[0][0]; lock < 45e6 {
+		t.Errorf("the base waited %.1f ms on the lock, less than its 50 ms hold", lock/1e6)
 	}
 	if cpu := r.Buckets[rules.CPU]; cpu.New > 0.05 {
 		t.Errorf("cpu share %.3f, want the waits nearly all", cpu.New)

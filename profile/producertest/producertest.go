@@ -63,9 +63,15 @@ func Callgrind(t testing.TB, out, bin string, opts []string, args ...string) {
 // cProfile into out: locks.py HOLD (the main thread waits HOLD seconds
 // for a threading.Lock another thread holds, then sleeps HOLD seconds) or
 // io.py WAIT (it waits in select and a selector, WAIT seconds each, for
-// data another thread sends, and receives it).
-func CProfile(t testing.TB, out, script string, args ...string) {
+// data another thread sends, and receives it). It returns what the script
+// printed (locks.py: the seconds it measured waiting on the locks and
+// sleeping).
+func CProfile(t testing.TB, out, script string, args ...string) string {
 	t.Helper()
 	Need(t, "python3")
-	Run(t, "python3", append([]string{"-m", "cProfile", "-o", out, filepath.Join(profileDir(t), "pstats", "testdata", script)}, args...)...)
+	b, err := exec.Command("python3", append([]string{"-m", "cProfile", "-o", out, filepath.Join(profileDir(t), "pstats", "testdata", script)}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("python3 -m cProfile %s: %v", script, err)
+	}
+	return string(b)
 }
