@@ -154,6 +154,31 @@ func TestHoldersFromTrace(t *testing.T) {
 // passed the value on. (The time C was runnable, waiting for a CPU, is its
 // own: on a loaded machine it is most of the rest.)
 func TestCriticalPathChain(t *testing.T) {
+	// On a loaded machine B's thread can be descheduled while its
+	// goroutine runs, which the trace shows as B working: such a recording
+	// is made again, three times at most, as the repository's other real
+	// recordings are.
+	var hold, pass float64
+	for attempt := 1; attempt <= 3; attempt++ {
+		hold, pass = chainShares(t)
+		if hold >= 0.8 && pass <= 0.2 {
+			return
+		}
+		t.Logf("attempt %d: holdSlow %.3f, passOn %.3f of C's waiting", attempt, hold, pass)
+	}
+	if hold < 0.8 {
+		t.Errorf("holdSlow charged %.3f of C's waiting, want ≥ 0.8", hold)
+	}
+	if pass > 0.2 {
+		t.Errorf("passOn (B) charged %.3f of C's waiting, want little", pass)
+	}
+}
+
+// chainShares records the chain program once and returns the shares of
+// C's waiting that C's critical path charges to holdSlow (A) and passOn
+// (B).
+func chainShares(t *testing.T) (hold, pass float64) {
+	t.Helper()
 	run := waittest.Program(t, "-mode", "chain", "-hold", "40ms")
 	ins := load(t, run, "trace.out")
 	r := wait.Analyze([][]wait.Input{ins}, wait.Options{})
@@ -188,14 +213,7 @@ func TestCriticalPathChain(t *testing.T) {
 	waited -= fn[wait.SchedFunction] - runnable
 	t.Logf("path of %s: elapsed %.3gs, C waited %.3gs (program measured %.3gs); functions %v; buckets %v",
 		p.Site, p.Elapsed[0]/1e9, waited/1e9, float64(run.Truth.ChanWaitNs)/1e9, p.Functions, p.Buckets)
-	if got := fn["main.holdSlow"] / waited; got < 0.8 {
-		t.Errorf("holdSlow charged %.3f of C's waiting, want ≥ 0.8", got)
-	}
-	// B's relay is short; on a loaded machine the trace shows it running
-	// longer (its thread descheduled while its goroutine runs).
-	if got := fn["main.passOn"] / waited; got > 0.2 {
-		t.Errorf("passOn (B) charged %.3f of C's waiting, want little", got)
-	}
+	return fn["main.holdSlow"] / waited, fn["main.passOn"] / waited
 }
 
 // TestWakerLabels: a profile whose samples carry profile.LabelWaker and
