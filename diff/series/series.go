@@ -76,6 +76,11 @@ var (
 	ErrTooFewSteps = errors.New("a series needs at least two steps, each with a profile")
 	// ErrMixed: the steps' profiles measure different things.
 	ErrMixed = errors.New("the steps' profiles have different sample types")
+	// ErrNoRate: rates were asked for and a profile has none (no
+	// duration, or a memory profile, whose values are not per second).
+	ErrNoRate = errors.New("a profile has no rate")
+	// ErrMeasure: a measure a series cannot judge on.
+	ErrMeasure = errors.New("a series is judged on share or rate")
 )
 
 // Step is one step of a series: its name and its profiles, each analysed
@@ -90,6 +95,14 @@ type Step struct {
 type Options struct {
 	Top    int    // method rows kept (0: DefaultTop; below 0: all)
 	Metric string // the name of the steps' Metric values
+	// Measure is what the steps are judged on: NormalizeAuto (the zero value) is
+	// the rate where every profile's rate is known, else the share;
+	// NormalizeShare is the share even where rates are known (for a
+	// bucket whose rate follows how much of the machine the process got,
+	// as a CPU profile's gc bucket does on a shared machine, while its
+	// share of the process's time is the workload's own); NormalizeRate
+	// insists on rates (ErrNoRate where a profile has none).
+	Measure result.Normalize
 }
 
 // Build judges the steps in order (see the package comment).
@@ -116,6 +129,17 @@ func Build(steps []Step, o Options) (*result.Series, error) {
 			b.rate = b.rate && r.TotalRate != nil && r.Meaning != result.MeaningMemory
 			b.weighted = b.weighted && r.DurationNanos > 0
 		}
+	}
+	switch o.Measure {
+	case result.NormalizeAuto:
+	case result.NormalizeShare:
+		b.rate = false
+	case result.NormalizeRate:
+		if !b.rate {
+			return nil, noRate(steps)
+		}
+	default:
+		return nil, fmt.Errorf("%w, not %s", ErrMeasure, o.Measure)
 	}
 	s := &result.Series{Analysis: first.Analysis, Measure: result.NormalizeShare, Metric: o.Metric}
 	if b.rate {
@@ -152,6 +176,18 @@ func Build(steps []Step, o Options) (*result.Series, error) {
 	}
 	s.Methods = keepChanged(mrows, o.Top, s)
 	return s, nil
+}
+
+// noRate names the first profile without a rate.
+func noRate(steps []Step) error {
+	for _, st := range steps {
+		for _, r := range st.Runs {
+			if r.TotalRate == nil || r.Meaning == result.MeaningMemory {
+				return fmt.Errorf("%w: %v in step %s", ErrNoRate, r.Sources, st.Name)
+			}
+		}
+	}
+	return ErrNoRate
 }
 
 // key names a row: a bucket (name "") or a method.
