@@ -169,6 +169,8 @@ func TestSeriesUsage(t *testing.T) {
 		{[]string{"series", "--metric", "rps=1,2,3", "a=" + net10, "b=" + net11}, "--metric has 3 values for 2 steps"},
 		{[]string{"series", "--flame", "a,b", "a=" + net10, "b=" + net11}, "--flame draws in the html page"},
 		{[]string{"series", "--format", "html", "--flame", "a,c", "a=" + net10, "b=" + net11}, `no step "c"`},
+		{[]string{"series", "--normalize", "value", "a=" + net10, "b=" + net11}, "--normalize is share or rate, not value"},
+		{[]string{"series", "--normalize", "rate", "a=" + net10, "b=" + net11}, "--normalize rate: a profile has no rate: [" + net10 + "] in step a"},
 	} {
 		_, stderr, code := profdiff(t, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
