@@ -19,10 +19,14 @@
 //     reported as every other bucket shrinking.
 //   - A change counts when it is large enough (the size rule: at least
 //     MinMove of the larger step's total and a ratio of MinRatio) and,
-//     where both steps have MinRuns profiles or more, a one-sided
-//     Mann–Whitney U test of the per-profile values (gate.GrowthP, in
-//     the direction of the change) finds it at Alpha after Holm's
-//     adjustment over the rows that pass the size rule at that step.
+//     where both steps have MinRuns profiles or more, a two-sided
+//     Mann–Whitney U test of the per-profile values finds it at Alpha
+//     after Holm's adjustment over the rows that pass the size rule at
+//     that step. Two-sided because, unlike the gate's check of a growth,
+//     a series looks for a change either way: its p is twice the gate's
+//     one-sided p (gate.GrowthP) in the direction the row moved, which
+//     alone would flag a step where nothing changed twice as often as
+//     Alpha says.
 //     With fewer profiles no test is run and the stricter threshold
 //     rule decides alone (ThresholdMove, ThresholdRatio); the step's
 //     Test says which.
@@ -48,8 +52,8 @@ import (
 // The rules Build applies.
 const (
 	// MinRuns is the fewest profiles a step (and the one before it) needs
-	// for the U test: with 5 against 5 the smallest one-sided p is
-	// 1/252 ≈ 0.004, which survives Holm's adjustment over a few rows;
+	// for the U test: with 5 against 5 the smallest two-sided p is
+	// 2/252 ≈ 0.008, which survives Holm's adjustment over up to 6 rows;
 	// 3 against 3 cannot reach 0.05 at all.
 	MinRuns = 5
 	// Alpha is the significance level of the U test.
@@ -421,6 +425,7 @@ func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bu
 			} else {
 				c.p, err = gate.GrowthP(cur, prev)
 			}
+			c.p = min(1, 2*c.p) // two-sided: see the package comment
 			if err != nil {
 				c.p = 1
 			}
