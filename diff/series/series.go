@@ -21,8 +21,8 @@
 //     MinMove of the larger step's total and a ratio of MinRatio) and,
 //     where both steps have MinRuns profiles or more, a two-sided
 //     Mann–Whitney U test of the per-profile values finds it at Alpha
-//     after Holm's adjustment over the rows that pass the size rule at
-//     that step. Two-sided because, unlike the gate's check of a growth,
+//     after Holm's adjustment over every bucket (for a bucket) or over
+//     the methods that pass the size rule at that step (for a method). Two-sided because, unlike the gate's check of a growth,
 //     a series looks for a change either way: its p is twice the gate's
 //     one-sided p (gate.GrowthP) in the direction the row moved, which
 //     alone would flag a step where nothing changed twice as often as
@@ -53,8 +53,9 @@ import (
 const (
 	// MinRuns is the fewest profiles a step (and the one before it) needs
 	// for the U test: with 5 against 5 the smallest two-sided p is
-	// 2/252 ≈ 0.008, which survives Holm's adjustment over up to 6 rows;
-	// 3 against 3 cannot reach 0.05 at all.
+	// 2/252 ≈ 0.008, which survives Holm's adjustment over the 6 buckets
+	// only when no run is out of place (7 against 7: 2/3432); 3 against
+	// 3 cannot reach 0.05 at all.
 	MinRuns = 5
 	// Alpha is the significance level of the U test.
 	Alpha = 0.05
@@ -172,8 +173,8 @@ func Build(steps []Step, o Options) (*result.Series, error) {
 			s.Steps[i].Test = result.TestU
 		}
 		mover := b.mover(i)
-		b.judge(s.Buckets, bucketKeys(s.Buckets), i, mover, tested)
-		b.judge(mrows, methodKeys(mrows), i, mover, tested)
+		b.judge(s.Buckets, bucketKeys(s.Buckets), i, mover, tested, len(s.Buckets))
+		b.judge(mrows, methodKeys(mrows), i, mover, tested, 0)
 		if sub := b.substitution(s, mrows, i); sub != nil {
 			s.Substitutions = append(s.Substitutions, result.SeriesSubstitution{Step: i, Name: steps[i].Name, Substitution: *sub})
 		}
@@ -397,8 +398,14 @@ func (b *builder) rowBucket(k key) rules.Bucket {
 }
 
 // judge finds the changes that count at step i among rows (keys ks) and
-// appends them to the rows.
-func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bucket, tested bool) {
+// appends them to the rows. Holm's adjustment is over family rows, or
+// over the rows that pass the size rule where that is more: the buckets
+// pass all of theirs, a family fixed before the data is seen (the size
+// rule picks rows by the same data the test reads, so a family of its
+// survivors alone lets a noisy bucket through as if it were the only one
+// looked at); the methods, hundreds, pass 0, as a family of all of them
+// would leave no test any power.
+func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bucket, tested bool, family int) {
 	type cand struct {
 		row      int
 		from, to float64
@@ -432,7 +439,10 @@ func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bu
 		}
 		cands = append(cands, c)
 	}
-	ps := make([]float64, len(cands))
+	ps := make([]float64, max(len(cands), family))
+	for j := range ps {
+		ps[j] = 1 // the rows the size rule left out: conservative for the others
+	}
 	for j, c := range cands {
 		ps[j] = c.p
 	}
