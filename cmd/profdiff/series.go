@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,10 +31,14 @@ func seriesCommand(fs *flag.FlagSet) runFunc {
 	c.register(fs, render.Formats...)
 	fs.StringVar(&metric, "metric", "", "a number per step for the table's header row, NAME=V1,V2,... in step order (e.g. req/s=41200,40100,38000,39900)")
 	fs.StringVar(&flame, "flame", "", "with --format html, add the flame graph of the diff of two steps: A,B")
+	fs.StringVar(&c.normalize, "normalize", "", "judge the steps on share or rate (default: rate where every profile's duration is known, else share)")
 	return func(ctx context.Context, e env, pos []string) error {
 		s, err := c.settings("series", e)
 		if err != nil {
 			return err
+		}
+		if s.analysis.Normalize == diff.NormalizeValue {
+			return usagef("series: --normalize is share or rate, not value: steps of different lengths are compared per second or as shares")
 		}
 		steps, err := parseSteps(pos)
 		if err != nil {
@@ -86,7 +91,10 @@ func seriesCommand(fs *flag.FlagSet) runFunc {
 		if ctx.Err() != nil {
 			return nil // stopped part way: run says the run did not finish
 		}
-		res, err := series.Build(ss, series.Options{Top: c.seriesTop(s.out.format), Metric: m.name})
+		res, err := series.Build(ss, series.Options{Top: c.seriesTop(s.out.format), Metric: m.name, Measure: s.analysis.Normalize})
+		if errors.Is(err, series.ErrNoRate) {
+			return usagef("series: --normalize rate: %v; --normalize share judges on shares", err)
+		}
 		if err != nil {
 			return err
 		}

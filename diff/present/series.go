@@ -158,7 +158,7 @@ func (v seriesView) summary(t SeriesRules) report.Para {
 		prev := v.Steps[i]
 		l := report.Cat(report.Code(st.Name), " against ", report.Code(prev.Name), ": ", report.Int(int64(prev.Runs)), " vs ", report.Int(int64(st.Runs)), " profiles, ")
 		if st.Test == result.TestU {
-			l = append(l, report.Text("one-sided Mann–Whitney U test, p Holm-adjusted; a change counts at p ≤ "), report.Num(t.Alpha),
+			l = append(l, report.Text("two-sided Mann–Whitney U test, p Holm-adjusted; a change counts at p ≤ "), report.Num(t.Alpha),
 				report.Text(" when it moves at least "), report.Share(t.MinMove).Places(0), report.Text(" of the total and "), report.Num(t.MinRatio), report.Text("x"))
 		} else {
 			l = append(l, report.Text("too few to test ("), report.Int(int64(t.MinRuns)), report.Text(" a step needed): threshold rule, a change counts when it moves at least "),

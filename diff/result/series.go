@@ -45,7 +45,7 @@ type Test string
 
 const (
 	// TestU: both steps have at least series.MinRuns profiles; a change
-	// counts when it passes the size rule and a one-sided Mann–Whitney U
+	// counts when it passes the size rule and a two-sided Mann–Whitney U
 	// test of the per-profile values, Holm-adjusted, finds it at alpha.
 	TestU Test = "u-test"
 	// TestThreshold: a step has too few profiles for the test; a change

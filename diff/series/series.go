@@ -19,10 +19,14 @@
 //     reported as every other bucket shrinking.
 //   - A change counts when it is large enough (the size rule: at least
 //     MinMove of the larger step's total and a ratio of MinRatio) and,
-//     where both steps have MinRuns profiles or more, a one-sided
-//     Mann–Whitney U test of the per-profile values (gate.GrowthP, in
-//     the direction of the change) finds it at Alpha after Holm's
-//     adjustment over the rows that pass the size rule at that step.
+//     where both steps have MinRuns profiles or more, a two-sided
+//     Mann–Whitney U test of the per-profile values finds it at Alpha
+//     after Holm's adjustment over every bucket (for a bucket) or over
+//     the methods that pass the size rule at that step (for a method). Two-sided because, unlike the gate's check of a growth,
+//     a series looks for a change either way: its p is twice the gate's
+//     one-sided p (gate.GrowthP) in the direction the row moved, which
+//     alone would flag a step where nothing changed twice as often as
+//     Alpha says.
 //     With fewer profiles no test is run and the stricter threshold
 //     rule decides alone (ThresholdMove, ThresholdRatio); the step's
 //     Test says which.
@@ -48,9 +52,10 @@ import (
 // The rules Build applies.
 const (
 	// MinRuns is the fewest profiles a step (and the one before it) needs
-	// for the U test: with 5 against 5 the smallest one-sided p is
-	// 1/252 ≈ 0.004, which survives Holm's adjustment over a few rows;
-	// 3 against 3 cannot reach 0.05 at all.
+	// for the U test: with 5 against 5 the smallest two-sided p is
+	// 2/252 ≈ 0.008, which survives Holm's adjustment over the 6 buckets
+	// only when no run is out of place (7 against 7: 2/3432); 3 against
+	// 3 cannot reach 0.05 at all.
 	MinRuns = 5
 	// Alpha is the significance level of the U test.
 	Alpha = 0.05
@@ -76,6 +81,11 @@ var (
 	ErrTooFewSteps = errors.New("a series needs at least two steps, each with a profile")
 	// ErrMixed: the steps' profiles measure different things.
 	ErrMixed = errors.New("the steps' profiles have different sample types")
+	// ErrNoRate: rates were asked for and a profile has none (no
+	// duration, or a memory profile, whose values are not per second).
+	ErrNoRate = errors.New("a profile has no rate")
+	// ErrMeasure: a measure a series cannot judge on.
+	ErrMeasure = errors.New("a series is judged on share or rate")
 )
 
 // Step is one step of a series: its name and its profiles, each analysed
@@ -90,6 +100,14 @@ type Step struct {
 type Options struct {
 	Top    int    // method rows kept (0: DefaultTop; below 0: all)
 	Metric string // the name of the steps' Metric values
+	// Measure is what the steps are judged on: NormalizeAuto (the zero value) is
+	// the rate where every profile's rate is known, else the share;
+	// NormalizeShare is the share even where rates are known (for a
+	// bucket whose rate follows how much of the machine the process got,
+	// as a CPU profile's gc bucket does on a shared machine, while its
+	// share of the process's time is the workload's own); NormalizeRate
+	// insists on rates (ErrNoRate where a profile has none).
+	Measure result.Normalize
 }
 
 // Build judges the steps in order (see the package comment).
@@ -116,6 +134,17 @@ func Build(steps []Step, o Options) (*result.Series, error) {
 			b.rate = b.rate && r.TotalRate != nil && r.Meaning != result.MeaningMemory
 			b.weighted = b.weighted && r.DurationNanos > 0
 		}
+	}
+	switch o.Measure {
+	case result.NormalizeAuto:
+	case result.NormalizeShare:
+		b.rate = false
+	case result.NormalizeRate:
+		if !b.rate {
+			return nil, noRate(steps)
+		}
+	default:
+		return nil, fmt.Errorf("%w, not %s", ErrMeasure, o.Measure)
 	}
 	s := &result.Series{Analysis: first.Analysis, Measure: result.NormalizeShare, Metric: o.Metric}
 	if b.rate {
@@ -144,14 +173,26 @@ func Build(steps []Step, o Options) (*result.Series, error) {
 			s.Steps[i].Test = result.TestU
 		}
 		mover := b.mover(i)
-		b.judge(s.Buckets, bucketKeys(s.Buckets), i, mover, tested)
-		b.judge(mrows, methodKeys(mrows), i, mover, tested)
+		b.judge(s.Buckets, bucketKeys(s.Buckets), i, mover, tested, len(s.Buckets))
+		b.judge(mrows, methodKeys(mrows), i, mover, tested, 0)
 		if sub := b.substitution(s, mrows, i); sub != nil {
 			s.Substitutions = append(s.Substitutions, result.SeriesSubstitution{Step: i, Name: steps[i].Name, Substitution: *sub})
 		}
 	}
 	s.Methods = keepChanged(mrows, o.Top, s)
 	return s, nil
+}
+
+// noRate names the first profile without a rate.
+func noRate(steps []Step) error {
+	for _, st := range steps {
+		for _, r := range st.Runs {
+			if r.TotalRate == nil || r.Meaning == result.MeaningMemory {
+				return fmt.Errorf("%w: %v in step %s", ErrNoRate, r.Sources, st.Name)
+			}
+		}
+	}
+	return ErrNoRate
 }
 
 // key names a row: a bucket (name "") or a method.
@@ -357,8 +398,14 @@ func (b *builder) rowBucket(k key) rules.Bucket {
 }
 
 // judge finds the changes that count at step i among rows (keys ks) and
-// appends them to the rows.
-func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bucket, tested bool) {
+// appends them to the rows. Holm's adjustment is over family rows, or
+// over the rows that pass the size rule where that is more: the buckets
+// pass all of theirs, a family fixed before the data is seen (the size
+// rule picks rows by the same data the test reads, so a family of its
+// survivors alone lets a noisy bucket through as if it were the only one
+// looked at); the methods, hundreds, pass 0, as a family of all of them
+// would leave no test any power.
+func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bucket, tested bool, family int) {
 	type cand struct {
 		row      int
 		from, to float64
@@ -385,13 +432,17 @@ func (b *builder) judge(rows []result.SeriesRow, ks []key, i int, mover rules.Bu
 			} else {
 				c.p, err = gate.GrowthP(cur, prev)
 			}
+			c.p = min(1, 2*c.p) // two-sided: see the package comment
 			if err != nil {
 				c.p = 1
 			}
 		}
 		cands = append(cands, c)
 	}
-	ps := make([]float64, len(cands))
+	ps := make([]float64, max(len(cands), family))
+	for j := range ps {
+		ps[j] = 1 // the rows the size rule left out: conservative for the others
+	}
 	for j, c := range cands {
 		ps[j] = c.p
 	}

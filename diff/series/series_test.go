@@ -2,6 +2,9 @@ package series_test
 
 import (
 	"bytes"
+	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff"
@@ -124,6 +127,11 @@ func TestShareMover(t *testing.T) {
 		switch {
 		case b.Bucket == rules.GC && (len(b.Changes) != 1 || b.Changes[0].Note != "4x" || b.Changes[0].P == nil):
 			t.Errorf("gc: %+v, want 4x with a p-value", b.Changes)
+		case b.Bucket == rules.GC && math.Abs(*b.Changes[0].P-3*2.0/252) > 1e-9:
+			// Five against five apart: the two-sided p is twice the
+			// one-sided 1/252, and Holm's adjustment is over the three
+			// buckets, though gc alone passes the size rule.
+			t.Errorf("gc: p %v, want 3 × the two-sided 2/252", *b.Changes[0].P)
 		case b.Bucket != rules.GC && len(b.Changes) > 0:
 			t.Errorf("%s: %+v, want no change (only gc moved)", b.Bucket, b.Changes)
 		}
@@ -149,5 +157,47 @@ func TestSeriesSubstitution(t *testing.T) {
 	sub := s.Substitutions[0]
 	if sub.Name != "b" || sub.In[0] != "lock.Acquire" || sub.Out[0] != "sem.Wait" {
 		t.Errorf("substitution %+v", sub)
+	}
+}
+
+// Options.Measure: a process that got less of the machine at step b (its
+// cpu and wait rates halve) while its gc time held. On rates (the default
+// with durations) cpu and wait fall and gc does not move; on shares gc's
+// part of the process's time doubles and it alone is flagged. Rates asked
+// of profiles without durations, or values, are errors.
+func TestSeriesMeasure(t *testing.T) {
+	var before, after []*result.TopResult
+	for i := range 5 {
+		j := float64(i)
+		before = append(before, top(map[rules.Bucket]float64{rules.CPU: 450 + j, rules.Wait: 450 - j, rules.GC: 100 + j}, nil, 1))
+		after = append(after, top(map[rules.Bucket]float64{rules.CPU: 200 - j, rules.Wait: 200 + j, rules.GC: 100 - j}, nil, 1))
+	}
+	steps := []series.Step{{Name: "a", Runs: before}, {Name: "b", Runs: after}}
+	flagged := func(m result.Normalize) (result.Normalize, []string) {
+		t.Helper()
+		s, err := series.Build(steps, series.Options{Measure: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, b := range s.Buckets {
+			for _, c := range b.Changes {
+				got = append(got, b.Bucket.String()+" "+c.Note)
+			}
+		}
+		return s.Measure, got
+	}
+	if m, got := flagged(result.NormalizeAuto); m != result.NormalizeRate || len(got) != 2 || got[0] != "cpu halved" || got[1] != "wait halved" {
+		t.Errorf("auto: measure %s, changes %v; want rates, cpu and wait halved", m, got)
+	}
+	if m, got := flagged(result.NormalizeShare); m != result.NormalizeShare || len(got) != 1 || got[0] != "gc doubled" {
+		t.Errorf("share: measure %s, changes %v; want shares, gc doubled alone", m, got)
+	}
+	snap := []series.Step{{Name: "x", Runs: []*result.TopResult{top(map[rules.Bucket]float64{rules.CPU: 1}, nil, 0)}}, steps[1]}
+	if _, err := series.Build(snap, series.Options{Measure: result.NormalizeRate}); !errors.Is(err, series.ErrNoRate) || !strings.Contains(err.Error(), "step x") {
+		t.Errorf("rates without durations: %v, want ErrNoRate naming step x", err)
+	}
+	if _, err := series.Build(steps, series.Options{Measure: result.NormalizeValue}); !errors.Is(err, series.ErrMeasure) {
+		t.Errorf("value: %v, want ErrMeasure", err)
 	}
 }
