@@ -37,7 +37,7 @@ func seriesCommand(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if s.analysis.Normalize == diff.NormalizeValue {
+		if s.analysis.Normalize == result.NormalizeValue {
 			return usagef("series: --normalize is share or rate, not value: steps of different lengths are compared per second or as shares")
 		}
 		steps, err := parseSteps(pos)
