@@ -453,13 +453,18 @@ func Looks(text string) bool {
 // Warnings say what was skipped or assumed. A line that is neither a
 // header, a frame, a comment nor blank fails the parse with its line number.
 func Parse(text string) (p *profile.Profile, warnings []string, err error) {
+	return parse(text, newBuilder())
+}
+
+// parse is Parse with the builder given (CriticalPaths' records a
+// timeline as well).
+func parse(text string, b *builder) (p *profile.Profile, warnings []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, warnings, err = nil, nil, fmt.Errorf("perf script: parser failed: %v", r)
 		}
 	}()
 	text = strings.TrimPrefix(text, "\uFEFF")
-	b := newBuilder()
 	lineNo := 0
 	var cur *header
 	var frames []frameLine
@@ -604,6 +609,8 @@ type builder struct {
 	// waker.go).
 	wokenAcc    map[wokenKey]*sampleAcc
 	wakerStacks map[string]string
+	// tl, when not nil, records each thread's timeline (see critical.go).
+	tl *timeline
 }
 
 func newBuilder() *builder {

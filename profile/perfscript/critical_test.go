@@ -1,0 +1,102 @@
+package perfscript_test
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/perfscript"
+)
+
+// TestCriticalPathChain records testdata/chain/chain.c, where C waits on
+// a condition variable that B signals once it gets the mutex A holds in
+// a_work: C's critical path charges most of the time C waited, as the
+// program measured it, to a_work (through B's wake-up of C and A's unlock
+// that woke B), little to B's own code.
+func TestCriticalPathChain(t *testing.T) {
+	t.Parallel()
+	out, stdout := recordSched(t, filepath.Join("testdata", "chain", "chain.c"), "10", "3")
+	m := regexp.MustCompile(`cwait (\d+)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("chain printed no cwait: %q", stdout)
+	}
+	cwait, _ := strconv.ParseInt(m[1], 10, 64)
+	p, err := perfscript.CriticalPaths(string(out), perfscript.PathOptions{Focus: func(f string) bool { return f == "c_wait" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p == nil {
+		t.Fatal("no critical paths from a recording with wake-ups")
+	}
+	// Running time on the path by whose code it was, and the scheduler
+	// latency on it while C waited in c_wait (A preempted in a_work, B or
+	// C woken but waiting for a CPU: on a busy machine, time nobody's code
+	// explains).
+	var aRun, bRun, runnable int64
+	paths := map[string]bool{}
+	for _, s := range p.Sample {
+		paths[s.Label["profdiff.path"][0]] = true
+		switch {
+		case s.Label["profdiff.bucket"][0] == "sched":
+			if hasFrame(s, "a_work") || hasFrame(s, "b_pass") || hasFrame(s, "c_wait") {
+				runnable += s.Value[0] // while C waited in c_wait
+			}
+		case s.Label["profdiff.bucket"][0] != "cpu":
+		case hasFrame(s, "a_work"):
+			aRun += s.Value[0]
+		case hasFrame(s, "b_pass"):
+			bRun += s.Value[0]
+		}
+	}
+	if len(paths) != 1 {
+		t.Fatalf("want C's path alone, got %d: %v", len(paths), paths)
+	}
+	for name := range paths {
+		if !strings.Contains(name, "thread_c") {
+			t.Errorf("C's path is named %q, want a stack of thread_c", name)
+		}
+	}
+	// C's blocked time in c_wait as the recording holds it (the off-CPU
+	// reading): perf drops events on a busy machine, so the program's own
+	// measure may hold rounds the recording lacks.
+	l := loadText(t, string(out))
+	vi := -1
+	for i, st := range l.Profile.SampleType {
+		if st.Type == perfscript.OffCPUType {
+			vi = i
+		}
+	}
+	var recorded int64
+	for _, s := range l.Profile.Sample {
+		if vi >= 0 && hasFrame(s, "c_wait") && s.Label["profdiff.state"][0] == "waiting" {
+			recorded += s.Value[vi]
+		}
+	}
+	if recorded-runnable <= 0 || recorded > cwait*11/10 {
+		t.Fatalf("the recording holds %d ns of C blocked in c_wait (%d of them runnable on the path); the program measured %d", recorded, runnable, cwait)
+	}
+	share := float64(aRun) / float64(recorded-runnable)
+	t.Logf("C blocked in c_wait %.2f ms recorded (%.2f ms measured); on its path a_work ran %.2f ms (%.0f%% of it; %.0f%% less %.2f ms runnable), b_pass %.2f ms",
+		float64(recorded)/1e6, float64(cwait)/1e6, float64(aRun)/1e6, 100*float64(aRun)/float64(recorded), 100*share, float64(runnable)/1e6, float64(bRun)/1e6)
+	if share < 0.8 {
+		t.Errorf("a_work has %.0f%% of C's blocked time, want at least 80%%", 100*share)
+	}
+	if bRun*4 > aRun {
+		t.Errorf("b_pass ran %d ns on the path, a_work %d: B only passed A's work on", bRun, aRun)
+	}
+}
+
+func hasFrame(s *pprofile.Sample, name string) bool {
+	for _, l := range s.Location {
+		for _, ln := range l.Line {
+			if ln.Function.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
