@@ -27,7 +27,7 @@ import (
 // their wakers, up to a depth. Blocked time that no thread ended goes to
 // the waiting stack with a leaf naming why: the Waker values
 // "[none: timer]" and the like, or WakerNotRecorded. A thread's time
-// before its first switch-out of the recording and after its last
+// before its first switch-in of the recording and after its last
 // switch-in is not on its timeline.
 
 // CriticalPaths' defaults.
@@ -71,6 +71,14 @@ func (t *timeline) stack(s string) int {
 		t.stackIdx[s] = i
 	}
 	return i
+}
+
+// firstIn notes a switch-in of a thread that was not known to be off the
+// CPU (its first): its running stretch starts there.
+func (t *timeline) firstIn(tid, ns int64) {
+	if _, ok := t.lastIn[tid]; !ok {
+		t.lastIn[tid] = ns
+	}
 }
 
 // interval notes that thread tid was off the CPU from p.start to end: the

@@ -228,6 +228,9 @@ func (b *builder) switchLine(k lineKind, h *header) error {
 func (b *builder) switchIn(tid, ns int64) error {
 	o := &b.off
 	p, ok := o.open[tid]
+	if !ok && b.tl != nil {
+		b.tl.firstIn(tid, ns)
+	}
 	if !ok || ns < p.start {
 		return nil
 	}
