@@ -100,15 +100,20 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 		ins := make([][]wait.Input, len(sides))
 		err = loadProfiles(ctx, "wait", e.stderr, sides, source.Options{Load: lopts, AllowRemote: allowRemote}, func(side diff.Side, l *profile.Loaded) error {
 			in := wait.Input{Source: l.Source, Kind: l.Kind, Profile: l.Profile}
-			if l.Format == profile.FormatGoTrace && (l.Source == "-" || strings.Contains(l.Source, "://")) {
+			remote := l.Source == "-" || strings.Contains(l.Source, "://")
+			perfWake := l.Format == profile.FormatPerfScript && perfscript.HasWakeups(l.Profile) && (bopts.Top >= 0 || bopts.Focus != nil)
+			switch {
+			case l.Format == profile.FormatGoTrace && remote:
 				warn(e.stderr, l.Source+": a Go execution trace not read from a file: its lock waits are paired by waker alone, and it has no critical path")
-			} else if l.Format == profile.FormatGoTrace {
+			case l.Format == profile.FormatGoTrace:
 				b, err := blameTrace(l.Source, size, bopts)
 				if err != nil {
 					return err
 				}
 				in.Blamed = b
-			} else if l.Format == profile.FormatPerfScript && l.Source != "-" && !strings.Contains(l.Source, "://") {
+			case perfWake && remote:
+				warn(e.stderr, l.Source+": a perf recording not read from a file has no critical path")
+			case perfWake:
 				popts := perfscript.PathOptions{Top: bopts.Top, Depth: bopts.Depth, Focus: bopts.Focus}
 				if in.Paths, err = perfPaths(l.Source, size, popts); err != nil {
 					return err

@@ -112,6 +112,18 @@ func (t *timeline) interval(b *builder, tid int64, p pending, end int64) {
 	t.lastIn[tid] = end
 }
 
+// HasWakeups reports whether a profile Parse made has wake-ups
+// (a sched_waking or sched_wakeup sample type): only then can
+// CriticalPaths find a path in its text.
+func HasWakeups(p *profile.Profile) bool {
+	for _, st := range p.SampleType {
+		if wakeEvent(st.Type) {
+			return true
+		}
+	}
+	return false
+}
+
 // CriticalPaths reads perf script text, as Parse does, and returns the
 // critical path of each thread of interest (see PathOptions): a profile
 // of wall nanoseconds whose samples carry labels.Path (the thread, named
