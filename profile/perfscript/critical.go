@@ -1,7 +1,9 @@
 package perfscript
 
 import (
+	"errors"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -154,6 +156,9 @@ func CriticalPaths(text string, opts PathOptions) (*profile.Profile, error) {
 		pb.name = tl.name(tid)
 		w.Path(tid)
 	}
+	if pb.err != nil {
+		return nil, pb.err
+	}
 	return pb.profile(), nil
 }
 
@@ -225,6 +230,7 @@ type pathBuilder struct {
 	tl   *timeline
 	name string
 	acc  map[pathKey]int64
+	err  error
 }
 
 func (pb *pathBuilder) add(s critpath.Stretch, from, to int64, stack int) {
@@ -245,8 +251,17 @@ func (pb *pathBuilder) add(s critpath.Stretch, from, to int64, stack int) {
 			st = join(st, pb.tl.stacks[s.WakerStack])
 		}
 	}
-	pb.acc[pathKey{pb.name, st, bucket}] += to - from
+	k := pathKey{pb.name, st, bucket}
+	if pb.acc[k] > math.MaxInt64-(to-from) {
+		pb.err = errPathOverflow
+		return
+	}
+	pb.acc[k] += to - from
 }
+
+// errPathOverflow is CriticalPaths' error for time stamps so far apart
+// that the time charged to one stack passes what an int64 holds.
+var errPathOverflow = errors.New("perf script: the time a critical path charges to one stack passes 2^63-1 ns (time stamps too far apart)")
 
 func join(stack, leaf string) string {
 	if stack == "" {

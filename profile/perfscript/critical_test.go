@@ -110,3 +110,31 @@ func hasFrame(s *pprofile.Sample, name string) bool {
 	}
 	return false
 }
+
+// TestCriticalPathsOverflow: two threads that ran for 2^63 ns all but a
+// few seconds, on the same stack, charge more to it than an int64 holds
+// (a hostile text: perf never writes such time stamps): an error, not a
+// wrapped sum.
+func TestCriticalPathsOverflow(t *testing.T) {
+	var b strings.Builder
+	for _, tid := range []string{"11", "12"} {
+		b.WriteString("app " + tid + " [000] 1.000000: PERF_RECORD_SWITCH IN\n\n")
+	}
+	for _, tid := range []string{"11", "12"} {
+		b.WriteString("app " + tid + " [000] 9223372000.000000: sched:sched_switch: prev_comm=app prev_pid=" + tid +
+			" prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n\t4005d6 wait+0x10 (/bin/app)\n\n")
+		b.WriteString("app 13 [001] 9223372000.500000: sched:sched_waking: comm=app pid=" + tid +
+			" prio=120 target_cpu=000\n\t4005e0 wake+0x10 (/bin/app)\n\n")
+		b.WriteString("app " + tid + " [000] 9223372001.000000: PERF_RECORD_SWITCH IN\n\n")
+	}
+	p, err := perfscript.CriticalPaths(b.String(), perfscript.PathOptions{})
+	if err == nil || !strings.Contains(err.Error(), "2^63-1") {
+		t.Errorf("got %v, %v; want an error saying the time passes 2^63-1 ns", p, err)
+	}
+	// One of them fits.
+	one := b.String()[strings.Index(b.String(), "app 12 [000] 9223372000"):]
+	one = "app 12 [000] 1.000000: PERF_RECORD_SWITCH IN\n\n" + strings.ReplaceAll(one, "pid=11", "pid=12")
+	if p, err := perfscript.CriticalPaths(one, perfscript.PathOptions{}); err != nil || p == nil || len(p.Sample) == 0 {
+		t.Errorf("one thread: %v, %v; want its path", p, err)
+	}
+}
