@@ -93,8 +93,9 @@
 // samples, taken in the waker's context, name the waker of the woken
 // thread's off-CPU interval: the switch-out's record is split by waker,
 // with the waker's stack and thread in labels (see waker.go and the
-// README). OnCPUEvent and OffCPUEvent classify event names for kind
-// detection.
+// README). CriticalPaths reads the same text as a timeline per thread
+// and follows its wake-ups back (see critical.go). OnCPUEvent and
+// OffCPUEvent classify event names for kind detection.
 //
 // Period is the first event's first period (1 without periods);
 // DurationNanos spans the first to the last time stamp when headers carry
