@@ -94,6 +94,34 @@ func FuzzPerfScript(f *testing.F) {
 	})
 }
 
+// FuzzPerfScriptPaths: the critical paths of `perf script` text
+// (perfscript.CriticalPaths), seeded, where perf can record, with a
+// recording that has switch-ins and wake-ups (waittest.PerfChain).
+func FuzzPerfScriptPaths(f *testing.F) {
+	seeds := perfSeeds(f, false)
+	if !testing.Short() {
+		// A shell that waits for its children: their exits wake it.
+		text, skip := recordPerf([]string{"-e", "sched:sched_switch", "-e", "sched:sched_waking", "-g", "--switch-events", "--",
+			"sh", "-c", "sleep 0.01 & sleep 0.02 & wait"}, "--show-switch-events")
+		if skip != "" {
+			f.Logf("no perf-recorded seed: %s", skip)
+		} else {
+			seeds = append(seeds, text)
+		}
+	}
+	addAll(f, seeds)
+	addCorpus(f, "perf-script-text")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := perfscript.CriticalPaths(string(data), perfscript.PathOptions{Top: 2, Depth: 3})
+		switch {
+		case err == nil && p != nil:
+			checkProfile(t, "perfscript.CriticalPaths", p)
+		case err != nil && strings.TrimSpace(err.Error()) == "":
+			t.Errorf("perfscript.CriticalPaths: empty error message")
+		}
+	})
+}
+
 // FuzzSpeedscope: speedscope JSON, sampled and evented.
 func FuzzSpeedscope(f *testing.F) {
 	fuzzReader(f, speedscopeSeeds(f), "speedscope-json", "speedscope.Parse", speedscope.Parse)
@@ -692,7 +720,10 @@ func perfSeeds(f *testing.F, record bool) [][]byte {
 	if !record || testing.Short() {
 		return seeds
 	}
-	perfOnce.Do(func() { perfOnce.text, perfOnce.skip = recordPerf() })
+	perfOnce.Do(func() {
+		perfOnce.text, perfOnce.skip = recordPerf([]string{"-e", "cpu-clock", "-c", "100000", "-g", "--",
+			"sh", "-c", `i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done`})
+	})
 	if perfOnce.skip != "" {
 		f.Logf("no perf-recorded seed: %s", perfOnce.skip)
 		return seeds
@@ -700,7 +731,9 @@ func perfSeeds(f *testing.F, record bool) [][]byte {
 	return append(seeds, perfOnce.text)
 }
 
-func recordPerf() ([]byte, string) {
+// recordPerf records a command with perf record's args (events, options,
+// --, the command) and prints it with perf script and scriptArgs.
+func recordPerf(args []string, scriptArgs ...string) ([]byte, string) {
 	perf, err := exec.LookPath("perf")
 	if err != nil {
 		return nil, "perf is not installed"
@@ -711,12 +744,11 @@ func recordPerf() ([]byte, string) {
 	}
 	defer os.RemoveAll(dir)
 	data := filepath.Join(dir, "perf.data")
-	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-c", "100000", "-g", "-o", data, "--",
-		"sh", "-c", `i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done`)
+	rec := exec.Command(perf, append([]string{"record", "-q", "-o", data}, args...)...)
 	if out, err := rec.CombinedOutput(); err != nil {
 		return nil, fmt.Sprintf("perf cannot record here: %v: %s", err, bytes.TrimSpace(out))
 	}
-	text, err := exec.Command(perf, "script", "-i", data).Output()
+	text, err := exec.Command(perf, append([]string{"script", "-i", data}, scriptArgs...)...).Output()
 	if err != nil {
 		return nil, fmt.Sprintf("perf script: %v", err)
 	}

@@ -886,6 +886,13 @@ var docSetups = map[string]func(t *testing.T, root, dir string) map[string]strin
 		waittest.PerfWaker(t, filepath.Join(dir, "waker.txt"))
 		return nil
 	},
+	// chain.txt: a perf recording of profile/perfscript's chain.c, where
+	// C waits on B, which waits on the mutex A holds in a_work
+	// (waittest.PerfChain; skipped where perf cannot record).
+	"wait-chain": func(t *testing.T, root, dir string) map[string]string {
+		waittest.PerfChain(t, filepath.Join(dir, "chain.txt"))
+		return nil
+	},
 	// holders.jfr: a JFR recording of profile/jfr's Holders.java, whose
 	// thread "holder" holds the three monitors its waiters block on
 	// (waittest.JFRHolders; skipped without a JDK).

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	pprofile "github.com/google/pprof/profile"
 	flag "github.com/spf13/pflag"
 
 	"github.com/profdiff/profdiff/diff/present"
@@ -19,6 +20,7 @@ import (
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/capture"
 	"github.com/profdiff/profdiff/profile/gotrace"
+	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/source"
 )
 
@@ -43,8 +45,8 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 	out.register(fs, render.Table, render.Markdown, render.JSON, render.HTML)
 	sf.register(fs)
 	fs.IntVar(&top, "top", 10, "locks, sites per lock and wake-up edges to show (0 for all; JSON holds every row)")
-	fs.IntVar(&paths, "paths", gotrace.DefaultTop, "critical paths of the goroutines with the most waiting, in a Go execution trace")
-	fs.StringVar(&focus, "focus", "", "critical paths of the goroutines with a frame matching this regexp instead")
+	fs.IntVar(&paths, "paths", gotrace.DefaultTop, "critical paths of the goroutines or threads with the most waiting, in a Go execution trace or a perf recording with wake-ups")
+	fs.StringVar(&focus, "focus", "", "critical paths of the goroutines or threads with a frame matching this regexp instead")
 	fs.IntVar(&depth, "depth", gotrace.DefaultDepth, "wake-ups a critical path follows back, at most")
 	fs.StringVar(&maxSize, "max-size", "1GiB", "largest profile accepted, after decompression")
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow profile URLs of a host that is not loopback")
@@ -98,14 +100,24 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 		ins := make([][]wait.Input, len(sides))
 		err = loadProfiles(ctx, "wait", e.stderr, sides, source.Options{Load: lopts, AllowRemote: allowRemote}, func(side result.Side, l *profile.Loaded) error {
 			in := wait.Input{Source: l.Source, Kind: l.Kind, Profile: l.Profile}
-			if l.Format == profile.FormatGoTrace && (l.Source == "-" || strings.Contains(l.Source, "://")) {
+			remote := l.Source == "-" || strings.Contains(l.Source, "://")
+			perfWake := l.Format == profile.FormatPerfScript && perfscript.HasWakeups(l.Profile) && (bopts.Top >= 0 || bopts.Focus != nil)
+			switch {
+			case l.Format == profile.FormatGoTrace && remote:
 				warn(e.stderr, l.Source+": a Go execution trace not read from a file: its lock waits are paired by waker alone, and it has no critical path")
-			} else if l.Format == profile.FormatGoTrace {
+			case l.Format == profile.FormatGoTrace:
 				b, err := blameTrace(l.Source, size, bopts)
 				if err != nil {
 					return err
 				}
 				in.Blamed = b
+			case perfWake && remote:
+				warn(e.stderr, l.Source+": a perf recording not read from a file has no critical path")
+			case perfWake:
+				popts := perfscript.PathOptions{Top: bopts.Top, Depth: bopts.Depth, Focus: bopts.Focus}
+				if in.Paths, err = perfPaths(l.Source, size, popts); err != nil {
+					return err
+				}
 			}
 			ins[side] = append(ins[side], in)
 			return nil
@@ -154,9 +166,38 @@ func waitSources(args []string) ([]string, error) {
 // (gotrace.Blame). A trace from standard input or a URL has no path to
 // read again: the command gives it none, and says so.
 func blameTrace(path string, maxSize int64, opts gotrace.BlameOptions) (*gotrace.Blamed, error) {
+	data, err := readAgain(path, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	b, err := gotrace.Blame(data, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return b, nil
+}
+
+// perfPaths reads the perf script text at path again and returns its
+// critical paths (perfscript.CriticalPaths; nil without wake-ups). Text
+// from standard input or a URL has none.
+func perfPaths(path string, maxSize int64, opts perfscript.PathOptions) (*pprofile.Profile, error) {
+	data, err := readAgain(path, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	p, err := perfscript.CriticalPaths(string(data), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return p, nil
+}
+
+// readAgain reads a file the loader read (gunzipped where it is gzip),
+// for the critical path, which needs more of it than the loaded profile.
+func readAgain(path string, maxSize int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the critical path reads a trace file again: %v", path, err)
+		return nil, fmt.Errorf("%s: the critical path reads the file again: %v", path, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
@@ -172,9 +213,5 @@ func blameTrace(path string, maxSize int64, opts gotrace.BlameOptions) (*gotrace
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	b, err := gotrace.Blame(data, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return b, nil
+	return data, nil
 }

@@ -120,3 +120,44 @@ func TestWaitBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitPerfPaths: 'profdiff wait' on a perf recording with wake-ups
+// (chain.c, C waiting on B, which waits on the mutex A holds in a_work)
+// shows the critical path --focus picks, with a_work on it, and its JSON
+// holds it; the same text on standard input has none, and a warning,
+// once, says so.
+func TestWaitPerfPaths(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chain.txt")
+	waittest.PerfChain(t, path)
+	stdout, stderr, code := profdiff(t, "", "wait", "--format", "json", "--focus", "c_wait", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r result.Wait
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Paths) != 1 {
+		t.Fatalf("paths %+v, want C's", r.Paths)
+	}
+	var aWork bool
+	for _, f := range r.Paths[0].Functions {
+		aWork = aWork || f.Name == "a_work"
+	}
+	if !aWork {
+		t.Errorf("C's path charges %+v, want a_work among them", r.Paths[0].Functions)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = profdiff(t, string(text), "wait", "--format", "json", "--focus", "c_wait", "-")
+	const warning = "a perf recording not read from a file has no critical path"
+	var in result.Wait
+	if err := json.Unmarshal([]byte(stdout), &in); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || strings.Count(stderr, warning) != 1 || len(in.Paths) != 0 {
+		t.Errorf("from standard input: exit %d, %d paths, stderr %q; want 0, none, and the warning once", code, len(in.Paths), stderr)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	pprofile "github.com/google/pprof/profile"
+
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/gotrace"
@@ -47,8 +49,16 @@ func (a *analysis) readBlamed(side int, b *gotrace.Blamed) {
 		accAt(g.waiters, waiter).add(side, waiterStack, v)
 		accAt(g.holders, Site(frames)).add(side, rootFirst(frames), v)
 	}
-	for _, s := range b.Paths.Sample {
-		v := float64(s.Value[valueIndex(b.Paths)])
+	a.readPaths(side, b.Paths)
+}
+
+// readPaths adds a profile of critical paths (gotrace.Blamed.Paths,
+// perfscript.CriticalPaths): samples labelled with their path, their
+// bucket, charged to the stack that ran.
+func (a *analysis) readPaths(side int, paths *pprofile.Profile) {
+	var frames []string
+	for _, s := range paths.Sample {
+		v := float64(s.Value[valueIndex(paths)])
 		name := first(s, gotrace.LabelPath)
 		if v <= 0 || name == "" {
 			continue
@@ -66,8 +76,12 @@ func (a *analysis) readBlamed(side int, b *gotrace.Blamed) {
 		}
 		addTo(p.buckets, bucket, side, v)
 		fn := Site(frames)
-		if len(frames) > 0 && frames[0] == gotrace.FrameRunnable {
+		switch {
+		case len(frames) == 0:
+		case frames[0] == gotrace.FrameRunnable:
 			fn = SchedFunction // waiting for a CPU: nobody's work
+		case strings.HasPrefix(frames[0], "[none: "):
+			fn = frames[0] // a wait no thread ended: "[none: timer]"
 		}
 		addTo(p.functions, fn, side, v)
 		p.charged.add(side, rootFirst(frames), v)

@@ -2,6 +2,7 @@ package wait_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/profdiff/profdiff/diff/wait"
 	"github.com/profdiff/profdiff/diff/wait/waittest"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/perfscript"
 )
 
 // analyzeFile loads one recording and analyzes it as one side.
@@ -79,5 +81,39 @@ func TestVerdictAcrossMonitorsJFR(t *testing.T) {
 	}
 	if v := r.Verdict; v.Holder != "holder" || v.Locks != 3 || v.Share < 0.9 {
 		t.Errorf("verdict %+v, want holder, charged at least 0.9 of the waiting over 3 locks", v)
+	}
+}
+
+// TestPathPerfRecorded reads a perf recording of chain.c made at test
+// time (C waits on B, which waits on the mutex A holds in a_work) with
+// its critical paths: the result has C's path alone, which charges time
+// to a_work, far more than to b_pass, which only passed it on (how much
+// is profile/perfscript's TestCriticalPathChain's to check).
+func TestPathPerfRecorded(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "chain.txt")
+	waittest.PerfChain(t, path)
+	l, err := profile.Load(context.Background(), path, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := perfscript.CriticalPaths(string(text), perfscript.PathOptions{Focus: func(f string) bool { return f == "c_wait" }})
+	if err != nil || paths == nil {
+		t.Fatalf("critical paths: %v, %v", paths, err)
+	}
+	r := wait.Analyze([][]wait.Input{{{Source: path, Kind: l.Kind, Profile: l.Profile, Paths: paths}}}, wait.Options{})
+	if len(r.Paths) != 1 {
+		t.Fatalf("paths %+v, want C's alone", r.Paths)
+	}
+	fn := map[string]float64{}
+	for _, f := range r.Paths[0].Functions {
+		fn[f.Name] = f.Value[0]
+	}
+	if fn["a_work"] == 0 || fn["b_pass"]*4 > fn["a_work"] {
+		t.Errorf("C's path charges %v, want a_work, and b_pass far behind", fn)
 	}
 }

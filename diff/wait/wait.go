@@ -47,6 +47,10 @@ type Input struct {
 	// the waker evidence of the same waits) and its critical paths the
 	// result's Paths.
 	Blamed *gotrace.Blamed
+	// Paths, for a perf recording with wake-ups, are its critical paths
+	// (perfscript.CriticalPaths): the result's Paths. Its lock waits
+	// stay the waker evidence.
+	Paths *pprofile.Profile
 }
 
 // Options control Analyze. The zero value is usable.
@@ -206,6 +210,9 @@ func (a *analysis) read(side int, in Input) readKind {
 	a.blamed = in.Blamed != nil
 	if a.blamed {
 		a.readBlamed(side, in.Blamed)
+	}
+	if in.Paths != nil {
+		a.readPaths(side, in.Paths)
 	}
 	var frames []string
 	for _, s := range p.Sample {

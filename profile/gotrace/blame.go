@@ -11,6 +11,8 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 	"golang.org/x/exp/trace"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 // The labels of Blame's profiles.
@@ -22,7 +24,7 @@ const (
 	// critical path it is, named by the stack where it waited longest,
 	// root first, ";"-joined (goroutines that wait at the same stack
 	// share a path).
-	LabelPath = "profdiff.path"
+	LabelPath = labels.Path
 )
 
 // BlameOptions control Blame. The zero value is usable.

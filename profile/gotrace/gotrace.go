@@ -70,7 +70,7 @@ const CommentPrefix = labels.GoTraceComment
 // Synthetic leaf frames.
 const (
 	FrameRunning  = "[running]"
-	FrameRunnable = "[runnable]"
+	FrameRunnable = labels.FrameRunnable
 	FrameWaiting  = "[waiting]" // waiting, no stack recorded
 	FrameSyscall  = "[syscall]" // in a system call, no stack recorded
 )

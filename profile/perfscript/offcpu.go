@@ -145,6 +145,7 @@ type pending struct {
 	value int64 // the switch-out header's value in acc
 	start int64
 	waker waker // who woke the thread, when a wake-up names it
+	woke  int64 // when (the wake-up's time stamp), with waker
 }
 
 // offCPU holds the off-CPU state of a parse.
@@ -227,11 +228,17 @@ func (b *builder) switchLine(k lineKind, h *header) error {
 func (b *builder) switchIn(tid, ns int64) error {
 	o := &b.off
 	p, ok := o.open[tid]
+	if !ok && b.tl != nil {
+		b.tl.firstIn(tid, ns)
+	}
 	if !ok || ns < p.start {
 		return nil
 	}
 	delete(o.open, tid)
 	o.closed++
+	if b.tl != nil {
+		b.tl.interval(b, tid, p, ns)
+	}
 	return b.charge(p, ns-p.start)
 }
 
@@ -273,8 +280,11 @@ func (b *builder) closeOffCPU() error {
 	}
 	if len(o.open) > 0 {
 		var total int64
-		for _, p := range o.open {
+		for tid, p := range o.open {
 			d := max(o.lastNanos-p.start, 0)
+			if b.tl != nil {
+				b.tl.interval(b, tid, p, p.start+d)
+			}
 			total += d
 			if err := b.charge(p, d); err != nil {
 				return err

@@ -93,8 +93,9 @@
 // samples, taken in the waker's context, name the waker of the woken
 // thread's off-CPU interval: the switch-out's record is split by waker,
 // with the waker's stack and thread in labels (see waker.go and the
-// README). OnCPUEvent and OffCPUEvent classify event names for kind
-// detection.
+// README). CriticalPaths reads the same text as a timeline per thread
+// and follows its wake-ups back (see critical.go). OnCPUEvent and
+// OffCPUEvent classify event names for kind detection.
 //
 // Period is the first event's first period (1 without periods);
 // DurationNanos spans the first to the last time stamp when headers carry
@@ -453,13 +454,18 @@ func Looks(text string) bool {
 // Warnings say what was skipped or assumed. A line that is neither a
 // header, a frame, a comment nor blank fails the parse with its line number.
 func Parse(text string) (p *profile.Profile, warnings []string, err error) {
+	return parse(text, newBuilder())
+}
+
+// parse is Parse with the builder given (CriticalPaths' records a
+// timeline as well).
+func parse(text string, b *builder) (p *profile.Profile, warnings []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, warnings, err = nil, nil, fmt.Errorf("perf script: parser failed: %v", r)
 		}
 	}()
 	text = strings.TrimPrefix(text, "\uFEFF")
-	b := newBuilder()
 	lineNo := 0
 	var cur *header
 	var frames []frameLine
@@ -604,6 +610,8 @@ type builder struct {
 	// waker.go).
 	wokenAcc    map[wokenKey]*sampleAcc
 	wakerStacks map[string]string
+	// tl, when not nil, records each thread's timeline (see critical.go).
+	tl *timeline
 }
 
 func newBuilder() *builder {

@@ -66,7 +66,7 @@ func (b *builder) waking(h *header, locs []*profile.Location) {
 	if !ok || p.waker.stack != "" || h.ns < p.start {
 		return
 	}
-	p.waker = waker{stack: wakeCause(locs)}
+	p.waker, p.woke = waker{stack: wakeCause(locs)}, h.ns
 	if p.waker.stack == "" {
 		p.waker.tid = h.tid
 		if h.tid == 0 { // the idle task: an interrupt the frames do not name

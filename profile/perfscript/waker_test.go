@@ -22,23 +22,32 @@ var (
 )
 
 // recordWaker records testdata/waker/waker.c (10 rounds of 3 ms holds, 3
-// waiters) with sched_switch, sched_waking and DWARF call graphs (glibc
-// has no frame pointers: -g stops at its futex call and loses
-// pthread_mutex_unlock and its caller) and returns perf script's text.
+// waiters) and returns perf script's text (see recordSched).
 func recordWaker(t *testing.T) string {
 	t.Helper()
+	text, _ := recordSched(t, filepath.Join("testdata", "waker", "waker.c"), "10", "3")
+	return text
+}
+
+// recordSched builds a C program and records it with sched_switch,
+// sched_waking and DWARF call graphs (glibc has no frame pointers: -g
+// stops at its futex call and loses pthread_mutex_unlock and its
+// caller), returning perf script's text and the program's output. It
+// skips where gcc or perf is missing or cannot record the tracepoints.
+func recordSched(t *testing.T, src string, args ...string) (text, stdout string) {
+	t.Helper()
 	needPerf(t)
-	bin := buildOnce(t, "gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", filepath.Join("testdata", "waker", "waker.c"))
-	data := filepath.Join(t.TempDir(), "waker.data")
-	var stdout, stderr bytes.Buffer
-	if err := perfRecord(data, &stdout, &stderr, "-e", "sched:sched_switch", "-e", "sched:sched_waking", "--call-graph", "dwarf,4096", "--switch-events", "--", bin, "10", "3"); err != nil {
+	bin := buildOnce(t, "gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", src)
+	data := filepath.Join(t.TempDir(), "sched.data")
+	var out, stderr bytes.Buffer
+	if err := perfRecord(data, &out, &stderr, append([]string{"-e", "sched:sched_switch", "-e", "sched:sched_waking", "--call-graph", "dwarf,4096", "--switch-events", "--", bin}, args...)...); err != nil {
 		t.Skipf("perf cannot record sched_waking here (%v): %s", err, firstLine(stderr.String()))
 	}
-	out, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
+	b, err := exec.Command("perf", "script", "-i", data, "--show-switch-events").Output()
 	if err != nil {
 		t.Fatalf("perf script: %v", err)
 	}
-	return string(out)
+	return string(b), out.String()
 }
 
 // TestWakerRecorded reads a recording of a program whose waiters are

@@ -139,7 +139,7 @@ type recording struct {
 	skip bool
 }
 
-var perfWaker, jfrHolders recording
+var perfWaker, perfChain, jfrHolders recording
 
 // PerfWaker writes to path the perf script text of a recording of
 // profile/perfscript's testdata/waker/waker.c (10 rounds in which its
@@ -150,7 +150,21 @@ var perfWaker, jfrHolders recording
 // cannot record the tracepoints.
 func PerfWaker(t testing.TB, path string) {
 	t.Helper()
-	perfWaker.write(t, path, recordPerfWaker)
+	perfWaker.write(t, path, func(dir string) ([]byte, string, bool) {
+		return recordPerf(dir, "profile/perfscript/testdata/waker/waker.c")
+	})
+}
+
+// PerfChain writes to path the perf script text of a recording of
+// profile/perfscript's testdata/chain/chain.c (10 rounds in which C waits
+// in c_wait on a condition variable B signals once it gets the mutex A
+// holds 3 ms in a_work), recorded as PerfWaker's. It skips where gcc or
+// perf is missing or perf cannot record the tracepoints.
+func PerfChain(t testing.TB, path string) {
+	t.Helper()
+	perfChain.write(t, path, func(dir string) ([]byte, string, bool) {
+		return recordPerf(dir, "profile/perfscript/testdata/chain/chain.c")
+	})
 }
 
 // JFRHolders writes to path a JDK Flight Recording (settings=profile) of
@@ -200,15 +214,18 @@ func missing(tools ...string) string {
 	return ""
 }
 
-func recordPerfWaker(dir string) ([]byte, string, bool) {
+// recordPerf builds the C program src (a path from the repository's
+// root) and records it, 10 rounds of 3 ms, with sched_switch, sched_waking
+// and DWARF call graphs.
+func recordPerf(dir, src string) ([]byte, string, bool) {
 	if m := missing("gcc", "perf"); m != "" {
 		return nil, m, true
 	}
-	bin := filepath.Join(dir, "waker")
-	if out, err := exec.Command("gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", repoFile("profile/perfscript/testdata/waker/waker.c"), "-o", bin).CombinedOutput(); err != nil {
-		return nil, "gcc waker.c: " + err.Error() + ": " + string(out), false
+	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	if out, err := exec.Command("gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", repoFile(src), "-o", bin).CombinedOutput(); err != nil {
+		return nil, "gcc " + filepath.Base(src) + ": " + err.Error() + ": " + string(out), false
 	}
-	data := filepath.Join(dir, "waker.data")
+	data := filepath.Join(dir, "sched.data")
 	var stderr bytes.Buffer
 	rec := exec.Command("perf", "record", "-q", "-o", data, "-e", "sched:sched_switch", "-e", "sched:sched_waking",
 		"--call-graph", "dwarf,4096", "--switch-events", "-N", "--", bin, "10", "3")

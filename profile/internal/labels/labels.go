@@ -55,7 +55,15 @@ const (
 	// Lock holds the lock's identity where the format has one: a JFR
 	// monitor as "Class@0xADDR", a futex address.
 	Lock = "profdiff.lock"
+	// Path holds, on a sample of a critical-path profile, the thread or
+	// goroutine whose path it is, named by the stack where it waited
+	// longest, root first, ";"-joined.
+	Path = "profdiff.path"
 )
+
+// FrameRunnable is the synthetic leaf frame of time a thread or goroutine
+// was runnable, waiting for a CPU.
+const FrameRunnable = "[runnable]"
 
 // The Waker values of wake-ups that came from no thread.
 const (

@@ -25,27 +25,15 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../spin.h"
+
 #define MAXW 8
 
 static pthread_mutex_t mu[MAXW];
 static int waiters = 3, rounds = 20;
 static long hold_ns = 5000000;
-static volatile unsigned long sink;
 static atomic_int done;
 static atomic_llong wait_total, hold_total;
-
-static long now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
-// spin does ns nanoseconds of work on the CPU.
-__attribute__((noinline)) static void spin(long ns) {
-	long end = now_ns() + ns;
-	while (now_ns() < end)
-		sink++;
-}
 
 // hold_work takes every waiter's mutex, works for ns and gives them back.
 __attribute__((noinline)) void hold_work(long ns) {
