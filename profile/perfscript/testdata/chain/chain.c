@@ -75,10 +75,7 @@ static void *follower(void *arg) {
 }
 
 int main(int argc, char **argv) {
-	if (argc > 1)
-		rounds = atoi(argv[1]);
-	if (argc > 2)
-		hold_ns = atol(argv[2]) * 1000000L;
+	round_args(argc, argv, &rounds, &hold_ns);
 	pthread_barrier_init(&start, NULL, 3);
 	pthread_t a, b, c;
 	pthread_create(&c, NULL, follower, (void *)c_wait);

@@ -88,10 +88,7 @@ static void *waiter(void *arg) {
 }
 
 int main(int argc, char **argv) {
-	if (argc > 1)
-		rounds = atoi(argv[1]);
-	if (argc > 2)
-		hold_ns = atol(argv[2]) * 1000000L;
+	round_args(argc, argv, &rounds, &hold_ns);
 	if (argc > 3)
 		waiters = atoi(argv[3]);
 	if (waiters < 1 || waiters > MAXW) {
