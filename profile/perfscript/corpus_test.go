@@ -4,11 +4,8 @@ package perfscript_test
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 
 	pprofile "github.com/google/pprof/profile"
 
@@ -60,19 +58,7 @@ func corpusFiles(t *testing.T, dir string, folders ...string) map[string]string 
 
 func readText(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(io.LimitReader(zr, 256<<20)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	data := readertest.ReadFile(t, path)
 	if !utf8.Valid(data) {
 		t.Fatalf("%s: not UTF-8", path)
 	}

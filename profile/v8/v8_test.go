@@ -12,6 +12,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/internal/labels"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 // stacks sums a profile's samples (count, wall) by stack, leaf first,
@@ -32,20 +33,7 @@ func stacks(p *pprofile.Profile) map[string][2]int64 {
 
 func parseFile(t *testing.T, path string) *pprofile.Profile {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Looks(data) {
-		t.Fatalf("%s: not sniffed as a V8 CPU profile", path)
-	}
-	p, _, err := Parse(data)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if err := p.CheckValid(); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	_, p, _ := readertest.ParseFile(t, path, Looks, Parse)
 	return p
 }
 

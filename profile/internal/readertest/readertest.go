@@ -12,11 +12,9 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// ParseFile reads path (gunzipped when its name ends in .gz), checks that
-// looks sniffs it, parses it with parse and checks the profile's
-// validity, failing the test on any error. It returns the file's
-// content, the profile and the warnings.
-func ParseFile(t testing.TB, path string, looks func([]byte) bool, parse func([]byte) (*pprofile.Profile, []string, error)) ([]byte, *pprofile.Profile, []string) {
+// ReadFile returns the content of path, gunzipped (at most 256 MiB) when
+// its name ends in .gz, failing the test on any error.
+func ReadFile(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -27,10 +25,20 @@ func ParseFile(t testing.TB, path string, looks func([]byte) bool, parse func([]
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if data, err = io.ReadAll(zr); err != nil {
+		if data, err = io.ReadAll(io.LimitReader(zr, 256<<20)); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
 	}
+	return data
+}
+
+// ParseFile reads path (gunzipped when its name ends in .gz), checks that
+// looks sniffs it, parses it with parse and checks the profile's
+// validity, failing the test on any error. It returns the file's
+// content, the profile and the warnings.
+func ParseFile(t testing.TB, path string, looks func([]byte) bool, parse func([]byte) (*pprofile.Profile, []string, error)) ([]byte, *pprofile.Profile, []string) {
+	t.Helper()
+	data := ReadFile(t, path)
 	if !looks(data) {
 		t.Fatalf("%s: not sniffed as its format", path)
 	}
