@@ -107,9 +107,14 @@ func invokedAs(exe, args0, cwd string) string {
 }
 
 // isGoRunBinary reports whether exe is where `go run` puts the binary it
-// builds: GOTMPDIR (or the temporary folder)/go-buildNNN/b001/exe/NAME.
+// builds: in the build cache, GOCACHE/XX/HASH-d/NAME (modules of Go 1.24
+// and later), or else GOTMPDIR (or the temporary folder)/go-buildNNN/b001/exe/NAME.
 func isGoRunBinary(exe string) bool {
 	dir := filepath.Dir(exe)
+	if cache := goCache(); cache != "" && strings.HasSuffix(filepath.Base(dir), "-d") &&
+		filepath.Dir(filepath.Dir(dir)) == filepath.Clean(cache) {
+		return true
+	}
 	if filepath.Base(dir) != "exe" {
 		return false
 	}
@@ -119,6 +124,22 @@ func isGoRunBinary(exe string) bool {
 		}
 	}
 	return false
+}
+
+// goCache is the go command's build cache folder: GOCACHE, or its default
+// under the user's cache folder ("" when neither is known, or it is off).
+func goCache() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		if c == "off" {
+			return ""
+		}
+		return c
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "go-build")
 }
 
 // moduleRoot is the folder at or above dir whose go.mod declares

@@ -227,6 +227,16 @@ func TestInvokedAs(t *testing.T) {
 		t.Fatalf("go run: %v", err)
 	}
 	goRunExe, goRunArg0, _ := strings.Cut(string(b), "\n")
+	// go run may also keep the binary in the build cache (as it does
+	// profdiff's own with Go 1.26), as GOCACHE/XX/HASH-d/NAME: that is one
+	// too, and a binary elsewhere is not.
+	cached := filepath.Join(goCache(), "29", "29af0b820ea6f976d2ec862a4376c7963b7fd323f65c5f01fdcc2ab3c0601ba9-d", "profdiff")
+	if goCache() != "" && !isGoRunBinary(cached) {
+		t.Errorf("%s is not taken for go run's binary", cached)
+	}
+	if isGoRunBinary("/opt/tools/bin/profdiff") || isGoRunBinary(filepath.Join(t.TempDir(), "x-d", "profdiff")) {
+		t.Error("an installed binary is taken for go run's")
+	}
 	root, _ := filepath.Abs("../..") // this module's root (the test runs in cmd/profdiff)
 	for _, c := range []struct{ cwd, want string }{
 		{root, "go run ./cmd/profdiff"},
