@@ -54,24 +54,40 @@ func recordNodePair(t *testing.T, dir string) (base, next string) {
 // third of the pairs missed one), so the pair is recorded again, three
 // times at most, until one shows them all.
 func TestDiffNodeCPUProf(t *testing.T) {
+	recordAgain(t, diffNodePair)
+}
+
+// recordAgain runs try, which records a pair and returns the amounts it
+// missed, until one recording misses none, three times at most: wall-time
+// amounts that a loaded machine stretched are recorded again, not waited
+// for.
+func recordAgain(t *testing.T, try func(*testing.T) []string) {
+	t.Helper()
 	var misses []string
-	for try := 0; try < 3; try++ {
-		misses = diffNodePair(t)
-		if len(misses) == 0 {
+	for range 3 {
+		if misses = try(t); len(misses) == 0 {
 			return
 		}
 	}
 	t.Errorf("three recordings missed: %q", misses)
 }
 
-// diffNodePair records and diffs a pair (TestDiffNodeCPUProf), fails the
-// test on a wrong bucket and returns the amounts it missed.
-func diffNodePair(t *testing.T) (misses []string) {
-	base, next := recordNodePair(t, t.TempDir())
+// diffFrames diffs base and next as JSON, methods by frame, every row,
+// failing the test when profdiff does not exit 0.
+func diffFrames(t *testing.T, base, next string) string {
+	t.Helper()
 	out, stderr, code := profdiff(t, "", "diff", "--format", "json", "--top", "0", "--by", "frame", base, next)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	return out
+}
+
+// diffNodePair records and diffs a pair (TestDiffNodeCPUProf), fails the
+// test on a wrong bucket and returns the amounts it missed.
+func diffNodePair(t *testing.T) (misses []string) {
+	base, next := recordNodePair(t, t.TempDir())
+	out := diffFrames(t, base, next)
 	rows := readDiffRows(t, out)
 	top, grew := "", 0.0
 	for _, m := range checkMethodBuckets(t, out, map[string]string{"(idle)": "wait", "(garbage collector)": "gc", "busy": "cpu"}) {

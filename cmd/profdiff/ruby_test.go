@@ -66,23 +66,14 @@ func recordRubyPair(t *testing.T, dir string) (base, next string) {
 // stretches (measured: a side's wait 200 ms on 2 busy cores), so the pair
 // is recorded again, three times at most, until one shows them all.
 func TestDiffRubyStackprof(t *testing.T) {
-	var misses []string
-	for try := 0; try < 3; try++ {
-		if misses = diffRubyPair(t); len(misses) == 0 {
-			return
-		}
-	}
-	t.Errorf("three recordings missed: %q", misses)
+	recordAgain(t, diffRubyPair)
 }
 
 // diffRubyPair records and diffs a pair (TestDiffRubyStackprof), fails
 // the test on a wrong bucket and returns the amounts it missed.
 func diffRubyPair(t *testing.T) (misses []string) {
 	base, next := recordRubyPair(t, t.TempDir())
-	out, stderr, code := profdiff(t, "", "diff", "--format", "json", "--top", "0", "--by", "frame", base, next)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := diffFrames(t, base, next)
 	checkMethodBuckets(t, out, map[string]string{"Thread::Mutex#synchronize": "lock-contention", "Kernel#sleep": "wait", "Object#busy": "cpu"})
 	rows := readDiffRows(t, out)
 	ms := func(v float64) string { return fmt.Sprintf("%.0f ms", v/1e6) }
