@@ -534,13 +534,9 @@ func (b *builder) frames(f *fileJSON) error {
 		if name == "" {
 			name = "(anonymous)"
 		}
-		file := ""
-		switch fr.File.kind {
-		case kindString:
-			file = fr.File.v
-		case kindAbsent, kindNull:
-		default:
-			return fmt.Errorf("%s.file: expected a string, got %s", where, fr.File.kind)
+		file, err := optionalString(fr.File, where+".file")
+		if err != nil {
+			return err
 		}
 		line, err := optionalInt(fr.Line, where+".line")
 		if err != nil {
@@ -657,15 +653,11 @@ func (b *builder) profile(i int, pj *profileJSON) error {
 	} else if u.class != b.class {
 		return fmt.Errorf("%s.unit: %q does not go with profiles[0]'s %q: a file that mixes time, byte and count units cannot be merged", where, unitName, b.firstUnit)
 	}
-	thread := ""
-	switch pj.Name.kind {
-	case kindString:
-		thread = strings.TrimSpace(pj.Name.v)
-	case kindAbsent, kindNull:
-	default:
-		return fmt.Errorf("%s.name: expected a string, got %s", where, pj.Name.kind)
+	thread, err := optionalString(pj.Name, where+".name")
+	if err != nil {
+		return err
 	}
-	if thread == "" {
+	if thread = strings.TrimSpace(thread); thread == "" {
 		thread = where
 	}
 	start, err := optionalNumber(pj.StartValue, where+".startValue")
@@ -695,6 +687,17 @@ func requiredString(s jstr, where, want string) (string, error) {
 		return s.v, nil
 	case kindAbsent, kindNull:
 		return "", fmt.Errorf("%s: missing (want %s)", where, want)
+	}
+	return "", fmt.Errorf("%s: expected a string, got %s", where, s.kind)
+}
+
+// optionalString is s's value, "" where it is absent or null.
+func optionalString(s jstr, where string) (string, error) {
+	switch s.kind {
+	case kindString:
+		return s.v, nil
+	case kindAbsent, kindNull:
+		return "", nil
 	}
 	return "", fmt.Errorf("%s: expected a string, got %s", where, s.kind)
 }
