@@ -13,8 +13,9 @@ import (
 	"github.com/profdiff/profdiff/workloads/loadgen"
 )
 
-// loadServer answers JSON, and 503 to every every503-th request; it
-// remembers the last X-Run header it saw.
+// loadServer answers JSON, and 503 to the first request and every
+// every503-th after it (so a run that sends any request at all, however
+// slow the machine, meets a 503); it remembers the last X-Run header it saw.
 func loadServer(t *testing.T, every503 int64, seen *atomic.Value) *httptest.Server {
 	t.Helper()
 	var n atomic.Int64
@@ -22,7 +23,7 @@ func loadServer(t *testing.T, every503 int64, seen *atomic.Value) *httptest.Serv
 		if seen != nil {
 			seen.Store(r.Header.Get("X-Run"))
 		}
-		if every503 > 0 && n.Add(1)%every503 == 0 {
+		if every503 > 0 && (n.Add(1)-1)%every503 == 0 {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
 		}
@@ -70,6 +71,7 @@ func TestLoadFailuresAreLoud(t *testing.T) {
 		!strings.HasSuffix(first, "requests/s counts only 2xx responses — this is not saturation") {
 		t.Errorf("first line: %s", first)
 	}
+	s = loadServer(t, 4, nil) // a server of its own: its first request fails
 	out, stderr, code = profdiff(t, "", "load", "-c", "2", "-d", "300ms", "--warmup", "0s", "--format", "json", s.URL)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
