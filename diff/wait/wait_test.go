@@ -113,14 +113,34 @@ func TestOneHalf(t *testing.T) {
 // waitHere's lock waiting. The direct wake-up edges account for all of it,
 // each woken by a goroutine's Unlock.
 func TestHoldersFromTrace(t *testing.T) {
-	run := waittest.Program(t, "-mode", "holdslow", "-hold", "8ms")
-	r := wait.Analyze([][]wait.Input{load(t, run, "trace.out")}, wait.Options{})
-	l := lockOf(t, r, wait.EvidenceTrace, "main.waitHere")
-	got := holderShare(l, "main.holdSlow")
-	truth := float64(run.Truth.DuringHoldNs) / float64(run.Truth.WaitedNs)
-	t.Logf("lock %s: waited %.3gs (measured %.3gs), holdSlow charged %.3f (measured %.3f)",
-		l.Name, l.Waited[0]/1e9, float64(run.Truth.WaitedNs)/1e9, got, truth)
-	if want := min(0.9, truth-0.05); got < want {
+	// On a loaded machine a waiter handed the lock can wait for a CPU
+	// long enough that the trace's charge strays from the program's own
+	// measure: such a recording is made again, three times at most, as
+	// TestCriticalPathChain's is.
+	var (
+		run       *waittest.Run
+		r         *result.Wait
+		l         result.WaitLock
+		got, want float64
+	)
+	for attempt := 1; attempt <= 3; attempt++ {
+		if attempt == 1 {
+			run = waittest.Program(t, "-mode", "holdslow", "-hold", "8ms")
+		} else {
+			run = waittest.Again(t, "-mode", "holdslow", "-hold", "8ms")
+		}
+		r = wait.Analyze([][]wait.Input{load(t, run, "trace.out")}, wait.Options{})
+		l = lockOf(t, r, wait.EvidenceTrace, "main.waitHere")
+		got = holderShare(l, "main.holdSlow")
+		truth := float64(run.Truth.DuringHoldNs) / float64(run.Truth.WaitedNs)
+		want = min(0.9, truth-0.05)
+		t.Logf("attempt %d: lock %s: waited %.3gs (measured %.3gs), holdSlow charged %.3f (measured %.3f)",
+			attempt, l.Name, l.Waited[0]/1e9, float64(run.Truth.WaitedNs)/1e9, got, truth)
+		if got >= want {
+			break
+		}
+	}
+	if got < want {
 		t.Errorf("holdSlow charged %.3f of waitHere's lock waiting, want ≥ %.3f", got, want)
 	}
 	if !strings.Contains(strings.Join(l.Holders[0].Stacks[0].Frames, ";"), "Unlock") {
@@ -179,7 +199,7 @@ func TestCriticalPathChain(t *testing.T) {
 // (B).
 func chainShares(t *testing.T) (hold, pass float64) {
 	t.Helper()
-	run := waittest.Program(t, "-mode", "chain", "-hold", "40ms")
+	run := waittest.Again(t, "-mode", "chain", "-hold", "40ms")
 	ins := load(t, run, "trace.out")
 	r := wait.Analyze([][]wait.Input{ins}, wait.Options{})
 	var p *result.WaitPath

@@ -54,6 +54,19 @@ var (
 // binary. It skips the test where there is no go command.
 func Program(t testing.TB, args ...string) *Run {
 	t.Helper()
+	return program(t, true, args)
+}
+
+// Again runs waitprog with args anew, for a test that makes a recording
+// again when the machine's load spoiled one; the new run then serves
+// Program's later calls with the same args.
+func Again(t testing.TB, args ...string) *Run {
+	t.Helper()
+	return program(t, false, args)
+}
+
+func program(t testing.TB, cached bool, args []string) *Run {
+	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
 	if !built {
@@ -67,7 +80,7 @@ func Program(t testing.TB, args ...string) *Run {
 		t.Fatal(fail)
 	}
 	key := strings.Join(args, " ")
-	if r := runs[key]; r != nil {
+	if r := runs[key]; r != nil && cached {
 		return r
 	}
 	dir, err := os.MkdirTemp(root, "run")
