@@ -36,13 +36,17 @@
 //
 // # Frames
 //
-// A JavaScript frame is its function's name, with the URL as its file and
-// the line; one without a name (a script's top level) is named by its
-// URL and line. An address is named after the library of "libs" it
-// falls in ("[libxul.so]", with the library as its mapping), so that
-// addresses, which differ from run to run, compare by library;
-// "[native]" when none holds it. The root
-// frame "(root)" is dropped.
+// Location strings are read as the Firefox Profiler's own processing
+// reads them (see parseLocation), so that a profile names its frames as
+// profiler.firefox.com does. A JavaScript frame ("name (url:line:column)",
+// "[source]" after it in newer versions) is its function's name, with the
+// script's URL as its file and the line; one without a name (a script's
+// top level) is named "(root scope) URL". An address is named after the
+// library of "libs" it falls in ("[libxul.so]", with the library as its
+// mapping), so that addresses, which differ from run to run, compare by
+// library; "[native]" when none holds it. Any other string is a label
+// (C++ code, "nsRefreshDriver::Tick"). The root frame "(root)" is
+// dropped.
 //
 // # Categories
 //
@@ -404,29 +408,99 @@ func (r *reader) sample(thread string, s int, prefix []int, rows [][]json.RawMes
 	return smp, nil
 }
 
-// jsFrame matches a JavaScript location: "name (url:line:column)", the
-// line and column optional.
-var jsFrame = regexp.MustCompile(`^(.*) \((.*?)(?::(\d+))?(?::(\d+))?\)$`)
+// A frame's location string is read as the Firefox Profiler's own
+// processing reads it (firefox-devtools/profiler,
+// src/profile-logic/process-profile.ts: _extractUnsymbolicatedFunction,
+// _extractCppFunction, _extractJsFunction), so that a Gecko profile and
+// the processed profile made of it name their frames alike:
+//
+//   - "0x…": an address the profiler did not symbolicate;
+//   - "NAME (in LIBRARY)", maybe followed by " + OFFSET" or " (FILE:LINE)":
+//     a symbolicated native function, LIBRARY its module;
+//   - "NAME (URL:LINE[:COLUMN])", followed by "[SOURCE]" (an index into
+//     the process's sources) in newer versions: JavaScript; without a
+//     name, "URL:LINE[:COLUMN][[SOURCE]]", a script's top level, named
+//     "(root scope) URL". Of a URL "A -> B" (script B loaded by A) the
+//     file is the last, B;
+//   - anything else: a label ("nsRefreshDriver::Tick", "CC (Free Snow
+//     White)").
+var (
+	cppFrame = []*regexp.Regexp{
+		regexp.MustCompile(`^(.*) \(in ([^)]*)\) \+ [0-9]+$`),
+		regexp.MustCompile(`^(.*) \(in ([^)]*)\) \(.*:.*\)$`),
+		regexp.MustCompile(`^(.*) \(in ([^)]*)\)$`),
+	}
+	jsFrame = []*regexp.Regexp{
+		regexp.MustCompile(`^(.*) \((.+?):([0-9]+)(?::[0-9]+)?\)(?:\[\d+\])?$`),
+		regexp.MustCompile(`^()(.+?):([0-9]+)(?::[0-9]+)?(?:\[\d+\])?$`),
+	}
+)
 
-// location returns the location of a frame's location string.
-func (r *reader) location(s string, line int64, libs []lib) *pprofile.Location {
-	name, file, module := s, "", ""
-	if m := jsFrame.FindStringSubmatch(s); m != nil && m[2] != "" {
-		name, file = m[1], m[2]
-		if l, err := strconv.ParseInt(m[3], 10, 64); err == nil && line == 0 {
-			line = l
-		}
-	} else if strings.HasPrefix(s, "0x") {
-		name = "[native]"
+// frameName is what a location string names.
+type frameName struct {
+	name, file, module string
+	line               int64 // JavaScript's line in the URL, else 0
+	address            bool
+}
+
+// parseLocation reads a location string (see above); an address is named
+// after the library of libs it falls in ("[libxul.so]", the library as
+// its module), "[native]" when none holds it.
+func parseLocation(s string, libs []lib) frameName {
+	if strings.HasPrefix(s, "0x") {
+		f := frameName{name: "[native]", address: true}
 		if a, err := strconv.ParseUint(s[2:], 16, 64); err == nil {
 			if k := sort.Search(len(libs), func(i int) bool { return libs[i].Start > a }) - 1; k >= 0 && a < libs[k].End && libs[k].Name != "" {
-				module = libs[k].Name
-				name = "[" + module + "]"
+				f.module = libs[k].Name
+				f.name = "[" + f.module + "]"
 			}
 		}
-		line = 0
+		return f
 	}
-	key := name + "\x00" + file + "\x00" + strconv.FormatInt(line, 10)
+	for _, re := range cppFrame {
+		if m := re.FindStringSubmatch(s); m != nil {
+			return frameName{name: strings.TrimPrefix(m[1], "non-virtual thunk to "), module: m[2]}
+		}
+	}
+	for _, re := range jsFrame {
+		if m := re.FindStringSubmatch(s); m != nil {
+			f := frameName{name: m[1], file: realScript(m[2])}
+			f.line, _ = strconv.ParseInt(m[3], 10, 64)
+			if f.name == "" {
+				f.name = "(root scope) " + f.file
+			}
+			return f
+		}
+	}
+	return frameName{name: s}
+}
+
+// realScript is the script of a URL "A -> B -> C": C.
+func realScript(url string) string {
+	if i := strings.LastIndex(url, " -> "); i >= 0 {
+		return url[i+len(" -> "):]
+	}
+	return url
+}
+
+// location returns the location of a frame's location string; line, where
+// not 0, is the line the frame was at (the frame table's line column), else
+// JavaScript's line in the string is taken. An address has no line.
+func (r *reader) location(s string, line int64, libs []lib) *pprofile.Location {
+	f := parseLocation(s, libs)
+	switch {
+	case f.address:
+		line = 0
+	case line == 0:
+		line = f.line
+	}
+	return r.frameLocation(f.name, f.file, f.module, line)
+}
+
+// frameLocation returns the location of a function (name, file) at a
+// line, in module where not "".
+func (r *reader) frameLocation(name, file, module string, line int64) *pprofile.Location {
+	key := name + "\x00" + file + "\x00" + module + "\x00" + strconv.FormatInt(line, 10)
 	if l, ok := r.b.Location(key); ok {
 		return l
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -95,9 +96,20 @@ func TestRecording(t *testing.T) {
 	}
 	var page, idle int64
 	libs := map[string]bool{}
+	files := map[string]bool{}
 	for _, s := range p.Sample {
 		for _, l := range s.Location {
 			fn := l.Line[0].Function
+			// Firefox 153 writes JavaScript frames
+			// "name (url:line:column)[source]": each is read as the
+			// function name with its file.
+			if unread.MatchString(fn.Name) {
+				t.Errorf("JavaScript frame %q read as a label", fn.Name)
+			}
+			if fn.Filename != "" {
+				scheme, _, _ := strings.Cut(fn.Filename, ":")
+				files[scheme] = true
+			}
 			// The page's script runs under the label frame Firefox names
 			// after its URL ("file:///tmp/ff/busy.html[10]").
 			if strings.Contains(fn.Name, "busy.html[") && s.Label[labels.Thread][0] == "GeckoMain (tab)" {
@@ -121,8 +133,46 @@ func TestRecording(t *testing.T) {
 	if idle == 0 || !libs["[libxul.so]"] {
 		t.Errorf("idle time %d ns, libraries %v: want Idle samples in wait and frames in libxul.so", idle, libs)
 	}
+	for _, scheme := range []string{"resource", "chrome", "moz-extension", "self-hosted"} {
+		if !files[scheme] {
+			t.Errorf("no JavaScript function in a %s: file (files' schemes %v)", scheme, files)
+		}
+	}
 	if p.DurationNanos <= 0 {
 		t.Errorf("duration %d", p.DurationNanos)
+	}
+}
+
+// unread matches a JavaScript location left whole as a name.
+var unread = regexp.MustCompile(`\(.*:[0-9]+(:[0-9]+)?\)(\[[0-9]+\])?$`)
+
+// TestLocations: location strings (of the recording and the corpus, and
+// the native function's shape the Firefox Profiler's processing reads)
+// are named as that processing names them.
+func TestLocations(t *testing.T) {
+	libs := []lib{{Start: 0x1000, End: 0x2000, Name: "libxul.so"}}
+	for _, c := range []struct {
+		in   string
+		want frameName
+	}{
+		{"#checkInterventionPref (moz-extension://9a310967-e580-48bf-b3e8-4eafebbc122d/lib/interventions.js:436:25)[28]",
+			frameName{name: "#checkInterventionPref", file: "moz-extension://9a310967-e580-48bf-b3e8-4eafebbc122d/lib/interventions.js", line: 436}},
+		{"AsyncFunctionNext (self-hosted:780:27)[1]", frameName{name: "AsyncFunctionNext", file: "self-hosted", line: 780}},
+		{"d (file:///Users/jlfwong/code/speedscope/sample/simple.js:20)", frameName{name: "d", file: "file:///Users/jlfwong/code/speedscope/sample/simple.js", line: 20}},
+		{"exports.makeInfallible/< (resource://devtools/shared/base-loader.js -> resource://devtools/shared/ThreadSafeDevToolsUtils.js:107)",
+			frameName{name: "exports.makeInfallible/<", file: "resource://devtools/shared/ThreadSafeDevToolsUtils.js", line: 107}},
+		{"moz-extension://19877706-10e4-4fec-b493-82ae86131b14/bg.js:19:3[48]",
+			frameName{name: "(root scope) moz-extension://19877706-10e4-4fec-b493-82ae86131b14/bg.js", file: "moz-extension://19877706-10e4-4fec-b493-82ae86131b14/bg.js", line: 19}},
+		{"CC (Free Snow White)", frameName{name: "CC (Free Snow White)"}},
+		{"file:///tmp/ff/busy.html[10]", frameName{name: "file:///tmp/ff/busy.html[10]"}},
+		{"nsObserverService::NotifyObservers console-api-profiler", frameName{name: "nsObserverService::NotifyObservers console-api-profiler"}},
+		{"non-virtual thunk to nsThread::ProcessNextEvent(bool, bool*) (in libxul.so) + 1234", frameName{name: "nsThread::ProcessNextEvent(bool, bool*)", module: "libxul.so"}},
+		{"0x1800", frameName{name: "[libxul.so]", module: "libxul.so", address: true}},
+		{"0x3000", frameName{name: "[native]", address: true}},
+	} {
+		if got := parseLocation(c.in, libs); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.in, got, c.want)
+		}
 	}
 }
 
