@@ -275,9 +275,9 @@ type frame struct {
 }
 
 func (r *reader) thread(t *thread, where string, interval float64, libs []lib, cats []string) error {
-	var st samples
+	var ss samples
 	if len(t.Samples) > 0 {
-		if err := unmarshal(t.Samples, &st); err != nil {
+		if err := unmarshal(t.Samples, &ss); err != nil {
 			return fmt.Errorf("%s.samples: %w", where, err)
 		}
 	}
@@ -308,96 +308,154 @@ func (r *reader) thread(t *thread, where string, interval float64, libs []lib, c
 			frames[i].loc = r.location(loc, int64(max(line, 0)), libs)
 		}
 	}
-	// Stacks: each row's prefix is an earlier row, so one pass in order
-	// gives every stack its category and depth.
+	// Stacks.
 	sPrefix, sFrame := t.StackTable.col("prefix"), t.StackTable.col("frame")
 	if sFrame < 0 {
 		return fmt.Errorf("%w: %s.stackTable has no frame column", ErrShape, where)
 	}
 	n := len(t.StackTable.Data)
-	prefix := make([]int, n)
-	category := make([]int, n)
+	st := newStacks(n)
 	for i, row := range t.StackTable.Data {
 		f, ok := intAt(row, sFrame)
-		if !ok || f < 0 || f >= len(frames) {
-			return fmt.Errorf("%w: %s.stackTable.data[%d]: frame is no row of the frameTable (%d frames)", ErrShape, where, i, len(frames))
+		if !ok {
+			f = -1
 		}
 		pre, ok := intAt(row, sPrefix)
 		if !ok {
 			pre = -1
-		} else if pre < 0 || pre >= i {
+		} else if pre < 0 {
 			return fmt.Errorf("%w: %s.stackTable.data[%d]: prefix %d is not an earlier stack", ErrShape, where, i, pre)
 		}
-		prefix[i] = pre
-		category[i] = frames[f].category
-		if category[i] < 0 && pre >= 0 {
-			category[i] = category[pre]
+		if err := st.set(i, f, pre, frames); err != nil {
+			return fmt.Errorf("%w: %s.stackTable.data[%d]: %v", ErrShape, where, i, err)
 		}
 	}
 	// Samples.
-	cStack, cTime, cWeight := st.col("stack"), st.col("time"), st.col("weight")
-	if cStack < 0 && len(st.Data) > 0 {
+	cStack, cTime, cWeight := ss.col("stack"), ss.col("time"), ss.col("weight")
+	if cStack < 0 && len(ss.Data) > 0 {
 		return fmt.Errorf("%w: %s.samples has no stack column", ErrShape, where)
 	}
-	first, last := math.Inf(1), math.Inf(-1)
-	for i, row := range st.Data {
+	th := threadSamples{r: r, label: label, tid: tid, stacks: st, frames: frames, cats: cats}
+	for i, row := range ss.Data {
 		where := func() string { return fmt.Sprintf("%s.samples.data[%d]", where, i) }
-		if tm, ok := numAt(row, cTime); ok && math.Abs(tm) < maxTime {
-			first, last = min(first, tm), max(last, tm)
+		if tm, ok := numAt(row, cTime); ok {
+			th.time(tm)
 		}
 		s, ok := intAt(row, cStack)
 		if !ok {
 			r.noStack++
 			continue
 		}
-		if s < 0 || s >= n {
-			return fmt.Errorf("%w: %s: stack %d is no row of the stackTable (%d stacks)", ErrShape, where(), s, n)
+		w, hasW := numAt(row, cWeight)
+		if err := th.add(s, w, hasW, ss.WeightType, interval); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrShape, where(), err)
 		}
-		count, value := 1.0, interval
-		if w, ok := numAt(row, cWeight); ok {
-			if !(w >= 0 && w < maxTime) {
-				return fmt.Errorf("%w: %s: weight %g is out of range", ErrShape, where(), w)
-			}
-			switch st.WeightType {
-			case "", "samples":
-				count, value = w, w*interval
-			case "tracing-ms":
-				value = w
-			default:
-				return fmt.Errorf("%w: %s.samples: weightType %q (want samples or tracing-ms)", ErrShape, where(), st.WeightType)
-			}
-		}
-		key := sampleKey{tid, s}
-		smp := r.samples[key]
-		if smp == nil {
-			var err error
-			if smp, err = r.sample(label, s, prefix, t.StackTable.Data, sFrame, frames, bucketOf(category[s], cats)); err != nil {
-				return fmt.Errorf("%s: %w", where(), err)
-			}
-			r.samples[key] = smp
-		}
-		c, v := int64(math.Round(count)), int64(math.Round(value*1e6))
-		if smp.Value[0] > math.MaxInt64-c || smp.Value[1] > math.MaxInt64-v {
-			return fmt.Errorf("%w: %s: the total overflows", ErrShape, where())
-		}
-		smp.Value[0] += c
-		smp.Value[1] += v
 	}
-	if last >= first {
-		r.span = max(r.span, last-first+interval)
+	th.done(interval)
+	return nil
+}
+
+// stacks is a thread's stack table, read: each stack's caller (-1 for a
+// root), frame and category (its frame's, else its caller's).
+type stacks struct{ prefix, frame, category []int }
+
+func newStacks(n int) *stacks {
+	return &stacks{make([]int, n), make([]int, n), make([]int, n)}
+}
+
+// set sets stack i: its frame f and its caller pre (-1: none), which must
+// be an earlier stack, so that one pass in order gives every stack its
+// category.
+func (st *stacks) set(i, f, pre int, frames []frame) error {
+	if f < 0 || f >= len(frames) {
+		return fmt.Errorf("frame is no row of the frameTable (%d frames)", len(frames))
+	}
+	if pre < -1 || pre >= i {
+		return fmt.Errorf("prefix %d is not an earlier stack", pre)
+	}
+	st.prefix[i], st.frame[i] = pre, f
+	st.category[i] = frames[f].category
+	if st.category[i] < 0 && pre >= 0 {
+		st.category[i] = st.category[pre]
 	}
 	return nil
 }
 
+// threadSamples adds one thread's samples to the profile.
+type threadSamples struct {
+	r           *reader
+	label       string // the thread label
+	tid         int    // the thread's index in the order read
+	stacks      *stacks
+	frames      []frame
+	cats        []string
+	first, last float64 // ms: the first and last sample time
+	timed       bool
+}
+
+// time notes a sample's time, in ms.
+func (th *threadSamples) time(tm float64) {
+	if math.Abs(tm) >= maxTime {
+		return
+	}
+	if !th.timed {
+		th.first, th.last, th.timed = tm, tm, true
+	}
+	th.first, th.last = min(th.first, tm), max(th.last, tm)
+}
+
+// done notes the span of the thread's samples in the profile's.
+func (th *threadSamples) done(interval float64) {
+	if th.timed {
+		th.r.span = max(th.r.span, th.last-th.first+interval)
+	}
+}
+
+// add adds a sample of stack s, of weight w where hasW (of weightType),
+// else of one interval.
+func (th *threadSamples) add(s int, w float64, hasW bool, weightType string, interval float64) error {
+	n := len(th.stacks.prefix)
+	if s < 0 || s >= n {
+		return fmt.Errorf("stack %d is no row of the stackTable (%d stacks)", s, n)
+	}
+	count, value := 1.0, interval
+	if hasW {
+		if !(w >= 0 && w < maxTime) {
+			return fmt.Errorf("weight %g is out of range", w)
+		}
+		switch weightType {
+		case "", "samples":
+			count, value = w, w*interval
+		case "tracing-ms":
+			value = w
+		default:
+			return fmt.Errorf("weightType %q (want samples or tracing-ms)", weightType)
+		}
+	}
+	r := th.r
+	key := sampleKey{th.tid, s}
+	smp := r.samples[key]
+	if smp == nil {
+		smp = r.sample(th.label, s, th.stacks, th.frames, bucketOf(th.stacks.category[s], th.cats))
+		r.samples[key] = smp
+	}
+	c, v := int64(math.Round(count)), int64(math.Round(value*1e6))
+	if smp.Value[0] > math.MaxInt64-c || smp.Value[1] > math.MaxInt64-v {
+		return errors.New("the total overflows")
+	}
+	smp.Value[0] += c
+	smp.Value[1] += v
+	return nil
+}
+
 // sample returns a new sample of stack s, added to the profile.
-func (r *reader) sample(thread string, s int, prefix []int, rows [][]json.RawMessage, sFrame int, frames []frame, bucket string) (*pprofile.Sample, error) {
+func (r *reader) sample(thread string, s int, st *stacks, frames []frame, bucket string) *pprofile.Sample {
 	smp := &pprofile.Sample{Value: []int64{0, 0}, Label: map[string][]string{labels.Thread: {thread}}}
 	if bucket != "" {
 		smp.Label[labels.Fallback] = []string{bucket}
 	}
-	for i := s; i >= 0; i = prefix[i] {
-		f, _ := intAt(rows[i], sFrame)
-		if l := frames[f].loc; l != nil {
+	for i := s; i >= 0; i = st.prefix[i] {
+		if l := frames[st.frame[i]].loc; l != nil {
 			smp.Location = append(smp.Location, l)
 		}
 	}
@@ -405,7 +463,7 @@ func (r *reader) sample(thread string, s int, prefix []int, rows [][]json.RawMes
 		smp.Location = append(smp.Location, r.location("(root)", 0, nil))
 	}
 	r.b.AddSample(smp)
-	return smp, nil
+	return smp
 }
 
 // A frame's location string is read as the Firefox Profiler's own
