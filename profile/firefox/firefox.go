@@ -224,9 +224,10 @@ func (r *reader) profile(g *gecko, where string, depth int) error {
 	}
 	libs := append([]lib(nil), g.Libs...)
 	sort.Slice(libs, func(i, j int) bool { return libs[i].Start < libs[j].Start })
-	cats := make([]string, len(g.Meta.Categories))
-	for i, c := range g.Meta.Categories {
-		cats[i] = c.Name
+	// nil without a list: the 2018 format's bit masks (bucketOf).
+	var cats []string
+	for _, c := range g.Meta.Categories {
+		cats = append(cats, c.Name)
 	}
 	for i, raw := range g.Threads {
 		var t thread

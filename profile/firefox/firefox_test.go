@@ -192,6 +192,17 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 		if !strings.Contains(f, "simple") {
+			// Firefox 59's categories are bit masks: GC (0x80) and CC
+			// (0x100) frames are gc.
+			var gc int64
+			for _, s := range p.Sample {
+				if fb := s.Label[labels.Fallback]; len(fb) == 1 && fb[0] == "gc" {
+					gc += s.Value[0]
+				}
+			}
+			if gc == 0 {
+				t.Errorf("%s: no sample of a GC or CC frame is gc", f)
+			}
 			continue
 		}
 		found := false
