@@ -2,7 +2,9 @@
 // profiler writes before the Firefox Profiler processes it
 // (MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=FILE), and the
 // export of Firefox DevTools' former performance panel (Firefox 59 in the
-// corpus), which wraps the same profile in {"profile": …}.
+// corpus), which wraps the same profile in {"profile": …}; and the
+// Firefox Profiler's processed format, what profiler.firefox.com saves
+// (processed.go).
 //
 // # What a file holds
 //
@@ -16,10 +18,6 @@
 // "name (url:line:column)" for JavaScript, a C++ label such as
 // "nsRefreshDriver::Tick", or an address ("0x7f…") of native code the
 // profiler did not symbolicate.
-//
-// The Firefox Profiler's processed format (meta.preprocessedProfileVersion,
-// the columns as arrays, "funcTable", a "stringArray"), which profiler.firefox.com
-// and samply write, is recognized and refused (ErrProcessed).
 //
 // # Values
 //
@@ -78,10 +76,6 @@ import (
 
 // ErrShape is wrapped by errors about a profile's structure.
 var ErrShape = errors.New("malformed Gecko profile")
-
-// ErrProcessed is returned for the Firefox Profiler's processed format,
-// which is not read.
-var ErrProcessed = errors.New("the Firefox Profiler's processed format (meta.preprocessedProfileVersion) is not read; load the Gecko profile Firefox writes itself (MOZ_PROFILER_SHUTDOWN=FILE)")
 
 // Looks reports whether data is a Gecko profile, raw or processed: a JSON
 // object with "meta", "threads", "stackTable" and "frameTable".
@@ -148,21 +142,6 @@ const maxNesting = 8
 
 // Parse reads a Gecko profile (see the package doc).
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
-	var g gecko
-	if err := unmarshal(data, &g); err != nil {
-		return nil, nil, err
-	}
-	if g.Profile != nil && g.Meta.Interval == 0 && len(g.Threads) == 0 {
-		g = gecko{}
-		if err := unmarshal(data, &struct {
-			Profile *gecko `json:"profile"`
-		}{&g}); err != nil {
-			return nil, nil, err
-		}
-	}
-	if g.Meta.PreprocessedProfileVersion != nil {
-		return nil, nil, ErrProcessed
-	}
 	r := &reader{
 		b:       build.New[string, string](nil),
 		samples: map[sampleKey]*pprofile.Sample{},
@@ -171,12 +150,17 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	p.SampleType = []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}}
 	p.DefaultSampleType = "wall"
 	p.PeriodType = &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"}
-	p.Comments = []string{fmt.Sprintf("firefox: Gecko profile (format version %g), thread time", g.Meta.Version)}
-	if err := r.profile(&g, "", 0); err != nil {
+	m, err := r.read(data)
+	if err != nil {
 		return nil, nil, err
 	}
-	p.Period = max(int64(math.Round(g.Meta.Interval*1e6)), 1)
-	if s, e := g.Meta.ProfilingStartTime, g.Meta.ProfilingEndTime; s != nil && e != nil && *e > *s && *e-*s < maxTime {
+	if m.PreprocessedProfileVersion != nil {
+		p.Comments = []string{fmt.Sprintf("firefox: Firefox Profiler processed profile (format version %g, of a Gecko profile of version %g), thread time", *m.PreprocessedProfileVersion, m.Version)}
+	} else {
+		p.Comments = []string{fmt.Sprintf("firefox: Gecko profile (format version %g), thread time", m.Version)}
+	}
+	p.Period = max(int64(math.Round(m.Interval*1e6)), 1)
+	if s, e := m.ProfilingStartTime, m.ProfilingEndTime; s != nil && e != nil && *e > *s && *e-*s < maxTime {
 		p.DurationNanos = int64(math.Round((*e - *s) * 1e6))
 	} else {
 		p.DurationNanos = int64(math.Round(r.span * 1e6))
@@ -186,6 +170,37 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		warns = append(warns, fmt.Sprintf("%d samples without a stack left out", r.noStack))
 	}
 	return p, warns, nil
+}
+
+// read reads a Gecko profile or a processed one into r, and returns its
+// meta. A file that names preprocessedProfileVersion is read as
+// processed first, and as a Gecko profile where its meta has none.
+func (r *reader) read(data []byte) (*meta, error) {
+	if bytes.Contains(data, []byte(`"preprocessedProfileVersion"`)) {
+		pp, err := r.processed(data)
+		if err != nil {
+			return nil, err
+		}
+		if pp != nil {
+			return &pp.Meta.meta, nil
+		}
+	}
+	var g gecko
+	if err := unmarshal(data, &g); err != nil {
+		return nil, err
+	}
+	if g.Profile != nil && g.Meta.Interval == 0 && len(g.Threads) == 0 {
+		g = gecko{}
+		if err := unmarshal(data, &struct {
+			Profile *gecko `json:"profile"`
+		}{&g}); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.profile(&g, "", 0); err != nil {
+		return nil, err
+	}
+	return &g.Meta, nil
 }
 
 // maxTime bounds times and durations, in milliseconds (about 31 years).
@@ -220,7 +235,7 @@ func (r *reader) profile(g *gecko, where string, depth int) error {
 		return fmt.Errorf("%w: %smeta.interval %g is out of range", ErrShape, where, g.Meta.Interval)
 	}
 	if g.Meta.PreprocessedProfileVersion != nil {
-		return ErrProcessed
+		return fmt.Errorf("%w: %sa processed profile (meta.preprocessedProfileVersion) nested in a Gecko profile", ErrShape, where)
 	}
 	libs := append([]lib(nil), g.Libs...)
 	sort.Slice(libs, func(i, j int) bool { return libs[i].Start < libs[j].Start })
