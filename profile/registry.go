@@ -275,9 +275,9 @@ var formatDocs = map[Format]formatDoc{
 	},
 	FormatGecko: {
 		noun:   "Firefox Profiler (Gecko) JSON",
-		record: []string{"MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=ff.json firefox-esr --headless --screenshot x.png URL"},
+		record: []string{"MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=ff.json firefox-esr --headless --screenshot x.png URL", "profiler.firefox.com: Upload, or Download as .json.gz (the processed format)"},
 		kinds:  []Kind{KindWall},
-		blind:  "only the threads the profiler was told to sample; native frames are addresses unless Firefox symbolicated them (named here by their library); no thread states beyond the frames' categories (Idle, GC / CC, Network); the Firefox Profiler's processed format is not read",
+		blind:  "only the threads the profiler was told to sample; native frames are addresses unless Firefox symbolicated them (named here by their library); no thread states beyond the frames' categories (Idle, GC / CC, Network)",
 	},
 	FormatOTLP: {
 		noun:   "OTLP profiles",
@@ -399,11 +399,7 @@ func parseNettrace(in *input) (*pprofile.Profile, []string, error) {
 }
 
 func parseGecko(in *input) (*pprofile.Profile, []string, error) {
-	p, warns, err := firefox.Parse(in.bytes())
-	if errors.Is(err, firefox.ErrProcessed) {
-		err = mark(ErrUnsupported, err)
-	}
-	return p, warns, err
+	return firefox.Parse(in.bytes())
 }
 
 func parseJFR(in *input) (*pprofile.Profile, []string, error) {

@@ -2,7 +2,9 @@
 // profiler writes before the Firefox Profiler processes it
 // (MOZ_PROFILER_STARTUP=1 MOZ_PROFILER_SHUTDOWN=FILE), and the
 // export of Firefox DevTools' former performance panel (Firefox 59 in the
-// corpus), which wraps the same profile in {"profile": …}.
+// corpus), which wraps the same profile in {"profile": …}; and the
+// Firefox Profiler's processed format, what profiler.firefox.com saves
+// (processed.go).
 //
 // # What a file holds
 //
@@ -16,10 +18,6 @@
 // "name (url:line:column)" for JavaScript, a C++ label such as
 // "nsRefreshDriver::Tick", or an address ("0x7f…") of native code the
 // profiler did not symbolicate.
-//
-// The Firefox Profiler's processed format (meta.preprocessedProfileVersion,
-// the columns as arrays, "funcTable", a "stringArray"), which profiler.firefox.com
-// and samply write, is recognized and refused (ErrProcessed).
 //
 // # Values
 //
@@ -36,13 +34,17 @@
 //
 // # Frames
 //
-// A JavaScript frame is its function's name, with the URL as its file and
-// the line; one without a name (a script's top level) is named by its
-// URL and line. An address is named after the library of "libs" it
-// falls in ("[libxul.so]", with the library as its mapping), so that
-// addresses, which differ from run to run, compare by library;
-// "[native]" when none holds it. The root
-// frame "(root)" is dropped.
+// Location strings are read as the Firefox Profiler's own processing
+// reads them (see parseLocation), so that a profile names its frames as
+// profiler.firefox.com does. A JavaScript frame ("name (url:line:column)",
+// "[source]" after it in newer versions) is its function's name, with the
+// script's URL as its file and the line; one without a name (a script's
+// top level) is named "(root scope) URL". An address is named after the
+// library of "libs" it falls in ("[libxul.so]", with the library as its
+// mapping), so that addresses, which differ from run to run, compare by
+// library; "[native]" when none holds it. Any other string is a label
+// (C++ code, "nsRefreshDriver::Tick"). The root frame "(root)" is
+// dropped.
 //
 // # Categories
 //
@@ -74,10 +76,6 @@ import (
 
 // ErrShape is wrapped by errors about a profile's structure.
 var ErrShape = errors.New("malformed Gecko profile")
-
-// ErrProcessed is returned for the Firefox Profiler's processed format,
-// which is not read.
-var ErrProcessed = errors.New("the Firefox Profiler's processed format (meta.preprocessedProfileVersion) is not read; load the Gecko profile Firefox writes itself (MOZ_PROFILER_SHUTDOWN=FILE)")
 
 // Looks reports whether data is a Gecko profile, raw or processed: a JSON
 // object with "meta", "threads", "stackTable" and "frameTable".
@@ -144,21 +142,6 @@ const maxNesting = 8
 
 // Parse reads a Gecko profile (see the package doc).
 func Parse(data []byte) (*pprofile.Profile, []string, error) {
-	var g gecko
-	if err := unmarshal(data, &g); err != nil {
-		return nil, nil, err
-	}
-	if g.Profile != nil && g.Meta.Interval == 0 && len(g.Threads) == 0 {
-		g = gecko{}
-		if err := unmarshal(data, &struct {
-			Profile *gecko `json:"profile"`
-		}{&g}); err != nil {
-			return nil, nil, err
-		}
-	}
-	if g.Meta.PreprocessedProfileVersion != nil {
-		return nil, nil, ErrProcessed
-	}
 	r := &reader{
 		b:       build.New[string, string](nil),
 		samples: map[sampleKey]*pprofile.Sample{},
@@ -167,12 +150,17 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	p.SampleType = []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}}
 	p.DefaultSampleType = "wall"
 	p.PeriodType = &pprofile.ValueType{Type: "wall", Unit: "nanoseconds"}
-	p.Comments = []string{fmt.Sprintf("firefox: Gecko profile (format version %g), thread time", g.Meta.Version)}
-	if err := r.profile(&g, "", 0); err != nil {
+	m, err := r.read(data)
+	if err != nil {
 		return nil, nil, err
 	}
-	p.Period = max(int64(math.Round(g.Meta.Interval*1e6)), 1)
-	if s, e := g.Meta.ProfilingStartTime, g.Meta.ProfilingEndTime; s != nil && e != nil && *e > *s && *e-*s < maxTime {
+	if m.PreprocessedProfileVersion != nil {
+		p.Comments = []string{fmt.Sprintf("firefox: Firefox Profiler processed profile (format version %g, of a Gecko profile of version %g), thread time", *m.PreprocessedProfileVersion, m.Version)}
+	} else {
+		p.Comments = []string{fmt.Sprintf("firefox: Gecko profile (format version %g), thread time", m.Version)}
+	}
+	p.Period = max(int64(math.Round(m.Interval*1e6)), 1)
+	if s, e := m.ProfilingStartTime, m.ProfilingEndTime; s != nil && e != nil && *e > *s && *e-*s < maxTime {
 		p.DurationNanos = int64(math.Round((*e - *s) * 1e6))
 	} else {
 		p.DurationNanos = int64(math.Round(r.span * 1e6))
@@ -182,6 +170,37 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		warns = append(warns, fmt.Sprintf("%d samples without a stack left out", r.noStack))
 	}
 	return p, warns, nil
+}
+
+// read reads a Gecko profile or a processed one into r, and returns its
+// meta. A file that names preprocessedProfileVersion is read as
+// processed first, and as a Gecko profile where its meta has none.
+func (r *reader) read(data []byte) (*meta, error) {
+	if bytes.Contains(data, []byte(`"preprocessedProfileVersion"`)) {
+		pp, err := r.processed(data)
+		if err != nil {
+			return nil, err
+		}
+		if pp != nil {
+			return &pp.Meta.meta, nil
+		}
+	}
+	var g gecko
+	if err := unmarshal(data, &g); err != nil {
+		return nil, err
+	}
+	if g.Profile != nil && g.Meta.Interval == 0 && len(g.Threads) == 0 {
+		g = gecko{}
+		if err := unmarshal(data, &struct {
+			Profile *gecko `json:"profile"`
+		}{&g}); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.profile(&g, "", 0); err != nil {
+		return nil, err
+	}
+	return &g.Meta, nil
 }
 
 // maxTime bounds times and durations, in milliseconds (about 31 years).
@@ -216,13 +235,14 @@ func (r *reader) profile(g *gecko, where string, depth int) error {
 		return fmt.Errorf("%w: %smeta.interval %g is out of range", ErrShape, where, g.Meta.Interval)
 	}
 	if g.Meta.PreprocessedProfileVersion != nil {
-		return ErrProcessed
+		return fmt.Errorf("%w: %sa processed profile (meta.preprocessedProfileVersion) nested in a Gecko profile", ErrShape, where)
 	}
 	libs := append([]lib(nil), g.Libs...)
 	sort.Slice(libs, func(i, j int) bool { return libs[i].Start < libs[j].Start })
-	cats := make([]string, len(g.Meta.Categories))
-	for i, c := range g.Meta.Categories {
-		cats[i] = c.Name
+	// nil without a list: the 2018 format's bit masks (bucketOf).
+	var cats []string
+	for _, c := range g.Meta.Categories {
+		cats = append(cats, c.Name)
 	}
 	for i, raw := range g.Threads {
 		var t thread
@@ -271,9 +291,9 @@ type frame struct {
 }
 
 func (r *reader) thread(t *thread, where string, interval float64, libs []lib, cats []string) error {
-	var st samples
+	var ss samples
 	if len(t.Samples) > 0 {
-		if err := unmarshal(t.Samples, &st); err != nil {
+		if err := unmarshal(t.Samples, &ss); err != nil {
 			return fmt.Errorf("%s.samples: %w", where, err)
 		}
 	}
@@ -304,96 +324,154 @@ func (r *reader) thread(t *thread, where string, interval float64, libs []lib, c
 			frames[i].loc = r.location(loc, int64(max(line, 0)), libs)
 		}
 	}
-	// Stacks: each row's prefix is an earlier row, so one pass in order
-	// gives every stack its category and depth.
+	// Stacks.
 	sPrefix, sFrame := t.StackTable.col("prefix"), t.StackTable.col("frame")
 	if sFrame < 0 {
 		return fmt.Errorf("%w: %s.stackTable has no frame column", ErrShape, where)
 	}
 	n := len(t.StackTable.Data)
-	prefix := make([]int, n)
-	category := make([]int, n)
+	st := newStacks(n)
 	for i, row := range t.StackTable.Data {
 		f, ok := intAt(row, sFrame)
-		if !ok || f < 0 || f >= len(frames) {
-			return fmt.Errorf("%w: %s.stackTable.data[%d]: frame is no row of the frameTable (%d frames)", ErrShape, where, i, len(frames))
+		if !ok {
+			f = -1
 		}
 		pre, ok := intAt(row, sPrefix)
 		if !ok {
 			pre = -1
-		} else if pre < 0 || pre >= i {
+		} else if pre < 0 {
 			return fmt.Errorf("%w: %s.stackTable.data[%d]: prefix %d is not an earlier stack", ErrShape, where, i, pre)
 		}
-		prefix[i] = pre
-		category[i] = frames[f].category
-		if category[i] < 0 && pre >= 0 {
-			category[i] = category[pre]
+		if err := st.set(i, f, pre, frames); err != nil {
+			return fmt.Errorf("%w: %s.stackTable.data[%d]: %v", ErrShape, where, i, err)
 		}
 	}
 	// Samples.
-	cStack, cTime, cWeight := st.col("stack"), st.col("time"), st.col("weight")
-	if cStack < 0 && len(st.Data) > 0 {
+	cStack, cTime, cWeight := ss.col("stack"), ss.col("time"), ss.col("weight")
+	if cStack < 0 && len(ss.Data) > 0 {
 		return fmt.Errorf("%w: %s.samples has no stack column", ErrShape, where)
 	}
-	first, last := math.Inf(1), math.Inf(-1)
-	for i, row := range st.Data {
+	th := threadSamples{r: r, label: label, tid: tid, stacks: st, frames: frames, cats: cats}
+	for i, row := range ss.Data {
 		where := func() string { return fmt.Sprintf("%s.samples.data[%d]", where, i) }
-		if tm, ok := numAt(row, cTime); ok && math.Abs(tm) < maxTime {
-			first, last = min(first, tm), max(last, tm)
+		if tm, ok := numAt(row, cTime); ok {
+			th.time(tm)
 		}
 		s, ok := intAt(row, cStack)
 		if !ok {
 			r.noStack++
 			continue
 		}
-		if s < 0 || s >= n {
-			return fmt.Errorf("%w: %s: stack %d is no row of the stackTable (%d stacks)", ErrShape, where(), s, n)
+		w, hasW := numAt(row, cWeight)
+		if err := th.add(s, w, hasW, ss.WeightType, interval); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrShape, where(), err)
 		}
-		count, value := 1.0, interval
-		if w, ok := numAt(row, cWeight); ok {
-			if !(w >= 0 && w < maxTime) {
-				return fmt.Errorf("%w: %s: weight %g is out of range", ErrShape, where(), w)
-			}
-			switch st.WeightType {
-			case "", "samples":
-				count, value = w, w*interval
-			case "tracing-ms":
-				value = w
-			default:
-				return fmt.Errorf("%w: %s.samples: weightType %q (want samples or tracing-ms)", ErrShape, where(), st.WeightType)
-			}
-		}
-		key := sampleKey{tid, s}
-		smp := r.samples[key]
-		if smp == nil {
-			var err error
-			if smp, err = r.sample(label, s, prefix, t.StackTable.Data, sFrame, frames, bucketOf(category[s], cats)); err != nil {
-				return fmt.Errorf("%s: %w", where(), err)
-			}
-			r.samples[key] = smp
-		}
-		c, v := int64(math.Round(count)), int64(math.Round(value*1e6))
-		if smp.Value[0] > math.MaxInt64-c || smp.Value[1] > math.MaxInt64-v {
-			return fmt.Errorf("%w: %s: the total overflows", ErrShape, where())
-		}
-		smp.Value[0] += c
-		smp.Value[1] += v
 	}
-	if last >= first {
-		r.span = max(r.span, last-first+interval)
+	th.done(interval)
+	return nil
+}
+
+// stacks is a thread's stack table, read: each stack's caller (-1 for a
+// root), frame and category (its frame's, else its caller's).
+type stacks struct{ prefix, frame, category []int }
+
+func newStacks(n int) *stacks {
+	return &stacks{make([]int, n), make([]int, n), make([]int, n)}
+}
+
+// set sets stack i: its frame f and its caller pre (-1: none), which must
+// be an earlier stack, so that one pass in order gives every stack its
+// category.
+func (st *stacks) set(i, f, pre int, frames []frame) error {
+	if f < 0 || f >= len(frames) {
+		return fmt.Errorf("frame is no row of the frameTable (%d frames)", len(frames))
+	}
+	if pre < -1 || pre >= i {
+		return fmt.Errorf("prefix %d is not an earlier stack", pre)
+	}
+	st.prefix[i], st.frame[i] = pre, f
+	st.category[i] = frames[f].category
+	if st.category[i] < 0 && pre >= 0 {
+		st.category[i] = st.category[pre]
 	}
 	return nil
 }
 
+// threadSamples adds one thread's samples to the profile.
+type threadSamples struct {
+	r           *reader
+	label       string // the thread label
+	tid         int    // the thread's index in the order read
+	stacks      *stacks
+	frames      []frame
+	cats        []string
+	first, last float64 // ms: the first and last sample time
+	timed       bool
+}
+
+// time notes a sample's time, in ms.
+func (th *threadSamples) time(tm float64) {
+	if math.Abs(tm) >= maxTime {
+		return
+	}
+	if !th.timed {
+		th.first, th.last, th.timed = tm, tm, true
+	}
+	th.first, th.last = min(th.first, tm), max(th.last, tm)
+}
+
+// done notes the span of the thread's samples in the profile's.
+func (th *threadSamples) done(interval float64) {
+	if th.timed {
+		th.r.span = max(th.r.span, th.last-th.first+interval)
+	}
+}
+
+// add adds a sample of stack s, of weight w where hasW (of weightType),
+// else of one interval.
+func (th *threadSamples) add(s int, w float64, hasW bool, weightType string, interval float64) error {
+	n := len(th.stacks.prefix)
+	if s < 0 || s >= n {
+		return fmt.Errorf("stack %d is no row of the stackTable (%d stacks)", s, n)
+	}
+	count, value := 1.0, interval
+	if hasW {
+		if !(w >= 0 && w < maxTime) {
+			return fmt.Errorf("weight %g is out of range", w)
+		}
+		switch weightType {
+		case "", "samples":
+			count, value = w, w*interval
+		case "tracing-ms":
+			value = w
+		default:
+			return fmt.Errorf("weightType %q (want samples or tracing-ms)", weightType)
+		}
+	}
+	r := th.r
+	key := sampleKey{th.tid, s}
+	smp := r.samples[key]
+	if smp == nil {
+		smp = r.sample(th.label, s, th.stacks, th.frames, bucketOf(th.stacks.category[s], th.cats))
+		r.samples[key] = smp
+	}
+	c, v := int64(math.Round(count)), int64(math.Round(value*1e6))
+	if smp.Value[0] > math.MaxInt64-c || smp.Value[1] > math.MaxInt64-v {
+		return errors.New("the total overflows")
+	}
+	smp.Value[0] += c
+	smp.Value[1] += v
+	return nil
+}
+
 // sample returns a new sample of stack s, added to the profile.
-func (r *reader) sample(thread string, s int, prefix []int, rows [][]json.RawMessage, sFrame int, frames []frame, bucket string) (*pprofile.Sample, error) {
+func (r *reader) sample(thread string, s int, st *stacks, frames []frame, bucket string) *pprofile.Sample {
 	smp := &pprofile.Sample{Value: []int64{0, 0}, Label: map[string][]string{labels.Thread: {thread}}}
 	if bucket != "" {
 		smp.Label[labels.Fallback] = []string{bucket}
 	}
-	for i := s; i >= 0; i = prefix[i] {
-		f, _ := intAt(rows[i], sFrame)
-		if l := frames[f].loc; l != nil {
+	for i := s; i >= 0; i = st.prefix[i] {
+		if l := frames[st.frame[i]].loc; l != nil {
 			smp.Location = append(smp.Location, l)
 		}
 	}
@@ -401,32 +479,102 @@ func (r *reader) sample(thread string, s int, prefix []int, rows [][]json.RawMes
 		smp.Location = append(smp.Location, r.location("(root)", 0, nil))
 	}
 	r.b.AddSample(smp)
-	return smp, nil
+	return smp
 }
 
-// jsFrame matches a JavaScript location: "name (url:line:column)", the
-// line and column optional.
-var jsFrame = regexp.MustCompile(`^(.*) \((.*?)(?::(\d+))?(?::(\d+))?\)$`)
+// A frame's location string is read as the Firefox Profiler's own
+// processing reads it (firefox-devtools/profiler,
+// src/profile-logic/process-profile.ts: _extractUnsymbolicatedFunction,
+// _extractCppFunction, _extractJsFunction), so that a Gecko profile and
+// the processed profile made of it name their frames alike:
+//
+//   - "0x…": an address the profiler did not symbolicate;
+//   - "NAME (in LIBRARY)", maybe followed by " + OFFSET" or " (FILE:LINE)":
+//     a symbolicated native function, LIBRARY its module;
+//   - "NAME (URL:LINE[:COLUMN])", followed by "[SOURCE]" (an index into
+//     the process's sources) in newer versions: JavaScript; without a
+//     name, "URL:LINE[:COLUMN][[SOURCE]]", a script's top level, named
+//     "(root scope) URL". Of a URL "A -> B" (script B loaded by A) the
+//     file is the last, B;
+//   - anything else: a label ("nsRefreshDriver::Tick", "CC (Free Snow
+//     White)").
+var (
+	cppFrame = []*regexp.Regexp{
+		regexp.MustCompile(`^(.*) \(in ([^)]*)\) \+ [0-9]+$`),
+		regexp.MustCompile(`^(.*) \(in ([^)]*)\) \(.*:.*\)$`),
+		regexp.MustCompile(`^(.*) \(in ([^)]*)\)$`),
+	}
+	jsFrame = []*regexp.Regexp{
+		regexp.MustCompile(`^(.*) \((.+?):([0-9]+)(?::[0-9]+)?\)(?:\[\d+\])?$`),
+		regexp.MustCompile(`^()(.+?):([0-9]+)(?::[0-9]+)?(?:\[\d+\])?$`),
+	}
+)
 
-// location returns the location of a frame's location string.
-func (r *reader) location(s string, line int64, libs []lib) *pprofile.Location {
-	name, file, module := s, "", ""
-	if m := jsFrame.FindStringSubmatch(s); m != nil && m[2] != "" {
-		name, file = m[1], m[2]
-		if l, err := strconv.ParseInt(m[3], 10, 64); err == nil && line == 0 {
-			line = l
-		}
-	} else if strings.HasPrefix(s, "0x") {
-		name = "[native]"
+// frameName is what a location string names.
+type frameName struct {
+	name, file, module string
+	line               int64 // JavaScript's line in the URL, else 0
+	address            bool
+}
+
+// parseLocation reads a location string (see above); an address is named
+// after the library of libs it falls in ("[libxul.so]", the library as
+// its module), "[native]" when none holds it.
+func parseLocation(s string, libs []lib) frameName {
+	if strings.HasPrefix(s, "0x") {
+		f := frameName{name: "[native]", address: true}
 		if a, err := strconv.ParseUint(s[2:], 16, 64); err == nil {
 			if k := sort.Search(len(libs), func(i int) bool { return libs[i].Start > a }) - 1; k >= 0 && a < libs[k].End && libs[k].Name != "" {
-				module = libs[k].Name
-				name = "[" + module + "]"
+				f.module = libs[k].Name
+				f.name = "[" + f.module + "]"
 			}
 		}
-		line = 0
+		return f
 	}
-	key := name + "\x00" + file + "\x00" + strconv.FormatInt(line, 10)
+	for _, re := range cppFrame {
+		if m := re.FindStringSubmatch(s); m != nil {
+			return frameName{name: strings.TrimPrefix(m[1], "non-virtual thunk to "), module: m[2]}
+		}
+	}
+	for _, re := range jsFrame {
+		if m := re.FindStringSubmatch(s); m != nil {
+			f := frameName{name: m[1], file: realScript(m[2])}
+			f.line, _ = strconv.ParseInt(m[3], 10, 64)
+			if f.name == "" {
+				f.name = "(root scope) " + f.file
+			}
+			return f
+		}
+	}
+	return frameName{name: s}
+}
+
+// realScript is the script of a URL "A -> B -> C": C.
+func realScript(url string) string {
+	if i := strings.LastIndex(url, " -> "); i >= 0 {
+		return url[i+len(" -> "):]
+	}
+	return url
+}
+
+// location returns the location of a frame's location string; line, where
+// not 0, is the line the frame was at (the frame table's line column), else
+// JavaScript's line in the string is taken. An address has no line.
+func (r *reader) location(s string, line int64, libs []lib) *pprofile.Location {
+	f := parseLocation(s, libs)
+	switch {
+	case f.address:
+		line = 0
+	case line == 0:
+		line = f.line
+	}
+	return r.frameLocation(f.name, f.file, f.module, line)
+}
+
+// frameLocation returns the location of a function (name, file) at a
+// line, in module where not "".
+func (r *reader) frameLocation(name, file, module string, line int64) *pprofile.Location {
+	key := name + "\x00" + file + "\x00" + module + "\x00" + strconv.FormatInt(line, 10)
 	if l, ok := r.b.Location(key); ok {
 		return l
 	}

@@ -3,7 +3,10 @@ package firefox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -95,9 +98,20 @@ func TestRecording(t *testing.T) {
 	}
 	var page, idle int64
 	libs := map[string]bool{}
+	files := map[string]bool{}
 	for _, s := range p.Sample {
 		for _, l := range s.Location {
 			fn := l.Line[0].Function
+			// Firefox 153 writes JavaScript frames
+			// "name (url:line:column)[source]": each is read as the
+			// function name with its file.
+			if unread.MatchString(fn.Name) {
+				t.Errorf("JavaScript frame %q read as a label", fn.Name)
+			}
+			if fn.Filename != "" {
+				scheme, _, _ := strings.Cut(fn.Filename, ":")
+				files[scheme] = true
+			}
 			// The page's script runs under the label frame Firefox names
 			// after its URL ("file:///tmp/ff/busy.html[10]").
 			if strings.Contains(fn.Name, "busy.html[") && s.Label[labels.Thread][0] == "GeckoMain (tab)" {
@@ -121,8 +135,46 @@ func TestRecording(t *testing.T) {
 	if idle == 0 || !libs["[libxul.so]"] {
 		t.Errorf("idle time %d ns, libraries %v: want Idle samples in wait and frames in libxul.so", idle, libs)
 	}
+	for _, scheme := range []string{"resource", "chrome", "moz-extension", "self-hosted"} {
+		if !files[scheme] {
+			t.Errorf("no JavaScript function in a %s: file (files' schemes %v)", scheme, files)
+		}
+	}
 	if p.DurationNanos <= 0 {
 		t.Errorf("duration %d", p.DurationNanos)
+	}
+}
+
+// unread matches a JavaScript location left whole as a name.
+var unread = regexp.MustCompile(`\(.*:[0-9]+(:[0-9]+)?\)(\[[0-9]+\])?$`)
+
+// TestLocations: location strings (of the recording and the corpus, and
+// the native function's shape the Firefox Profiler's processing reads)
+// are named as that processing names them.
+func TestLocations(t *testing.T) {
+	libs := []lib{{Start: 0x1000, End: 0x2000, Name: "libxul.so"}}
+	for _, c := range []struct {
+		in   string
+		want frameName
+	}{
+		{"#checkInterventionPref (moz-extension://9a310967-e580-48bf-b3e8-4eafebbc122d/lib/interventions.js:436:25)[28]",
+			frameName{name: "#checkInterventionPref", file: "moz-extension://9a310967-e580-48bf-b3e8-4eafebbc122d/lib/interventions.js", line: 436}},
+		{"AsyncFunctionNext (self-hosted:780:27)[1]", frameName{name: "AsyncFunctionNext", file: "self-hosted", line: 780}},
+		{"d (file:///Users/jlfwong/code/speedscope/sample/simple.js:20)", frameName{name: "d", file: "file:///Users/jlfwong/code/speedscope/sample/simple.js", line: 20}},
+		{"exports.makeInfallible/< (resource://devtools/shared/base-loader.js -> resource://devtools/shared/ThreadSafeDevToolsUtils.js:107)",
+			frameName{name: "exports.makeInfallible/<", file: "resource://devtools/shared/ThreadSafeDevToolsUtils.js", line: 107}},
+		{"moz-extension://19877706-10e4-4fec-b493-82ae86131b14/bg.js:19:3[48]",
+			frameName{name: "(root scope) moz-extension://19877706-10e4-4fec-b493-82ae86131b14/bg.js", file: "moz-extension://19877706-10e4-4fec-b493-82ae86131b14/bg.js", line: 19}},
+		{"CC (Free Snow White)", frameName{name: "CC (Free Snow White)"}},
+		{"file:///tmp/ff/busy.html[10]", frameName{name: "file:///tmp/ff/busy.html[10]"}},
+		{"nsObserverService::NotifyObservers console-api-profiler", frameName{name: "nsObserverService::NotifyObservers console-api-profiler"}},
+		{"non-virtual thunk to nsThread::ProcessNextEvent(bool, bool*) (in libxul.so) + 1234", frameName{name: "nsThread::ProcessNextEvent(bool, bool*)", module: "libxul.so"}},
+		{"0x1800", frameName{name: "[libxul.so]", module: "libxul.so", address: true}},
+		{"0x3000", frameName{name: "[native]", address: true}},
+	} {
+		if got := parseLocation(c.in, libs); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.in, got, c.want)
+		}
 	}
 }
 
@@ -142,6 +194,17 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 		if !strings.Contains(f, "simple") {
+			// Firefox 59's categories are bit masks: GC (0x80) and CC
+			// (0x100) frames are gc.
+			var gc int64
+			for _, s := range p.Sample {
+				if fb := s.Label[labels.Fallback]; len(fb) == 1 && fb[0] == "gc" {
+					gc += s.Value[0]
+				}
+			}
+			if gc == 0 {
+				t.Errorf("%s: no sample of a GC or CC frame is gc", f)
+			}
 			continue
 		}
 		found := false
@@ -156,16 +219,16 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// TestMalformed: broken profiles fail with ErrShape saying where, and the
-// processed format with ErrProcessed.
+// TestMalformed: broken profiles fail with ErrShape saying where.
 func TestMalformed(t *testing.T) {
 	const frames = `"frameTable":{"schema":{"location":0},"data":[[0]]},"stringTable":["f"]`
+	// One function f, one frame, one stack, shared by the threads.
+	const pShared = `"shared":{"stringArray":["f"],"funcTable":{"name":[0]},"frameTable":{"func":[0]},"stackTable":{"frame":[0],"prefixOffset":[0]}},`
 	for _, c := range []struct {
 		in   string
 		want error
 		says string
 	}{
-		{`{"meta":{"preprocessedProfileVersion":47,"interval":1},"threads":[{"stackTable":{},"frameTable":{}}]}`, ErrProcessed, "processed"},
 		{`{"meta":{"interval":0},"threads":[],"stackTable":1,"frameTable":1}`, ErrShape, "meta.interval"},
 		{`{"meta":{"interval":1},"threads":[{"name":"T","samples":{"schema":{"stack":0},"data":[[3]]},"stackTable":{"schema":{"frame":0},"data":[[0]]},` + frames + `}]}`, ErrShape, "threads[0] (T).samples.data[0]: stack 3"},
 		{`{"meta":{"interval":1},"threads":[{"name":"T","stackTable":{"schema":{"prefix":0,"frame":1},"data":[[0,0]]},` + frames + `}]}`, ErrShape, "prefix 0 is not an earlier stack"},
@@ -173,10 +236,151 @@ func TestMalformed(t *testing.T) {
 		{`{"meta":{"interval":1},"threads":[{"name":"T","stackTable":{"schema":{"frame":0},"data":[]},"frameTable":{"schema":{"location":0},"data":[[9]]},"stringTable":[]}]}`, ErrShape, "no string of the stringTable"},
 		{`{"meta":{"interval":1},"threads":{},"stackTable":1,"frameTable":1}`, ErrShape, "threads"},
 		{`{"meta":{"interval":1},"threads":[{"name":"T","samples":{"weightType":"bytes","schema":{"stack":0,"weight":1},"data":[[0,64]]},"stackTable":{"schema":{"frame":0},"data":[[0]]},` + frames + `}]}`, ErrShape, `weightType "bytes"`},
+		// The processed format.
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":0},"threads":[]}`, ErrShape, "meta.interval"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1,"sampleUnits":{"time":"bytes"}},"threads":[]}`, ErrShape, "sampleUnits.time"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},"threads":[{"name":"T","stackTable":{"frame":[0],"prefixOffset":[0]}}]}`, ErrShape, "threads[0] (T): no stackTable, frameTable or funcTable"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},` + pShared + `"threads":[{"name":"T","samples":{"stack":[2]}}]}`, ErrShape, "threads[0] (T).samples[0]: stack 2 is no row"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},` + pShared + `"threads":[{"name":"T","stackTable":{"frame":[0,0],"prefixOffset":[0,3]}}]}`, ErrShape, "threads[0] (T).stackTable[1]: prefix -2 is not an earlier stack"},
+		{`{"meta":{"preprocessedProfileVersion":57,"interval":1},` + pShared + `"threads":[{"name":"T","stackTable":{"frame":[0],"prefix":[0]}}]}`, ErrShape, "stackTable[0]: prefix 0 is not an earlier stack"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},` + pShared + `"threads":[{"name":"T","frameTable":{"func":[4]}}]}`, ErrShape, "frameTable.func[0] is no row of the funcTable"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},` + pShared + `"threads":[{"name":"T","funcTable":{"name":[9]}}]}`, ErrShape, "funcTable.name[0] is no string"},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},` + pShared + `"threads":[{"name":"T","samples":{"stack":[0],"weight":[1],"weightType":"bytes"}}]}`, ErrShape, `weightType "bytes"`},
+		{`{"meta":{"preprocessedProfileVersion":70,"interval":1},"threads":{}}`, ErrShape, "threads"},
 	} {
 		_, _, err := Parse([]byte(c.in))
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v, want %v saying %q", c.in, err, c.want, c.says)
 		}
+	}
+}
+
+// stackKeys lists a profile's samples, each as its thread, its fallback
+// bucket, its values and its frames (name, file, module, line), sorted.
+func stackKeys(p *pprofile.Profile) []string {
+	var out []string
+	for _, s := range p.Sample {
+		k := fmt.Sprintf("%s|%s|%v", s.Label[labels.Thread], s.Label[labels.Fallback], s.Value)
+		for _, l := range s.Location {
+			module := ""
+			if l.Mapping != nil {
+				module = l.Mapping.File
+			}
+			k += fmt.Sprintf(";%s@%s@%s:%d", l.Line[0].Function.Name, l.Line[0].Function.Filename, module, l.Line[0].Line)
+		}
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestProcessed reads testdata/processed/processed.json.gz, the Firefox
+// Profiler's processing of testdata/headless.json.gz (see
+// testdata/processed/README.md), and finds every sample as the Gecko
+// profile has it: its thread, its category's bucket, its weight, and
+// each frame's name, file, library and line.
+func TestProcessed(t *testing.T) {
+	_, raw, _ := parseFile(t, "testdata/headless.json.gz")
+	_, proc, _ := parseFile(t, "testdata/processed/processed.json.gz")
+	if !strings.Contains(proc.Comments[0], "processed profile (format version 70") {
+		t.Errorf("comment %q", proc.Comments[0])
+	}
+	want, got := stackKeys(raw), stackKeys(proc)
+	if len(want) < 1000 {
+		t.Fatalf("%d stacks in the Gecko profile", len(want))
+	}
+	for _, d := range diffLines(want, got, 10) {
+		t.Errorf("processed stacks differ from the Gecko profile's: %s", d)
+	}
+	if raw.DurationNanos != proc.DurationNanos || raw.Period != proc.Period {
+		t.Errorf("duration %d, period %d; the Gecko profile's %d, %d", proc.DurationNanos, proc.Period, raw.DurationNanos, raw.Period)
+	}
+}
+
+// diffLines lists, at most n, the lines of two sorted lists that only one
+// has ("-" want's, "+" got's).
+func diffLines(want, got []string, n int) []string {
+	var out []string
+	i, j := 0, 0
+	for (i < len(want) || j < len(got)) && len(out) < n {
+		switch {
+		case j == len(got) || i < len(want) && want[i] < got[j]:
+			out = append(out, "-"+want[i])
+			i++
+		case i == len(want) || got[j] < want[i]:
+			out = append(out, "+"+got[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// olderLayout rewrites a processed profile of version 66 or later in the
+// layout of versions before 56, as the Firefox Profiler's upgraders
+// describe it (processed-profile-versioning.ts, 56, 58, 60, 66 read
+// backwards): each thread with its own stackTable (a "prefix" column, null
+// for a root), frameTable, funcTable (the file as "fileName", a string),
+// resourceTable and stringArray; no "shared".
+func olderLayout(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	shared := p["shared"].(map[string]any)
+	stacks := shared["stackTable"].(map[string]any)
+	offsets := stacks["prefixOffset"].([]any)
+	prefix := make([]any, len(offsets))
+	for i, o := range offsets {
+		if off := int(o.(float64)); off > 0 {
+			prefix[i] = i - off
+		}
+	}
+	funcs := shared["funcTable"].(map[string]any)
+	filenames := shared["sources"].(map[string]any)["filename"].([]any)
+	sources := funcs["source"].([]any)
+	fileName := make([]any, len(sources))
+	for i, src := range sources {
+		if src != nil {
+			fileName[i] = filenames[int(src.(float64))]
+		}
+	}
+	oldStacks := map[string]any{"frame": stacks["frame"], "prefix": prefix, "length": stacks["length"]}
+	oldFuncs := map[string]any{"fileName": fileName}
+	for k, v := range funcs {
+		if k != "source" {
+			oldFuncs[k] = v
+		}
+	}
+	for _, th := range p["threads"].([]any) {
+		th := th.(map[string]any)
+		th["stackTable"], th["funcTable"] = oldStacks, oldFuncs
+		for _, k := range []string{"frameTable", "resourceTable", "stringArray"} {
+			th[k] = shared[k]
+		}
+	}
+	delete(p, "shared")
+	p["meta"].(map[string]any)["preprocessedProfileVersion"] = 55
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestProcessedLayouts: the processed recording rewritten in the layout
+// of versions before 56 (tables and strings per thread, "prefix",
+// "fileName") reads as it does in its own.
+func TestProcessedLayouts(t *testing.T) {
+	data, proc, _ := parseFile(t, "testdata/processed/processed.json.gz")
+	old, _, err := Parse(olderLayout(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffLines(stackKeys(proc), stackKeys(old), 10) {
+		t.Errorf("the older layout's stacks differ (-version 70 +older): %s", d)
 	}
 }

@@ -6,12 +6,15 @@
 //
 // Bundled by run.sh with speedscope's src/ beside it; see README.md.
 import * as fs from 'fs'
+import * as os from 'os'
 import * as path from 'path'
 import {execFileSync} from 'child_process'
 import {importProfilesFromArrayBuffer} from './src/import/index'
 import {CallTreeNode, Frame, Profile} from './src/lib/profile'
 import {adjustSpeedscope, chromeConventions, chromeKind, chromeName} from './chrome'
 import {isTraceEventImporter, traceEventName, traceEventSamples} from './traceevents'
+import {firefoxConventions, firefoxName, isFirefoxImporter} from './firefox'
+import {readPprof} from './pprof'
 
 const TOLERANCE = 0.005 // of each file's total
 
@@ -64,10 +67,10 @@ function parseFolded(text: string): Map<string, number> {
 
 // byImporter adapts the two readers' stacks where speedscope's importer
 // has conventions of its own (README.md says why), keyed on the importer's
-// log line.
+// log line. (The Firefox importer's, which need more than the folded
+// stacks, are firefox.ts.)
 const byImporter: [string, (ss: Map<string, number>, pd: Map<string, number>) => [Map<string, number>, Map<string, number>]][] = [
   ['stackprof', stackprofConventions],
-  ['Firefox', firefoxConventions],
 ]
 
 // stackprofConventions: speedscope puts a GC sample recorded as the lone
@@ -80,22 +83,6 @@ function stackprofConventions(ss: Map<string, number>, pd: Map<string, number>):
     out.set(key, (out.get(key) || 0) + v)
   }
   return [out, pd]
-}
-
-// firefoxConventions: speedscope's Firefox importer reads one thread
-// (GeckoMain) and only its JavaScript frames, not Firefox's own
-// (resource:, self-hosted); profdiff reads every frame. profdiff's stacks
-// are compared with those frames dropped: only the frame names
-// speedscope shows are kept, and stacks left empty are left out.
-function firefoxConventions(ss: Map<string, number>, pd: Map<string, number>): [Map<string, number>, Map<string, number>] {
-  const names = new Set<string>()
-  for (const k of ss.keys()) for (const f of k.split(';')) names.add(f)
-  const out = new Map<string, number>()
-  for (const [k, v] of pd) {
-    const key = k.split(';').filter(f => names.has(f)).join(';')
-    if (key !== '') out.set(key, (out.get(key) || 0) + v)
-  }
-  return [ss, out]
 }
 
 function total(m: Map<string, number>) {
@@ -114,7 +101,7 @@ async function readSpeedscope(name: string, data: ArrayBuffer) {
   const importer = importers.join('; ')
   const kind = chromeKind(importer)
   let ss = new Map<string, number>()
-  const name_ = kind ? chromeName(kind) : isTraceEventImporter(importer) ? traceEventName : undefined
+  const name_ = kind ? chromeName(kind) : isTraceEventImporter(importer) ? traceEventName : isFirefoxImporter(importer) ? firefoxName : undefined
   for (const p of compared(group.profiles)) folded(p.getGroupedCalltreeRoot(), ss, name_)
   if (kind) ss = adjustSpeedscope(ss)
   return {ss, importer, kind}
@@ -190,6 +177,25 @@ async function main() {
           fail(`trace event samples: ${e}`)
           continue
         }
+      }
+    }
+    if (isFirefoxImporter(importer)) {
+      // The profile profdiff's reader made, with each frame's file and
+      // each sample's thread (`profdiff symbolize` writes it as pprof).
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compare-'))
+      try {
+        const out = path.join(dir, 'profile.pb.gz')
+        execFileSync(profdiff, ['symbolize', file, '-o', out], {stdio: ['ignore', 'ignore', 'pipe']})
+        const ff = firefoxConventions(JSON.parse(buf.toString('utf8')), readPprof(fs.readFileSync(out)), pd)
+        const ts = total(ss), tp = total(ff.pd) / 1e6
+        if (Math.abs(ts - tp) > 1e-6 * ts) throw new Error(`the totals differ: ${ts} ms (speedscope), ${tp} ms (profdiff, by time)`)
+        pd = ff.pd
+        notes = [...ff.notes, `totals agree`, `${largest(ss, ff.byInterval).at} weighing each sample the interval`]
+      } catch (e: any) {
+        fail(`Firefox conventions: ${String(e.stderr || e).trim().split('\n')[0]}`)
+        continue
+      } finally {
+        fs.rmSync(dir, {recursive: true, force: true})
       }
     }
     for (const [importer, adapt] of byImporter) {
