@@ -16,6 +16,12 @@
 // message's dictionary does not have, which the reader says, or they
 // give no samples.
 //
+// The test files are Go profiles converted by the OpenTelemetry Collector
+// contrib translator (pkg/translator/pprof, ConvertPprofToProfiles, the
+// conversion of the Collector's pprof receiver), built from its source
+// with pdata/pprofile v0.165.0, and by pdata's own dictionary helpers;
+// testdata/README.md says how, and what the translator does not carry.
+//
 // # What becomes of it
 //
 // Every profile of every resource and scope goes into one pprof profile.
