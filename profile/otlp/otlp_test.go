@@ -41,7 +41,8 @@ func parsePprof(t *testing.T, name string) *pprofile.Profile {
 
 // summary is what a profile says, independent of IDs and sample order:
 // sample types, period, time, and the values of each stack (function
-// names, lines, mappings with their build IDs, and labels).
+// names, lines, mappings with their build IDs and symbol flags, and
+// labels).
 func summary(p *pprofile.Profile) string {
 	var b strings.Builder
 	b.WriteString("types")
@@ -55,7 +56,8 @@ func summary(p *pprofile.Profile) string {
 		for _, l := range s.Location {
 			fmt.Fprintf(&k, "%#x", l.Address)
 			if l.Mapping != nil {
-				fmt.Fprintf(&k, "@%s[%#x,%#x)%s", l.Mapping.File, l.Mapping.Start, l.Mapping.Limit, l.Mapping.BuildID)
+				m := l.Mapping
+				fmt.Fprintf(&k, "@%s[%#x,%#x)%s %v", m.File, m.Start, m.Limit, m.BuildID, []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames})
 			}
 			for _, ln := range l.Line {
 				fmt.Fprintf(&k, " %s %s:%d", ln.Function.Name, ln.Function.Filename, ln.Line)
@@ -137,10 +139,12 @@ var makers = []struct {
 }
 
 // genCarries changes a Go profile into what gen makes of it: all but the
-// mappings' build IDs, which it does not write.
+// mappings' build IDs and symbol flags (HasFunctions, ...), which it does
+// not write.
 func genCarries(p *pprofile.Profile) {
 	for _, m := range p.Mapping {
 		m.BuildID = ""
+		m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames = false, false, false, false
 	}
 }
 
@@ -381,6 +385,41 @@ func TestMerges(t *testing.T) {
 	}
 	if !found {
 		t.Error("no sample has thread worker-1")
+	}
+}
+
+// TestProfileAttributes checks what is read of a profile's attributes,
+// where the contrib translator writes what pprof holds for the whole
+// profile: comments in their numbered order, each once however many
+// profiles repeat them, and drop_frames, keep_frames and doc_url.
+func TestProfileAttributes(t *testing.T) {
+	data := edit(t, func(pd otlp.Profiles) {
+		d := pd.Dictionary()
+		attr := func(key, value string) int32 {
+			k, err := otlp.SetString(d.StringTable(), key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kv := d.AttributeTable().AppendEmpty()
+			kv.SetKeyStrindex(k)
+			kv.Value().SetStr(value)
+			return int32(d.AttributeTable().Len() - 1)
+		}
+		indices := []int32{
+			attr("pprof.profile.comment.1", "second"),
+			attr("pprof.profile.comment.0", "first"),
+			attr("pprof.profile.comment.10", "eleventh"),
+			attr("pprof.profile.drop_frames", "runtime\\..*"),
+			attr("pprof.profile.doc_url", ""),
+		}
+		for _, p := range pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().All() {
+			p.AttributeIndices().FromRaw(indices)
+		}
+	})
+	p := parseOTLP(t, data)
+	want := []string{"resource: service.name=otlp-gen", "first", "second", "eleventh"}
+	if fmt.Sprint(p.Comments) != fmt.Sprint(want) || p.DropFrames != `runtime\..*` || p.KeepFrames != "" || p.DocURL != "" {
+		t.Errorf("comments %q, drop %q, keep %q, doc %q; want %q, %q and none", p.Comments, p.DropFrames, p.KeepFrames, p.DocURL, want, `runtime\..*`)
 	}
 }
 
