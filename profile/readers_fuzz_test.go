@@ -189,11 +189,11 @@ func FuzzGecko(f *testing.F) {
 }
 
 // FuzzOTLP: OpenTelemetry profiles, protobuf and JSON (the committed files
-// written by the Collector's pdata from Go profiles, see
-// otlp/testdata/README.md).
+// made from Go profiles by pdata's helpers and by the Collector contrib
+// translator, see otlp/testdata/README.md).
 func FuzzOTLP(f *testing.F) {
 	var seeds [][]byte
-	for _, name := range []string{"cpu-base.otlp.pb", "cpu-base.otlp.json", "cpu-new.otlp.pb"} {
+	for _, name := range []string{"cpu-base.otlp.pb", "cpu-base.otlp.json", "cpu-new.otlp.pb", "cpu-base.translator.otlp.pb"} {
 		data, err := os.ReadFile(filepath.Join("otlp", "testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -17,7 +17,8 @@ const otlpData = "../../profile/otlp/testdata/"
 // report as the pprof they were made from: the diff of two CPU profiles
 // (the base as OTLP protobuf, the new side as OTLP JSON, against the two
 // Go profiles) and the top of a heap profile, with the file names the only
-// difference. A gzipped OTLP file reads as the plain one.
+// difference, for the OTLP of both makers (gen's and the Collector contrib
+// translator's). A gzipped OTLP file reads as the plain one.
 func TestOTLPSameAsPprof(t *testing.T) {
 	// Gzipped, as a Collector's file exporter may write it.
 	gz := filepath.Join(t.TempDir(), "cpu-new.otlp.pb.gz")
@@ -40,6 +41,11 @@ func TestOTLPSameAsPprof(t *testing.T) {
 		{"diff", []string{"diff", "--format", "markdown", otlpData + "cpu-base.pb.gz", otlpData + "cpu-new.pb.gz"},
 			[]string{"diff", "--format", "markdown", otlpData + "cpu-base.otlp.pb", otlpData + "cpu-new.otlp.json"}},
 		{"top", []string{"top", otlpData + "heap.pb.gz"}, []string{"top", otlpData + "heap.otlp.pb"}},
+		// The contrib translator's files: the reports do not use what it
+		// could not carry (labels, the order of inlined frames).
+		{"diff, translator", []string{"diff", "--format", "markdown", otlpData + "cpu-base.pb.gz", otlpData + "cpu-new.pb.gz"},
+			[]string{"diff", "--format", "markdown", otlpData + "cpu-base.translator.otlp.pb", otlpData + "cpu-new.translator.otlp.json"}},
+		{"top, translator", []string{"top", otlpData + "heap.pb.gz"}, []string{"top", otlpData + "heap.translator.otlp.json"}},
 		{"top gzipped", []string{"top", otlpData + "cpu-new.pb.gz"}, []string{"top", gz}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

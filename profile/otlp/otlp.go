@@ -16,6 +16,12 @@
 // message's dictionary does not have, which the reader says, or they
 // give no samples.
 //
+// The test files are Go profiles converted by the OpenTelemetry Collector
+// contrib translator (pkg/translator/pprof, ConvertPprofToProfiles, the
+// conversion of the Collector's pprof receiver), built from its source
+// with pdata/pprofile v0.165.0, and by pdata's own dictionary helpers;
+// testdata/README.md says how, and what the translator does not carry.
+//
 // # What becomes of it
 //
 // Every profile of every resource and scope goes into one pprof profile.
@@ -34,6 +40,15 @@
 // host.name, ...) describe who was profiled, not a sample: they become the
 // profile's comments, one per resource. Links to trace spans are not kept.
 //
+// What a pprof profile holds beyond its samples, the Collector contrib
+// translator writes as attributes, and they are read back: a profile's
+// pprof.profile.comment.N attributes are comments (in N order, each once
+// however many profiles repeat it), pprof.profile.drop_frames, keep_frames
+// and doc_url the pprof fields; a mapping's
+// process.executable.build_id.* attribute is its build ID and its
+// pprof.mapping.has_functions, has_filenames, has_line_numbers and
+// has_inline_frames set the pprof flags.
+//
 // The period and its type are those of the first profile that has one;
 // the time is the earliest profile start, the duration reaches to the
 // latest profile end.
@@ -50,6 +65,7 @@ package otlp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -278,6 +294,9 @@ func (c *converter) profile(prof otlp.Profile, where string) error {
 				p.Period, p.PeriodType.Type, p.PeriodType.Unit))
 		}
 	}
+	if err := c.profileAttributes(prof, where); err != nil {
+		return err
+	}
 	if t := uint64(prof.Time()); t > 0 {
 		if c.start == 0 || t < c.start {
 			c.start = t
@@ -488,11 +507,64 @@ func (c *converter) mapping(i int32, where string) (*pprofile.Mapping, error) {
 			m.BuildID = lab[k][0]
 		}
 	}
+	// pprof's flags of what a mapping's symbols hold, as the contrib
+	// translator writes them (true when present).
+	for flag, to := range map[string]*bool{
+		"pprof.mapping.has_functions":     &m.HasFunctions,
+		"pprof.mapping.has_filenames":     &m.HasFilenames,
+		"pprof.mapping.has_line_numbers":  &m.HasLineNumbers,
+		"pprof.mapping.has_inline_frames": &m.HasInlineFrames,
+	} {
+		*to = slices.Contains(lab[flag], "true")
+	}
 	if c.mappings == nil {
 		c.mappings = map[int32]*pprofile.Mapping{}
 	}
 	c.mappings[i] = m
 	return m, nil
+}
+
+// profileAttributes keeps what a pprof profile converted to OTLP by the
+// Collector contrib translator holds in the profile's attributes: its
+// comments (pprof.profile.comment.0, .1, ...), each once however many
+// profiles repeat it, and its drop_frames, keep_frames and doc_url, the
+// first profile's that has one.
+func (c *converter) profileAttributes(prof otlp.Profile, where string) error {
+	lab, _, _, err := c.attributes(prof.AttributeIndices(), fixed(where))
+	if err != nil {
+		return err
+	}
+	p := c.b.P
+	type numbered struct {
+		n    int
+		text string
+	}
+	var comments []numbered
+	for _, k := range slices.Sorted(maps.Keys(lab)) {
+		if n, ok := strings.CutPrefix(k, "pprof.profile.comment."); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				for _, text := range lab[k] {
+					comments = append(comments, numbered{i, text})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(comments, func(a, b numbered) int { return cmp.Compare(a.n, b.n) })
+	for _, cm := range comments {
+		if cm.text != "" && !slices.Contains(p.Comments, cm.text) {
+			p.Comments = append(p.Comments, cm.text)
+		}
+	}
+	for key, to := range map[string]*string{
+		"pprof.profile.drop_frames": &p.DropFrames,
+		"pprof.profile.keep_frames": &p.KeepFrames,
+		"pprof.profile.doc_url":     &p.DocURL,
+	} {
+		if v := lab[key]; *to == "" && len(v) > 0 {
+			*to = v[0]
+		}
+	}
+	return nil
 }
 
 // valueType returns a profile's sample or period type.

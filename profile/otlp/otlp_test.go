@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,8 +17,9 @@ import (
 	otlp "go.opentelemetry.io/collector/pdata/pprofile"
 )
 
-// The files of testdata are Go profiles (runtime/pprof) and the OTLP that
-// the Collector's pdata wrote of each; testdata/README.md says how.
+// The files of testdata are Go profiles (runtime/pprof) and the OTLP made
+// of each, by gen with pdata's helpers and by the Collector contrib
+// translator; testdata/README.md says how.
 
 func readFile(t *testing.T, name string) []byte {
 	t.Helper()
@@ -39,7 +41,8 @@ func parsePprof(t *testing.T, name string) *pprofile.Profile {
 
 // summary is what a profile says, independent of IDs and sample order:
 // sample types, period, time, and the values of each stack (function
-// names, lines and labels).
+// names, lines, mappings with their build IDs and symbol flags, and
+// labels).
 func summary(p *pprofile.Profile) string {
 	var b strings.Builder
 	b.WriteString("types")
@@ -53,7 +56,8 @@ func summary(p *pprofile.Profile) string {
 		for _, l := range s.Location {
 			fmt.Fprintf(&k, "%#x", l.Address)
 			if l.Mapping != nil {
-				fmt.Fprintf(&k, "@%s[%#x,%#x)", l.Mapping.File, l.Mapping.Start, l.Mapping.Limit)
+				m := l.Mapping
+				fmt.Fprintf(&k, "@%s[%#x,%#x)%s %v", m.File, m.Start, m.Limit, m.BuildID, []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames})
 			}
 			for _, ln := range l.Line {
 				fmt.Fprintf(&k, " %s %s:%d", ln.Function.Name, ln.Function.Filename, ln.Line)
@@ -122,26 +126,96 @@ func parseOTLP(t *testing.T, data []byte) *pprofile.Profile {
 	return p
 }
 
+// The OTLP files of testdata, by who made them: the suffix of their names
+// after the Go profile's, the comments they read with, and what of the Go
+// profile the maker carries into OTLP.
+var makers = []struct {
+	name, suffix string
+	comments     []string
+	carries      func(*pprofile.Profile)
+}{
+	{"gen (pdata's helpers)", ".otlp", []string{"resource: service.name=otlp-gen"}, genCarries},
+	{"the Collector contrib translator", ".translator.otlp", nil, translatorCarries},
+}
+
+// genCarries changes a Go profile into what gen makes of it: all but the
+// mappings' build IDs and symbol flags (HasFunctions, ...), which it does
+// not write.
+func genCarries(p *pprofile.Profile) {
+	for _, m := range p.Mapping {
+		m.BuildID = ""
+		m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames = false, false, false, false
+	}
+}
+
+// translatorCarries changes a Go profile into what the Collector contrib
+// translator makes of it (testdata/README.md): no sample labels, which it
+// cannot convert, and the lines of each location (a frame and the frames
+// inlined into it) sorted by line, column and function, as it sorts them.
+func translatorCarries(p *pprofile.Profile) {
+	for _, s := range p.Sample {
+		s.Label, s.NumLabel, s.NumUnit = nil, nil, nil
+	}
+	for _, l := range p.Location {
+		slices.SortStableFunc(l.Line, func(a, b pprofile.Line) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Function.ID, b.Function.ID))
+		})
+	}
+}
+
 // TestSameAsPprof reads each OTLP file, protobuf and JSON, and checks it
-// holds what the Go profile it was made from holds: the same sample
-// types, period, time, and the same values on the same stacks (frames,
-// lines, mappings, labels). The default sample type is the one thing OTLP
-// has no field for.
+// holds what the Go profile it was made from holds, less what its maker
+// cannot carry: the same sample types, period, time, and the same values
+// on the same stacks (frames, lines, mappings, labels). The default
+// sample type is the one thing OTLP has no field for.
 func TestSameAsPprof(t *testing.T) {
-	for _, name := range []string{"cpu-base", "cpu-new", "heap"} {
+	for _, m := range makers {
+		for _, name := range []string{"cpu-base", "cpu-new", "heap"} {
+			want := parsePprof(t, name+".pb.gz")
+			want.DefaultSampleType = ""
+			m.carries(want)
+			for _, enc := range []string{".pb", ".json"} {
+				file := name + m.suffix + enc
+				t.Run(file, func(t *testing.T) {
+					p := parseOTLP(t, readFile(t, file))
+					if d := firstDiff(summary(p), summary(want)); d != "" {
+						t.Errorf("OTLP written by %s and the pprof it was made from differ: %s", m.name, d)
+					}
+					if fmt.Sprint(p.Comments) != fmt.Sprint(m.comments) {
+						t.Errorf("comments %q, want %q", p.Comments, m.comments)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestTranslatorLosses checks that what translatorCarries takes away is
+// lost in the translator's files, so that the README's account of them
+// stays true: the Go profiles have labels and a location whose inlined
+// frames are not in line order, and the OTLP has neither.
+func TestTranslatorLosses(t *testing.T) {
+	for _, name := range []string{"cpu-base", "heap"} {
 		want := parsePprof(t, name+".pb.gz")
 		want.DefaultSampleType = ""
-		for _, enc := range []string{".otlp.pb", ".otlp.json"} {
-			t.Run(name+enc, func(t *testing.T) {
-				p := parseOTLP(t, readFile(t, name+enc))
-				if d := firstDiff(summary(p), summary(want)); d != "" {
-					t.Errorf("OTLP and the pprof it was made from differ: %s", d)
-				}
-				if want := []string{"resource: service.name=otlp-gen"}; fmt.Sprint(p.Comments) != fmt.Sprint(want) {
-					t.Errorf("comments %q, want %q", p.Comments, want)
-				}
-			})
+		p := parseOTLP(t, readFile(t, name+".translator.otlp.pb"))
+		if summary(p) == summary(want) {
+			t.Errorf("%s: the translator's OTLP holds all the Go profile does", name)
 		}
+		labelled := slices.ContainsFunc(want.Sample, func(s *pprofile.Sample) bool { return len(s.Label)+len(s.NumLabel) > 0 })
+		unlabelled := !slices.ContainsFunc(p.Sample, func(s *pprofile.Sample) bool { return len(s.Label)+len(s.NumLabel) > 0 })
+		if !labelled || !unlabelled {
+			t.Errorf("%s: labels in the Go profile %v, none in the OTLP %v; want both", name, labelled, unlabelled)
+		}
+	}
+	heap := parsePprof(t, "heap.pb.gz")
+	sorted := parsePprof(t, "heap.pb.gz")
+	translatorCarries(sorted)
+	for _, s := range heap.Sample {
+		s.Label, s.NumLabel, s.NumUnit = nil, nil, nil
+	}
+	if summary(heap) == summary(sorted) {
+		t.Error("heap.pb.gz has no location whose inlined frames the translator reorders")
 	}
 }
 
@@ -311,6 +385,41 @@ func TestMerges(t *testing.T) {
 	}
 	if !found {
 		t.Error("no sample has thread worker-1")
+	}
+}
+
+// TestProfileAttributes checks what is read of a profile's attributes,
+// where the contrib translator writes what pprof holds for the whole
+// profile: comments in their numbered order, each once however many
+// profiles repeat them, and drop_frames, keep_frames and doc_url.
+func TestProfileAttributes(t *testing.T) {
+	data := edit(t, func(pd otlp.Profiles) {
+		d := pd.Dictionary()
+		attr := func(key, value string) int32 {
+			k, err := otlp.SetString(d.StringTable(), key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kv := d.AttributeTable().AppendEmpty()
+			kv.SetKeyStrindex(k)
+			kv.Value().SetStr(value)
+			return int32(d.AttributeTable().Len() - 1)
+		}
+		indices := []int32{
+			attr("pprof.profile.comment.1", "second"),
+			attr("pprof.profile.comment.0", "first"),
+			attr("pprof.profile.comment.10", "eleventh"),
+			attr("pprof.profile.drop_frames", "runtime\\..*"),
+			attr("pprof.profile.doc_url", ""),
+		}
+		for _, p := range pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().All() {
+			p.AttributeIndices().FromRaw(indices)
+		}
+	})
+	p := parseOTLP(t, data)
+	want := []string{"resource: service.name=otlp-gen", "first", "second", "eleventh"}
+	if fmt.Sprint(p.Comments) != fmt.Sprint(want) || p.DropFrames != `runtime\..*` || p.KeepFrames != "" || p.DocURL != "" {
+		t.Errorf("comments %q, drop %q, keep %q, doc %q; want %q, %q and none", p.Comments, p.DropFrames, p.KeepFrames, p.DocURL, want, `runtime\..*`)
 	}
 }
 
