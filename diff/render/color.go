@@ -115,7 +115,7 @@ func wrapSeps(s string, w int, seps string) []string {
 }
 
 // breaks returns the [start, end) spans of the lines rs breaks into at w
-// columns: at the last space that fits, the space dropped; a word wider
+// columns: at the last space that fits, the spaces around it dropped; a word wider
 // than w after the last of seps that fits in the line's second half (breakAfter:
 // Microsoft.AspNetCore. over Server.Kestrel, lock- over contention), else
 // at w.
@@ -144,7 +144,13 @@ func breaks(rs []rune, w int, seps string) [][2]int {
 			start = end
 			continue
 		}
-		spans = append(spans, [2]int{start, cut})
+		// The spaces before the cut go with it: no line ends in a space
+		// ("new:  /a/long/path" breaks after "new:", not "new: ").
+		end := cut
+		for end > start && rs[end-1] == ' ' {
+			end--
+		}
+		spans = append(spans, [2]int{start, end})
 		for start = cut; start < len(rs) && rs[start] == ' '; start++ {
 		}
 	}
