@@ -104,6 +104,23 @@ const breakAfter = "./:,+!-("
 // wrap breaks s into lines of at most w columns (see wrapStyled).
 func wrap(s string, w int) []string { return wrapSeps(s, w, breakAfter) }
 
+// WrapIndent breaks s into lines of at most w columns as the table
+// format wraps a paragraph (at spaces, a word wider than a line after a
+// separator such as / or .), the lines after the first starting with
+// indent: a message on standard error.
+func WrapIndent(s string, w int, indent string) []string {
+	first := wrap(s, w)
+	if len(first) <= 1 {
+		return first
+	}
+	out := first[:1]
+	rest := strings.TrimLeft(strings.TrimPrefix(s, first[0]), " ")
+	for _, l := range wrap(rest, max(w-width(indent), 1)) {
+		out = append(out, indent+l)
+	}
+	return out
+}
+
 // wrapSeps is wrap breaking a word too wide for a line after the
 // characters in seps; with none, where the line ends.
 func wrapSeps(s string, w int, seps string) []string {
