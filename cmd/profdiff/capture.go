@@ -60,7 +60,7 @@ func captureCommand(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&f.opts.PerfPID, "perf-pid", 0, "also record this local process with perf during the window (perf.txt.gz, kind perf), where perf can record")
 	f.out.register(fs, captureFormat...)
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := f.out.resolve("capture", e.stdout)
+		o, err := f.out.resolve("capture", e)
 		if err != nil {
 			return err
 		}

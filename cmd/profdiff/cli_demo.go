@@ -266,6 +266,9 @@ func writeConditions(path string, ml workloads.MachineLoad) error {
 // (a pipe, a log) nothing more than the line before it, so logs hold no
 // carriage returns.
 func demoProgress(w io.Writer, variant string, total time.Duration) (stop func()) {
+	if m, ok := w.(*messages); ok {
+		w = m.w
+	}
 	if sw, ok := w.(sink.Writer); ok {
 		w = sw.W // the terminal itself: the sink escapes the \r that rewrites the line
 	}

@@ -31,8 +31,8 @@ type outputFlags struct {
 func (o *outputFlags) register(fs *flag.FlagSet, formats ...render.Format) {
 	o.fs, o.formats = fs, formats
 	fs.StringVar(&o.format, "format", string(formats[0]), "output format: "+formatWords(formats))
-	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, shortening long names to their class and method (default: the terminal's width when stdout is a terminal, else unlimited; 0 is unlimited)")
-	fs.BoolVar(&o.wide, "wide", false, "keep names whole in tables: a name too wide for its column wraps (JSON and CSV always have them whole)")
+	fs.IntVar(&o.width, "width", 0, "fit tables into N columns, shortening long names to their class and method, and wrap messages on stderr to N (default: the terminal's width when stdout is a terminal, else unlimited, and messages to stderr's terminal or 80; 0 is unlimited)")
+	fs.BoolVar(&o.wide, "wide", false, "keep names whole in tables (a name too wide for its column wraps) and name input files by their paths as given (JSON and CSV always have them whole)")
 	fs.StringVar(&o.color, "color", "auto", "colour failures, new rows and growth in tables: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
 	if slices.Contains(formats, render.CSV) {
 		fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, even those a spreadsheet would run as a formula (=, +, -, @), which otherwise start with '")
@@ -53,30 +53,31 @@ func (o output) write(w io.Writer, r *report.Report) error {
 	return render.Write(w, r, o.format, o.opts)
 }
 
-// resolve validates the flags for writing to stdout: --width defaults to
-// the terminal's width, --color auto to colour on a terminal without
-// NO_COLOR.
+// resolve validates the flags for writing to e.stdout: --width defaults
+// to the terminal's width, --color auto to colour on a terminal without
+// NO_COLOR. A --width given also fits the messages on e.stderr.
 // resolveNoArgs is resolve for a command that takes no arguments (rules,
 // formats): a bad format or a stray argument is a usage error.
-func (o *outputFlags) resolveNoArgs(cmd string, stdout io.Writer, pos []string) (output, error) {
-	out, err := o.resolve(cmd, stdout)
+func (o *outputFlags) resolveNoArgs(cmd string, e env, pos []string) (output, error) {
+	out, err := o.resolve(cmd, e)
 	if err == nil {
 		err = noArgs(cmd, pos)
 	}
 	return out, err
 }
 
-func (o *outputFlags) resolve(cmd string, stdout io.Writer) (output, error) {
+func (o *outputFlags) resolve(cmd string, e env) (output, error) {
 	f, err := parseFormatOf(cmd, o.format, o.formats)
 	if err != nil {
 		return output{}, err
 	}
-	width, tty := terminalWidth(stdout)
+	width, tty := terminalWidth(e.stdout)
 	if o.fs.Changed("width") {
 		if o.width < 0 {
 			return output{}, usagef("%s: --width must be 0 (unlimited) or positive, not %d", cmd, o.width)
 		}
 		width = o.width
+		setWidth(e.stderr, width) // the messages too
 	}
 	color, err := colorOn(o.color, tty, os.Getenv)
 	if err != nil {

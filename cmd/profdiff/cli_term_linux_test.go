@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestOutputOnTerminal(t *testing.T) {
 		if c.tty {
 			stdout = pts
 		}
-		got, err := o.resolve("x", stdout)
+		got, err := o.resolve("x", env{stdout: stdout, stderr: io.Discard})
 		if err != nil || got.opts != c.want || got.format != render.Table {
 			t.Errorf("NO_COLOR=%q %q on tty=%v: %+v, %v; want %+v", c.noColor, c.args, c.tty, got, err, c.want)
 		}

@@ -1073,7 +1073,7 @@ func TestDocsMatcher(t *testing.T) {
 	// line of the command and a diff.
 	root := filepath.Join("..", "..")
 	msg := runDocCommandIn(t, root, "x/README.md", docCommand{line: 7, args: []string{"top", "--top", "1", "testdata/dotnet/net11.folded"},
-		want: []string{"profile: testdata/dotnet/net11.folded (10000 samples, total 10000 count)", "sample type samples/count; kind cpu", "..."}}, nil, false)
+		want: []string{"profile: net11.folded (10000 samples, total 10000 count)", "sample type samples/count; kind cpu", "..."}}, nil, false)
 	for _, want := range []string{"x/README.md:7: profdiff top --top 1", "- sample type samples/count; kind cpu\n+ sample type samples/count; kind unknown"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the failure message lacks %q:\n%s", want, msg)

@@ -28,7 +28,7 @@ func sourcesCommand(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow a server that is not on loopback")
 	durationVar(fs, &timeout, "timeout", fleet.DefaultTimeout, "time limit of each request to the server")
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := out.resolve("sources", e.stdout)
+		o, err := out.resolve("sources", e)
 		if err != nil {
 			return err
 		}

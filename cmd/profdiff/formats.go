@@ -20,7 +20,7 @@ func formatsCommand(fs *flag.FlagSet) runFunc {
 	var out outputFlags
 	out.register(fs, render.Formats...)
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := out.resolveNoArgs("formats", e.stdout, pos)
+		o, err := out.resolveNoArgs("formats", e, pos)
 		if err != nil {
 			return err
 		}

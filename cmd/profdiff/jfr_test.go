@@ -144,7 +144,7 @@ func TestTopJFR(t *testing.T) {
 	if !strings.HasPrefix(methods["Busy.contend"], "lock-contention") || methods["Busy.compute"] != "cpu" {
 		t.Errorf("Busy.contend is %q, Busy.compute %q; want lock-contention and cpu (methods %v)", methods["Busy.contend"], methods["Busy.compute"], methods)
 	}
-	if !strings.Contains(stderr, "threshold") || !strings.Contains(stderr, "at most 5 threads") {
+	if stderr = unwrapped(stderr); !strings.Contains(stderr, "threshold") || !strings.Contains(stderr, "at most 5 threads") {
 		t.Errorf("stderr does not warn of thresholds and the sampler's limit:\n%s", stderr)
 	}
 	// Each event type is a sample type of its own.

@@ -51,7 +51,7 @@ func loadCommand(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a host that is not loopback")
 	fs.StringVar(&f.cfg.Engine, "engine", loadgen.DefaultEngine(), "how connections are driven: epoll (event loops like wrk; Linux only, the default there) or goroutines (one per connection; the default elsewhere)")
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := f.out.resolve("load", e.stdout)
+		o, err := f.out.resolve("load", e)
 		if err != nil {
 			return err
 		}

@@ -31,6 +31,11 @@ func profdiff(t *testing.T, stdin string, args ...string) (string, string, int) 
 	return out.String(), errb.String(), code
 }
 
+// unwrapped is a command's stderr with each message on one line again:
+// the lines a message wraps onto at the width (indented two spaces, see
+// messages) joined to it.
+func unwrapped(stderr string) string { return strings.ReplaceAll(stderr, "\n  ", " ") }
+
 func TestDiffDefaultDemo(t *testing.T) {
 	out, stderr, code := profdiff(t, "", "diff", "--format", "markdown", net10, net11)
 	if code != 0 {

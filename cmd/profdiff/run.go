@@ -17,7 +17,6 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
-	"github.com/profdiff/profdiff/diff/render/sink"
 	"github.com/profdiff/profdiff/diff/report"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
@@ -32,8 +31,9 @@ import (
 // reports success.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// Every message, however written (a library's log, a child's
-	// output), reaches the terminal with its controls escaped.
-	stderr = sink.Writer{W: stderr}
+	// output), reaches the terminal with its controls escaped; say fits
+	// the command's own (see messages).
+	stderr = newMessages(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText())
 		return usagef("no command given")
@@ -122,7 +122,7 @@ type settings struct {
 func (c *common) settings(cmd string, e env) (settings, error) {
 	var s settings
 	var err error
-	if s.out, err = c.out.resolve(cmd, e.stdout); err != nil {
+	if s.out, err = c.out.resolve(cmd, e); err != nil {
 		return s, err
 	}
 	if s.analysis, err = c.analysis(); err != nil {
@@ -466,7 +466,7 @@ func rulesCommand(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&runtimeFilter, "runtime", "", "only this rule pack: go, dotnet, jvm, node, ruby, rust, native, or a user file's runtime column")
 	fs.StringArrayVar(&files, "rules", nil, "extra rule file, listed first (repeatable)")
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := out.resolveNoArgs("rules", e.stdout, pos)
+		o, err := out.resolveNoArgs("rules", e, pos)
 		if err != nil {
 			return err
 		}

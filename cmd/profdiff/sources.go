@@ -16,11 +16,21 @@ import (
 	"github.com/profdiff/profdiff/profile/source"
 )
 
-// loadSources is source.Load for command cmd: each profile's
-// symbolization is noted on stderr as it is handed on, the load warnings
+// loadSources is source.Load for command cmd: the messages on stderr
+// name the sources by their short names once they are resolved
+// (setNames), each profile's symbolization is noted on stderr as it is
+// handed on, the load warnings
 // are printed once loading ends (see warningLines), and errors get the
 // command's hints (argHint, loadHint).
 func loadSources[T any](ctx context.Context, cmd string, stderr io.Writer, sides []source.Side, opts source.Options, prepare func(*source.Item) (T, error), add func(*source.Item, T) error) error {
+	resolved := opts.Resolved
+	opts.Resolved = func(srcs [][]string) error {
+		setNames(stderr, srcs)
+		if resolved != nil {
+			return resolved(srcs)
+		}
+		return nil
+	}
 	w, err := source.Load(ctx, sides, opts, prepare, func(it *source.Item, v T) error {
 		noteSymbols(stderr, it.Loaded)
 		return add(it, v)

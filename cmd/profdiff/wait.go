@@ -52,7 +52,7 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow profile URLs of a host that is not loopback")
 	fs.BoolVar(&keepProfiler, "keep-profiler", false, "keep samples of the profiler's own goroutines (fgprof, runtime/pprof writer)")
 	return func(ctx context.Context, e env, pos []string) error {
-		o, err := out.resolve("wait", e.stdout)
+		o, err := out.resolve("wait", e)
 		if err != nil {
 			return err
 		}

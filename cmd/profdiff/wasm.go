@@ -78,7 +78,7 @@ func workloadWasmCommand(fs *flag.FlagSet) runFunc {
 		if len(pos) != 1 || pos[0] != "wasm" {
 			return usagef("workload wasm: unexpected arguments %q", pos)
 		}
-		o, err := f.out.resolve("workload wasm", e.stdout)
+		o, err := f.out.resolve("workload wasm", e)
 		if err != nil {
 			return err
 		}

@@ -138,7 +138,7 @@ func workloadJSONCommand(fs *flag.FlagSet) runFunc {
 		if len(pos) != 1 || pos[0] != "json" {
 			return unknownWorkload(pos)
 		}
-		o, err := out.resolve("workload json", e.stdout)
+		o, err := out.resolve("workload json", e)
 		if err != nil {
 			return err
 		}
@@ -436,7 +436,7 @@ func demoCommand(fs *flag.FlagSet) runFunc {
 		if err := noArgs("demo", pos); err != nil {
 			return err
 		}
-		o, err := out.resolve("demo", e.stdout)
+		o, err := out.resolve("demo", e)
 		if err != nil {
 			return err
 		}

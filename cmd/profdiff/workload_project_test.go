@@ -81,7 +81,7 @@ func TestWorkloadPerfDiff(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("diff --kind perf: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{filepath.Join(dir, "cores-1", capture.PerfFile), filepath.Join(dir, "cores-2", capture.PerfFile), "sample type cpu-clock/nanoseconds"} {
+	for _, want := range []string{"base: cores-1/" + capture.PerfFile, "new:  cores-2/" + capture.PerfFile, "sample type cpu-clock/nanoseconds"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the diff lacks %q:\n%s", want, out)
 		}

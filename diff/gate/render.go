@@ -138,8 +138,8 @@ func (r *Report) Model() *report.Report {
 // on each side, in the terminal the headline over a line per side.
 func (r *Report) summary() []report.Block {
 	src := present.ShortSources(r.Base.Sources, r.New.Sources)
-	side := func(s SideInfo, sources []string, name func(string) report.Cell) report.Line {
-		l := report.Cat(s.Profiles, " ", plural(s.Profiles, "profile", "profiles"), " (", report.List(sources, name), "), ",
+	side := func(s SideInfo, sources report.Line) report.Line {
+		l := report.Cat(s.Profiles, " ", plural(s.Profiles, "profile", "profiles"), " (", sources, "), ",
 			report.Int(s.Samples), " samples")
 		if s.DurationNanos > 0 {
 			l = append(l, report.Text(", total "), report.Amount(s.Total, s.Unit), report.Text(" over "), report.Amount(float64(s.DurationNanos), "nanoseconds"))
@@ -151,11 +151,11 @@ func (r *Report) summary() []report.Block {
 	}
 	return []report.Block{
 		report.Heading{Level: 3, Line: report.Cat("profdiff gate: ", report.Text(r.headline()).WithTone(r.tone()))},
-		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Base: ", side(r.Base, src[0], report.Code), ". New: ", side(r.New, src[1], report.Code),
+		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Base: ", side(r.Base, report.List(src[0], report.Code)), ". New: ", side(r.New, report.List(src[1], report.Code)),
 			". Sample type ", report.Code(r.SampleType), ", kind ", report.Code(string(r.Kind)), ".")}},
 		report.Para{Only: report.Terminal, Lines: []report.Line{
-			report.Cat("base: ", side(r.Base, r.Base.Sources, report.Text)),
-			report.Cat("new:  ", side(r.New, r.New.Sources, report.Text)),
+			report.Cat("base: ", side(r.Base, present.SourceList(src[0], r.Base.Sources))),
+			report.Cat("new:  ", side(r.New, present.SourceList(src[1], r.New.Sources))),
 			report.Cat("sample type ", r.SampleType, ", kind ", r.Kind),
 		}},
 	}

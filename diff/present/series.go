@@ -143,9 +143,14 @@ func (v seriesView) table(first string, rows []result.SeriesRow, buckets bool) *
 // judged against the one before.
 func (v seriesView) summary(t SeriesRules) report.Para {
 	var lines []report.Line
-	for _, st := range v.Steps {
+	all := make([][]string, len(v.Steps))
+	for i, st := range v.Steps {
+		all[i] = st.Sources
+	}
+	short := ShortSources(all...)
+	for i, st := range v.Steps {
 		l := report.Cat(report.Code(st.Name), ": ", report.Int(int64(st.Runs)), plural(st.Runs, " profile", " profiles"), " (")
-		l = append(l, report.List(st.Sources, report.Text)...)
+		l = append(l, SourceList(short[i], st.Sources)...)
 		l = append(l, report.Text("), "), report.Int(st.Samples), report.Text(" samples"))
 		lines = append(lines, l)
 	}

@@ -12,10 +12,10 @@ import (
 // diffSummary is the head of a diff: in Markdown a heading, the headline
 // and a sentence on the data; in the terminal the same facts as lines.
 func diffSummary(r *result.Result) []report.Block {
-	// Markdown (a PR comment) names sources by their shortest names, the
-	// terminal as they were typed.
+	// Sources by their shortest names (ShortSources), in the terminal
+	// with --wide as they were typed.
 	src := ShortSources(r.Base.Sources, r.New.Sources)
-	baseSrc, newSrc := report.List(r.Base.Sources, report.Text), report.List(r.New.Sources, report.Text)
+	baseSrc, newSrc := SourceList(src[0], r.Base.Sources), SourceList(src[1], r.New.Sources)
 	baseShort, newShort := report.List(src[0], report.Text), report.List(src[1], report.Text)
 	head := diffHeadline(r)
 	return []report.Block{
@@ -233,7 +233,8 @@ func kindPhrase[K ~string](k K) string {
 
 // topSummary is the head of a top listing (see diffSummary).
 func topSummary(t *result.TopResult) []report.Block {
-	sources := report.List(t.Sources, report.Text)
+	short := ShortSources(t.Sources)[0]
+	sources := SourceList(short, t.Sources)
 	total := report.Amount(t.Total, t.Unit)
 	if !units.Scaled(t.Unit) {
 		total = report.Num(t.Total).WithUnit(t.Unit) // "10000 count": the unit says what was counted
@@ -252,7 +253,7 @@ func topSummary(t *result.TopResult) []report.Block {
 	}
 	head := topHeadline(t)
 	return []report.Block{
-		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff top: ", report.List(ShortSources(t.Sources)[0], report.Text))},
+		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff top: ", report.List(short, report.Text))},
 		report.Para{Only: report.Markdown, Lines: []report.Line{head}},
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Sample type ", report.Code(t.SampleType), ", ", kindPhrase(t.Kind),
 			". ", facts, ". ", attribution(t.Analysis), ".")}},

@@ -104,6 +104,23 @@ const breakAfter = "./:,+!-("
 // wrap breaks s into lines of at most w columns (see wrapStyled).
 func wrap(s string, w int) []string { return wrapSeps(s, w, breakAfter) }
 
+// WrapIndent breaks s into lines of at most w columns as the table
+// format wraps a paragraph (at spaces, a word wider than a line after a
+// separator such as / or .), the lines after the first starting with
+// indent: a message on standard error.
+func WrapIndent(s string, w int, indent string) []string {
+	first := wrap(s, w)
+	if len(first) <= 1 {
+		return first
+	}
+	out := first[:1]
+	rest := strings.TrimLeft(strings.TrimPrefix(s, first[0]), " ")
+	for _, l := range wrap(rest, max(w-width(indent), 1)) {
+		out = append(out, indent+l)
+	}
+	return out
+}
+
 // wrapSeps is wrap breaking a word too wide for a line after the
 // characters in seps; with none, where the line ends.
 func wrapSeps(s string, w int, seps string) []string {
@@ -115,7 +132,7 @@ func wrapSeps(s string, w int, seps string) []string {
 }
 
 // breaks returns the [start, end) spans of the lines rs breaks into at w
-// columns: at the last space that fits, the space dropped; a word wider
+// columns: at the last space that fits, the spaces around it dropped; a word wider
 // than w after the last of seps that fits in the line's second half (breakAfter:
 // Microsoft.AspNetCore. over Server.Kestrel, lock- over contention), else
 // at w.
@@ -144,7 +161,13 @@ func breaks(rs []rune, w int, seps string) [][2]int {
 			start = end
 			continue
 		}
-		spans = append(spans, [2]int{start, cut})
+		// The spaces before the cut go with it: no line ends in a space
+		// ("new:  /a/long/path" breaks after "new:", not "new: ").
+		end := cut
+		for end > start && rs[end-1] == ' ' {
+			end--
+		}
+		spans = append(spans, [2]int{start, end})
 		for start = cut; start < len(rs) && rs[start] == ' '; start++ {
 		}
 	}

@@ -123,7 +123,9 @@ type Options struct {
 	// another.
 	Width int
 	// Wide keeps names whole in the table format: a name too wide for its
-	// column wraps onto more lines instead of shortening.
+	// column wraps onto more lines instead of shortening, and a source is
+	// named by its path as given rather than its short name (a cell's
+	// Whole).
 	Wide bool
 	// Color marks failures, new rows and growth in the table format.
 	Color bool
@@ -269,15 +271,32 @@ func tight(prev, b report.Block, m report.Medium) bool {
 }
 
 // prose writes a line of text: in Markdown as it is, in the terminal
-// wrapped at the width and coloured by tone.
+// wrapped at the width and coloured by tone, with the whole forms of its
+// cells (report.Cell.Whole) where names are kept whole.
 func (l layout) prose(ew *errWriter, text report.Line) {
 	if l.m == report.Markdown {
 		ew.printf("%s\n", line(proseCode(text), l.m))
 		return
 	}
+	if l.wide {
+		text = wholeCells(text)
+	}
 	for _, s := range wrapStyled(prose(text), l.width) {
 		ew.printf("%s\n", s.String(l.color))
 	}
+}
+
+// wholeCells is text with each cell that has a whole form (a source's
+// full path, see report.Cell.Whole) showing it.
+func wholeCells(text report.Line) report.Line {
+	out := make(report.Line, len(text))
+	for i, c := range text {
+		if c.Whole != "" {
+			c.Text = c.Whole
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // writeCSV writes the records: the column names as the header, then each

@@ -18,13 +18,17 @@ func write(t *testing.T, r *report.Report, f Format, o Options) string {
 }
 
 // Paragraphs wrap at spaces, keeping each character's colour; a word
-// wider than the width is cut.
+// wider than the width is cut; no line ends in a space.
 func TestWrap(t *testing.T) {
 	if got, want := wrap("one two three four", 9), []string{"one two", "three", "four"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("wrap = %q, want %q", got, want)
 	}
 	if got := wrap("abcdefghij", 4); strings.Join(got, "|") != "abcd|efgh|ij" {
 		t.Errorf("wrap of a long word = %q", got)
+	}
+	// No line ends in a space, however many stood at the break.
+	if got := wrap("new:  /a/long/path", 12); strings.Join(got, "|") != "new:|/a/long/path" {
+		t.Errorf("wrap after two spaces = %q", got)
 	}
 	l := report.Cat("profdiff gate: ", report.Text("FAIL (1 of 2 checks failed)").WithTone(report.ToneFail))
 	var lines []string

@@ -85,6 +85,10 @@ type Cell struct {
 	// instead of being elided in the middle (a pattern, whose every
 	// character matters).
 	Wrap bool
+	// Whole, when set, is the cell's text in full where Text is a short
+	// form of it (a source's path, whose Text is its shortest unambiguous
+	// name): the table format's prose shows it with render.Options.Wide.
+	Whole string
 	// Params, above 0, is where a name's final parameter list starts
 	// (the index in Text of its '('): a column too narrow for the name
 	// shortens that list to "(…)" first.
@@ -179,6 +183,10 @@ func (c Cell) InHeader() Cell { c.Bare = true; return c }
 // index i of its text (see Cell.Params).
 func (c Cell) WithParams(i int) Cell { c.Params = i; return c }
 
+// OrWhole returns c, a short form of the text whole, shown whole where
+// names are kept whole (see Cell.Whole).
+func (c Cell) OrWhole(whole string) Cell { c.Whole = whole; return c }
+
 // Wrapped returns c wrapped rather than elided when its column is narrowed.
 func (c Cell) Wrapped() Cell { c.Wrap = true; return c }
 
@@ -211,15 +219,24 @@ func Cat(parts ...any) Line {
 // three joined by commas, more as the first two and a count ("a, b and 3
 // more"), as a report names the sources of a side.
 func List(items []string, cell func(string) Cell) Line {
-	if len(items) > 3 {
-		return Cat(cell(items[0]), ", ", cell(items[1]), fmt.Sprintf(" and %d more", len(items)-2))
+	cells := make([]Cell, len(items))
+	for i, s := range items {
+		cells[i] = cell(s)
+	}
+	return ListCells(cells)
+}
+
+// ListCells is List of cells already made.
+func ListCells(cells []Cell) Line {
+	if len(cells) > 3 {
+		return Cat(cells[0], ", ", cells[1], fmt.Sprintf(" and %d more", len(cells)-2))
 	}
 	var l Line
-	for i, s := range items {
+	for i, c := range cells {
 		if i > 0 {
 			l = append(l, Text(", "))
 		}
-		l = append(l, cell(s))
+		l = append(l, c)
 	}
 	return l
 }
