@@ -80,7 +80,11 @@ func TestDemoFollowUpsRun(t *testing.T) {
 			t.Logf("lock contention too small to name in this run:\n%s", para)
 		}
 	}
-	if n := strings.Count(out, "lock-contention grew") + strings.Count(out, "Lock contention: "); n > 1 {
+	// (On a busy machine the demo may also say that throughput rose
+	// "although lock-contention grew": a sentence on the throughput, not
+	// the growth said again.)
+	said := strings.Count(out, "lock-contention grew") - strings.Count(out, "although lock-contention grew")
+	if n := said + strings.Count(out, "Lock contention: "); n > 1 {
 		t.Errorf("the lock-contention growth is said %d times:\n%s", n, out)
 	}
 	// The commands start the way this process was started: here the test
