@@ -326,7 +326,7 @@ func (rs *Set) memoized(f *ruleFilter, key matchKey) *Rule {
 	}
 	var m *Rule
 	for i, r := range rs.Rules {
-		if f.rules[i].pass(key.name) && key.q.asks(r, key.k) && r.regexp().MatchString(key.name) {
+		if key.q.asks(r, key.k) && f.rules[i].pass(key.name) && r.regexp().MatchString(key.name) {
 			m = r
 			break
 		}
