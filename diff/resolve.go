@@ -38,6 +38,7 @@ type locResolver struct {
 	idv      []int32
 	spv      []int32
 	sysv     []bool    // frame.sys of the frames at idv
+	scriptv  []bool    // frame.script of the frames at idv
 	fnDense  []fnEntry // by Function.ID, made with fnDenseN entries (-1: fnMap) when first set
 	fnDenseN int
 	fnMap    map[fnAt]frame
@@ -72,18 +73,24 @@ type fnAt struct {
 }
 
 // frame is one frame of a location: its method, the spelling of its
-// name, and whether its module is a system library's (IsSystemModule),
-// which --by caller passes over as it passes over a standard library.
+// name, whether its module is a system library's (IsSystemModule),
+// which --by caller passes over as it passes over a standard library,
+// and whether it is a script's function (scriptFile) of a name that a
+// rule marked native matches (rules.Set.NativeNamed): its rule is then
+// classify.ScriptRuleOf's, not its method's (a JavaScript send is not
+// libc's).
 type frame struct {
 	id, sp int32
 	sys    bool
+	script bool
 }
 
 type locEntry struct {
 	n      uint32 // frames; 0: not resolved yet (a location has ≥ 1 frame)
-	off    uint32 // in idv, spv and sysv when n > 1
+	off    uint32 // in idv, spv, sysv and scriptv when n > 1
 	id, sp int32  // the frame when n == 1
 	sys    bool   // the frame's module is a system library's, when n == 1
+	script bool   // frame.script, when n == 1
 }
 
 func (a *Analyzer) newLocResolver(model *pull.ProfileReader, fns []*pprofile.Function, side result.Side) *locResolver {
@@ -181,13 +188,15 @@ func (r *locResolver) appendSpellings(dst []int32, e *locEntry) []int32 {
 }
 
 // appendRules appends the frame rules of a resolved location's frames,
-// each marked when its module is a system library's (frSysModule).
+// each marked when its module is a system library's (frSysModule); a
+// script's frame that a native rule names has its own (frame.script).
 func (r *locResolver) appendRules(dst []frameRule, e *locEntry, kind profile.Kind) []frameRule {
 	if e.n == 1 {
-		return append(dst, r.a.frameRuleOf(e.id, kind).InSystem(e.sys))
+		return append(dst, r.a.frameRuleAt(e.id, kind, e.script).InSystem(e.sys))
 	}
 	for i, id := range r.idv[e.off : e.off+e.n] {
-		dst = append(dst, r.a.frameRuleOf(id, kind).InSystem(r.sysv[e.off+uint32(i)]))
+		j := e.off + uint32(i)
+		dst = append(dst, r.a.frameRuleAt(id, kind, r.scriptv[j]).InSystem(r.sysv[j]))
 	}
 	return dst
 }
@@ -222,6 +231,8 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 				mapFile = d.MappingBase(mapping)
 			}
 			f = r.infoFrame(d.Funcs()[fi], mapFile)
+			// The file is read only for a name a native rule matches.
+			f.script = r.a.rules.NativeNamed(r.a.methods[f.id].key) && scriptFile(d.FuncFile(fi))
 			r.byFn[fi], r.byFnMap[fi] = f, mapping
 		}
 		fs = append(fs, f)
@@ -320,37 +331,41 @@ func (r *locResolver) resolve(e *locEntry, loc *pprofile.Location) {
 					pre = nameOf(in)
 				}
 				f = r.newFrame(ln.Function.Name, pre, mapFile)
+				f.script = r.a.scriptNamed(f.id, ln.Function.Filename)
 				r.setFuncFrame(ln.Function, loc.Mapping, f)
 			}
 			fs = append(fs, f)
 		}
 	} else {
 		r.buf = symbolize.LocationFrames(r.buf[:0], loc)
-		for _, f := range r.buf {
-			fs = append(fs, a.intern(f.Name, f.Module, r.side))
+		for _, sf := range r.buf {
+			f := a.intern(sf.Name, sf.Module, r.side)
+			f.script = a.scriptNamed(f.id, sf.File)
+			fs = append(fs, f)
 		}
 	}
 	r.finish(e, loc.ID, fs)
 }
 
 // finish fills a location's entry with its frames fs. A location with a
-// frame in a system library stays off the fast path (one), whose frame
-// rules are the methods' alone.
+// frame in a system library, or a script's frame that a native rule
+// names, stays off the fast path (one), whose frame rules are the
+// methods' alone.
 func (r *locResolver) finish(e *locEntry, id uint64, fs []frame) {
 	r.fbuf = fs[:0]
 	e.n = uint32(len(fs))
 	fast := id < uint64(len(r.one)) && e == &r.dense[id]
 	if e.n == 1 {
-		e.id, e.sp, e.sys = fs[0].id, fs[0].sp, fs[0].sys
-		if fast && !e.sys {
+		e.id, e.sp, e.sys, e.script = fs[0].id, fs[0].sp, fs[0].sys, fs[0].script
+		if fast && !e.sys && !e.script {
 			r.one[id] = e.id + 1
 		}
 		return
 	}
 	e.off = uint32(len(r.idv))
 	for _, f := range fs {
-		r.idv, r.spv, r.sysv = append(r.idv, f.id), append(r.spv, f.sp), append(r.sysv, f.sys)
-		fast = fast && !f.sys
+		r.idv, r.spv, r.sysv, r.scriptv = append(r.idv, f.id), append(r.spv, f.sp), append(r.sysv, f.sys), append(r.scriptv, f.script)
+		fast = fast && !f.sys && !f.script
 	}
 	if fast && e.n <= oneMaxN && e.off < oneMaxOff {
 		r.one[id] = -int32(e.off<<3|e.n) - 1
@@ -464,6 +479,23 @@ func (a *Analyzer) useKind(k profile.Kind) {
 		t = append(t, make([]frameRule, n-len(t))...)
 	}
 	a.mfr, a.mfrKind = t, k
+}
+
+// frameRuleAt is the frame rule of a frame of method id in a profile of
+// kind: a script's that a native rule names (frame.script) has
+// classify.ScriptRuleOf's, memoized by the rule set; any other its
+// method's (frameRuleOf).
+func (a *Analyzer) frameRuleAt(id int32, kind profile.Kind, script bool) frameRule {
+	if script {
+		return classify.ScriptRuleOf(a.rules, a.methods[id].key, kind)
+	}
+	return a.frameRuleOf(id, kind)
+}
+
+// scriptNamed is frame.script for a frame of method id whose function's
+// source file is file.
+func (a *Analyzer) scriptNamed(id int32, file string) bool {
+	return scriptFile(file) && a.rules.NativeNamed(a.methods[id].key)
 }
 
 // frameRuleOf is a method's frame rule in a profile of kind (a.mfr is

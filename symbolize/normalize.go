@@ -306,6 +306,7 @@ func ModuleLabel(module string) string {
 type Frame struct {
 	Name   string
 	Module string
+	File   string // the function's source file (Function.Filename); "" for an address
 }
 
 // LocationFrames appends the frames of one location to dst, innermost
@@ -328,7 +329,7 @@ func LocationFrames(dst []Frame, loc *pprofile.Location) []Frame {
 		if mod == "" {
 			mod = module
 		}
-		dst = append(dst, Frame{Name: name, Module: mod})
+		dst = append(dst, Frame{Name: name, Module: mod, File: ln.Function.Filename})
 	}
 	if !named {
 		dst = append(dst, Frame{Name: AddressName(loc), Module: module})

@@ -145,12 +145,13 @@ func TestModuleLabel(t *testing.T) {
 func TestLocationFrames(t *testing.T) {
 	m := &pprofile.Mapping{ID: 1, Start: 0x400000, Limit: 0x500000, Offset: 0, File: "/usr/bin/app"}
 	inlined := &pprofile.Location{ID: 1, Mapping: m, Address: 0x401000, Line: []pprofile.Line{
-		{Function: &pprofile.Function{ID: 1, Name: "inner"}},
+		{Function: &pprofile.Function{ID: 1, Name: "inner", Filename: "inner.c"}},
 		{Function: &pprofile.Function{ID: 2, Name: "outer"}},
 	}}
 	got := LocationFrames(nil, inlined)
-	if len(got) != 2 || got[0].Name != "inner" || got[1].Name != "outer" || got[0].Module != "app" {
-		t.Errorf("inlined location frames = %+v, want inner, outer in module app", got)
+	if len(got) != 2 || got[0].Name != "inner" || got[1].Name != "outer" || got[0].Module != "app" ||
+		got[0].File != "inner.c" || got[1].File != "" {
+		t.Errorf("inlined location frames = %+v, want inner (inner.c), outer in module app", got)
 	}
 	// Unsymbolized locations are named by address, mapping-relative when
 	// the mapping is known.

@@ -41,10 +41,24 @@ const (
 	frLeaf                  // Rule.Leaf
 )
 
+// RuleOf is the Frame of a native frame (or one that can be) of a
+// normalized name in a profile of kind k: its rule is rules.Set.Match's.
 func RuleOf(rs *rules.Set, normalized string, k profile.Kind) Frame {
+	return frameOf(rs.Match(normalized, k), normalized)
+}
+
+// ScriptRuleOf is RuleOf for a script's frame (a JavaScript, Python or
+// Ruby function, by its source file): its rule is rules.Set.MatchScript's,
+// never one marked native, which names a C library or kernel function.
+func ScriptRuleOf(rs *rules.Set, normalized string, k profile.Kind) Frame {
+	return frameOf(rs.MatchScript(normalized, k), normalized)
+}
+
+// frameOf is the Frame of a name whose rule is r (nil: none).
+func frameOf(r *rules.Rule, normalized string) Frame {
 	fr := Frame{flags: frKnown | flagIf(strings.HasPrefix(normalized, "runtime.asyncPreempt"), frPreempt) |
 		flagIf(len(normalized) > 2 && normalized[0] == '[' && normalized[len(normalized)-1] == ']', frSynthetic)}
-	if r := rs.Match(normalized, k); r != nil {
+	if r != nil {
 		fr.strength, fr.bucket = r.Strength, r.Bucket
 		fr.flags |= frRuled | flagIf(r.NotLeaf, frNotLeaf) | flagIf(r.Leaf, frLeaf) | flagIf(r.External, frExternal) | flagIf(r.Fallback, frFallback)
 	}

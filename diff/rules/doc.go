@@ -9,7 +9,10 @@
 // beside this one, embedded (Default, in PackOrder); a user's rules go
 // ahead of them (Set.WithUserRules). Match returns the first rule that
 // matches a name and applies to a profile's kind, memoized per name and
-// kind, behind a pre-filter of the literals every pattern needs.
+// kind, behind a pre-filter of the literals every pattern needs;
+// MatchScript does the same for a script's frame (a JavaScript, Python
+// or Ruby function), passing over the rules marked native, which name C
+// library and kernel functions.
 //
 // What a rule means for a whole stack (the nearest strong frame decides,
 // weak frames only when no strong one does, context frames last, skip

@@ -15,11 +15,14 @@ import (
 // regexp is skipped. Most frames of a profile match no rule, and running
 // every rule's regexp on them was most of Add's time on large profiles.
 type ruleFilter struct {
-	src   []*Rule     // the rules it was built from
-	any   litFilter   // a name passing no rule's filter fails this one
-	rules []litFilter // per rule
-	memo  sync.Map    // matchKey → *Rule (nil: none): what Match found, at most matchMemoCap
-	memoN atomic.Int64
+	src []*Rule   // the rules it was built from
+	any litFilter // a name passing no rule's filter fails this one
+	// native is any of the rules marked native (Rule.Native) alone: a
+	// name failing it is no native rule's (Set.NativeNamed).
+	native litFilter
+	rules  []litFilter // per rule
+	memo   sync.Map    // matchKey → *Rule (nil: none): what Match found, at most matchMemoCap
+	memoN  atomic.Int64
 }
 
 // litFilter passes names that start with one of prefixes (bucketed by first
@@ -74,7 +77,7 @@ func (x *subIndex) in(s string) bool {
 
 func newRuleFilter(rs *Set) *ruleFilter {
 	f := &ruleFilter{src: rs.Rules, rules: make([]litFilter, len(rs.Rules))}
-	var all []lit
+	var all, native []lit
 	for i, r := range rs.Rules {
 		var lits []lit
 		re, err := r.syn, error(nil)
@@ -88,13 +91,20 @@ func newRuleFilter(rs *Set) *ruleFilter {
 		if !ok {
 			f.rules[i].all = true
 			f.any.all = true
+			f.native.all = f.native.all || r.Native
 			continue
 		}
 		f.rules[i] = makeLitFilter(lits)
 		all = append(all, lits...)
+		if r.Native {
+			native = append(native, lits...)
+		}
 	}
 	if !f.any.all {
 		f.any = makeLitFilter(all)
+	}
+	if !f.native.all {
+		f.native = makeLitFilter(native) // no native rule: passes nothing
 	}
 	return f
 }

@@ -72,19 +72,47 @@ func TestRuleFilter(t *testing.T) {
 	if skipped < len(p.Function)/2 {
 		t.Errorf("the built-in rules' filter skips only %d of %d synthetic function names", skipped, len(p.Function))
 	}
-	// Twice: the second answer comes from Match's memo. Names whose
-	// rule differs by kind are asked for both kinds in turn.
-	for pass := range 2 {
-		for _, s := range corpus {
-			for _, k := range []profile.Kind{profile.KindCPU, profile.KindBlock} {
-				if got, want := rs.Match(s, k), rs.matchUnfiltered(s, k); got != want {
-					t.Fatalf("pass %d: %q (%s): filtered match %v, want %v", pass, s, k, got, want)
-				}
-			}
-		}
+	// Each asked twice: the second answer comes from Match's memo. Names
+	// whose rule differs by kind are asked for both kinds in turn, and for
+	// a native frame, a script's frame and the native rules' naming.
+	for _, s := range corpus {
+		checkMatch(t, rs, s, profile.KindCPU, profile.KindBlock)
 	}
 	if rs.filter.Load().memoN.Load() == 0 {
 		t.Error("Match memoized nothing")
+	}
+}
+
+// checkMatch checks that Match, MatchScript and NativeNamed answer for a
+// name as the unfiltered scan does, in profiles of kinds ks, twice (the
+// second answer from the memo).
+func checkMatch(t *testing.T, rs *Set, s string, ks ...profile.Kind) {
+	t.Helper()
+	type ask struct {
+		what string
+		k    profile.Kind
+		q    question
+		want *Rule
+	}
+	var asks []ask
+	for _, k := range ks {
+		asks = append(asks, ask{"match", k, forNative, rs.matchUnfiltered(s, k, forNative)},
+			ask{"script match", k, forScript, rs.matchUnfiltered(s, k, forScript)})
+	}
+	wantNamed := rs.matchUnfiltered(s, "", forNaming) != nil
+	for range 2 {
+		for _, a := range asks {
+			got := rs.Match(s, a.k)
+			if a.q == forScript {
+				got = rs.MatchScript(s, a.k)
+			}
+			if got != a.want {
+				t.Fatalf("%q (%s): filtered %s %v, want %v", s, a.k, a.what, got, a.want)
+			}
+		}
+		if got := rs.NativeNamed(s); got != wantNamed {
+			t.Fatalf("%q: NativeNamed %v, want %v", s, got, wantNamed)
+		}
 	}
 }
 

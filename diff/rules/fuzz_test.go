@@ -16,7 +16,7 @@ import (
 // FuzzRules: Parse on any rule file either fails with one line naming
 // the file (and the line) or returns rules that read back the same when
 // written out again; and Set.Match, with its literal pre-filter, finds
-// what the unfiltered scan finds for the fuzzed frame name and for names
+// what the unfiltered scan finds (as do MatchScript and NativeNamed) for the fuzzed frame name and for names
 // generated from each fuzzed pattern. Seeds:
 // the start of each built-in pack with a frame, and the manual's example.
 func FuzzRules(f *testing.F) {
@@ -34,10 +34,11 @@ func FuzzRules(f *testing.F) {
 		lines := strings.SplitAfter(string(data), "\n")
 		f.Add(strings.Join(lines[:min(len(lines), 12)], ""), "sync.(*Mutex).lockSlow")
 	}
-	if data, err := os.ReadFile(filepath.Join("..", "testdata", "docs", "myapp.rules")); err == nil {
+	if data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "docs", "myapp.rules")); err == nil {
 		f.Add(string(data), "mycorp/pool.(*Pool).acquireSlow")
 	}
 	f.Add("x\tcpu\tstrong,kind=block|trace,notleaf\t(?i)^a+b{2,3}$\tnote with  spaces\n", "AAbbb")
+	f.Add("x\tio\tweak,native\t^_*read$\ny\twait\tstrong\tread\n", "__read")
 	f.Fuzz(func(t *testing.T, text, frame string) {
 		rules, err := Parse("fuzz.rules", strings.NewReader(text))
 		if err != nil {
@@ -63,11 +64,7 @@ func FuzzRules(f *testing.F) {
 			names = append(names, b.String())
 		}
 		for _, s := range names {
-			for _, k := range []profile.Kind{profile.KindCPU, profile.KindBlock, profile.KindTrace} {
-				if got, want := rs.Match(s, k), rs.matchUnfiltered(s, k); got != want {
-					t.Fatalf("%q (%s): filtered match %v, want %v", s, k, got, want)
-				}
-			}
+			checkMatch(t, rs, s, profile.KindCPU, profile.KindBlock, profile.KindTrace)
 		}
 	})
 }
@@ -90,6 +87,7 @@ func checkRoundTrip(t *testing.T, rules []*Rule) {
 	for i, r := range rules {
 		g := back[i]
 		if g.Runtime != r.Runtime || g.Bucket != r.Bucket || g.Strength != r.Strength || g.NotLeaf != r.NotLeaf ||
+			g.Leaf != r.Leaf || g.External != r.External || g.Native != r.Native || g.Fallback != r.Fallback ||
 			!slices.Equal(g.Kinds, r.Kinds) || g.Pattern != r.Pattern || g.Note != r.Note {
 			t.Errorf("%s reads back as %s: %+v, want %+v", r.Source, g.Source, *g, *r)
 		}

@@ -49,12 +49,18 @@ type Rule struct {
 	// transparent, but when no other rule decides the sample, its bucket
 	// does instead of cpu (a libc futex wait with no caller that says why).
 	Fallback bool
-	Kinds    []kind.Kind           // only in profiles of these kinds (nil: every kind)
-	Pattern  string                // RE2, matched against symbolize.Normalize(name)
-	Note     string                // why the rule exists
-	Source   string                // file:line the rule came from
-	syn      *syntax.Regexp        // Pattern parsed (Parse), for the literal pre-filter
-	re       func() *regexp.Regexp // Pattern compiled when first asked (Parse)
+	// Native: the rule is about a C library or kernel function, and
+	// counts only for a frame that can be native code, not for a
+	// script's function of the same name (a JavaScript send, a Python
+	// read), which the classifier tells by its source file and matches
+	// with MatchScript.
+	Native  bool
+	Kinds   []kind.Kind           // only in profiles of these kinds (nil: every kind)
+	Pattern string                // RE2, matched against symbolize.Normalize(name)
+	Note    string                // why the rule exists
+	Source  string                // file:line the rule came from
+	syn     *syntax.Regexp        // Pattern parsed (Parse), for the literal pre-filter
+	re      func() *regexp.Regexp // Pattern compiled when first asked (Parse)
 }
 
 // regexp returns the rule's compiled pattern. Parse compiles it when
@@ -83,6 +89,9 @@ func (r *Rule) Modifiers() string {
 	}
 	if r.External {
 		s += ",external"
+	}
+	if r.Native {
+		s += ",native"
 	}
 	if len(r.Kinds) > 0 {
 		ks := make([]string, len(r.Kinds))
@@ -163,7 +172,7 @@ var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 // Parse reads a rule file. Each non-blank line that does not start with
 // '#' holds tab-separated columns:
 //
-//	runtime  bucket  strength[,notleaf|,leaf][,external][,kind=K1|K2]  pattern  [note]
+//	runtime  bucket  strength[,notleaf|,leaf][,external][,native][,kind=K1|K2]  pattern  [note]
 //
 // bucket is cpu, wait, lock-contention, gc, io, syscall, or "-" for skip
 // (a skip rule that names a bucket is a fallback, see Rule.Fallback);
@@ -216,6 +225,8 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 				rule.Leaf = true
 			case m == "external":
 				rule.External = true
+			case m == "native":
+				rule.Native = true
 			case strings.HasPrefix(m, "kind="):
 				for _, k := range strings.Split(strings.TrimPrefix(m, "kind="), "|") {
 					pk, err := kind.Parse(k)
@@ -225,7 +236,7 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 					rule.Kinds = append(rule.Kinds, pk)
 				}
 			default:
-				return nil, bad("unknown modifier %q (want notleaf, leaf, external or kind=K)", m)
+				return nil, bad("unknown modifier %q (want notleaf, leaf, external, native or kind=K)", m)
 			}
 		}
 		if rule.Leaf && rule.NotLeaf {
@@ -269,21 +280,53 @@ func Parse(name string, r io.Reader) ([]*Rule, error) {
 // the regexps that cannot match, which makes classification of large
 // profiles several times faster without changing any result.
 func (rs *Set) Match(normalized string, k kind.Kind) *Rule {
+	return rs.match(normalized, k, forNative)
+}
+
+// MatchScript is Match for a script's frame (a JavaScript, Python or Ruby
+// function, by its source file): the rules marked native (Rule.Native)
+// are passed over, so a function of the program named like a C library
+// call (send, read) is not taken for it.
+func (rs *Set) MatchScript(normalized string, k kind.Kind) *Rule {
+	return rs.match(normalized, k, forScript)
+}
+
+// NativeNamed reports whether a rule marked native matches the name in a
+// profile of some kind: only a script's frame of such a name can have
+// another rule (MatchScript) than Match gives.
+func (rs *Set) NativeNamed(normalized string) bool {
+	f := rs.loadFilter()
+	return f.native.pass(normalized) && rs.memoized(f, matchKey{normalized, "", forNaming}) != nil
+}
+
+// loadFilter returns the pre-filter of rs's current rules, built when
+// they changed.
+func (rs *Set) loadFilter() *ruleFilter {
 	f := rs.filter.Load()
 	if !f.validFor(rs) {
 		f = newRuleFilter(rs)
 		rs.filter.Store(f)
 	}
+	return f
+}
+
+func (rs *Set) match(normalized string, k kind.Kind, q question) *Rule {
+	f := rs.loadFilter()
 	if !f.any.pass(normalized) {
 		return nil
 	}
-	key := matchKey{normalized, k}
+	return rs.memoized(f, matchKey{normalized, k, q})
+}
+
+// memoized answers a question about a name that passed the filter f
+// (first) from the memo, or finds the answer and keeps it.
+func (rs *Set) memoized(f *ruleFilter, key matchKey) *Rule {
 	if r, ok := f.memo.Load(key); ok {
 		return r.(*Rule)
 	}
 	var m *Rule
 	for i, r := range rs.Rules {
-		if f.rules[i].pass(normalized) && r.appliesTo(k) && r.regexp().MatchString(normalized) {
+		if key.q.asks(r, key.k) && f.rules[i].pass(key.name) && r.regexp().MatchString(key.name) {
 			m = r
 			break
 		}
@@ -296,21 +339,45 @@ func (rs *Set) Match(normalized string, k kind.Kind) *Rule {
 	return m
 }
 
-// matchKey is a name and kind Match has answered for (ruleFilter.memo):
-// the shards of a parallel walk, and the profiles of one run, ask about
-// mostly the same names.
+// question is what a matchKey asks of a name: its rule in a native
+// frame (Match), in a script's frame (MatchScript), or its first native
+// rule whatever the kind (NativeNamed).
+type question uint8
+
+const (
+	forNative question = iota
+	forScript
+	forNaming
+)
+
+// asks reports whether rule r is one the question considers, in a
+// profile of kind k.
+func (q question) asks(r *Rule, k kind.Kind) bool {
+	switch q {
+	case forScript:
+		return !r.Native && r.appliesTo(k)
+	case forNaming:
+		return r.Native
+	}
+	return r.appliesTo(k)
+}
+
+// matchKey is a name, kind and question Match, MatchScript or NativeNamed
+// has answered (ruleFilter.memo): the shards of a parallel walk, and the
+// profiles of one run, ask about mostly the same names.
 type matchKey struct {
 	name string
 	k    kind.Kind
+	q    question
 }
 
 const matchMemoCap = 1 << 20
 
-// matchUnfiltered is Match without the pre-filter: the reference the
-// filter's tests compare against.
-func (rs *Set) matchUnfiltered(normalized string, k kind.Kind) *Rule {
+// matchUnfiltered is Match, MatchScript or NativeNamed (q) without the
+// pre-filter: the reference the filter's tests compare against.
+func (rs *Set) matchUnfiltered(normalized string, k kind.Kind, q question) *Rule {
 	for _, r := range rs.Rules {
-		if r.appliesTo(k) && r.regexp().MatchString(normalized) {
+		if q.asks(r, k) && r.regexp().MatchString(normalized) {
 			return r
 		}
 	}

@@ -195,6 +195,18 @@ func (d *File) Samples() int { return d.samples }
 // location's line names by index (LocFuncs).
 func (d *File) Funcs() []*Func { return d.fnInfos }
 
+// FuncFile is the source file of function i of Funcs (pprof's
+// Function.filename), read from the profile's bytes at each call: a
+// caller that wants it for a few functions (a frame named like a C
+// library call, to tell a script's from a native one) pays for those.
+func (d *File) FuncFile(i int32) string {
+	var v fnFields
+	if d.functionFields(d.fnRanges[i], &v) != nil || !d.okStr(int64(v[4])) {
+		return "" // read without error by buildFunctions
+	}
+	return string(d.data[d.strS[v[4]]:d.strE[v[4]]])
+}
+
 // MaxFuncID is the largest function id.
 func (d *File) MaxFuncID() uint64 { return d.maxFnID }
 
