@@ -18,7 +18,9 @@ func TestMain(m *testing.M) {
 	runLauncherIfAsked()
 	runChildIfAsked()
 	runDocsCommandIfAsked()
-	os.Exit(waittest.Main(m)) // m.Run, then remove the wait test program's runs
+	code := waittest.Main(m) // m.Run, then remove the wait test program's runs
+	removeFixtures()
+	os.Exit(code)
 }
 
 func TestWasmWorkloadUsageErrors(t *testing.T) {
