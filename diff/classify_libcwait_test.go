@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"github.com/profdiff/profdiff/diff/rules"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -136,7 +137,7 @@ func recordLibcWaits(t *testing.T) *profile.Loaded {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		data := filepath.Join(dir, "perf.data")
-		if out, err := exec.CommandContext(ctx, "perf", "record", "-q", "-e", "sched:sched_switch", "-g", "-o", data, "--", bin, "0.4").CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(ctx, "perf", producertest.PerfRecord("perf", "-q", "-e", "sched:sched_switch", "-g", "-o", data, "--", bin, "0.4")...).CombinedOutput(); err != nil {
 			t.Skipf("perf cannot record sched:sched_switch here: %v: %.200s", err, out)
 		}
 		script, err := exec.CommandContext(ctx, "perf", "script", "-i", data).Output()

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func recordClones(t *testing.T) *profile.Loaded {
 			t.Fatalf("gcc: %v\n%s", err, out)
 		}
 		data := filepath.Join(dir, "perf.data")
-		if out, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3").CombinedOutput(); err != nil {
+		if out, err := exec.Command("perf", producertest.PerfRecord("perf", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3")...).CombinedOutput(); err != nil {
 			t.Skipf("perf cannot record here: %v: %.200s", err, out)
 		}
 		script, err := exec.Command("perf", "script", "-i", data).Output()

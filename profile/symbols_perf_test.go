@@ -10,6 +10,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/producertest"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -44,7 +45,7 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 	// over .plt, and calls it _init; the symbol table bounds _init by its
 	// section and names nothing there. At 300,000 (22 samples) one such
 	// sample was 4.5% and failed .ci/run once.
-	rec := exec.Command(perf, "record", "-q", "-N", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "3000000")
+	rec := exec.Command(perf, producertest.PerfRecord(perf, "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "3000000")...)
 	rec.Env = env
 	if out, err := rec.CombinedOutput(); err != nil {
 		t.Skipf("perf record cannot record here: %v: %s", err, out)

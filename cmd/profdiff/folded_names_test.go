@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // topRows is what a top's JSON says: the total and each method row's
@@ -133,7 +135,7 @@ func recordVariants(t *testing.T, src string, filt bool, compiler string, args .
 	}
 	data := filepath.Join(dir, "perf.data")
 	var stderr bytes.Buffer
-	rec := exec.Command(tools[1], "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3")
+	rec := exec.Command(tools[1], producertest.PerfRecord(tools[1], "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3")...)
 	rec.Stderr = &stderr
 	if err := rec.Run(); err != nil {
 		t.Skipf("perf record cannot record here: %v: %s", err, strings.TrimSpace(stderr.String()))
