@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/wait/waittest"
 )
 
@@ -20,6 +21,7 @@ func TestMain(m *testing.M) {
 	runDocsCommandIfAsked()
 	code := waittest.Main(m) // m.Run, then remove the wait test program's runs
 	removeFixtures()
+	browser.Close() // the Chromium of the html tests
 	os.Exit(code)
 }
 
