@@ -36,8 +36,9 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 	}
 	data := filepath.Join(dir, "perf.data")
 	// perf keeps binaries by build ID under $HOME/.debug and names frames
-	// from there: a home of its own, and no cache, so that it sees only
-	// the files here (every build of hot.c has the same build ID).
+	// from there: a home of its own, and no cache (-N, which
+	// producertest.PerfRecord adds), so that it sees only the files here
+	// (every build of hot.c has the same build ID).
 	env := append(os.Environ(), "HOME="+dir)
 	// 3,000,000 iterations: about 200 ms, 200 samples, so that an odd
 	// sample in the PLT stays under the 1% the check below allows. perf
