@@ -236,6 +236,7 @@ func topVariants(t *testing.T, args ...string) map[string]int {
 // totals, rows and stacks, and the merged row is named `work`, what its
 // variants share, with their count.
 func TestFoldedBuildVariants(t *testing.T) {
+	t.Parallel() // compiles and records a program of its own; reads nothing of this process, measures no time
 	bin, script := recordVariants(t, "clones.c", false, "gcc", "-O2", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls")
 	syms := symbols(t, bin, false)
 	if !syms["work.part.0"] {
@@ -285,6 +286,7 @@ func TestFoldedBuildVariants(t *testing.T) {
 // merged row, self or inclusive, is mono::crunch with the instances
 // counted, not one instance's name for all of them.
 func TestFoldedRustInstances(t *testing.T) {
+	t.Parallel() // compiles and records a program of its own; reads nothing of this process, measures no time
 	bin, script := recordVariants(t, "mono.rs", true, "rustc", "-O", "-C", "force-frame-pointers=yes")
 	instances := map[string]bool{}
 	for s := range symbols(t, bin, true) {
