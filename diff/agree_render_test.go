@@ -26,7 +26,7 @@ func TestSerialShardedRenderAgree(t *testing.T) {
 		"kinds": func(t *testing.T) ([2][]*profile.Raw, diff.Options) {
 			cpu, wall := diff.ContendedGoProfiles(t)
 			user, err := rules.Parse("wall-only.rules", bytes.NewReader([]byte(
-				"go\twait\tstrong,kind=wall\tcontendedGoProfiles\\.func\twall-clock only\n")))
+				"go\twait\tstrong,kind=wall\trecordContended\\.func\twall-clock only\n")))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ func TestSerialShardedAgree(t *testing.T) {
 	t.Run("kinds", func(t *testing.T) {
 		cpu, wall := contendedGoProfiles(t)
 		user, err := rules.Parse("wall-only.rules", strings.NewReader(
-			"go\twait\tstrong,kind=wall\tcontendedGoProfiles\\.func\twall-clock only: a user's rule\n"))
+			"go\twait\tstrong,kind=wall\trecordContended\\.func\twall-clock only: a user's rule\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestSerialShardedAgree(t *testing.T) {
 			{rawFile(t, dir, "cpu.pb", cpu, profile.Options{}), rawFile(t, dir, "wall.pb", wall, profile.Options{})},
 			{rawFile(t, dir, "wall2.pb", wall, profile.Options{}), rawFile(t, dir, "cpu2.pb", cpu, profile.Options{})},
 		}
-		agree(t, sides, Options{Rules: rs, SampleIndex: "samples"}, `contendedGoProfiles\.func`)
+		agree(t, sides, Options{Rules: rs, SampleIndex: "samples"}, `recordContended\.func`)
 	})
 	t.Run("modules", func(t *testing.T) {
 		p := recordNativeWaits(t)
@@ -149,10 +149,29 @@ func walkAll(t *testing.T, sides [2][]*profile.Raw, opts Options, sharded bool) 
 	return a
 }
 
-// contendedGoProfiles records, in this process, a CPU profile
-// (runtime/pprof) and a wall-clock one (fgprof) of goroutines that
-// contend for one mutex, long enough for both to hold their samples.
+// contendedGoProfiles returns a CPU profile (runtime/pprof) and a
+// wall-clock one (fgprof) of goroutines that contend for one mutex: the
+// pair recordContended recorded for the first test that asked, parsed
+// anew for each caller.
 func contendedGoProfiles(t *testing.T) (cpu, wall *pprofile.Profile) {
+	t.Helper()
+	data := contended.get(t, recordContended)
+	var err error
+	if cpu, err = pprofile.ParseData(data[0]); err != nil {
+		t.Fatalf("CPU profile: %v", err)
+	}
+	if wall, err = pprofile.ParseData(data[1]); err != nil {
+		t.Fatalf("fgprof profile: %v", err)
+	}
+	return cpu, wall
+}
+
+var contended recording
+
+// recordContended records, in this process, a CPU profile and a
+// wall-clock one of goroutines that contend for one mutex, long enough
+// for both to hold their samples, and returns the two as written.
+func recordContended(t *testing.T) [][]byte {
 	t.Helper()
 	var cpuBuf, wallBuf bytes.Buffer
 	if err := pprof.StartCPUProfile(&cpuBuf); err != nil {
@@ -181,20 +200,21 @@ func contendedGoProfiles(t *testing.T) (cpu, wall *pprofile.Profile) {
 	if err := stopWall(); err != nil {
 		t.Fatalf("fgprof: %v", err)
 	}
-	var err error
-	if cpu, err = pprofile.Parse(&cpuBuf); err != nil {
-		t.Fatalf("CPU profile: %v", err)
-	}
-	if wall, err = pprofile.Parse(&wallBuf); err != nil {
-		t.Fatalf("fgprof profile: %v", err)
-	}
-	for name, p := range map[string]*pprofile.Profile{"cpu": cpu, "wall": wall} {
-		if !hasFrame(p, "github.com/profdiff/profdiff/diff.contendedGoProfiles.func1") {
+	data := [][]byte{cpuBuf.Bytes(), wallBuf.Bytes()}
+	for i, name := range []string{"cpu", "wall"} {
+		p, err := pprofile.ParseData(data[i])
+		if err != nil {
+			t.Fatalf("%s profile: %v", name, err)
+		}
+		if !hasFrame(p, contendedFunc) {
 			t.Skipf("the %s profile caught none of the goroutines in 400 ms", name)
 		}
 	}
-	return cpu, wall
+	return data
 }
+
+// contendedFunc is the contending goroutines' function.
+const contendedFunc = "github.com/profdiff/profdiff/diff.recordContended.func1"
 
 // hasFrame reports whether a function of that name is on a sample's stack.
 func hasFrame(p *pprofile.Profile, name string) bool {
@@ -214,7 +234,7 @@ func hasFrame(p *pprofile.Profile, name string) bool {
 // mappings the module case is about.
 func recordNativeWaits(t *testing.T) *pprofile.Profile {
 	t.Helper()
-	l := recordLibcWaits(t, "0.3")
+	l := recordLibcWaits(t)
 	if len(l.Profile.Mapping) == 0 {
 		t.Fatal("perf script's profile has no mappings: the module case needs them")
 	}

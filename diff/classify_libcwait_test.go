@@ -3,7 +3,7 @@ package diff
 import (
 	"context"
 	"github.com/profdiff/profdiff/diff/rules"
-	"os"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -19,7 +19,7 @@ import (
 // wait, perf records every switch-out with its kernel and user stack, and
 // every stack that ends in one of those waits falls in the wait's bucket.
 func TestLibcWaitStacksAreNotCPU(t *testing.T) {
-	l := recordLibcWaits(t, "0.4")
+	l := recordLibcWaits(t)
 	// Each switch-out starts off-CPU time (what a wall-clock profile
 	// samples), so the stacks are classified as a wall profile's.
 	// Keyed by the stack's outermost user frame: the libc function,
@@ -112,41 +112,45 @@ func checkStacks(t *testing.T, kind profile.Kind, cases []bucketCase) {
 	}
 }
 
-// recordLibcWaits records testdata/libcwaits/waits.c's threads for secs
-// seconds with perf (every switch-out, with its kernel and user stack)
-// and loads perf script's output: frames in libc.so.6, in the program and
-// in the kernel. It skips where gcc or perf is missing or cannot record.
-func recordLibcWaits(t *testing.T, secs string) *profile.Loaded {
+// recordLibcWaits records testdata/libcwaits/waits.c's threads for 0.4 s
+// with perf (every switch-out, with its kernel and user stack) and loads
+// perf script's output: frames in libc.so.6, in the program and in the
+// kernel. The recording is made once per test binary (libcWaits) and
+// parsed anew for each caller. It skips where gcc or perf is missing or
+// cannot record.
+func recordLibcWaits(t *testing.T) *profile.Loaded {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: records with perf")
 	}
-	for _, tool := range []string{"gcc", "perf"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: libc wait stacks not recorded", tool)
+	script := libcWaits.get(t, func(t *testing.T) [][]byte {
+		for _, tool := range []string{"gcc", "perf"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Skipf("%s is not installed: libc wait stacks not recorded", tool)
+			}
 		}
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "waits")
-	if out, err := exec.Command("gcc", "-O1", "-pthread", "-o", bin, filepath.Join("testdata", "libcwaits", "waits.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	data := filepath.Join(dir, "perf.data")
-	if out, err := exec.CommandContext(ctx, "perf", "record", "-q", "-e", "sched:sched_switch", "-g", "-o", data, "--", bin, secs).CombinedOutput(); err != nil {
-		t.Skipf("perf cannot record sched:sched_switch here: %v: %.200s", err, out)
-	}
-	script, err := exec.CommandContext(ctx, "perf", "script", "-i", data).Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "waits.txt"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
+		dir := t.TempDir()
+		bin := filepath.Join(dir, "waits")
+		if out, err := exec.Command("gcc", "-O1", "-pthread", "-o", bin, filepath.Join("testdata", "libcwaits", "waits.c")).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		data := filepath.Join(dir, "perf.data")
+		if out, err := exec.CommandContext(ctx, "perf", producertest.PerfRecord("perf", "-q", "-e", "sched:sched_switch", "-g", "-o", data, "--", bin, "0.4")...).CombinedOutput(); err != nil {
+			t.Skipf("perf cannot record sched:sched_switch here: %v: %.200s", err, out)
+		}
+		script, err := exec.CommandContext(ctx, "perf", "script", "-i", data).Output()
+		if err != nil {
+			t.Fatalf("perf script: %v", err)
+		}
+		return [][]byte{script}
+	})[0]
 	l, err := profile.Parse("waits.txt", script, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
+
+var libcWaits recording

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +56,7 @@ func recordOffCPUSide(t *testing.T, bin string, args ...string) offcpuSide {
 func recordOffCPU(t *testing.T, bin, callGraph string, args ...string) offcpuSide {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "perf.data")
-	cmd := exec.Command("perf", append([]string{"record", "-q", "-o", data, "-e", "sched:sched_switch", callGraph, "--switch-events", "--", bin}, args...)...)
+	cmd := exec.Command("perf", producertest.PerfRecord("perf", append([]string{"-q", "-o", data, "-e", "sched:sched_switch", callGraph, "--switch-events", "--", bin}, args...)...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

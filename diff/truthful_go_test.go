@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"math"
 	"os"
 	"os/exec"
@@ -444,8 +445,8 @@ func TestPerfScriptTenSamplesAreNoisy(t *testing.T) {
 		t.Skip("perf is not installed")
 	}
 	data := filepath.Join(t.TempDir(), "perf.data")
-	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-c", "1000000", "-g", "-o", data, "--",
-		"sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done`)
+	rec := exec.Command(perf, producertest.PerfRecord(perf, "-q", "-e", "cpu-clock", "-c", "1000000", "-g", "-o", data, "--",
+		"sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done`)...)
 	if out, err := rec.CombinedOutput(); err != nil {
 		t.Skipf("perf cannot record here: %v: %s", err, bytes.TrimSpace(out))
 	}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,41 +14,47 @@ import (
 // recordClones builds testdata/variants/clones.c with gcc -O2 (whose
 // clones work.part.0, check.cold and sum.constprop.0.isra.0 are build
 // variants of work, check and sum), records it with perf record -g for
-// 0.3 s and loads perf script's output. It skips when gcc or perf is
-// missing, perf cannot record here, or gcc made no work.part.0.
+// 0.3 s and loads perf script's output; the recording is made once per
+// test binary (clones) and parsed anew for each caller. It skips when gcc
+// or perf is missing, perf cannot record here, or gcc made no work.part.0.
 func recordClones(t *testing.T) *profile.Loaded {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: records with perf")
 	}
-	for _, tool := range []string{"gcc", "perf"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: no build variants recorded", tool)
+	script := clones.get(t, func(t *testing.T) [][]byte {
+		for _, tool := range []string{"gcc", "perf"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Skipf("%s is not installed: no build variants recorded", tool)
+			}
 		}
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "clones")
-	if out, err := exec.Command("gcc", "-O2", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-o", bin,
-		filepath.Join("testdata", "variants", "clones.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	data := filepath.Join(dir, "perf.data")
-	if out, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3").CombinedOutput(); err != nil {
-		t.Skipf("perf cannot record here: %v: %.200s", err, out)
-	}
-	script, err := exec.Command("perf", "script", "-i", data).Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
-	if !strings.Contains(string(script), "work.part.0+") {
-		t.Skip("gcc made no work.part.0 here, or perf sampled none")
-	}
+		dir := t.TempDir()
+		bin := filepath.Join(dir, "clones")
+		if out, err := exec.Command("gcc", "-O2", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-o", bin,
+			filepath.Join("testdata", "variants", "clones.c")).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		data := filepath.Join(dir, "perf.data")
+		if out, err := exec.Command("perf", producertest.PerfRecord("perf", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3")...).CombinedOutput(); err != nil {
+			t.Skipf("perf cannot record here: %v: %.200s", err, out)
+		}
+		script, err := exec.Command("perf", "script", "-i", data).Output()
+		if err != nil {
+			t.Fatalf("perf script: %v", err)
+		}
+		if !strings.Contains(string(script), "work.part.0+") {
+			t.Skip("gcc made no work.part.0 here, or perf sampled none")
+		}
+		return [][]byte{script}
+	})[0]
 	l, err := profile.Parse("clones.txt", script, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
+
+var clones recording
 
 // A tree of frames (Options.TreeFrames) names every node by the name its
 // profile gave the frame, a method tree by the method's label: work and

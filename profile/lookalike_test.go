@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // lookalike is a text report made by a real tool and what its error must
@@ -94,7 +95,8 @@ func TestLookalikeReports(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "w.c"), "static long fib(int n) { return n < 2 ? n : fib(n-1) + fib(n-2); }\nint main(void) { return fib(30) == 0; }\n")
 			runIn(t, dir, "gcc", "-O0", "-o", "w", "w.c")
-			cmd := exec.Command(nativeTool(t, "perf"), "record", "-q", "-F", "999", "-g", "-o", "perf.data", "./w")
+			perf := nativeTool(t, "perf")
+			cmd := exec.Command(perf, producertest.PerfRecord(perf, "-q", "-F", "999", "-g", "-o", "perf.data", "./w")...)
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Skipf("perf record: %v: %s", err, out)

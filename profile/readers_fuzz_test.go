@@ -46,6 +46,7 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"github.com/profdiff/profdiff/profile/pstats"
 	"github.com/profdiff/profdiff/profile/speedscope"
 	"github.com/profdiff/profdiff/profile/stackprof"
@@ -744,7 +745,7 @@ func recordPerf(args []string, scriptArgs ...string) ([]byte, string) {
 	}
 	defer os.RemoveAll(dir)
 	data := filepath.Join(dir, "perf.data")
-	rec := exec.Command(perf, append([]string{"record", "-q", "-o", data}, args...)...)
+	rec := exec.Command(perf, producertest.PerfRecord(perf, append([]string{"-q", "-o", data}, args...)...)...)
 	if out, err := rec.CombinedOutput(); err != nil {
 		return nil, fmt.Sprintf("perf cannot record here: %v: %s", err, bytes.TrimSpace(out))
 	}

@@ -10,6 +10,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/producertest"
 	"github.com/profdiff/profdiff/symbolize"
 )
 
@@ -35,8 +36,9 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 	}
 	data := filepath.Join(dir, "perf.data")
 	// perf keeps binaries by build ID under $HOME/.debug and names frames
-	// from there: a home of its own, and no cache, so that it sees only
-	// the files here (every build of hot.c has the same build ID).
+	// from there: a home of its own, and no cache (-N, which
+	// producertest.PerfRecord adds), so that it sees only the files here
+	// (every build of hot.c has the same build ID).
 	env := append(os.Environ(), "HOME="+dir)
 	// 3,000,000 iterations: about 200 ms, 200 samples, so that an odd
 	// sample in the PLT stays under the 1% the check below allows. perf
@@ -44,7 +46,7 @@ func TestPerfScriptStrippedBinaryNamed(t *testing.T) {
 	// over .plt, and calls it _init; the symbol table bounds _init by its
 	// section and names nothing there. At 300,000 (22 samples) one such
 	// sample was 4.5% and failed .ci/run once.
-	rec := exec.Command(perf, "record", "-q", "-N", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "3000000")
+	rec := exec.Command(perf, producertest.PerfRecord(perf, "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "3000000")...)
 	rec.Env = env
 	if out, err := rec.CombinedOutput(); err != nil {
 		t.Skipf("perf record cannot record here: %v: %s", err, out)

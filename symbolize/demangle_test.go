@@ -15,7 +15,7 @@ import (
 )
 
 // tool finds a program on $PATH or in ~/.cargo/bin, or skips the test.
-func tool(t *testing.T, name string) string {
+func tool(t testing.TB, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p

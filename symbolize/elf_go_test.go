@@ -15,30 +15,86 @@ import (
 	pprofile "github.com/google/pprof/profile"
 )
 
-// buildGoprogs builds testdata/elf/goprog into dir once for each variant,
-// all at once (each go build waits on its linker, gcc for the external
-// ones), and returns the binaries by variant name.
-func buildGoprogs(t *testing.T, dir string) map[string]string {
+// buildGoprogs returns the builds of testdata/elf/goprog that
+// TestObjectGo checks (goprogVariants) by variant name (goprogBuilds).
+func buildGoprogs(t *testing.T) map[string]string {
+	t.Helper()
+	variants := map[string][]string{}
+	for _, v := range goprogVariants {
+		variants[v.name] = v.flags
+	}
+	return goprogBuilds(t, variants)
+}
+
+// goprogBuilds returns builds of testdata/elf/goprog by name, one for each
+// set of go build flags in variants. Each set is built once per test
+// binary, into testDir, the missing ones all at once (each go build waits
+// on its linker, gcc for the external ones); the binaries are shared:
+// tests must not change them or write beside them.
+func goprogBuilds(t testing.TB, variants map[string][]string) map[string]string {
 	t.Helper()
 	goBin := tool(t, "go")
-	bins := map[string]string{}
-	errs := make([]error, len(goprogVariants))
+	builds := map[string]*goprogBuild{}
+	goprogBuilt.Lock()
+	if goprogBuilt.m == nil {
+		goprogBuilt.m = map[string]*goprogBuild{}
+	}
+	for name, flags := range variants {
+		key := strings.Join(flags, "\x00")
+		if goprogBuilt.m[key] == nil {
+			goprogBuilt.m[key] = &goprogBuild{flags: flags}
+		}
+		builds[name] = goprogBuilt.m[key]
+	}
+	goprogBuilt.Unlock()
 	var wg sync.WaitGroup
-	for i, v := range goprogVariants {
-		bin := filepath.Join(dir, "goprog-"+v.name)
-		bins[v.name] = bin
-		wg.Go(func() {
-			args := append(append([]string{"build"}, v.flags...), "-o", bin, "./testdata/elf/goprog")
-			if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
-		})
+	for _, b := range builds {
+		wg.Go(func() { b.once.Do(func() { b.build(goBin) }) })
 	}
 	wg.Wait()
+	bins := map[string]string{}
+	var errs []error
+	for name, b := range builds {
+		bins[name] = b.bin
+		errs = append(errs, b.err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
 	return bins
+}
+
+// goprogBuilt holds goprogBuilds' builds by their flags, joined with NUL.
+var goprogBuilt struct {
+	sync.Mutex
+	m map[string]*goprogBuild
+}
+
+// goprogBuild is one build of goprog, and its CPU profile (goprogProfile)
+// once made.
+type goprogBuild struct {
+	flags    []string
+	once     sync.Once
+	bin      string
+	err      error
+	profOnce sync.Once
+	prof     []byte
+	profErr  string
+}
+
+func (b *goprogBuild) build(goBin string) {
+	dir, err := os.MkdirTemp(testDir, "goprog")
+	if err != nil {
+		b.err = err
+		return
+	}
+	bin := filepath.Join(dir, "goprog")
+	args := append(append([]string{"build"}, b.flags...), "-o", bin, "./testdata/elf/goprog")
+	if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
+		b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return
+	}
+	b.bin = bin
 }
 
 // goTools holds the executables of the go tools (nm, addr2line,
@@ -78,14 +134,32 @@ func goTool(t *testing.T, stdin, name string, args ...string) string {
 // returns the profile.
 func goprogProfile(t *testing.T, bin string) *pprofile.Profile {
 	t.Helper()
-	path := bin + ".pb.gz"
-	run(t, "", bin, path, "1000") // rounds of work: about 0.35 s of CPU
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	var b *goprogBuild
+	goprogBuilt.Lock()
+	for _, g := range goprogBuilt.m {
+		if g.bin == bin {
+			b = g
+		}
 	}
-	defer f.Close()
-	p, err := pprofile.Parse(f)
+	goprogBuilt.Unlock()
+	if b == nil {
+		t.Fatalf("%s is no build of goprogBuilds", bin)
+	}
+	b.profOnce.Do(func() {
+		path := bin + ".pb.gz"
+		if out, err := exec.Command(bin, path, "1000").CombinedOutput(); err != nil { // rounds of work: about 0.35 s of CPU
+			b.profErr = fmt.Sprintf("%s: %v: %s", bin, err, out)
+			return
+		}
+		var err error
+		if b.prof, err = os.ReadFile(path); err != nil {
+			b.profErr = err.Error()
+		}
+	})
+	if b.profErr != "" {
+		t.Fatal(b.profErr)
+	}
+	p, err := pprofile.ParseData(b.prof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +219,7 @@ var goprogVariants = []struct {
 func TestObjectGo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bins := buildGoprogs(t, dir)
+	bins := buildGoprogs(t)
 	var layout string // the default build, whose symbols the stripped one shares
 	built := map[string]Object{}
 	profiles := map[string]*pprofile.Profile{}
@@ -184,7 +258,7 @@ func TestObjectGo(t *testing.T) {
 				goprogAddr2lineCheck(t, o, nmBin, v.dwarf)
 			}
 			if v.name == "pie" {
-				debug := bin + ".debug"
+				debug := filepath.Join(dir, "pie.debug")
 				run(t, "", tool(t, "objcopy"), "--only-keep-debug", bin, debug)
 				goprogProfileCheck(t, openT(t, debug), p, bin, true)
 			}

@@ -10,40 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
 )
-
-// buildGo builds the Go package pkg with goBin into dir once per variant
-// (name → go build flags), all at once, and returns the binaries by name.
-func buildGo(t *testing.T, goBin, dir, pkg string, variants map[string][]string) map[string]string {
-	t.Helper()
-	bins := map[string]string{}
-	var mu sync.Mutex
-	var errs []string
-	var wg sync.WaitGroup
-	for name, flags := range variants {
-		bin := filepath.Join(dir, name)
-		bins[name] = bin
-		wg.Go(func() {
-			args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
-			cmd := exec.Command(goBin, args...)
-			cmd.Dir = "."
-			if out, err := cmd.CombinedOutput(); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Sprintf("%s %s: %v\n%s", goBin, strings.Join(args, " "), err, out))
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		t.Fatal(strings.Join(errs, "\n"))
-	}
-	return bins
-}
 
 // withoutInline opens bin and turns off its pclntab's inline tree: how a
 // stripped Go binary was symbolized before the tree was read.
@@ -107,7 +77,6 @@ func stackOverlap(p *pprofile.Profile, bin string, ref, o Object) (same, inlined
 // of the addresses.)
 func TestGoInlineStripped(t *testing.T) {
 	t.Parallel()
-	goBin := tool(t, "go")
 	variants := map[string][]string{
 		"dwarf":   nil,
 		"s":       {"-ldflags=-s"},
@@ -121,7 +90,7 @@ func TestGoInlineStripped(t *testing.T) {
 		variants["xpie-s"] = []string{"-buildmode=pie", "-ldflags=-linkmode=external -s"}
 		pies = append(pies, [2]string{"xpie", "xpie-s"})
 	}
-	bins := buildGo(t, goBin, t.TempDir(), "./testdata/elf/goprog", variants)
+	bins := goprogBuilds(t, variants)
 	p := goprogProfile(t, bins["dwarf"])
 	ref := openT(t, bins["dwarf"])
 	for _, v := range []string{"s", "s-w"} {
@@ -285,7 +254,7 @@ func checkPhysical(t *testing.T, ref, o Object) {
 func TestGoInlineTruncated(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bin := buildGo(t, tool(t, "go"), dir, "./testdata/elf/goprog", map[string][]string{"s": {"-ldflags=-s"}})["s"]
+	bin := goprogBuilds(t, map[string][]string{"s": {"-ldflags=-s"}})["s"]
 	whole := openT(t, bin).(*elfObject)
 	whole.gopcln.build()
 	if whole.gopcln.inl == nil || whole.ef.Class != elf.ELFCLASS64 {
@@ -375,11 +344,8 @@ func (m flatMem) read(addr uint64, n int) []byte {
 // goprog built with -ldflags=-s. Nothing may panic.
 func FuzzGoInline(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x00\xf1\xff\xff\xff\x00\x00\x01\x08"))
-	if goBin, err := exec.LookPath("go"); err == nil {
-		bin := filepath.Join(f.TempDir(), "s")
-		if out, err := exec.Command(goBin, "build", "-ldflags=-s", "-o", bin, "./testdata/elf/goprog").CombinedOutput(); err != nil {
-			f.Fatalf("go build: %v\n%s", err, out)
-		}
+	if _, err := exec.LookPath("go"); err == nil {
+		bin := goprogBuilds(f, map[string][]string{"s": {"-ldflags=-s"}})["s"]
 		o, err := OpenObject(bin)
 		if err != nil {
 			f.Fatal(err)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff/report"
@@ -43,19 +45,46 @@ func TestPeekPattern(t *testing.T) {
 	}
 }
 
+// demoFixture is the demo run that the demo's tests read (sharedDemo).
+var demoFixture struct {
+	once           sync.Once
+	dir, out, fail string
+}
+
+// sharedDemo runs the demo once per test binary (1 s a variant after a
+// 100 ms warm-up, 2 cores, 16 connections, no perf, no repeated pairs)
+// into a folder under fixtureRoot, and returns the folder and the demo's
+// stdout. Tests only read the folder. It skips with -short.
+func sharedDemo(t *testing.T) (dir, out string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the JSON server twice")
+	}
+	demoFixture.once.Do(func() {
+		dir, err := fixtureDir("demo")
+		if err != nil {
+			demoFixture.fail = err.Error()
+			return
+		}
+		out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--pairs", "1", "--out", dir)
+		if code != 0 {
+			demoFixture.fail = fmt.Sprintf("demo: exit %d: %s", code, stderr)
+			return
+		}
+		demoFixture.dir, demoFixture.out = dir, out
+	})
+	if demoFixture.fail != "" {
+		t.Fatal(demoFixture.fail)
+	}
+	return demoFixture.dir, demoFixture.out
+}
+
 // The demo prints the exact follow-up commands for the folders it just
 // wrote, and each of them runs: parsed from the demo's output as a shell
 // would, then run through run().
 func TestDemoFollowUpsRun(t *testing.T) {
 	t.Parallel() // a few seconds of wall time, overlapping the other slow tests
-	if testing.Short() {
-		t.Skip("runs the JSON server twice")
-	}
-	dir := t.TempDir()
-	out, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--pairs", "1", "--out", dir)
-	if code != 0 {
-		t.Fatalf("demo: exit %d: %s", code, stderr)
-	}
+	dir, out := sharedDemo(t)
 	// The verdict leads the output and says the lock-contention growth,
 	// as shares and as goroutines waiting, led by the registry's acquire:
 	// as the principal change, or after a larger one (gc grows too at

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // topRows is what a top's JSON says: the total and each method row's
@@ -133,7 +135,7 @@ func recordVariants(t *testing.T, src string, filt bool, compiler string, args .
 	}
 	data := filepath.Join(dir, "perf.data")
 	var stderr bytes.Buffer
-	rec := exec.Command(tools[1], "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3")
+	rec := exec.Command(tools[1], producertest.PerfRecord(tools[1], "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.3")...)
 	rec.Stderr = &stderr
 	if err := rec.Run(); err != nil {
 		t.Skipf("perf record cannot record here: %v: %s", err, strings.TrimSpace(stderr.String()))
@@ -234,6 +236,7 @@ func topVariants(t *testing.T, args ...string) map[string]int {
 // totals, rows and stacks, and the merged row is named `work`, what its
 // variants share, with their count.
 func TestFoldedBuildVariants(t *testing.T) {
+	t.Parallel() // compiles and records a program of its own; reads nothing of this process, measures no time
 	bin, script := recordVariants(t, "clones.c", false, "gcc", "-O2", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls")
 	syms := symbols(t, bin, false)
 	if !syms["work.part.0"] {
@@ -283,6 +286,7 @@ func TestFoldedBuildVariants(t *testing.T) {
 // merged row, self or inclusive, is mono::crunch with the instances
 // counted, not one instance's name for all of them.
 func TestFoldedRustInstances(t *testing.T) {
+	t.Parallel() // compiles and records a program of its own; reads nothing of this process, measures no time
 	bin, script := recordVariants(t, "mono.rs", true, "rustc", "-O", "-C", "force-frame-pointers=yes")
 	instances := map[string]bool{}
 	for s := range symbols(t, bin, true) {

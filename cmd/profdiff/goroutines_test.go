@@ -129,17 +129,11 @@ func TestMarkdownFitsComment(t *testing.T) {
 	}
 }
 
-// The demo's own profiles, recorded here, diff to Markdown that fits a
+// The demo's own profiles (sharedDemo's run) diff to Markdown that fits a
 // PR comment: no table line over 120 characters, no absolute path.
 func TestDemoMarkdownFitsComment(t *testing.T) {
 	t.Parallel() // a few seconds of wall time, overlapping the other slow tests
-	if testing.Short() {
-		t.Skip("runs the JSON server twice")
-	}
-	dir := t.TempDir()
-	if _, stderr, code := profdiff(t, "", "demo", "--duration", "1s", "--warmup", "100ms", "--cores", "2", "--connections", "16", "--perf=false", "--out", dir); code != 0 {
-		t.Fatalf("demo: exit %d: %s", code, stderr)
-	}
+	dir, _ := sharedDemo(t)
 	for _, kind := range []string{"wall", "mutex", "cpu"} {
 		args := []string{"diff", "--format", "markdown", "--kind", kind, filepath.Join(dir, "baseline"), filepath.Join(dir, "global-lock")}
 		out, stderr, code := profdiff(t, "", args...)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -29,6 +30,37 @@ func profdiff(t *testing.T, stdin string, args ...string) (string, string, int) 
 	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	code := exitCode(err, &errb)
 	return out.String(), errb.String(), code
+}
+
+// fixtures is the folder of what several tests share (sharedDemo): made
+// at the first fixtureDir, removed when the tests end (TestMain).
+var fixtures struct {
+	sync.Mutex
+	root string
+}
+
+// fixtureDir returns a new folder under fixtures' root, named after
+// pattern (os.MkdirTemp), that lives until the test binary's tests end.
+func fixtureDir(pattern string) (string, error) {
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	if fixtures.root == "" {
+		root, err := os.MkdirTemp("", "profdiff-fixtures")
+		if err != nil {
+			return "", err
+		}
+		fixtures.root = root
+	}
+	return os.MkdirTemp(fixtures.root, pattern)
+}
+
+// removeFixtures removes fixtures' root, after the tests.
+func removeFixtures() {
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	if fixtures.root != "" {
+		os.RemoveAll(fixtures.root)
+	}
 }
 
 // unwrapped is a command's stderr with each message on one line again:

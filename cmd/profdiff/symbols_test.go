@@ -12,6 +12,8 @@ import (
 	"time"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // jitRecording is what recordJIT leaves in a folder: perf script of one
@@ -44,7 +46,7 @@ func recordJIT(t *testing.T, dir string) jitRecording {
 		t.Fatalf("gcc: %v: %s", err, out)
 	}
 	data := filepath.Join(dir, "jit.data")
-	cmd := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.4")
+	cmd := exec.Command("perf", producertest.PerfRecord("perf", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, bin, "0.4")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

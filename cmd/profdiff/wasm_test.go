@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/diff/wait/waittest"
 )
 
@@ -18,7 +19,10 @@ func TestMain(m *testing.M) {
 	runLauncherIfAsked()
 	runChildIfAsked()
 	runDocsCommandIfAsked()
-	os.Exit(waittest.Main(m)) // m.Run, then remove the wait test program's runs
+	code := waittest.Main(m) // m.Run, then remove the wait test program's runs
+	removeFixtures()
+	browser.Close() // the Chromium of the html tests
+	os.Exit(code)
 }
 
 func TestWasmWorkloadUsageErrors(t *testing.T) {

@@ -34,6 +34,13 @@ import (
 	"github.com/profdiff/profdiff/profile"
 )
 
+// TestMain stops the Chromium the browser tests share after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browser.Close()
+	os.Exit(code)
+}
+
 const (
 	waitAndAcquire = "System.Threading.LowLevelLock.WaitAndAcquire"
 	socketEvents   = "SystemNative_WaitForSocketEvents"

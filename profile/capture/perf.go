@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/internal/perfopts"
 )
 
 // PerfKind is the manifest kind of a perf recording: `perf script` text of
@@ -96,7 +97,8 @@ func probePerf(path string) PerfStatus {
 	try := func(args []string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		all := append(append([]string{"record", "-o", filepath.Join(tmp, "probe.data")}, args...), "--", "true")
+		all := append(append([]string{"record"}, perfopts.Quick(path)...), "-o", filepath.Join(tmp, "probe.data"))
+		all = append(append(all, args...), "--", "true")
 		out, err := exec.CommandContext(ctx, path, all...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("%v: %s", err, lastLine(out))
@@ -184,9 +186,11 @@ func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 		return nil, err
 	}
 	r.ctl, r.ack = ctlW, ackR
-	// -D -1: events start disabled, enabled through the control pipe
-	// (fd 3, acknowledged on fd 4); --max-size bounds perf.data.
-	args := []string{"record", "-D", "-1", "--control", "fd:3,4", "--max-size=" + perfMaxData, "-o", filepath.Join(tmp, "perf.data")}
+	// perfopts.Quick (no BPF side-band, whose 1 s poll each recording
+	// would wait out; no copies into ~/.debug); -D -1: events start
+	// disabled, enabled through the control pipe (fd 3, acknowledged on
+	// fd 4); --max-size bounds perf.data.
+	args := append(append([]string{"record"}, perfopts.Quick(st.Path)...), "-D", "-1", "--control", "fd:3,4", "--max-size="+perfMaxData, "-o", filepath.Join(tmp, "perf.data"))
 	r.cmd = exec.Command(st.Path, append(args, events...)...)
 	r.cmd.Stderr = r.stderr
 	r.cmd.ExtraFiles = []*os.File{ctlR, ackW}

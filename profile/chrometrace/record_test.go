@@ -19,6 +19,13 @@ import (
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
+// TestMain stops the Chromium that browser.Open started after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browser.Close()
+	os.Exit(code)
+}
+
 // spinJS defines hot(ms), which keeps the JavaScript thread busy for ms
 // milliseconds and returns the milliseconds it measured.
 const spinJS = `function hot(ms) {

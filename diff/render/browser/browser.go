@@ -28,7 +28,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Page is a page open in a headless Chromium of its own.
+// Page is a page open in a tab of headless Chromium.
 type Page struct {
 	t   testing.TB
 	ctx context.Context
@@ -52,10 +52,13 @@ func Path() string {
 	return ""
 }
 
-// Open starts Chromium (headless, no sandbox, no GPU, no QUIC, no
-// background networking, a fresh profile in t.TempDir()) and loads the
-// file at path from file://, waiting for it to load. The browser stops
-// when the test ends. Open skips t when Chromium is absent.
+// Open loads the file at path from file:// in a new tab of the test
+// binary's Chromium, waiting for it to load, and closes the tab when the
+// test ends. The first Open starts that Chromium (headless, no sandbox,
+// no GPU, no QUIC, no background networking, a fresh profile in a
+// temporary folder); Close stops it, and the kernel does when the test
+// binary exits. Starting one per page cost most of a page's test. Open
+// skips t when Chromium is absent.
 func Open(t testing.TB, path string) *Page {
 	t.Helper()
 	exe := Path()
@@ -66,17 +69,13 @@ func Open(t testing.TB, path string) *Page {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
+	bctx, err := start(exe)
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTab := chromedp.NewContext(bctx)
 	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
+	t.Cleanup(func() { cancelTime(); cancelTab() })
 	p := &Page{t: t, ctx: ctx, URL: (&url.URL{Scheme: "file", Path: abs}).String()}
 	if err := chromedp.Listen(ctx, p.listen); err != nil {
 		t.Fatalf("start chromium: %v", err)
@@ -85,6 +84,62 @@ func Open(t testing.TB, path string) *Page {
 		t.Fatalf("open %s in chromium: %v", p.URL, err)
 	}
 	return p
+}
+
+// shared is the test binary's Chromium: its first tab's context, which
+// Open's tabs are children of.
+var shared struct {
+	sync.Mutex
+	ctx    context.Context
+	cancel func()
+	dir    string
+	err    error
+}
+
+// start returns the context of the shared Chromium's first tab, starting
+// it at the first call.
+func start(exe string) (context.Context, error) {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.ctx != nil || shared.err != nil {
+		return shared.ctx, shared.err
+	}
+	dir, err := os.MkdirTemp("", "profdiff-chromium")
+	if err != nil {
+		shared.err = err
+		return nil, err
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-default-browser-check", true), chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		cancel()
+		cancelAlloc()
+		os.RemoveAll(dir)
+		shared.err = err
+		return nil, err
+	}
+	shared.ctx, shared.dir = ctx, dir
+	shared.cancel = func() { cancel(); cancelAlloc() }
+	return ctx, nil
+}
+
+// Close stops the shared Chromium, if Open started it, and removes its
+// profile; a package's TestMain calls it after the tests.
+func Close() {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.cancel != nil {
+		shared.cancel()
+		os.RemoveAll(shared.dir)
+	}
+	shared.ctx, shared.cancel, shared.err = nil, nil, nil
 }
 
 // listen records errors and requests.

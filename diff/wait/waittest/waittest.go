@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // Truth is what the program measured of itself (waitprog's truth.json),
@@ -240,8 +242,8 @@ func recordPerf(dir, src string) ([]byte, string, bool) {
 	}
 	data := filepath.Join(dir, "sched.data")
 	var stderr bytes.Buffer
-	rec := exec.Command("perf", "record", "-q", "-o", data, "-e", "sched:sched_switch", "-e", "sched:sched_waking",
-		"--call-graph", "dwarf,4096", "--switch-events", "-N", "--", bin, "10", "3")
+	rec := exec.Command("perf", producertest.PerfRecord("perf", "-q", "-o", data, "-e", "sched:sched_switch", "-e", "sched:sched_waking",
+		"--call-graph", "dwarf,4096", "--switch-events", "--", bin, "10", "3")...)
 	rec.Stderr = &stderr
 	if err := rec.Run(); err != nil {
 		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
