@@ -148,3 +148,20 @@ func TestJSONSummary(t *testing.T) {
 		t.Errorf("without a verdict: json %q, want %q", got, want)
 	}
 }
+
+// A Markdown table whose other columns leave its names no room still
+// shortens each name to its shortest form and lists the
+// whole one, rather than keeping it whole.
+func TestMarkdownNamesShortestWhenNoRoom(t *testing.T) {
+	wide := strings.Repeat("x", 120)
+	r := &report.Report{Blocks: []report.Block{&report.Table{
+		Columns: []report.Column{{Name: "Method"}, {Name: "Note"}},
+		Rows: [][]report.Cell{
+			{report.Code("github.com/example/service/internal/registry.(*waitRegistry).acquire"), report.Text(wide)},
+		},
+	}}}
+	out := rendered(t, r, Markdown)
+	if !strings.Contains(out, "| `acquire` |") || !strings.Contains(out, "<summary>Full names</summary>") {
+		t.Errorf("the name is not at its shortest form with its whole one listed:\n%s", out)
+	}
+}

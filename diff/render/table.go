@@ -457,10 +457,12 @@ func (g *grid) fitMarkdown(w int) [][2]string {
 		}
 		total += cw + 3
 	}
-	if k == 0 || total >= w {
+	if k == 0 {
 		return nil
 	}
-	room := (w - total) / k
+	// Where the other columns leave no room, each name takes its
+	// shortest form, not its whole one.
+	room := max(w-total, 0) / k
 	var out [][2]string
 	for c := range g.width {
 		if !g.names[c] {
