@@ -112,7 +112,12 @@ func TestOutputFitsWidth(t *testing.T) {
 				t.Fatalf("%q: exit %d: %s", args, code, stderr)
 			}
 			checkFits(t, c.name+" --width "+args[2], out, w, js)
-			if list := strings.Contains(out, "so each row is listed)"); list != (w == 40) {
+			// The Go profiles are of this test process, so they may hold
+			// a goroutine of a test running beside this one whose method
+			// alone is long (net/http's startDialConnForLocked.func1): then
+			// a list at 80 is right too. The .NET fixtures are fixed.
+			list := strings.Contains(out, "so each row is listed)")
+			if mayList := w == 80 && strings.HasPrefix(c.name, "go "); list != (w == 40) && !(list && mayList) {
 				t.Errorf("%s at %d: a list note %v:\n%s", c.name, w, list, out)
 			}
 		}
