@@ -39,6 +39,9 @@ type File struct {
 	// (cpu-clock, sched:sched_switch) and the perf record command line.
 	Events  []string `json:"events,omitempty"`
 	Command string   `json:"command,omitempty"`
+	// SpanNanos is, for a perf recording, the time from its first sample
+	// to its last: well short of the window when perf missed most of it.
+	SpanNanos int64 `json:"span_ns,omitempty"`
 }
 
 // Manifest describes a capture folder. Capture fills the capture's own

@@ -333,6 +333,13 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String is what was kept so far.
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 // lastLine is the last non-empty line written so far.
 func (l *limitedBuffer) lastLine() string {
 	l.mu.Lock()
@@ -366,8 +373,9 @@ func (c *capWriter) Write(p []byte) (int, error) {
 // script runs `perf script` on the recording into dir/PerfFile, at most
 // max bytes of it (cut at the last complete sample when the limit is hit,
 // which the note says), checks that profdiff loads it, and returns its
-// manifest entry.
-func (r *PerfRecorder) script(ctx context.Context, dir string, max, maxSize int64) (*File, string, error) {
+// manifest entry. The note also says when perf lost events, or when the
+// samples of a recording that was not cut span less than half the window.
+func (r *PerfRecorder) script(ctx context.Context, dir string, window time.Duration, max, maxSize int64) (*File, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, perfScriptTimeout)
 	defer cancel()
 	part := filepath.Join(dir, "."+PerfFile+partSuffix)
@@ -399,7 +407,16 @@ func (r *PerfRecorder) script(ctx context.Context, dir string, max, maxSize int6
 	case err != nil:
 		return nil, "", fmt.Errorf("perf script failed (%v): %s", err, stderr.lastLine())
 	}
-	return r.storeScript(ctx, dir, part, note, maxSize)
+	if lost := lostLine(r.stderr.String() + "\n" + stderr.String()); lost != "" {
+		note = strings.TrimPrefix(note+"; ", "; ") + "perf: perf says " + strconv.Quote(lost) + " (perf could not keep up: the recording misses those events)"
+	}
+	f, note, err := r.storeScript(ctx, dir, part, note, maxSize)
+	if err == nil && !cw.hit {
+		if short := shortSpan(f, window, r.stderr.lastLine()); short != "" {
+			note = strings.TrimPrefix(note+"; ", "; ") + short
+		}
+	}
+	return f, note, err
 }
 
 // storeScript loads the perf script text as profdiff diff does, counts
@@ -410,6 +427,7 @@ func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, 
 	if err != nil {
 		return nil, note, fmt.Errorf("perf script text does not load: %v", err)
 	}
+	f.SpanNanos = l.Profile.DurationNanos
 	if f.Samples = len(l.Profile.Sample); f.Samples == 0 {
 		note = strings.TrimPrefix(note+"; ", "; ") + "perf: the recording holds no samples (the process did not run in the window?)"
 	}
@@ -422,6 +440,33 @@ func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, 
 	}
 	f.Bytes = n
 	return f, note, nil
+}
+
+// lostLine is the first line of perf's output that says events were lost
+// ("Processed 81234 events and lost 12 chunks!"), or "".
+func lostLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimSpace(line); strings.Contains(line, " lost ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// shortSpan says, for a recording whose samples span less than half of
+// its window, how little it holds; "" otherwise. A process that barely
+// ran in the window records little, as does a perf that started late,
+// stopped early or lost its events: the note names both, with perf
+// record's last words.
+func shortSpan(f *File, window time.Duration, lastWords string) string {
+	if window <= 0 || f.Samples == 0 || time.Duration(f.SpanNanos) >= window/2 {
+		return ""
+	}
+	s := fmt.Sprintf("perf: the recording's %d samples span only %v of the %v window: the process barely ran, or perf missed most of the window", f.Samples, time.Duration(f.SpanNanos).Round(time.Microsecond), window)
+	if lastWords != "" {
+		s += " (perf record said: " + strconv.Quote(lastWords) + ")"
+	}
+	return s
 }
 
 // cutAtLastRecord truncates a perf script file after its last blank line,
@@ -527,7 +572,7 @@ func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
 		fmt.Fprintf(pl.log, "capture: %s: %v\n", PerfKind, p.stopErr)
 		m.Notes = append(m.Notes, PerfKind+": "+p.stopErr.Error())
 	}
-	f, note, err := p.rec.script(ctx, pl.out, pl.perfMax, pl.maxSize)
+	f, note, err := p.rec.script(ctx, pl.out, pl.window, pl.perfMax, pl.maxSize)
 	if note != "" {
 		pl.perfNote(m, note)
 	}

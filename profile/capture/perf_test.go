@@ -47,21 +47,7 @@ func TestCapturePerfUnavailable(t *testing.T) {
 // stacks takes: the text is cut at a whole sample, under the limit, said
 // in a note, and still loads as a CPU profile.
 func TestCapturePerfBounded(t *testing.T) {
-	if st := ProbePerf(); st.Err != nil {
-		t.Skipf("perf cannot record here: %v", st.Err)
-	}
-	var stop atomic.Bool
-	defer stop.Store(true)
-	go func() {
-		x := 0
-		for !stop.Load() {
-			x++
-		}
-		_ = x
-	}()
-	srv := httptest.NewServer(pprofMux())
-	defer srv.Close()
-	dir := filepath.Join(t.TempDir(), "cap")
+	srv, dir := spinning(t)
 	var log strings.Builder
 	const limit = 32 << 10
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -97,4 +83,83 @@ func TestCapturePerfBounded(t *testing.T) {
 	if err != nil || l.Kind != profile.KindCPU {
 		t.Fatalf("load: %v (kind %v)", err, l)
 	}
+}
+
+// A recording whose samples cover less than half its window gets a note
+// naming both causes and perf record's last words; one that covers the
+// window, or has no samples (noted elsewhere), or no window, gets none.
+// perf's "lost" lines are found among its others.
+func TestPerfShortSpanAndLost(t *testing.T) {
+	short := shortSpan(&File{Samples: 2, SpanNanos: 117_000}, time.Second, "[ perf record: Captured and wrote 0.01 MB perf.data (3 samples) ]")
+	want := `perf: the recording's 2 samples span only 117µs of the 1s window: the process barely ran, or perf missed most of the window (perf record said: "[ perf record: Captured and wrote 0.01 MB perf.data (3 samples) ]")`
+	if short != want {
+		t.Errorf("short span:\n got %s\nwant %s", short, want)
+	}
+	for _, f := range []File{{Samples: 900, SpanNanos: int64(600 * time.Millisecond)}, {Samples: 0}} {
+		if s := shortSpan(&f, time.Second, ""); s != "" {
+			t.Errorf("%+v: %s", f, s)
+		}
+	}
+	if s := shortSpan(&File{Samples: 1}, 0, ""); s != "" {
+		t.Errorf("no window: %s", s)
+	}
+	out := "[ perf record: Woken up 3 times to write data ]\nWarning:\nProcessed 81234 events and lost 12 chunks!\n\nCheck IO/CPU overload!\n"
+	if got := lostLine(out); got != "Processed 81234 events and lost 12 chunks!" {
+		t.Errorf("lostLine: %q", got)
+	}
+	if got := lostLine("[ perf record: Captured and wrote 0.2 MB perf.data (1102 samples) ]\n"); got != "" {
+		t.Errorf("lostLine of a clean run: %q", got)
+	}
+}
+
+// A recording of this process while a goroutine spins spans most of its
+// one-second window (SpanNanos in the manifest) and has no note of a
+// short span or of lost events.
+func TestCapturePerfSpan(t *testing.T) {
+	srv, dir := spinning(t)
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m, err := Capture(ctx, srv.URL, Options{Seconds: 1, Out: dir, Log: &log, Profiles: []string{"goroutine"}, PerfPID: os.Getpid()})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f, ok := m.File(PerfKind)
+	if !ok || f.Samples == 0 || time.Duration(f.SpanNanos) < 500*time.Millisecond {
+		t.Fatalf("perf file %+v (ok %v); want samples over at least half the window\nnotes %q errors %q\n%s", f, ok, m.Notes, m.Errors, log.String())
+	}
+	for _, n := range m.Notes {
+		if strings.Contains(n, "span only") || strings.Contains(n, " lost ") {
+			t.Errorf("note %q", n)
+		}
+	}
+	back, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := back.File(PerfKind); g.SpanNanos != f.SpanNanos {
+		t.Errorf("manifest on disk: span %d; want %d", g.SpanNanos, f.SpanNanos)
+	}
+}
+
+// spinning skips the test where perf cannot record; otherwise it keeps a
+// goroutine of this process spinning until the test ends, and returns a
+// pprof server and a capture folder's path.
+func spinning(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	if st := ProbePerf(); st.Err != nil {
+		t.Skipf("perf cannot record here: %v", st.Err)
+	}
+	var stop atomic.Bool
+	t.Cleanup(func() { stop.Store(true) })
+	go func() {
+		x := 0
+		for !stop.Load() {
+			x++
+		}
+		_ = x
+	}()
+	srv := httptest.NewServer(pprofMux())
+	t.Cleanup(srv.Close)
+	return srv, filepath.Join(t.TempDir(), "cap")
 }
