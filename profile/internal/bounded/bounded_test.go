@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -124,4 +127,57 @@ func TestReadAllError(t *testing.T) {
 	if !errors.Is(err, boom) || len(out) != 100<<10 {
 		t.Errorf("%d bytes, %v; want 100 KiB and the reader's error", len(out), err)
 	}
+}
+
+// The join of a stream of unknown length holds the data and a piece, not
+// the data twice, even where the heap has used the pages it lands on
+// before (which make would zero, touching the whole buffer while every
+// piece is still mapped): the process's peak resident memory, reset just
+// before the read (/proc/self/clear_refs), stays under the data and two
+// pieces above what it held before.
+func TestReadAllJoinTouchesTheDataOnce(t *testing.T) {
+	const size = 128 << 20
+	// A run of pages the heap has used and freed, resident, at the top
+	// of the heap: the join's buffer starts there and goes on into pages
+	// never used, which make would zero with them.
+	garbage := make([]byte, 4<<20)
+	for i := range garbage {
+		garbage[i] = 1
+	}
+	garbage = nil
+	runtime.GC()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Skipf("cannot reset the peak resident memory here: %v", err)
+	}
+	before := statusKB(t, "VmRSS:")
+	data, err := ReadAll(iotest.HalfReader(io.LimitReader(&endless{}, size)), 1<<30, 0, 0)
+	peak := statusKB(t, "VmHWM:")
+	if err != nil || len(data) != size {
+		t.Fatalf("read %d bytes, %v", len(data), err)
+	}
+	grew := (peak - before) << 10
+	t.Logf("peak %d MiB above the %d MiB before", grew>>20, before>>10)
+	if bound := int64(size + 2*maxPiece); grew > bound {
+		t.Errorf("peak %d MiB above what the process held before: past the data and two pieces, %d MiB", grew>>20, bound>>20)
+	}
+	runtime.KeepAlive(data)
+}
+
+// statusKB is a /proc/self/status field in KiB.
+func statusKB(t *testing.T, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb); err == nil {
+				return kb
+			}
+		}
+	}
+	t.Skipf("no %s in /proc/self/status", field)
+	return 0
 }
