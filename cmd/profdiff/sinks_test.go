@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,18 +43,46 @@ var hostileNames = []string{
 // the values so that a diff has every frame changing.
 func hostileProfile(t *testing.T, path string, grow int64) {
 	t.Helper()
-	p := &pprofile.Profile{
-		SampleType:    []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
-		PeriodType:    &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
-		Period:        10000000,
-		DurationNanos: 10e9,
+	const period = 10000000
+	writeHostile(t, path, []string{"samples/count", "cpu/nanoseconds"}, 1, period, "",
+		func(n int64) []int64 { return []int64{n * grow, n * grow * period} })
+}
+
+// hostileContention is a Go contention profile (contentions and delay)
+// written with the pprof library whose samples are each hostile name
+// calling lock: sync.(*Mutex).Unlock makes a mutex profile of them as
+// holders, sync.(*Mutex).Lock a block profile of them as waiters, so
+// that 'profdiff wait' pairs each name with itself, a lock of its own.
+func hostileContention(t *testing.T, path, lock string) {
+	t.Helper()
+	writeHostile(t, path, []string{"contentions/count", "delay/nanoseconds"}, 0, 1, lock,
+		func(n int64) []int64 { return []int64{n, n * 1e6} })
+}
+
+// writeHostile writes to path a profile of 10 s of the sample types
+// types ("type/unit"), sampled every period of types[periodType], with a
+// sample per hostile name, the name its leaf or, with leaf set, its
+// leaf's caller, valued values(10+i) for the name's index i.
+func writeHostile(t *testing.T, path string, types []string, periodType int, period int64, leaf string, values func(n int64) []int64) {
+	t.Helper()
+	p := &pprofile.Profile{Period: period, DurationNanos: 10e9}
+	for _, s := range types {
+		typ, unit, _ := strings.Cut(s, "/")
+		p.SampleType = append(p.SampleType, &pprofile.ValueType{Type: typ, Unit: unit})
+	}
+	p.PeriodType = p.SampleType[periodType]
+	loc := func(id int, name string) *pprofile.Location {
+		fn := &pprofile.Function{ID: uint64(id), Name: name, SystemName: name}
+		l := &pprofile.Location{ID: fn.ID, Line: []pprofile.Line{{Function: fn}}}
+		p.Function, p.Location = append(p.Function, fn), append(p.Location, l)
+		return l
+	}
+	var under []*pprofile.Location
+	if leaf != "" {
+		under = append(under, loc(len(hostileNames)+1, leaf))
 	}
 	for i, name := range hostileNames {
-		fn := &pprofile.Function{ID: uint64(i + 1), Name: name, SystemName: name}
-		loc := &pprofile.Location{ID: uint64(i + 1), Line: []pprofile.Line{{Function: fn}}}
-		p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
-		n := int64(10+i) * grow
-		p.Sample = append(p.Sample, &pprofile.Sample{Location: []*pprofile.Location{loc}, Value: []int64{n, n * p.Period}})
+		p.Sample = append(p.Sample, &pprofile.Sample{Location: append(slices.Clone(under), loc(i+1, name)), Value: values(int64(10 + i))})
 	}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
@@ -102,23 +131,33 @@ func cells(row string) int {
 
 // TestHostileNamesInEveryFormat runs diff and top on profiles whose frame
 // names carry terminal escapes, line breaks, Markdown, HTML and formulas,
-// in a file whose name carries them too, and checks every format's
-// bytes: the text formats escape them, Markdown tables keep their shape,
-// CSV neutralises formulas, JSON and CSV keep names whole, and a name of
-// 1 MiB is cut in the text formats.
+// in a file whose name carries them too, and wait on mutex and block
+// profiles of the same names, and checks every format's bytes: the text
+// formats escape them, Markdown tables keep their shape, CSV neutralises
+// formulas and keeps each name one cell, JSON and CSV keep names whole,
+// and a name of 1 MiB is cut in the text formats.
 func TestHostileNamesInEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base\x1b]8;;http:evil\x07\n<img src=x>.pb.gz")
 	newP := filepath.Join(dir, "new.pb.gz")
 	hostileProfile(t, base, 1)
 	hostileProfile(t, newP, 3)
+	mutex, block := filepath.Join(dir, "mutex\x1b]8;;http:evil\x07\n<img src=x>.pb.gz"), filepath.Join(dir, "block.pb.gz")
+	hostileContention(t, mutex, "sync.(*Mutex).Unlock")
+	hostileContention(t, block, "sync.(*Mutex).Lock")
 	huge := hostileNames[len(hostileNames)-1]
 	runs := map[string][]string{
 		"diff": {"diff", "--top", "0", base, newP},
 		"top":  {"top", "--top", "0", base},
+		"wait": {"wait", "--top", "0", mutex, block},
 	}
+	formats := map[string][]string{"wait": {"table", "markdown", "csv", "json", "html"}}
 	for cmd, args := range runs {
-		for _, f := range []string{"table", "markdown", "github", "csv", "json", "html", "svg", "folded"} {
+		fs, ok := formats[cmd]
+		if !ok {
+			fs = []string{"table", "markdown", "github", "csv", "json", "html", "svg", "folded"}
+		}
+		for _, f := range fs {
 			out, stderr, code := profdiff(t, "", append([]string{args[0], "--format", f, "--color", "never"}, args[1:]...)...)
 			what := cmd + " --format " + f
 			if code != 0 {
@@ -155,11 +194,13 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 					t.Fatalf("%s: %v", what, err)
 				}
 				whole, quoted := false, 0
+				cellOf := map[string]bool{} // each name is one cell, a formula's after its quote
 				for _, rec := range recs {
 					for _, c := range rec {
 						if c != "" && strings.IndexByte("=+@", c[0]) >= 0 {
 							t.Errorf("%s: a spreadsheet evaluates cell %.80q", what, c)
 						}
+						cellOf[strings.TrimPrefix(c, "'")] = true
 						whole = whole || c == huge
 						if strings.HasPrefix(c, "'=HYPERLINK") || strings.HasPrefix(c, "'+cmd") || strings.HasPrefix(c, "'@SUM") {
 							quoted++
@@ -168,6 +209,11 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 				}
 				if !whole || quoted == 0 {
 					t.Errorf("%s: 1 MiB name whole: %v; neutralised formulas: %d", what, whole, quoted)
+				}
+				for _, n := range hostileNames {
+					if !cellOf[n] {
+						t.Errorf("%s: name %.40q is not a cell of its own", what, n)
+					}
 				}
 				// --csv-raw writes them as they are, for programs.
 				rawOut, _, _ := profdiff(t, "", append([]string{args[0], "--format", "csv", "--csv-raw"}, args[1:]...)...)
@@ -235,10 +281,12 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 					t.Errorf("%s: a row with %d pipes under a header with %d: %.200q", what, n, want, line)
 				}
 			}
+			// (wait's prose names sites outside code spans, escaped: an
+			// escaped bracket, "\](", starts no link.)
 			for _, line := range strings.Split(out, "\n") {
 				spans := strings.Split(line, "`")
 				for i := 0; i < len(spans); i += 2 { // outside code spans
-					if html := strings.Index(spans[i], "<img"); html >= 0 && !strings.HasSuffix(spans[i][:html], `\`) || strings.Contains(spans[i], "](") {
+					if html := strings.Index(spans[i], "<img"); html >= 0 && !strings.HasSuffix(spans[i][:html], `\`) || strings.Contains(strings.ReplaceAll(spans[i], `\](`, ""), "](") {
 						t.Errorf("%s: HTML or a link outside a code span: %.200q", what, line)
 					}
 				}

@@ -42,9 +42,9 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 	var maxSize, focus string
 	var top, paths, depth int
 	var allowRemote, keepProfiler bool
-	out.register(fs, render.Table, render.Markdown, render.JSON, render.HTML)
+	out.register(fs, render.Table, render.Markdown, render.CSV, render.JSON, render.HTML)
 	sf.register(fs)
-	fs.IntVar(&top, "top", 10, "locks, sites per lock and wake-up edges to show (0 for all; JSON holds every row)")
+	fs.IntVar(&top, "top", 10, "locks, sites per lock and wake-up edges to show (0 for all; CSV and JSON hold every row)")
 	fs.IntVar(&paths, "paths", gotrace.DefaultTop, "critical paths of the goroutines or threads with the most waiting, in a Go execution trace or a perf recording with wake-ups")
 	fs.StringVar(&focus, "focus", "", "critical paths of the goroutines or threads with a frame matching this regexp instead")
 	fs.IntVar(&depth, "depth", gotrace.DefaultDepth, "wake-ups a critical path follows back, at most")
@@ -128,8 +128,8 @@ func waitCommand(fs *flag.FlagSet) runFunc {
 		r := wait.Analyze(ins, wait.Options{})
 		warn(e.stderr, r.Warnings...)
 		lim := present.WaitOptions{Locks: top, Sites: top, Wakeups: top}
-		if o.format == render.JSON {
-			lim = present.WaitOptions{}
+		if o.format == render.JSON || o.format == render.CSV {
+			lim = present.WaitOptions{} // data: every row (the CSV records have them all anyway)
 		}
 		return writeReport(ctx, e.stdout, o, present.Wait(r, lim))
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +97,85 @@ func TestWaitDiffVerdict(t *testing.T) {
 	text, _, _ := profdiff(t, "", "wait", "--paths", "0", "--base", base, "--new", next)
 	if !strings.Contains(text, "main.holdSlow, holding the lock main.waitHere waits for, explains") {
 		t.Errorf("the table's verdict does not name holdSlow:\n%s", text)
+	}
+}
+
+// TestWaitCSV: 'profdiff wait --format csv' on the capture folder of
+// TestWaitCapture (one side, with its critical path) and on the two of
+// TestWaitDiffVerdict has a record for every lock, site, wake-up edge and
+// critical path of the JSON, in its order, whatever --top says, each
+// with the header's fields and the JSON's values in nanoseconds.
+func TestWaitCSV(t *testing.T) {
+	tmp := t.TempDir()
+	one := []string{waitCapture(t, filepath.Join(tmp, "run"), "8ms")}
+	two := []string{"--paths", "0", "--base", waitCapture(t, filepath.Join(tmp, "base"), "4ms", "-outside", "8ms"),
+		"--new", waitCapture(t, filepath.Join(tmp, "new"), "8ms", "-outside", "8ms")}
+	for _, args := range [][]string{one, two} {
+		js, stderr, code := profdiff(t, "", append([]string{"wait", "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		var r result.Wait
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, code := profdiff(t, "", append([]string{"wait", "--format", "csv", "--top", "1"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll() // fails on a record of another length
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("%q: %v\n%s", args, err, out)
+		}
+		header := recs[0]
+		value := "value_ns"
+		if r.Sides == 2 {
+			value = "new_ns" // the new side's, index 1
+		}
+		for _, c := range []string{"section", "lock", "evidence", "name", "waker", "bucket", value} {
+			if !slices.Contains(header, c) {
+				t.Fatalf("%q: header %q lacks %s", args, header, c)
+			}
+		}
+		field := func(rec []string, c string) string { return rec[slices.Index(header, c)] }
+		// want and got are each record's section, lock, names and value.
+		var want, got []string
+		row := func(section, lock, name, waker string, v [2]float64) {
+			want = append(want, strings.Join([]string{section, lock, name, waker, strconv.FormatFloat(v[r.Sides-1], 'g', -1, 64)}, " | "))
+		}
+		for _, l := range r.Locks {
+			row("lock", l.Name+" "+l.Evidence, l.Name, "", l.Waited)
+			for _, w := range l.Waiters {
+				row("waiter", l.Name+" "+l.Evidence, w.Site, "", w.Value)
+			}
+			for _, h := range l.Holders {
+				row("holder", l.Name+" "+l.Evidence, h.Site, "", h.Value)
+			}
+		}
+		for _, e := range r.Wakeups {
+			row("wakeup", " ", e.Waiter, e.Waker, e.Value)
+		}
+		for _, p := range r.Paths {
+			row("path", " ", p.Site, "", p.Elapsed)
+		}
+		for _, rec := range recs[1:] {
+			switch s := field(rec, "section"); s {
+			case "lock", "waiter", "holder", "wakeup", "path":
+				v, err := strconv.ParseFloat(field(rec, value), 64)
+				if err != nil {
+					t.Fatalf("%q: %s record %q: %v", args, s, rec, err)
+				}
+				got = append(got, strings.Join([]string{s, field(rec, "lock") + " " + field(rec, "evidence"), field(rec, "name"), field(rec, "waker"),
+					strconv.FormatFloat(v, 'g', -1, 64)}, " | "))
+			}
+		}
+		if len(r.Locks) == 0 || len(r.Wakeups) < 2 || len(args) == 1 && len(r.Paths) == 0 {
+			t.Errorf("%q: %d locks, %d wake-up edges, %d paths in the JSON: want locks, more than --top 1 wake-ups, and a path for one side",
+				args, len(r.Locks), len(r.Wakeups), len(r.Paths))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: CSV records\n%s\nwant (the JSON's)\n%s", args, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
 

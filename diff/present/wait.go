@@ -8,7 +8,8 @@ import (
 	"github.com/profdiff/profdiff/diff/result"
 )
 
-// WaitOptions bound the rows of Wait's tables (0: all).
+// WaitOptions bound the rows of Wait's tables (0: all). The CSV records,
+// like the JSON, hold every row whatever the bounds.
 type WaitOptions struct {
 	// Locks, Sites and Wakeups bound the locks shown, the waiter and
 	// holder rows of each, and the wake-up edges.
@@ -19,11 +20,12 @@ type WaitOptions struct {
 // section per lock (its waiters and holders, how they were paired), the
 // wake-up edges, the critical paths (in HTML each also a flame graph of
 // the code charged), and the notes on what the data cannot tell. Values
-// are amounts of time; a comparison shows base, new and Δ. JSON is r
-// itself.
+// are amounts of time; a comparison shows base, new and Δ. CSV has one
+// record per lock, waiter, holder, wake-up edge, critical path, path
+// function, path bucket and note (waitRecords). JSON is r itself.
 func Wait(r *result.Wait, o WaitOptions) *report.Report {
 	v := waitView{r}
-	rep := &report.Report{Title: "profdiff wait", JSON: r, Verdict: waitVerdict(r)}
+	rep := &report.Report{Title: "profdiff wait", JSON: r, Records: waitRecords(r), Verdict: waitVerdict(r)}
 	rep.Blocks = append(rep.Blocks, report.Heading{Level: 2, Line: report.Line{report.Text("Locks: waiters beside their holders")}})
 	if len(r.Locks) == 0 {
 		rep.Blocks = append(rep.Blocks, report.Para{Lines: []report.Line{{report.Text("No lock waiting in these profiles.")}}})
@@ -86,6 +88,91 @@ func Wait(r *result.Wait, o WaitOptions) *report.Report {
 	}
 	rep.Warnings = r.Warnings
 	return rep
+}
+
+// waitRecords are the CSV rows of r, every one of them in the report's
+// order: per lock a "lock" record (its waiting and the delay its holders
+// released, how its halves were matched), its "waiter" and "holder" sites
+// (a holder's charged share, a fraction 0..1 of the lock's waiting); the
+// "wakeup" edges; per critical path a "path" record (its elapsed time),
+// its "path-function" and "path-bucket" parts; and the "note"s. Values
+// are raw nanoseconds: one side has value_ns, held_ns and charged; two
+// have base_ns, new_ns and delta_ns (new less base), and base_ and new_
+// held_ns and charged. A lock is named by lock and evidence together (a
+// trace and a mutex profile of one run give two locks of one name), a
+// path by path, its stack root first with its frames joined by ";"
+// (paths of two stacks can share a site). The stacks of sites and wakers
+// are in the JSON alone.
+func waitRecords(r *result.Wait) *report.Table {
+	two := r.Sides == 2
+	cols := []string{"section", "lock", "evidence", "path", "name", "waker", "bucket"}
+	if two {
+		cols = append(cols, "base_ns", "new_ns", "delta_ns", "base_held_ns", "new_held_ns", "base_charged", "new_charged")
+	} else {
+		cols = append(cols, "value_ns", "held_ns", "charged")
+	}
+	t := &report.Table{Columns: report.Cols(append(cols, "match", "ambiguous", "half", "note")...)}
+	// sides are a value's fields: one side's, or base, new and, with
+	// delta, new less base; nil is empty fields.
+	sides := func(x *[2]float64, delta bool) []report.Cell {
+		n := 1
+		switch {
+		case two && delta:
+			n = 3
+		case two:
+			n = 2
+		}
+		cells := make([]report.Cell, n)
+		for i := range cells {
+			switch {
+			case x == nil:
+				cells[i] = report.None("")
+			case i == 2:
+				cells[i] = report.ExactNum(x[1] - x[0])
+			default:
+				cells[i] = report.ExactNum(x[i])
+			}
+		}
+		return cells
+	}
+	type rec struct {
+		section, lock, evidence, path, name, waker, bucket string
+		value, held, charged                               *[2]float64
+		match, ambiguous, half, note                       string
+	}
+	add := func(x rec) {
+		row := []report.Cell{report.Text(x.section), report.Text(x.lock), report.Text(x.evidence), report.Text(x.path),
+			report.Text(x.name), report.Text(x.waker), report.Text(x.bucket)}
+		row = append(append(append(row, sides(x.value, true)...), sides(x.held, false)...), sides(x.charged, false)...)
+		t.Rows = append(t.Rows, append(row, report.Text(x.match), report.Text(x.ambiguous), report.Text(x.half), report.Text(x.note)))
+	}
+	for _, l := range r.Locks {
+		add(rec{section: "lock", lock: l.Name, evidence: l.Evidence, name: l.Name, value: &l.Waited, held: &l.Held,
+			match: strings.Join(l.Match, "; "), ambiguous: l.Ambiguous, half: l.Half})
+		for _, w := range l.Waiters {
+			add(rec{section: "waiter", lock: l.Name, evidence: l.Evidence, name: w.Site, value: &w.Value})
+		}
+		for _, h := range l.Holders {
+			add(rec{section: "holder", lock: l.Name, evidence: l.Evidence, name: h.Site, value: &h.Value, charged: &h.Charged})
+		}
+	}
+	for _, e := range r.Wakeups {
+		add(rec{section: "wakeup", name: e.Waiter, waker: e.Waker, bucket: e.Bucket, value: &e.Value})
+	}
+	for _, p := range r.Paths {
+		path := strings.Join(p.Stack, ";")
+		add(rec{section: "path", path: path, name: p.Site, value: &p.Elapsed})
+		for _, f := range p.Functions {
+			add(rec{section: "path-function", path: path, name: f.Name, value: &f.Value})
+		}
+		for _, b := range p.Buckets {
+			add(rec{section: "path-bucket", path: path, name: b.Name, bucket: b.Name, value: &b.Value})
+		}
+	}
+	for _, n := range r.Notes {
+		add(rec{section: "note", note: n})
+	}
+	return t
 }
 
 func limit[T any](xs []T, n int) []T {

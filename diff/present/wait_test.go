@@ -2,6 +2,9 @@ package present
 
 import (
 	"bytes"
+	"encoding/csv"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,13 +61,14 @@ func waitResult(sides int) *result.Wait {
 }
 
 // TestGoldenWait pins the wait report's layout, one side and two, in the
-// text formats (wait.holdslow.FORMAT.golden, wait.diff.FORMAT.golden).
+// text formats and CSV (wait.holdslow.FORMAT.golden,
+// wait.diff.FORMAT.golden).
 func TestGoldenWait(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		sides int
 	}{{"holdslow", 1}, {"diff", 2}} {
-		for _, f := range []render.Format{render.Table, render.Markdown} {
+		for _, f := range []render.Format{render.Table, render.Markdown, render.CSV} {
 			var buf bytes.Buffer
 			if err := render.Report(&buf, Wait(waitResult(c.sides), WaitOptions{Sites: 5}), f); err != nil {
 				t.Fatal(err)
@@ -110,4 +114,74 @@ func TestWaitVerdictSeveralLocks(t *testing.T) {
 			t.Errorf("%d sides: verdict %q, want it to say %q", sides, got, want)
 		}
 	}
+}
+
+// TestWaitCSV reads the wait report's CSV back, one side and two, with
+// the tables bounded to one row each: the header names the sides' value
+// columns, every record has the header's fields, and every lock, site,
+// wake-up edge, path part and note of the result is a record, in the
+// result's order, its values raw nanoseconds.
+func TestWaitCSV(t *testing.T) {
+	for _, c := range []struct {
+		sides  int
+		values []string
+	}{
+		{1, []string{"value_ns", "held_ns", "charged"}},
+		{2, []string{"base_ns", "new_ns", "delta_ns", "base_held_ns", "new_held_ns", "base_charged", "new_charged"}},
+	} {
+		r := waitResult(c.sides)
+		out := write(t, Wait(r, WaitOptions{Locks: 1, Sites: 1, Wakeups: 1}), render.CSV, render.Options{})
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll() // also fails on a record of another length
+		if err != nil {
+			t.Fatalf("%d sides: %v\n%s", c.sides, err, out)
+		}
+		header := append(append([]string{"section", "lock", "evidence", "path", "name", "waker", "bucket"}, c.values...), "match", "ambiguous", "half", "note")
+		if !slices.Equal(recs[0], header) {
+			t.Fatalf("%d sides: header %q, want %q", c.sides, recs[0], header)
+		}
+		col := func(rec []string, name string) string { return rec[slices.Index(header, name)] }
+		var want []string // section and name of each record
+		site := func(s result.WaitSite) string { return s.Site }
+		part := func(p result.WaitPart) string { return p.Name }
+		for _, l := range r.Locks {
+			want = append(append(append(want, "lock "+l.Name), named("waiter", l.Waiters, site)...), named("holder", l.Holders, site)...)
+		}
+		want = append(want, named("wakeup", r.Wakeups, func(e result.WakeEdge) string { return e.Waiter })...)
+		for _, p := range r.Paths {
+			want = append(append(append(want, "path "+p.Site), named("path-function", p.Functions, part)...), named("path-bucket", p.Buckets, part)...)
+		}
+		want = append(want, named("note", r.Notes, func(string) string { return "" })...)
+		var got []string
+		for _, rec := range recs[1:] {
+			got = append(got, col(rec, "section")+" "+col(rec, "name"))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d sides: records\n%q\nwant\n%q", c.sides, got, want)
+		}
+		// holdSlow's holder record: its raw values and charged share.
+		h := r.Locks[0].Holders[0]
+		hold := recs[1+1+len(r.Locks[0].Waiters)]
+		wantHold := map[string]string{"value_ns": "2750000000", "held_ns": "", "charged": fmt.Sprint(h.Charged[0])}
+		if c.sides == 2 {
+			wantHold = map[string]string{"base_ns": "2750000000", "new_ns": "3450000000", "delta_ns": "700000000",
+				"base_charged": fmt.Sprint(h.Charged[0]), "new_charged": fmt.Sprint(h.Charged[1])}
+		}
+		for k, v := range wantHold {
+			if col(hold, k) != v {
+				t.Errorf("%d sides: holdSlow's %s is %q, want %q", c.sides, k, col(hold, k), v)
+			}
+		}
+		if col(hold, "lock") != r.Locks[0].Name || col(hold, "evidence") != "mutex+block" {
+			t.Errorf("%d sides: holdSlow's record names lock %q (%s), want %q", c.sides, col(hold, "lock"), col(hold, "evidence"), r.Locks[0].Name)
+		}
+	}
+}
+
+// named is section and the name of each of xs, one string each.
+func named[T any](section string, xs []T, name func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = section + " " + name(x)
+	}
+	return out
 }
