@@ -213,6 +213,12 @@ func Run(ctx context.Context, cfg RunConfig) (res *Result, err error) {
 		// capture enables it on time when the window opens.
 		r.perf = capture.StartPerf(proc.Pid)
 		defer r.perf.Close()
+		// The load starts once perf is attached (a fraction of a second,
+		// seconds on a busy machine), so that its window, timed from the
+		// load's start, does not open before perf can record it.
+		if took, err := r.perf.Ready(ctx); err != nil && r.perf.Err() == nil && ctx.Err() == nil {
+			logf(cfg.Log, "%s %s: perf: not ready after %v (%v); the load starts without waiting longer", cfg.Workload, cfg.Variant, took.Round(time.Millisecond), err)
+		}
 	}
 
 	man, rep, err := r.measure(ctx)

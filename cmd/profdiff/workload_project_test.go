@@ -73,8 +73,10 @@ func TestWorkloadPerfDiff(t *testing.T) {
 		t.Skipf("perf cannot record here: %v", st.Err)
 	}
 	// A recording the capture notes as spoiled (perf missed most of its
-	// window, or lost events: seen once with the whole suite running) is
-	// made again, once; the notes are in the failure message.
+	// window, or lost events) is made again, once; the notes are in the
+	// failure message. (Before runs waited for perf to be ready, a busy
+	// machine made its enable late by up to the whole window, twice in
+	// .ci/run.)
 	var dir, log string
 	for try := 1; ; try++ {
 		dir = t.TempDir()

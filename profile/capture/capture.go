@@ -178,6 +178,11 @@ func Capture(ctx context.Context, debugURL string, opts Options) (*Manifest, err
 		// all on a busy machine.
 		rec = StartPerf(opts.PerfPID)
 		defer rec.Close()
+		// The window opens once perf is ready, so that it records the
+		// window rather than starting late into it.
+		if took, err := rec.Ready(ctx); err != nil && rec.Err() == nil && ctx.Err() == nil {
+			fmt.Fprintf(pl.log, "capture: perf: not ready after %v (%v); the window opens without waiting longer\n", took.Round(time.Millisecond), err)
+		}
 	}
 	fmt.Fprintf(pl.log, "capture: %d s from %s: %s\n", opts.Seconds, pl.base.Redacted(), strings.Join(pl.kinds, ", "))
 	m := &Manifest{

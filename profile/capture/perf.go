@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -125,9 +127,10 @@ func lastLine(b []byte) string {
 
 // PerfRecorder is a perf record attached to one local process, started
 // with its events disabled (StartPerf), so that perf's start-up —
-// attaching to every thread, a fraction of a second on a busy machine —
-// comes before the window it records: Capture enables it when its window
-// opens and stops it when the window closes (Options.Perf).
+// attaching to every thread, a fraction of a second, seconds on a busy
+// machine — comes before the window it records: its owner waits for it
+// (Ready) before the window opens, and Capture enables it when its
+// window opens and stops it when the window closes (Options.Perf).
 type PerfRecorder struct {
 	st       PerfStatus
 	err      error // why it cannot record; nothing else is set then
@@ -140,6 +143,17 @@ type PerfRecorder struct {
 	ctl, ack *os.File      // perf's --control pipes: our ends
 	events   []string      // perf record's events and target
 	closed   bool
+	// sent counts the commands written to perf's control pipe, acked
+	// the acknowledgements read back (perf answers each in order);
+	// acksEnd is closed when the pipe ends, ackErr then saying why.
+	// sendMu keeps the commands in the order they are counted; ackMu
+	// guards ackNext, closed and replaced at each acknowledgement.
+	sendMu      sync.Mutex
+	sent, acked atomic.Int64
+	ackMu       sync.Mutex
+	ackNext     chan struct{}
+	acksEnd     chan struct{}
+	ackErr      error
 }
 
 // StartPerf starts `perf record` on pid with its events disabled, writing
@@ -207,46 +221,109 @@ func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 		r.waitErr = r.cmd.Wait()
 		close(r.exited)
 	}()
+	r.ackNext, r.acksEnd = make(chan struct{}), make(chan struct{})
+	go r.readAcks()
 	return r, nil
+}
+
+// readAcks counts perf's acknowledgements ("ack" lines on the ack pipe)
+// until the pipe ends.
+func (r *PerfRecorder) readAcks() {
+	defer close(r.acksEnd)
+	br := bufio.NewReader(r.ack)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("perf record exited: %s", r.stderr.lastLine())
+			}
+			r.ackErr = err
+			return
+		}
+		// perf writes "ack\n" with its C string's NUL.
+		if line = strings.TrimLeft(line, "\x00"); !strings.HasPrefix(line, "ack") {
+			r.ackErr = fmt.Errorf("perf answered %q on its control pipe", strings.TrimSpace(line))
+			return
+		}
+		r.ackMu.Lock()
+		r.acked.Add(1)
+		close(r.ackNext)
+		r.ackNext = make(chan struct{})
+		r.ackMu.Unlock()
+	}
+}
+
+// send writes cmd to perf's control pipe. It returns at once; the channel
+// says, once, whether perf acknowledged it within perfAckTimeout (an
+// acknowledgement owed to an earlier command that timed out is not taken
+// for this one's).
+func (r *PerfRecorder) send(cmd string) <-chan error {
+	res := make(chan error, 1)
+	r.sendMu.Lock()
+	n := r.sent.Add(1)
+	_, err := r.ctl.Write([]byte(cmd + "\n"))
+	r.sendMu.Unlock()
+	if err != nil {
+		res <- fmt.Errorf("sending %q to perf record: %v", cmd, err)
+		return res
+	}
+	go func() {
+		timeout := time.NewTimer(perfAckTimeout)
+		defer timeout.Stop()
+		for {
+			r.ackMu.Lock()
+			next, got := r.ackNext, r.acked.Load()
+			r.ackMu.Unlock()
+			if got >= n {
+				break
+			}
+			select {
+			case <-next:
+			case <-r.acksEnd:
+				if r.acked.Load() < n {
+					res <- fmt.Errorf("perf record did not acknowledge %s: %v", cmd, r.ackErr)
+					return
+				}
+			case <-timeout.C:
+				res <- fmt.Errorf("perf record did not acknowledge %s within %v", cmd, perfAckTimeout)
+				return
+			}
+		}
+		res <- nil
+	}()
+	return res
+}
+
+// Ready waits until perf has attached to the process and reads its
+// control pipe, so that enabling it when a window opens takes effect at
+// once: it sends "disable", which changes nothing (the events are off
+// until the capture enables them) and is acknowledged only from perf's
+// main loop. It returns how long that took, or why perf is not ready
+// (it died, did not answer within 10 s, or ctx ended). A recorder that
+// cannot record returns at once with its Err.
+func (r *PerfRecorder) Ready(ctx context.Context) (time.Duration, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	start := time.Now()
+	select {
+	case err := <-r.send("disable"):
+		return time.Since(start), err
+	case <-ctx.Done():
+		return time.Since(start), context.Cause(ctx)
+	}
 }
 
 // perfLateNote is the acknowledgement delay from which a capture notes
 // that its perf recording is late.
 const perfLateNote = 250 * time.Millisecond
 
-// perfAckTimeout bounds the wait for perf's acknowledgement of "enable".
+// perfAckTimeout bounds the wait for perf's acknowledgement of a command.
 const perfAckTimeout = 10 * time.Second
 
 // enable turns the events on. It returns at once; the channel says, once,
 // whether perf acknowledged within perfAckTimeout.
-func (r *PerfRecorder) enable() <-chan error {
-	res := make(chan error, 1)
-	if _, err := r.ctl.Write([]byte("enable\n")); err != nil {
-		res <- fmt.Errorf("enabling perf record's events: %v", err)
-		return res
-	}
-	go func() {
-		got := make(chan error, 1)
-		go func() {
-			buf := make([]byte, 16)
-			n, err := r.ack.Read(buf)
-			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("perf record exited before it acknowledged enable: %s", r.stderr.lastLine())
-			}
-			if err == nil && !strings.HasPrefix(string(buf[:n]), "ack") {
-				err = fmt.Errorf("perf answered %q to enable", buf[:n])
-			}
-			got <- err
-		}()
-		select {
-		case err := <-got:
-			res <- err
-		case <-time.After(perfAckTimeout):
-			res <- fmt.Errorf("perf record did not acknowledge enable within %v", perfAckTimeout)
-		}
-	}()
-	return res
-}
+func (r *PerfRecorder) enable() <-chan error { return r.send("enable") }
 
 // command is the perf record command line, as the manifest records it
 // (less its control pipes and output file).

@@ -163,3 +163,37 @@ func spinning(t *testing.T) (*httptest.Server, string) {
 	t.Cleanup(srv.Close)
 	return srv, filepath.Join(t.TempDir(), "cap")
 }
+
+// A recorder attached to this process is ready (perf acknowledges the
+// "disable" that Ready sends from its main loop) within perf's start-up,
+// and an "enable" after that is acknowledged at once: the window a
+// capture opens then is recorded from its start.
+func TestPerfReadyThenEnable(t *testing.T) {
+	if st := ProbePerf(); st.Err != nil {
+		t.Skipf("perf cannot record here: %v", st.Err)
+	}
+	rec := StartPerf(os.Getpid())
+	defer rec.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	took, err := rec.Ready(ctx)
+	if err != nil {
+		t.Fatalf("not ready after %v: %v", took, err)
+	}
+	sent := time.Now()
+	if err := <-rec.enable(); err != nil {
+		t.Fatalf("enable: %v", err)
+	}
+	enabled := time.Since(sent)
+	t.Logf("ready after %v, enabled %v later", took, enabled)
+	if got, sent := rec.acked.Load(), rec.sent.Load(); got != 2 || sent != 2 {
+		t.Errorf("%d acknowledgements of %d commands; want 2 of 2", got, sent)
+	}
+	if err := rec.stop(PerfStopGrace); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	// Once perf has exited, a command is refused, not waited on.
+	if err := <-rec.send("disable"); err == nil {
+		t.Error("a command after perf exited was acknowledged")
+	}
+}
