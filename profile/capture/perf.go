@@ -449,17 +449,18 @@ func (c *capWriter) Write(p []byte) (int, error) {
 
 // script runs `perf script` on the recording into dir/PerfFile, at most
 // max bytes of it (cut at the last complete sample when the limit is hit,
-// which the note says), checks that profdiff loads it, and returns its
-// manifest entry. The note also says when perf lost events, or when the
-// samples of a recording that was not cut span less than half the window.
-func (r *PerfRecorder) script(ctx context.Context, dir string, window time.Duration, max, maxSize int64) (*File, string, error) {
+// which a note says), checks that profdiff loads it, and returns its
+// manifest entry and notes: a note also says when perf lost events, or
+// when the samples of a recording that was not cut span less than half
+// the window.
+func (r *PerfRecorder) script(ctx context.Context, dir string, window time.Duration, max, maxSize int64) (*File, []string, error) {
 	ctx, cancel := context.WithTimeout(ctx, perfScriptTimeout)
 	defer cancel()
 	part := filepath.Join(dir, "."+PerfFile+partSuffix)
 	defer os.Remove(part)
 	out, err := os.Create(part)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	args := []string{"script", "-i", filepath.Join(r.tmp, "perf.data")}
 	if len(r.st.Events) > 1 {
@@ -474,49 +475,49 @@ func (r *PerfRecorder) script(ctx context.Context, dir string, window time.Durat
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	note := ""
+	var notes []string
 	switch {
 	case cw.hit:
 		if err := cutAtLastRecord(part); err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
-		note = fmt.Sprintf("perf: perf script output cut at the limit of %s (the last samples of the window are missing)", profile.FormatSize(max))
+		notes = append(notes, fmt.Sprintf("perf: perf script output cut at the limit of %s (the last samples of the window are missing)", profile.FormatSize(max)))
 	case err != nil:
-		return nil, "", fmt.Errorf("perf script failed (%v): %s", err, stderr.lastLine())
+		return nil, nil, fmt.Errorf("perf script failed (%v): %s", err, stderr.lastLine())
 	}
 	if lost := lostLine(r.stderr.String() + "\n" + stderr.String()); lost != "" {
-		note = strings.TrimPrefix(note+"; ", "; ") + "perf: perf says " + strconv.Quote(lost) + " (perf could not keep up: the recording misses those events)"
+		notes = append(notes, "perf: perf says "+strconv.Quote(lost)+" (perf could not keep up: the recording misses those events)")
 	}
-	f, note, err := r.storeScript(ctx, dir, part, note, maxSize)
+	f, notes, err := r.storeScript(ctx, dir, part, notes, maxSize)
 	if err == nil && !cw.hit {
 		if short := shortSpan(f, window, r.stderr.lastLine()); short != "" {
-			note = strings.TrimPrefix(note+"; ", "; ") + short
+			notes = append(notes, short)
 		}
 	}
-	return f, note, err
+	return f, notes, err
 }
 
 // storeScript loads the perf script text as profdiff diff does, counts
 // its samples and moves it into place.
-func (r *PerfRecorder) storeScript(ctx context.Context, dir, part, note string, maxSize int64) (*File, string, error) {
+func (r *PerfRecorder) storeScript(ctx context.Context, dir, part string, notes []string, maxSize int64) (*File, []string, error) {
 	f := &File{Kind: PerfKind, Path: PerfFile, Events: r.st.Events, Command: r.command()}
 	l, err := profile.Load(ctx, part, profile.Options{MaxSize: maxSize, AllowEmpty: true})
 	if err != nil {
-		return nil, note, fmt.Errorf("perf script text does not load: %v", err)
+		return nil, notes, fmt.Errorf("perf script text does not load: %v", err)
 	}
 	f.SpanNanos = l.Profile.DurationNanos
 	if f.Samples = len(l.Profile.Sample); f.Samples == 0 {
-		note = strings.TrimPrefix(note+"; ", "; ") + "perf: the recording holds no samples (the process did not run in the window?)"
+		notes = append(notes, "perf: the recording holds no samples (the process did not run in the window?)")
 	}
 	if err := gzipFile(part); err != nil {
-		return nil, note, err
+		return nil, notes, err
 	}
 	n, err := publish(part, filepath.Join(dir, PerfFile))
 	if err != nil {
-		return nil, note, err
+		return nil, notes, err
 	}
 	f.Bytes = n
-	return f, note, nil
+	return f, notes, nil
 }
 
 // lostLine is the first line of perf's output that says events were lost
@@ -649,8 +650,8 @@ func (p *perfRun) finish(ctx context.Context, pl *plan, m *Manifest) {
 		fmt.Fprintf(pl.log, "capture: %s: %v\n", PerfKind, p.stopErr)
 		m.Notes = append(m.Notes, PerfKind+": "+p.stopErr.Error())
 	}
-	f, note, err := p.rec.script(ctx, pl.out, pl.window, pl.perfMax, pl.maxSize)
-	if note != "" {
+	f, notes, err := p.rec.script(ctx, pl.out, pl.window, pl.perfMax, pl.maxSize)
+	for _, note := range notes {
 		pl.perfNote(m, note)
 	}
 	if err != nil {
