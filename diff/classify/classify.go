@@ -355,7 +355,7 @@ func Running(rec *pull.Record) bool {
 // profiles omit system goroutines), so they stay wait.
 func IdleSystem(rec *pull.Record) bool {
 	r, ok := rec.Label(profile.LabelReason)
-	return ok && (r == "system goroutine wait" || r == "rules.GC background sweeper wait")
+	return ok && (r == "system goroutine wait" || r == "GC background sweeper wait")
 }
 
 // LeafIndex is the first frame that is not a skip frame (the frame a sample's
