@@ -419,7 +419,11 @@ func (w *walker) close(id trace.GoID, g *gor, t trace.Time, open bool) {
 }
 
 // stackIndex interns a stack by content (trace.Stack values differ across
-// generations for one stack), -1 for none.
+// generations for one stack), -1 for none. A frame with neither a PC nor
+// a function, which traces hold in the stacks of some system calls and
+// scheduling events, says nothing and is left out; a stack of nothing
+// else is none, so its time gets the state's synthetic leaf ([syscall],
+// [waiting]) as a stack that was not recorded does, not a nameless frame.
 func (w *walker) stackIndex(s trace.Stack) int32 {
 	if s == trace.NoStack {
 		return -1
@@ -430,6 +434,9 @@ func (w *walker) stackIndex(s trace.Stack) int32 {
 	var key strings.Builder
 	var frames []trace.StackFrame
 	for f := range s.Frames() {
+		if f.PC == 0 && f.Func == "" {
+			continue
+		}
 		frames = append(frames, f)
 		fmt.Fprintf(&key, "%x %s %s %d;", f.PC, f.Func, f.File, f.Line)
 	}
