@@ -182,6 +182,13 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("%s: sample without a stack", name)
 			}
 		}
+		// Old traces' empty frames (no PC, no function) are left out.
+		for _, f := range p.Function {
+			if f.Name == "" {
+				t.Errorf("%s: a function without a name", name)
+				break
+			}
+		}
 		checkWindow(t, name, data)
 	}
 }
