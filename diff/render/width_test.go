@@ -113,6 +113,30 @@ func TestWideNamesFitWidth(t *testing.T) {
 	}
 }
 
+// Markdown, never narrowed, lines its pipes up in display columns too.
+func TestWideNamesMarkdown(t *testing.T) {
+	tb := &report.Table{Columns: []report.Column{{Name: "function"}, {Name: "base", Align: report.AlignRight}}}
+	for i, n := range wideNames {
+		tb.Rows = append(tb.Rows, []report.Cell{report.Code(n), report.Num(float64(12345 * i))})
+	}
+	r := &report.Report{Blocks: []report.Block{tb}}
+	out := write(t, r, Markdown, Options{})
+	if narrow := write(t, r, Markdown, Options{Width: 40}); narrow != out {
+		t.Errorf("--width 40 changed the Markdown:\n%s", narrow)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
+		if displayWidth(l) != displayWidth(lines[0]) {
+			t.Errorf("a line %d columns wide, the header %d: %q", displayWidth(l), displayWidth(lines[0]), l)
+		}
+	}
+	for _, n := range wideNames {
+		if !strings.Contains(out, "`"+n+"`") {
+			t.Errorf("%q not whole:\n%s", n, out)
+		}
+	}
+}
+
 // shownName reports whether s is one of wideNames' forms (nameForms) or
 // the start of one cut to end in "…".
 func shownName(s string) bool {
