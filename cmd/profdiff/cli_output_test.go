@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/profdiff/profdiff/diff/render"
 )
@@ -118,12 +117,12 @@ func TestWidthAndColorFlags(t *testing.T) {
 	}
 }
 
-// widest is the width of the longest line of s, in runes (the tables'
-// box-drawing characters are one column each).
+// widest is the width of the longest line of s, in display columns (the
+// tables' box-drawing characters are one column each).
 func widest(s string) int {
 	w := 0
 	for _, l := range strings.Split(s, "\n") {
-		w = max(w, utf8.RuneCountInString(l))
+		w = max(w, displayWidth(l))
 	}
 	return w
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -24,13 +22,22 @@ import (
 // github.com/profdiff/profdiff/cmd/profdiff.parkOnMutex).
 func goroutineProfiles(t *testing.T) (base, new string) {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestGoroutineFixtureChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "PROFDIFF_GOROUTINE_FIXTURE="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the child that writes the goroutine profiles: %v\n%s", err, out)
-	}
+	dir := childProfiles(t, "TestGoroutineFixtureChild", "PROFDIFF_GOROUTINE_FIXTURE")
 	return filepath.Join(dir, "base.pb.gz"), filepath.Join(dir, "new.pb.gz")
+}
+
+// childProfiles runs this test binary's test alone in a child process,
+// with env naming a new folder that it writes its profiles in, and
+// returns the folder.
+func childProfiles(t *testing.T, test, env string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child that writes the profiles (%s): %v\n%s", test, err, out)
+	}
+	return dir
 }
 
 // TestGoroutineFixtureChild writes goroutineProfiles' profiles; it runs
@@ -40,15 +47,7 @@ func TestGoroutineFixtureChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("writes goroutineProfiles' profiles, run by it in a child process")
 	}
-	snapshot := func(name string) {
-		var b bytes.Buffer
-		if err := pprof.Lookup("goroutine").WriteTo(&b, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	snapshot := func(name string) { captureGoroutines(t, filepath.Join(dir, name), false) }
 	snapshot("base.pb.gz")
 	release := make(chan struct{})
 	srv := httptest.NewServer(lateHandler(release))

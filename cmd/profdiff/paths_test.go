@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // With inputs deep in a folder, diff, top, gate and series name each
 // side by its short name (the folder every input shares left out) at
-// --width 80 and 40; every line of stdout and stderr fits, in runes, and
-// none ends in a space; a warning names its file as the report does.
+// --width 80 and 40; every line of stdout and stderr fits, in display
+// columns, and none ends in a space; a warning names its file as the
+// report does (TestWideNamesFitWidth: names and files of wide characters).
 // --wide names the paths as given; an error (exit 2) names the path as
 // typed, on one line.
 func TestLongPathsFitWidth(t *testing.T) {
@@ -53,8 +53,8 @@ func TestLongPathsFitWidth(t *testing.T) {
 			}
 			for _, s := range []string{out, stderr} {
 				for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-					if n := utf8.RuneCountInString(l); n > w || strings.HasSuffix(l, " ") {
-						t.Errorf("%s at %d: a line of %d runes or ending in a space: %q", c.args[0], w, n, l)
+					if n := displayWidth(l); n > w || strings.HasSuffix(l, " ") {
+						t.Errorf("%s at %d: a line of %d columns or ending in a space: %q", c.args[0], w, n, l)
 					}
 				}
 			}

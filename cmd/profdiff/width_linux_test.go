@@ -43,7 +43,7 @@ func checkFits(t *testing.T, what string, out string, w int, js string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	for i, l := range lines {
-		if n := len([]rune(l)); n > w {
+		if n := displayWidth(l); n > w {
 			t.Errorf("%s: line %d is %d wide (> %d): %q", what, i+1, n, w, l)
 		}
 	}

@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/render"
@@ -15,13 +16,13 @@ import (
 // The reports of diff, top and rules laid out in a narrow terminal, in
 // colour, and in Markdown, which neither changes.
 
-// widest is the widest line of s in terminal columns, escape codes left
-// out.
+// widest is the widest line of s in terminal columns (display columns,
+// ambiguous runes narrow), escape codes left out.
 func widest(s string) (int, string) {
 	w, line := 0, ""
 	for _, l := range strings.Split(stripANSI(s), "\n") {
-		if utf8.RuneCountInString(l) > w {
-			w, line = utf8.RuneCountInString(l), l
+		if n := (&runewidth.Condition{StrictEmojiNeutral: true}).StringWidth(l); n > w {
+			w, line = n, l
 		}
 	}
 	return w, line

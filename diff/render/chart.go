@@ -227,7 +227,7 @@ func (cv *chartCanvas) legend(b *strings.Builder) {
 	for i, s := range cv.c.Series {
 		fmt.Fprintf(b, `<g class="legend"><rect x="%d" y="30" width="10" height="10" fill="%s"/><text x="%d" y="39">%s</text></g>`+"\n",
 			x, chartSeriesColor(i), x+14, chartEsc(s.Name))
-		x += 30 + 7*len([]rune(s.Name))
+		x += 30 + 7*width(s.Name)
 	}
 }
 

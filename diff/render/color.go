@@ -18,18 +18,18 @@ var toneCodes = map[report.Tone]string{
 
 // paint colours the visible text (n columns) of a padded cell, leaving the
 // padding plain so that widths, computed without escape codes, still
-// line up.
+// line up. The padding is spaces, one column each.
 func paint(padded string, n int, t report.Tone, a report.Align, color bool) string {
 	code := toneCodes[t]
 	if !color || code == "" || n == 0 {
 		return padded
 	}
-	r := []rune(padded)
+	p := min(max(width(padded)-n, 0), len(padded))
 	if a == report.AlignRight {
-		i := len(r) - n
-		return string(r[:i]) + code + string(r[i:]) + reset
+		return padded[:p] + code + padded[p:] + reset
 	}
-	return code + string(r[:n]) + reset + string(r[n:])
+	i := len(padded) - p
+	return code + padded[:i] + reset + padded[i:]
 }
 
 // styled is a line of prose as runs of text and their tones.
@@ -72,15 +72,15 @@ func wrapStyled(s styled, w int) []styled { return wrapAt(s, w, breakAfter) }
 // wrapAt is wrapStyled breaking words too wide for a line after the
 // characters in seps.
 func wrapAt(s styled, w int, seps string) []styled {
+	if w <= 0 || s.width() <= w {
+		return []styled{s}
+	}
 	var rs []rune
 	var tones []report.Tone
 	for _, r := range s {
 		for _, c := range r.text {
 			rs, tones = append(rs, c), append(tones, r.tone)
 		}
-	}
-	if w <= 0 || len(rs) <= w {
-		return []styled{s}
 	}
 	var out []styled
 	for _, span := range breaks(rs, w, seps) {
@@ -95,6 +95,15 @@ func wrapAt(s styled, w int, seps string) []styled {
 		out = append(out, l)
 	}
 	return out
+}
+
+// width is the columns the line takes (see width).
+func (s styled) width() int {
+	n := 0
+	for _, r := range s {
+		n += width(r.text)
+	}
+	return n
 }
 
 // breakAfter are the characters a word too wide for its line breaks
@@ -132,26 +141,40 @@ func wrapSeps(s string, w int, seps string) []string {
 }
 
 // breaks returns the [start, end) spans of the lines rs breaks into at w
-// columns: at the last space that fits, the spaces around it dropped; a word wider
+// columns (see runeWidth): at the last space that fits, the spaces around it dropped; a word wider
 // than w after the last of seps that fits in the line's second half (breakAfter:
 // Microsoft.AspNetCore. over Server.Kestrel, lock- over contention), else
-// at w.
+// where the line is full. A wide rune that would stick out of the line
+// starts the next one; a rune wider than w alone takes a line of its own.
 func breaks(rs []rune, w int, seps string) [][2]int {
+	// col[i] is the columns of rs[:i].
+	col := make([]int, len(rs)+1)
+	for i, r := range rs {
+		col[i+1] = col[i] + runeWidth(r)
+	}
 	var spans [][2]int
 	start := 0
-	for len(rs)-start > w {
+	for col[len(rs)]-col[start] > w {
+		// fit: the first rune that does not fit the line (one at least).
+		fit := start + 1
+		for fit < len(rs) && col[fit+1]-col[start] <= w {
+			fit++
+		}
+		if fit == len(rs) {
+			break // one rune wider than w
+		}
 		cut := -1
-		for i := start + w; i > start; i-- {
+		for i := fit; i > start; i-- {
 			if rs[i] == ' ' {
 				cut = i
 				break
 			}
 		}
 		if cut < 0 {
-			end := start + w
+			end := fit
 			// Only where the line keeps at least half the width, so
 			// that a regular expression does not break at every "\.".
-			for i := start + w; i >= start+max(w/2, 2); i-- {
+			for i := fit; i > start && col[i]-col[start] >= max(w/2, 2); i-- {
 				if strings.ContainsRune(seps, rs[i-1]) {
 					end = i
 					break

@@ -1,14 +1,11 @@
 package render
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // ellipsis marks what an elided name left out.
 const ellipsis = "…"
 
-// elideName shortens a function name to at most w characters by meaning:
+// elideName shortens a function name to at most w columns by meaning:
 // it takes the first of nameForms that fits, so a name loses its
 // parameters, type arguments, module, namespace or import path before its
 // class, and its class before its method. A method wider than w alone
@@ -177,19 +174,15 @@ func splitTop(s, sep string) []string {
 	return append(segs, s[start:])
 }
 
-// cutEnd keeps the start of s, ending in "…", in w columns: the start of
-// a method's name says more than its end.
+// cutEnd keeps the start of s, ending in "…", in at most w columns (one
+// less where the next rune is wide: see cutWidth): the start of a
+// method's name says more than its end.
 func cutEnd(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w {
+	if width(s) <= w {
 		return s
 	}
 	if w <= 1 {
-		return string(r[:max(w, 0)])
+		return cutWidth(s, max(w, 0))
 	}
-	return string(r[:w-1]) + ellipsis
+	return cutWidth(s, w-1) + ellipsis
 }
-
-// width is the number of columns s takes in a terminal: one per rune
-// (profile names and report text use no double-width characters).
-func width(s string) int { return utf8.RuneCountInString(s) }

@@ -59,12 +59,25 @@ func BenchmarkJSON(b *testing.B) {
 	})
 }
 
-func benchFormat(b *testing.B, f Format, r *result.Result) {
+// BenchmarkTable lays out the big result in the table format, unlimited
+// and fitted to 100 columns (go test ./diff/render -run '^$' -bench Table):
+// measuring, shortening and wrapping its cells.
+func BenchmarkTable(b *testing.B) {
+	b.Run("unlimited", func(b *testing.B) { benchFormat(b, Table, bigPair()) })
+	b.Run("width-100", func(b *testing.B) { benchFormat(b, Table, bigPair(), Options{Width: 100}) })
+}
+
+// benchFormat writes r in format f, with o[0] if given.
+func benchFormat(b *testing.B, f Format, r *result.Result, o ...Options) {
+	var opts Options
+	if len(o) > 0 {
+		opts = o[0]
+	}
 	b.ResetTimer()
 	var n countWriter
 	for b.Loop() {
 		n = 0
-		if err := Write(&n, present.Diff(r), f, Options{}); err != nil {
+		if err := Write(&n, present.Diff(r), f, opts); err != nil {
 			b.Fatal(err)
 		}
 	}

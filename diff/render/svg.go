@@ -197,17 +197,17 @@ func textOn(fill string) string {
 }
 
 // svgLabel is a frame's name cut to fit w pixels ("..": cut), or "" when
-// fewer than svgMinLbl characters fit.
+// fewer than svgMinLbl characters fit. A wide rune (CJK) takes two
+// characters' room, as in a terminal (see width).
 func svgLabel(name string, w float64) string {
 	fit := int((w - 6) / svgCharW)
 	if fit < svgMinLbl {
 		return ""
 	}
-	if utf8.RuneCountInString(name) <= fit {
+	if width(name) <= fit {
 		return name
 	}
-	r := []rune(name)
-	return string(r[:fit-2]) + ".."
+	return cutWidth(name, fit-2) + ".."
 }
 
 // svgLegend draws the colour scale's fixed anchors and the bucket colours

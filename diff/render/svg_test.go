@@ -206,6 +206,8 @@ func TestSVGLayout(t *testing.T) {
 		{"short", 100, "short"},
 		{"a.very.long.name", 60, "a.very.."},
 		{"abc", 20, ""},
+		// Five characters' room: a wide rune takes two.
+		{"計算する関数", 6 + 5*svgCharW, "計.."},
 	} {
 		if got := svgLabel(c.name, c.w); got != c.want {
 			t.Errorf("svgLabel(%q, %g) = %q, want %q", c.name, c.w, got, c.want)

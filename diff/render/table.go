@@ -203,7 +203,7 @@ func longestPiece(s string) int {
 		case strings.ContainsRune(breakAfter, r):
 			w, n = max(w, n+1), 0
 		default:
-			n++
+			n += runeWidth(r)
 			w = max(w, n)
 		}
 	}
@@ -215,7 +215,7 @@ func longestPiece(s string) int {
 // they can: first names, down to their classes and methods (fair); then
 // columns of share · rate groups stack their parts; then the other
 // columns narrow to their minimum (text and notes wrap); last names, to
-// their methods. Each step narrows the widest column first, a character
+// their methods. Each step narrows the widest column first, a column
 // at a time, where a name column counts two thirds of its width, since
 // names lose more. It reports whether the table fits w (w ≤ 0: no limit).
 func (g *grid) fit(w int) bool {
@@ -268,7 +268,7 @@ func (g *grid) fit(w int) bool {
 // narrow: enough for a type and a method.
 const comfortName = 40
 
-// narrow narrows columns a character at a time, the widest first (names
+// narrow narrows columns a column at a time, the widest first (names
 // at two thirds), none below floor(c), until total is at most w; it
 // returns the new total.
 func (g *grid) narrow(total, w int, floor func(c int) int) int {
@@ -541,11 +541,12 @@ func writeFullNames(ew *errWriter, names [][2]string) {
 // newTable returns a table for the terminal (box drawing) or Markdown
 // (pipes) with columns of the given widths (padding included), headers
 // kept as written and cells as profdiff fitted them: no formatting,
-// wrapping or trimming of its own, and characters measured one column
-// each, as width measures them for the fitting (East Asian wide measures,
-// which twwidth picks from the locale, would misalign the cells with the
-// widths fit chose). Every profdiff table is made here, so all of them
-// look alike.
+// wrapping or trimming of its own. tablewriter pads cells by its own
+// measure of a rune's columns (twwidth), which agrees with width's for
+// wide, fullwidth and zero-width runes; its East Asian setting, which
+// twwidth otherwise picks from the locale and which would count
+// ambiguous runes ("…", "·") two, is off as it is for width. Every
+// profdiff table is made here, so all of them look alike.
 func newTable(w io.Writer, md bool, header []string, align tw.Alignment, widths tw.Mapper[int, int]) *tablewriter.Table {
 	opts := []tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
