@@ -165,3 +165,48 @@ func TestMarkdownNamesShortestWhenNoRoom(t *testing.T) {
 		t.Errorf("the name is not at its shortest form with its whole one listed:\n%s", out)
 	}
 }
+
+// A name whose shortest form is still too wide for the room the other
+// columns leave is cut to its end after "…" (the whole name listed under
+// the table), so the table's lines fit 120 columns; a name that fits is
+// not cut, and a cut name's end is its own.
+func TestMarkdownNamesCutToFit(t *testing.T) {
+	note := strings.Repeat("n", 95) // leaves 120 - 1 - 3 - (95 + 3) = 18 for the name
+	r := &report.Report{Blocks: []report.Block{&report.Table{
+		Columns: []report.Column{{Name: "Method"}, {Name: "Note"}},
+		Rows: [][]report.Cell{
+			{report.Code("runtime_notifyListNotifyAll"), report.Text(note)},
+			{report.Code("(*T).short"), report.Text(note)},
+		},
+	}}}
+	out := rendered(t, r, Markdown)
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "|") && width(l) > markdownWidth {
+			t.Errorf("a line of %d columns: %s", width(l), l)
+		}
+	}
+	if !strings.Contains(out, "| `…fyListNotifyAll` ") || !strings.Contains(out, "| `(*T).short` ") || !strings.Contains(out, "- `…fyListNotifyAll`: `runtime_notifyListNotifyAll`") {
+		t.Errorf("the long name is not cut to its end, listed whole, beside the short one whole:\n%s", out)
+	}
+}
+
+// tailWidth keeps whole runes from the end within the columns, wide
+// runes two, a combining mark with its letter.
+func TestTailWidth(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"abcdef", 3, "def"},
+		{"abcdef", 10, "abcdef"},
+		{"ab計算", 3, "算"},
+		{"ab計算", 4, "計算"},
+		{"xe\u0301", 1, "e\u0301"},
+		{"abc", 0, ""},
+	} {
+		if got := tailWidth(c.s, c.w); got != c.want {
+			t.Errorf("tailWidth(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}

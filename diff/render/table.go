@@ -444,8 +444,9 @@ func writeTable(ew *errWriter, t *report.Table, l layout) {
 const markdownWidth = 120
 
 // fitMarkdown shortens the names of a Markdown table (see nameForms)
-// until its lines fit w, where the other columns leave room (a name keeps
-// at least its method); two names never shorten to the same text. It
+// until its lines fit w, where the other columns leave room: a name keeps
+// at least its method, or, where even that is too wide, the end of it
+// after "…" (markdownTail); two names never shorten to the same text. It
 // returns each name shortened and its whole form, in row order.
 func (g *grid) fitMarkdown(w int) [][2]string {
 	total, k := 1, 0
@@ -479,6 +480,9 @@ func (g *grid) fitMarkdown(w int) [][2]string {
 				continue
 			}
 			forms := nameForms(sink.Cut(cell.Text, sink.MaxName), cell.Params)
+			if cut, ok := markdownTail(forms[len(forms)-1], room); ok {
+				forms = append(forms, cut)
+			}
 			at := len(forms) - 1
 			for i, f := range forms {
 				if width(MarkdownCode(f)) <= room {
@@ -523,6 +527,27 @@ func (g *grid) fitMarkdown(w int) [][2]string {
 		}
 	}
 	return out
+}
+
+// minMarkdownTail is the narrowest column a name is cut to fit: a
+// shorter tail tells too little.
+const minMarkdownTail = 12
+
+// markdownTail is name's shortest form cut to its end, after "…", to fit
+// a column of room (its code span's backticks included), when the form
+// alone does not fit and room is at least minMarkdownTail: the end keeps
+// the method, which nameForms keeps to the last too. The whole name is
+// listed under the table.
+func markdownTail(shortest string, room int) (string, bool) {
+	if room < minMarkdownTail || width(MarkdownCode(shortest)) <= room {
+		return "", false
+	}
+	for w := room - 3; w > 0; w-- {
+		if t := "…" + tailWidth(shortest, w); width(MarkdownCode(t)) <= room {
+			return t, true
+		}
+	}
+	return "", false
 }
 
 // writeFullNames writes after a Markdown table the whole names of those

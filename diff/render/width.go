@@ -1,6 +1,10 @@
 package render
 
-import "github.com/mattn/go-runewidth"
+import (
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+)
 
 // columns is how many terminal columns a rune takes: two for East Asian
 // wide and fullwidth runes (CJK, ｆｕｌｌｗｉｄｔｈ forms, most emoji),
@@ -49,4 +53,21 @@ func cutWidth(s string, w int) string {
 		}
 	}
 	return s
+}
+
+// tailWidth is the longest end of s that takes at most w columns: whole
+// runes only, and a zero-width rune is not split from the rune before it.
+func tailWidth(s string, w int) string {
+	n, start := 0, len(s)
+	for i := len(s); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if n += runeWidth(r); n > w {
+			break
+		}
+		i -= size
+		if runeWidth(r) > 0 || i == 0 {
+			start = i
+		}
+	}
+	return s[start:]
 }
