@@ -48,8 +48,12 @@ func TestCProfileLockAndSleep(t *testing.T) {
 			t.Errorf("side %d: wait %.1f ms, the script slept %.1f ms", side, value[1]/1e6, sleep/1e6)
 		}
 	}
-	if lock := measured[0][0]; lock < 45e6 {
-		t.Errorf("the base waited %.1f ms on the lock, less than its 50 ms hold", lock/1e6)
+	// The script's clock starts once Thread.start returns, when the holder
+	// may already be sleeping with the lock: on a busy machine the main
+	// thread's wait is the hold less that delay (44 ms of 50 were seen).
+	// Half the hold shows the lock was waited for.
+	if lock := measured[0][0]; lock < 25e6 {
+		t.Errorf("the base waited %.1f ms on the lock, less than half its 50 ms hold", lock/1e6)
 	}
 	if cpu := r.Buckets[rules.CPU]; cpu.New > 0.05 {
 		t.Errorf("cpu share %.3f, want the waits nearly all", cpu.New)
