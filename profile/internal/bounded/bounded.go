@@ -153,10 +153,10 @@ func ReadAll(r io.Reader, maxSize, hint, first int64) ([]byte, error) {
 // allocates so). make zeroes a large allocation at once when the heap
 // used its pages before; done for the join while every piece is still
 // mapped, that would touch the whole buffer before the first piece is
-// copied, and the process would hold the data twice (seen on a busy
-// machine, where the collections fall otherwise: 543 MB for 256 MiB read
-// from an HTTP body, against 289 MB). The builder and its string are
-// dropped here, so the returned bytes are the caller's to write.
+// copied, and the process would hold the data twice (where the pages
+// are depends on when collections ran: on a busy machine, now and then).
+// The builder and its string are dropped here, so the returned bytes are
+// the caller's to write.
 func joinUnzeroed(n int64, drain func(add func([]byte))) []byte {
 	var b strings.Builder
 	b.Grow(int(n))
