@@ -384,3 +384,32 @@ func TestProcessedLayouts(t *testing.T) {
 		t.Errorf("the older layout's stacks differ (-version 70 +older): %s", d)
 	}
 }
+
+// A processed profile whose timeDeltas column is shorter than its stack
+// column (cut by hand from the Firefox Profiler's own file) is refused,
+// naming the thread and both lengths, rather than read past its end.
+func TestProcessedShortTimeDeltas(t *testing.T) {
+	data, _, _ := parseFile(t, "testdata/processed/processed.json.gz")
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	cut := false
+	for _, th := range p["threads"].([]any) {
+		s := th.(map[string]any)["samples"].(map[string]any)
+		if d, ok := s["timeDeltas"].([]any); ok && len(d) > 1 && !cut {
+			s["timeDeltas"], cut = d[:len(d)-1], true
+		}
+	}
+	if !cut {
+		t.Skip("no thread with timeDeltas in the processed file")
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Parse(out)
+	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), ".samples: timeDeltas has ") || !strings.Contains(err.Error(), "threads[") {
+		t.Errorf("got %v; want a shape error naming the thread and timeDeltas", err)
+	}
+}

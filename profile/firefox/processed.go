@@ -313,6 +313,9 @@ func (r *reader) processedThread(t *pThread, where string, stt *pStackTable, fra
 	th := threadSamples{r: r, label: label, tid: r.nthread, stacks: st, frames: frames, cats: cats}
 	r.nthread++
 	deltas := s.TimeDeltas != nil
+	if deltas && len(s.TimeDeltas) < len(s.Stack) {
+		return fmt.Errorf("%w: %s.samples: timeDeltas has %d entries for %d samples", ErrShape, where, len(s.TimeDeltas), len(s.Stack))
+	}
 	tm := 0.0
 	for i := range s.Stack {
 		if deltas {
