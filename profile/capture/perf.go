@@ -99,8 +99,7 @@ func probePerf(path string) PerfStatus {
 	try := func(args []string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		all := append(append([]string{"record"}, perfopts.Quick(path)...), "-o", filepath.Join(tmp, "probe.data"))
-		all = append(append(all, args...), "--", "true")
+		all := perfopts.Record(path, append(append([]string{"-o", filepath.Join(tmp, "probe.data")}, args...), "--", "true")...)
 		out, err := exec.CommandContext(ctx, path, all...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("%v: %s", err, lastLine(out))
@@ -200,11 +199,11 @@ func startPerf(st PerfStatus, pid int) (*PerfRecorder, error) {
 		return nil, err
 	}
 	r.ctl, r.ack = ctlW, ackR
-	// perfopts.Quick (no BPF side-band, whose 1 s poll each recording
+	// perfopts.Record (no BPF side-band, whose 1 s poll each recording
 	// would wait out; no copies into ~/.debug); -D -1: events start
 	// disabled, enabled through the control pipe (fd 3, acknowledged on
 	// fd 4); --max-size bounds perf.data.
-	args := append(append([]string{"record"}, perfopts.Quick(st.Path)...), "-D", "-1", "--control", "fd:3,4", "--max-size="+perfMaxData, "-o", filepath.Join(tmp, "perf.data"))
+	args := perfopts.Record(st.Path, "-D", "-1", "--control", "fd:3,4", "--max-size="+perfMaxData, "-o", filepath.Join(tmp, "perf.data"))
 	r.cmd = exec.Command(st.Path, append(args, events...)...)
 	r.cmd.Stderr = r.stderr
 	r.cmd.ExtraFiles = []*os.File{ctlR, ackW}

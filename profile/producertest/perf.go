@@ -3,10 +3,7 @@ package producertest
 import "github.com/profdiff/profdiff/profile/internal/perfopts"
 
 // PerfRecord is the arguments of `perf record` with args, as profdiff's
-// captures run it: "record", the options of perfopts.Quick this perf
-// knows (no BPF side-band, whose 1 s poll each recording would wait out;
-// no copies into ~/.debug), then args. Tests run perf (the binary at
-// perf) with them.
-func PerfRecord(perf string, args ...string) []string {
-	return append(append([]string{"record"}, perfopts.Quick(perf)...), args...)
-}
+// captures run it (perfopts.Record: no BPF side-band, whose 1 s poll
+// each recording would wait out; no copies into ~/.debug). Tests run perf
+// (the binary at perf) with them.
+func PerfRecord(perf string, args ...string) []string { return perfopts.Record(perf, args...) }

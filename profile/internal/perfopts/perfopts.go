@@ -6,19 +6,19 @@ package perfopts
 import (
 	"bytes"
 	"os/exec"
-	"slices"
 	"sync"
 )
 
-// Quick returns the options of --no-bpf-event and -N that the perf binary
-// at perf lists in `perf record -h` (asked once per binary):
+// Record returns the arguments of `perf record` with args: "record", the
+// options of --no-bpf-event and -N that the perf binary at perf lists in
+// `perf record -h` (asked once per binary), then args:
 // --no-bpf-event, because perf's BPF side-band makes each recording wait
 // out a 1 s poll before it exits (perf 6.1: a recording of true takes
 // 1.2 s with it, 0.35 s without), and the BPF programs of a recorded
 // process are not what profdiff reads; -N, so that no copy of the
 // recorded binaries goes into ~/.debug (perf script runs right after the
 // recording, on the binaries themselves).
-func Quick(perf string) []string {
+func Record(perf string, args ...string) []string {
 	v, _ := known.LoadOrStore(perf, &quick{})
 	q := v.(*quick)
 	q.once.Do(func() {
@@ -29,7 +29,7 @@ func Quick(perf string) []string {
 			}
 		}
 	})
-	return slices.Clone(q.opts)
+	return append(append([]string{"record"}, q.opts...), args...)
 }
 
 var known sync.Map // perf binary → *quick
