@@ -16,10 +16,9 @@ func diffSummary(r *result.Result) []report.Block {
 	// with --wide as they were typed.
 	src := ShortSources(r.Base.Sources, r.New.Sources)
 	baseSrc, newSrc := SourceList(src[0], r.Base.Sources), SourceList(src[1], r.New.Sources)
-	baseShort, newShort := report.List(src[0], report.Text), report.List(src[1], report.Text)
 	head := diffHeadline(r)
 	return []report.Block{
-		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff: ", baseShort, " → ", newShort)},
+		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff: ", baseSrc, " → ", newSrc)},
 		report.Para{Only: report.Markdown, Lines: []report.Line{head}},
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Sample type ", report.Code(r.SampleType), ", ", kindPhrase(r.Kind),
 			". Base: ", sideFacts(r.Base), "; new: ", sideFacts(r.New), ". ", attribution(r.Analysis), ".")}},
@@ -253,7 +252,7 @@ func topSummary(t *result.TopResult) []report.Block {
 	}
 	head := topHeadline(t)
 	return []report.Block{
-		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff top: ", report.List(short, report.Text))},
+		report.Heading{Level: 3, Only: report.Markdown, Line: report.Cat("profdiff top: ", sources)},
 		report.Para{Only: report.Markdown, Lines: []report.Line{head}},
 		report.Para{Only: report.Markdown, Lines: []report.Line{report.Cat("Sample type ", report.Code(t.SampleType), ", ", kindPhrase(t.Kind),
 			". ", facts, ". ", attribution(t.Analysis), ".")}},
