@@ -297,12 +297,6 @@ func (r *reader) thread(t *thread, where string, interval float64, libs []lib, c
 			return fmt.Errorf("%s.samples: %w", where, err)
 		}
 	}
-	label := t.Name
-	if t.ProcessType != "" {
-		label += " (" + t.ProcessType + ")"
-	}
-	tid := r.nthread
-	r.nthread++
 	// Frames.
 	fLoc, fLine, fCat := t.FrameTable.col("location"), t.FrameTable.col("line"), t.FrameTable.col("category")
 	if fLoc < 0 {
@@ -351,7 +345,7 @@ func (r *reader) thread(t *thread, where string, interval float64, libs []lib, c
 	if cStack < 0 && len(ss.Data) > 0 {
 		return fmt.Errorf("%w: %s.samples has no stack column", ErrShape, where)
 	}
-	th := threadSamples{r: r, label: label, tid: tid, stacks: st, frames: frames, cats: cats}
+	th := r.threadSamples(t.Name, t.ProcessType, st, frames, cats)
 	for i, row := range ss.Data {
 		where := func() string { return fmt.Sprintf("%s.samples.data[%d]", where, i) }
 		if tm, ok := numAt(row, cTime); ok {
@@ -405,8 +399,17 @@ type threadSamples struct {
 	stacks      *stacks
 	frames      []frame
 	cats        []string
-	first, last float64 // ms: the first and last sample time
-	timed       bool
+	first, last float64 // ms: the first and last sample time (+Inf and -Inf before one)
+}
+
+// threadSamples starts the samples of the next thread read, labelled by
+// its name and process type.
+func (r *reader) threadSamples(name, processType string, st *stacks, frames []frame, cats []string) *threadSamples {
+	if processType != "" {
+		name += " (" + processType + ")"
+	}
+	r.nthread++
+	return &threadSamples{r: r, label: name, tid: r.nthread - 1, stacks: st, frames: frames, cats: cats, first: math.Inf(1), last: math.Inf(-1)}
 }
 
 // time notes a sample's time, in ms.
@@ -414,15 +417,12 @@ func (th *threadSamples) time(tm float64) {
 	if math.Abs(tm) >= maxTime {
 		return
 	}
-	if !th.timed {
-		th.first, th.last, th.timed = tm, tm, true
-	}
 	th.first, th.last = min(th.first, tm), max(th.last, tm)
 }
 
 // done notes the span of the thread's samples in the profile's.
 func (th *threadSamples) done(interval float64) {
-	if th.timed {
+	if th.last >= th.first {
 		th.r.span = max(th.r.span, th.last-th.first+interval)
 	}
 }

@@ -306,12 +306,7 @@ func (r *reader) processedThread(t *pThread, where string, stt *pStackTable, fra
 		}
 	}
 	s := &t.Samples
-	label := t.Name
-	if t.ProcessType != "" {
-		label += " (" + t.ProcessType + ")"
-	}
-	th := threadSamples{r: r, label: label, tid: r.nthread, stacks: st, frames: frames, cats: cats}
-	r.nthread++
+	th := r.threadSamples(t.Name, t.ProcessType, st, frames, cats)
 	deltas := s.TimeDeltas != nil
 	if deltas && len(s.TimeDeltas) < len(s.Stack) {
 		return fmt.Errorf("%w: %s.samples: timeDeltas has %d entries for %d samples", ErrShape, where, len(s.TimeDeltas), len(s.Stack))
