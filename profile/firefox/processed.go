@@ -148,6 +148,8 @@ func (r *reader) processed(data []byte) (*processedProfile, error) {
 	if u := m.SampleUnits; u != nil && u.Time != "" && u.Time != "ms" {
 		return nil, fmt.Errorf("%w: meta.sampleUnits.time %q: sample times are not in ms (a size profile), not read", ErrShape, u.Time)
 	}
+	// Never nil, even empty: bucketOf reads nil names as Firefox 59's
+	// category bit masks, which a processed profile never has.
 	cats := make([]string, len(m.Categories))
 	for i, c := range m.Categories {
 		cats[i] = c.Name
