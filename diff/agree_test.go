@@ -3,8 +3,6 @@ package diff
 import (
 	"bytes"
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -17,6 +15,8 @@ import (
 	"github.com/felixge/fgprof"
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
 )

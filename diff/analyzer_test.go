@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"math/rand"
 	"reflect"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // Diff and Top are pure: called again, in any order, they return the same

@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/inflate"
 	"github.com/profdiff/profdiff/profile/synth"

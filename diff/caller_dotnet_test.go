@@ -1,11 +1,11 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/symbolize"
 )
 

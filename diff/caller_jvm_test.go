@@ -1,11 +1,12 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // needCorpus returns the shared corpus of real profiles (../shared/corpus

@@ -1,12 +1,13 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // --by caller on a Node program's V8 CPU profile skips Node's built-in

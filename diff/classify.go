@@ -2,9 +2,9 @@ package diff
 
 import (
 	pprofile "github.com/google/pprof/profile"
-	"github.com/profdiff/profdiff/diff/rules"
 
 	"github.com/profdiff/profdiff/diff/classify"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"

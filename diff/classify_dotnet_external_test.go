@@ -1,12 +1,12 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/rules"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/symbolize"
 )

@@ -1,9 +1,9 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/rules"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"bytes"
-	"github.com/profdiff/profdiff/diff/result"
 	"runtime"
 	"runtime/debug"
 	"runtime/trace"
@@ -13,6 +12,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff/classify"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"

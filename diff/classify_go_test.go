@@ -7,8 +7,6 @@ package diff
 import (
 	"bytes"
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"os"
 	"regexp"
 	"runtime"
@@ -22,6 +20,8 @@ import (
 
 	"github.com/felixge/fgprof"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/symbolize"
 )

@@ -2,14 +2,14 @@ package diff
 
 import (
 	"context"
-	"github.com/profdiff/profdiff/diff/rules"
-	"github.com/profdiff/profdiff/profile/producertest"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/producertest"
 	"github.com/profdiff/profdiff/symbolize"
 )
 

@@ -3,9 +3,6 @@ package diff
 import (
 	"bufio"
 	"bytes"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
-	"github.com/profdiff/profdiff/profile/producertest"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/perfscript"
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // offcpuSide is one recording of perf script's test program

@@ -1,10 +1,10 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/rules"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 

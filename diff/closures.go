@@ -2,11 +2,11 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
 	"sort"
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/symbolize"
 )
 

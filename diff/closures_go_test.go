@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"text/template"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
 )

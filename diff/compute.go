@@ -2,13 +2,13 @@ package diff
 
 import (
 	"cmp"
-	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -4,8 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +13,8 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -1,10 +1,10 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
 	"sort"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/symbolize"
 )
 

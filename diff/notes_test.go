@@ -1,9 +1,9 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/units"
 )
 

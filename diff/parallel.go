@@ -2,11 +2,11 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 )

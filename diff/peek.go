@@ -2,10 +2,11 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
 	"math"
 	"regexp"
 	"sort"
+
+	"github.com/profdiff/profdiff/diff/result"
 )
 
 // PeekEdges is the number of callers and of callees a PeekRow keeps (the

@@ -3,13 +3,13 @@ package diff
 import (
 	"bytes"
 	"context"
-	"github.com/profdiff/profdiff/diff/result"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/fleet/fleettest"
 )

@@ -6,7 +6,6 @@ package diff
 
 import (
 	"bytes"
-	"github.com/profdiff/profdiff/diff/rules"
 	"iter"
 	"net"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // goProbe is one goroutine parked in (or running) a known state.

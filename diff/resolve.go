@@ -1,12 +1,12 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
 	"path"
 
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff/classify"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"

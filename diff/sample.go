@@ -2,8 +2,6 @@ package diff
 
 import (
 	"errors"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"regexp"
 	"strings"
 
@@ -11,6 +9,8 @@ import (
 
 	"github.com/profdiff/profdiff/diff/classify"
 	"github.com/profdiff/profdiff/diff/internal/stop"
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"

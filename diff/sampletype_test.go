@@ -2,10 +2,10 @@ package diff
 
 import (
 	"errors"
-	"github.com/profdiff/profdiff/diff/result"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -3,10 +3,10 @@ package diff
 import (
 	"context"
 	"errors"
-	"github.com/profdiff/profdiff/diff/result"
 	"testing"
 
 	"github.com/profdiff/profdiff/diff/internal/stop"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/synth"
 )

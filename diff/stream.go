@@ -2,10 +2,10 @@ package diff
 
 import (
 	"errors"
-	"github.com/profdiff/profdiff/diff/result"
 	"io"
 
 	"github.com/profdiff/profdiff/diff/internal/stop"
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/symbolize"

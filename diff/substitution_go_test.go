@@ -7,7 +7,6 @@ package diff
 // character changes.
 
 import (
-	"github.com/profdiff/profdiff/diff/rules"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/report"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // substSleep is the base side's wait: a plain sleep.

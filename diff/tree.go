@@ -3,7 +3,6 @@ package diff
 import (
 	"context"
 	"fmt"
-	"github.com/profdiff/profdiff/diff/rules"
 	"runtime"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff/internal/stop"
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // CallTree collects the bucketed samples' stacks as they stream by (method

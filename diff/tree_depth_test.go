@@ -2,10 +2,10 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -1,11 +1,12 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 )
 
 // A level's grouping is a stable sort of the records by their id at that

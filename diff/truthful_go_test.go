@@ -9,9 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
-	"github.com/profdiff/profdiff/profile/producertest"
 	"math"
 	"os"
 	"os/exec"
@@ -27,7 +24,10 @@ import (
 	"github.com/felixge/fgprof"
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // windowProfile returns the runtime profile name ("mutex", "block") of

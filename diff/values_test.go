@@ -3,8 +3,6 @@ package diff
 import (
 	"bytes"
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/diff/rules"
 	"math"
 	"regexp"
 	"runtime"
@@ -14,6 +12,8 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -1,14 +1,14 @@
 package diff
 
 import (
-	"github.com/profdiff/profdiff/diff/result"
-	"github.com/profdiff/profdiff/profile/producertest"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/producertest"
 )
 
 // recordClones builds testdata/variants/clones.c with gcc -O2 (whose

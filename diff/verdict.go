@@ -2,11 +2,11 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/rules"
 	"sort"
 	"strings"
 
 	"github.com/profdiff/profdiff/diff/result"
+	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/diff/units"
 	"github.com/profdiff/profdiff/profile"
 )

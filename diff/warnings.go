@@ -2,13 +2,13 @@ package diff
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/diff/result"
 	"go/version"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
 )
 

@@ -12,10 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/profile/internal/corpus"
-
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/internal/corpus"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/symbolize"
 )

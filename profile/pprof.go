@@ -8,10 +8,9 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
-
-	"github.com/profdiff/profdiff/profile/fleet"
 )
 
 // parsePprofOrText reads what no binary reader of the registry sniffed:

@@ -13,12 +13,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
-
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/internal/fixture"
+	goldenfile "github.com/profdiff/profdiff/diff/internal/golden"
 	"github.com/profdiff/profdiff/diff/present"
 	"github.com/profdiff/profdiff/diff/render"
 	"github.com/profdiff/profdiff/diff/result"

@@ -9,11 +9,10 @@ import (
 	"slices"
 	"testing"
 
-	pprofile "github.com/google/pprof/profile"
-
 	"github.com/chromedp/cdproto/io"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
+	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff/render/browser"
 	"github.com/profdiff/profdiff/profile/internal/labels"

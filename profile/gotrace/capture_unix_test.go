@@ -5,7 +5,6 @@ package gotrace
 import (
 	"bytes"
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/labels"
 	"net"
 	"os"
 	"os/exec"
@@ -21,6 +20,8 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 	xtrace "golang.org/x/exp/trace"
+
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 // blockTime is how long each scenario goroutine blocks.

@@ -42,8 +42,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/build"
-	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"io"
 	"maps"
 	"math"
@@ -55,7 +53,9 @@ import (
 	pprofile "github.com/google/pprof/profile"
 	"golang.org/x/exp/trace"
 
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/labels"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
 // The samples Parse writes carry profdiff's label contract (documented at

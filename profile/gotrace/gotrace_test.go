@@ -1,16 +1,16 @@
 package gotrace
 
 import (
-	"github.com/profdiff/profdiff/profile/internal/labels"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/profdiff/profdiff/profile/internal/corpus"
-
 	"golang.org/x/exp/trace"
+
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 // corpusDir is the shared corpus folder; the test skips when it is absent.

@@ -3,9 +3,10 @@ package nettrace
 import (
 	"errors"
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"math"
 	"strconv"
+
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
 // Providers and events profdiff reads. The CLR's runtime, rundown and

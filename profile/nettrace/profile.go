@@ -55,7 +55,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/build"
 	"math"
 	"path"
 	"slices"
@@ -65,6 +64,7 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 

@@ -15,15 +15,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/profdiff/profdiff/profile/internal/corpus"
-	"github.com/profdiff/profdiff/profile/internal/readertest"
-
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/diff/rules"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/perfscript"
 )
 

@@ -107,10 +107,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/build"
-	"github.com/profdiff/profdiff/profile/internal/loaderr"
-	"github.com/profdiff/profdiff/profile/internal/perfevent"
-	"github.com/profdiff/profdiff/symbolize"
 	"math"
 	"path"
 	"regexp"
@@ -119,6 +115,11 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"github.com/profdiff/profdiff/profile/internal/perfevent"
+	"github.com/profdiff/profdiff/symbolize"
 )
 
 // MaxFrames is the deepest stack a sample may have (perf's own limit,

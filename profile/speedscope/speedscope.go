@@ -66,8 +66,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/build"
-	"github.com/profdiff/profdiff/profile/internal/loaderr"
 	"math"
 	"strconv"
 	"strings"
@@ -75,7 +73,9 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/labels"
+	"github.com/profdiff/profdiff/profile/internal/loaderr"
 )
 
 const (

@@ -33,8 +33,6 @@ package synth
 
 import (
 	"fmt"
-	"github.com/profdiff/profdiff/profile/internal/build"
-	"github.com/profdiff/profdiff/profile/internal/labels"
 	"hash/fnv"
 	"io"
 	"math"
@@ -43,6 +41,9 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
 // Side selects which profile of a pair Generate builds.
