@@ -109,7 +109,7 @@ var sgr = regexp.MustCompile(`\x1b\[(0|31|32|33|1;31)m`)
 func terminalSafe(s string) string {
 	for i, r := range s {
 		switch {
-		case r == utf8.RuneError:
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"): // not U+FFFD itself, what an invalid byte may become
 			return fmt.Sprintf("a byte that is not UTF-8 at %d", i)
 		case r < 0x20 && r != '\t' && r != '\n', r == 0x7f, r >= 0x80 && r <= 0x9f:
 			return fmt.Sprintf("control %U at %d", r, i)
