@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,7 +73,8 @@ var pipelineVariants = [][]string{
 // one column count and no cell a spreadsheet evaluates, tables, Markdown
 // and folded stacks that a terminal cannot act on, Markdown tables that
 // keep their shape, SVG that is well-formed XML and an html page whose
-// tags and scripts are its own; write no NaN or Inf the input did not
+// tags and scripts are its own, JSON whose shares are fractions that sum
+// to 1 over the buckets; write no NaN or Inf the input did not
 // have; and the run repeated writes the same bytes. The diff against
 // itself must differ in nothing and change nothing (selfDiffProblems).
 func FuzzPipeline(f *testing.F) {
@@ -250,6 +252,8 @@ func formatProblems(format, out string, color bool) []string {
 			add("JSON: %v", err)
 		} else if _, err := dec.Token(); err != io.EOF {
 			add("JSON: more than one value (%v)", err)
+		} else {
+			problems = append(problems, shareProblems(out)...)
 		}
 	case "svg":
 		problems = append(problems, svgProblems(out)...)
@@ -295,6 +299,39 @@ func selfDiffProblems(format, out, stderr string) []string {
 	for _, c := range doc.Verdict.Caveats {
 		if strings.HasSuffix(c.Code, "-differ") {
 			problems = append(problems, fmt.Sprintf("compared with itself: caveat %s", c.Code))
+		}
+	}
+	return problems
+}
+
+// shareProblems: in the JSON document of top or diff every share of a
+// bucket or method row (share, base, new, bucket_share) is a fraction
+// 0..1, and each side's bucket shares sum to 1, or to 0 for a side
+// without samples.
+func shareProblems(out string) []string {
+	var doc struct{ Buckets, Methods []map[string]any }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return nil // formatProblems says so
+	}
+	var problems []string
+	sums := map[string]float64{}
+	for i, row := range slices.Concat(doc.Buckets, doc.Methods) {
+		for _, k := range []string{"share", "base", "new", "bucket_share"} {
+			v, ok := row[k].(float64)
+			if !ok {
+				continue
+			}
+			if v < 0 || v > 1+1e-9 {
+				problems = append(problems, fmt.Sprintf("%s %v of %.200v is no fraction", k, v, row))
+			}
+			if i < len(doc.Buckets) {
+				sums[k] += v
+			}
+		}
+	}
+	for k, sum := range sums {
+		if math.Abs(sum) > 1e-9 && math.Abs(sum-1) > 1e-6 {
+			problems = append(problems, fmt.Sprintf("the buckets' %s sums to %v", k, sum))
 		}
 	}
 	return problems
@@ -543,6 +580,8 @@ func TestPipelineChecks(t *testing.T) {
 		{"csv", "section,name\nmethod\n"},
 		{"json", `{"a": NaN}`},
 		{"json", "{}\nprofdiff: warning: x\n"},
+		{"json", `{"buckets":[{"bucket":"cpu","share":0.5},{"bucket":"gc","share":0.4}]}`},
+		{"json", `{"methods":[{"name":"f","base":1.5}]}`},
 		{"folded", "main;f\n"},
 		{"difffolded", "main;f 1\n"},
 		{"table", "main.f\x1b[2J\n"},
