@@ -25,11 +25,11 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	pprofile "github.com/google/pprof/profile"
 )
@@ -58,6 +58,10 @@ var pipelineVariants = [][]string{
 	{"--color", "always", "--width", "40"},
 }
 
+// recipeMode is the bit of FuzzPipeline's opts that reads its data as a
+// recipe (recipePprof) rather than as the profile's bytes.
+const recipeMode = 0x40
+
 // FuzzPipeline: one profile and two selector bytes. Each input runs four
 // commands: top of it, diff of it against itself, diff of it against
 // net11 (either way round) and wait on it, each in a format form picks
@@ -67,6 +71,9 @@ var pipelineVariants = [][]string{
 // command at a time costs about 10 ms on a small input (a load ends
 // with a collection), so an input runs five, not every format of each:
 // the fuzzer's coverage steers form and opts as it does the profile.
+// With opts' recipeMode bit the data is a recipe of a profile that
+// loads, so that mutations explore what follows the reader: any names,
+// values, labels and stack shapes, written with the pprof library.
 // Each run must: finish within pipelineDeadline without a panic; exit 0,
 // or exit 2 with one message naming the source; write warnings to stderr
 // once each and escaped; write JSON that parses, CSV that parses with
@@ -78,12 +85,20 @@ var pipelineVariants = [][]string{
 // have; and the run repeated writes the same bytes. The diff against
 // itself must differ in nothing and change nothing (selfDiffProblems).
 func FuzzPipeline(f *testing.F) {
-	for i, seed := range pipelineSeeds(f) {
+	files := pipelineSeeds(f)
+	for i, seed := range files {
 		f.Add(seed, uint8(i), uint8(i))
+	}
+	for i, seed := range recipeSeeds() {
+		f.Add(seed, uint8(len(files)+i), uint8(recipeMode|i))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, form, opts uint8) {
 		input := filepath.Join(t.TempDir(), "in.prof")
-		if err := os.WriteFile(input, data, 0o644); err != nil {
+		file := data
+		if opts&recipeMode != 0 {
+			file = recipePprof(t, data)
+		}
+		if err := os.WriteFile(input, file, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		k := int(form) % len(pipelineFormats)
@@ -425,8 +440,8 @@ func firstDiff(a, b string) string {
 
 // pipelineSeeds are small real profiles: files made by real producers
 // that the repository holds, profiles runtime/pprof and runtime/trace
-// write now, the hostile names of TestHostileNamesInEveryFormat as pprof,
-// and folded stacks (a text people write by hand) of odd shapes.
+// write now, and the hostile names of TestHostileNamesInEveryFormat as
+// pprof.
 func pipelineSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
 	for _, path := range []string{
@@ -447,36 +462,119 @@ func pipelineSeeds(f *testing.F) [][]byte {
 	}
 	seeds = append(seeds, runtimeSeeds(f)...)
 
-	// The hostile names (the 1 MiB one cut to 10 KiB), as a CPU profile and
-	// as a mutex profile whose holders they are.
-	names := slices.Clone(hostileNames)
-	names[len(names)-1] = names[len(names)-1][:10<<10]
-	names = append(names, "main.script<script>alert(1)</script>", "main.bad\xff\xfeutf8")
+	// The hostile names, as a CPU profile and as a mutex profile whose
+	// holders they are.
+	names := seedNames()
 	seeds = append(seeds,
 		namedPprof(f, names, []string{"samples/count", "cpu/nanoseconds"}, 1, 1e7, "", func(n int64) []int64 { return []int64{n, n * 1e7} }),
 		namedPprof(f, names, []string{"contentions/count", "delay/nanoseconds"}, 0, 1, "sync.(*Mutex).Unlock", func(n int64) []int64 { return []int64{n, n * 1e6} }),
 		oddPprof(f))
 
-	// Folded stacks of odd shapes; the names a folded file can hold (it is
-	// text: a control character makes it binary).
+	return seeds
+}
+
+// seedNames are the hostile names of TestHostileNamesInEveryFormat (the
+// 1 MiB one cut to 10 KiB), a script and bytes that are not UTF-8.
+func seedNames() []string {
+	names := slices.Clone(hostileNames)
+	names[len(names)-1] = names[len(names)-1][:10<<10]
+	return append(names, "main.script<script>alert(1)</script>", "main.bad\xff\xfeutf8")
+}
+
+// recipeSeeds are recipes (recipePprof) of odd shapes: the seed names, a
+// stack 5,000 frames deep, one sample, values near the int64 maximum,
+// bidi controls, labels and a sample with no stack.
+func recipeSeeds() [][]byte {
 	var deep strings.Builder
 	for i := range 5000 {
 		fmt.Fprintf(&deep, "f%d;", i%7)
 	}
 	var flat strings.Builder
-	for _, n := range names {
-		if !strings.ContainsFunc(n, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError }) {
-			fmt.Fprintf(&flat, "main.main;%s 3\n", strings.ReplaceAll(n, ";", ","))
-		}
+	flat.WriteByte(1) // samples and cpu
+	for _, n := range seedNames() {
+		fmt.Fprintf(&flat, "main.main;%s 3\n", strings.ReplaceAll(strings.ReplaceAll(n, ";", ","), "\n", `\n`))
 	}
-	seeds = append(seeds,
+	return [][]byte{
 		[]byte(flat.String()),
-		[]byte(strings.TrimSuffix(deep.String(), ";")+" 1\nf0 1\n"),
-		[]byte("main.one 1\n"),
-		[]byte("a;b 4611686018427387903\nc 4611686018427387903\n"),
-		[]byte("a;\u202eb\u202c;\u2066c 5\nsync.(*Mutex).Lock;runtime.gopark 0\nx 1\n"),
-	)
-	return seeds
+		[]byte("\x00" + strings.TrimSuffix(deep.String(), ";") + " 1\nf0 1\n"),
+		[]byte("\x00main.one 1\n"),
+		[]byte("\x04a;b 4611686018427387903\nc 4611686018427387903\n"),
+		[]byte("\x85a;\u202eb\u202c;\u2066c 5\nsync.(*Mutex).Lock;runtime.gopark 0\n#pid=1;#tid=\x1b[2J;x 1\n 7\n"),
+	}
+}
+
+// recipeTypes are the sample types a recipe picks from.
+var recipeTypes = []*pprofile.ValueType{
+	{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}, {Type: "delay", Unit: "nanoseconds"},
+	{Type: "contentions", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}, {Type: "wall", Unit: "nanoseconds"},
+	{Type: "goroutine", Unit: "count"},
+}
+
+// recipePprof writes with the pprof library the profile recipe says, a
+// profile that loads whatever the recipe, so that a mutation of it meets
+// the engine and the renderers rather than a reader's refusal. The first
+// byte picks one to three sample types (recipeTypes, from (b/3)%7 on,
+// b%3+1 of them), a 10 ms period when its 0x80 bit is set and a 10 s
+// duration when its 0x40 bit is; each further line is a sample, folded
+// stacks' way: frames root first split at ';', then a space and the
+// value (the line's length when it is no number) for every type. A frame
+// "#k=v" is a label instead, and `\n` in a name a line break.
+func recipePprof(t *testing.T, recipe []byte) []byte {
+	var head byte
+	if len(recipe) > 0 {
+		head, recipe = recipe[0], recipe[1:]
+	}
+	p := &pprofile.Profile{}
+	for i := range int(head%3) + 1 {
+		p.SampleType = append(p.SampleType, recipeTypes[(int(head/3)+i)%len(recipeTypes)])
+	}
+	p.PeriodType = p.SampleType[0]
+	if head&0x80 != 0 {
+		p.Period = 1e7
+	}
+	if head&0x40 != 0 {
+		p.DurationNanos = 10e9
+	}
+	locs := map[string]*pprofile.Location{}
+	for _, line := range strings.Split(string(recipe), "\n") {
+		stack, value := line, int64(len(line))
+		if i := strings.LastIndexByte(line, ' '); i >= 0 {
+			if v, err := strconv.ParseInt(line[i+1:], 10, 64); err == nil {
+				stack, value = line[:i], v
+			}
+		}
+		s := &pprofile.Sample{}
+		for _, name := range strings.Split(stack, ";") {
+			if k, v, ok := strings.Cut(strings.TrimPrefix(name, "#"), "="); ok && strings.HasPrefix(name, "#") {
+				if s.Label == nil {
+					s.Label = map[string][]string{}
+				}
+				s.Label[k] = append(s.Label[k], v)
+				continue
+			}
+			if name == "" {
+				continue
+			}
+			name = strings.ReplaceAll(name, `\n`, "\n")
+			loc, ok := locs[name]
+			if !ok {
+				fn := &pprofile.Function{ID: uint64(len(locs) + 1), Name: name, SystemName: name}
+				loc = &pprofile.Location{ID: fn.ID, Line: []pprofile.Line{{Function: fn}}}
+				locs[name] = loc
+				p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
+			}
+			s.Location = append([]*pprofile.Location{loc}, s.Location...) // leaf first
+		}
+		for range p.SampleType {
+			s.Value = append(s.Value, value)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // runtimeSeeds: this process's goroutine profile (pprof and its text),
