@@ -447,7 +447,6 @@ func pipelineSeeds(f *testing.F) [][]byte {
 	for _, path := range []string{
 		"../../profile/otlp/testdata/cpu-base.pb.gz", // runtime/pprof CPU profile
 		"../../profile/otlp/testdata/heap.pb.gz",     // runtime/pprof heap profile
-		"../../profile/otlp/testdata/cpu-base.otlp.pb",
 		"../../profile/speedscope/testdata/pprof.speedscope.json",
 		"../../profile/jfr/testdata/ap2.9-cpu.jfr",
 		"../../profile/jfr/testdata/ap4.2.1-lock.jfr",
@@ -577,10 +576,9 @@ func recipePprof(t *testing.T, recipe []byte) []byte {
 	return buf.Bytes()
 }
 
-// runtimeSeeds: this process's goroutine profile (pprof and its text),
-// and block and mutex profiles and an execution trace of a few
-// milliseconds of channel waits and lock contention, as runtime/pprof and
-// runtime/trace write them.
+// runtimeSeeds: this process's goroutine profile, and block and mutex
+// profiles and an execution trace of a few milliseconds of channel waits
+// and lock contention, as runtime/pprof and runtime/trace write them.
 func runtimeSeeds(f *testing.F) [][]byte {
 	write := func(name string, debug int) []byte {
 		var buf bytes.Buffer
@@ -589,7 +587,7 @@ func runtimeSeeds(f *testing.F) [][]byte {
 		}
 		return buf.Bytes()
 	}
-	seeds := [][]byte{write("goroutine", 0), write("goroutine", 1)}
+	seeds := [][]byte{write("goroutine", 0)}
 
 	runtime.SetBlockProfileRate(1)
 	defer runtime.SetBlockProfileRate(0)
