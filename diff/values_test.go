@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,6 +275,23 @@ func TestComparabilityWarnings(t *testing.T) {
 	r = diffOf(t, Options{}, small, folded(t, "big.folded", big.String()))
 	if all := strings.Join(r.Warnings, "\n"); !strings.Contains(all, "sample counts differ: base 10 samples, new 100") || strings.Contains(all, "producers") {
 		t.Errorf("warnings %q: want sample counts, not producers", r.Warnings)
+	}
+
+	// Counts near the int64 maximum compare as they are: a profile with
+	// itself has no count that differs (RecordsRatio times them wrapped
+	// negative, so they did).
+	huge := folded(t, "huge.folded", "a;b 4611686018427387903\nc 4611686018427387903\n")
+	r = diffOf(t, Options{}, huge, huge)
+	if all := strings.Join(r.Warnings, "\n"); strings.Contains(all, "sample counts differ") || slices.ContainsFunc(r.Verdict.Caveats, func(c result.Caveat) bool { return c.Code == result.CaveatSamplesDiffer }) {
+		t.Errorf("a profile of 2^63-2 samples compared with itself: warnings %q, caveats %v", r.Warnings, r.Verdict.Caveats)
+	}
+	for _, c := range []struct {
+		rb, rn int64
+		want   bool
+	}{{10, 40, false}, {10, 41, true}, {41, 10, true}, {0, 100, false}, {math.MaxInt64, math.MaxInt64 / 4, true}, {math.MaxInt64, math.MaxInt64/4 + 1, false}} {
+		if got := recordsDiffer(c.rb, c.rn); got != c.want {
+			t.Errorf("recordsDiffer(%d, %d) = %v, want %v", c.rb, c.rn, got, c.want)
+		}
 	}
 
 	mutex := func(name, v string) *profile.Loaded {

@@ -268,7 +268,7 @@ func (a *Analyzer) caveats(r *result.Result) []result.Caveat {
 	switch {
 	case few != nil:
 		add(result.CaveatFewSamples, "few samples (%s)", strings.Join(few, ", "))
-	case rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn):
+	case recordsDiffer(rb, rn):
 		add(result.CaveatSamplesDiffer, "sample counts differ (%d, %d)", rb, rn)
 	}
 	if base.format != "" && nw.format != "" && base.format != nw.format {

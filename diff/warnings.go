@@ -88,6 +88,15 @@ func periodList(m map[int64]bool) string {
 // than the other before a warning says their noise differs.
 const RecordsRatio = 4
 
+// recordsDiffer says whether one side's sampled events, rb or rn, are
+// more than RecordsRatio times the other's (both non-zero). It divides
+// rather than multiplies: counts summed from a profile's values may lie
+// near the int64 maximum, where RecordsRatio times them wraps negative.
+func recordsDiffer(rb, rn int64) bool {
+	hi, lo := max(rb, rn), min(rb, rn)
+	return lo > 0 && (hi-1)/RecordsRatio >= lo // hi > RecordsRatio*lo
+}
+
 // UnknownShare is the share of all recorded time, on either side, of
 // native-or-blocked time no frame places (Result.Unknown) from which the
 // verdict says the buckets leave it out.
@@ -121,7 +130,7 @@ func (a *Analyzer) crossWarnings(r *result.Result, rt *rates) []string {
 		}
 		w = append(w, fmt.Sprintf("thread counts differ: base %d threads, new %d; thread time is the sum over threads, so a side with more (often idle) threads gives each state a different share: %s", tb, tn, what))
 	}
-	if rb, rn := r.Base.Records, r.New.Records; rb > 0 && rn > 0 && max(rb, rn) > RecordsRatio*min(rb, rn) {
+	if rb, rn := r.Base.Records, r.New.Records; recordsDiffer(rb, rn) {
 		w = append(w, fmt.Sprintf("sample counts differ: base %d samples, new %d; the smaller side's numbers are noisier (the ~ marks account for it)", rb, rn))
 	}
 	if base.format != "" && nw.format != "" && base.format != nw.format {

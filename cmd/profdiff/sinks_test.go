@@ -59,12 +59,20 @@ func hostileContention(t *testing.T, path, lock string) {
 		func(n int64) []int64 { return []int64{n, n * 1e6} })
 }
 
-// writeHostile writes to path a profile of 10 s of the sample types
-// types ("type/unit"), sampled every period of types[periodType], with a
-// sample per hostile name, the name its leaf or, with leaf set, its
-// leaf's caller, valued values(10+i) for the name's index i.
+// writeHostile writes to path the namedPprof profile of hostileNames.
 func writeHostile(t *testing.T, path string, types []string, periodType int, period int64, leaf string, values func(n int64) []int64) {
 	t.Helper()
+	if err := os.WriteFile(path, namedPprof(t, hostileNames, types, periodType, period, leaf, values), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// namedPprof is a pprof profile, written with the pprof library, of 10 s
+// of the sample types types ("type/unit"), sampled every period of
+// types[periodType], with a sample per name, the name its leaf or, with
+// leaf set, its leaf's caller, valued values(10+i) for the name's index i.
+func namedPprof(tb testing.TB, names, types []string, periodType int, period int64, leaf string, values func(n int64) []int64) []byte {
+	tb.Helper()
 	p := &pprofile.Profile{Period: period, DurationNanos: 10e9}
 	for _, s := range types {
 		typ, unit, _ := strings.Cut(s, "/")
@@ -79,18 +87,16 @@ func writeHostile(t *testing.T, path string, types []string, periodType int, per
 	}
 	var under []*pprofile.Location
 	if leaf != "" {
-		under = append(under, loc(len(hostileNames)+1, leaf))
+		under = append(under, loc(len(names)+1, leaf))
 	}
-	for i, name := range hostileNames {
+	for i, name := range names {
 		p.Sample = append(p.Sample, &pprofile.Sample{Location: append(slices.Clone(under), loc(i+1, name)), Value: values(int64(10 + i))})
 	}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return buf.Bytes()
 }
 
 // sgr matches the colour codes profdiff writes itself (diff/render's
@@ -103,7 +109,7 @@ var sgr = regexp.MustCompile(`\x1b\[(0|31|32|33|1;31)m`)
 func terminalSafe(s string) string {
 	for i, r := range s {
 		switch {
-		case r == utf8.RuneError:
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"): // not U+FFFD itself, what an invalid byte may become
 			return fmt.Sprintf("a byte that is not UTF-8 at %d", i)
 		case r < 0x20 && r != '\t' && r != '\n', r == 0x7f, r >= 0x80 && r <= 0x9f:
 			return fmt.Sprintf("control %U at %d", r, i)
@@ -267,32 +273,41 @@ func TestHostileNamesInEveryFormat(t *testing.T) {
 			if f != "markdown" {
 				continue
 			}
-			// Every row of a Markdown table has as many cells as its
-			// header, and no HTML or link is outside a code span.
-			want := -1
-			for _, line := range strings.Split(out, "\n") {
-				if !strings.HasPrefix(line, "|") {
-					want = -1
-					continue
-				}
-				if want < 0 {
-					want = cells(line)
-				} else if n := cells(line); n != want {
-					t.Errorf("%s: a row with %d pipes under a header with %d: %.200q", what, n, want, line)
-				}
-			}
-			// (wait's prose names sites outside code spans, escaped: an
-			// escaped bracket, "\](", starts no link.)
-			for _, line := range strings.Split(out, "\n") {
-				spans := strings.Split(line, "`")
-				for i := 0; i < len(spans); i += 2 { // outside code spans
-					if html := strings.Index(spans[i], "<img"); html >= 0 && !strings.HasSuffix(spans[i][:html], `\`) || strings.Contains(strings.ReplaceAll(spans[i], `\](`, ""), "](") {
-						t.Errorf("%s: HTML or a link outside a code span: %.200q", what, line)
-					}
-				}
+			for _, problem := range markdownProblems(out) {
+				t.Errorf("%s: %s", what, problem)
 			}
 		}
 	}
+}
+
+// markdownProblems says what in Markdown md breaks its shape or renders
+// what a name carried: a table row with more or fewer cells than its
+// header, an <img or a link outside a code span.
+func markdownProblems(md string) []string {
+	var problems []string
+	want := -1
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			want = -1
+			continue
+		}
+		if want < 0 {
+			want = cells(line)
+		} else if n := cells(line); n != want {
+			problems = append(problems, fmt.Sprintf("a row with %d pipes under a header with %d: %.200q", n, want, line))
+		}
+	}
+	// (wait's prose names sites outside code spans, escaped: an escaped
+	// bracket, "\](", starts no link.)
+	for _, line := range strings.Split(md, "\n") {
+		spans := strings.Split(line, "`")
+		for i := 0; i < len(spans); i += 2 { // outside code spans
+			if html := strings.Index(spans[i], "<img"); html >= 0 && !strings.HasSuffix(spans[i][:html], `\`) || strings.Contains(strings.ReplaceAll(spans[i], `\](`, ""), "](") {
+				problems = append(problems, fmt.Sprintf("HTML or a link outside a code span: %.200q", line))
+			}
+		}
+	}
+	return problems
 }
 
 // TestHostileServerAnswers has a loopback server answer a URL source

@@ -235,6 +235,18 @@ func newWalker(opts Options) *walker {
 	}
 }
 
+// parserError is the message of x/exp/trace's error err up to its first
+// line break: after "failed to advance" the parser dumps its state, with
+// goroutines in map order, so the rest of the message differs from run
+// to run and holds nothing a reader can act on.
+func parserError(err error) string {
+	msg, _, cut := strings.Cut(err.Error(), "\n")
+	if cut {
+		msg = strings.TrimSuffix(msg, ": frontier:")
+	}
+	return msg
+}
+
 func (w *walker) walk(data []byte) error {
 	if !Looks(data) {
 		return errors.New("not a Go execution trace (no \"go 1.N trace\" header)")
@@ -242,7 +254,7 @@ func (w *walker) walk(data []byte) error {
 	w.version = Version(data)
 	r, err := trace.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return fmt.Errorf("unreadable Go execution trace (go %s): %v", w.version, err)
+		return fmt.Errorf("unreadable Go execution trace (go %s): %s", w.version, parserError(err))
 	}
 	events := 0
 	for {
@@ -251,7 +263,7 @@ func (w *walker) walk(data []byte) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("corrupt Go execution trace (go %s) after %d events: %v", w.version, events, err)
+			return fmt.Errorf("corrupt Go execution trace (go %s) after %d events: %s", w.version, events, parserError(err))
 		}
 		events++
 		t := ev.Time()

@@ -1,6 +1,7 @@
 package gotrace
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -190,5 +191,18 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 		checkWindow(t, name, data)
+	}
+}
+
+// A trace the parser cannot advance through fails with one line that is
+// the same every time: x/exp/trace's message goes on with a dump of its
+// state, goroutines in map order, which the error leaves out.
+func TestParserErrorIsItsFirstLine(t *testing.T) {
+	dump := "broken trace: failed to advance: frontier:\n[gen=1]\n\nM 12739 [GoStart time=18477568637248 g=28 g_seq=105]\n\nG 25 [status=Waiting seq=1 (gen=1)]\nG 1 [status=Waiting seq=0 (gen=1)]\n\nGC 0 Undetermined\n"
+	if got, want := parserError(errors.New(dump)), "broken trace: failed to advance"; got != want {
+		t.Errorf("parserError = %q, want %q", got, want)
+	}
+	if got, want := parserError(errors.New("bad header: unknown version")), "bad header: unknown version"; got != want {
+		t.Errorf("parserError = %q, want %q", got, want)
 	}
 }
