@@ -119,6 +119,8 @@ func FuzzPerfScriptPaths(f *testing.F) {
 			checkProfile(t, "perfscript.CriticalPaths", p)
 		case err != nil && strings.TrimSpace(err.Error()) == "":
 			t.Errorf("perfscript.CriticalPaths: empty error message")
+		case err != nil:
+			checkNotRecovered(t, "perfscript.CriticalPaths", err)
 		}
 	})
 }
@@ -236,6 +238,8 @@ func FuzzGoTrace(f *testing.F) {
 			checkProfile(t, "gotrace.Blame paths", b.Paths)
 		} else if strings.TrimSpace(err.Error()) == "" {
 			t.Errorf("gotrace.Blame: empty error message")
+		} else {
+			checkNotRecovered(t, "gotrace.Blame", err)
 		}
 		checkParse(t, data)
 	})
@@ -362,6 +366,7 @@ func checkLoaded(t *testing.T, source string, l *profile.Loaded, err error) {
 		if strings.ContainsAny(msg, "\r\n") {
 			t.Errorf("error %q spans lines", msg)
 		}
+		checkNotRecovered(t, "Parse", err)
 		return
 	}
 	if l == nil || l.Profile == nil {
@@ -392,6 +397,7 @@ func checkReader(t *testing.T, reader string, p *pprofile.Profile, warns []strin
 		if strings.TrimSpace(err.Error()) == "" {
 			t.Errorf("%s: empty error message", reader)
 		}
+		checkNotRecovered(t, reader, err)
 		return
 	}
 	if p == nil {
@@ -402,6 +408,18 @@ func checkReader(t *testing.T, reader string, p *pprofile.Profile, warns []strin
 		if strings.TrimSpace(w) == "" {
 			t.Errorf("%s: empty warning", reader)
 		}
+	}
+}
+
+// checkNotRecovered fails on an error made from a recovered panic
+// (Parse's guard says "parser failed", gotrace's and nettrace's "reader
+// failed"): the guard keeps the program alive, but its message names a
+// runtime error, not what is wrong in the input and where, so the reader
+// must refuse such input itself.
+func checkNotRecovered(t *testing.T, reader string, err error) {
+	t.Helper()
+	if msg := err.Error(); strings.Contains(msg, "parser failed") || strings.Contains(msg, "reader failed") {
+		t.Errorf("%s: a panic turned into an error: %s", reader, msg)
 	}
 }
 

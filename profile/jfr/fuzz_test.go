@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,13 +49,31 @@ func boundMinimize() {
 	}
 }
 
+// fuzzParse: an error is one non-empty line and comes without a profile;
+// a profile is valid, with no negative value, and its warnings are
+// single lines.
 func fuzzParse(t *testing.T, data []byte) {
-	p, _, err := Parse(data)
+	p, warns, err := Parse(data)
 	if err != nil {
+		if msg := err.Error(); p != nil || strings.TrimSpace(msg) == "" || strings.ContainsAny(msg, "\r\n") {
+			t.Fatalf("profile %v with error %q", p != nil, msg)
+		}
 		return
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Fatalf("Parse accepted input but made an invalid profile: %v", err)
+	}
+	for i, s := range p.Sample {
+		for j, v := range s.Value {
+			if v < 0 {
+				t.Fatalf("sample %d value %d (%s) is %d", i, j, p.SampleType[j].Type, v)
+			}
+		}
+	}
+	for _, w := range warns {
+		if strings.TrimSpace(w) == "" || strings.ContainsAny(w, "\r\n") {
+			t.Errorf("warning %q is not one line", w)
+		}
 	}
 }
 

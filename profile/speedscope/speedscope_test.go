@@ -460,6 +460,9 @@ func FuzzParse(f *testing.F) {
 			if p != nil {
 				t.Fatal("profile and error")
 			}
+			if strings.Contains(err.Error(), "parser failed") {
+				t.Errorf("a panic turned into an error: %v", err) // it names no place in the input
+			}
 			return
 		}
 		if err := p.CheckValid(); err != nil {
