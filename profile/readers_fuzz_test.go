@@ -3,10 +3,11 @@ package profile_test
 // Fuzz targets for every reader: one per format, the containers, and Load
 // on arbitrary bytes. Each checks properties, not only the absence of a
 // panic: an error is a non-empty one-line *profile.Error naming the
-// source; a profile passes CheckValid, has samples and no negative value
-// (unless it is a pprof diff), and its bucket shares through the analyzer
-// lie in [0, 1] and sum to 1. Format readers are also called directly,
-// since Parse turns a panic into an error.
+// source, and not a panic that a guard recovered; a read allocates at
+// most readertest.AllocLimit; a profile passes CheckValid, has samples
+// and no negative value (unless it is a pprof diff), and its bucket
+// shares through the analyzer lie in [0, 1] and sum to 1. Format readers
+// are also called directly, since Parse turns a panic into an error.
 //
 // Seeds are made at seed time by the real tools where they are here
 // (runtime/pprof, runtime/trace, perf record), by profile/synth, and taken
@@ -44,6 +45,7 @@ import (
 	"github.com/profdiff/profdiff/profile/firefox"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/producertest"
@@ -120,7 +122,7 @@ func FuzzPerfScriptPaths(f *testing.F) {
 		case err != nil && strings.TrimSpace(err.Error()) == "":
 			t.Errorf("perfscript.CriticalPaths: empty error message")
 		case err != nil:
-			checkNotRecovered(t, "perfscript.CriticalPaths", err)
+			readertest.NotRecovered(t, "perfscript.CriticalPaths", err)
 		}
 	})
 }
@@ -212,7 +214,10 @@ func fuzzReader(f *testing.F, seeds [][]byte, format, name string, read func([]b
 	addAll(f, seeds)
 	addCorpus(f, format)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, warns, err := read(data)
+		var p *pprofile.Profile
+		var warns []string
+		var err error
+		readertest.BoundedAlloc(t, name, len(data), func() { p, warns, err = read(data) })
 		checkReader(t, name, p, warns, err)
 		checkParse(t, data)
 	})
@@ -226,20 +231,25 @@ func FuzzGoTrace(f *testing.F) {
 	}
 	addCorpus(f, "go-exec-trace-binary")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, warns, err := gotrace.Parse(data, gotrace.Options{})
+		var p *pprofile.Profile
+		var warns []string
+		var err error
+		readertest.BoundedAlloc(t, "gotrace.Parse", len(data), func() { p, warns, err = gotrace.Parse(data, gotrace.Options{}) })
 		if err == nil && p != nil && len(p.Sample) == 0 {
 			p = nil // a trace with no goroutine time: allowed here, an error from Parse
 		}
 		if p != nil || err != nil {
 			checkReader(t, "gotrace.Parse", p, warns, err)
 		}
-		if b, err := gotrace.Blame(data, gotrace.BlameOptions{}); err == nil {
+		var b *gotrace.Blamed
+		readertest.BoundedAlloc(t, "gotrace.Blame", len(data), func() { b, err = gotrace.Blame(data, gotrace.BlameOptions{}) })
+		if err == nil {
 			checkProfile(t, "gotrace.Blame locks", b.Locks)
 			checkProfile(t, "gotrace.Blame paths", b.Paths)
 		} else if strings.TrimSpace(err.Error()) == "" {
 			t.Errorf("gotrace.Blame: empty error message")
 		} else {
-			checkNotRecovered(t, "gotrace.Blame", err)
+			readertest.NotRecovered(t, "gotrace.Blame", err)
 		}
 		checkParse(t, data)
 	})
@@ -265,7 +275,11 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"traceEvents": [{"ph": "X"}]}`))
 	f.Add([]byte(`{"nodes": [], "samples": [], "timeDeltas": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := profile.Load(context.Background(), "-", profile.Options{Stdin: bytes.NewReader(data), MaxSize: fuzzLimit})
+		var l *profile.Loaded
+		var err error
+		readertest.BoundedAlloc(t, "Load", len(data), func() {
+			l, err = profile.Load(context.Background(), "-", profile.Options{Stdin: bytes.NewReader(data), MaxSize: fuzzLimit})
+		})
 		checkLoaded(t, "-", l, err)
 		if err == nil && l.Dropped < 0 {
 			t.Errorf("Dropped = %d", l.Dropped)
@@ -342,7 +356,9 @@ func summary(l *profile.Loaded) string {
 
 // checkParse parses data as profdiff does and checks the result.
 func checkParse(t *testing.T, data []byte) {
-	l, err := profile.Parse(fuzzSource, data, fuzzLimit)
+	var l *profile.Loaded
+	var err error
+	readertest.BoundedAlloc(t, "Parse", len(data), func() { l, err = profile.Parse(fuzzSource, data, fuzzLimit) })
 	checkLoaded(t, fuzzSource, l, err)
 }
 
@@ -366,7 +382,7 @@ func checkLoaded(t *testing.T, source string, l *profile.Loaded, err error) {
 		if strings.ContainsAny(msg, "\r\n") {
 			t.Errorf("error %q spans lines", msg)
 		}
-		checkNotRecovered(t, "Parse", err)
+		readertest.NotRecovered(t, "Parse", err)
 		return
 	}
 	if l == nil || l.Profile == nil {
@@ -397,7 +413,7 @@ func checkReader(t *testing.T, reader string, p *pprofile.Profile, warns []strin
 		if strings.TrimSpace(err.Error()) == "" {
 			t.Errorf("%s: empty error message", reader)
 		}
-		checkNotRecovered(t, reader, err)
+		readertest.NotRecovered(t, reader, err)
 		return
 	}
 	if p == nil {
@@ -408,18 +424,6 @@ func checkReader(t *testing.T, reader string, p *pprofile.Profile, warns []strin
 		if strings.TrimSpace(w) == "" {
 			t.Errorf("%s: empty warning", reader)
 		}
-	}
-}
-
-// checkNotRecovered fails on an error made from a recovered panic
-// (Parse's guard says "parser failed", gotrace's and nettrace's "reader
-// failed"): the guard keeps the program alive, but its message names a
-// runtime error, not what is wrong in the input and where, so the reader
-// must refuse such input itself.
-func checkNotRecovered(t *testing.T, reader string, err error) {
-	t.Helper()
-	if msg := err.Error(); strings.Contains(msg, "parser failed") || strings.Contains(msg, "reader failed") {
-		t.Errorf("%s: a panic turned into an error: %s", reader, msg)
 	}
 }
 

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 // FuzzRead: no input makes Parse panic, and what it accepts is a valid
@@ -49,11 +53,14 @@ func boundMinimize() {
 	}
 }
 
-// fuzzParse: an error is one non-empty line and comes without a profile;
-// a profile is valid, with no negative value, and its warnings are
+// fuzzParse: Parse allocates at most readertest.AllocLimit; an error is
+// one non-empty line and comes without a profile; a profile is valid, with no negative value, and its warnings are
 // single lines.
 func fuzzParse(t *testing.T, data []byte) {
-	p, warns, err := Parse(data)
+	var p *pprofile.Profile
+	var warns []string
+	var err error
+	readertest.BoundedAlloc(t, "Parse", len(data), func() { p, warns, err = Parse(data) })
 	if err != nil {
 		if msg := err.Error(); p != nil || strings.TrimSpace(msg) == "" || strings.ContainsAny(msg, "\r\n") {
 			t.Fatalf("profile %v with error %q", p != nil, msg)

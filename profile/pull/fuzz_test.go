@@ -11,6 +11,7 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/profile/synth"
 )
@@ -44,7 +45,11 @@ func FuzzStreamDecoder(f *testing.F) {
 		// The ids are checked by the check pass (Open's default) or left
 		// to the walk (Options.IDsInWalk): half the inputs each.
 		raw := &profile.Raw{Source: "fuzz.pb", Data: data, Options: profile.Options{KeepProfiler: true}}
-		d, err := pull.OpenUnguarded(raw, pull.Options{IDsInWalk: len(data)%2 == 1})
+		var d *pull.File
+		var err error
+		readertest.BoundedAlloc(t, "OpenUnguarded", len(data), func() {
+			d, err = pull.OpenUnguarded(raw, pull.Options{IDsInWalk: len(data)%2 == 1})
+		})
 		var de *pull.DecodeError
 		switch {
 		case errors.As(err, &de):
