@@ -188,9 +188,91 @@ func FuzzStackprof(f *testing.F) {
 	fuzzReader(f, nil, "ruby-stackprof-json", "stackprof.Parse", stackprof.Parse)
 }
 
-// FuzzGecko: Gecko profiles (the corpus's Firefox 59 exports).
+// FuzzGecko: Gecko profiles (Firefox's recording in firefox/testdata,
+// cut down; the corpus's Firefox 59 exports are larger than maxSeed).
 func FuzzGecko(f *testing.F) {
-	fuzzReader(f, nil, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
+	fuzzReader(f, [][]byte{geckoSeed(f, 30)}, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
+}
+
+// geckoSeed cuts firefox/testdata/headless.json.gz, Firefox's own
+// recording, to a seed of a few KB: its first thread, with the first
+// stacks of its stack table and the samples of those, the frame and
+// string tables up to the last entry those use, no markers, libraries or
+// child processes. Every table stays a prefix of Firefox's, so the seed
+// is what Firefox wrote, less rows.
+func geckoSeed(f *testing.F, stacks int) []byte {
+	type table struct {
+		Schema map[string]int      `json:"schema"`
+		Data   [][]json.RawMessage `json:"data"`
+	}
+	var doc, meta, th map[string]json.RawMessage
+	var threads []map[string]json.RawMessage
+	var samples, stackTable, frameTable table
+	var strs []json.RawMessage
+	data := readertest.ReadFile(f, filepath.Join("firefox", "testdata", "headless.json.gz"))
+	if err := json.Unmarshal(data, &doc); err != nil {
+		f.Fatalf("headless.json.gz: %v", err)
+	}
+	if json.Unmarshal(doc["meta"], &meta) != nil || json.Unmarshal(doc["threads"], &threads) != nil || len(threads) == 0 {
+		f.Fatal("headless.json.gz: no meta or no threads")
+	}
+	th = threads[0]
+	for name, to := range map[string]any{"samples": &samples, "stackTable": &stackTable, "frameTable": &frameTable, "stringTable": &strs} {
+		if err := json.Unmarshal(th[name], to); err != nil {
+			f.Fatalf("headless.json.gz: thread 0's %s: %v", name, err)
+		}
+	}
+	// index is the number in column col of row, or -1 (null, or none).
+	index := func(row []json.RawMessage, col int) int {
+		n := -1
+		if col < len(row) {
+			json.Unmarshal(row[col], &n)
+		}
+		return n
+	}
+	// upTo is one past the largest index in column col of rows.
+	upTo := func(rows [][]json.RawMessage, col int) int {
+		n := 0
+		for _, row := range rows {
+			n = max(n, index(row, col)+1)
+		}
+		return n
+	}
+	stackTable.Data = stackTable.Data[:min(stacks, len(stackTable.Data))]
+	frameTable.Data = frameTable.Data[:upTo(stackTable.Data, stackTable.Schema["frame"])]
+	strs = strs[:upTo(frameTable.Data, frameTable.Schema["location"])]
+	var kept [][]json.RawMessage
+	for _, row := range samples.Data {
+		if s := index(row, samples.Schema["stack"]); s >= 0 && s < len(stackTable.Data) {
+			kept = append(kept, row)
+		}
+	}
+	samples.Data = kept
+	set := func(m map[string]json.RawMessage, name string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		m[name] = b
+	}
+	set(th, "samples", samples)
+	set(th, "stackTable", stackTable)
+	set(th, "frameTable", frameTable)
+	set(th, "stringTable", strs)
+	set(th, "markers", table{Schema: map[string]int{}, Data: [][]json.RawMessage{}})
+	set(meta, "markerSchema", []any{})
+	set(doc, "meta", meta)
+	set(doc, "threads", []any{th})
+	set(doc, "libs", []any{})
+	set(doc, "processes", []any{})
+	seed, err := json.Marshal(doc)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, _, err := firefox.Parse(seed); err != nil {
+		f.Fatalf("the seed cut from headless.json.gz: %v", err)
+	}
+	return seed
 }
 
 // FuzzOTLP: OpenTelemetry profiles, protobuf and JSON (the committed files
