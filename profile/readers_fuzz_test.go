@@ -188,10 +188,11 @@ func FuzzStackprof(f *testing.F) {
 	fuzzReader(f, nil, "ruby-stackprof-json", "stackprof.Parse", stackprof.Parse)
 }
 
-// FuzzGecko: Gecko profiles (Firefox's recording in firefox/testdata,
-// cut down; the corpus's Firefox 59 exports are larger than maxSeed).
+// FuzzGecko: Gecko profiles, raw and processed (Firefox's recording in
+// firefox/testdata and the Firefox Profiler's processing of it, cut down;
+// the corpus's Firefox 59 exports are larger than maxSeed).
 func FuzzGecko(f *testing.F) {
-	fuzzReader(f, [][]byte{geckoSeed(f, 30)}, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
+	fuzzReader(f, [][]byte{geckoSeed(f, 30), processedSeed(f, 40)}, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
 }
 
 // geckoSeed cuts firefox/testdata/headless.json.gz, Firefox's own
@@ -248,13 +249,7 @@ func geckoSeed(f *testing.F, stacks int) []byte {
 		}
 	}
 	samples.Data = kept
-	set := func(m map[string]json.RawMessage, name string, v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			f.Fatal(err)
-		}
-		m[name] = b
-	}
+	set := func(m map[string]json.RawMessage, name string, v any) { m[name] = marshalT(f, v) }
 	set(th, "samples", samples)
 	set(th, "stackTable", stackTable)
 	set(th, "frameTable", frameTable)
@@ -265,14 +260,115 @@ func geckoSeed(f *testing.F, stacks int) []byte {
 	set(doc, "threads", []any{th})
 	set(doc, "libs", []any{})
 	set(doc, "processes", []any{})
-	seed, err := json.Marshal(doc)
-	if err != nil {
-		f.Fatal(err)
-	}
+	seed := marshalT(f, doc)
 	if _, _, err := firefox.Parse(seed); err != nil {
 		f.Fatalf("the seed cut from headless.json.gz: %v", err)
 	}
 	return seed
+}
+
+// processedSeed cuts firefox/testdata/processed/processed.json.gz, the
+// Firefox Profiler's processing of headless.json.gz, as geckoSeed cuts
+// that: its first thread's samples of the first stacks, each shared
+// table (columns of one length) to the prefix those use, and no markers,
+// pages or profiling log.
+func processedSeed(f *testing.F, stacks int) []byte {
+	const name = "processed.json.gz"
+	var doc, meta, shared map[string]json.RawMessage
+	var threads []map[string]json.RawMessage
+	data := readertest.ReadFile(f, filepath.Join("firefox", "testdata", "processed", name))
+	if err := json.Unmarshal(data, &doc); err != nil {
+		f.Fatalf("%s: %v", name, err)
+	}
+	if json.Unmarshal(doc["meta"], &meta) != nil || json.Unmarshal(doc["shared"], &shared) != nil ||
+		json.Unmarshal(doc["threads"], &threads) != nil || len(threads) == 0 {
+		f.Fatalf("%s: no meta, shared tables or threads", name)
+	}
+	th := threads[0]
+	// cut keeps the rows of table (in m[key]) that keep says, in every
+	// column of the table's length.
+	cut := func(m map[string]json.RawMessage, key string, keep func(i int) bool) {
+		var tbl map[string]json.RawMessage
+		var n int
+		if json.Unmarshal(m[key], &tbl) != nil || json.Unmarshal(tbl["length"], &n) != nil {
+			f.Fatalf("%s: %s is not a table with a length", name, key)
+		}
+		kept := 0
+		for col, raw := range tbl {
+			var rows []json.RawMessage
+			if json.Unmarshal(raw, &rows) != nil || len(rows) != n {
+				continue
+			}
+			var out []json.RawMessage
+			for i, r := range rows {
+				if keep(i) {
+					out = append(out, r)
+				}
+			}
+			kept = len(out)
+			tbl[col] = marshalT(f, append([]json.RawMessage{}, out...))
+		}
+		tbl["length"] = marshalT(f, kept)
+		m[key] = marshalT(f, tbl)
+	}
+	// col is column c of table (in m[key]), -1 for a null or a non-number.
+	col := func(m map[string]json.RawMessage, key, c string) []int {
+		var tbl map[string][]json.RawMessage
+		json.Unmarshal(m[key], &tbl) // the columns that are lists
+		out := make([]int, len(tbl[c]))
+		for i, r := range tbl[c] {
+			out[i] = -1
+			json.Unmarshal(r, &out[i])
+		}
+		return out
+	}
+	// upTo is one past the largest index in the columns.
+	upTo := func(cols ...[]int) int {
+		n := 0
+		for _, c := range cols {
+			for _, v := range c {
+				n = max(n, v+1)
+			}
+		}
+		return n
+	}
+	below := func(n int) func(int) bool { return func(i int) bool { return i < n } }
+	stack := col(th, "samples", "stack")
+	cut(th, "samples", func(i int) bool { return stack[i] >= 0 && stack[i] < stacks })
+	cut(th, "markers", below(0))
+	cut(shared, "stackTable", below(stacks))
+	cut(shared, "frameTable", below(upTo(col(shared, "stackTable", "frame"))))
+	cut(shared, "funcTable", below(upTo(col(shared, "frameTable", "func"))))
+	cut(shared, "resourceTable", below(upTo(col(shared, "funcTable", "resource"))))
+	cut(shared, "sources", below(upTo(col(shared, "funcTable", "source"))))
+	var strs []json.RawMessage
+	if err := json.Unmarshal(shared["stringArray"], &strs); err != nil {
+		f.Fatalf("%s: stringArray: %v", name, err)
+	}
+	strs = strs[:upTo(col(shared, "funcTable", "name"), col(shared, "resourceTable", "name"),
+		col(shared, "resourceTable", "host"), col(shared, "sources", "filename"))]
+	shared["stringArray"] = marshalT(f, strs)
+	var libs []json.RawMessage
+	if err := json.Unmarshal(doc["libs"], &libs); err != nil {
+		f.Fatalf("%s: libs: %v", name, err)
+	}
+	doc["libs"] = marshalT(f, libs[:upTo(col(shared, "frameTable", "lib"), col(shared, "resourceTable", "lib"))])
+	meta["markerSchema"] = marshalT(f, []any{})
+	doc["pages"], doc["profilingLog"] = marshalT(f, []any{}), marshalT(f, map[string]any{})
+	doc["meta"], doc["shared"], doc["threads"] = marshalT(f, meta), marshalT(f, shared), marshalT(f, []any{th})
+	seed := marshalT(f, doc)
+	if _, _, err := firefox.Parse(seed); err != nil {
+		f.Fatalf("the seed cut from %s: %v", name, err)
+	}
+	return seed
+}
+
+func marshalT(tb testing.TB, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // FuzzOTLP: OpenTelemetry profiles, protobuf and JSON (the committed files
