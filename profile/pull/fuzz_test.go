@@ -2,8 +2,11 @@ package pull_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
+	"runtime/pprof"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -16,13 +19,32 @@ import (
 	"github.com/profdiff/profdiff/profile/synth"
 )
 
+// runtimeProfile is this process's runtime/pprof profile name as the
+// runtime wrote it, gunzipped (the decoder reads decompressed bytes).
+func runtimeProfile(f *testing.F, name string) []byte {
+	var buf bytes.Buffer
+	if err := pprof.Lookup(name).WriteTo(&buf, 0); err != nil {
+		f.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		f.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return data
+}
+
 // FuzzStreamDecoder: on any bytes the streaming decoder either refuses
 // (a DecodeError at an offset inside the data, or a refusal that sends
 // the profile to the model path) or reads a profile that pprof's decoder
 // and profile's checks read too, with the same top. Never a panic. Seeds:
 // small synthetic profiles, one with labels and a profiler sample, one
 // of stacks deep enough (12 frames and more) that the walk reads their
-// ids itself (fuseIDs).
+// ids itself (fuseIDs), and the runtime's own heap and goroutine
+// profiles of this process (mappings, lines, the runtime's encoding).
 func FuzzStreamDecoder(f *testing.F) {
 	for i, stacks := range []int{3, 20, 6} {
 		cfg := synth.DefaultConfig()
@@ -41,6 +63,9 @@ func FuzzStreamDecoder(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Add([]byte{0x0a, 0x02, 0x08, 0x01})
+	for _, name := range []string{"heap", "goroutine"} {
+		f.Add(runtimeProfile(f, name))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The ids are checked by the check pass (Open's default) or left
 		// to the walk (Options.IDsInWalk): half the inputs each.
