@@ -17,10 +17,18 @@ import (
 // profile. The seeds are small: the smallest recording the JDK writes (a
 // program that exits at once, recorded with settings that enable only
 // jdk.ExecutionSample: its metadata, about 100 KB, is most of it) and its
-// first bytes; the large recordings are the unit tests' inputs. Fuzz
+// first bytes, and three async-profiler recordings of 16 to 23 KB
+// (asyncSeeds); the large recordings are the unit tests' inputs. Fuzz
 // workers, which are handed their inputs, record nothing.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("FLR\x00\x00\x02\x00\x01"))
+	for _, name := range asyncSeeds {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	if fl := flag.Lookup("test.fuzzworker"); fl != nil && fl.Value.String() == "true" {
 		f.Fuzz(fuzzParse)
 		return
@@ -40,6 +48,11 @@ func FuzzRead(f *testing.F) {
 	boundMinimize()
 	f.Fuzz(fuzzParse)
 }
+
+// asyncSeeds are committed async-profiler recordings (testdata/README.md),
+// a writer other than the JDK's: CPU samples of 2.9, 4.2.1's wall-clock
+// samples (profiler.WallClockSample) and lock events.
+var asyncSeeds = []string{"ap2.9-cpu.jfr", "ap4.2.1-wall.jfr", "ap4.2.1-lock.jfr"}
 
 // boundMinimize limits the minimizing of each new input to a second,
 // unless -fuzzminimizetime says otherwise: an input grown from a 100 KB
