@@ -193,6 +193,14 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		}
 		// Fields it does not know are skipped, as OTLP/JSON asks.
 		if pd, err = (&otlp.JSONUnmarshaler{}).UnmarshalProfiles(t); err != nil {
+			// pdata's decoder words a syntax error by its own buffer
+			// ("found \x00" at the end of a file cut short), with no
+			// place in the file: encoding/json's scanner says where.
+			var raw json.RawMessage
+			var se *json.SyntaxError
+			if errors.As(json.Unmarshal(t, &raw), &se) {
+				return nil, nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrShape, se.Offset+int64(len(data)-len(t)), se)
+			}
 			return nil, nil, fmt.Errorf("%w: invalid JSON: %v", ErrShape, err)
 		}
 	} else if pd, err = (&otlp.ProtoUnmarshaler{}).UnmarshalProfiles(data); err != nil {
