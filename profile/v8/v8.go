@@ -73,7 +73,10 @@ import (
 // Looks reports whether data is a V8 CPU profile: a JSON object whose
 // first key is "nodes" or "head" and that has sample times ("timeDeltas"
 // or "timestamps"), which a V8 heap profile (also "head" and "samples")
-// does not.
+// does not. A first key "nodes" whose first node has a "callFrame" is
+// one too without them: a profile cut short before its samples, which
+// Parse then refuses saying where (a heap snapshot starts with
+// "snapshot", and its nodes are numbers).
 func Looks(data []byte) bool {
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
@@ -83,9 +86,17 @@ func Looks(data []byte) bool {
 	if !bytes.HasPrefix(t, []byte(`"nodes"`)) && !bytes.HasPrefix(t, []byte(`"head"`)) {
 		return false
 	}
+	if bytes.HasPrefix(t, []byte(`"nodes"`)) && bytes.Contains(t[:min(len(t), firstNodeBytes)], []byte(`"callFrame"`)) {
+		return true
+	}
 	return bytes.Contains(data, []byte(`"samples"`)) &&
 		(bytes.Contains(data, []byte(`"timeDeltas"`)) || bytes.Contains(data, []byte(`"timestamps"`)))
 }
+
+// firstNodeBytes is how far into "nodes" Looks seeks the first node's
+// "callFrame": V8 writes it second, after the node's "id" (128 bytes
+// leave room for an indented file).
+const firstNodeBytes = 128
 
 // ErrShape is wrapped by errors about a profile's structure (an unknown
 // node, a cycle, sample and time lists of different lengths).

@@ -1,7 +1,9 @@
 package v8
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,6 +126,13 @@ setTimeout(() => {}, 150);
 // recordNode runs script with node --cpu-prof and returns the profile read.
 func recordNode(t *testing.T, script string) *pprofile.Profile {
 	t.Helper()
+	return parseFile(t, recordNodeFile(t, script))
+}
+
+// recordNodeFile runs script with node --cpu-prof and returns the path of
+// the .cpuprofile node wrote.
+func recordNodeFile(t *testing.T, script string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not installed")
@@ -138,7 +147,32 @@ func recordNode(t *testing.T, script string) *pprofile.Profile {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node --cpu-prof: %v\n%s", err, b)
 	}
-	return parseFile(t, out)
+	return out
+}
+
+// TestCutShort: a .cpuprofile cut short before its samples (a copy or
+// download that stopped) is still sniffed as one, so that Parse says
+// where it ends rather than the loader calling it a format profdiff does
+// not read.
+func TestCutShort(t *testing.T) {
+	data, err := os.ReadFile(recordNodeFile(t, "let x = 0; for (let i = 0; i < 1e6; i++) x += i;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.Index(data, []byte(`"samples"`))
+	if end < 0 {
+		t.Fatal(`node's .cpuprofile has no "samples"`)
+	}
+	for _, n := range []int{end, end / 2, 40} {
+		cut := data[:n]
+		if !Looks(cut) {
+			t.Errorf("the first %d bytes of node's .cpuprofile are not sniffed as V8's", n)
+		}
+		want := fmt.Sprintf("invalid JSON at byte %d: unexpected end of JSON input", n)
+		if _, _, err := Parse(cut); !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), want) {
+			t.Errorf("cut at byte %d: error %v, want ErrShape saying %q", n, err, want)
+		}
+	}
 }
 
 // TestNames checks how frames of Node's built-in modules are named, in
