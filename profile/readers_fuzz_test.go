@@ -3,10 +3,11 @@ package profile_test
 // Fuzz targets for every reader: one per format, the containers, and Load
 // on arbitrary bytes. Each checks properties, not only the absence of a
 // panic: an error is a non-empty one-line *profile.Error naming the
-// source; a profile passes CheckValid, has samples and no negative value
-// (unless it is a pprof diff), and its bucket shares through the analyzer
-// lie in [0, 1] and sum to 1. Format readers are also called directly,
-// since Parse turns a panic into an error.
+// source, and not a panic that a guard recovered; a read allocates at
+// most readertest.AllocLimit; a profile passes CheckValid, has samples
+// and no negative value (unless it is a pprof diff), and its bucket
+// shares through the analyzer lie in [0, 1] and sum to 1. Format readers
+// are also called directly, since Parse turns a panic into an error.
 //
 // Seeds are made at seed time by the real tools where they are here
 // (runtime/pprof, runtime/trace, perf record), by profile/synth, and taken
@@ -44,6 +45,7 @@ import (
 	"github.com/profdiff/profdiff/profile/firefox"
 	"github.com/profdiff/profdiff/profile/gotrace"
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/otlp"
 	"github.com/profdiff/profdiff/profile/perfscript"
 	"github.com/profdiff/profdiff/profile/producertest"
@@ -119,6 +121,8 @@ func FuzzPerfScriptPaths(f *testing.F) {
 			checkProfile(t, "perfscript.CriticalPaths", p)
 		case err != nil && strings.TrimSpace(err.Error()) == "":
 			t.Errorf("perfscript.CriticalPaths: empty error message")
+		case err != nil:
+			readertest.NotRecovered(t, "perfscript.CriticalPaths", err)
 		}
 	})
 }
@@ -184,9 +188,187 @@ func FuzzStackprof(f *testing.F) {
 	fuzzReader(f, nil, "ruby-stackprof-json", "stackprof.Parse", stackprof.Parse)
 }
 
-// FuzzGecko: Gecko profiles (the corpus's Firefox 59 exports).
+// FuzzGecko: Gecko profiles, raw and processed (Firefox's recording in
+// firefox/testdata and the Firefox Profiler's processing of it, cut down;
+// the corpus's Firefox 59 exports are larger than maxSeed).
 func FuzzGecko(f *testing.F) {
-	fuzzReader(f, nil, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
+	fuzzReader(f, [][]byte{geckoSeed(f, 30), processedSeed(f, 40)}, "firefox-legacy-json", "firefox.Parse", firefox.Parse)
+}
+
+// geckoSeed cuts firefox/testdata/headless.json.gz, Firefox's own
+// recording, to a seed of a few KB: its first thread, with the first
+// stacks of its stack table and the samples of those, the frame and
+// string tables up to the last entry those use, no markers, libraries or
+// child processes. Every table stays a prefix of Firefox's, so the seed
+// is what Firefox wrote, less rows.
+func geckoSeed(f *testing.F, stacks int) []byte {
+	type table struct {
+		Schema map[string]int      `json:"schema"`
+		Data   [][]json.RawMessage `json:"data"`
+	}
+	var doc, meta, th map[string]json.RawMessage
+	var threads []map[string]json.RawMessage
+	var samples, stackTable, frameTable table
+	var strs []json.RawMessage
+	data := readertest.ReadFile(f, filepath.Join("firefox", "testdata", "headless.json.gz"))
+	if err := json.Unmarshal(data, &doc); err != nil {
+		f.Fatalf("headless.json.gz: %v", err)
+	}
+	if json.Unmarshal(doc["meta"], &meta) != nil || json.Unmarshal(doc["threads"], &threads) != nil || len(threads) == 0 {
+		f.Fatal("headless.json.gz: no meta or no threads")
+	}
+	th = threads[0]
+	for name, to := range map[string]any{"samples": &samples, "stackTable": &stackTable, "frameTable": &frameTable, "stringTable": &strs} {
+		if err := json.Unmarshal(th[name], to); err != nil {
+			f.Fatalf("headless.json.gz: thread 0's %s: %v", name, err)
+		}
+	}
+	// index is the number in column col of row, or -1 (null, or none).
+	index := func(row []json.RawMessage, col int) int {
+		n := -1
+		if col < len(row) {
+			json.Unmarshal(row[col], &n)
+		}
+		return n
+	}
+	// upTo is one past the largest index in column col of rows.
+	upTo := func(rows [][]json.RawMessage, col int) int {
+		n := 0
+		for _, row := range rows {
+			n = max(n, index(row, col)+1)
+		}
+		return n
+	}
+	stackTable.Data = stackTable.Data[:min(stacks, len(stackTable.Data))]
+	frameTable.Data = frameTable.Data[:upTo(stackTable.Data, stackTable.Schema["frame"])]
+	strs = strs[:upTo(frameTable.Data, frameTable.Schema["location"])]
+	var kept [][]json.RawMessage
+	for _, row := range samples.Data {
+		if s := index(row, samples.Schema["stack"]); s >= 0 && s < len(stackTable.Data) {
+			kept = append(kept, row)
+		}
+	}
+	samples.Data = kept
+	set := func(m map[string]json.RawMessage, name string, v any) { m[name] = marshalT(f, v) }
+	set(th, "samples", samples)
+	set(th, "stackTable", stackTable)
+	set(th, "frameTable", frameTable)
+	set(th, "stringTable", strs)
+	set(th, "markers", table{Schema: map[string]int{}, Data: [][]json.RawMessage{}})
+	set(meta, "markerSchema", []any{})
+	set(doc, "meta", meta)
+	set(doc, "threads", []any{th})
+	set(doc, "libs", []any{})
+	set(doc, "processes", []any{})
+	seed := marshalT(f, doc)
+	if _, _, err := firefox.Parse(seed); err != nil {
+		f.Fatalf("the seed cut from headless.json.gz: %v", err)
+	}
+	return seed
+}
+
+// processedSeed cuts firefox/testdata/processed/processed.json.gz, the
+// Firefox Profiler's processing of headless.json.gz, as geckoSeed cuts
+// that: its first thread's samples of the first stacks, each shared
+// table (columns of one length) to the prefix those use, and no markers,
+// pages or profiling log.
+func processedSeed(f *testing.F, stacks int) []byte {
+	const name = "processed.json.gz"
+	var doc, meta, shared map[string]json.RawMessage
+	var threads []map[string]json.RawMessage
+	data := readertest.ReadFile(f, filepath.Join("firefox", "testdata", "processed", name))
+	if err := json.Unmarshal(data, &doc); err != nil {
+		f.Fatalf("%s: %v", name, err)
+	}
+	if json.Unmarshal(doc["meta"], &meta) != nil || json.Unmarshal(doc["shared"], &shared) != nil ||
+		json.Unmarshal(doc["threads"], &threads) != nil || len(threads) == 0 {
+		f.Fatalf("%s: no meta, shared tables or threads", name)
+	}
+	th := threads[0]
+	// cut keeps the rows of table (in m[key]) that keep says, in every
+	// column of the table's length.
+	cut := func(m map[string]json.RawMessage, key string, keep func(i int) bool) {
+		var tbl map[string]json.RawMessage
+		var n int
+		if json.Unmarshal(m[key], &tbl) != nil || json.Unmarshal(tbl["length"], &n) != nil {
+			f.Fatalf("%s: %s is not a table with a length", name, key)
+		}
+		kept := 0
+		for col, raw := range tbl {
+			var rows []json.RawMessage
+			if json.Unmarshal(raw, &rows) != nil || len(rows) != n {
+				continue
+			}
+			var out []json.RawMessage
+			for i, r := range rows {
+				if keep(i) {
+					out = append(out, r)
+				}
+			}
+			kept = len(out)
+			tbl[col] = marshalT(f, append([]json.RawMessage{}, out...))
+		}
+		tbl["length"] = marshalT(f, kept)
+		m[key] = marshalT(f, tbl)
+	}
+	// col is column c of table (in m[key]), -1 for a null or a non-number.
+	col := func(m map[string]json.RawMessage, key, c string) []int {
+		var tbl map[string][]json.RawMessage
+		json.Unmarshal(m[key], &tbl) // the columns that are lists
+		out := make([]int, len(tbl[c]))
+		for i, r := range tbl[c] {
+			out[i] = -1
+			json.Unmarshal(r, &out[i])
+		}
+		return out
+	}
+	// upTo is one past the largest index in the columns.
+	upTo := func(cols ...[]int) int {
+		n := 0
+		for _, c := range cols {
+			for _, v := range c {
+				n = max(n, v+1)
+			}
+		}
+		return n
+	}
+	below := func(n int) func(int) bool { return func(i int) bool { return i < n } }
+	stack := col(th, "samples", "stack")
+	cut(th, "samples", func(i int) bool { return stack[i] >= 0 && stack[i] < stacks })
+	cut(th, "markers", below(0))
+	cut(shared, "stackTable", below(stacks))
+	cut(shared, "frameTable", below(upTo(col(shared, "stackTable", "frame"))))
+	cut(shared, "funcTable", below(upTo(col(shared, "frameTable", "func"))))
+	cut(shared, "resourceTable", below(upTo(col(shared, "funcTable", "resource"))))
+	cut(shared, "sources", below(upTo(col(shared, "funcTable", "source"))))
+	var strs []json.RawMessage
+	if err := json.Unmarshal(shared["stringArray"], &strs); err != nil {
+		f.Fatalf("%s: stringArray: %v", name, err)
+	}
+	strs = strs[:upTo(col(shared, "funcTable", "name"), col(shared, "resourceTable", "name"),
+		col(shared, "resourceTable", "host"), col(shared, "sources", "filename"))]
+	shared["stringArray"] = marshalT(f, strs)
+	var libs []json.RawMessage
+	if err := json.Unmarshal(doc["libs"], &libs); err != nil {
+		f.Fatalf("%s: libs: %v", name, err)
+	}
+	doc["libs"] = marshalT(f, libs[:upTo(col(shared, "frameTable", "lib"), col(shared, "resourceTable", "lib"))])
+	meta["markerSchema"] = marshalT(f, []any{})
+	doc["pages"], doc["profilingLog"] = marshalT(f, []any{}), marshalT(f, map[string]any{})
+	doc["meta"], doc["shared"], doc["threads"] = marshalT(f, meta), marshalT(f, shared), marshalT(f, []any{th})
+	seed := marshalT(f, doc)
+	if _, _, err := firefox.Parse(seed); err != nil {
+		f.Fatalf("the seed cut from %s: %v", name, err)
+	}
+	return seed
+}
+
+func marshalT(tb testing.TB, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // FuzzOTLP: OpenTelemetry profiles, protobuf and JSON (the committed files
@@ -210,7 +392,10 @@ func fuzzReader(f *testing.F, seeds [][]byte, format, name string, read func([]b
 	addAll(f, seeds)
 	addCorpus(f, format)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, warns, err := read(data)
+		var p *pprofile.Profile
+		var warns []string
+		var err error
+		readertest.BoundedAlloc(t, name, len(data), func() { p, warns, err = read(data) })
 		checkReader(t, name, p, warns, err)
 		checkParse(t, data)
 	})
@@ -224,18 +409,25 @@ func FuzzGoTrace(f *testing.F) {
 	}
 	addCorpus(f, "go-exec-trace-binary")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, warns, err := gotrace.Parse(data, gotrace.Options{})
+		var p *pprofile.Profile
+		var warns []string
+		var err error
+		readertest.BoundedAlloc(t, "gotrace.Parse", len(data), func() { p, warns, err = gotrace.Parse(data, gotrace.Options{}) })
 		if err == nil && p != nil && len(p.Sample) == 0 {
 			p = nil // a trace with no goroutine time: allowed here, an error from Parse
 		}
 		if p != nil || err != nil {
 			checkReader(t, "gotrace.Parse", p, warns, err)
 		}
-		if b, err := gotrace.Blame(data, gotrace.BlameOptions{}); err == nil {
+		var b *gotrace.Blamed
+		readertest.BoundedAlloc(t, "gotrace.Blame", len(data), func() { b, err = gotrace.Blame(data, gotrace.BlameOptions{}) })
+		if err == nil {
 			checkProfile(t, "gotrace.Blame locks", b.Locks)
 			checkProfile(t, "gotrace.Blame paths", b.Paths)
 		} else if strings.TrimSpace(err.Error()) == "" {
 			t.Errorf("gotrace.Blame: empty error message")
+		} else {
+			readertest.NotRecovered(t, "gotrace.Blame", err)
 		}
 		checkParse(t, data)
 	})
@@ -261,7 +453,11 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"traceEvents": [{"ph": "X"}]}`))
 	f.Add([]byte(`{"nodes": [], "samples": [], "timeDeltas": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := profile.Load(context.Background(), "-", profile.Options{Stdin: bytes.NewReader(data), MaxSize: fuzzLimit})
+		var l *profile.Loaded
+		var err error
+		readertest.BoundedAlloc(t, "Load", len(data), func() {
+			l, err = profile.Load(context.Background(), "-", profile.Options{Stdin: bytes.NewReader(data), MaxSize: fuzzLimit})
+		})
 		checkLoaded(t, "-", l, err)
 		if err == nil && l.Dropped < 0 {
 			t.Errorf("Dropped = %d", l.Dropped)
@@ -338,7 +534,9 @@ func summary(l *profile.Loaded) string {
 
 // checkParse parses data as profdiff does and checks the result.
 func checkParse(t *testing.T, data []byte) {
-	l, err := profile.Parse(fuzzSource, data, fuzzLimit)
+	var l *profile.Loaded
+	var err error
+	readertest.BoundedAlloc(t, "Parse", len(data), func() { l, err = profile.Parse(fuzzSource, data, fuzzLimit) })
 	checkLoaded(t, fuzzSource, l, err)
 }
 
@@ -362,6 +560,7 @@ func checkLoaded(t *testing.T, source string, l *profile.Loaded, err error) {
 		if strings.ContainsAny(msg, "\r\n") {
 			t.Errorf("error %q spans lines", msg)
 		}
+		readertest.NotRecovered(t, "Parse", err)
 		return
 	}
 	if l == nil || l.Profile == nil {
@@ -392,6 +591,7 @@ func checkReader(t *testing.T, reader string, p *pprofile.Profile, warns []strin
 		if strings.TrimSpace(err.Error()) == "" {
 			t.Errorf("%s: empty error message", reader)
 		}
+		readertest.NotRecovered(t, reader, err)
 		return
 	}
 	if p == nil {

@@ -5,17 +5,30 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 // FuzzRead: no input makes Parse panic, and what it accepts is a valid
 // profile. The seeds are small: the smallest recording the JDK writes (a
 // program that exits at once, recorded with settings that enable only
 // jdk.ExecutionSample: its metadata, about 100 KB, is most of it) and its
-// first bytes; the large recordings are the unit tests' inputs. Fuzz
+// first bytes, and three async-profiler recordings of 16 to 23 KB
+// (asyncSeeds); the large recordings are the unit tests' inputs. Fuzz
 // workers, which are handed their inputs, record nothing.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("FLR\x00\x00\x02\x00\x01"))
+	for _, name := range asyncSeeds {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	if fl := flag.Lookup("test.fuzzworker"); fl != nil && fl.Value.String() == "true" {
 		f.Fuzz(fuzzParse)
 		return
@@ -36,6 +49,11 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(fuzzParse)
 }
 
+// asyncSeeds are committed async-profiler recordings (testdata/README.md),
+// a writer other than the JDK's: CPU samples of 2.9, 4.2.1's wall-clock
+// samples (profiler.WallClockSample) and lock events.
+var asyncSeeds = []string{"ap2.9-cpu.jfr", "ap4.2.1-wall.jfr", "ap4.2.1-lock.jfr"}
+
 // boundMinimize limits the minimizing of each new input to a second,
 // unless -fuzzminimizetime says otherwise: an input grown from a 100 KB
 // recording otherwise takes the default minute, in which nothing new is
@@ -48,13 +66,34 @@ func boundMinimize() {
 	}
 }
 
+// fuzzParse: Parse allocates at most readertest.AllocLimit; an error is
+// one non-empty line and comes without a profile; a profile is valid, with no negative value, and its warnings are
+// single lines.
 func fuzzParse(t *testing.T, data []byte) {
-	p, _, err := Parse(data)
+	var p *pprofile.Profile
+	var warns []string
+	var err error
+	readertest.BoundedAlloc(t, "Parse", len(data), func() { p, warns, err = Parse(data) })
 	if err != nil {
+		if msg := err.Error(); p != nil || strings.TrimSpace(msg) == "" || strings.ContainsAny(msg, "\r\n") {
+			t.Fatalf("profile %v with error %q", p != nil, msg)
+		}
 		return
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Fatalf("Parse accepted input but made an invalid profile: %v", err)
+	}
+	for i, s := range p.Sample {
+		for j, v := range s.Value {
+			if v < 0 {
+				t.Fatalf("sample %d value %d (%s) is %d", i, j, p.SampleType[j].Type, v)
+			}
+		}
+	}
+	for _, w := range warns {
+		if strings.TrimSpace(w) == "" || strings.ContainsAny(w, "\r\n") {
+			t.Errorf("warning %q is not one line", w)
+		}
 	}
 }
 

@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	pprofile "github.com/google/pprof/profile"
+
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/nettrace"
 )
 
@@ -24,11 +27,14 @@ func FuzzProfile(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, _, err := nettrace.Parse(data)
+		var p *pprofile.Profile
+		var err error
+		readertest.BoundedAlloc(t, "Parse", len(data), func() { p, _, err = nettrace.Parse(data) })
 		if err != nil {
 			if p != nil || strings.TrimSpace(err.Error()) == "" {
 				t.Fatalf("profile %v with error %q", p != nil, err)
 			}
+			readertest.NotRecovered(t, "Parse", err)
 		} else {
 			if err := p.CheckValid(); err != nil {
 				t.Fatalf("invalid profile: %v", err)

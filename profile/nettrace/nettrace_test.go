@@ -14,6 +14,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/profdiff/profdiff/profile/internal/corpus"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 const (
@@ -409,8 +410,11 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := Read(data)
+		var tr *Trace
+		var err error
+		readertest.BoundedAlloc(t, "Read", len(data), func() { tr, err = Read(data) })
 		if err != nil {
+			readertest.NotRecovered(t, "Read", err)
 			return
 		}
 		p, _, err := tr.Profile()

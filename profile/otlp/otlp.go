@@ -69,6 +69,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -129,6 +130,29 @@ func looksProto(data []byte) bool {
 	return otlp
 }
 
+// protoBreak says where the top level of data stops being protobuf: the
+// field that runs past the end (cut: a file cut short, where pdata's
+// decoder says only "unexpected EOF") or whose tag or value cannot be
+// read; "" when every top-level field reads, and what is wrong lies
+// inside one.
+func protoBreak(data []byte) (where string, cut bool) {
+	for off := 0; off < len(data); {
+		num, typ, n := protowire.ConsumeTag(data[off:])
+		if n < 0 {
+			return fmt.Sprintf("at byte %d: the tag of a top-level field: %v", off, protowire.ParseError(n)), false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, data[off+n:])
+		switch {
+		case m < 0 && errors.Is(protowire.ParseError(m), io.ErrUnexpectedEOF):
+			return fmt.Sprintf("top-level field %d at byte %d runs past the end of the file, at byte %d (a file cut short?)", num, off, len(data)), true
+		case m < 0:
+			return fmt.Sprintf("at byte %d: top-level field %d: %v", off, num, protowire.ParseError(m)), false
+		}
+		off += n + m
+	}
+	return "", false
+}
+
 // startsWithMessage reports whether b starts with the tag of a message
 // (or string) field numbered 1 to last.
 func startsWithMessage(b []byte, last protowire.Number) bool {
@@ -169,9 +193,23 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 		}
 		// Fields it does not know are skipped, as OTLP/JSON asks.
 		if pd, err = (&otlp.JSONUnmarshaler{}).UnmarshalProfiles(t); err != nil {
+			// pdata's decoder words a syntax error by its own buffer
+			// ("found \x00" at the end of a file cut short), with no
+			// place in the file: encoding/json's scanner says where.
+			var raw json.RawMessage
+			var se *json.SyntaxError
+			if errors.As(json.Unmarshal(t, &raw), &se) {
+				return nil, nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrShape, se.Offset+int64(len(data)-len(t)), se)
+			}
 			return nil, nil, fmt.Errorf("%w: invalid JSON: %v", ErrShape, err)
 		}
 	} else if pd, err = (&otlp.ProtoUnmarshaler{}).UnmarshalProfiles(data); err != nil {
+		switch where, cut := protoBreak(data); {
+		case cut:
+			return nil, nil, fmt.Errorf("%w: invalid protobuf: %s", ErrShape, where)
+		case where != "":
+			return nil, nil, fmt.Errorf("%w: invalid protobuf: %s (%v)", ErrShape, where, err)
+		}
 		return nil, nil, fmt.Errorf("%w: invalid protobuf: %v", ErrShape, err)
 	}
 	c := &converter{dict: pd.Dictionary(), b: build.New[int32, int32](nil), types: map[typeKey]int{}, samples: map[string]*pprofile.Sample{},

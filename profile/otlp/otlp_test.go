@@ -285,8 +285,10 @@ func TestBadInput(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"truncated protobuf", bin[:len(bin)-7], "invalid protobuf"},
-		{"truncated JSON", json[:len(json)/2], "invalid JSON"},
+		{"truncated protobuf", bin[:len(bin)-7], fmt.Sprintf("invalid protobuf: top-level field 1 at byte 2274 runs past the end of the file, at byte %d (a file cut short?)", len(bin)-7)},
+		{"truncated in the dictionary", bin[:1000], "invalid protobuf: top-level field 2 at byte 0 runs past the end of the file, at byte 1000 (a file cut short?)"},
+		{"truncated JSON", json[:len(json)/2], fmt.Sprintf("invalid JSON at byte %d: unexpected end of JSON input", len(json)/2)},
+		{"JSON syntax", append(append([]byte("\n "), json[:21]...), '}'), "invalid JSON at byte 24: invalid character '}' looking for beginning of value"},
 		{"stack index out of range", edit(t, func(pd otlp.Profiles) { firstSample(pd).SetStackIndex(999) }),
 			"resource 0, scope 0, profile 0 sample 0 stack_index 999 is out of stack_table"},
 		{"location index out of range", edit(t, func(pd otlp.Profiles) {

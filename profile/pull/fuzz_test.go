@@ -2,8 +2,11 @@ package pull_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
+	"runtime/pprof"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -11,9 +14,28 @@ import (
 	"github.com/profdiff/profdiff/diff"
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/profile/synth"
 )
+
+// runtimeProfile is this process's runtime/pprof profile name as the
+// runtime wrote it, gunzipped (the decoder reads decompressed bytes).
+func runtimeProfile(f *testing.F, name string) []byte {
+	var buf bytes.Buffer
+	if err := pprof.Lookup(name).WriteTo(&buf, 0); err != nil {
+		f.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		f.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return data
+}
 
 // FuzzStreamDecoder: on any bytes the streaming decoder either refuses
 // (a DecodeError at an offset inside the data, or a refusal that sends
@@ -21,7 +43,8 @@ import (
 // and profile's checks read too, with the same top. Never a panic. Seeds:
 // small synthetic profiles, one with labels and a profiler sample, one
 // of stacks deep enough (12 frames and more) that the walk reads their
-// ids itself (fuseIDs).
+// ids itself (fuseIDs), and the runtime's own heap and goroutine
+// profiles of this process (mappings, lines, the runtime's encoding).
 func FuzzStreamDecoder(f *testing.F) {
 	for i, stacks := range []int{3, 20, 6} {
 		cfg := synth.DefaultConfig()
@@ -40,11 +63,18 @@ func FuzzStreamDecoder(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Add([]byte{0x0a, 0x02, 0x08, 0x01})
+	for _, name := range []string{"heap", "goroutine"} {
+		f.Add(runtimeProfile(f, name))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The ids are checked by the check pass (Open's default) or left
 		// to the walk (Options.IDsInWalk): half the inputs each.
 		raw := &profile.Raw{Source: "fuzz.pb", Data: data, Options: profile.Options{KeepProfiler: true}}
-		d, err := pull.OpenUnguarded(raw, pull.Options{IDsInWalk: len(data)%2 == 1})
+		var d *pull.File
+		var err error
+		readertest.BoundedAlloc(t, "OpenUnguarded", len(data), func() {
+			d, err = pull.OpenUnguarded(raw, pull.Options{IDsInWalk: len(data)%2 == 1})
+		})
 		var de *pull.DecodeError
 		switch {
 		case errors.As(err, &de):

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 // stackValues sums the values of index idx by "thread|root;...;leaf".
@@ -460,6 +462,7 @@ func FuzzParse(f *testing.F) {
 			if p != nil {
 				t.Fatal("profile and error")
 			}
+			readertest.NotRecovered(t, "Parse", err)
 			return
 		}
 		if err := p.CheckValid(); err != nil {

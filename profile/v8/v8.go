@@ -73,19 +73,33 @@ import (
 // Looks reports whether data is a V8 CPU profile: a JSON object whose
 // first key is "nodes" or "head" and that has sample times ("timeDeltas"
 // or "timestamps"), which a V8 heap profile (also "head" and "samples")
-// does not.
+// does not. Without them it is one where its first node says so: a
+// "callFrame" under a first key "nodes" (a heap snapshot starts with
+// "snapshot", and its nodes are numbers), a "hitCount" under "head" (a
+// heap profile's nodes have a "selfSize"). That is a profile cut short
+// before its samples, which Parse then refuses saying where.
 func Looks(data []byte) bool {
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
 	t = bytes.TrimLeft(t[1:], " \t\r\n")
-	if !bytes.HasPrefix(t, []byte(`"nodes"`)) && !bytes.HasPrefix(t, []byte(`"head"`)) {
+	first := t[:min(len(t), firstNodeBytes)]
+	switch {
+	case bytes.HasPrefix(t, []byte(`"nodes"`)) && bytes.Contains(first, []byte(`"callFrame"`)),
+		bytes.HasPrefix(t, []byte(`"head"`)) && bytes.Contains(first, []byte(`"hitCount"`)):
+		return true
+	case !bytes.HasPrefix(t, []byte(`"nodes"`)) && !bytes.HasPrefix(t, []byte(`"head"`)):
 		return false
 	}
 	return bytes.Contains(data, []byte(`"samples"`)) &&
 		(bytes.Contains(data, []byte(`"timeDeltas"`)) || bytes.Contains(data, []byte(`"timestamps"`)))
 }
+
+// firstNodeBytes is how far Looks seeks the first node's "callFrame" or
+// "hitCount": V8 writes the one second and the other after the node's
+// call frame (under 200 bytes but for a long URL).
+const firstNodeBytes = 512
 
 // ErrShape is wrapped by errors about a profile's structure (an unknown
 // node, a cycle, sample and time lists of different lengths).

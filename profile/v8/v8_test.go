@@ -1,7 +1,9 @@
 package v8
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,6 +126,13 @@ setTimeout(() => {}, 150);
 // recordNode runs script with node --cpu-prof and returns the profile read.
 func recordNode(t *testing.T, script string) *pprofile.Profile {
 	t.Helper()
+	return parseFile(t, recordNodeFile(t, script))
+}
+
+// recordNodeFile runs script with node --cpu-prof and returns the path of
+// the .cpuprofile node wrote.
+func recordNodeFile(t *testing.T, script string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not installed")
@@ -138,7 +147,55 @@ func recordNode(t *testing.T, script string) *pprofile.Profile {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node --cpu-prof: %v\n%s", err, b)
 	}
-	return parseFile(t, out)
+	return out
+}
+
+// TestCutShort: a .cpuprofile cut short before its samples (a copy or
+// download that stopped) is still sniffed as one, so that Parse says
+// where it ends rather than the loader calling it a format profdiff does
+// not read: node --cpu-prof's own file (the flat shape) and, where the
+// corpus is, Node 10's (the nested shape). A heap profile cut short is
+// still no CPU profile.
+func TestCutShort(t *testing.T) {
+	data, err := os.ReadFile(recordNodeFile(t, "let x = 0; for (let i = 0; i < 1e6; i++) x += i;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCutShort(t, "node's .cpuprofile", data, true)
+	dir := corpus.Dir()
+	if dir == "" {
+		return
+	}
+	for file, cpu := range map[string]bool{"sample__profiles__node__10.11.0__example.cpuprofile": true, "sample__profiles__node__10.11.0__Heap-20181003T105432.heapprofile": false} {
+		data, err := os.ReadFile(filepath.Join(dir, "speedscope", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCutShort(t, file, data, cpu)
+	}
+}
+
+// checkCutShort cuts data before its "samples" (its last byte without
+// them), at half that and at 200 bytes (past the first node's
+// "callFrame" or "hitCount"): each cut is sniffed as V8's and refused
+// saying where it ends when cpu is set, and not sniffed otherwise.
+func checkCutShort(t *testing.T, name string, data []byte, cpu bool) {
+	t.Helper()
+	end := bytes.Index(data, []byte(`"samples"`))
+	if end < 0 {
+		end = len(data) - 1
+	}
+	for _, n := range []int{end, end / 2, 200} {
+		cut := data[:n]
+		if Looks(cut) != cpu {
+			t.Errorf("%s cut at byte %d: Looks %v, want %v", name, n, !cpu, cpu)
+			continue
+		}
+		want := fmt.Sprintf("invalid JSON at byte %d: unexpected end of JSON input", n)
+		if _, _, err := Parse(cut); cpu && (!errors.Is(err, ErrShape) || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s cut at byte %d: error %v, want ErrShape saying %q", name, n, err, want)
+		}
+	}
 }
 
 // TestNames checks how frames of Node's built-in modules are named, in
