@@ -71,12 +71,17 @@ func BenchmarkAnalyzer(b *testing.B) {
 // benchRaw reads a generated pair's files as profile.Raw (decompressed
 // bytes), the streaming decoder's input.
 func benchRaw(b testing.TB, stacks int) [2]*profile.Raw {
+	return benchRawOf(b, stacks, max(1000, stacks/10))
+}
+
+// benchRawOf is benchRaw of a pair over the given number of functions.
+func benchRawOf(b testing.TB, stacks, functions int) [2]*profile.Raw {
 	b.Helper()
 	dir := b.TempDir()
 	var rs [2]*profile.Raw
 	for i, side := range []synth.Side{synth.Base, synth.New} {
 		cfg := synth.DefaultConfig()
-		cfg.Stacks, cfg.Functions, cfg.Side = stacks, max(1000, stacks/10), side
+		cfg.Stacks, cfg.Functions, cfg.Side = stacks, functions, side
 		p := synth.Generate(cfg)
 		name := filepath.Join(dir, fmt.Sprintf("%s.pb.gz", result.Side(i)))
 		f, err := os.Create(name)
@@ -135,6 +140,36 @@ func BenchmarkStream(b *testing.B) {
 				a.Diff()
 			}
 		})
+	}
+}
+
+// BenchmarkSerialWalk is the gate's shape: a serial walk (an OnSample
+// consumer) over many small profiles of one program, each resolving the
+// same functions anew: a synthetic pair of 4,000 stacks over 20,000
+// functions, each side's profile prepared and added 20 times (each
+// Prepare is a new profile to the walk). It holds the
+// per-profile costs of resolving functions, which a walk of two large
+// profiles (BenchmarkStream) hides.
+func BenchmarkSerialWalk(b *testing.B) {
+	rs := benchRawOf(b, 4000, 20_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		a := NewAnalyzer(Options{})
+		a.OnSample(func(*Sample) {})
+		for side, r := range rs {
+			for range 20 {
+				in, err := Prepare(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := a.AddInput(result.Side(side), in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if r := a.Diff(); len(r.Methods) == 0 {
+			b.Fatal("no method rows")
+		}
 	}
 }
 
