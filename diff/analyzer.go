@@ -120,6 +120,9 @@ type method struct {
 	buckets [2][rules.NumBuckets]float64
 	module  [2]string // first module seen on each side
 	seen    uint64    // stamp for inclusive (cum) counting
+	// native memoizes rules.Set.NativeNamed of key (Analyzer.nativeNamed):
+	// 0 not asked yet, 1 no, 2 yes.
+	native uint8
 }
 
 // sideMeta is what a side's profiles say about themselves. Values (totals,

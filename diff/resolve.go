@@ -232,7 +232,7 @@ func (r *locResolver) resolveID(e *locEntry, id uint64) {
 			}
 			f = r.infoFrame(d.Funcs()[fi], mapFile)
 			// The file is read only for a name a native rule matches.
-			f.script = r.a.rules.NativeNamed(r.a.methods[f.id].key) && scriptFile(d.FuncFile(fi))
+			f.script = r.a.nativeNamed(f.id) && scriptFile(d.FuncFile(fi))
 			r.byFn[fi], r.byFnMap[fi] = f, mapping
 		}
 		fs = append(fs, f)
@@ -495,7 +495,22 @@ func (a *Analyzer) frameRuleAt(id int32, kind profile.Kind, script bool) frameRu
 // scriptNamed is frame.script for a frame of method id whose function's
 // source file is file.
 func (a *Analyzer) scriptNamed(id int32, file string) bool {
-	return scriptFile(file) && a.rules.NativeNamed(a.methods[id].key)
+	return scriptFile(file) && a.nativeNamed(id)
+}
+
+// nativeNamed is rules.Set.NativeNamed of method id's name, asked once a
+// method: a serial walk (the gate's) resolves each profile's functions
+// anew, the same methods in each of its hundreds of profiles, and the
+// rules' literal filter costs several map lookups a name.
+func (a *Analyzer) nativeNamed(id int32) bool {
+	m := a.methods[id]
+	if m.native == 0 {
+		m.native = 1
+		if a.rules.NativeNamed(m.key) {
+			m.native = 2
+		}
+	}
+	return m.native == 2
 }
 
 // frameRuleOf is a method's frame rule in a profile of kind (a.mfr is
