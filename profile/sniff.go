@@ -46,7 +46,7 @@ func sniffUnsupportedBinary(data []byte) string {
 // every test is one that a folded line cannot pass.
 func sniffUnsupportedText(text string) string {
 	text = strings.TrimPrefix(text, "\uFEFF")
-	if what := sniffJSON(text); what != "" {
+	if what, _ := sniffJSON(text); what != "" {
 		return what
 	}
 	if what := sniffHTML(text, ""); what != "" {
@@ -89,20 +89,21 @@ func sniffUnsupportedText(text string) string {
 	return ""
 }
 
-// sniffJSON recognizes a JSON document that is not speedscope (Chrome trace
+// sniffJSON recognizes a JSON document that no reader took (Chrome trace
 // events and .cpuprofile, Firefox, stackprof, ...), complete or truncated,
-// by decoding its first tokens, and names what it looks like (see
+// by decoding its first tokens, and names what it looks like; ours says
+// it is a format profdiff reads, cut short or malformed (see
 // describeJSON).
-func sniffJSON(text string) string {
+func sniffJSON(text string) (what string, ours bool) {
 	t := strings.TrimLeft(text, " \t\r\n")
 	if t == "" || (t[0] != '{' && t[0] != '[') || !jsonTokens(t) {
-		return ""
+		return "", false
 	}
 	head := t[:min(len(t), 4096)]
 	if strings.Contains(head, "speedscope.app/file-format-schema") {
 		// The speedscope reader did not take it: a top-level array, or
 		// the $schema after a value cut short.
-		return "JSON naming speedscope's schema that is not a speedscope object (truncated or malformed)"
+		return "speedscope JSON, cut short or malformed: its $schema names speedscope, but it is not a speedscope object", true
 	}
 	return describeJSON(t, head)
 }

@@ -62,45 +62,49 @@ func readJSONShape(t string) jsonShape {
 }
 
 // describeJSON names what a JSON document that is not speedscope looks
-// like, for the error that says profdiff does not read it: Chrome's
-// trace-event format or .cpuprofile, V8 heap profiles, Firefox Profiler,
-// stackprof, GHC's -pj profile, expvar's /debug/vars, a file that has
-// speedscope's keys but not its $schema or frames, else its keys. head is the start of t, where
-// the substring tests look when the keys could not be read.
-func describeJSON(t, head string) string {
+// like: Chrome's trace-event format or .cpuprofile, V8 heap profiles,
+// Firefox Profiler, stackprof, GHC's -pj profile, expvar's /debug/vars, a
+// file that has speedscope's keys but not its $schema or frames, else its
+// keys. head is the start of t, where the substring tests look when the
+// keys could not be read. ours is set where the description names a format
+// profdiff reads, whose reader's sniff refused the document (cut short, or
+// without what that reader needs, which the description says): the error
+// is then a malformed profile of that format, not an unknown format.
+func describeJSON(t, head string) (what string, ours bool) {
 	const viaSpeedscope = " (speedscope.app converts it to speedscope JSON)"
+	const malformed = ", cut short or malformed: "
 	sh := readJSONShape(t)
 	has := sh.has
 	switch {
 	case has["traceEvents"] || sh.array && has["ph"] || len(sh.keys) == 0 && (strings.Contains(head, `"traceEvents"`) || strings.Contains(head, `"ph"`)):
-		return "Chrome trace-event JSON of chrome://tracing, Perfetto or Node.js trace events" + viaSpeedscope
+		return "Chrome trace-event JSON" + malformed + `the reader wants a "traceEvents" array, or an array of events, that starts with a complete event`, true
 	case has["nodes"] && (has["samples"] || has["timeDeltas"] || has["startTime"]),
 		len(sh.keys) <= 1 && strings.Contains(head, `"nodes"`) && strings.Contains(head, `"callFrame"`):
-		return "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js" + viaSpeedscope
+		return "Chrome/V8 .cpuprofile JSON" + malformed + `the reader wants "nodes" first, then "samples" and "timeDeltas"`, true
 	case has["head"] && (has["timestamps"] || has["startTime"]):
 		// Node.js 10 and older Chrome: the call tree under "head", with
 		// samples and timestamps; a heap profile has neither time key.
-		return "Chrome/V8 .cpuprofile JSON of Chrome DevTools or Node.js, in the older shape (a head tree with timestamps)" + viaSpeedscope
+		return "Chrome/V8 .cpuprofile JSON in the older shape (a head tree)" + malformed + `the reader wants "head" first, then "samples" and "timestamps"`, true
 	case has["head"] && (has["samples"] || strings.Contains(head, `"callFrame"`)):
-		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`, which writes a .cpuprofile)"
+		return "V8 sampling heap profile JSON (.heapprofile of Chrome DevTools or `node --heap-prof`), which holds allocated bytes, not time (record CPU time with `node --cpu-prof`, which writes a .cpuprofile)", false
 	case has["snapshot"] && has["nodes"]:
-		return "V8 heap snapshot JSON (.heapsnapshot), not a sampled profile"
+		return "V8 heap snapshot JSON (.heapsnapshot), not a sampled profile", false
 	case has["meta"] && has["threads"]:
-		return "Firefox Profiler (Gecko) JSON" + viaSpeedscope
+		return "Firefox Profiler (Gecko) JSON" + malformed + `the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"`, true
 	case has["mode"] && has["frames"]:
-		return "stackprof JSON of Ruby" + viaSpeedscope
+		return "stackprof JSON of Ruby" + malformed + `the reader wants "mode", "frames" and "gc_samples" (what stackprof --json writes)`, true
 	case has["cost_centres"] && has["profile"]:
-		return "GHC cost-centre profile JSON (`+RTS -pj`)" + viaSpeedscope
+		return "GHC cost-centre profile JSON (`+RTS -pj`)" + viaSpeedscope, false
 	case has["cmdline"] && has["memstats"]:
-		return "expvar JSON (/debug/vars: runtime statistics, not a profile; the profiles are under /debug/pprof/)"
+		return "expvar JSON (/debug/vars: runtime statistics, not a profile; the profiles are under /debug/pprof/)", false
 	case !sh.array && (has["$schema"] || has["profiles"] || has["shared"]):
-		return "JSON with some of speedscope's keys that is not a speedscope file: " + speedscopeLacks(sh)
+		return "JSON with some of speedscope's keys that is not a speedscope file: " + speedscopeLacks(sh), false
 	case sh.array:
-		return "a JSON array" + keyList(" of objects with keys %s", sh.keys)
+		return "a JSON array" + keyList(" of objects with keys %s", sh.keys), false
 	case len(sh.keys) == 0:
-		return "JSON without keys"
+		return "JSON without keys", false
 	}
-	return "JSON" + keyList(" with keys %s", sh.keys)
+	return "JSON" + keyList(" with keys %s", sh.keys), false
 }
 
 // speedscopeLacks says why a document with speedscope's keys is not one:

@@ -3,9 +3,13 @@ package profile
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 const perfScript = `# ========
@@ -108,6 +112,39 @@ func TestParseForeignFormats(t *testing.T) {
 	}
 }
 
+// TestOurJSONCutShort checks that JSON of a format profdiff reads, which
+// its reader's sniff refuses (a file cut short, or without what the
+// reader needs), is refused as a malformed file of that format saying what
+// the reader wants, never as an unknown format that profdiff reads (the
+// message contradicted itself) nor as folded stacks.
+func TestOurJSONCutShort(t *testing.T) {
+	gecko := readertest.ReadFile(t, filepath.Join("firefox", "testdata", "headless.json.gz"))
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		// Firefox's own recording, cut before its threads' tables.
+		{"headless-cut.json", gecko[:100_000], `Firefox Profiler (Gecko) JSON, cut short or malformed: the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"`},
+		// Pretty-printed JSON whose number lines would pass as one-frame
+		// stacks, without stackprof's "gc_samples".
+		{"stackprof.json", []byte("{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n"), `stackprof JSON of Ruby, cut short or malformed: the reader wants "mode", "frames" and "gc_samples"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, data := range [][]byte{tc.data, gzipT(t, tc.data)} {
+				l, err := Parse(tc.name, data, 0)
+				if err == nil {
+					t.Fatalf("loaded as %s (%d samples)", l.Format, len(l.Profile.Sample))
+				}
+				checkError(t, err, tc.name, tc.want)
+				if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "unknown format") {
+					t.Errorf("%v: want ErrCorrupt, not an unknown format", err)
+				}
+			}
+		})
+	}
+}
+
 // TestParseUnsupportedFormats checks that formats profdiff does not read
 // fail with an error that names them, and are never read as folded stacks.
 func TestParseUnsupportedFormats(t *testing.T) {
@@ -116,8 +153,6 @@ func TestParseUnsupportedFormats(t *testing.T) {
 		data string
 		want string
 	}{
-		// Pretty-printed JSON whose number lines would pass as one-frame stacks.
-		{"stackprof.json", "{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n", "stackprof JSON"},
 		{"empty.json", "{}", "JSON without keys"},
 		{"go122.test", "-- expect --\nSUCCESS\n-- trace --\nTrace Go1.22\nEventBatch gen=1 m=0 time=1 size=5\n", "Go execution trace"},
 		{"v8.log", "v8-version,6,0,287,53,0\nshared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n", "V8 --prof log"},
@@ -173,8 +208,8 @@ func TestSniffJSON(t *testing.T) {
 		"a;b 1":                        false,
 		"":                             false,
 	} {
-		if got := sniffJSON(text) != ""; got != isJSON {
-			t.Errorf("sniffJSON(%q) = %v, want %v", text, got, isJSON)
+		if what, _ := sniffJSON(text); (what != "") != isJSON {
+			t.Errorf("sniffJSON(%q) = %q, want JSON %v", text, what, isJSON)
 		}
 	}
 	if !strings.Contains(sniffUnsupportedText("\uFEFF{\"x\": 1}"), "JSON") {
