@@ -45,7 +45,7 @@ func ParseFolded(data []byte) (*pprofile.Profile, []string, error) {
 	}
 	// JSON and perf script lines can pass for stacks ("samples": 145 is a
 	// one-frame stack); formats recognized as something else are not read.
-	if what := sniffUnsupportedText(text); what != "" {
+	if what, _ := sniffUnsupportedText(text); what != "" {
 		return nil, nil, fmt.Errorf("not folded stacks: %s", what)
 	}
 	return parseFoldedText(text)

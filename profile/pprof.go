@@ -58,11 +58,10 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 		if what := sniffHTML(text, l.Source); what != "" {
 			return fail(ErrUnsupported, errors.New(what))
 		}
-		if what, ours := sniffJSON(text); ours {
+		if what, ours := sniffUnsupportedText(text); ours {
 			// A format profdiff reads whose reader did not take it.
 			return fail(ErrCorrupt, errors.New(what))
-		}
-		if what := sniffUnsupportedText(text); what != "" {
+		} else if what != "" {
 			return fail(ErrUnsupported, unsupported(what))
 		}
 		fp, warns, ferr = parseFoldedText(text) // decoded and sniffed once

@@ -43,21 +43,22 @@ func sniffUnsupportedBinary(data []byte) string {
 
 // sniffUnsupportedText names a known text format that is not a profile
 // profdiff reads, or returns "". It must never claim real folded stacks, so
-// every test is one that a folded line cannot pass.
-func sniffUnsupportedText(text string) string {
+// every test is one that a folded line cannot pass. ours says it is JSON of
+// a format profdiff reads that its reader did not take (sniffJSON).
+func sniffUnsupportedText(text string) (what string, ours bool) {
 	text = strings.TrimPrefix(text, "\uFEFF")
-	if what, _ := sniffJSON(text); what != "" {
-		return what
+	if what, ours := sniffJSON(text); what != "" {
+		return what, ours
 	}
 	if what := sniffHTML(text, ""); what != "" {
-		return what
+		return what, false
 	}
 	head := text[:min(len(text), 64<<10)]
 	first := firstLines(head, 20)
 	if len(first) > 0 && numSymbolsRE.MatchString(first[0]) {
 		// A one-frame folded stack to the folded reader; no writer of
 		// folded stacks names a frame so.
-		return "/debug/pprof/symbol output, not a profile"
+		return "/debug/pprof/symbol output, not a profile", false
 	}
 	for _, l := range first {
 		if foldedCountRE.MatchString(l) {
@@ -65,28 +66,28 @@ func sniffUnsupportedText(text string) string {
 		}
 		switch {
 		case goroutineDumpRE.MatchString(l):
-			return "goroutine dump (a traceback, or /debug/pprof/goroutine?debug=2), not a profile; /debug/pprof/goroutine without debug=2 is one"
+			return "goroutine dump (a traceback, or /debug/pprof/goroutine?debug=2), not a profile; /debug/pprof/goroutine without debug=2 is one", false
 		case strings.HasPrefix(l, "Trace Go1."):
-			return "Go execution trace in text form (open the binary form with `go tool trace`)"
+			return "Go execution trace in text form (open the binary form with `go tool trace`)", false
 		case strings.HasPrefix(l, "v8-version,"):
 			// Its ticks are code addresses that only V8's own log
 			// processor, with the code events logged beside them, maps
 			// to functions.
-			return "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)"
+			return "V8 --prof log (isolate-*.log of `node --prof`), raw ticks that only V8 can resolve (record with `node --cpu-prof` instead, which writes a .cpuprofile, or summarize the log with `node --prof-process`)", false
 		case strings.Contains(l, "Time and Allocation Profiling Report") || strings.HasPrefix(l, "COST CENTRE "):
-			return "GHC cost-centre report (`+RTS -p` .prof text), a table, not stacks (fold it with stackcollapse-ghc or ghc-prof-flamegraph first)"
+			return "GHC cost-centre report (`+RTS -p` .prof text), a table, not stacks (fold it with stackcollapse-ghc or ghc-prof-flamegraph first)", false
 		case l == "Flat profile:" || strings.HasPrefix(l, "Each sample counts as ") || l == "Call graph (explanation follows)":
-			return "gprof report, a table, not stacks (record with `perf record -g` and fold `perf script` output instead)"
+			return "gprof report, a table, not stacks (record with `perf record -g` and fold `perf script` output instead)", false
 		case cProfileRE.MatchString(l):
-			return "Python cProfile/pstats report, a table, not stacks (`py-spy record -f raw` writes folded stacks)"
+			return "Python cProfile/pstats report, a table, not stacks (`py-spy record -f raw` writes folded stacks)", false
 		case perfReportRE.MatchString(l):
-			return "`perf report` output, a table, not stacks (give profdiff `perf script` output, or fold it with stackcollapse-perf.pl)"
+			return "`perf report` output, a table, not stacks (give profdiff `perf script` output, or fold it with stackcollapse-perf.pl)", false
 		}
 	}
 	if looksPerfScript(head) {
-		return "`perf script` output (fold it with `stackcollapse-perf.pl` or `inferno-collapse-perf` first)"
+		return "`perf script` output (fold it with `stackcollapse-perf.pl` or `inferno-collapse-perf` first)", false
 	}
-	return ""
+	return "", false
 }
 
 // sniffJSON recognizes a JSON document that no reader took (Chrome trace
