@@ -69,7 +69,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"slices"
@@ -83,6 +82,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/labels"
+	"github.com/profdiff/profdiff/profile/internal/protoscan"
 )
 
 // ErrShape marks a file that looks like OTLP profiles but is not a
@@ -128,29 +128,6 @@ func looksProto(data []byte) bool {
 		data = body[size:]
 	}
 	return otlp
-}
-
-// protoBreak says where the top level of data stops being protobuf: the
-// field that runs past the end (cut: a file cut short, where pdata's
-// decoder says only "unexpected EOF") or whose tag or value cannot be
-// read; "" when every top-level field reads, and what is wrong lies
-// inside one.
-func protoBreak(data []byte) (where string, cut bool) {
-	for off := 0; off < len(data); {
-		num, typ, n := protowire.ConsumeTag(data[off:])
-		if n < 0 {
-			return fmt.Sprintf("at byte %d: the tag of a top-level field: %v", off, protowire.ParseError(n)), false
-		}
-		m := protowire.ConsumeFieldValue(num, typ, data[off+n:])
-		switch {
-		case m < 0 && errors.Is(protowire.ParseError(m), io.ErrUnexpectedEOF):
-			return fmt.Sprintf("top-level field %d at byte %d runs past the end of the file, at byte %d (a file cut short?)", num, off, len(data)), true
-		case m < 0:
-			return fmt.Sprintf("at byte %d: top-level field %d: %v", off, num, protowire.ParseError(m)), false
-		}
-		off += n + m
-	}
-	return "", false
 }
 
 // startsWithMessage reports whether b starts with the tag of a message
@@ -204,7 +181,7 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 			return nil, nil, fmt.Errorf("%w: invalid JSON: %v", ErrShape, err)
 		}
 	} else if pd, err = (&otlp.ProtoUnmarshaler{}).UnmarshalProfiles(data); err != nil {
-		switch where, cut := protoBreak(data); {
+		switch where, cut := protoscan.Break(data); {
 		case cut:
 			return nil, nil, fmt.Errorf("%w: invalid protobuf: %s", ErrShape, where)
 		case where != "":
