@@ -2,11 +2,8 @@ package pull_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"io"
-	"runtime/pprof"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
@@ -18,24 +15,6 @@ import (
 	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/profile/synth"
 )
-
-// runtimeProfile is this process's runtime/pprof profile name as the
-// runtime wrote it, gunzipped (the decoder reads decompressed bytes).
-func runtimeProfile(f *testing.F, name string) []byte {
-	var buf bytes.Buffer
-	if err := pprof.Lookup(name).WriteTo(&buf, 0); err != nil {
-		f.Fatal(err)
-	}
-	zr, err := gzip.NewReader(&buf)
-	if err != nil {
-		f.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		f.Fatal(err)
-	}
-	return data
-}
 
 // FuzzStreamDecoder: on any bytes the streaming decoder either refuses
 // (a DecodeError at an offset inside the data, or a refusal that sends
@@ -64,7 +43,7 @@ func FuzzStreamDecoder(f *testing.F) {
 	}
 	f.Add([]byte{0x0a, 0x02, 0x08, 0x01})
 	for _, name := range []string{"heap", "goroutine"} {
-		f.Add(runtimeProfile(f, name))
+		f.Add(readertest.RuntimeProfile(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The ids are checked by the check pass (Open's default) or left

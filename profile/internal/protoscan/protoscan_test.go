@@ -1,36 +1,15 @@
 package protoscan
 
 import (
-	"bytes"
-	"compress/gzip"
-	"io"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
-// heapProfile is the test process's own heap profile, as runtime/pprof
-// writes it, gunzipped: real protobuf of many top-level fields.
-func heapProfile(t *testing.T) []byte {
-	t.Helper()
-	var gz bytes.Buffer
-	if err := pprof.Lookup("heap").WriteTo(&gz, 0); err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(&gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 func TestBreak(t *testing.T) {
-	data := heapProfile(t)
+	data := readertest.RuntimeProfile(t, "heap")
 	if where, cut := Break(data); where != "" || cut {
 		t.Fatalf("whole profile: Break = %q, %v; want no break", where, cut)
 	}

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"testing"
 
@@ -67,4 +68,24 @@ func Stacks(p *pprofile.Profile) map[string][2]int64 {
 		out[k] = [2]int64{v[0] + s.Value[0], v[1] + s.Value[1]}
 	}
 	return out
+}
+
+// RuntimeProfile returns this process's runtime/pprof profile name as the
+// runtime writes it, gunzipped: real pprof protobuf without a producer to
+// run.
+func RuntimeProfile(t testing.TB, name string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := pprof.Lookup(name).WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
