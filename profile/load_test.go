@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
 func TestLoadPprof(t *testing.T) {
@@ -158,6 +160,7 @@ sampling period=1
 func TestLoadBadInput(t *testing.T) {
 	good := encodeT(t, testCPUProfile(), false)
 	goodGz := encodeT(t, testCPUProfile(), true)
+	heap := readertest.RuntimeProfile(t, "heap") // as the runtime writes it
 	noSamples := buildTestProfile([]string{"samples/count", "cpu/nanoseconds"}, "cpu/nanoseconds", 1e7, nil)
 	junk := make([]byte, 4096)
 	rand.New(rand.NewSource(1)).Read(junk)
@@ -174,8 +177,9 @@ func TestLoadBadInput(t *testing.T) {
 		{"truncated.pb.gz", goodGz[:len(goodGz)/2], []string{"truncated gzip"}},
 		{"truncated-tail.pb.gz", goodGz[:len(goodGz)-4], []string{"gzip"}},
 		{"badheader.gz", []byte{0x1f, 0x8b, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42}, []string{"gzip"}},
-		{"truncated.pb", good[:len(good)-5], []string{"pprof"}},
-		{"truncated-inner.pb.gz", gzipT(t, good[:len(good)/3]), []string{"pprof"}},
+		{"truncated.pb", good[:len(good)-5], []string{"truncated or corrupt pprof data: top-level field", fmt.Sprintf("runs past the end of the file, at byte %d (a file cut short?)", len(good)-5)}},
+		{"truncated-inner.pb.gz", gzipT(t, good[:len(good)/3]), []string{"pprof", fmt.Sprintf("at byte %d (a file cut short?)", len(good)/3)}},
+		{"heap-cut.pb", heap[:len(heap)-1], []string{"truncated or corrupt pprof data: top-level field", fmt.Sprintf("runs past the end of the file, at byte %d", len(heap)-1)}},
 		{"corrupt.pb", append([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f}, good...), []string{"corrupt pprof"}},
 		{"junk.bin", junk, []string{"unknown binary format"}},
 		{"junk.gz", gzipT(t, junk), []string{"unknown format", "gzip"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/profdiff/profdiff/profile/fleet"
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/loaderr"
+	"github.com/profdiff/profdiff/profile/internal/protoscan"
 )
 
 // parsePprofOrText reads what no binary reader of the registry sniffed:
@@ -266,6 +267,14 @@ func describeProtoError(err error, data []byte, gzipped bool) error {
 	s := trimPprofErr(err)
 	switch {
 	case protoStart(data):
+		// The library names no place; the framing of the top level
+		// does, where it breaks there (a file cut short, most often).
+		switch where, cut := protoscan.Break(data); {
+		case cut:
+			s = where
+		case where != "":
+			s = where + " (" + s + ")"
+		}
 		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", s))
 	case gzipped:
 		return mark(ErrUnrecognized, fmt.Errorf("unknown format: gzip data that is not a profile (not pprof: %s)", s))
