@@ -60,7 +60,12 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 			return fail(ErrUnsupported, errors.New(what))
 		}
 		if what, ours := sniffUnsupportedText(text); ours {
-			// A format profdiff reads whose reader did not take it.
+			// A format profdiff reads whose reader did not take it. The
+			// place is a byte of the file where the text is the file's
+			// bytes, less a byte-order mark (not where it was UTF-16).
+			if skip := len(in.data) - len(text); skip == 0 || skip == len("\uFEFF") {
+				what += jsonBreak(in.bytes(), skip)
+			}
 			return fail(ErrCorrupt, errors.New(what))
 		} else if what != "" {
 			return fail(ErrUnsupported, unsupported(what))

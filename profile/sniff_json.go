@@ -2,6 +2,7 @@ package profile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -158,4 +159,22 @@ func jsonTokens(t string) bool {
 		}
 	}
 	return true
+}
+
+// jsonBreak says where data, the JSON text of a format profdiff reads whose
+// reader refused it, stops being JSON: "; the JSON ends inside a value at
+// byte N (a file cut short?)" where it ends early, "; invalid JSON at byte
+// N: ..." where it breaks, "" where the text is whole JSON (it then lacks
+// what the reader needs). skip is what precedes data in the file (a
+// byte-order mark), added to the place.
+func jsonBreak(data []byte, skip int) string {
+	var se *json.SyntaxError
+	if !errors.As(json.Unmarshal(data, &struct{}{}), &se) {
+		return ""
+	}
+	at := int64(skip) + se.Offset
+	if se.Offset >= int64(len(data)) {
+		return fmt.Sprintf("; the JSON ends inside a value at byte %d (a file cut short?)", at)
+	}
+	return fmt.Sprintf("; invalid JSON at byte %d: %v", at, se)
 }

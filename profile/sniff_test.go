@@ -120,15 +120,19 @@ func TestParseForeignFormats(t *testing.T) {
 func TestOurJSONCutShort(t *testing.T) {
 	gecko := readertest.ReadFile(t, filepath.Join("firefox", "testdata", "headless.json.gz"))
 	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
+		name  string
+		data  []byte
+		want  string
+		whole bool // whole JSON, which names no place
 	}{
 		// Firefox's own recording, cut before its threads' tables.
-		{"headless-cut.json", gecko[:100_000], `Firefox Profiler (Gecko) JSON, cut short or malformed: the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"`},
+		// Where the JSON ends is the file's byte, after a byte-order mark too.
+		{"headless-cut.json", gecko[:100_000], `Firefox Profiler (Gecko) JSON, cut short or malformed: the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"; the JSON ends inside a value at byte 100000 (a file cut short?)`, false},
+		{"headless-bom-cut.json", append([]byte("\uFEFF"), gecko[:100_000]...), `the JSON ends inside a value at byte 100003 (a file cut short?)`, false},
 		// Pretty-printed JSON whose number lines would pass as one-frame
 		// stacks, without stackprof's "gc_samples".
-		{"stackprof.json", []byte("{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n"), `stackprof JSON of Ruby, cut short or malformed: the reader wants "mode", "frames" and "gc_samples"`},
+		// (Whole JSON: no place to name.)
+		{"stackprof.json", []byte("{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n"), `stackprof JSON of Ruby, cut short or malformed: the reader wants "mode", "frames" and "gc_samples" (what stackprof --json writes)`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, data := range [][]byte{tc.data, gzipT(t, tc.data)} {
@@ -137,6 +141,9 @@ func TestOurJSONCutShort(t *testing.T) {
 					t.Fatalf("loaded as %s (%d samples)", l.Format, len(l.Profile.Sample))
 				}
 				checkError(t, err, tc.name, tc.want)
+				if tc.whole && strings.Contains(err.Error(), " at byte ") {
+					t.Errorf("%v: whole JSON, yet a place is named", err)
+				}
 				if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "unknown format") {
 					t.Errorf("%v: want ErrCorrupt, not an unknown format", err)
 				}
