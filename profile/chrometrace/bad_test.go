@@ -25,6 +25,8 @@ func TestBadInput(t *testing.T) {
 		{"traceEvents not an array", `{"traceEvents": 3}`, "traceEvents at byte"},
 		{"V8 nodes in a cycle", `{"traceEvents":[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":1,"ts":0,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"parent":2,"callFrame":{"functionName":"a"}},{"id":2,"parent":1,"callFrame":{"functionName":"b"}}],"samples":[1]},"timeDeltas":[1]}}}]}`, "node 1: stack deeper than 65536 frames, or its parents form a cycle"},
 		{"stackFrames sample names no frame", `{"traceEvents":[],"samples":[{"pid":1,"tid":1,"ts":1,"sf":7}],"stackFrames":{}}`, `samples[0]: stackFrames has no frame "7"`},
+		{"cut inside the first event", `[{"name":"RunTask","cat":"toplevel","ph":"X","ts":1`, "the file ends at byte 51 inside its event array, before its first event is complete"},
+		{"cut inside the first traceEvents event", `{"traceEvents":[{"pid":1,"ph":"X","ts":3`, "the file ends at byte 40 inside its event array"},
 		{"events nested past MaxDepth", deep(MaxDepth + 1), "stack deeper than 65536 frames"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

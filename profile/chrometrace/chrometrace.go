@@ -189,6 +189,10 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if d.truncated && len(d.events) == 0 && len(d.samples) == 0 {
+		// Nothing was read to warn about: the cut is the whole story.
+		return nil, nil, fmt.Errorf("the file ends at byte %d inside its event array, before its first event is complete (a file cut short?)", len(data))
+	}
 	var warns []string
 	if d.truncated {
 		warns = append(warns, fmt.Sprintf("the file ends inside its event array after %d events (tracing stopped early?); read them", len(d.events)))
