@@ -292,16 +292,43 @@ func TestCapturedTrace(t *testing.T) {
 	checkWindow(t, "captured", data)
 }
 
-// Cut short, a trace gives an error, never a panic.
+// Cut short, a trace gives an error that says where it ends, never a
+// panic.
 func TestTruncated(t *testing.T) {
 	data := captured(t)
 	for _, n := range []int{17, 64, len(data) / 3, len(data) - 7} {
 		_, _, err := Parse(data[:n], Options{})
 		if err == nil {
 			t.Errorf("truncated to %d bytes: no error", n)
-		} else if !strings.Contains(err.Error(), "Go execution trace") {
-			t.Errorf("truncated to %d bytes: %v", n, err)
+		} else if want := fmt.Sprintf("Go execution trace (go %s) cut short: the file ends at byte %d inside the ", Version(data), n); !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("truncated to %d bytes: %v\nwant it to start %q", n, err, want)
 		}
+	}
+}
+
+// TestCutShortFraming walks the batch framing of this Go's own trace: it
+// reads to the end exactly, and a cut anywhere but between two batches is
+// seen, at the batch it falls in.
+func TestCutShortFraming(t *testing.T) {
+	data := captured(t)
+	if cut := cutShort(data, Version(data), nil); cut != "" {
+		t.Fatalf("the whole trace: %s", cut)
+	}
+	batches := 0
+	for n := headerLen + 1; n < len(data); n++ {
+		cut := cutShort(data[:n], Version(data), nil)
+		if cut == "" {
+			batches++ // a cut between batches leaves whole framing
+			continue
+		}
+		if want := fmt.Sprintf("the file ends at byte %d inside the ", n); !strings.HasPrefix(cut, want) {
+			t.Fatalf("cut to %d bytes: %q, want it to start %q", n, cut, want)
+		}
+	}
+	// Batches are at most 64 KiB: a trace of this size has several, and
+	// far fewer than bytes.
+	if batches == 0 || batches > len(data)/32 {
+		t.Errorf("%d of %d cuts fell between batches", batches, len(data))
 	}
 }
 

@@ -254,6 +254,9 @@ func (w *walker) walk(data []byte) error {
 	w.version = Version(data)
 	r, err := trace.NewReader(bytes.NewReader(data))
 	if err != nil {
+		if cut := cutShort(data, w.version, err); cut != "" {
+			return fmt.Errorf("Go execution trace (go %s) cut short: %s (the parser: %s)", w.version, cut, parserError(err))
+		}
 		return fmt.Errorf("unreadable Go execution trace (go %s): %s", w.version, parserError(err))
 	}
 	events := 0
@@ -263,6 +266,12 @@ func (w *walker) walk(data []byte) error {
 			break
 		}
 		if err != nil {
+			// A trace cut short breaks its parser in many ways (a stack
+			// or string table missing, a batch it leaves out): the cut,
+			// where the framing shows it, is the cause to name.
+			if cut := cutShort(data, w.version, err); cut != "" {
+				return fmt.Errorf("Go execution trace (go %s) cut short: %s (the parser, after %d events: %s)", w.version, cut, events, parserError(err))
+			}
 			return fmt.Errorf("corrupt Go execution trace (go %s) after %d events: %s", w.version, events, parserError(err))
 		}
 		events++

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -162,7 +163,14 @@ func TestCorpus(t *testing.T) {
 		}
 		p, _, err := Parse(data, Options{})
 		if brokenTrace(path) {
-			if err == nil || !strings.HasPrefix(err.Error(), "corrupt Go execution trace (go 1.22) after ") ||
+			// fail-first-gen-first's last batch declares 50 bytes of
+			// events and the file ends 5 bytes into them: that cut is
+			// named before the parser's complaint.
+			prefix := "corrupt Go execution trace (go 1.22) after "
+			if strings.Contains(path, "fail-first-gen-first") {
+				prefix = "Go execution trace (go 1.22) cut short: the file ends at byte 41 inside the batch at byte 36, which holds 50 bytes of events (the parser, after 1 events: "
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), prefix) ||
 				!strings.Contains(err.Error(), "expected a proc but didn't have one") {
 				t.Errorf("%s: want a corrupt-trace error, got %v", name, err)
 			}
@@ -174,6 +182,13 @@ func TestCorpus(t *testing.T) {
 		}
 		if err := p.CheckValid(); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+		// The batch framing that cutShort walks reads every whole trace
+		// of the formats that have it to its end.
+		if minor, _ := strconv.Atoi(strings.TrimPrefix(Version(data), "1.")); minor >= 22 {
+			if cut, ok := walkBatches(data, minor, func(batchFrame) {}); cut != "" || !ok {
+				t.Errorf("%s: the batch framing does not read to the end (%q, %v)", name, cut, ok)
+			}
 		}
 		for _, s := range p.Sample {
 			if s.Value[1] < 0 || s.Value[0] <= 0 {

@@ -5,60 +5,19 @@ package gotrace
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// Batch header types of the Go 1.22+ trace format (internal/trace/tracev2
-// in the Go tree): a batch is the type byte, for an experimental batch an
-// experiment byte, then uvarints generation, M, base timestamp and size,
-// then size bytes. An end-of-generation marker is one byte.
-const (
-	evEventBatch        = 1
-	evExperimentalBatch = 49
-	evEndOfGeneration   = 52 // Go 1.26
-)
-
-// batchHeader is where one batch's header fields lie in a trace.
-type batchHeader struct {
-	tsOff, tsEnd, sizeOff, sizeEnd int
-	ts, size                       uint64
-}
-
 // batchHeaders walks the batches of a trace the running Go wrote, or skips
-// when it does not look like that format.
-func batchHeaders(t *testing.T, data []byte) []batchHeader {
+// when its framing does not read to the end.
+func batchHeaders(t *testing.T, data []byte) []batchFrame {
 	t.Helper()
-	var hs []batchHeader
-	uv := func(off int) (uint64, int) {
-		v, n := binary.Uvarint(data[off:])
-		if n <= 0 {
-			t.Skipf("unexpected trace layout at byte %d", off)
-		}
-		return v, off + n
-	}
-	for off := 16; off < len(data); {
-		switch data[off] {
-		case evEndOfGeneration:
-			off++
-			continue
-		case evEventBatch:
-			off++
-		case evExperimentalBatch:
-			off += 2
-		default:
-			t.Skipf("unexpected batch type %d at byte %d (not the Go 1.26 layout)", data[off], off)
-		}
-		var h batchHeader
-		_, off = uv(off) // generation
-		_, off = uv(off) // M
-		h.tsOff = off
-		h.ts, off = uv(off)
-		h.tsEnd, h.sizeOff = off, off
-		h.size, off = uv(off)
-		h.sizeEnd = off
-		hs = append(hs, h)
-		off += int(h.size)
+	var hs []batchFrame
+	minor, _ := strconv.Atoi(strings.TrimPrefix(Version(data), "1."))
+	if cut, ok := walkBatches(data, minor, func(b batchFrame) { hs = append(hs, b) }); cut != "" || !ok {
+		t.Skipf("unexpected trace layout (go %s): %s", Version(data), cut)
 	}
 	return hs
 }
@@ -76,7 +35,7 @@ func TestLyingBatchLength(t *testing.T) {
 	data := captured(t)
 	hs := batchHeaders(t, data)
 	h := hs[0]
-	_, _, err := Parse(patch(data, h.sizeOff, h.sizeEnd, 1<<40), Options{})
+	_, _, err := Parse(patch(data, h.sizeOff, h.events, 1<<40), Options{})
 	if err == nil || !strings.Contains(err.Error(), "invalid batch size 1099511627776") {
 		t.Errorf("error %v", err)
 	}
@@ -107,7 +66,7 @@ func TestTimestampsOverflowTotal(t *testing.T) {
 	for i := len(hs) - 1; i >= 0; i-- {
 		h := hs[i]
 		target := uint64(6e18 / nsPerTick) // about 2^62.4 ns: two such goroutines overflow
-		_, _, err := Parse(patch(data, h.tsOff, h.tsEnd, target), Options{})
+		_, _, err := Parse(patch(data, h.tsOff, h.sizeOff, target), Options{})
 		if err == nil {
 			tried = append(tried, fmt.Sprintf("batch %d: no error", i))
 			continue
