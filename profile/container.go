@@ -37,6 +37,33 @@ func isZip(data []byte) bool {
 	return bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("PK\x05\x06"))
 }
 
+// zipCut says that data, which starts with a zip member, was cut short:
+// the record that closes every zip archive (the end of its central
+// directory: 22 bytes and a comment of up to 65,535, at the end) is not in
+// its last bytes, or runs past the end. It returns "" when the record is
+// whole, and the archive is broken in some other way.
+func zipCut(data []byte) string {
+	const eocdLen, eocdMax = 22, 22 + 65535
+	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		return ""
+	}
+	first := ""
+	if len(data) >= 30 {
+		n := int(data[26]) | int(data[27])<<8 // the local header's name length
+		first = fmt.Sprintf(" (its first member: %q)", data[30:min(len(data), 30+n)])
+	}
+	from := max(0, len(data)-eocdMax)
+	at := bytes.LastIndex(data[from:], []byte("PK\x05\x06"))
+	if at < 0 {
+		return fmt.Sprintf("zip archive cut short: the file ends at byte %d without the record that closes every zip archive, so its directory is lost%s", len(data), first)
+	}
+	at += from
+	if rec := data[at:]; len(rec) < eocdLen || len(rec) < eocdLen+(int(rec[20])|int(rec[21])<<8) {
+		return fmt.Sprintf("zip archive cut short: the file ends at byte %d inside the record that closes it, at byte %d%s", len(data), at, first)
+	}
+	return ""
+}
+
 // ReadLimited reads r to its end, failing (ErrTooLarge, with the limit in
 // the message) as soon as more than maxSize bytes have arrived, so that it
 // never holds more than maxSize bytes (0 means DefaultMaxSize). It is how
@@ -215,6 +242,9 @@ func gzipSize(data []byte) int64 {
 func unzipSingle(data []byte, maxSize int64) ([]byte, string, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
+		if cut := zipCut(data); cut != "" {
+			return nil, "", mark(ErrCorrupt, errors.New(cut))
+		}
 		return nil, "", mark(ErrCorrupt, fmt.Errorf("corrupt zip archive: %v", err))
 	}
 	zr.RegisterDecompressor(zip.Deflate, kflate.NewReader)

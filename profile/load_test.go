@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -567,6 +568,43 @@ func TestFormatSize(t *testing.T) {
 			if back, err := ParseSize(FormatSize(tc.n)); err != nil || back != tc.n {
 				t.Errorf("ParseSize(FormatSize(%d)) = %d, %v", tc.n, back, err)
 			}
+		}
+	}
+}
+
+// TestZipCutShort cuts a zip archive that Go's archive/zip wrote, holding
+// the runtime's heap profile: before the record that closes the archive,
+// and inside it (its comment too), the error says the archive was cut
+// short, where, and what its first member is; whole, it loads.
+func TestZipCutShort(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("heap.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(readertest.RuntimeProfile(t, "heap"))
+	zw.SetComment("made by profdiff's tests")
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if _, err := Parse("heap.zip", data, 0); err != nil {
+		t.Fatalf("whole archive: %v", err)
+	}
+	end := bytes.LastIndex(data, []byte("PK\x05\x06")) // the closing record
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{len(data) / 2, fmt.Sprintf("zip archive cut short: the file ends at byte %d without the record that closes every zip archive, so its directory is lost (its first member: \"heap.pb\")", len(data)/2)},
+		{end + 10, fmt.Sprintf("zip archive cut short: the file ends at byte %d inside the record that closes it, at byte %d (its first member: \"heap.pb\")", end+10, end)},
+		{len(data) - 3, fmt.Sprintf("the file ends at byte %d inside the record that closes it, at byte %d", len(data)-3, end)}, // in its comment
+	} {
+		_, err := Parse("heap.zip", data[:tc.n], 0)
+		checkError(t, err, "heap.zip", tc.want)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("cut to %d bytes: %v, want ErrCorrupt", tc.n, err)
 		}
 	}
 }
