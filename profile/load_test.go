@@ -608,3 +608,42 @@ func TestZipCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyCPUCutShort cuts a legacy binary CPU profile (the layout
+// gperftools writes): inside a record it fails saying where; between two
+// records, or inside the end-of-data record, the pprof library reads the
+// samples before the cut, and a warning says the file was cut. The Go
+// 1.8 profile of the pprof project's fuzz corpus, cut in half, is refused
+// the same way.
+func TestLegacyCPUCutShort(t *testing.T) {
+	data := legacyCPU() // header 0-40, records at 40 and 80, end of data at 112
+	if l, err := Parse("cpu.prof", data, 0); err != nil || len(l.Warnings) != 0 {
+		t.Fatalf("whole: %v, warnings %q", err, l.Warnings)
+	}
+	for n, want := range map[int]string{
+		100: "legacy binary CPU profile (gperftools' format), corrupt: the file ends at byte 100 inside the record at byte 80, of 2 addresses, before the end-of-data record (a file cut short?)",
+		130: "legacy binary CPU profile (gperftools' format), corrupt: the file ends at byte 130 inside the end-of-data record at byte 112 (a file cut short?)",
+	} {
+		_, err := Parse("cpu.prof", data[:n], 0)
+		checkError(t, err, "cpu.prof", want)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%v: want ErrCorrupt", err)
+		}
+	}
+	// Between two records the library reads the samples before the cut.
+	l, err := Parse("cpu.prof", data[:112], 0)
+	if err != nil {
+		t.Fatalf("cut between records: %v", err)
+	}
+	if want := "cpu.prof: legacy binary CPU profile: the file ends at byte 112 between two records, without the end-of-data record (a file cut short?)"; len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], want) {
+		t.Errorf("cut between records: warnings %q, want one that starts %q", l.Warnings, want)
+	}
+	t.Run("corpus", func(t *testing.T) {
+		real, err := os.ReadFile(filepath.Join(corpusDir(t), "google-pprof", "fuzz__corpus__go.crc32.cpu.pb"))
+		if err != nil {
+			t.Skip(err)
+		}
+		_, err = Parse("go.crc32.cpu.pb", real[:len(real)/2], 0)
+		checkError(t, err, "go.crc32.cpu.pb", "legacy binary CPU profile (gperftools' format), corrupt: the file ends at byte", "before the end-of-data record")
+	})
+}

@@ -34,6 +34,13 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
 		if what := sniffUnsupportedBinary(in.data); what != "" {
 			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
 		}
+		if lc, ok := legacyCPUHeader(in.data); ok {
+			why := lc.cut(in.data)
+			if why == "" {
+				why = "its header reads, its samples do not"
+			}
+			return nil, &Error{l.Source, mark(ErrCorrupt, fmt.Errorf("legacy binary CPU profile (gperftools' format), corrupt: %s", why))}
+		}
 		return nil, &Error{l.Source, describeProtoError(perr, in.data, gzipped)}
 	}
 	return l.parseText(in, perr, legacy)
@@ -157,6 +164,13 @@ func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, le
 	}
 	lp, lerr := pprofile.ParseData(data) // the protobuf again, then the legacy parsers
 	if lerr == nil {
+		// The library reads the samples of a binary CPU profile cut short
+		// as the whole profile.
+		if lc, ok := legacyCPUHeader(data); ok {
+			if cut := lc.cut(data); cut != "" {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: legacy binary CPU profile: %s", l.Source, cut))
+			}
+		}
 		return lp, FormatPprofLegacy, false, nil
 	}
 	if le := trimPprofErr(lerr); le != "unrecognized profile format" && !strings.Contains(le, "token too long") && !looksBinary(data) {
@@ -189,34 +203,20 @@ func (l *Loaded) checkPprof(data []byte, p *pprofile.Profile) (*pprofile.Profile
 // notLegacy reports that data, which starts with protobuf's field 0, is
 // not one of pprof's legacy formats either, so that ParseData, which
 // decodes the protobuf again before trying them (seconds for a gigabyte of
-// zeros), need not run. The binary CPU format starts with the words 0 and
-// 3 (32 or 64 bits, either byte order); each text format has its header
-// on the first line (a line that starts with a control character is no
-// blank or comment line to skip), read by bufio.Scanner (64 KiB at most)
-// or whole, and every header names "profile" or starts with "---".
+// zeros), need not run. The binary CPU format starts with its header
+// (legacyCPUHeader); each text format has its header on the first line (a
+// line that starts with a control character is no blank or comment line
+// to skip), read by bufio.Scanner (64 KiB at most) or whole, and every
+// header names "profile" or starts with "---".
 func notLegacy(data []byte) bool {
 	if len(data) == 0 || data[0] >= 1<<3 {
 		return false
 	}
-	for _, word := range []int{4, 8} {
-		if len(data) >= 2*word && allZero(data[:word]) {
-			w := data[word : 2*word]
-			if w[0] == 3 && allZero(w[1:]) || w[word-1] == 3 && allZero(w[:word-1]) {
-				return false
-			}
-		}
+	if _, ok := legacyCPUHeader(data); ok {
+		return false
 	}
 	first, _, _ := bytes.Cut(data[:min(len(data), 64<<10)], []byte("\n"))
 	return !bytes.Contains(first, []byte("profile")) && !bytes.Contains(first, []byte("---"))
-}
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // looksBinary reports whether data is not text; such data that pprof cannot

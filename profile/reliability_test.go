@@ -352,7 +352,8 @@ func TestNotLegacy(t *testing.T) {
 		{"zeros", make([]byte, 1<<20), true},
 		{"control bytes", []byte("\x01\x02junk\nmore"), true},
 		{"legacy CPU", legacyCPU(), false},
-		{"legacy CPU, 32-bit big-endian", []byte{0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0}, false},
+		{"legacy CPU, 32-bit big-endian", []byte{0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0x27, 0x10, 0, 0, 0, 0}, false}, // period 10 ms
+		{"words 0 and 3 alone", []byte{0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0}, true},
 		{"a header after a control byte", []byte("\x00heap profile: 1: 2 [3: 4] @ heap/1\n"), false},
 		{"a --- header after a control byte", []byte("\x00--- contention:\n"), false},
 		{"text", []byte("main;a 1\n"), false},
