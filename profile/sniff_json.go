@@ -92,6 +92,10 @@ func describeJSON(t, head string) (what string, ours bool) {
 		return "V8 heap snapshot JSON (.heapsnapshot), not a sampled profile", false
 	case has["meta"] && has["threads"]:
 		return "Firefox Profiler (Gecko) JSON" + malformed + `the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"`, true
+	case has["label"] && has["duration"] && has["markers"] && has["ticks"]:
+		// The export of Firefox DevTools' former performance panel,
+		// whose Gecko profile is under "profile".
+		return "Firefox DevTools performance recording JSON" + malformed + `the reader wants the Gecko profile under "profile", with "meta", "threads" and the threads' "stackTable" and "frameTable"`, true
 	case has["mode"] && has["frames"]:
 		return "stackprof JSON of Ruby" + malformed + `the reader wants "mode", "frames" and "gc_samples" (what stackprof --json writes)`, true
 	case has["cost_centres"] && has["profile"]:

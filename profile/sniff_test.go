@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -150,6 +152,19 @@ func TestOurJSONCutShort(t *testing.T) {
 			}
 		})
 	}
+	// Firefox 59's DevTools export, whose Gecko profile is under
+	// "profile", cut before it.
+	t.Run("devtools-corpus", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join(corpusDir(t), "speedscope", "sample__profiles__Firefox__59__simple-firefox.json"))
+		if err != nil {
+			t.Skip(err)
+		}
+		_, err = Parse("firefox59.json", data[:len(data)*3/10], 0)
+		checkError(t, err, "firefox59.json", `Firefox DevTools performance recording JSON, cut short or malformed: the reader wants the Gecko profile under "profile"`, fmt.Sprintf("the JSON ends inside a value at byte %d", len(data)*3/10))
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%v: want ErrCorrupt", err)
+		}
+	})
 }
 
 // TestParseUnsupportedFormats checks that formats profdiff does not read
