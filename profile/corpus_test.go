@@ -365,3 +365,48 @@ func checkCorpusProfile(t *testing.T, e corpusEntry, path string, l *Loaded) {
 		t.Errorf("%s: reloaded %d samples of kind %s, want %d of %s", e.file, len(back.Profile.Sample), back.Kind, len(p.Sample), l.Kind)
 	}
 }
+
+// TestCorpusCutShort cuts files of the corpus that load (three of each
+// format, their content after any gzip layer) in half: each still loads,
+// or fails as a broken file of its format (ErrCorrupt or ErrEmpty, one
+// line naming the file), never as an unknown format. A recording cut
+// short, as a killed profiler leaves it, is a file of its format.
+func TestCorpusCutShort(t *testing.T) {
+	dir := corpusDir(t)
+	if dir == "" {
+		t.Skip("../shared/corpus not found")
+	}
+	perFormat := map[string]int{}
+	for _, e := range readCorpusIndex(t, dir) {
+		format := baseFormatOf(e)
+		if !corpusLoads[format] || mustFailInCorpus(e) || perFormat[format] == 3 {
+			continue
+		}
+		perFormat[format]++
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = Decompress(data, 0); err != nil {
+			t.Fatalf("%s: %v", e.file, err)
+		}
+		name := filepath.Base(e.file) + ".cut"
+		_, err = Parse(name, data[:len(data)/2], 0)
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		var pe *Error
+		switch {
+		case !errors.As(err, &pe) || !strings.HasPrefix(msg, name+": ") || strings.ContainsAny(msg, "\r\n"):
+			t.Errorf("%s cut in half: not a one-line error naming the file: %q", e.file, msg)
+		case !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrEmpty):
+			t.Errorf("%s (%s) cut in half: %v; want a broken file of its format (ErrCorrupt or ErrEmpty)", e.file, format, err)
+		case strings.Contains(msg, "unknown format") || strings.Contains(msg, "unknown binary format"):
+			t.Errorf("%s (%s) cut in half: %v", e.file, format, err)
+		}
+	}
+	if len(perFormat) < 10 {
+		t.Errorf("only %d formats of the corpus were cut", len(perFormat))
+	}
+}
