@@ -316,10 +316,10 @@ func Formats() []FormatInfo {
 	return append(out, info(FormatFolded, "folded stacks (`a;b;c 42`)"))
 }
 
-// readsList names the formats profdiff reads, for the error of one it
-// does not: "Go execution traces, .nettrace, …, perf script text and
-// folded stacks".
-func readsList() string {
+// ReadsList names the formats profdiff reads, in the order Formats gives
+// them, for help text and the error of a format it does not: "Go
+// execution traces, .nettrace, …, perf script text and folded stacks".
+func ReadsList() string {
 	var nouns []string
 	for _, f := range Formats() {
 		nouns = append(nouns, formatDocs[f.Format].noun)

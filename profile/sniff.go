@@ -14,7 +14,7 @@ import (
 
 // unsupported is the error for a recognized format that cannot be loaded.
 func unsupported(what string) error {
-	return fmt.Errorf("unknown format: %s; profdiff reads %s", what, readsList())
+	return fmt.Errorf("unknown format: %s; profdiff reads %s", what, ReadsList())
 }
 
 // sniffUnsupportedBinary names a known binary format that is not a profile

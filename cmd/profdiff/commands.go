@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	flag "github.com/spf13/pflag"
+
+	"github.com/profdiff/profdiff/profile"
 )
 
 // env is what a command reads and writes besides its arguments.
@@ -84,20 +86,18 @@ const usageHead = `profdiff compares profiles by how programs wait.
 Usage:
 `
 
-const usageTail = `
-A profile is a file (pprof protobuf, gzipped or not; legacy pprof; folded
-stacks; a Go execution trace, read as goroutine time; speedscope JSON;
-perf script text, whose sched_switch events become off-CPU time; a .NET
-EventPipe .nettrace, read as thread time; a JDK Flight Recorder .jfr; any
-of these alone in a .zip), "-" for standard input, an http(s) URL of a
-/debug/pprof endpoint, or a query of a continuous profiler, merged on its
-server: 'pyroscope+http://HOST:4040?type=T&query={...}&from=now-1h&to=now'
-or 'parca+http://HOST:7070?query=T{...}&from=...&to=...' (see 'profdiff
-sources'). A folder written by 'profdiff capture --out DIR' (or
-by demo and workload) stands for its profile of --kind's kind.
-The format is detected from the content; 'profdiff formats' lists
-them, with the commands that record each.
+// usageSources is the paragraph of the usage that says what a profile
+// argument may be, its list of formats from the format registry.
+func usageSources() string {
+	return "A profile is a file of a format profdiff reads (" + profile.ReadsList() +
+		"; 'profdiff formats' says how to record each), gzipped or not, or alone in a .zip; " +
+		`"-" for standard input; an http(s) URL of a /debug/pprof endpoint; or a query of a continuous profiler, merged on its server: ` +
+		`'pyroscope+http://HOST:4040?type=T&query={...}&from=now-1h&to=now' or 'parca+http://HOST:7070?query=T{...}&from=...&to=...' (see 'profdiff sources'). ` +
+		"A folder written by 'profdiff capture --out DIR' (or by demo and workload) stands for its profile of --kind's kind. " +
+		"The format is detected from the content."
+}
 
+const usageTail = `
 Run 'profdiff COMMAND --help' for a command's flags.
 Exit status: 0 ok, 1 gate failed, 2 usage or input error, 130 SIGINT,
 143 SIGTERM.
@@ -114,6 +114,7 @@ func usageText() string {
 			fmt.Fprintf(&b, "  %-42s%s\n", "profdiff "+l.synopsis, summary)
 		}
 	}
+	b.WriteString("\n" + strings.Join(wrapWords(usageSources(), 76), "\n") + "\n")
 	b.WriteString(usageTail)
 	return b.String()
 }

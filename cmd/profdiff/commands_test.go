@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	flag "github.com/spf13/pflag"
+
+	"github.com/profdiff/profdiff/profile"
 )
 
 // Every command has help, from 'profdiff help NAME' and from 'profdiff
@@ -55,6 +57,10 @@ func TestUsageListsEveryCommand(t *testing.T) {
 	// The usage wraps summaries to 80 columns; the package doc has each
 	// on one line.
 	flat := strings.Join(strings.Fields(out), " ")
+	// So does it every format profdiff reads, from the format registry.
+	if reads := profile.ReadsList(); !strings.Contains(flat, "a format profdiff reads ("+reads+";") {
+		t.Errorf("the usage does not list the formats profdiff reads (%s)", reads)
+	}
 	for _, c := range commands() {
 		for _, l := range c.lines {
 			if !strings.Contains(out, "  profdiff "+l.synopsis+" ") || !strings.Contains(flat, l.summary+" ") {
