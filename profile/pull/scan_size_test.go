@@ -2,28 +2,13 @@ package pull
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"runtime"
 	"runtime/pprof"
 	"testing"
 
+	"github.com/profdiff/profdiff/profile/internal/readertest"
 	"github.com/profdiff/profdiff/profile/synth"
 )
-
-// gunzipT inflates a gzipped profile.
-func gunzipT(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // samplesLast moves a profile's sample fields (2) after all its other
 // top-level fields, keeping each field's bytes: the tables then come
@@ -64,7 +49,7 @@ func TestScanSizesTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, gz := range map[string][]byte{"runtime/pprof heap": heap.Bytes(), "pprof encoder (synth)": syn.Bytes()} {
-		data := gunzipT(t, gz)
+		data := readertest.Gunzip(t, gz)
 		var ref *File
 		for _, order := range []string{"as written", "samples last"} {
 			b := data

@@ -22,15 +22,24 @@ func ReadFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if data, err = io.ReadAll(io.LimitReader(zr, 256<<20)); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		data = Gunzip(t, data)
 	}
 	return data
+}
+
+// Gunzip returns gzipped data inflated (at most 256 MiB), failing the test
+// on any error.
+func Gunzip(t testing.TB, data []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, 256<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // ParseFile reads path (gunzipped when its name ends in .gz), checks that
@@ -79,13 +88,5 @@ func RuntimeProfile(t testing.TB, name string) []byte {
 	if err := pprof.Lookup(name).WriteTo(&buf, 0); err != nil {
 		t.Fatal(err)
 	}
-	zr, err := gzip.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return Gunzip(t, buf.Bytes())
 }
