@@ -50,9 +50,11 @@ func (d *decoder) fail(at int, format string, args ...any) error {
 	return fmt.Errorf("%w: at byte %d: %s", ErrFormat, at, fmt.Sprintf(format, args...))
 }
 
+// need fails unless n more bytes follow d.off: the value that starts
+// there runs past the end of the file.
 func (d *decoder) need(n int) error {
 	if n < 0 || len(d.data)-d.off < n {
-		return d.fail(d.off, "the file ends inside a value (%d more bytes wanted)", n)
+		return d.fail(d.off, "the file ends at byte %d, inside a %d-byte value that starts here (a file cut short?)", len(d.data), n)
 	}
 	return nil
 }

@@ -162,9 +162,9 @@ sys.stdout.buffer.write(marshal.dumps(v))`
 func TestMalformed(t *testing.T) {
 	key := "\xa9\x03\xfa\x04a.py\xe9\x01\x00\x00\x00\xda\x01f" // ("a.py", 1, "f") as Python 3.11 writes it
 	for _, tc := range []struct{ name, in, want string }{
-		{"empty", "", "ends inside a value"},
+		{"empty", "", "at byte 0: the file ends at byte 0, inside a 1-byte value that starts here (a file cut short?)"},
 		{"not a dict", "\xe9\x01\x00\x00\x00", "holds a int, not a dict"},
-		{"truncated", "{" + key[:6], "ends inside a value"},
+		{"truncated", "{" + key[:6], "at byte 5: the file ends at byte 7, inside a 4-byte value that starts here"},
 		{"unknown type", "{N0", "marshal type 'N'"},
 		{"bad ref", "{r\x05\x00\x00\x000", "reference 5 to no object"},
 		{"deep", strings.Repeat(")\x01", 20) + "0", "nested deeper"},
