@@ -441,9 +441,22 @@ func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripp
 	in = &input{data: data, owned: owned}
 	if r := sniff(in, false); r != nil {
 		l, err = r.load(l, in)
-		return l, nil, gzipped, true, err
+		return l, nil, gzipped, true, inGunzipped(err, gzipped)
 	}
 	return l, in, gzipped, false, nil
+}
+
+// inGunzipped says that the places a broken profile's error names count in
+// its gunzipped data, where it was gzipped: the message reads "SOURCE: in
+// the gunzipped data: ...", as a zip member's reads "in zip member NAME:
+// ...". Errors of the gzip layer itself, and of other kinds, are as they
+// are.
+func inGunzipped(err error, gzipped bool) error {
+	var pe *Error
+	if gzipped && errors.Is(err, ErrCorrupt) && errors.As(err, &pe) {
+		pe.Err = fmt.Errorf("in the gunzipped data: %w", pe.Err)
+	}
+	return err
 }
 
 // FormatSize prints a byte count the way ParseSize reads it.

@@ -179,7 +179,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"truncated-tail.pb.gz", goodGz[:len(goodGz)-4], []string{"gzip"}},
 		{"badheader.gz", []byte{0x1f, 0x8b, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42}, []string{"gzip"}},
 		{"truncated.pb", good[:len(good)-5], []string{"truncated or corrupt pprof data: top-level field", fmt.Sprintf("runs past the end of the file, at byte %d (a file cut short?)", len(good)-5)}},
-		{"truncated-inner.pb.gz", gzipT(t, good[:len(good)/3]), []string{"pprof", fmt.Sprintf("at byte %d (a file cut short?)", len(good)/3)}},
+		{"truncated-inner.pb.gz", gzipT(t, good[:len(good)/3]), []string{"truncated-inner.pb.gz: in the gunzipped data: truncated or corrupt pprof data", fmt.Sprintf("at byte %d (a file cut short?)", len(good)/3)}},
 		{"heap-cut.pb", heap[:len(heap)-1], []string{"truncated or corrupt pprof data: top-level field", fmt.Sprintf("runs past the end of the file, at byte %d", len(heap)-1)}},
 		{"corrupt.pb", append([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f}, good...), []string{"corrupt pprof"}},
 		{"junk.bin", junk, []string{"unknown binary format"}},

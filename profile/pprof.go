@@ -18,7 +18,8 @@ import (
 // pprof's decoders first (the common case, parsed once), then the text
 // readers, then the formats profdiff recognizes but does not read, then
 // folded stacks.
-func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
+func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (_ *Loaded, err error) {
+	defer func() { err = inGunzipped(err, gzipped) }()
 	p, format, legacy, perr := l.parsePprof(in.data)
 	switch {
 	case perr == nil:
@@ -67,13 +68,8 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 			return fail(ErrUnsupported, errors.New(what))
 		}
 		if what, ours := sniffUnsupportedText(text); ours {
-			// A format profdiff reads whose reader did not take it. The
-			// place is a byte of the file where the text is the file's
-			// bytes, less a byte-order mark (not where it was UTF-16).
-			if skip := len(in.data) - len(text); skip == 0 || skip == len("\uFEFF") {
-				what += jsonBreak(in.bytes(), skip)
-			}
-			return fail(ErrCorrupt, errors.New(what))
+			// A format profdiff reads whose reader did not take it.
+			return fail(ErrCorrupt, in.inText(errors.New(what+jsonBreak(in.bytes()))))
 		} else if what != "" {
 			return fail(ErrUnsupported, unsupported(what))
 		}

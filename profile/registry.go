@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -61,6 +62,21 @@ func (in *input) decode() error {
 		in.text, err = decodeText(in.data)
 	}
 	in.text = strings.TrimPrefix(in.text, "\uFEFF")
+	return err
+}
+
+// inText says, for the error of a text reader, what its byte offsets
+// count in where the text is not the file's bytes as they are: the text
+// after a UTF-8 byte-order mark, or the text decoded from UTF-16.
+func (in *input) inText(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case bytes.HasPrefix(in.data, []byte{0xFF, 0xFE}), bytes.HasPrefix(in.data, []byte{0xFE, 0xFF}):
+		return fmt.Errorf("in its text decoded from UTF-16: %w", err)
+	case bytes.HasPrefix(in.data, []byte{0xEF, 0xBB, 0xBF}):
+		return fmt.Errorf("counting after its byte-order mark: %w", err)
+	}
 	return err
 }
 
@@ -347,6 +363,9 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 	if err != nil {
 		if loaderr.Kind(err) == nil {
 			err = mark(ErrCorrupt, err)
+		}
+		if r.text {
+			err = in.inText(err)
 		}
 		if !r.named {
 			err = fmt.Errorf("%s: %w", r.what, err)

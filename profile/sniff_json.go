@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,17 +169,20 @@ func jsonTokens(t string) bool {
 // jsonBreak says where data, the JSON text of a format profdiff reads whose
 // reader refused it, stops being JSON: "; the JSON ends inside a value at
 // byte N (a file cut short?)" where it ends early, "; invalid JSON at byte
-// N: ..." where it breaks, "" where the text is whole JSON (it then lacks
-// what the reader needs). skip is what precedes data in the file (a
-// byte-order mark), added to the place.
-func jsonBreak(data []byte, skip int) string {
+// N: ..." where it breaks (encoding/json's offset, as the JSON readers
+// give it), "" where the text is whole JSON (it then lacks what the reader
+// needs). The decoder tells a cut (io.ErrUnexpectedEOF) from a bad byte at
+// the end; it holds a copy of the value, as large as data, only here, on
+// the way to an error.
+func jsonBreak(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&struct{}{})
 	var se *json.SyntaxError
-	if !errors.As(json.Unmarshal(data, &struct{}{}), &se) {
-		return ""
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("; the JSON ends inside a value at byte %d (a file cut short?)", len(data))
+	case errors.As(err, &se):
+		return fmt.Sprintf("; invalid JSON at byte %d: %v", se.Offset, se)
 	}
-	at := int64(skip) + se.Offset
-	if se.Offset >= int64(len(data)) {
-		return fmt.Sprintf("; the JSON ends inside a value at byte %d (a file cut short?)", at)
-	}
-	return fmt.Sprintf("; invalid JSON at byte %d: %v", at, se)
+	return ""
 }

@@ -130,19 +130,25 @@ func TestOurJSONCutShort(t *testing.T) {
 		// Firefox's own recording, cut before its threads' tables.
 		// Where the JSON ends is the file's byte, after a byte-order mark too.
 		{"headless-cut.json", gecko[:100_000], `Firefox Profiler (Gecko) JSON, cut short or malformed: the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"; the JSON ends inside a value at byte 100000 (a file cut short?)`, false},
-		{"headless-bom-cut.json", append([]byte("\uFEFF"), gecko[:100_000]...), `the JSON ends inside a value at byte 100003 (a file cut short?)`, false},
+		{"headless-bom-cut.json", append([]byte("\uFEFF"), gecko[:100_000]...), `counting after its byte-order mark: Firefox Profiler (Gecko) JSON, cut short or malformed: the reader wants "meta", "threads" and the threads' "stackTable" and "frameTable"; the JSON ends inside a value at byte 100000 (a file cut short?)`, false},
+		// A bad byte at the end is no cut.
+		{"stackprof-bad-end.json", []byte(`{"mode":"cpu","frames":{"a":1},"samples":3,}`), `stackprof JSON of Ruby, cut short or malformed: the reader wants "mode", "frames" and "gc_samples" (what stackprof --json writes); invalid JSON at byte 44: invalid character '}' looking for beginning of object key string`, false},
 		// Pretty-printed JSON whose number lines would pass as one-frame
 		// stacks, without stackprof's "gc_samples".
 		// (Whole JSON: no place to name.)
 		{"stackprof.json", []byte("{\n  \"mode\": \"cpu\",\n  \"samples\": 145\n,\n  \"frames\": {\n    \"70326871253740\": 1\n  }\n}\n"), `stackprof JSON of Ruby, cut short or malformed: the reader wants "mode", "frames" and "gc_samples" (what stackprof --json writes)`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, data := range [][]byte{tc.data, gzipT(t, tc.data)} {
+			for i, data := range [][]byte{tc.data, gzipT(t, tc.data)} {
 				l, err := Parse(tc.name, data, 0)
 				if err == nil {
 					t.Fatalf("loaded as %s (%d samples)", l.Format, len(l.Profile.Sample))
 				}
 				checkError(t, err, tc.name, tc.want)
+				// Gzipped, the places count in the gunzipped data.
+				if gz := strings.HasPrefix(err.Error(), tc.name+": in the gunzipped data: "); gz != (i == 1) {
+					t.Errorf("%v: gzipped %v, yet says so %v", err, i == 1, gz)
+				}
 				if tc.whole && strings.Contains(err.Error(), " at byte ") {
 					t.Errorf("%v: whole JSON, yet a place is named", err)
 				}
