@@ -42,30 +42,41 @@ func (l legacyLayout) at(data []byte, off int) uint64 {
 	return l.order.Uint64(data[off:])
 }
 
+// legacyCut is where a legacy CPU profile's records stop: not at all
+// (they reach their end-of-data record), between two records, or inside
+// one (the end-of-data record's included).
+type legacyCut int
+
+const (
+	legacyWhole legacyCut = iota
+	legacyBetween
+	legacyInside
+)
+
 // cut says where data's records stop short of the end-of-data record (a
-// file cut short); "" when they reach it.
-func (l legacyLayout) cut(data []byte) string {
+// file cut short), and how; "" and legacyWhole when they reach it.
+func (l legacyLayout) cut(data []byte) (string, legacyCut) {
 	off := 5 * l.word
 	for {
 		start := off
 		if off == len(data) {
-			return fmt.Sprintf("the file ends at byte %d between two records, without the end-of-data record (a file cut short?): what came after is lost", len(data))
+			return fmt.Sprintf("the file ends at byte %d between two records, without the end-of-data record (a file cut short?): what came after is lost", len(data)), legacyBetween
 		}
 		if len(data)-off < 2*l.word {
-			return fmt.Sprintf("the file ends at byte %d inside the record at byte %d, before the end-of-data record (a file cut short?)", len(data), start)
+			return fmt.Sprintf("the file ends at byte %d inside the record at byte %d, before the end-of-data record (a file cut short?)", len(data), start), legacyInside
 		}
 		count, depth := l.at(data, off), l.at(data, off+l.word)
 		off += 2 * l.word
 		if count == 0 && depth == 1 {
 			if len(data)-off < l.word {
-				return fmt.Sprintf("the file ends at byte %d inside the end-of-data record at byte %d (a file cut short?): the samples are whole, the memory map after them is lost", len(data), start)
+				return fmt.Sprintf("the file ends at byte %d inside the end-of-data record at byte %d (a file cut short?): the samples are whole, the memory map after them is lost", len(data), start), legacyInside
 			}
 			if l.at(data, off) == 0 {
-				return ""
+				return "", legacyWhole
 			}
 		}
 		if depth > uint64(len(data)-off)/uint64(l.word) {
-			return fmt.Sprintf("the file ends at byte %d inside the record at byte %d, of %d addresses, before the end-of-data record (a file cut short?)", len(data), start, depth)
+			return fmt.Sprintf("the file ends at byte %d inside the record at byte %d, of %d addresses, before the end-of-data record (a file cut short?)", len(data), start, depth), legacyInside
 		}
 		off += int(depth) * l.word
 	}

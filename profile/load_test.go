@@ -610,9 +610,10 @@ func TestZipCutShort(t *testing.T) {
 }
 
 // TestLegacyCPUCutShort cuts a legacy binary CPU profile (the layout
-// gperftools writes): inside a record it fails saying where; between two
-// records, or inside the end-of-data record, the pprof library reads the
-// samples before the cut, and a warning says the file was cut. The Go
+// gperftools writes): inside a record, the end-of-data record included, it
+// fails saying where, even where the pprof library would read it; between
+// two records the library reads the samples before the cut, and a warning
+// says the file was cut. The Go
 // 1.8 profile of the pprof project's fuzz corpus, cut in half, is refused
 // the same way.
 func TestLegacyCPUCutShort(t *testing.T) {
@@ -623,6 +624,8 @@ func TestLegacyCPUCutShort(t *testing.T) {
 	for n, want := range map[int]string{
 		100: "legacy binary CPU profile (gperftools' format), corrupt: the file ends at byte 100 inside the record at byte 80, of 2 addresses, before the end-of-data record (a file cut short?)",
 		130: "legacy binary CPU profile (gperftools' format), corrupt: the file ends at byte 130 inside the end-of-data record at byte 112 (a file cut short?)",
+		// The pprof library reads this one, its last addresses as zeros.
+		70: "legacy binary CPU profile (gperftools' format), corrupt: the file ends at byte 70 inside the record at byte 40, of 3 addresses, before the end-of-data record (a file cut short?)",
 	} {
 		_, err := Parse("cpu.prof", data[:n], 0)
 		checkError(t, err, "cpu.prof", want)
@@ -630,12 +633,17 @@ func TestLegacyCPUCutShort(t *testing.T) {
 			t.Errorf("%v: want ErrCorrupt", err)
 		}
 	}
+	// Whole samples, then a memory map line longer than the library
+	// reads (64 KiB).
+	long := append(data[:136:136], strings.Repeat("x", 70_000)+"\n"...)
+	_, err := Parse("cpu.prof", long, 0)
+	checkError(t, err, "cpu.prof", "legacy binary CPU profile (gperftools' format), corrupt after its samples' end-of-data record: the pprof library cannot read the memory map that follows")
 	// Between two records the library reads the samples before the cut.
 	l, err := Parse("cpu.prof", data[:112], 0)
 	if err != nil {
 		t.Fatalf("cut between records: %v", err)
 	}
-	if want := "cpu.prof: legacy binary CPU profile: the file ends at byte 112 between two records, without the end-of-data record (a file cut short?)"; len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], want) {
+	if want := "cpu.prof: legacy binary CPU profile (gperftools' format): the file ends at byte 112 between two records, without the end-of-data record (a file cut short?)"; len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], want) {
 		t.Errorf("cut between records: warnings %q, want one that starts %q", l.Warnings, want)
 	}
 	t.Run("corpus", func(t *testing.T) {

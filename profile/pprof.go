@@ -28,19 +28,16 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (_ *Loaded, err error
 	case format == FormatPprof:
 		// A well-formed protobuf whose content is inconsistent.
 		return nil, &Error{l.Source, mark(ErrCorrupt, perr)}
+	case format == FormatPprofLegacy:
+		// A legacy binary CPU profile whose records are cut, or that
+		// the pprof library refuses.
+		return nil, &Error{l.Source, mark(ErrCorrupt, perr)}
 	case looksBinary(in.data):
 		if isPprofCmdline(l.Source) {
 			return nil, &Error{l.Source, mark(ErrUnsupported, errors.New("the program's command line (/debug/pprof/cmdline), not a profile"))}
 		}
 		if what := sniffUnsupportedBinary(in.data); what != "" {
 			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
-		}
-		if lc, ok := legacyCPUHeader(in.data); ok {
-			why := lc.cut(in.data)
-			if why == "" {
-				why = "its header reads, its samples do not"
-			}
-			return nil, &Error{l.Source, mark(ErrCorrupt, fmt.Errorf("legacy binary CPU profile (gperftools' format), corrupt: %s", why))}
 		}
 		return nil, &Error{l.Source, describeProtoError(perr, in.data, gzipped)}
 	}
@@ -159,14 +156,23 @@ func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, le
 		return nil, "", false, err
 	}
 	lp, lerr := pprofile.ParseData(data) // the protobuf again, then the legacy parsers
-	if lerr == nil {
-		// The library reads the samples of a binary CPU profile cut short
-		// as the whole profile.
-		if lc, ok := legacyCPUHeader(data); ok {
-			if cut := lc.cut(data); cut != "" {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: legacy binary CPU profile: %s", l.Source, cut))
-			}
+	if lc, ok := legacyCPUHeader(data); ok {
+		// A binary CPU profile cut short: the library fails, or reads
+		// the samples before the cut as the whole profile, and, for 64-bit
+		// words, a record cut inside as a sample of zero addresses.
+		const what = "legacy binary CPU profile (gperftools' format)"
+		switch cut, how := lc.cut(data); {
+		case how == legacyInside:
+			return nil, FormatPprofLegacy, false, fmt.Errorf("%s, corrupt: %s", what, cut)
+		case lerr != nil && how == legacyWhole:
+			return nil, FormatPprofLegacy, false, fmt.Errorf("%s, corrupt after its samples' end-of-data record: the pprof library cannot read the memory map that follows (%s)", what, trimPprofErr(lerr))
+		case lerr != nil:
+			return nil, FormatPprofLegacy, false, fmt.Errorf("%s, corrupt: %s", what, cut)
+		case how == legacyBetween:
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %s: %s", l.Source, what, cut))
 		}
+	}
+	if lerr == nil {
 		return lp, FormatPprofLegacy, false, nil
 	}
 	if le := trimPprofErr(lerr); le != "unrecognized profile format" && !strings.Contains(le, "token too long") && !looksBinary(data) {
