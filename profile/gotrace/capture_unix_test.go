@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/trace"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -311,12 +312,16 @@ func TestTruncated(t *testing.T) {
 // seen, at the batch it falls in.
 func TestCutShortFraming(t *testing.T) {
 	data := captured(t)
-	if cut := cutShort(data, Version(data), nil); cut != "" {
-		t.Fatalf("the whole trace: %s", cut)
+	minor, _ := strconv.Atoi(strings.TrimPrefix(Version(data), "1."))
+	if cut, ok := walkBatches(data, minor, func(batchFrame) {}); cut != "" || !ok {
+		t.Fatalf("the whole trace: %q, %v", cut, ok)
 	}
 	batches := 0
 	for n := headerLen + 1; n < len(data); n++ {
-		cut := cutShort(data[:n], Version(data), nil)
+		cut, ok := walkBatches(data[:n], minor, func(batchFrame) {})
+		if !ok {
+			t.Fatalf("cut to %d bytes: the framing reads as corrupt, not cut", n)
+		}
 		if cut == "" {
 			batches++ // a cut between batches leaves whole framing
 			continue

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/profdiff/profdiff/profile/internal/readertest"
 )
 
@@ -13,9 +15,20 @@ func TestBreak(t *testing.T) {
 	if where, cut := Break(data); where != "" || cut {
 		t.Fatalf("whole profile: Break = %q, %v; want no break", where, cut)
 	}
-	// Cut anywhere inside the last field, or in the middle, the file is
-	// cut short at its own length.
-	for _, n := range []int{len(data) - 1, len(data) / 2, 3} {
+	// The top-level fields' spans: a cut inside one, never between two
+	// (where the data is whole protobuf), is seen.
+	var longest [2]int
+	for off := 0; off < len(data); {
+		_, _, n := protowire.ConsumeField(data[off:])
+		if n < 0 {
+			t.Fatalf("the runtime's profile does not read at byte %d", off)
+		}
+		if n > longest[1]-longest[0] {
+			longest = [2]int{off, off + n}
+		}
+		off += n
+	}
+	for _, n := range []int{1, (longest[0] + longest[1]) / 2, len(data) - 1} {
 		where, cut := Break(data[:n])
 		if !cut || !strings.Contains(where, "runs past the end of the file, at byte "+strconv.Itoa(n)) {
 			t.Errorf("cut to %d bytes: Break = %q, %v; want a field that runs past byte %d", n, where, cut, n)
