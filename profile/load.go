@@ -449,8 +449,10 @@ func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripp
 // inGunzipped says that the places a broken profile's error names count in
 // its gunzipped data, where it was gzipped: the message reads "SOURCE: in
 // the gunzipped data: ...", as a zip member's reads "in zip member NAME:
-// ...". Errors of the gzip layer itself, and of other kinds, are as they
-// are.
+// ...". The loader gives it the errors of readers that name places (the
+// registry's, pprof's protobuf and legacy CPU decoding), not pprof's checks
+// of a decoded profile, which name samples; errors of the gzip layer
+// itself, and of other kinds, are as they are.
 func inGunzipped(err error, gzipped bool) error {
 	var pe *Error
 	if gzipped && errors.Is(err, ErrCorrupt) && errors.As(err, &pe) {

@@ -18,8 +18,8 @@ import (
 // pprof's decoders first (the common case, parsed once), then the text
 // readers, then the formats profdiff recognizes but does not read, then
 // folded stacks.
-func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (_ *Loaded, err error) {
-	defer func() { err = inGunzipped(err, gzipped) }()
+func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
+	in.gzipped = gzipped
 	p, format, legacy, perr := l.parsePprof(in.data)
 	switch {
 	case perr == nil:
@@ -31,7 +31,7 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (_ *Loaded, err error
 	case format == FormatPprofLegacy:
 		// A legacy binary CPU profile whose records are cut, or that
 		// the pprof library refuses.
-		return nil, &Error{l.Source, mark(ErrCorrupt, perr)}
+		return nil, inGunzipped(&Error{l.Source, mark(ErrCorrupt, perr)}, gzipped)
 	case looksBinary(in.data):
 		if isPprofCmdline(l.Source) {
 			return nil, &Error{l.Source, mark(ErrUnsupported, errors.New("the program's command line (/debug/pprof/cmdline), not a profile"))}
@@ -39,7 +39,7 @@ func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (_ *Loaded, err error
 		if what := sniffUnsupportedBinary(in.data); what != "" {
 			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
 		}
-		return nil, &Error{l.Source, describeProtoError(perr, in.data, gzipped)}
+		return nil, inGunzipped(&Error{l.Source, describeProtoError(perr, in.data, gzipped)}, gzipped)
 	}
 	return l.parseText(in, perr, legacy)
 }
@@ -54,7 +54,8 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	text := in.text
 	if terr == nil && !legacy {
 		if r := sniff(in, true); r != nil {
-			return r.load(l, in)
+			l, err := r.load(l, in)
+			return l, inGunzipped(err, in.gzipped)
 		}
 	}
 	var fp *pprofile.Profile
@@ -66,7 +67,8 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 		}
 		if what, ours := sniffUnsupportedText(text); ours {
 			// A format profdiff reads whose reader did not take it.
-			return fail(ErrCorrupt, in.inText(errors.New(what+jsonBreak(in.bytes()))))
+			_, err := fail(ErrCorrupt, in.inText(errors.New(what+jsonBreak(in.bytes()))))
+			return nil, inGunzipped(err, in.gzipped)
 		} else if what != "" {
 			return fail(ErrUnsupported, unsupported(what))
 		}

@@ -47,7 +47,10 @@ type input struct {
 	data []byte // after the containers
 	// owned says that data is the loader's own buffer, which nothing
 	// modifies: text then reads it in place instead of copying it.
-	owned     bool
+	owned bool
+	// gzipped says that data was gunzipped: the places errors name count
+	// in it (inGunzipped).
+	gzipped   bool
 	text      string // decoded UTF-8 text without BOM, for text readers
 	textBytes []byte // text as bytes, made on first use (see bytes)
 }
