@@ -436,7 +436,7 @@ func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripp
 	}
 	if isZip(data) && !inZip {
 		l, err = l.parseZip(data, maxSize)
-		return l, nil, gzipped, true, err
+		return l, nil, gzipped, true, inGunzipped(err, gzipped)
 	}
 	in = &input{data: data, owned: owned}
 	if r := sniff(in, false); r != nil {

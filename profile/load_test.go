@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -606,6 +607,9 @@ func TestZipCutShort(t *testing.T) {
 		if !errors.Is(err, ErrCorrupt) {
 			t.Errorf("cut to %d bytes: %v, want ErrCorrupt", tc.n, err)
 		}
+		// Gzipped in transit, the places count in the gunzipped data.
+		_, err = Parse("heap.zip.gz", gzipT(t, data[:tc.n]), 0)
+		checkError(t, err, "heap.zip.gz", "heap.zip.gz: in the gunzipped data: zip archive cut short: the file ends at byte "+strconv.Itoa(tc.n))
 	}
 }
 
