@@ -278,13 +278,7 @@ func describeProtoError(err error, data []byte, gzipped bool) error {
 	case protoStart(data):
 		// The library names no place; the framing of the top level
 		// does, where it breaks there (a file cut short, most often).
-		switch where, cut := protoscan.Break(data); {
-		case cut:
-			s = where
-		case where != "":
-			s = where + " (" + s + ")"
-		}
-		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", s))
+		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", protoscan.Explain(data, s)))
 	case gzipped:
 		return mark(ErrUnrecognized, fmt.Errorf("unknown format: gzip data that is not a profile (not pprof: %s)", s))
 	}

@@ -181,13 +181,7 @@ func Parse(data []byte) (*pprofile.Profile, []string, error) {
 			return nil, nil, fmt.Errorf("%w: invalid JSON: %v", ErrShape, err)
 		}
 	} else if pd, err = (&otlp.ProtoUnmarshaler{}).UnmarshalProfiles(data); err != nil {
-		switch where, cut := protoscan.Break(data); {
-		case cut:
-			return nil, nil, fmt.Errorf("%w: invalid protobuf: %s", ErrShape, where)
-		case where != "":
-			return nil, nil, fmt.Errorf("%w: invalid protobuf: %s (%v)", ErrShape, where, err)
-		}
-		return nil, nil, fmt.Errorf("%w: invalid protobuf: %v", ErrShape, err)
+		return nil, nil, fmt.Errorf("%w: invalid protobuf: %s", ErrShape, protoscan.Explain(data, err.Error()))
 	}
 	c := &converter{dict: pd.Dictionary(), b: build.New[int32, int32](nil), types: map[typeKey]int{}, samples: map[string]*pprofile.Sample{},
 		cellBudget: max(minCells, cellsPerByte*len(data))}

@@ -35,3 +35,17 @@ func Break(data []byte) (where string, cut bool) {
 	}
 	return "", false
 }
+
+// Explain words a decoder's error, libErr, with the place Break finds: the
+// cut alone where data was cut short (the decoder's "unexpected EOF" or
+// "too much data" adds nothing), the break with libErr after it where the
+// framing breaks, libErr alone where the top level reads.
+func Explain(data []byte, libErr string) string {
+	switch where, cut := Break(data); {
+	case cut:
+		return where
+	case where != "":
+		return where + " (" + libErr + ")"
+	}
+	return libErr
+}
