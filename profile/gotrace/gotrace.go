@@ -247,6 +247,25 @@ func parserError(err error) string {
 	return msg
 }
 
+// parserFailure is the error of a trace its parser refused, after events
+// events (-1: refused when opened). A trace cut short breaks the parser in
+// many ways (a stack or string table missing, a batch it leaves out), so
+// the cut, where the framing shows one, is named first, then the parser's
+// words.
+func (w *walker) parserFailure(data []byte, err error, events int) error {
+	msg := parserError(err)
+	if cut := cutShort(data, w.version, err); cut != "" {
+		if events >= 0 {
+			return fmt.Errorf("Go execution trace (go %s) cut short: %s (the parser, after %d events: %s)", w.version, cut, events, msg)
+		}
+		return fmt.Errorf("Go execution trace (go %s) cut short: %s (the parser: %s)", w.version, cut, msg)
+	}
+	if events >= 0 {
+		return fmt.Errorf("corrupt Go execution trace (go %s) after %d events: %s", w.version, events, msg)
+	}
+	return fmt.Errorf("unreadable Go execution trace (go %s): %s", w.version, msg)
+}
+
 func (w *walker) walk(data []byte) error {
 	if !Looks(data) {
 		return errors.New("not a Go execution trace (no \"go 1.N trace\" header)")
@@ -254,10 +273,7 @@ func (w *walker) walk(data []byte) error {
 	w.version = Version(data)
 	r, err := trace.NewReader(bytes.NewReader(data))
 	if err != nil {
-		if cut := cutShort(data, w.version, err); cut != "" {
-			return fmt.Errorf("Go execution trace (go %s) cut short: %s (the parser: %s)", w.version, cut, parserError(err))
-		}
-		return fmt.Errorf("unreadable Go execution trace (go %s): %s", w.version, parserError(err))
+		return w.parserFailure(data, err, -1)
 	}
 	events := 0
 	for {
@@ -266,13 +282,7 @@ func (w *walker) walk(data []byte) error {
 			break
 		}
 		if err != nil {
-			// A trace cut short breaks its parser in many ways (a stack
-			// or string table missing, a batch it leaves out): the cut,
-			// where the framing shows it, is the cause to name.
-			if cut := cutShort(data, w.version, err); cut != "" {
-				return fmt.Errorf("Go execution trace (go %s) cut short: %s (the parser, after %d events: %s)", w.version, cut, events, parserError(err))
-			}
-			return fmt.Errorf("corrupt Go execution trace (go %s) after %d events: %s", w.version, events, parserError(err))
+			return w.parserFailure(data, err, events)
 		}
 		events++
 		t := ev.Time()
