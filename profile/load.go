@@ -253,7 +253,7 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 	}
 	var r *Raw
 	l, err := guardParse(name, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(name, data, maxSize, false, true, stripped)
+		l, in, done, err := unwrap(name, data, maxSize, false, true, stripped)
 		switch {
 		case done || err != nil:
 			return l, err
@@ -261,7 +261,7 @@ func LoadRaw(ctx context.Context, source string, opts Options) (*Raw, *Loaded, e
 			r = &Raw{Source: name, Data: in.data, Containers: l.Containers, Warnings: l.Warnings, Options: opts, l: l, in: in}
 			return nil, nil
 		}
-		return l.parsePprofOrText(in, gzipped)
+		return l.parsePprofOrText(in)
 	})
 	if r != nil {
 		return r, nil, nil
@@ -363,7 +363,7 @@ func IsProfilerFrame(name string) bool {
 // have: the same model, checks, warnings and errors.
 func (r *Raw) Load() (*Loaded, error) {
 	l, err := guardParse(r.Source, func() (*Loaded, error) {
-		return r.l.parsePprofOrText(r.in, len(r.Containers) > 0)
+		return r.l.parsePprofOrText(r.in)
 	})
 	return loaded(l, err, r.Options)
 }
@@ -395,11 +395,11 @@ func Parse(source string, data []byte, maxSize int64) (*Loaded, error) {
 // that order.
 func parse(source string, data []byte, maxSize int64, inZip, owned bool, stripped int) (l *Loaded, err error) {
 	return guardParse(source, func() (*Loaded, error) {
-		l, in, gzipped, done, err := unwrap(source, data, maxSize, inZip, owned, stripped)
+		l, in, done, err := unwrap(source, data, maxSize, inZip, owned, stripped)
 		if done || err != nil {
 			return l, err
 		}
-		return l.parsePprofOrText(in, gzipped)
+		return l.parsePprofOrText(in)
 	})
 }
 
@@ -418,17 +418,18 @@ func guardParse(source string, f func() (*Loaded, error)) (l *Loaded, err error)
 // registry's binary readers. done says that it read the profile (l, err)
 // already; else in holds what pprof's decoders and the text readers read.
 // stripped is how many gzip layers were removed from data already.
-func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripped int) (l *Loaded, in *input, gzipped, done bool, err error) {
+func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripped int) (l *Loaded, in *input, done bool, err error) {
+	var gzipped bool
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
 	l = &Loaded{Source: source}
 	if stripped == 0 && len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil, false, true, &Error{source, mark(ErrEmpty, errors.New("empty file"))}
+		return nil, nil, true, &Error{source, mark(ErrEmpty, errors.New("empty file"))}
 	}
 	data, gzipped, err = l.ungzipLayers(data, maxSize, stripped)
 	if err != nil {
-		return nil, nil, gzipped, true, &Error{source, err}
+		return nil, nil, true, &Error{source, err}
 	}
 	owned = owned || gzipped
 	if !gzipped && strings.HasSuffix(source, ".gz") {
@@ -436,14 +437,14 @@ func unwrap(source string, data []byte, maxSize int64, inZip, owned bool, stripp
 	}
 	if isZip(data) && !inZip {
 		l, err = l.parseZip(data, maxSize)
-		return l, nil, gzipped, true, inGunzipped(err, gzipped)
+		return l, nil, true, inGunzipped(err, gzipped)
 	}
-	in = &input{data: data, owned: owned}
+	in = &input{data: data, owned: owned, gzipped: gzipped}
 	if r := sniff(in, false); r != nil {
 		l, err = r.load(l, in)
-		return l, nil, gzipped, true, inGunzipped(err, gzipped)
+		return l, nil, true, err
 	}
-	return l, in, gzipped, false, nil
+	return l, in, false, nil
 }
 
 // inGunzipped says that the places a broken profile's error names count in

@@ -18,8 +18,8 @@ import (
 // pprof's decoders first (the common case, parsed once), then the text
 // readers, then the formats profdiff recognizes but does not read, then
 // folded stacks.
-func (l *Loaded) parsePprofOrText(in *input, gzipped bool) (*Loaded, error) {
-	in.gzipped = gzipped
+func (l *Loaded) parsePprofOrText(in *input) (*Loaded, error) {
+	gzipped := in.gzipped
 	p, format, legacy, perr := l.parsePprof(in.data)
 	switch {
 	case perr == nil:
@@ -54,8 +54,7 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	text := in.text
 	if terr == nil && !legacy {
 		if r := sniff(in, true); r != nil {
-			l, err := r.load(l, in)
-			return l, inGunzipped(err, in.gzipped)
+			return r.load(l, in)
 		}
 	}
 	var fp *pprofile.Profile

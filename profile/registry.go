@@ -373,7 +373,7 @@ func (r *reader) load(l *Loaded, in *input) (*Loaded, error) {
 		if !r.named {
 			err = fmt.Errorf("%s: %w", r.what, err)
 		}
-		return nil, &Error{l.Source, err}
+		return nil, inGunzipped(&Error{l.Source, err}, in.gzipped)
 	}
 	l.addWarnings(warns)
 	demangleFunctions(p) // native names in every format, as finish does for pprof and folded
