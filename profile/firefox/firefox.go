@@ -71,6 +71,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/jsonerr"
+	"github.com/profdiff/profdiff/profile/internal/jsonsniff"
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
@@ -80,16 +81,7 @@ var ErrShape = errors.New("malformed Gecko profile")
 // Looks reports whether data is a Gecko profile, raw or processed: a JSON
 // object with "meta", "threads", "stackTable" and "frameTable".
 func Looks(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return false
-	}
-	for _, k := range []string{`"meta"`, `"threads"`, `"stackTable"`, `"frameTable"`} {
-		if !bytes.Contains(data, []byte(k)) {
-			return false
-		}
-	}
-	return true
+	return jsonsniff.ObjectWith(data, `"meta"`, `"threads"`, `"stackTable"`, `"frameTable"`)
 }
 
 type table struct {

@@ -81,6 +81,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/profdiff/profdiff/profile/internal/build"
+	"github.com/profdiff/profdiff/profile/internal/jsonsniff"
 	"github.com/profdiff/profdiff/profile/internal/labels"
 	"github.com/profdiff/profdiff/profile/internal/protoscan"
 )
@@ -140,8 +141,8 @@ func startsWithMessage(b []byte, last protowire.Number) bool {
 // looksJSON reports whether data is a JSON object whose first key is one
 // of ProfilesData's (OTLP JSON uses the lowerCamelCase names).
 func looksJSON(data []byte) bool {
-	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\uFEFF")), " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
+	t, ok := jsonsniff.Object(bytes.TrimPrefix(data, []byte("\uFEFF")))
+	if !ok {
 		return false
 	}
 	d := json.NewDecoder(bytes.NewReader(t))

@@ -49,7 +49,6 @@
 package stackprof
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +60,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/jsonerr"
+	"github.com/profdiff/profdiff/profile/internal/jsonsniff"
 )
 
 // ErrShape is wrapped by errors about a dump's structure (a frame id that
@@ -71,12 +71,7 @@ var ErrShape = errors.New("malformed stackprof profile")
 // the keys "mode", "frames" and "gc_samples" (which no other format
 // profdiff reads has).
 func Looks(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return false
-	}
-	return bytes.Contains(data, []byte(`"gc_samples"`)) && bytes.Contains(data, []byte(`"frames"`)) &&
-		bytes.Contains(data, []byte(`"mode"`))
+	return jsonsniff.ObjectWith(data, `"gc_samples"`, `"frames"`, `"mode"`)
 }
 
 type frame struct {

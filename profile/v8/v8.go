@@ -67,6 +67,7 @@ import (
 
 	"github.com/profdiff/profdiff/profile/internal/build"
 	"github.com/profdiff/profdiff/profile/internal/jsonerr"
+	"github.com/profdiff/profdiff/profile/internal/jsonsniff"
 	"github.com/profdiff/profdiff/profile/internal/labels"
 )
 
@@ -79,8 +80,8 @@ import (
 // heap profile's nodes have a "selfSize"). That is a profile cut short
 // before its samples, which Parse then refuses saying where.
 func Looks(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
+	t, ok := jsonsniff.Object(data)
+	if !ok {
 		return false
 	}
 	t = bytes.TrimLeft(t[1:], " \t\r\n")
