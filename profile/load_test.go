@@ -191,7 +191,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"mostly-not-folded.txt", []byte("a;b 1\nhello there\nsome words here\nmore prose\n"), []string{"unknown format", "3 of 4 lines malformed"}},
 		{"latin1.txt", []byte("caf\xe9;main 3\n"), []string{"unknown format", "UTF-8"}},
 		{"odd-utf16.txt", []byte{0xFF, 0xFE, 'a', 0, ' ', 0, '1'}, []string{"UTF-16"}},
-		{"broken.heap", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n99999999999999999999: 2 [3: 4] @ 0x1\n"), []string{"malformed legacy pprof profile", "out of range"}},
+		{"broken.heap", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n99999999999999999999: 2 [3: 4] @ 0x1\n"), []string{`legacy pprof heap profile (text), malformed at line 2, "99999999999999999999: 2 [3: 4] @ 0x1": `, "out of range"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeTemp(t, tc.name, tc.data)

@@ -81,9 +81,17 @@ func (l *Loaded) parseText(in *input, perr error, legacy bool) (*Loaded, error) 
 	case ferr != nil && loaderr.Kind(ferr) != nil:
 		// Folded stacks that cannot be read right (counts past int64).
 		return nil, &Error{l.Source, fmt.Errorf("folded stacks: %w", ferr)}
-	case ferr != nil && legacy:
-		return fail(ErrCorrupt, fmt.Errorf("malformed %v", perr))
 	case ferr != nil:
+		// A legacy text profile the pprof library refuses, whether it
+		// said "unrecognized" (a bad sample line of some formats) or
+		// what is wrong: the line it stops at.
+		if stop, ok := legacyTextStop(in.data); ok {
+			_, err := fail(ErrCorrupt, errors.New(stop))
+			return nil, inGunzipped(err, in.gzipped)
+		}
+		if legacy {
+			return fail(ErrCorrupt, fmt.Errorf("malformed %v", perr))
+		}
 		return fail(ErrUnrecognized, fmt.Errorf("unknown format: not pprof, legacy pprof or folded stacks (%v)", ferr))
 	}
 	l.addWarnings(warns)
@@ -174,6 +182,13 @@ func (l *Loaded) parsePprof(data []byte) (p *pprofile.Profile, format Format, le
 		}
 	}
 	if lerr == nil {
+		warning, err := legacyTextCheck(data, lp)
+		if err != nil {
+			return nil, FormatPprofLegacy, false, err
+		}
+		if warning != "" {
+			l.Warnings = append(l.Warnings, l.Source+": "+warning)
+		}
 		return lp, FormatPprofLegacy, false, nil
 	}
 	if le := trimPprofErr(lerr); le != "unrecognized profile format" && !strings.Contains(le, "token too long") && !looksBinary(data) {
