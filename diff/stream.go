@@ -19,10 +19,10 @@ import (
 // records as it classifies them (walkStream), each location resolved to
 // methods and frame rules once by the locResolver. Any profile the pull
 // reader does not take exactly as pprof's model would read it goes
-// through profile.Raw.Load instead, so its result, warnings and errors
-// are those of the model path. With PrepareOptions.IDsInWalk, the
-// samples' location ids are checked by the walk that reads them: a
-// profile refused there goes through Raw.Load then (Analyzer.settle).
+// through pull.Load instead, so its result, warnings and errors are
+// those of the model path. With PrepareOptions.IDsInWalk, the samples'
+// location ids are checked by the walk that reads them: a profile
+// refused there goes through pull.Load then (Analyzer.settle).
 
 // Input is one profile ready to be added to an Analyzer (AddInput) or a
 // gate: the pprof model, or a protobuf the streaming decoder has checked.
@@ -75,7 +75,7 @@ type PrepareOptions struct {
 func PrepareWith(r *profile.Raw, opts PrepareOptions) (*Input, error) {
 	d, err := pull.Open(r, pull.Options{IDsInWalk: opts.IDsInWalk, Names: opts.Names, Describe: describeName, MarkEvery: opts.markEvery})
 	if err != nil {
-		l, err := r.Load()
+		l, err := pull.Load(r)
 		if err != nil {
 			return nil, err
 		}

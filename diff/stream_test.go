@@ -20,6 +20,7 @@ import (
 
 	"github.com/profdiff/profdiff/diff/result"
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 	"github.com/profdiff/profdiff/profile/synth"
 )
 
@@ -53,7 +54,7 @@ func bothPaths(t *testing.T, opts Options, sides [2][]*profile.Raw) (model, stre
 	model, stream = NewAnalyzer(opts), NewAnalyzer(opts)
 	for side, rs := range sides {
 		for _, r := range rs {
-			l, err := r.Load()
+			l, err := pull.Load(r)
 			if err != nil {
 				t.Fatalf("model path: %v", err)
 			}
@@ -116,7 +117,7 @@ func TestStreamSameResult(t *testing.T) {
 	}
 	for _, rs := range sides {
 		for _, r := range rs {
-			l, err := r.Load()
+			l, err := pull.Load(r)
 			in, perr := Prepare(r)
 			if err != nil || perr != nil || !in.Streamed() {
 				t.Fatalf("%s: model %v, stream %v (streamed: %v)", r.Source, err, perr, perr == nil && in.Streamed())
@@ -198,7 +199,7 @@ func TestStreamCorpus(t *testing.T) {
 				return nil // not a protobuf: not the decoder's
 			}
 			n++
-			l, lerr := r.Load()
+			l, lerr := pull.Load(r)
 			// LoadRaw then Load is Load.
 			if want, werr := profile.Load(context.Background(), path, opts); fmt.Sprint(werr) != fmt.Sprint(lerr) {
 				t.Errorf("%s: Load: %v, LoadRaw and Raw.Load: %v", path, werr, lerr)
@@ -436,7 +437,7 @@ func TestStreamBadLocationID(t *testing.T) {
 		locs[c.at] = &pprofile.Location{ID: id}
 		smp.Location = locs
 		r := rawFile(t, dir, strings.ReplaceAll(c.name, " ", "-")+".pb.gz", p, profile.Options{})
-		_, lerr := r.Load()
+		_, lerr := pull.Load(r)
 		if lerr == nil {
 			t.Fatalf("%s: the model took it", c.name)
 		}
@@ -553,7 +554,7 @@ func TestStreamPackedVarintPastField(t *testing.T) {
 		if err != nil || r == nil {
 			continue // refused before either path
 		}
-		l, lerr := r.Load()
+		l, lerr := pull.Load(r)
 		if lerr != nil {
 			refused++
 		}
@@ -656,7 +657,7 @@ func TestStreamValuesChecked(t *testing.T) {
 			p := synth.Generate(cfg)
 			c.edit(p)
 			r := rawFile(t, dir, strings.ReplaceAll(c.name, " ", "-")+".pb.gz", p, profile.Options{})
-			_, lerr := r.Load()
+			_, lerr := pull.Load(r)
 			for _, opts := range []PrepareOptions{{}, {IDsInWalk: true}} {
 				in, err := PrepareWith(r, opts)
 				if fmt.Sprint(err) != fmt.Sprint(lerr) {
@@ -680,7 +681,7 @@ func TestAdoptedShardThenSerialWalk(t *testing.T) {
 	cfg := synth.DefaultConfig()
 	cfg.Stacks, cfg.Functions = 3000, 300
 	r := rawFile(t, dir, "p.pb.gz", synth.Generate(cfg), profile.Options{})
-	l, err := r.Load()
+	l, err := pull.Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}

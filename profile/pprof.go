@@ -39,7 +39,7 @@ func (l *Loaded) parsePprofOrText(in *input) (*Loaded, error) {
 		if what := sniffUnsupportedBinary(in.data); what != "" {
 			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
 		}
-		return nil, inGunzipped(&Error{l.Source, describeProtoError(perr, in.data, gzipped)}, gzipped)
+		return nil, inGunzipped(&Error{l.Source, describeProtoError(perr, in.data, gzipped, in.place)}, gzipped)
 	}
 	return l.parseText(in, perr, legacy)
 }
@@ -286,13 +286,23 @@ func protoStart(data []byte) bool {
 	return false
 }
 
-func describeProtoError(err error, data []byte, gzipped bool) error {
+func describeProtoError(err error, data []byte, gzipped bool, place func() string) error {
 	s := trimPprofErr(err)
 	switch {
 	case protoStart(data):
 		// The library names no place; the framing of the top level
 		// does, where it breaks there (a file cut short, most often).
-		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", protoscan.Explain(data, s)))
+		// Below the top level, another decoder may (input.place).
+		msg := protoscan.Explain(data, s)
+		if where := ""; msg == s && place != nil {
+			switch where = place(); {
+			case strings.HasSuffix(where, ": "+s):
+				msg = where // the same words, placed
+			case where != "":
+				msg = where + " (" + s + ")"
+			}
+		}
+		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", msg))
 	case gzipped:
 		return mark(ErrUnrecognized, fmt.Errorf("unknown format: gzip data that is not a profile (not pprof: %s)", s))
 	}

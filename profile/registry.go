@@ -50,7 +50,10 @@ type input struct {
 	owned bool
 	// gzipped says that data was gunzipped: the places errors name count
 	// in it (inGunzipped).
-	gzipped   bool
+	gzipped bool
+	// place, when set, says where a pprof protobuf that the pprof
+	// library refuses below its top level breaks (Raw.LoadPlaced).
+	place     func() string
 	text      string // decoded UTF-8 text without BOM, for text readers
 	textBytes []byte // text as bytes, made on first use (see bytes)
 }

@@ -1144,10 +1144,10 @@ func (d *File) CheckLaterIDs() error {
 // Model loads the profile d was decoded from with the pprof model, for
 // a walk whose check failed: pprof refuses a location ID that is no
 // location's and a varint that runs past its field, so this is the
-// model's error, as Open's caller would have had it.
+// model's error, as Open's caller would have had it from Load.
 func (d *File) Model() (*profile.Loaded, error) {
 	if d.raw == nil { // decoded by a test from bytes alone
 		return nil, fmt.Errorf("%s: a sample's location ids: %w", d.src, ErrModel)
 	}
-	return d.raw.Load()
+	return Load(d.raw)
 }

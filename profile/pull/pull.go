@@ -10,7 +10,7 @@
 //
 //	f, err := pull.Open(raw, pull.Options{})
 //	if err != nil {
-//		l, err := raw.Load() // the pprof model reads what Open does not take
+//		l, err := pull.Load(raw) // the pprof model reads what Open does not take
 //		...
 //	}
 //	from, to := f.Range()
@@ -31,6 +31,7 @@ package pull
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	pprofile "github.com/google/pprof/profile"
@@ -238,3 +239,22 @@ func (d *File) DropsProfiler() bool { return d.drop }
 // (Options.IDsInWalk): the walk that reads them checks them, or
 // CheckLaterIDs does first.
 func (d *File) IDsLater() bool { return d.idsLater }
+
+// Load is r.Load, where a protobuf that the pprof library refuses without
+// naming a place says where this reader's decoder stops on it
+// (profile.Raw.LoadPlaced): "truncated or corrupt pprof data: at byte
+// 162: bad varint in a sample's values (bad varint)", the library's words
+// last where they differ. Every load of a Raw goes through it, so that
+// each command says the same of one file.
+func Load(r *profile.Raw) (*profile.Loaded, error) { return r.LoadPlaced(place) }
+
+// place is where Open stops on r, "at byte N: what", or "" where it reads
+// r or fails on something other than the protobuf's bytes.
+func place(r *profile.Raw) string {
+	_, err := Open(r, Options{})
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return fmt.Sprintf("at byte %d: %s", de.Offset, de.What)
+	}
+	return ""
+}

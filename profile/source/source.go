@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/profdiff/profdiff/profile"
+	"github.com/profdiff/profdiff/profile/pull"
 )
 
 // Side is one side's profile arguments as the user gave them.
@@ -103,7 +104,7 @@ var errNotLoaded = errors.New("source: prepare left Item.Loaded nil")
 // prepare made of it are then handed to add in order (every source of
 // side 0, then side 1, ..., each side's in argument order), one at a
 // time, on the goroutine that called Load. When prepare is nil, T is its
-// zero value and a Raw is loaded into a model (Raw.Load). A prepare that
+// zero value and a Raw is loaded into a model (pull.Load). A prepare that
 // turns a Raw into something else sets Item.Loaded to what loading said
 // of it (warnings, source, kind), which Load reads: its warnings are
 // gathered and a capture folder's Go version is set on it before add.
@@ -238,7 +239,7 @@ func read[T any](ctx context.Context, it *Item, lopts profile.Options, raw bool,
 	it.Raw, it.Loaded = r, l
 	if r != nil && (!raw || prepare == nil) {
 		it.Raw = nil
-		if it.Loaded, err = r.Load(); err != nil {
+		if it.Loaded, err = pull.Load(r); err != nil {
 			return v, err
 		}
 	}
