@@ -183,3 +183,55 @@ func TestLegacyTextCorpus(t *testing.T) {
 		checkError(t, err, c.file, c.want)
 	}
 }
+
+// legacyHeapText is a legacy heap profile of n bytes or a little more:
+// distinct one-line samples of 12 addresses, and with bad set, a line that
+// is no sample ten lines before its end.
+func legacyHeapText(n int, bad bool) []byte {
+	var b bytes.Buffer
+	b.WriteString("heap profile: 1000: 1000000 [1000: 1000000] @ heap/1048576\n")
+	var lines []int
+	for i := 0; b.Len() < n; i++ {
+		lines = append(lines, b.Len())
+		b.WriteString("1: 1024 [1: 1024] @")
+		for j := range 12 {
+			fmt.Fprintf(&b, " 0x%x", 0x400000+(i*12+j)*16)
+		}
+		b.WriteByte('\n')
+	}
+	data := b.Bytes()
+	if bad {
+		at := lines[len(lines)-10]
+		copy(data[at:], "hello world: ")
+	}
+	return data
+}
+
+// BenchmarkLegacyTextStop is what a legacy text profile that the pprof
+// library refuses costs to load: the library's refusal, then the search
+// for the line (legacyTextStop), on heap profiles of 1 and 4 MiB broken
+// ten lines before their end; "whole" is the same file unbroken, the
+// library's one read, the floor.
+func BenchmarkLegacyTextStop(b *testing.B) {
+	for _, size := range []int{1 << 20, legacyTextLocateMax - 1<<10} {
+		for _, bad := range []bool{false, true} {
+			data := legacyHeapText(size, bad)
+			name := fmt.Sprintf("%.0fMiB/whole", float64(len(data))/(1<<20))
+			if bad {
+				name = strings.Replace(name, "whole", "broken", 1)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					_, err := Parse("heap.txt", data, 0)
+					if (err != nil) != bad {
+						b.Fatalf("error %v, want one: %v", err, bad)
+					}
+					if bad && !strings.Contains(err.Error(), "malformed at line") {
+						b.Fatalf("%v: no line named", err)
+					}
+				}
+			})
+		}
+	}
+}
