@@ -365,12 +365,12 @@ func (r *Raw) Load() (*Loaded, error) {
 	return r.LoadPlaced(nil)
 }
 
-// LoadPlaced is Load with place (nil: none), which says where a decoder of pprof's
-// protobuf other than the pprof library's stops on r ("at byte 162: bad
-// varint in a sample's values"; "" for nowhere). It is asked only where
-// the library refuses r's protobuf below its top level, where neither
-// its decoder nor the framing names a place; the error then says that
-// place, then the library's words. Package pull's Load passes its
+// LoadPlaced is Load with place (nil: none), which says where a decoder
+// of pprof's protobuf other than the pprof library's stops on r ("at byte
+// 162: bad varint in a sample's values"; "" for nowhere). It is asked
+// only where the library refuses r's protobuf below its top level, where
+// neither its decoder nor the framing names a place; the error then says
+// that place, then the library's words. Package pull's Load passes its
 // decoder's.
 func (r *Raw) LoadPlaced(place func(*Raw) string) (*Loaded, error) {
 	in := *r.in

@@ -294,11 +294,12 @@ func describeProtoError(err error, data []byte, gzipped bool, place func() strin
 		// does, where it breaks there (a file cut short, most often).
 		// Below the top level, another decoder may (input.place).
 		msg := protoscan.Explain(data, s)
-		if where := ""; msg == s && place != nil {
-			switch where = place(); {
+		if msg == s && place != nil {
+			switch where := place(); {
+			case where == "":
 			case strings.HasSuffix(where, ": "+s):
 				msg = where // the same words, placed
-			case where != "":
+			default:
 				msg = where + " (" + s + ")"
 			}
 		}
