@@ -17,9 +17,10 @@ import (
 // line. It says neither which line it refused nor, for a sample line
 // of some formats, anything but "unrecognized profile format"; its Java
 // reader ends the samples at the first line that is not one, silently. The
-// functions here find the line by asking the same library about prefixes
-// of the file, so that what is judged right or wrong stays the library's
-// and profdiff keeps no second grammar of these formats.
+// functions here find the line by asking the same library about parts of
+// the file (runs of its lines after its header, and its prefixes), so that
+// what is judged right or wrong stays the library's and profdiff keeps no
+// second grammar of these formats.
 
 // legacyTextLocateMax is the largest file whose broken line
 // legacyTextStop looks for, and legacyTextPrefixMax the largest it looks
@@ -277,9 +278,11 @@ func legacyTextCheck(data []byte, p *pprofile.Profile) (warning string, err erro
 // blank after the shortest prefix that holds all of p's samples (by the
 // sum of their values, which each sample line adds to), if the file
 // without that line reads more. Only the Java formats' reader stops so;
-// the others fail, and legacyTextStop finds the line.
+// the others fail, and legacyTextStop finds the line. It halves prefixes,
+// on a file that loads, so it looks only where the file is at most
+// legacyTextPrefixMax (the corpus's Java text profiles are 2 and 9 KB).
 func (t legacyText) samplesStop(p *pprofile.Profile) (int, bool) {
-	if !isJava(t) || len(t.data) > legacyTextLocateMax {
+	if !isJava(t) || len(t.data) > legacyTextPrefixMax {
 		return 0, false
 	}
 	head, lo := t.head()
