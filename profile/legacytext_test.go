@@ -151,6 +151,16 @@ func TestLegacyText(t *testing.T) {
 	}
 }
 
+// TestLegacyTextHeaderOnly: a header without a newline holds no samples,
+// and the loader says that, not that the header was cut.
+func TestLegacyTextHeaderOnly(t *testing.T) {
+	_, err := Parse("one.txt", []byte("goroutine profile: total 0"), 0)
+	checkError(t, err, "one.txt", "profile has no samples")
+	if !errors.Is(err, ErrEmpty) {
+		t.Errorf("%v: want ErrEmpty", err)
+	}
+}
+
 // TestLegacyTextCorpus breaks the corpus's legacy text profiles, gperftools'
 // and Java's: a thread profile's stack line (its records take several
 // lines, so a prefix that ends at a thread's header fails though nothing
