@@ -52,8 +52,7 @@ type legacyText struct {
 }
 
 // newLegacyText splits data into lines where it could be one of pprof's
-// legacy text formats, by its first line: each header names "profile" or
-// starts with "---" (see notLegacy).
+// legacy text formats, by its first line (legacyTextHeader).
 func newLegacyText(data []byte) (legacyText, bool) {
 	if len(data) == 0 || looksBinary(data) {
 		return legacyText{}, false
@@ -61,8 +60,7 @@ func newLegacyText(data []byte) (legacyText, bool) {
 	if _, ok := legacyCPUHeader(data); ok {
 		return legacyText{}, false
 	}
-	first, _, _ := bytes.Cut(data[:min(len(data), 64<<10)], []byte("\n"))
-	if !bytes.Contains(first, []byte("profile")) && !bytes.HasPrefix(bytes.TrimSpace(first), []byte("---")) {
+	if !legacyTextHeader(data) {
 		return legacyText{}, false
 	}
 	t := legacyText{data: data}
@@ -81,14 +79,16 @@ func newLegacyText(data []byte) (legacyText, bool) {
 // lines is how many lines t has.
 func (t legacyText) lines() int { return len(t.ends) }
 
-// line is line k (from 1), with its newline.
-func (t legacyText) line(k int) []byte {
-	start := 0
-	if k > 1 {
-		start = t.ends[k-2]
+// start is the offset where line k (from 1) starts.
+func (t legacyText) start(k int) int {
+	if k <= 1 {
+		return 0
 	}
-	return t.data[start:t.ends[k-1]]
+	return t.ends[k-2]
 }
+
+// line is line k (from 1), with its newline.
+func (t legacyText) line(k int) []byte { return t.data[t.start(k):t.ends[k-1]] }
 
 // quote is line k for a message: quoted (escaped) and cut to 60
 // characters.
@@ -112,14 +112,8 @@ func (t legacyText) parse(k int) (*pprofile.Profile, error) { return t.window(k,
 // window is what the pprof library reads of lines 1 to h (a header),
 // then lines from+1 to k, closed by legacyTextClose.
 func (t legacyText) window(h, from, k int) (*pprofile.Profile, error) {
-	at := func(k int) int { // the offset where line k+1 starts
-		if k == 0 {
-			return 0
-		}
-		return t.ends[k-1]
-	}
-	b := make([]byte, 0, at(h)+at(k)-at(from)+1+len(legacyTextClose))
-	b = append(append(b, t.data[:at(h)]...), t.data[at(from):at(k)]...)
+	b := make([]byte, 0, t.start(h+1)+t.start(k+1)-t.start(from+1)+1+len(legacyTextClose))
+	b = append(append(b, t.data[:t.start(h+1)]...), t.data[t.start(from+1):t.start(k+1)]...)
 	if b[len(b)-1] != '\n' {
 		b = append(b, '\n')
 	}
@@ -264,7 +258,7 @@ func legacyTextCheck(data []byte, p *pprofile.Profile) (warning string, err erro
 		// A header alone holds no samples: the loader says so.
 		return "", nil
 	}
-	before, err := pprofile.ParseData(t.data[:t.ends[n-2]])
+	before, err := pprofile.ParseData(t.data[:t.start(n)])
 	if err != nil || !sameSamples(before, p) {
 		return "", fmt.Errorf("%s, corrupt: %s; the samples read otherwise without that line, so it is part of them", what, legacyTextCut(n))
 	}
@@ -301,7 +295,7 @@ func (t legacyText) samplesStop(p *pprofile.Profile) (int, bool) {
 	if s > n {
 		return 0, false
 	}
-	without := append(append([]byte{}, t.data[:t.ends[s-1]-len(t.line(s))]...), t.data[t.ends[s-1]:]...)
+	without := append(append([]byte{}, t.data[:t.start(s)]...), t.data[t.ends[s-1]:]...)
 	if q, err := pprofile.ParseData(without); err == nil && valueSum(q) > total {
 		return s, true
 	}

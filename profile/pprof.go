@@ -39,7 +39,7 @@ func (l *Loaded) parsePprofOrText(in *input) (*Loaded, error) {
 		if what := sniffUnsupportedBinary(in.data); what != "" {
 			return nil, &Error{l.Source, mark(ErrUnsupported, unsupported(what))}
 		}
-		return nil, inGunzipped(&Error{l.Source, describeProtoError(perr, in.data, gzipped, in.place)}, gzipped)
+		return nil, inGunzipped(&Error{l.Source, describeProtoError(perr, in)}, gzipped)
 	}
 	return l.parseText(in, perr, legacy)
 }
@@ -224,8 +224,7 @@ func (l *Loaded) checkPprof(data []byte, p *pprofile.Profile) (*pprofile.Profile
 // zeros), need not run. The binary CPU format starts with its header
 // (legacyCPUHeader); each text format has its header on the first line (a
 // line that starts with a control character is no blank or comment line
-// to skip), read by bufio.Scanner (64 KiB at most) or whole, and every
-// header names "profile" or starts with "---".
+// to skip: legacyTextHeader).
 func notLegacy(data []byte) bool {
 	if len(data) == 0 || data[0] >= 1<<3 {
 		return false
@@ -233,8 +232,16 @@ func notLegacy(data []byte) bool {
 	if _, ok := legacyCPUHeader(data); ok {
 		return false
 	}
+	return !legacyTextHeader(data)
+}
+
+// legacyTextHeader reports whether data's first line could be the header
+// of one of pprof's legacy text formats: each names "profile" or holds
+// "---", on the first line the library reads (bufio.Scanner's, 64 KiB at
+// most, or the whole data).
+func legacyTextHeader(data []byte) bool {
 	first, _, _ := bytes.Cut(data[:min(len(data), 64<<10)], []byte("\n"))
-	return !bytes.Contains(first, []byte("profile")) && !bytes.Contains(first, []byte("---"))
+	return bytes.Contains(first, []byte("profile")) || bytes.Contains(first, []byte("---"))
 }
 
 // looksBinary reports whether data is not text; such data that pprof cannot
@@ -286,7 +293,11 @@ func protoStart(data []byte) bool {
 	return false
 }
 
-func describeProtoError(err error, data []byte, gzipped bool, place func() string) error {
+// describeProtoError words the pprof library's error on in's data, which
+// no decoder took: a broken pprof protobuf, placed where its framing or
+// in.place says, or data that is no profile.
+func describeProtoError(err error, in *input) error {
+	data, place := in.data, in.place
 	s := trimPprofErr(err)
 	switch {
 	case protoStart(data):
@@ -304,7 +315,7 @@ func describeProtoError(err error, data []byte, gzipped bool, place func() strin
 			}
 		}
 		return mark(ErrCorrupt, fmt.Errorf("truncated or corrupt pprof data: %s", msg))
-	case gzipped:
+	case in.gzipped:
 		return mark(ErrUnrecognized, fmt.Errorf("unknown format: gzip data that is not a profile (not pprof: %s)", s))
 	}
 	return mark(ErrUnrecognized, fmt.Errorf("unknown binary format (not pprof: %s)", s))
