@@ -80,14 +80,16 @@ func TestCorpusShapesAgree(t *testing.T) {
 
 // TestNodeCPUProf records a Node program with node --cpu-prof: a busy
 // loop, garbage, and a timer the event loop waits for. The busy function
-// is the largest JavaScript frame, the wait is (idle) labelled wait, the
-// collector is (garbage collector) labelled gc, and the samples' time
-// covers the recording.
+// is the largest JavaScript frame (its loop runs several times as long as
+// the garbage loop: at a quarter of this length a loaded machine once
+// gave the garbage loop 80 ms to its 71), the wait is (idle) labelled
+// wait, the collector is (garbage collector) labelled gc, and the
+// samples' time covers the recording.
 func TestNodeCPUProf(t *testing.T) {
 	p := recordNode(t, `
 function busy(n) { let x = 0; for (let i = 0; i < n; i++) x += Math.sqrt(i); return x; }
 function garbage(n) { let a = []; for (let i = 0; i < n; i++) { a.push({i, s: 'x' + i}); if (a.length > 1000) a = []; } return a.length; }
-busy(4e7); garbage(1e6);
+busy(1.6e8); garbage(1e6);
 setTimeout(() => {}, 150);
 `)
 	self := map[string]int64{}
